@@ -1,0 +1,47 @@
+"""napkinmath: the arithmetic of AI infrastructure, with units and a derivation for every answer.
+
+    >>> import napkinmath as nm
+    >>> r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
+    ...              gpu="H100-SXM")
+    >>> print(r)            # the derivation, step by step
+"""
+
+from .errors import (
+    InconsistentError,
+    InputError,
+    NapkinError,
+    NoRootError,
+    NotInvertibleError,
+    ParseError,
+    UnderDeterminedError,
+    UnknownNameError,
+)
+from .units import Quantity, ureg
+
+__all__ = [
+    "InconsistentError", "InputError", "NapkinError", "NoRootError", "NotInvertibleError",
+    "ParseError", "Quantity", "Result", "UnderDeterminedError", "UnknownNameError", "formulas",
+    "hardware", "solve", "ureg", "variables",
+]
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """Load the solver and the library on first use, keeping `import napkinmath` light."""
+    if name in ("solve", "Result"):
+        from . import solver as _solve_module
+
+        return getattr(_solve_module, name)
+    if name == "variables":
+        from .library import variables
+
+        return variables
+    if name == "formulas":
+        import importlib
+
+        return importlib.import_module(".formulas", __name__)
+    if name == "hardware":
+        import importlib
+
+        return importlib.import_module(".hardware", __name__)
+    raise AttributeError(f"module 'napkinmath' has no attribute {name!r}")

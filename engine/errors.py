@@ -1,0 +1,59 @@
+"""The package's error types. Every message is a sentence a person can act on."""
+
+from __future__ import annotations
+
+
+class NapkinError(Exception):
+    """Base class of every error napkinmath raises on purpose."""
+
+
+class InputError(NapkinError, ValueError):
+    """A given value is malformed, has the wrong dimension, or is out of bounds."""
+
+    def __init__(self, message: str, variable: str | None = None) -> None:
+        super().__init__(message)
+        self.variable = variable
+
+
+class ParseError(InputError):
+    """User text that the expression grammar does not accept."""
+
+    def __init__(self, message: str, text: str = "", position: int | None = None) -> None:
+        if position is not None and text:
+            message = f"{message}\n  {text}\n  {' ' * position}^"
+        super().__init__(message)
+        self.text = text
+        self.position = position
+
+
+class UnknownNameError(InputError):
+    """A variable, formula or hardware name that napkinmath does not know."""
+
+
+class UnderDeterminedError(NapkinError):
+    """The givens do not determine a target; `suggestions` lists inputs that would."""
+
+    def __init__(self, message: str, targets: list[str], suggestions: list[str]) -> None:
+        super().__init__(message)
+        self.targets = targets
+        self.suggestions = suggestions
+
+
+class NotInvertibleError(UnderDeterminedError):
+    """A target sits on the input side of a forward-only step (rounding, margin)."""
+
+
+class InconsistentError(NapkinError):
+    """Over-determined givens that disagree beyond the tolerance."""
+
+    def __init__(self, message: str, checks: list) -> None:
+        super().__init__(message)
+        self.checks = checks
+
+
+class NoRootError(NapkinError):
+    """No solution of a step lies inside the variables' bounds."""
+
+    def __init__(self, message: str, variable: str) -> None:
+        super().__init__(message)
+        self.variable = variable

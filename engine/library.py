@@ -1,0 +1,111 @@
+"""The loaded formula library: lookup by name, and the dimensional check of every formula."""
+
+from __future__ import annotations
+
+import difflib
+
+import pint
+import sympy
+
+from .declare import FORMULAS, ROUNDING_FUNCTIONS, VARIABLES, VARIABLES_BY_SYMBOL, Formula, Variable
+from .errors import UnknownNameError
+from .units import ureg
+
+
+def _load() -> None:
+    import napkinmath.formulas  # noqa: F401  (declares every formula on import)
+
+
+def variables() -> dict[str, Variable]:
+    """Every library variable, by name."""
+    _load()
+    return VARIABLES
+
+
+def formulas() -> dict[str, Formula]:
+    """Every library formula, by name."""
+    _load()
+    return FORMULAS
+
+
+def variable(name: str) -> Variable:
+    """The variable called `name`, or an error that suggests the closest names."""
+    known = variables()
+    found = known.get(name)
+    if found is None:
+        raise UnknownNameError(_unknown_message("variable", name, known) +
+                               " (list them with `napkin vars`)", name)
+    return found
+
+
+def _unknown_message(kind: str, name: str, known: dict) -> str:
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    if not close:
+        close = [k for k in known if name.lower() in k][:3]
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    return f"unknown {kind} {name!r}{hint}"
+
+
+class DimensionMismatch(Exception):
+    """A formula whose sides (or terms) have different dimensions."""
+
+
+def dimension_of(expr: sympy.Expr) -> pint.util.UnitsContainer:
+    """The dimensionality of a sympy expression over library variables.
+
+    Sums need terms of one dimension; functions other than rounding need dimensionless
+    arguments; powers need plain-number exponents.
+    """
+    if isinstance(expr, sympy.Symbol):
+        return VARIABLES_BY_SYMBOL[expr].dimensionality
+    if expr.is_Number or expr.is_NumberSymbol:
+        return ureg.dimensionless.dimensionality
+    if isinstance(expr, sympy.Add):
+        dims = [dimension_of(arg) for arg in expr.args]
+        for dim, arg in zip(dims[1:], expr.args[1:], strict=True):
+            if dim != dims[0]:
+                raise DimensionMismatch(f"cannot add {expr.args[0]} [{_text(dims[0])}] "
+                                        f"and {arg} [{_text(dim)}]")
+        return dims[0]
+    if isinstance(expr, sympy.Mul):
+        dim = ureg.dimensionless.dimensionality
+        for arg in expr.args:
+            dim = dim * dimension_of(arg)
+        return dim
+    if isinstance(expr, sympy.Pow):
+        base, exponent = expr.args
+        if exponent.free_symbols:
+            if dimension_of(exponent) or dimension_of(base):
+                raise DimensionMismatch(f"{expr}: a variable exponent needs plain numbers")
+            return ureg.dimensionless.dimensionality
+        return dimension_of(base) ** float(exponent)
+    if isinstance(expr, ROUNDING_FUNCTIONS) or isinstance(expr, (sympy.Max, sympy.Min)):
+        dims = [dimension_of(arg) for arg in expr.args]
+        if any(dim != dims[0] for dim in dims):
+            raise DimensionMismatch(f"{expr}: arguments of different dimensions")
+        return dims[0]
+    if isinstance(expr, sympy.Function):
+        for arg in expr.args:
+            if dimension_of(arg):
+                raise DimensionMismatch(f"{expr}: {type(expr).__name__}() of [{_text(dimension_of(arg))}]")
+        return ureg.dimensionless.dimensionality
+    raise DimensionMismatch(f"cannot work out the dimension of {expr}")
+
+
+def _text(dim: pint.util.UnitsContainer) -> str:
+    from .expr import dimension_text
+
+    return dimension_text(dim)
+
+
+def check_dimensions(f: Formula) -> str | None:
+    """None when `f` is dimensionally consistent, else a message naming it and both sides."""
+    try:
+        left = dimension_of(f.equation.lhs)
+        right = dimension_of(f.equation.rhs)
+    except DimensionMismatch as exc:
+        return f"formula {f.name!r}: {exc}"
+    if left != right:
+        return (f"formula {f.name!r}: left side {f.equation.lhs} is [{_text(left)}] but right "
+                f"side {f.equation.rhs} is [{_text(right)}]")
+    return None

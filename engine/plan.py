@@ -1,0 +1,210 @@
+"""Planning: which formulas determine the targets from the knowns, and in what order.
+
+Structural analysis of the bipartite formula-variable graph, as in Pyomo's incidence analysis:
+
+1. A maximum matching pairs formulas with the unknowns they solve for (a forward-only formula
+   may only be paired with its output).
+2. The Dulmage-Mendelsohn decomposition: unknowns reachable by alternating paths from an
+   unmatched unknown are under-determined; the rest is determined, with unmatched formulas
+   left over as checks (the over-determined part).
+3. Matched edges, read as "formula f computes v from its other variables", give a directed
+   graph; its strongly connected components are the blocks to solve, one variable or several
+   coupled, and a topological order of them is the block-triangular order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import networkx as nx
+import sympy
+
+from .declare import Formula, Variable
+from .errors import NotInvertibleError, UnderDeterminedError
+from .library import formulas, variables
+
+
+@dataclass(frozen=True)
+class Block:
+    """Formulas solved together for as many unknowns (usually one of each)."""
+
+    formulas: tuple[Formula, ...]
+    unknowns: tuple[Variable, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The blocks that compute the targets, in order, and the formulas left over as checks."""
+
+    targets: tuple[str, ...]
+    blocks: tuple[Block, ...]
+    checks: tuple[Formula, ...]
+    #: the known variables that the blocks and checks read
+    used: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _Analysis:
+    determined: frozenset[str]
+    computed_by: dict[str, Formula]  # determined variable -> the formula that computes it
+    graph: nx.DiGraph  # u -> v: v's formula reads u (determined variables only)
+    leftover: tuple[Formula, ...]  # unmatched formulas whose unknowns are all determined
+
+
+def _incidence(knowns: frozenset[str]) -> tuple[nx.Graph, list[tuple[str, str]]]:
+    graph = nx.Graph()
+    top = []
+    for f in formulas().values():
+        node = ("f", f.name)
+        graph.add_node(node)
+        top.append(node)
+        output = f.output
+        for v in f.variables:
+            if v.name in knowns or (output is not None and v is not output):
+                continue
+            graph.add_edge(node, ("v", v.name))
+    return graph, top
+
+
+@lru_cache(maxsize=512)
+def _analyse(knowns: frozenset[str]) -> _Analysis:
+    graph, top = _incidence(knowns)
+    matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=top)
+    var_nodes = [n for n in graph if n[0] == "v"]
+
+    # Dulmage-Mendelsohn: alternating paths from unmatched variables reach the under-determined.
+    under: set[tuple[str, str]] = set()
+    stack = [v for v in var_nodes if v not in matching]
+    while stack:
+        v = stack.pop()
+        if v in under:
+            continue
+        under.add(v)
+        for f in graph[v]:
+            partner = matching.get(f)
+            if partner is not None and partner != v:
+                stack.append(partner)
+
+    all_formulas = formulas()
+    computed_by = {v[1]: all_formulas[f[1]] for f, v in matching.items()
+                   if f[0] == "f" and v not in under}
+    unknowns = {v.name for f in all_formulas.values() for v in f.variables} - knowns
+    deps = nx.DiGraph()
+    deps.add_nodes_from(unknowns)
+    for name, f in computed_by.items():
+        deps.add_edges_from((v.name, name) for v in f.variables
+                            if v.name not in knowns and v.name != name)
+    bad = unknowns - set(computed_by)
+    bad |= _singular_blocks(deps, computed_by, bad)
+    for name in list(bad):
+        bad |= nx.descendants(deps, name)
+    determined = frozenset(unknowns - bad)
+    leftover = tuple(f for f in all_formulas.values() if ("f", f.name) not in matching
+                     and all(v.name in knowns or v.name in determined for v in f.variables))
+    return _Analysis(determined, {k: v for k, v in computed_by.items() if k in determined},
+                     deps.subgraph(determined).copy(), leftover)
+
+
+def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set[str]) -> set[str]:
+    """Variables of coupled blocks whose equations are dependent (a zero Jacobian determinant).
+
+    Such blocks arise from derived formulas (shortcuts) next to the formulas they combine:
+    structurally square, numerically without a unique solution.
+    """
+    singular: set[str] = set()
+    for component in nx.strongly_connected_components(deps):
+        if len(component) > 1 and not component & bad:
+            names = tuple(sorted(component))
+            if _is_singular(tuple(computed_by[n].name for n in names), names):
+                singular |= component
+    return singular
+
+
+@lru_cache(maxsize=256)
+def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...]) -> bool:
+    all_formulas, all_vars = formulas(), variables()
+    residuals = sympy.Matrix([all_formulas[n].residual for n in formula_names])
+    symbols = [all_vars[n].symbol for n in unknown_names]
+    return sympy.simplify(residuals.jacobian(symbols).det()) == 0
+
+
+@lru_cache(maxsize=512)
+def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
+    """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError."""
+    analysis = _analyse(knowns)
+    missing = [t for t in targets if t not in analysis.determined and t not in knowns]
+    if missing:
+        raise _under_determined(targets, missing, knowns)
+    needed: set[str] = set()
+    for t in targets:
+        if t in analysis.determined:
+            needed |= {t} | nx.ancestors(analysis.graph, t)
+    order = nx.condensation(analysis.graph.subgraph(needed))
+    blocks = []
+    for node in nx.topological_sort(order):
+        names = sorted(order.nodes[node]["members"])
+        fs = tuple(dict.fromkeys(analysis.computed_by[n] for n in names))
+        blocks.append(Block(fs, tuple(variables()[n] for n in names)))
+    available = knowns | needed
+    checks = tuple(f for f in analysis.leftover if not f.derived
+                   and all(v.name in available for v in f.variables))
+    used = {v.name for b in blocks for f in b.formulas for v in f.variables}
+    used |= {v.name for f in checks for v in f.variables}
+    used |= {t for t in targets if t in knowns}
+    return Plan(targets, tuple(blocks), checks, frozenset(used & knowns))
+
+
+def determines(targets: tuple[str, ...], knowns: frozenset[str]) -> bool:
+    analysis = _analyse(knowns)
+    return all(t in analysis.determined or t in knowns for t in targets)
+
+
+def _under_determined(targets: tuple[str, ...], missing: list[str],
+                      knowns: frozenset[str]) -> UnderDeterminedError:
+    suggestions = suggest_inputs(tuple(missing), knowns)
+    given = ", ".join(sorted(knowns)) or "nothing"
+    names = ", ".join(missing)
+    message = f"cannot determine {names} from {given}"
+    if suggestions:
+        message += ": give one of " + ", ".join(suggestions)
+    else:
+        message += ": no single additional input determines it; see `napkin formulas` for the "\
+                   "formulas that mention it"
+    blocked = _forward_only_blockers(missing, knowns)
+    if blocked:
+        return NotInvertibleError(message + ". " + blocked, list(targets), suggestions)
+    return UnderDeterminedError(message, list(targets), suggestions)
+
+
+def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int = 8) -> list[str]:
+    """Unknown variables any one of which, added to the knowns, determines `missing`."""
+    graph = nx.Graph()
+    for f in formulas().values():
+        graph.add_edges_from((f.name + "()", v.name) for v in f.variables)
+    distance: dict[str, int] = {}
+    for target in missing:
+        if target in graph:
+            for node, d in nx.single_source_shortest_path_length(graph, target).items():
+                if not node.endswith("()"):
+                    distance[node] = min(d, distance.get(node, d))
+    candidates = sorted((d, n) for n, d in distance.items() if n not in knowns and n not in missing)
+    found = [n for _, n in candidates if determines(missing, knowns | {n})]
+    return found[:limit]
+
+
+def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
+    """Explain targets that only a rounding (forward-only) step connects to the knowns."""
+    reasons = []
+    analysis = _analyse(knowns)
+    for f in formulas().values():
+        output = f.output
+        if output is None or not (output.name in knowns or output.name in analysis.determined):
+            continue
+        for name in missing:
+            if any(v.name == name for v in f.variables if v is not output):
+                reasons.append(
+                    f"{f.title} ({output.name} = {f.equation.rhs}) only works forward: "
+                    f"{f.note or 'it rounds'}, so {output.name} does not pin down a single "
+                    f"{name}")
+    return "; ".join(dict.fromkeys(reasons))

@@ -1,0 +1,309 @@
+"""The answer to a question: values, the givens with their origins, the steps, the checks.
+
+A Result renders its derivation as Unicode text (``str``), Markdown, LaTeX, or a JSON-ready
+dict; in Jupyter it shows as Markdown.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pint
+import sympy
+
+from .declare import Formula, Variable
+from .exprprint import Printer
+from .units import Quantity, format_quantity, format_unit, humanize
+
+
+@dataclass(frozen=True)
+class Given:
+    """A value the solve started from, and where it came from."""
+
+    variable: Variable
+    quantity: pint.Quantity
+    origin: str  # "given" (the user), "hardware" (a record), "assumption" (a stated default)
+    note: str
+
+
+@dataclass
+class StepRecord:
+    """One solved block: formulas, unknowns, the rearranged expressions, the numbers used."""
+
+    formulas: tuple[Formula, ...]
+    unknowns: tuple[Variable, ...]
+    solved: dict[str, sympy.Expr]
+    values: dict[str, float]  # base-unit values of every variable of the formulas
+    rounding: bool = False
+
+
+@dataclass
+class CheckRecord:
+    """An over-determined formula evaluated on both sides."""
+
+    formula: Formula
+    lhs: float
+    rhs: float
+    relative_difference: float
+    lhs_variable: Variable | None
+    values: dict[str, float] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        var = self.lhs_variable
+        if var is None:
+            return f"left side {self.lhs:.6g}, right side {self.rhs:.6g}"
+        left = format_quantity(display(self.lhs, var))
+        right = format_quantity(display(self.rhs, var))
+        rhs_text = Printer(_name)(self.formula.equation.rhs)
+        return f"{var.name} = {left}, but {rhs_text} = {right}"
+
+
+def display(base_value: float, var: Variable) -> pint.Quantity:
+    """A base-unit float of `var` as a Quantity in the unit a person would choose."""
+    return humanize(Quantity(base_value / var.base_factor, var.unit), var.display_unit)
+
+
+def _name(symbol: sympy.Symbol) -> str:
+    return symbol.name
+
+
+class Result:
+    """The solved targets and how they were derived."""
+
+    def __init__(self, targets: tuple[str, ...], values: dict[str, pint.Quantity],
+                 givens: dict[str, Given], steps: list[StepRecord], checks: list[CheckRecord],
+                 tolerance: float) -> None:
+        self.targets = targets
+        self._raw = values
+        self.givens = givens
+        self.steps = steps
+        self.checks = checks
+        self.tolerance = tolerance
+
+    # --- values ---------------------------------------------------------------------------
+    @property
+    def values(self) -> dict[str, pint.Quantity]:
+        """Every target, in the unit a person would choose."""
+        return {name: humanize(q, self._var(name).display_unit) for name, q in self._raw.items()}
+
+    @property
+    def value(self) -> pint.Quantity:
+        """The first target, in the unit a person would choose (58.5 GPU, 19.2 day)."""
+        return self.values[self.targets[0]]
+
+    def __getitem__(self, name: str) -> pint.Quantity:
+        return self.values[name]
+
+    @property
+    def assumptions(self) -> dict[str, Given]:
+        """The givens that are stated assumptions rather than user input or hardware specs."""
+        return {n: g for n, g in self.givens.items() if g.origin == "assumption"}
+
+    def _var(self, name: str) -> Variable:
+        from .library import variables
+
+        return variables()[name]
+
+    def _display(self, name: str, base: float | None = None) -> pint.Quantity:
+        if name in self.givens:
+            return self.givens[name].quantity
+        return display(base if base is not None else self._base(name), self._var(name))
+
+    def _base(self, name: str) -> float:
+        for step in self.steps:
+            if name in step.values:
+                return step.values[name]
+        q = self._raw[name]
+        return float(q.to_base_units().magnitude)
+
+    # --- renderers ------------------------------------------------------------------------
+    def headline(self, style: str = "text") -> list[str]:
+        lines = []
+        rounded = {v.name: v for s in self.steps if s.rounding for v in s.unknowns}
+        for name in self.targets:
+            text = f"{name} = {format_quantity(self.values[name], style=style)}"
+            extra = [f"{r} = {format_quantity(self._display(r), style=style)}"
+                     for r in self._var(name).rounding if r in rounded]
+            if extra:
+                text += f"   (rounded up: {', '.join(extra)})"
+            lines.append(text)
+        return lines
+
+    def _steps_text(self) -> list[str]:
+        lines: list[str] = []
+        for number, step in enumerate(self.steps, 1):
+            names = ", ".join(v.name for v in step.unknowns)
+            head = " + ".join(f.title for f in step.formulas)
+            solved_for = ""
+            if any(not _explicit(f, v) for f in step.formulas for v in step.unknowns):
+                solved_for = f", solved for {names}"
+            sources = "; ".join(dict.fromkeys(f.source for f in step.formulas))
+            lines.append(f"{number}. {head}{solved_for}  [{sources}]")
+            for f in step.formulas:
+                lines.append("   " + _equation_text(f))
+            for var in step.unknowns:
+                expr = step.solved[var.name]
+                pad = " " * (len(var.name) + 3)
+                if not all(_explicit(f, var) for f in step.formulas):
+                    lines.append(f"   ⇒ {var.name} = {Printer(_name)(expr)}")
+                    pad = " " * (len(var.name) + 5)
+                values = Printer(self._leaf_text(step), substituted=True)(expr)
+                lines.append(f"   {pad}= {values}")
+                lines.append(f"   {pad}= {format_quantity(self._display(var.name))}")
+            notes = [f.note for f in step.formulas if f.note and step.rounding]
+            lines.extend(f"   ({note})" for note in notes)
+        return lines
+
+    def _leaf_text(self, step: StepRecord):
+        def leaf(symbol: sympy.Symbol) -> str:
+            return format_quantity(self._display(symbol.name, step.values.get(symbol.name)))
+
+        return leaf
+
+    def _givens_text(self) -> list[str]:
+        lines = []
+        width = max((len(n) for n in self.givens), default=0)
+        for name, given in self.givens.items():
+            value = format_quantity(given.quantity)
+            origin = "you" if given.origin == "given" else given.note
+            if given.origin == "assumption":
+                origin = "ASSUMPTION: " + given.note
+            lines.append(f"  {name.ljust(width)} = {value}   ({origin})")
+        return lines
+
+    def _checks_text(self) -> list[str]:
+        return [f"  ✓ {c.formula.title}: {c.describe()} (agree within "
+                f"{c.relative_difference:.2%})" for c in self.checks]
+
+    def __str__(self) -> str:
+        lines = self.headline()
+        lines += ["", "Given:"] + self._givens_text()
+        lines += ["", "Derivation:"] + self._steps_text()
+        if self.checks:
+            lines += ["", "Checks (over-determined givens):"] + self._checks_text()
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(self.headline())
+        return f"<Result {inner}>"
+
+    def to_text(self) -> str:
+        return str(self)
+
+    def to_markdown(self) -> str:
+        out = [f"**{line}**  " for line in self.headline()]
+        out += ["", "| given | value | from |", "|---|---|---|"]
+        for name, given in self.givens.items():
+            origin = "you" if given.origin == "given" else given.note
+            if given.origin == "assumption":
+                origin = "**assumption**: " + given.note
+            out.append(f"| `{name}` | {format_quantity(given.quantity)} | {origin} |")
+        out.append("")
+        for number, step in enumerate(self.steps, 1):
+            head = " + ".join(f.title for f in step.formulas)
+            sources = "; ".join(dict.fromkeys(f.source for f in step.formulas))
+            out.append(f"{number}. **{head}** — *{sources}*")
+            for f in step.formulas:
+                out.append(f"   - `{_equation_text(f)}`")
+            for var in step.unknowns:
+                expr = step.solved[var.name]
+                if not all(_explicit(f, var) for f in step.formulas):
+                    out.append(f"   - solved for `{var.name}`: `{var.name} = "
+                               f"{Printer(_name)(expr)}`")
+                values = Printer(self._leaf_text(step), substituted=True)(expr)
+                out.append(f"   - `= {values}`")
+                out.append(f"   - `= {format_quantity(self._display(var.name))}`")
+        if self.checks:
+            out += ["", "Checks:", ""] + [f"-{line.strip()[1:]}" for line in self._checks_text()]
+        return "\n".join(out)
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def to_latex(self) -> str:
+        """A LaTeX fragment (needs amsmath): the result, the givens and one align* per step."""
+        out = [r"\begin{itemize}"]
+        for name, given in self.givens.items():
+            origin = "given" if given.origin == "given" else _latex_escape(given.note)
+            out.append(f"  \\item ${given.variable.latex}$ (\\texttt{{{_latex_escape(name)}}}) "
+                       f"$= {format_quantity(given.quantity, style='latex')}$ --- {origin}")
+        out.append(r"\end{itemize}")
+        for number, step in enumerate(self.steps, 1):
+            head = " + ".join(f.title for f in step.formulas)
+            sources = "; ".join(dict.fromkeys(f.source for f in step.formulas))
+            out.append(f"\\paragraph{{{number}. {_latex_escape(head)}}} "
+                       f"{{\\small {_latex_escape(sources)}}}")
+            out.append(r"\begin{align*}")
+            symbol = Printer(_latex_symbol, style="latex")
+            for f in step.formulas:
+                out.append(f"  {symbol(f.equation.lhs)} &= {symbol(f.equation.rhs)} \\\\")
+            for var in step.unknowns:
+                expr = step.solved[var.name]
+
+                def leaf(s: sympy.Symbol, step: StepRecord = step) -> str:
+                    q = self._display(s.name, step.values.get(s.name))
+                    return format_quantity(q, style="latex")
+
+                values = Printer(leaf, style="latex", substituted=True)(expr)
+                result = format_quantity(self._display(var.name), style="latex")
+                out.append(f"  \\Rightarrow {var.latex} &= {symbol(expr)} \\\\")
+                out.append(f"  &= {values} \\\\")
+                out.append(f"  &= {result}")
+            out.append(r"\end{align*}")
+        return "\n".join(out)
+
+    def to_dict(self) -> dict:
+        """A JSON-ready form of the whole answer."""
+
+        def qty(q: pint.Quantity) -> dict:
+            return {"value": float(q.magnitude), "unit": format_unit(q.units, style="ascii"),
+                    "text": format_quantity(q)}
+
+        return {
+            "targets": {name: qty(q) for name, q in self.values.items()},
+            "givens": [{"name": n, **qty(g.quantity), "origin": g.origin, "source": g.note}
+                       for n, g in self.givens.items()],
+            "steps": [{
+                "formulas": [f.name for f in s.formulas],
+                "titles": [f.title for f in s.formulas],
+                "sources": [f.source for f in s.formulas],
+                "equations": [_equation_text(f) for f in s.formulas],
+                "solved_for": [v.name for v in s.unknowns],
+                "rearranged": {v.name: f"{v.name} = {Printer(_name)(s.solved[v.name])}"
+                               for v in s.unknowns},
+                "substituted": {v.name: Printer(self._leaf_text(s), substituted=True)(
+                    s.solved[v.name]) for v in s.unknowns},
+                "results": {v.name: qty(self._display(v.name)) for v in s.unknowns},
+                "rounding": s.rounding,
+            } for s in self.steps],
+            "checks": [{"formula": c.formula.name, "relative_difference": c.relative_difference,
+                        "text": c.describe()} for c in self.checks],
+            "assumptions": [{"name": n, "text": g.note} for n, g in self.assumptions.items()],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+
+def _explicit(f: Formula, var: Variable) -> bool:
+    return f.equation.lhs == var.symbol
+
+
+def _equation_text(f: Formula) -> str:
+    printer = Printer(_name)
+    return f"{printer(f.equation.lhs)} = {printer(f.equation.rhs)}"
+
+
+def _latex_symbol(symbol: sympy.Symbol) -> str:
+    from .library import variables
+
+    return variables()[symbol.name].latex
+
+
+def _latex_escape(text: str) -> str:
+    for char, repl in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
+                       ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\~{}"),
+                       ("^", r"\^{}")):
+        text = text.replace(char, repl)
+    return text

@@ -1,0 +1,257 @@
+"""Solving: bind the givens, plan through the formula graph, evaluate on floats, check.
+
+    solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
+
+Givens come from the user, from a hardware record (``gpu=``) or from a variable's stated
+default assumption, in that order of precedence; hardware values and defaults are bound only
+when the plan needs them. Values are converted to base units at the edge, the plan's compiled
+steps run on plain floats, and the results become Quantities again in the variable's unit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+import pint
+
+from .declare import Formula, Variable
+from .errors import InconsistentError, InputError, NoRootError, UnderDeterminedError
+from .invert import Compiled, rearranged, sides, solved_jointly
+from .library import variable, variables
+from .plan import Block, Plan, make_plan
+from .result import CheckRecord, Given, Result, StepRecord
+from .units import Quantity, format_quantity
+from .values import to_quantity
+
+DEFAULT_TOLERANCE = 0.01
+
+
+def solve(targets: str | Iterable[str], /, *, gpu: str | None = None,
+          tolerance: float = DEFAULT_TOLERANCE, **givens: object) -> Result:
+    """Solve for `targets` (a name or a list of names) from keyword givens.
+
+    Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
+    for dimensionless and count variables. `gpu` names a hardware record whose values are used
+    where the user gave none. Over-determined givens are checked against each other to a
+    relative `tolerance`.
+    """
+    names = _target_names(targets)
+    bound = bind(names, givens, gpu)
+    return solve_bound(names, bound, tolerance)
+
+
+def _target_names(targets: str | Iterable[str]) -> tuple[str, ...]:
+    names = (targets,) if isinstance(targets, str) else tuple(targets)
+    if not names:
+        raise InputError("nothing to solve for: name at least one target, such as n_gpus")
+    for name in names:
+        if not isinstance(name, str):
+            raise InputError(f"a target must be a variable name, got {name!r}")
+        variable(name)
+    return tuple(dict.fromkeys(names))
+
+
+def bind(targets: tuple[str, ...], givens: Mapping[str, object],
+         gpu: str | None = None) -> dict[str, Given]:
+    """Every value a solve may use, with its origin: user, hardware record, assumption."""
+    bound: dict[str, Given] = {}
+    for name, value in givens.items():
+        var = variable(name)
+        if name in targets:
+            raise InputError(f"{name} is both a target and a given: drop one of them", name)
+        bound[name] = Given(var, _given_quantity(var, value), "given", "given")
+    if gpu is not None:
+        bound.update(_hardware_givens(gpu, targets, frozenset(bound)))
+    for var in variables().values():
+        if var.default is not None and var.name not in bound and var.name not in targets:
+            bound[var.name] = Given(var, var.default.value, "assumption", var.default.note)
+    return bound
+
+
+def _given_quantity(var: Variable, value: object) -> pint.Quantity:
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return _cached_quantity(var.name, value)
+    return to_quantity(value, var)
+
+
+@lru_cache(maxsize=4096)
+def _cached_quantity(name: str, value: str | float) -> pint.Quantity:
+    return to_quantity(value, variable(name))
+
+
+@lru_cache(maxsize=256)
+def _hardware_givens(gpu: str, targets: tuple[str, ...],
+                     taken: frozenset[str]) -> dict[str, Given]:
+    from napkinmath.hardware import get
+
+    record = get(gpu)
+    known = variables()
+    bound = {}
+    for key, value in record.values.items():
+        if key in known and key not in taken and key not in targets:
+            origin = "assumption" if value.assumption else "hardware"
+            quantity = to_quantity(value.quantity, known[key])
+            bound[key] = Given(known[key], quantity, origin, f"{record.id}: {value.provenance()}")
+    return bound
+
+
+def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str]) -> Plan:
+    """Plan with the user's givens and only those context values (hardware, defaults) it uses."""
+    plan = make_plan(targets, user | context)
+    unused = context - plan.used
+    if unused:
+        plan = make_plan(targets, user | (context - unused))
+    return plan
+
+
+def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
+                tolerance: float = DEFAULT_TOLERANCE) -> Result:
+    """Solve from already bound givens (see `bind`)."""
+    user = frozenset(n for n, g in bound.items() if g.origin == "given")
+    plan = plan_for(targets, user, frozenset(bound) - user)
+    inputs = {name: bound[name] for name in sorted(plan.used)}
+    values = {name: _to_base(g.quantity, g.variable) for name, g in inputs.items()}
+    steps = [_run_block(block, values) for block in plan.blocks]
+    checks = [_run_check(f, values) for f in plan.checks]
+    failed = [c for c in checks if c.relative_difference > tolerance]
+    if failed:
+        raise _inconsistent(failed, inputs, plan, tolerance)
+    extra_steps, extra_inputs = _rounding(targets, values, bound)
+    steps.extend(extra_steps)
+    inputs.update(extra_inputs)
+    results = {name: _from_base(values[name], variables()[name]) for name in targets}
+    return Result(targets, results, inputs, steps, checks, tolerance)
+
+
+def _to_base(q: pint.Quantity, var: Variable) -> float:
+    return float(q.m_as(var.unit)) * var.base_factor
+
+
+def _from_base(x: float, var: Variable) -> pint.Quantity:
+    return Quantity(x / var.base_factor, var.unit)
+
+
+def _call(c: Compiled, values: Mapping[str, float]) -> float:
+    return float(c.fn(*(values[a] for a in c.args)))
+
+
+def _admissible(x: float, var: Variable) -> bool:
+    return math.isfinite(x) and var.bounds.contains(x / var.base_factor)
+
+
+def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
+    if len(block.unknowns) == 1:
+        (f,), (var,) = block.formulas, block.unknowns
+        roots = rearranged(f, var.symbol)
+        tried = []
+        for root in roots:
+            try:
+                x = _call(root, values)
+            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                continue
+            tried.append(x)
+            if _admissible(x, var):
+                values[var.name] = x
+                return StepRecord((f,), (var,), {var.name: root.expr}, _snapshot(values, block))
+        raise _no_root(f, var, tried)
+    symbols = tuple(v.symbol for v in block.unknowns)
+    for solution in solved_jointly(block.formulas, symbols):
+        try:
+            xs = {v.name: _call(solution[v.symbol], values) for v in block.unknowns}
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+            continue
+        if all(_admissible(xs[v.name], v) for v in block.unknowns):
+            values.update(xs)
+            exprs = {v.name: solution[v.symbol].expr for v in block.unknowns}
+            return StepRecord(block.formulas, block.unknowns, exprs, _snapshot(values, block))
+    names = ", ".join(v.name for v in block.unknowns)
+    raise NoRootError(f"the formulas {', '.join(f.name for f in block.formulas)} have no "
+                      f"solution for {names} inside their bounds", block.unknowns[0].name)
+
+
+def _snapshot(values: Mapping[str, float], block: Block) -> dict[str, float]:
+    names = {v.name for f in block.formulas for v in f.variables}
+    return {n: values[n] for n in names if n in values}
+
+
+def _no_root(f: Formula, var: Variable, tried: list[float]) -> NoRootError:
+    inputs = ", ".join(v.name for v in f.variables if v is not var)
+    if tried:
+        shown = " or ".join(format_quantity(_from_base(x, var)) for x in tried)
+        message = (f"no admissible value for {var.name}: {f.title} gives {var.name} = {shown}, "
+                   f"outside {var.bounds} ({var.description}). The givens for {inputs} ask for "
+                   "something impossible; change one of them.")
+    else:
+        message = (f"no real value of {var.name} satisfies {f.title} with these givens for "
+                   f"{inputs}")
+    return NoRootError(message, var.name)
+
+
+def _run_check(f: Formula, values: Mapping[str, float]) -> CheckRecord:
+    left, right = sides(f)
+    lhs, rhs = _call(left, values), _call(right, values)
+    scale = max(abs(lhs), abs(rhs))
+    difference = abs(lhs - rhs) / scale if scale else 0.0
+    output = f.equation.lhs
+    unit_var = variables()[output.name] if output.is_Symbol else None
+    return CheckRecord(f, lhs, rhs, difference, unit_var,
+                       {v.name: values[v.name] for v in f.variables})
+
+
+def _inconsistent(failed: list[CheckRecord], inputs: Mapping[str, Given], plan: Plan,
+                  tolerance: float) -> InconsistentError:
+    lines = []
+    for check in failed:
+        involved = _givens_behind(check.formula, inputs, plan)
+        lines.append(f"{check.formula.title} ({check.formula.name}): {check.describe()}; "
+                     f"{check.relative_difference:.1%} apart, tolerance {tolerance:.1%}. "
+                     f"The givens behind it: {', '.join(involved)}")
+    return InconsistentError(
+        "the givens disagree with each other: " + " | ".join(lines) +
+        ". Correct or drop one of them (or pass a larger tolerance).", failed)
+
+
+def _givens_behind(f: Formula, inputs: Mapping[str, Given], plan: Plan) -> list[str]:
+    computed = {v.name: b for b in plan.blocks for v in b.unknowns}
+    found: list[str] = []
+    stack = [v.name for v in f.variables]
+    seen: set[str] = set()
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in inputs:
+            origin = inputs[name].origin
+            found.append(name if origin == "given" else f"{name} ({origin})")
+        elif name in computed:
+            stack.extend(v.name for g in computed[name].formulas for v in g.variables)
+    return sorted(found)
+
+
+def _rounding(targets: tuple[str, ...], values: dict[str, float],
+              bound: Mapping[str, Given]) -> tuple[list[StepRecord], dict[str, Given]]:
+    """Practical roundings a target declares (n_gpus -> whole nodes), when computable."""
+    wanted = tuple(name for t in targets for name in variables()[t].rounding
+                   if name not in values)
+    if not wanted:
+        return [], {}
+    context = frozenset(n for n in bound if n not in values)
+    try:
+        plan = plan_for(wanted, frozenset(values), context)
+    except UnderDeterminedError:
+        return [], {}
+    extra = {name: bound[name] for name in sorted(plan.used & context)}
+    scratch = dict(values)
+    scratch.update({name: _to_base(g.quantity, g.variable) for name, g in extra.items()})
+    try:
+        steps = [_run_block(block, scratch) for block in plan.blocks]
+    except NoRootError:
+        return [], {}
+    for step in steps:
+        step.rounding = True
+    values.update(scratch)
+    return steps, extra

@@ -1,0 +1,113 @@
+"""The package's single pint registry and the formatting of numbers and units for people.
+
+Everything that carries a unit in napkinmath is a `Quantity` of `ureg`. Units are defined in
+`units.txt` (pint's own syntax); counts that people confuse (FLOP, param, token, GPU, USD, node,
+request, sequence) are dimensions of their own.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pint
+
+ureg = pint.UnitRegistry(str(Path(__file__).with_name("units.txt")), on_redefinition="raise")
+Quantity = ureg.Quantity
+Unit = ureg.Unit
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def format_number(x: float, sig: int = 4, style: str = "text") -> str:
+    """A number as a person writes it: 58.5, 6,193, 4.2×10²² (LaTeX: 4.2 \\times 10^{22})."""
+    if x == 0 or not math.isfinite(x):
+        return str(x)
+    if 1e-3 <= abs(x) < 1e6:
+        digits = max(sig - 1 - math.floor(math.log10(abs(x))), 0)
+        text = f"{x:,.{digits}f}"
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return text.replace(",", "{,}") if style == "latex" else text
+    mantissa, exponent = f"{x:.{sig - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    power = int(exponent)
+    if style == "latex":
+        return f"{mantissa} \\times 10^{{{power}}}"
+    if style == "ascii":
+        return f"{mantissa}e{power}"
+    return f"{mantissa}×10{str(power).translate(_SUPERSCRIPT)}"
+
+
+def _symbol(name: str) -> str:
+    try:
+        return ureg.get_symbol(name)
+    except (pint.UndefinedUnitError, AttributeError):
+        return name
+
+
+def format_unit(unit: pint.Unit | pint.util.UnitsContainer, style: str = "text") -> str:
+    """A unit in short symbols: FLOP/(s·GPU), GPU·h, GB/s (LaTeX: \\mathrm{FLOP/(s \\cdot GPU)})."""
+    container = getattr(unit, "_units", unit)
+    up, down = [], []
+    for name, power in container.items():
+        (up if power > 0 else down).append((_symbol(name), abs(power)))
+    dot = " \\cdot " if style == "latex" else "·" if style == "text" else "*"
+
+    def term(sym: str, power: float) -> str:
+        if power == 1:
+            return sym
+        p = int(power) if float(power).is_integer() else power
+        if style == "latex":
+            return f"{sym}^{{{p}}}"
+        return f"{sym}{str(p).translate(_SUPERSCRIPT)}" if style == "text" else f"{sym}^{p}"
+
+    top = dot.join(term(s, p) for s, p in up) or ("1" if down else "")
+    bottom = dot.join(term(s, p) for s, p in down)
+    text = top
+    if down:
+        text += "/" + (f"({bottom})" if len(down) > 1 else bottom)
+    if style == "latex":
+        return "\\mathrm{" + text + "}" if text else ""
+    return text
+
+
+def format_quantity(q: pint.Quantity, style: str = "text", sig: int = 4) -> str:
+    """A quantity as '58.5 GPU' or '989 TFLOP/(s·GPU)'; a dimensionless one as a bare number."""
+    number = format_number(float(q.magnitude), sig=sig, style=style)
+    unit = format_unit(q.units, style=style)
+    if not unit:
+        return number
+    return f"{number}\\,{unit}" if style == "latex" else f"{number} {unit}"
+
+
+_TIME = ureg.Quantity(1, "s").dimensionality
+_BYTES = ureg.Quantity(1, "B").dimensionality
+_BYTE_RATE = ureg.Quantity(1, "B/s").dimensionality
+_DECIMAL_PREFIXES = ["", "k", "M", "G", "T", "P", "E"]
+
+
+def humanize(q: pint.Quantity, unit: str | pint.Unit | None = None) -> pint.Quantity:
+    """Express `q` in the unit a person would choose.
+
+    Times pick seconds, minutes, hours or days by size; bytes and byte rates pick a decimal
+    prefix (GB, TB/s); anything else goes to `unit` (the variable's declared unit) when given.
+    """
+    dim = q.dimensionality
+    magnitude = abs(float(q.to_base_units().magnitude))
+    if dim == _TIME:
+        seconds = magnitude
+        for limit, name in ((1e-3, "µs"), (1, "ms"), (120, "s"), (7200, "min"), (3 * 86400, "h")):
+            if seconds < limit:
+                return q.to(name)
+        return q.to("day")
+    if dim in (_BYTES, _BYTE_RATE):
+        base = "B" if dim == _BYTES else "B/s"
+        value = q.to(base).magnitude
+        index = 0
+        while index < len(_DECIMAL_PREFIXES) - 1 and abs(value) >= 1000 ** (index + 1):
+            index += 1
+        return q.to(_DECIMAL_PREFIXES[index] + base)
+    if unit is not None:
+        return q.to(unit)
+    return q
