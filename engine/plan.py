@@ -42,6 +42,8 @@ class Plan:
     checks: tuple[Formula, ...]
     #: the known variables that the blocks and checks read
     used: frozenset[str]
+    #: the known variables that the blocks read (checks aside)
+    block_inputs: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,13 @@ class _Analysis:
     leftover: tuple[Formula, ...]  # unmatched formulas whose unknowns are all determined
 
 
-def _incidence(knowns: frozenset[str]) -> tuple[nx.Graph, list[tuple[str, str]]]:
+def _incidence(knowns: frozenset[str], names: frozenset[str]
+               ) -> tuple[nx.Graph, list[tuple[str, str]]]:
     graph = nx.Graph()
     top = []
     for f in formulas().values():
+        if f.name not in names:
+            continue
         node = ("f", f.name)
         graph.add_node(node)
         top.append(node)
@@ -67,9 +72,9 @@ def _incidence(knowns: frozenset[str]) -> tuple[nx.Graph, list[tuple[str, str]]]
     return graph, top
 
 
-@lru_cache(maxsize=512)
-def _analyse(knowns: frozenset[str]) -> _Analysis:
-    graph, top = _incidence(knowns)
+@lru_cache(maxsize=1024)
+def _analyse(knowns: frozenset[str], names: frozenset[str]) -> _Analysis:
+    graph, top = _incidence(knowns, names)
     matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=top)
     var_nodes = [n for n in graph if n[0] == "v"]
 
@@ -86,7 +91,7 @@ def _analyse(knowns: frozenset[str]) -> _Analysis:
             if partner is not None and partner != v:
                 stack.append(partner)
 
-    all_formulas = formulas()
+    all_formulas = {n: f for n, f in formulas().items() if n in names}
     computed_by = {v[1]: all_formulas[f[1]] for f, v in matching.items()
                    if f[0] == "f" and v not in under}
     unknowns = {v.name for f in all_formulas.values() for v in f.variables} - knowns
@@ -123,19 +128,53 @@ def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set
 
 @lru_cache(maxsize=256)
 def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...]) -> bool:
+    """True unless sympy finds a solution of the block that fixes every unknown.
+
+    A derived formula beside the ones it follows from can make a block square in structure
+    but dependent in fact; sympy then returns no solution, or one with an unknown left free.
+    """
     all_formulas, all_vars = formulas(), variables()
-    residuals = sympy.Matrix([all_formulas[n].residual for n in formula_names])
+    residuals = [all_formulas[n].residual for n in formula_names]
     symbols = [all_vars[n].symbol for n in unknown_names]
-    return sympy.simplify(residuals.jacobian(symbols).det()) == 0
+    if sympy.simplify(sympy.Matrix(residuals).jacobian(symbols).det()) == 0:
+        return True
+    try:
+        solutions = sympy.solve(residuals, symbols, dict=True)
+    except NotImplementedError:
+        return False
+    return not any(all(s in sol and not sol[s].free_symbols & set(symbols) for s in symbols)
+                   for sol in solutions)
+
+
+def _formula_sets() -> list[frozenset[str]]:
+    """The formula sets to plan with, in order of preference.
+
+    First the independent formulas alone; then with one derived formula (a shortcut such as
+    MFU from GPU-hours) at a time; then with all of them. A derived formula beside the
+    formulas it combines would otherwise let the matching pick a dependent cycle.
+    """
+    all_formulas = formulas()
+    base = frozenset(n for n, f in all_formulas.items() if not f.derived)
+    derived = [n for n, f in all_formulas.items() if f.derived]
+    return [base, *(base | {d} for d in derived), frozenset(all_formulas)]
+
+
+def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str]) -> _Analysis | None:
+    for names in _formula_sets():
+        analysis = _analyse(knowns, names)
+        if all(t in analysis.determined or t in knowns for t in targets):
+            return analysis
+    return None
 
 
 @lru_cache(maxsize=512)
 def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
     """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError."""
-    analysis = _analyse(knowns)
-    missing = [t for t in targets if t not in analysis.determined and t not in knowns]
-    if missing:
-        raise _under_determined(targets, missing, knowns)
+    analysis = _analysis_for(targets, knowns)
+    if analysis is None:
+        full = _analyse(knowns, frozenset(formulas()))
+        missing = [t for t in targets if t not in full.determined and t not in knowns]
+        raise _under_determined(targets, missing or list(targets), knowns)
     needed: set[str] = set()
     for t in targets:
         if t in analysis.determined:
@@ -149,32 +188,40 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
     available = knowns | needed
     checks = tuple(f for f in analysis.leftover if not f.derived
                    and all(v.name in available for v in f.variables))
-    used = {v.name for b in blocks for f in b.formulas for v in f.variables}
-    used |= {v.name for f in checks for v in f.variables}
-    used |= {t for t in targets if t in knowns}
-    return Plan(targets, tuple(blocks), checks, frozenset(used & knowns))
+    block_inputs = {v.name for b in blocks for f in b.formulas for v in f.variables}
+    block_inputs |= {t for t in targets if t in knowns}
+    used = block_inputs | {v.name for f in checks for v in f.variables}
+    return Plan(targets, tuple(blocks), checks, frozenset(used & knowns),
+                frozenset(block_inputs & knowns))
 
 
 def determines(targets: tuple[str, ...], knowns: frozenset[str]) -> bool:
-    analysis = _analyse(knowns)
-    return all(t in analysis.determined or t in knowns for t in targets)
+    """True when `knowns` determine every target."""
+    return _analysis_for(targets, knowns) is not None
 
 
 def _under_determined(targets: tuple[str, ...], missing: list[str],
                       knowns: frozenset[str]) -> UnderDeterminedError:
     suggestions = suggest_inputs(tuple(missing), knowns)
-    given = ", ".join(sorted(knowns)) or "nothing"
-    names = ", ".join(missing)
-    message = f"cannot determine {names} from {given}"
+    blocked = _forward_only_blockers(missing, knowns)
+    message = under_determined_message(missing, sorted(knowns), suggestions, blocked)
+    error_type = NotInvertibleError if blocked else UnderDeterminedError
+    error = error_type(message, list(targets), suggestions)
+    error.missing = missing
+    error.explanation = blocked
+    return error
+
+
+def under_determined_message(missing: list[str], shown_knowns: list[str],
+                             suggestions: list[str], explanation: str = "") -> str:
+    """'cannot determine n_gpus from params, tokens, mfu: give one of train_time'."""
+    message = f"cannot determine {', '.join(missing)} from {', '.join(shown_knowns) or 'nothing'}"
     if suggestions:
         message += ": give one of " + ", ".join(suggestions)
     else:
-        message += ": no single additional input determines it; see `napkin formulas` for the "\
-                   "formulas that mention it"
-    blocked = _forward_only_blockers(missing, knowns)
-    if blocked:
-        return NotInvertibleError(message + ". " + blocked, list(targets), suggestions)
-    return UnderDeterminedError(message, list(targets), suggestions)
+        message += (": no single additional input determines it; `napkin formulas "
+                    f"{missing[0]}` lists the formulas that mention it")
+    return message + (". " + explanation if explanation else "")
 
 
 def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int = 8) -> list[str]:
@@ -196,7 +243,7 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
 def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
     """Explain targets that only a rounding (forward-only) step connects to the knowns."""
     reasons = []
-    analysis = _analyse(knowns)
+    analysis = _analyse(knowns, frozenset(formulas()))
     for f in formulas().values():
         output = f.output
         if output is None or not (output.name in knowns or output.name in analysis.determined):

@@ -56,7 +56,7 @@ class CheckRecord:
         left = format_quantity(display(self.lhs, var))
         right = format_quantity(display(self.rhs, var))
         rhs_text = Printer(_name)(self.formula.equation.rhs)
-        return f"{var.name} = {left}, but {rhs_text} = {right}"
+        return f"{var.name} = {left}; {rhs_text} = {right}"
 
 
 def display(base_value: float, var: Variable) -> pint.Quantity:

@@ -21,7 +21,7 @@ from .declare import Formula, Variable
 from .errors import InconsistentError, InputError, NoRootError, UnderDeterminedError
 from .invert import Compiled, rearranged, sides, solved_jointly
 from .library import variable, variables
-from .plan import Block, Plan, make_plan
+from .plan import Block, Plan, make_plan, under_determined_message
 from .result import CheckRecord, Given, Result, StepRecord
 from .units import Quantity, format_quantity
 from .values import to_quantity
@@ -99,11 +99,19 @@ def _hardware_givens(gpu: str, targets: tuple[str, ...],
 
 
 def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str]) -> Plan:
-    """Plan with the user's givens and only those context values (hardware, defaults) it uses."""
+    """Plan with the user's givens and only those context values (hardware, defaults) it uses.
+
+    A context value that only a check would read is dropped: hardware specs are not checked
+    against each other, only against what the user gave through the formulas that use them.
+    """
     plan = make_plan(targets, user | context)
-    unused = context - plan.used
-    if unused:
-        plan = make_plan(targets, user | (context - unused))
+    keep = plan.block_inputs & context
+    for check in plan.checks:
+        names = {v.name for v in check.variables}
+        if names - context:
+            keep |= names & context
+    if keep != context & plan.used or plan.used & context != context:
+        plan = make_plan(targets, user | keep)
     return plan
 
 
@@ -111,8 +119,19 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
                 tolerance: float = DEFAULT_TOLERANCE) -> Result:
     """Solve from already bound givens (see `bind`)."""
     user = frozenset(n for n, g in bound.items() if g.origin == "given")
-    plan = plan_for(targets, user, frozenset(bound) - user)
-    inputs = {name: bound[name] for name in sorted(plan.used)}
+    try:
+        plan = plan_for(targets, user, frozenset(bound) - user)
+    except UnderDeterminedError as exc:
+        shown = sorted(user) + sorted({g.note.split(":")[0] + " record" for g in bound.values()
+                                       if g.origin == "hardware"})
+        if any(g.origin == "assumption" for g in bound.values()):
+            shown.append("default assumptions")
+        exc.args = (under_determined_message(getattr(exc, "missing", list(targets)), shown,
+                                             exc.suggestions, getattr(exc, "explanation", "")),)
+        raise
+    order = {"given": 0, "hardware": 1, "assumption": 2}
+    inputs = {name: bound[name] for name in sorted(plan.used,
+                                                     key=lambda n: (order[bound[n].origin], n))}
     values = {name: _to_base(g.quantity, g.variable) for name, g in inputs.items()}
     steps = [_run_block(block, values) for block in plan.blocks]
     checks = [_run_check(f, values) for f in plan.checks]

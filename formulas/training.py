@@ -8,6 +8,7 @@ from sympy import Eq, ceiling
 
 from napkinmath.declare import FRACTION, NON_NEGATIVE, formula, pow2_ceil, var
 
+from .accelerator import gpus_per_node, peak_flops, price_per_gpu_hour
 from .sources import CHOWDHERY_2022, DEFINITION, KAPLAN_2020, NARAYANAN_2021
 
 SUBJECT = "training"
@@ -29,10 +30,6 @@ train_compute = var("train_compute", "FLOP", "total training compute", symbol="C
 # Accelerators working on the run.
 n_gpus = var("n_gpus", "GPU", "accelerators (GPUs or chips) in the job", symbol="n",
              rounding=("n_gpus_whole_nodes", "n_nodes"))
-# Peak dense throughput of one accelerator at the training precision.
-peak_flops = var("peak_flops", "TFLOP/(s*GPU)",
-                 "peak dense throughput per accelerator at the training precision",
-                 symbol="P_{\\mathrm{peak}}")
 # Model FLOPs utilization: achieved model FLOP/s over peak (PaLM's MFU).
 mfu = var("mfu", "", "model FLOPs utilization, achieved / peak", symbol="\\mathrm{MFU}",
           bounds=FRACTION)
@@ -40,17 +37,10 @@ mfu = var("mfu", "", "model FLOPs utilization, achieved / peak", symbol="\\mathr
 train_time = var("train_time", "day", "wall-clock training time", symbol="T")
 # Accelerator time consumed.
 gpu_hours = var("gpu_hours", "GPU*hour", "accelerator-hours consumed", symbol="H")
-# Rental price of one accelerator for one hour.
-price_per_gpu_hour = var("price_per_gpu_hour", "USD/(GPU*hour)",
-                         "rental price of one accelerator-hour", symbol="p")
 # Cost of the run.
 train_cost = var("train_cost", "USD", "cost of the training run", symbol="\\$")
 # Cost of one training token.
 cost_per_token = var("cost_per_token", "USD/token", "training cost per token", symbol="c_{D}")
-# Accelerators in one server.
-gpus_per_node = var("gpus_per_node", "GPU/node", "accelerators per server (node)",
-                    symbol="g", default=8, default_note=(
-                        "8 GPUs per node, as in NVIDIA HGX/DGX baseboards"))
 # Servers needed, rounded up to whole nodes.
 n_nodes = var("n_nodes", "node", "servers (nodes), whole", symbol="n_{\\mathrm{nodes}}")
 # GPUs provisioned as whole nodes.
