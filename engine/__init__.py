@@ -20,7 +20,7 @@ from .units import Quantity, ureg
 
 __all__ = [
     "InconsistentError", "InputError", "NapkinError", "NoRootError", "NotInvertibleError",
-    "ParseError", "Quantity", "Result", "UnderDeterminedError", "UnknownNameError", "formulas",
+    "ParseError", "Quantity", "Result", "check", "check_claims", "UnderDeterminedError", "UnknownNameError", "formulas",
     "hardware", "solve", "ureg", "variables",
 ]
 __version__ = "0.1.0"
@@ -32,6 +32,10 @@ def __getattr__(name: str):
         from . import solver as _solve_module
 
         return getattr(_solve_module, name)
+    if name in ("check", "check_claims"):
+        from . import check as _check_module
+
+        return getattr(_check_module, name)
     if name == "variables":
         from .library import variables
 

@@ -1,0 +1,200 @@
+"""The `napkin` command: solve, formulas, vars, hardware, check.
+
+Exit status: 0 on success, 1 when a check finds a disagreement, 2 on bad input (with a
+one-paragraph message on stderr), 3 on an internal error. Never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .errors import NapkinError
+
+EXAMPLES = """\
+examples:
+  napkin solve n_gpus params=7B tokens=1T train_time="3 weeks" mfu=0.4 --gpu H100-SXM
+  napkin solve train_time train_cost params=7B tokens=1T n_gpus=64 mfu=0.4 --gpu H100-SXM
+  napkin solve mfu params=405B tokens=15.6T gpu_hours="30.84e6 GPU*h" --gpu H100 --format markdown
+  napkin formulas fleet          # formulas whose name, title or variables mention "fleet"
+  napkin vars mfu                # a variable's unit, bounds and meaning
+  napkin hardware H100-SXM       # a record's values with their sources
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="napkin", description="Napkin math for AI infrastructure, with units and derivations.",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    solve = commands.add_parser(
+        "solve", help="solve for one or more variables and show the derivation",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Solve for TARGETs from name=value givens, planning through the formula graph.",
+        epilog=EXAMPLES)
+    solve.add_argument("terms", nargs="+", metavar="TARGET|name=value",
+                       help="variables to solve for, then givens such as params=7B mfu=0.4 "
+                            "train_time='3 weeks' (quote values with spaces)")
+    solve.add_argument("--gpu", help="hardware record whose values fill in unstated givens")
+    solve.add_argument("--model", help="model record (layers, heads, parameters) to bind")
+    solve.add_argument("--format", choices=("text", "markdown", "latex", "json"), default="text")
+    solve.add_argument("--tolerance", type=float, default=0.01,
+                       help="relative tolerance for over-determined givens (default 0.01)")
+    solve.set_defaults(handler=_solve)
+
+    listing = commands.add_parser("formulas", help="list or search the formulas, with sources")
+    listing.add_argument("query", nargs="?", default="", help="text to look for")
+    listing.add_argument("--subject", help="only this subject (training, memory, ...)")
+    listing.set_defaults(handler=_formulas)
+
+    names = commands.add_parser("vars", help="list or search the variables, with units")
+    names.add_argument("query", nargs="?", default="", help="text to look for")
+    names.set_defaults(handler=_vars)
+
+    hardware = commands.add_parser("hardware", help="list hardware and model records, or show one")
+    hardware.add_argument("name", nargs="?", help="record to show in full")
+    hardware.add_argument("--kind", help="only records of this kind (accelerator, link, ...)")
+    hardware.set_defaults(handler=_hardware)
+
+    try:
+        from .cli_check import register
+    except ImportError:
+        pass
+    else:
+        register(commands)
+    return parser
+
+
+def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    targets: list[str] = []
+    givens: dict[str, str] = {}
+    for term in terms:
+        if "=" in term:
+            name, _, value = term.partition("=")
+            name = name.strip()
+            if not name:
+                raise NapkinError(f"{term!r}: a given needs a name before '=', like mfu=0.4")
+            if name in givens:
+                raise NapkinError(f"{name} is given twice")
+            givens[name] = value.strip()
+        elif givens:
+            raise NapkinError(f"{term!r}: put every target before the givens "
+                              "(napkin solve TARGET ... name=value ...)")
+        else:
+            targets.extend(t for t in term.replace(",", " ").split() if t)
+    if not targets:
+        raise NapkinError("name a variable to solve for first, e.g. napkin solve n_gpus ...")
+    return targets, givens
+
+
+def _solve(args: argparse.Namespace) -> int:
+    from .solver import solve
+
+    targets, givens = _split_terms(args.terms)
+    options = {"gpu": args.gpu, "tolerance": args.tolerance}
+    if args.model:
+        options["model"] = args.model
+    result = solve(targets, **options, **givens)
+    render = {"text": str, "markdown": lambda r: r.to_markdown(),
+              "latex": lambda r: r.to_latex(), "json": lambda r: r.to_json()}[args.format]
+    print(render(result))
+    return 0
+
+
+def _matches(query: str, *texts: str) -> bool:
+    return not query or any(query.lower() in t.lower() for t in texts)
+
+
+def _formulas(args: argparse.Namespace) -> int:
+    from .library import formulas
+    from .result import _equation_text
+
+    shown = 0
+    by_subject: dict[str, list] = {}
+    for f in formulas().values():
+        names = [v.name for v in f.variables]
+        if args.subject and f.subject != args.subject:
+            continue
+        if _matches(args.query, f.name, f.title, f.subject, *names):
+            by_subject.setdefault(f.subject, []).append(f)
+    for subject in sorted(by_subject):
+        print(f"== {subject}")
+        for f in by_subject[subject]:
+            flags = [flag for flag, on in (("forward only", f.forward_only),
+                                           ("derived", f.derived)) if on]
+            extra = f"  ({', '.join(flags)})" if flags else ""
+            print(f"{f.name}: {f.title}{extra}")
+            print(f"    {_equation_text(f)}")
+            print(f"    source: {f.source}")
+            shown += 1
+    if not shown:
+        raise NapkinError(f"no formula mentions {args.query!r}; `napkin formulas` lists them all")
+    return 0
+
+
+def _vars(args: argparse.Namespace) -> int:
+    from .library import variables
+    from .units import format_quantity, format_unit
+
+    found = [v for v in variables().values() if _matches(args.query, v.name, v.description)]
+    if not found:
+        raise NapkinError(f"no variable mentions {args.query!r}; `napkin vars` lists them all")
+    width = max(len(v.name) for v in found)
+    for v in sorted(found, key=lambda v: v.name):
+        unit = format_unit(v.unit) or "(number)"
+        line = f"{v.name.ljust(width)}  {unit:<18} {v.description}; range {v.bounds}"
+        if v.default is not None:
+            line += f"; default {format_quantity(v.default.value)} (assumption: {v.default.note})"
+        print(line)
+    return 0
+
+
+def _hardware(args: argparse.Namespace) -> int:
+    from napkinmath.hardware import get, records
+
+    from .units import format_quantity
+
+    if args.name:
+        record = get(args.name)
+        print(f"{record.id}: {record.name} ({record.kind})")
+        if record.aliases:
+            print(f"  aliases: {', '.join(record.aliases)}")
+        for value in record.values.values():
+            print(f"  {value.key} = {format_quantity(value.quantity)}")
+            print(f"      {value.provenance()}")
+            if value.url:
+                print(f"      {value.url}")
+            for other, where in value.alternatives.items():
+                print(f"      also published: {other} ({where})")
+        return 0
+    for record in records().values():
+        if args.kind and record.kind != args.kind:
+            continue
+        print(f"{record.id:<22} {record.kind:<12} {record.name}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.handler(args)
+    except NapkinError as exc:
+        print(f"napkin: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the user gets a sentence, never a traceback
+        print(f"napkin: internal error ({type(exc).__name__}: {exc}). This is a bug in "
+              "napkinmath; please report it with the command you ran.", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())
