@@ -23,7 +23,7 @@ class Given:
 
     variable: Variable
     quantity: pint.Quantity
-    origin: str  # "given" (the user), "hardware" (a record), "assumption" (a stated default)
+    origin: str  # "given" (the user), "record" (gpu=/model=), "assumption" (a stated default)
     note: str
 
 

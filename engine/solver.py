@@ -29,17 +29,17 @@ from .values import to_quantity
 DEFAULT_TOLERANCE = 0.01
 
 
-def solve(targets: str | Iterable[str], /, *, gpu: str | None = None,
+def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str | None = None,
           tolerance: float = DEFAULT_TOLERANCE, **givens: object) -> Result:
     """Solve for `targets` (a name or a list of names) from keyword givens.
 
     Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
-    for dimensionless and count variables. `gpu` names a hardware record whose values are used
-    where the user gave none. Over-determined givens are checked against each other to a
-    relative `tolerance`.
+    for dimensionless and count variables. `gpu` names a hardware record and `model` a model
+    record (see `napkin hardware`) whose values are used where the user gave none.
+    Over-determined givens are checked against each other to a relative `tolerance`.
     """
     names = _target_names(targets)
-    bound = bind(names, givens, gpu)
+    bound = bind(names, givens, gpu=gpu, model=model)
     return solve_bound(names, bound, tolerance)
 
 
@@ -54,17 +54,18 @@ def _target_names(targets: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def bind(targets: tuple[str, ...], givens: Mapping[str, object],
-         gpu: str | None = None) -> dict[str, Given]:
-    """Every value a solve may use, with its origin: user, hardware record, assumption."""
+def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
+         gpu: str | None = None, model: str | None = None) -> dict[str, Given]:
+    """Every value a solve may use, with its origin: user, record (gpu=, model=), assumption."""
     bound: dict[str, Given] = {}
     for name, value in givens.items():
         var = variable(name)
         if name in targets:
             raise InputError(f"{name} is both a target and a given: drop one of them", name)
         bound[name] = Given(var, _given_quantity(var, value), "given", "given")
-    if gpu is not None:
-        bound.update(_hardware_givens(gpu, targets, frozenset(bound)))
+    for option, name in (("model", model), ("gpu", gpu)):
+        if name is not None:
+            bound.update(_record_givens(name, option, targets, frozenset(bound)))
     for var in variables().values():
         if var.default is not None and var.name not in bound and var.name not in targets:
             bound[var.name] = Given(var, var.default.value, "assumption", var.default.note)
@@ -83,16 +84,21 @@ def _cached_quantity(name: str, value: str | float) -> pint.Quantity:
 
 
 @lru_cache(maxsize=256)
-def _hardware_givens(gpu: str, targets: tuple[str, ...],
-                     taken: frozenset[str]) -> dict[str, Given]:
+def _record_givens(name: str, option: str, targets: tuple[str, ...],
+                   taken: frozenset[str]) -> dict[str, Given]:
     from napkinmath.hardware import get
 
-    record = get(gpu)
+    record = get(name)
+    if (record.kind == "model") != (option == "model"):
+        wanted = "a model record" if option == "model" else "an accelerator record"
+        raise InputError(f"{option}={name!r} names {record.id}, a {record.kind} record; {option}= "
+                         f"takes {wanted} (list them with `napkin hardware --kind "
+                         f"{'model' if option == 'model' else 'accelerator'}`)", option)
     known = variables()
     bound = {}
     for key, value in record.values.items():
         if key in known and key not in taken and key not in targets:
-            origin = "assumption" if value.assumption else "hardware"
+            origin = "assumption" if value.assumption else "record"
             quantity = to_quantity(value.quantity, known[key])
             bound[key] = Given(known[key], quantity, origin, f"{record.id}: {value.provenance()}")
     return bound
@@ -123,13 +129,13 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
         plan = plan_for(targets, user, frozenset(bound) - user)
     except UnderDeterminedError as exc:
         shown = sorted(user) + sorted({g.note.split(":")[0] + " record" for g in bound.values()
-                                       if g.origin == "hardware"})
+                                       if g.origin == "record"})
         if any(g.origin == "assumption" for g in bound.values()):
             shown.append("default assumptions")
         exc.args = (under_determined_message(getattr(exc, "missing", list(targets)), shown,
                                              exc.suggestions, getattr(exc, "explanation", "")),)
         raise
-    order = {"given": 0, "hardware": 1, "assumption": 2}
+    order = {"given": 0, "record": 1, "assumption": 2}
     inputs = {name: bound[name] for name in sorted(plan.used,
                                                      key=lambda n: (order[bound[n].origin], n))}
     values = {name: _to_base(g.quantity, g.variable) for name, g in inputs.items()}

@@ -127,7 +127,7 @@ def _suggest_fix(quantity: pint.Quantity, variable: Variable) -> str:
         if spelling is None:
             return ""
         fixed = fixed * ureg.Unit(spelling) ** power
-    return format_quantity(fixed)
+    return format_quantity(fixed.to(variable.unit))
 
 
 def format_number_plain(quantity: pint.Quantity) -> str:

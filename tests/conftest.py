@@ -1,0 +1,19 @@
+"""Shared test helpers: run the CLI in-process as a user would, capturing its output."""
+
+from __future__ import annotations
+
+import pytest
+
+from napkinmath.cli import main
+
+
+@pytest.fixture
+def napkin(capsys):
+    """Run `napkin ARGS...`; returns (exit status, stdout, stderr)."""
+
+    def run(*args: str) -> tuple[int, str, str]:
+        status = main(list(args))
+        captured = capsys.readouterr()
+        return status, captured.out, captured.err
+
+    return run

@@ -1,0 +1,48 @@
+"""Every formula of the library is dimensionally consistent, and a bad one is reported by name."""
+
+import pytest
+import sympy
+
+from napkinmath.declare import Formula
+from napkinmath.library import check_dimensions, formulas, variables
+
+ALL = sorted(formulas())
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_formula_is_dimensionally_consistent(name):
+    problem = check_dimensions(formulas()[name])
+    assert problem is None, problem
+
+
+def test_every_formula_has_a_source_title_and_subject():
+    for f in formulas().values():
+        assert f.source and f.title and f.subject, f.name
+
+
+def test_every_variable_is_used_or_is_a_record_key():
+    used = {v.name for f in formulas().values() for v in f.variables}
+    record_only = {"peak_flops_fp8", "tdp", "vocab_size", "hidden_size"}
+    unused = set(variables()) - used - record_only
+    assert not unused, f"declared but in no formula: {sorted(unused)}"
+
+
+def test_a_bad_formula_is_reported_by_name_with_both_dimensions():
+    v = variables()
+    bad = Formula("bad_fleet", "Fleet equation with a slip",
+                  sympy.Eq(v["train_time"].symbol,
+                           v["train_compute"].symbol / (v["n_gpus"].symbol * v["mfu"].symbol)),
+                  source="test", subject="test")
+    message = check_dimensions(bad)
+    assert "bad_fleet" in message
+    assert "[time]" in message or "time" in message
+    assert "compute/accelerator" in message
+
+
+def test_adding_a_time_to_bytes_is_reported():
+    v = variables()
+    bad = Formula("bad_sum", "Sum", sympy.Eq(v["weight_memory"].symbol,
+                                             v["train_time"].symbol + v["params_total"].symbol),
+                  source="test", subject="test")
+    message = check_dimensions(bad)
+    assert "bad_sum" in message and "cannot add" in message
