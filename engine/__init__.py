@@ -19,9 +19,23 @@ from .errors import (
 from .units import Quantity, ureg
 
 __all__ = [
-    "InconsistentError", "InputError", "NapkinError", "NoRootError", "NotInvertibleError",
-    "ParseError", "Quantity", "Result", "check", "check_claims", "UnderDeterminedError", "UnknownNameError", "formulas",
-    "hardware", "solve", "ureg", "variables",
+    "InconsistentError",
+    "InputError",
+    "NapkinError",
+    "NoRootError",
+    "NotInvertibleError",
+    "ParseError",
+    "Quantity",
+    "Result",
+    "UnderDeterminedError",
+    "UnknownNameError",
+    "check",
+    "check_claims",
+    "formulas",
+    "hardware",
+    "solve",
+    "ureg",
+    "variables",
 ]
 __version__ = "0.1.0"
 

@@ -190,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # noqa: BLE001 - the user gets a sentence, never a traceback
+    except Exception as exc:
         print(f"napkin: internal error ({type(exc).__name__}: {exc}). This is a bug in "
               "napkinmath; please report it with the command you ran.", file=sys.stderr)
         return 3

@@ -8,6 +8,9 @@ equation over variables, with a name, a title and a source::
     formula("training_compute", "Training compute, 6ND rule",
             Eq(train_compute, flop_per_param_token * params * tokens), source=KAPLAN_2020)
 
+Import `Eq`, `ceiling` and `floor` from this module, not from sympy: they do not evaluate,
+which keeps importing the library fast.
+
 Formulas that round (whole nodes, powers of two) are declared `forward_only`: their left side
 is computed from the right, never the other way round.
 """
@@ -190,6 +193,24 @@ def formula(name: str, title: str, equation: sympy.Eq, *, source: str, subject: 
                        variables)
     FORMULAS[name] = declared
     return declared
+
+
+def Eq(lhs: sympy.Expr, rhs: sympy.Expr) -> sympy.Eq:  # noqa: N802 - mirrors sympy.Eq
+    """sympy.Eq without evaluation: formulas are declarations, never decided at import time.
+
+    (sympy's evaluating Eq and ceiling consult the assumptions system, ~50 ms per formula.)
+    """
+    return sympy.Eq(lhs, rhs, evaluate=False)
+
+
+def ceiling(arg: sympy.Expr) -> sympy.Expr:
+    """Round up, unevaluated at declaration time (see `Eq`)."""
+    return sympy.ceiling(arg, evaluate=False)
+
+
+def floor(arg: sympy.Expr) -> sympy.Expr:
+    """Round down, unevaluated at declaration time (see `Eq`)."""
+    return sympy.floor(arg, evaluate=False)
 
 
 class pow2_ceil(sympy.Function):  # noqa: N801 - sympy functions are lower-case by convention

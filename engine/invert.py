@@ -59,7 +59,18 @@ def _solutions(f: Formula, unknown: sympy.Symbol) -> tuple[sympy.Expr, ...]:
     direct = _invert_monomial(f.equation, unknown)
     if direct is not None:
         return (direct,)
+    linear = _invert_linear(f.residual, unknown)
+    if linear is not None:
+        return (linear,)
     return tuple(sympy.solve(f.residual, unknown))
+
+
+def _invert_linear(residual: sympy.Expr, unknown: sympy.Symbol) -> sympy.Expr | None:
+    """Solve a*x + b = 0 for x when the slope a does not involve x, else None."""
+    slope = sympy.diff(residual, unknown)
+    if slope == 0 or slope.has(unknown):
+        return None
+    return sympy.together(-residual.subs(unknown, 0) / slope)
 
 
 @lru_cache(maxsize=1024)

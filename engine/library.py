@@ -46,7 +46,7 @@ def _unknown_message(kind: str, name: str, known: dict) -> str:
     return f"unknown {kind} {name!r}{hint}"
 
 
-class DimensionMismatch(Exception):
+class DimensionMismatchError(Exception):
     """A formula whose sides (or terms) have different dimensions."""
 
 
@@ -64,7 +64,7 @@ def dimension_of(expr: sympy.Expr) -> pint.util.UnitsContainer:
         dims = [dimension_of(arg) for arg in expr.args]
         for dim, arg in zip(dims[1:], expr.args[1:], strict=True):
             if dim != dims[0]:
-                raise DimensionMismatch(f"cannot add {expr.args[0]} [{_text(dims[0])}] "
+                raise DimensionMismatchError(f"cannot add {expr.args[0]} [{_text(dims[0])}] "
                                         f"and {arg} [{_text(dim)}]")
         return dims[0]
     if isinstance(expr, sympy.Mul):
@@ -76,20 +76,21 @@ def dimension_of(expr: sympy.Expr) -> pint.util.UnitsContainer:
         base, exponent = expr.args
         if exponent.free_symbols:
             if dimension_of(exponent) or dimension_of(base):
-                raise DimensionMismatch(f"{expr}: a variable exponent needs plain numbers")
+                raise DimensionMismatchError(f"{expr}: a variable exponent needs plain numbers")
             return ureg.dimensionless.dimensionality
         return dimension_of(base) ** float(exponent)
-    if isinstance(expr, ROUNDING_FUNCTIONS) or isinstance(expr, (sympy.Max, sympy.Min)):
+    if isinstance(expr, (ROUNDING_FUNCTIONS, sympy.Max, sympy.Min)):
         dims = [dimension_of(arg) for arg in expr.args]
         if any(dim != dims[0] for dim in dims):
-            raise DimensionMismatch(f"{expr}: arguments of different dimensions")
+            raise DimensionMismatchError(f"{expr}: arguments of different dimensions")
         return dims[0]
     if isinstance(expr, sympy.Function):
         for arg in expr.args:
             if dimension_of(arg):
-                raise DimensionMismatch(f"{expr}: {type(expr).__name__}() of [{_text(dimension_of(arg))}]")
+                dim = _text(dimension_of(arg))
+                raise DimensionMismatchError(f"{expr}: {type(expr).__name__}() of [{dim}]")
         return ureg.dimensionless.dimensionality
-    raise DimensionMismatch(f"cannot work out the dimension of {expr}")
+    raise DimensionMismatchError(f"cannot work out the dimension of {expr}")
 
 
 def _text(dim: pint.util.UnitsContainer) -> str:
@@ -103,7 +104,7 @@ def check_dimensions(f: Formula) -> str | None:
     try:
         left = dimension_of(f.equation.lhs)
         right = dimension_of(f.equation.rhs)
-    except DimensionMismatch as exc:
+    except DimensionMismatchError as exc:
         return f"formula {f.name!r}: {exc}"
     if left != right:
         return (f"formula {f.name!r}: left side {f.equation.lhs} is [{_text(left)}] but right "

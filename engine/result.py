@@ -178,10 +178,10 @@ class Result:
 
     def __str__(self) -> str:
         lines = self.headline()
-        lines += ["", "Given:"] + self._givens_text()
-        lines += ["", "Derivation:"] + self._steps_text()
+        lines += ["", "Given:", *self._givens_text()]
+        lines += ["", "Derivation:", *self._steps_text()]
         if self.checks:
-            lines += ["", "Checks (over-determined givens):"] + self._checks_text()
+            lines += ["", "Checks (over-determined givens):", *self._checks_text()]
         return "\n".join(lines)
 
     def __repr__(self) -> str:

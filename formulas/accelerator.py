@@ -3,9 +3,7 @@
 Hardware records (``napkinmath.hardware``) bind these by name when a solve names a ``gpu=``.
 """
 
-from sympy import Eq
-
-from napkinmath.declare import formula, var
+from napkinmath.declare import Eq, formula, var
 
 from .sources import DEFINITION
 

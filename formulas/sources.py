@@ -6,7 +6,9 @@ NARAYANAN_2021 = (
     "Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters "
     "Using Megatron-LM, arXiv:2104.04473, §5.1"
 )
-CHOWDHERY_2022 = "Chowdhery et al. 2022, PaLM, arXiv:2204.02311, Appendix B (model FLOPs utilization)"
+CHOWDHERY_2022 = (
+    "Chowdhery et al. 2022, PaLM, arXiv:2204.02311, Appendix B (model FLOPs utilization)"
+)
 KORTHIKANTI_2022 = (
     "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, "
     "arXiv:2205.05198"

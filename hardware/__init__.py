@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 
 import pint
@@ -28,7 +28,6 @@ class Value:
     """One specification value with its provenance."""
 
     key: str
-    quantity: pint.Quantity
     text: str
     source: str
     date: str
@@ -38,6 +37,11 @@ class Value:
     note: str = ""
     #: other published figures for the same value, e.g. {"192 GB": "GTC 2024 keynote"}
     alternatives: dict[str, str] = field(default_factory=dict)
+
+    @cached_property
+    def quantity(self) -> pint.Quantity:
+        """The value as a Quantity, parsed on first use (records load without parsing)."""
+        return parse_quantity(self.text)
 
     def provenance(self) -> str:
         """'dense BF16; NVIDIA H100 datasheet (2023-06)', or 'assumption: ...'."""
@@ -71,7 +75,7 @@ def _load_value(record_id: str, key: str, table: dict, defaults: dict) -> Value:
     date = str(table.get("date", defaults.get("date", "")))
     if "value" not in table or not source or not date:
         raise ValueError(f"{record_id}.{key}: every value needs value, source and date")
-    return Value(key=key, quantity=parse_quantity(table["value"]), text=table["value"],
+    return Value(key=key, text=str(table["value"]),
                  source=source, date=date, qualifier=table.get("qualifier", ""),
                  url=table.get("url", defaults.get("url", "")),
                  assumption=bool(table.get("assumption", False)), note=table.get("note", ""),
