@@ -144,10 +144,10 @@ class Result:
                 lines.append("   " + _equation_text(f))
             for var in step.unknowns:
                 expr = step.solved[var.name]
-                pad = " " * (len(var.name) + 3)
+                pad = " " * (len(var.name) + 1)
                 if not all(_explicit(f, var) for f in step.formulas):
                     lines.append(f"   ⇒ {var.name} = {Printer(_name)(expr)}")
-                    pad = " " * (len(var.name) + 5)
+                    pad = " " * (len(var.name) + 3)
                 values = Printer(self._leaf_text(step), substituted=True)(expr)
                 lines.append(f"   {pad}= {values}")
                 lines.append(f"   {pad}= {format_quantity(self._display(var.name))}")
