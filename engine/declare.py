@@ -115,6 +115,8 @@ class Formula:
     #: a consequence of other formulas, declared so that questions they cannot reach
     #: structurally (MFU from GPU-hours without a GPU count) still plan; never run as a check.
     derived: bool = False
+    #: the formulas it follows from; a plan may not use it together with all of them
+    derived_from: tuple[str, ...] = ()
     variables: tuple[Variable, ...] = field(default=())
 
     @property
@@ -172,13 +174,15 @@ def _latex_name(name: str) -> str:
 
 
 def formula(name: str, title: str, equation: sympy.Eq, *, source: str, subject: str,
-            note: str = "", forward_only: bool = False, derived: bool = False) -> Formula:
+            note: str = "", forward_only: bool = False, derived: bool = False,
+            derived_from: tuple[str, ...] = ()) -> Formula:
     """Declare a formula of the library.
 
     `equation` is a sympy `Eq` over declared variables; `source` cites where it comes from;
     `subject` groups it for listing (training, memory, ...). A `forward_only` formula computes
     its left-hand variable from the right-hand side and is never inverted. A `derived` formula
-    follows from others (a shortcut); it solves, but is never reported as a check.
+    follows from others (a shortcut; name them in `derived_from`); it solves only where the
+    independent formulas cannot, and is never reported as a check.
     """
     if name in FORMULAS:
         raise ValueError(f"formula {name!r} is declared twice")
@@ -189,8 +193,8 @@ def formula(name: str, title: str, equation: sympy.Eq, *, source: str, subject: 
     if forward_only and equation.lhs not in VARIABLES_BY_SYMBOL:
         raise ValueError(f"forward-only formula {name!r} must have one variable on the left")
     variables = tuple(VARIABLES_BY_SYMBOL[s] for s in symbols)
-    declared = Formula(name, title, equation, source, subject, note, forward_only, derived,
-                       variables)
+    declared = Formula(name, title, equation, source, subject, note, forward_only,
+                       derived or bool(derived_from), tuple(derived_from), variables)
     FORMULAS[name] = declared
     return declared
 

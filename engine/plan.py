@@ -73,7 +73,8 @@ def _incidence(knowns: frozenset[str], names: frozenset[str]
 
 
 @lru_cache(maxsize=1024)
-def _analyse(knowns: frozenset[str], names: frozenset[str]) -> _Analysis:
+def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True) -> _Analysis:
+    """Structural analysis with the formulas `names`; `strict` also rejects singular blocks."""
     graph, top = _incidence(knowns, names)
     matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=top)
     var_nodes = [n for n in graph if n[0] == "v"]
@@ -101,7 +102,8 @@ def _analyse(knowns: frozenset[str], names: frozenset[str]) -> _Analysis:
         deps.add_edges_from((v.name, name) for v in f.variables
                             if v.name not in knowns and v.name != name)
     bad = unknowns - set(computed_by)
-    bad |= _singular_blocks(deps, computed_by, bad)
+    if strict:
+        bad |= _singular_blocks(deps, computed_by, bad)
     for name in list(bad):
         bad |= nx.descendants(deps, name)
     determined = frozenset(unknowns - bad)
@@ -128,12 +130,16 @@ def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set
 
 @lru_cache(maxsize=256)
 def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...]) -> bool:
-    """True unless sympy finds a solution of the block that fixes every unknown.
+    """True when a coupled block cannot fix its unknowns.
 
-    A derived formula beside the ones it follows from can make a block square in structure
-    but dependent in fact; sympy then returns no solution, or one with an unknown left free.
+    Structure can mislead: the fleet equation and GPU-hours, with the compute, MFU and GPU-hours
+    known, look square in n_gpus and train_time but only fix their product. A derived formula in
+    the block, an identically vanishing Jacobian, or no sympy solution that fixes every unknown
+    all mark the block as singular. (Coupled blocks are rare here; the answer is cached.)
     """
     all_formulas, all_vars = formulas(), variables()
+    if any(all_formulas[n].derived for n in formula_names):
+        return True
     residuals = [all_formulas[n].residual for n in formula_names]
     symbols = [all_vars[n].symbol for n in unknown_names]
     if sympy.simplify(sympy.Matrix(residuals).jacobian(symbols).det()) == 0:
@@ -159,22 +165,20 @@ def _formula_sets() -> list[frozenset[str]]:
     return [base, *(base | {d} for d in derived), frozenset(all_formulas)]
 
 
-def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str]) -> _Analysis | None:
+def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str]
+                  ) -> tuple[_Analysis, tuple[Block, ...], set[str]] | None:
+    """The first formula set whose plan determines the targets without restating itself."""
     for names in _formula_sets():
         analysis = _analyse(knowns, names)
         if all(t in analysis.determined or t in knowns for t in targets):
-            return analysis
+            blocks, needed = _blocks(analysis, targets)
+            if not _restates_itself(blocks):
+                return analysis, blocks, needed
     return None
 
 
-@lru_cache(maxsize=512)
-def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
-    """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError."""
-    analysis = _analysis_for(targets, knowns)
-    if analysis is None:
-        full = _analyse(knowns, frozenset(formulas()))
-        missing = [t for t in targets if t not in full.determined and t not in knowns]
-        raise _under_determined(targets, missing or list(targets), knowns)
+def _blocks(analysis: _Analysis, targets: tuple[str, ...]) -> tuple[tuple[Block, ...], set[str]]:
+    """The blocks that compute the targets, in block-triangular (topological) order."""
     needed: set[str] = set()
     for t in targets:
         if t in analysis.determined:
@@ -185,18 +189,47 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
         names = sorted(order.nodes[node]["members"])
         fs = tuple(dict.fromkeys(analysis.computed_by[n] for n in names))
         blocks.append(Block(fs, tuple(variables()[n] for n in names)))
+    return tuple(blocks), needed
+
+
+def _restates_itself(blocks: tuple[Block, ...]) -> bool:
+    """True when a derived formula is used beside every formula it follows from.
+
+    Such a plan counts one relation twice and leaves a dependent block behind it (MFU from
+    GPU-hours, with the fleet equation and GPU-hours, does not fix n_gpus and train_time).
+    A derived formula that names no sources is only trusted in plans without coupled blocks.
+    """
+    used = {f.name for b in blocks for f in b.formulas}
+    coupled = any(len(b.unknowns) > 1 for b in blocks)
+    return any(f.derived and (set(f.derived_from) <= used if f.derived_from else coupled)
+               for b in blocks for f in b.formulas)
+
+
+@lru_cache(maxsize=512)
+def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
+    """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError."""
+    found = _analysis_for(targets, knowns)
+    if found is None:
+        full = _analyse(knowns, frozenset(formulas()))
+        missing = [t for t in targets if t not in full.determined and t not in knowns]
+        raise _under_determined(targets, missing or list(targets), knowns)
+    analysis, blocks, needed = found
     available = knowns | needed
     checks = tuple(f for f in analysis.leftover if not f.derived
                    and all(v.name in available for v in f.variables))
     block_inputs = {v.name for b in blocks for f in b.formulas for v in f.variables}
     block_inputs |= {t for t in targets if t in knowns}
     used = block_inputs | {v.name for f in checks for v in f.variables}
-    return Plan(targets, tuple(blocks), checks, frozenset(used & knowns),
+    return Plan(targets, blocks, checks, frozenset(used & knowns),
                 frozenset(block_inputs & knowns))
 
 
 def determines(targets: tuple[str, ...], knowns: frozenset[str]) -> bool:
     """True when `knowns` determine every target."""
+    # quick reject: every formula at once, structure only, determines at least as much
+    widest = _analyse(knowns, frozenset(formulas()), strict=False)
+    if not all(t in widest.determined or t in knowns for t in targets):
+        return False
     return _analysis_for(targets, knowns) is not None
 
 
@@ -219,13 +252,17 @@ def under_determined_message(missing: list[str], shown_knowns: list[str],
     if suggestions:
         message += ": give one of " + ", ".join(suggestions)
     else:
-        message += (": no single additional input determines it; `napkin formulas "
+        message += (": no one or two more inputs determine it; `napkin formulas "
                     f"{missing[0]}` lists the formulas that mention it")
     return message + (". " + explanation if explanation else "")
 
 
 def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int = 8) -> list[str]:
-    """Unknown variables any one of which, added to the knowns, determines `missing`."""
+    """Inputs that, added to the knowns, determine `missing`: single names, else pairs.
+
+    Candidates are the unknowns nearest to the targets in the formula graph; a pair reads
+    "tokens and train_time".
+    """
     graph = nx.Graph()
     for f in formulas().values():
         graph.add_edges_from((f.name + "()", v.name) for v in f.variables)
@@ -235,18 +272,23 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
             for node, d in nx.single_source_shortest_path_length(graph, target).items():
                 if not node.endswith("()"):
                     distance[node] = min(d, distance.get(node, d))
-    candidates = sorted((d, n) for n, d in distance.items() if n not in knowns and n not in missing)
-    found = [n for _, n in candidates if determines(missing, knowns | {n})]
-    return found[:limit]
+    candidates = [n for _, n in sorted((d, n) for n, d in distance.items()
+                                       if n not in knowns and n not in missing)]
+    found = [n for n in candidates if determines(missing, knowns | {n})]
+    if found:
+        return found[:limit]
+    nearest = candidates[:14]
+    pairs = [f"{a} and {b}" for i, a in enumerate(nearest) for b in nearest[i + 1:]
+             if determines(missing, knowns | {a, b})]
+    return pairs[:limit]
 
 
 def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
     """Explain targets that only a rounding (forward-only) step connects to the knowns."""
     reasons = []
-    analysis = _analyse(knowns, frozenset(formulas()))
     for f in formulas().values():
         output = f.output
-        if output is None or not (output.name in knowns or output.name in analysis.determined):
+        if output is None or output.name not in knowns:
             continue
         for name in missing:
             if any(v.name == name for v in f.variables if v is not output):

@@ -73,12 +73,12 @@ formula("training_cost", "Training cost", Eq(train_cost, gpu_hours * price_per_g
 formula("cost_per_token", "Price of a training token",
         Eq(cost_per_token, flop_per_param_token * params * price_per_gpu_hour / (peak_flops * mfu)),
         source=f"6ND rule and fleet equation combined ({KAPLAN_2020})", subject=SUBJECT,
-        derived=True, note="independent of the GPU count: more GPUs finish sooner at the same cost")
+        note="independent of the GPU count: more GPUs finish sooner at the same cost")
 
 formula("mfu_from_gpu_hours", "MFU from GPU-hours",
         Eq(mfu, train_compute / (gpu_hours * peak_flops)),
         source=f"fleet equation with GPU-hours = n_gpus · train_time ({CHOWDHERY_2022})",
-        subject=SUBJECT, derived=True)
+        subject=SUBJECT, derived_from=("fleet_equation", "gpu_hours"))
 
 formula("whole_nodes", "Whole nodes", Eq(n_nodes, ceiling(n_gpus / gpus_per_node)),
         source=DEFINITION, subject=SUBJECT, forward_only=True,

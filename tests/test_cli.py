@@ -51,7 +51,7 @@ def test_several_targets_comma_or_space(napkin):
 
 @pytest.mark.parametrize(("args", "needle"), [
     (["solve", "n_gpus", "params=7B", "tokens=1T", "mfu=0.4", "--gpu", "H100"],
-     "give one of train_time"),
+     "train_time"),
     (["solve", "n_gpus", "params=7B", "peak_flops=989 TFLOP/s", "tokens=1T",
       "train_time=3 weeks", "mfu=0.4"], "did you mean 989 TFLOP/(s·GPU)?"),
     (["solve", "mfu", "mfu=0.5"], "both a target and a given"),
@@ -60,7 +60,7 @@ def test_several_targets_comma_or_space(napkin):
     (["solve", "n_gpus", "mfu=1.5"], "mfu=1.5 is out of range"),
     (["solve", "n_gpus", "--gpu", "Z100"], "unknown hardware 'Z100'"),
     (["solve", "train_time", "train_compute=__import__('os').system('echo hi')"],
-     "unexpected character"),
+     "'__import__': a name cannot start with '_'"),
 ])
 def test_bad_input_exits_2_with_a_sentence_and_no_traceback(napkin, args, needle):
     status, out, err = napkin(*args)

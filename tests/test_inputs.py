@@ -86,8 +86,10 @@ def test_unknown_units_and_garbage_are_refused_with_a_position():
     with pytest.raises(nm.InputError) as err:
         q("train_time", "3 fortnights")
     assert "unknown unit 'fortnights'" in str(err.value) and "^" in str(err.value)
-    with pytest.raises(nm.InputError, match="unexpected character"):
+    with pytest.raises(nm.InputError, match="a name cannot start with '_'"):
         q("train_time", "__import__('os')")
+    with pytest.raises(nm.InputError, match="unexpected character"):
+        q("train_time", "3 days; import os")
 
 
 @pytest.mark.parametrize("hostile", ["6^800000", "2**2**2**2**2", "(" * 500 + "1" + ")" * 500,

@@ -9,7 +9,7 @@ from napkinmath.plan import make_plan
 def test_under_determined_lists_the_inputs_that_would_determine_it():
     with pytest.raises(nm.UnderDeterminedError) as err:
         nm.solve("n_gpus", params="7B", tokens="1T", mfu=0.4, gpu="H100")
-    assert err.value.suggestions == ["train_time"]
+    assert "train_time" in err.value.suggestions
     message = str(err.value)
     assert "cannot determine n_gpus from mfu, params, tokens, H100-SXM record" in message
     assert "give one of train_time" in message
