@@ -19,6 +19,7 @@ from napkinmath.errors import UnknownNameError
 from napkinmath.values import parse_quantity
 
 _RECORD_FIELDS = {"name", "kind", "aliases", "note", "source", "url", "date"}
+KINDS = ("accelerator", "link", "storage", "model")
 _VALUE_FIELDS = {"value", "qualifier", "source", "url", "date", "assumption", "note",
                  "alternatives"}
 
@@ -73,11 +74,13 @@ def _load_value(record_id: str, key: str, table: dict, defaults: dict) -> Value:
         raise ValueError(f"{record_id}.{key}: unknown fields {sorted(unknown)}")
     source = table.get("source", defaults.get("source", ""))
     date = str(table.get("date", defaults.get("date", "")))
+    # a value that cites its own source does not inherit the record's link to another document
+    url = table.get("url", "" if "source" in table else defaults.get("url", ""))
     if "value" not in table or not source or not date:
         raise ValueError(f"{record_id}.{key}: every value needs value, source and date")
     return Value(key=key, text=str(table["value"]),
                  source=source, date=date, qualifier=table.get("qualifier", ""),
-                 url=table.get("url", defaults.get("url", "")),
+                 url=url,
                  assumption=bool(table.get("assumption", False)), note=table.get("note", ""),
                  alternatives=dict(table.get("alternatives", {})))
 
@@ -99,6 +102,8 @@ def records() -> dict[str, Record]:
                 raise ValueError(f"{record_id}: unknown fields {sorted(unknown)}")
             if record_id in loaded:
                 raise ValueError(f"hardware record {record_id!r} is defined twice")
+            if table.get("kind", "accelerator") not in KINDS:
+                raise ValueError(f"{record_id}: kind must be one of {', '.join(KINDS)}")
             loaded[record_id] = Record(record_id, table.get("name", record_id),
                                        table.get("kind", "accelerator"), values,
                                        tuple(table.get("aliases", ())), table.get("note", ""))
@@ -110,7 +115,9 @@ def _index() -> dict[str, str]:
     index: dict[str, str] = {}
     for record in records().values():
         for name in (record.id, *record.aliases):
-            index[_normalize(name)] = record.id
+            other = index.setdefault(_normalize(name), record.id)
+            if other != record.id:
+                raise ValueError(f"the name {name!r} belongs to both {other} and {record.id}")
     return index
 
 
