@@ -114,3 +114,13 @@ def test_solve_rejects_unknown_names_with_suggestions():
 def test_a_target_cannot_also_be_given():
     with pytest.raises(nm.InputError, match="both a target and a given"):
         nm.solve("mfu", mfu=0.4)
+
+
+def test_a_quantity_from_another_pint_registry_is_accepted():
+    import pint
+
+    other = pint.UnitRegistry()
+    value = q("train_time", other.Quantity(3, "week"))
+    assert value.to("day").magnitude == pytest.approx(21)
+    r = nm.solve("train_compute", params="7B", tokens=other.Quantity(1e12, "dimensionless"))
+    assert r.value.to("FLOP").magnitude == pytest.approx(4.2e22)
