@@ -65,7 +65,7 @@ _DIVIDE = ("/", "÷")
 _TOKEN = re.compile(
     r"""
     (?P<space>\s+)
-  | (?P<number>(?:\d+(?:_\d+)*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<number>(?:[0-9]+(?:_[0-9]+)*\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
   | (?P<ref>[A-Za-z][A-Za-z0-9_-]*(?:\.[0-9][A-Za-z0-9_-]*)*\.[A-Za-z_][A-Za-z0-9_]*)
   | (?P<name>[A-Za-z_µμ][A-Za-z0-9_µμ]*)
   | (?P<op>\*\*|[-+*/^()·×÷,%−])
@@ -238,7 +238,7 @@ class _Parser:
             before = self.peek(-1)
             after = self.peek(1)
             if (before is not None and after is not None and before.kind == "number"
-                    and after.kind == "number" and re.fullmatch(r"\d{3}", after.text)
+                    and after.kind == "number" and re.fullmatch(r"[0-9]{3}", after.text)
                     and before.end == token.pos and token.end == after.pos):
                 return self.error("write numbers without thousands separators "
                                   f"({before.text}{after.text}, not {before.text},{after.text})",
@@ -352,7 +352,8 @@ class _Parser:
             return self.unit_group(self.name_node(token))
         if token.kind == "name":
             nxt = self.peek(1)
-            if token.text in FUNCTIONS and (nxt is None or nxt.text != "("):
+            if (token.text in FUNCTIONS and (nxt is None or nxt.text != "(")
+                    and _registry_unit(token.text) is None):  # "min" is also the minute
                 raise self.error(f"{token.text}() is a function: write {token.text}(...) with "
                                  "parentheses", token)
             if token.text == "x":
@@ -647,18 +648,18 @@ def resolve_record_value(name: str, pos: int, text: str = "") -> pint.Quantity:
         from napkinmath.hardware import get
 
         record = get(record_name)
+        value = record.values.get(key)
+        if value is None:
+            keys = sorted(record.values)
+            close = difflib.get_close_matches(key, keys, n=3, cutoff=0.5)
+            hint = f"did you mean {' or '.join(close)}? " if close else ""
+            raise ParseError(f"{record.id} has no value {key!r}: {hint}its values are "
+                             f"{', '.join(keys)}", text, pos)
+        return value.quantity  # parsed on first use: a reference inside it is refused above
     except UnknownNameError as exc:
         raise ParseError(f"in {name!r}: {exc}", text, pos) from None
     finally:
         _LOCAL.loading = False
-    value = record.values.get(key)
-    if value is None:
-        keys = sorted(record.values)
-        close = difflib.get_close_matches(key, keys, n=3, cutoff=0.5)
-        hint = f"did you mean {' or '.join(close)}? " if close else ""
-        raise ParseError(f"{record.id} has no value {key!r}: {hint}its values are "
-                         f"{', '.join(keys)}", text, pos)
-    return value.quantity
 
 
 def resolve_name(name: str, pos: int, text: str = "",

@@ -83,8 +83,11 @@ def rearranged(f: Formula, unknown: sympy.Symbol) -> tuple[Compiled, ...]:
 def solved_jointly(fs: tuple[Formula, ...], unknowns: tuple[sympy.Symbol, ...]
                    ) -> tuple[dict[sympy.Symbol, Compiled], ...]:
     """Every solution of a coupled block, each a compiled expression per unknown."""
-    solutions = sympy.solve([f.residual for f in fs], list(unknowns), dict=True)
-    return tuple({s: compile_expr(sol[s]) for s in unknowns} for sol in solutions
+    try:
+        solutions = sympy.solve([f.residual for f in fs], list(unknowns), dict=True)
+    except NotImplementedError:
+        return ()
+    return tuple({s: compile_expr(sympy.simplify(sol[s])) for s in unknowns} for sol in solutions
                  if all(s in sol for s in unknowns))
 
 

@@ -54,7 +54,7 @@ class _Analysis:
     leftover: tuple[Formula, ...]  # unmatched formulas whose unknowns are all determined
 
 
-def _incidence(knowns: frozenset[str], names: frozenset[str]
+def _incidence(knowns: frozenset[str], names: frozenset[str], relaxed: bool = False
                ) -> tuple[nx.Graph, list[tuple[str, str]]]:
     graph = nx.Graph()
     top = []
@@ -64,7 +64,7 @@ def _incidence(knowns: frozenset[str], names: frozenset[str]
         node = ("f", f.name)
         graph.add_node(node)
         top.append(node)
-        output = f.output
+        output = None if relaxed else f.output
         for v in f.variables:
             if v.name in knowns or (output is not None and v is not output):
                 continue
@@ -73,9 +73,14 @@ def _incidence(knowns: frozenset[str], names: frozenset[str]
 
 
 @lru_cache(maxsize=1024)
-def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True) -> _Analysis:
-    """Structural analysis with the formulas `names`; `strict` also rejects singular blocks."""
-    graph, top = _incidence(knowns, names)
+def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
+             relaxed: bool = False) -> _Analysis:
+    """Structural analysis with the formulas `names`.
+
+    `strict` also rejects singular blocks and cycles through rounding steps; `relaxed` lets
+    rounding (forward-only) formulas be inverted, to explain what they block.
+    """
+    graph, top = _incidence(knowns, names, relaxed)
     matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=top)
     var_nodes = [n for n in graph if n[0] == "v"]
 
@@ -130,7 +135,7 @@ def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set
 
 @lru_cache(maxsize=256)
 def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...]) -> bool:
-    """True when a coupled block cannot fix its unknowns.
+    """True when a coupled block cannot fix its unknowns (a rounding step in it included).
 
     Structure can mislead: the fleet equation and GPU-hours, with the compute, MFU and GPU-hours
     known, look square in n_gpus and train_time but only fix their product. A derived formula in
@@ -142,12 +147,13 @@ def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...])
         return True
     residuals = [all_formulas[n].residual for n in formula_names]
     symbols = [all_vars[n].symbol for n in unknown_names]
-    if sympy.simplify(sympy.Matrix(residuals).jacobian(symbols).det()) == 0:
+    rounding = any(all_formulas[n].forward_only for n in formula_names)
+    if not rounding and sympy.simplify(sympy.Matrix(residuals).jacobian(symbols).det()) == 0:
         return True
     try:
         solutions = sympy.solve(residuals, symbols, dict=True)
     except NotImplementedError:
-        return False
+        return rounding  # a forward-only step inside a cycle must solve in closed form
     return not any(all(s in sol and not sol[s].free_symbols & set(symbols) for s in symbols)
                    for sol in solutions)
 
@@ -284,16 +290,23 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
 
 
 def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
-    """Explain targets that only a rounding (forward-only) step connects to the knowns."""
+    """Explain targets that only a rounding (forward-only) step would connect to the knowns.
+
+    If letting rounding steps run backward would determine the targets, those steps are what
+    stands in the way: each has many inputs for one output.
+    """
+    relaxed = _analyse(knowns, frozenset(formulas()), strict=False, relaxed=True)
+    if not all(name in relaxed.determined for name in missing):
+        return ""
+    upstream = set(missing)
+    for name in missing:
+        upstream |= nx.ancestors(relaxed.graph, name)
     reasons = []
-    for f in formulas().values():
-        output = f.output
-        if output is None or output.name not in knowns:
+    for name in sorted(upstream):
+        f = relaxed.computed_by.get(name)
+        if f is None or f.output is None or f.output.name == name:
             continue
-        for name in missing:
-            if any(v.name == name for v in f.variables if v is not output):
-                reasons.append(
-                    f"{f.title} ({output.name} = {f.equation.rhs}) only works forward: "
-                    f"{f.note or 'it rounds'}, so {output.name} does not pin down a single "
-                    f"{name}")
+        reasons.append(f"{f.title} ({f.output.name} = {f.equation.rhs}) only works forward: "
+                       f"{f.note or 'it rounds'}, so {f.output.name} does not pin down a "
+                       f"single {name}")
     return "; ".join(dict.fromkeys(reasons))

@@ -36,6 +36,7 @@ class StepRecord:
     solved: dict[str, sympy.Expr]
     values: dict[str, float]  # base-unit values of every variable of the formulas
     rounding: bool = False
+    note: str = ""  # e.g. other roots the bounds also admit
 
 
 @dataclass
@@ -126,7 +127,7 @@ class Result:
             extra = [f"{r} = {format_quantity(self._display(r), style=style)}"
                      for r in self._var(name).rounding if r in rounded]
             if extra:
-                text += f"   (rounded up: {', '.join(extra)})"
+                text += f"   (rounded: {', '.join(extra)})"
             lines.append(text)
         return lines
 
@@ -152,6 +153,7 @@ class Result:
                 lines.append(f"   {pad}= {values}")
                 lines.append(f"   {pad}= {format_quantity(self._display(var.name))}")
             notes = [f.note for f in step.formulas if f.note and step.rounding]
+            notes += [step.note] if step.note else []
             lines.extend(f"   ({note})" for note in notes)
         return lines
 

@@ -21,7 +21,7 @@ from .errors import InconsistentError, InputError, NoRootError, UnderDeterminedE
 from .invert import Compiled, rearranged, sides, solved_jointly
 from .library import variable, variables
 from .plan import Block, Plan, make_plan, under_determined_message
-from .result import CheckRecord, Given, Result, StepRecord
+from .result import CheckRecord, Given, Result, StepRecord, display
 from .units import Quantity, format_quantity
 from .values import to_quantity
 
@@ -169,18 +169,26 @@ def _admissible(x: float, var: Variable) -> bool:
 def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
     if len(block.unknowns) == 1:
         (f,), (var,) = block.formulas, block.unknowns
-        roots = rearranged(f, var.symbol)
-        tried = []
-        for root in roots:
+        tried, admitted = [], []
+        for root in rearranged(f, var.symbol):
             try:
                 x = _call(root, values)
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                 continue
             tried.append(x)
             if _admissible(x, var):
-                values[var.name] = x
-                return StepRecord((f,), (var,), {var.name: root.expr}, _snapshot(values, block))
-        raise _no_root(f, var, tried)
+                admitted.append((x, root))
+        if not admitted:
+            raise _no_root(f, var, tried)
+        (x, root), others = admitted[0], admitted[1:]
+        values[var.name] = x
+        note = ""
+        if others:
+            shown = ", ".join(format_quantity(display(y, var)) for y, _ in others)
+            note = (f"{var.name} has another admissible root: {shown}; the first is shown, "
+                    "give a value to choose")
+        return StepRecord((f,), (var,), {var.name: root.expr}, _snapshot(values, block),
+                          note=note)
     symbols = tuple(v.symbol for v in block.unknowns)
     for solution in solved_jointly(block.formulas, symbols):
         try:

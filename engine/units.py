@@ -96,7 +96,7 @@ def humanize(q: pint.Quantity, unit: str | pint.Unit | None = None) -> pint.Quan
     dim = q.dimensionality
     magnitude = abs(float(q.to_base_units().magnitude))
     if dim == _TIME:
-        seconds = magnitude
+        seconds = magnitude * (1 + 1e-9)  # 0.999999999 s reads as 1 s
         for limit, name in ((1e-3, "µs"), (1, "ms"), (120, "s"), (7200, "min"), (3 * 86400, "h")):
             if seconds < limit:
                 return q.to(name)

@@ -1,0 +1,167 @@
+"""`napkin check`: catch unit mistakes in an expression, a claim, or a table of claims.
+
+    napkin check "2*(8-1)/8 * 141 GB / (900 GB/s)"
+    napkin check "70e9 param * 16 byte/param" --expect "1.1 TB"
+    napkin check "140 GB / (400 Gb/s)" --expect "0.35 s"          # exit 1: bits vs bytes
+    napkin check kv_bytes_per_token --expect "2.62 MB/token" --model llama-3-70b
+    napkin check examples/claims.csv                             # exit 1 if a claim disagrees
+
+Exit status: 0 when the claims agree (or there is nothing to compare), 1 when a claim
+disagrees, 2 on bad input or when a row of a table could not be checked (unless
+--allow-unchecked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from .errors import InputError, NapkinError
+
+EXAMPLES = """\
+examples:
+  napkin check "2*(8-1)/8 * 141 GB / (900 GB/s)"
+  napkin check "70e9 param * 16 byte/param" --expect "1.1 TB"
+  napkin check "140 GB / (400 Gb/s)" --expect "0.35 s"
+  napkin check "140 GB / (400 Gb/s) = 0.35 s"            # the same claim, written inline
+  napkin check "params * 2 B/param" params=70B --expect "140 GB"
+  napkin check "train_compute / (n_gpus * peak_flops * mfu)" params=70B tokens=15T \\
+      n_gpus=16384 mfu=0.4 --gpu H100-SXM --expect "11.3 days"
+  napkin check kv_bytes_per_token --model llama-3-70b --expect "2.62 MB/token"
+  napkin check examples/claims.csv --format markdown      # a table of claims (CSV/JSON/TOML)
+
+names in an expression: RECORD.key reads a hardware or model record (H100-SXM.peak_flops);
+a name given as name=value is that value; otherwise a unit (plurals too: params, GPUs, days)
+wins over a napkinmath variable of the same name; other variables come from --gpu/--model
+or are computed by napkinmath from the given values.
+exit status: 0 agree, 1 a claim disagrees, 2 bad input or a claim that could not be checked.
+"""
+
+_TABLE_SUFFIXES = (".csv", ".tsv", ".json", ".toml")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add the `check` command to the `napkin` parser's subcommands."""
+    parser = commands.add_parser(
+        "check", help="check an expression, a claimed value, or a table of claims for unit "
+                      "mistakes",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Evaluate an expression with units, compare it with a claimed value, and "
+                    "name the unit confusion behind a disagreement (bits vs bytes, GB vs GiB, "
+                    "one-way vs two-way, 6N vs 2N, hours vs days ...). A .csv, .json or .toml "
+                    "file (or '-' for standard input) is a table of claims.",
+        epilog=EXAMPLES)
+    parser.add_argument("terms", nargs="+", metavar="EXPRESSION|FILE [name=value ...]",
+                        help="an expression (quote it), a claims file, then values for names "
+                             "such as params=70B n_gpus=64")
+    parser.add_argument("--expect", "-e", metavar="CLAIM",
+                        help="the claimed value to check, with its unit: '1.1 TB'")
+    parser.add_argument("--tolerance", "-t", default="0.02", metavar="FRACTION",
+                        help="relative tolerance for agreement: 0.02 or 2%% (default 2%%)")
+    parser.add_argument("--gpu", help="hardware record for variables such as peak_flops")
+    parser.add_argument("--model", help="model record for variables such as n_kv_heads")
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    parser.add_argument("--input-format", choices=("csv", "tsv", "json", "toml"),
+                        help="format of a claims table read from '-' or a file without a "
+                             "known extension")
+    parser.add_argument("--allow-unchecked", action="store_true",
+                        help="exit 0 when no claim disagrees even if some could not be checked")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="also show how napkinmath computed the variables it needed")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The `check` command; returns the exit status."""
+    expression, givens, inline_claim = _split_terms(args.terms)
+    if _is_table(expression, args.input_format):
+        return _run_table(expression, givens, args)
+    from .check import check
+
+    expect = args.expect
+    if inline_claim is not None:
+        if expect is not None:
+            raise InputError("give the claim once: either 'EXPRESSION = CLAIM' or --expect")
+        expect = inline_claim
+    options = {"gpu": args.gpu, "model": args.model}
+    result = check(expression, expect, tolerance=args.tolerance, **options, **givens)
+    if args.format == "json":
+        print(result.to_json())
+    elif args.format == "markdown":
+        print(result.markdown)
+    else:
+        print(result.text)
+    if args.verbose and args.format != "json":
+        for name, derivation in result.derivations.items():
+            print(f"\nHow napkinmath computed {name}:")
+            print(derivation.to_markdown() if args.format == "markdown" else derivation)
+    return 1 if result.status == "disagree" else 0
+
+
+def _split_terms(terms: list[str]) -> tuple[str, dict[str, str], str | None]:
+    """The expression (leading terms), name=value givens, and an inline '= CLAIM'."""
+    parts: list[str] = []
+    givens: dict[str, str] = {}
+    inline_claim = None
+    for term in terms:
+        name, sep, value = term.partition("=")
+        if sep and _NAME.fullmatch(name.strip()):
+            name = name.strip()
+            if name in givens:
+                raise InputError(f"{name} is given twice")
+            givens[name] = value.strip()
+        elif sep and not givens and inline_claim is None:
+            if "=" in value:
+                raise InputError(f"{term!r}: write 'EXPRESSION = CLAIM' with one '='")
+            parts.append(name)
+            inline_claim = value.strip()
+            if not inline_claim:
+                raise InputError(f"{term!r}: nothing after '=': write 'EXPRESSION = CLAIM'")
+        elif givens or inline_claim is not None:
+            raise InputError(f"{term!r}: put the expression first, then name=value givens "
+                             "(napkin check EXPRESSION name=value ...)")
+        else:
+            parts.append(term)
+    expression = " ".join(p.strip() for p in parts).strip()
+    if not expression:
+        raise InputError("give an expression or a claims file to check, e.g. napkin check "
+                         "\"140 GB / (400 Gb/s)\" --expect \"0.35 s\"; to check a napkinmath "
+                         "variable: napkin check kv_bytes_per_token --model llama-3-70b "
+                         "--expect \"2.62 MB/token\"")
+    return expression, givens, inline_claim
+
+
+def _is_table(target: str, input_format: str | None) -> bool:
+    if target == "-":
+        return True
+    lowered = target.lower()
+    if lowered.endswith(_TABLE_SUFFIXES) and " " not in target:
+        return True
+    return bool(input_format) and Path(target).is_file()
+
+
+def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) -> int:
+    from .check import check_claims
+
+    if args.expect is not None:
+        raise InputError("--expect checks one expression; a claims table has its own "
+                         "'claimed' column")
+    source: object = sys.stdin if target == "-" else target
+    report = check_claims(source, tolerance=args.tolerance, gpu=args.gpu, model=args.model,
+                          input_format=args.input_format, **givens)
+    if args.format == "json":
+        print(report.to_json())
+    elif args.format == "markdown":
+        print(report.markdown)
+    else:
+        print(report.text)
+    status = report.exit_status(allow_unchecked=args.allow_unchecked)
+    if status == 2:
+        unchecked = report.summary["unchecked"]
+        raise NapkinError(f"{unchecked} of {report.summary['total']} claims could not be "
+                          "checked (see 'Could not check' above); fix them, or pass "
+                          "--allow-unchecked")
+    return status

@@ -1,0 +1,111 @@
+"""Activation memory of a transformer layer (Korthikanti et al. 2022, arXiv:2205.05198, §4-5).
+
+    per layer, stored for the backward pass (16-bit activations, 1-byte dropout masks):
+      s·b·h·(34 + 5·a·s/h) / t        everything stored            (Table 2, t-way TP + SP)
+      34·s·b·h / t                    FlashAttention or selective recomputation (no s² scores)
+      2·s·b·h / t                     full recomputation: only the layer's input
+    over the layers: n_layers × per layer
+
+s = seq_len (token/sequence) and b = batch_size (the micro-batch, sequences), so s·b is the
+micro-batch's tokens. The coefficients carry the bytes: 34 B per token per hidden unit for the
+linear, norm and dropout parts, and 5 B per attention score (QKᵀ 2, softmax 2, dropout mask 1),
+of which each sequence has a·s² per layer. Tensor parallelism with sequence parallelism (Megatron's
+default with TP) divides everything by t. Under 1F1B the first pipeline stage holds pp
+micro-batches of n_layers/pp layers, i.e. the n_layers total. Full recomputation re-runs the
+forward pass in the backward: 8ND instead of 6ND (``flop_per_param_token = 8``).
+"""
+
+from napkinmath.declare import Eq, formula, var
+
+from .model import batch_size, hidden_size, n_heads, n_layers, seq_len
+from .parallelism import tp
+from .sources import KORTHIKANTI_2022
+
+SUBJECT = "memory"
+
+# --- Variables -----------------------------------------------------------------------------
+# Bytes a layer stores per token per hidden unit outside the attention scores.
+activation_bytes_per_token_hidden = var(
+    "activation_bytes_per_token_hidden", "B/token",
+    "bytes one layer stores per token per hidden unit, attention scores aside (34)",
+    symbol="c_{act}", default=34, default_note=(
+        "34 B per token per hidden unit: 16-bit activations and 1-byte dropout masks of the "
+        "attention (11), MLP (19) and two layer norms (4) (Korthikanti et al. 2022, §4.1)"))
+# Bytes stored per attention score: QKᵀ (2) + softmax (2) + dropout mask (1).
+attention_score_bytes = var(
+    "attention_score_bytes", "B*sequence/token**2",
+    "bytes stored per attention score, for each (query, key) token pair of a sequence (5)",
+    symbol="c_{att}", default=5, default_note=(
+        "5 B per attention score: QKᵀ 2 + softmax 2 + dropout mask 1 (Korthikanti et al. "
+        "2022, §4.1); FlashAttention stores none"))
+# Bytes kept per token per hidden unit under full recomputation: the layer input in 16 bits.
+recompute_bytes_per_token_hidden = var(
+    "recompute_bytes_per_token_hidden", "B/token",
+    "bytes kept per token per hidden unit with full recomputation (the layer input, 2)",
+    symbol="c_{ckpt}", default=2, default_note=(
+        "2 B per token per hidden unit: each layer's input in 16 bits (Korthikanti et al. "
+        "2022, §5)"))
+# One layer, everything stored (no FlashAttention, no recomputation).
+activation_memory_per_layer = var(
+    "activation_memory_per_layer", "GB",
+    "activation memory of one layer, per tensor-parallel rank, everything stored",
+    symbol="M_{act,L}")
+# One layer with FlashAttention or selective recomputation: no attention scores kept.
+activation_memory_per_layer_flash = var(
+    "activation_memory_per_layer_flash", "GB",
+    "activation memory of one layer with FlashAttention or selective recomputation",
+    symbol="M_{act,L}^{flash}")
+# One layer with full recomputation: its input only.
+activation_memory_per_layer_recompute = var(
+    "activation_memory_per_layer_recompute", "GB",
+    "activation memory of one layer with full recomputation (its input only)",
+    symbol="M_{act,L}^{ckpt}")
+# Every layer, everything stored.
+activation_memory = var("activation_memory", "GB",
+                        "activation memory of all layers, per tensor-parallel rank",
+                        symbol="M_{act}")
+# Every layer with FlashAttention or selective recomputation.
+activation_memory_flash = var(
+    "activation_memory_flash", "GB",
+    "activation memory of all layers with FlashAttention or selective recomputation",
+    symbol="M_{act}^{flash}")
+# Every layer with full recomputation.
+activation_memory_recompute = var(
+    "activation_memory_recompute", "GB",
+    "activation memory of all layers with full recomputation", symbol="M_{act}^{ckpt}")
+
+# --- Formulas ------------------------------------------------------------------------------
+formula("activation_memory_per_layer", "Activation memory per layer",
+        Eq(activation_memory_per_layer,
+           seq_len * batch_size * hidden_size
+           * (activation_bytes_per_token_hidden
+              + attention_score_bytes * n_heads * seq_len / hidden_size) / tp),
+        source=f"{KORTHIKANTI_2022}, §4.1 eq. 1 and Table 2 (sbh(34 + 5as/h)/t)",
+        subject=SUBJECT,
+        note=("the attention scores grow with s²: at s = 8192, h = 8192, a = 64 they are 320 of "
+              "354 bytes per token per hidden unit"))
+
+formula("activation_memory_per_layer_flash", "Activation memory per layer, no stored scores",
+        Eq(activation_memory_per_layer_flash,
+           seq_len * batch_size * hidden_size * activation_bytes_per_token_hidden / tp),
+        source=f"{KORTHIKANTI_2022}, §5 (selective recomputation: 34sbh/t)", subject=SUBJECT,
+        note="FlashAttention recomputes the scores in its backward, like selective recomputation")
+
+formula("activation_memory_per_layer_recompute", "Activation memory per layer, full recomputation",
+        Eq(activation_memory_per_layer_recompute,
+           seq_len * batch_size * hidden_size * recompute_bytes_per_token_hidden / tp),
+        source=f"{KORTHIKANTI_2022}, §5 (full recomputation: 2sbh)", subject=SUBJECT,
+        note="costs a second forward pass: 8ND instead of 6ND (flop_per_param_token = 8)")
+
+formula("activation_memory", "Activation memory, all layers",
+        Eq(activation_memory, n_layers * activation_memory_per_layer),
+        source=f"{KORTHIKANTI_2022}, §4.2.3", subject=SUBJECT,
+        note="also the first pipeline stage's share under 1F1B (pp micro-batches × L/pp layers)")
+
+formula("activation_memory_flash", "Activation memory, all layers, no stored scores",
+        Eq(activation_memory_flash, n_layers * activation_memory_per_layer_flash),
+        source=f"{KORTHIKANTI_2022}, §5", subject=SUBJECT)
+
+formula("activation_memory_recompute", "Activation memory, all layers, full recomputation",
+        Eq(activation_memory_recompute, n_layers * activation_memory_per_layer_recompute),
+        source=f"{KORTHIKANTI_2022}, §5", subject=SUBJECT)

@@ -1,0 +1,205 @@
+"""Reliability: failures of a large job, checkpoint interval, goodput, the cost of a failure,
+and a training/inference pool that lends accelerators to traffic peaks.
+
+    mtbf                  = mtbf_per_gpu / n_gpus   or   observation_period / interruptions
+    checkpoint_interval   = √(2 · checkpoint_write_time · mtbf)                (Young 1974)
+    lost_time_per_failure = checkpoint_interval / 2 + restart_time
+    restart_time          = reschedule_time + checkpoint_restore_time
+    goodput               = 1 − checkpoint_overhead − lost_time_per_failure / mtbf
+                            (checkpoint_overhead = checkpoint_write_time / checkpoint_interval)
+
+The first-order model of Young (1974), refined by Daly (2006): failures arrive at random
+(exponential, rate 1/mtbf); every checkpoint blocks training for checkpoint_write_time; a
+failure loses on average half an interval of work plus the restart. The optimum interval
+minimises the two losses δ/τ + τ/(2M): Young's √(2δM) (Daly adds higher-order terms, worth
+having only when δ is not small against M). It is declared as a consequence of the goodput
+model and used when no interval is given. For an asynchronous checkpoint, give the time it
+blocks training (the snapshot to host memory) as checkpoint_write_time.
+
+Recovery point and recovery time: the work at risk is at most one checkpoint_interval (on
+average half); the recovery time is restart_time (detection, rescheduling, then reading the
+last checkpoint back: checkpoint_restore_time, declared in ``storage``). Replicating
+checkpoints to peer memory or a nearer tier shortens the restore, and a faster write lowers
+checkpoint_write_time, hence a shorter optimum interval and less work lost per failure.
+
+Shared pool: a preempted training job hands its accelerators back after it checkpoints and
+drains (reclaim_time); traffic rising at ramp_rate uses up the inference floor's headroom in
+traffic_headroom / ramp_rate; the reclaim must fit in that time. The floor covers the baseline
+plus that headroom; the peak above the floor is borrowed from training.
+"""
+
+from sympy import Eq, sqrt
+
+from napkinmath.declare import FRACTION, NON_NEGATIVE, Bounds, formula, var
+
+from .accelerator import price_per_gpu_hour
+from .sources import DEFINITION
+from .storage import (
+    checkpoint_interval,
+    checkpoint_overhead,
+    checkpoint_restore_time,
+    checkpoint_write_time,
+)
+from .training import gpu_hours, n_gpus
+
+SUBJECT = "reliability"
+
+YOUNG_1974 = (
+    "Young 1974, A first order approximation to the optimum checkpoint interval, "
+    "Communications of the ACM 17(9):530-531"
+)
+DALY_2006 = (
+    "Daly 2006, A higher order estimate of the optimum checkpoint interval for restart dumps, "
+    "Future Generation Computer Systems 22(3):303-312"
+)
+LLAMA3_2024 = (
+    "Llama Team 2024, The Llama 3 Herd of Models, arXiv:2407.21783, §3.3.4 (419 unexpected "
+    "interruptions in 54 days on 16,384 H100)"
+)
+
+# --- Variables -----------------------------------------------------------------------------
+# Accelerator-hours between interruptions that one accelerator (and its share of host,
+# network and software) causes: the per-GPU MTBF.
+mtbf_per_gpu = var("mtbf_per_gpu", "GPU*hour",
+                   "accelerator-hours between job interruptions, per accelerator (per-GPU MTBF)",
+                   symbol="M_{gpu}")
+# Mean time between interruptions of the whole job.
+mtbf = var("mtbf", "hour", "mean time between interruptions of the job (cluster MTBF)",
+           symbol="M")
+# Interruptions counted (or expected) over a period.
+interruptions = var("interruptions", "", "job interruptions counted (or expected) over the period",
+                    symbol="n_f")
+# The period over which interruptions are counted, or the length of a run.
+observation_period = var("observation_period", "day",
+                         "period over which interruptions are counted (or the run length)",
+                         symbol="T_{obs}")
+# Time from a failure until the job starts reading its checkpoint back.
+reschedule_time = var("reschedule_time", "min",
+                      "time from a failure until the relaunched job starts its restore: "
+                      "detection, excluding or replacing the node, relaunch",
+                      symbol="t_{resched}", bounds=NON_NEGATIVE)
+# Time from a failure until training runs again (the recovery time).
+restart_time = var("restart_time", "min",
+                   "time from a failure until training resumes (recovery time): reschedule + "
+                   "restore", symbol="R", bounds=NON_NEGATIVE)
+# Expected wall time a failure costs the job.
+lost_time_per_failure = var("lost_time_per_failure", "min",
+                            "expected wall time lost per failure: half an interval plus restart",
+                            symbol="t_{lost}")
+# Productive training time over wall time.
+goodput = var("goodput", "", "productive training time over wall-clock time", symbol="G",
+              bounds=FRACTION)
+# Accelerator-hours one failure wastes.
+lost_gpu_hours_per_failure = var("lost_gpu_hours_per_failure", "GPU*hour",
+                                 "accelerator-hours one failure wastes (expected)",
+                                 symbol="H_{lost}")
+# Money one failure wastes.
+cost_per_failure = var("cost_per_failure", "USD", "rental cost one failure wastes (expected)",
+                       symbol="\\$_{fail}")
+# Accelerator-hours of a run lost to checkpoints and failures.
+wasted_gpu_hours = var("wasted_gpu_hours", "GPU*hour",
+                       "accelerator-hours lost to checkpoints and failures over a run",
+                       symbol="H_{waste}", bounds=NON_NEGATIVE)
+# Time for a preempted job to stop and hand over its accelerators once checkpointed.
+drain_time = var("drain_time", "s",
+                 "time a preempted job takes to stop and release its accelerators after its "
+                 "checkpoint (kill, clean-up, scheduler)", symbol="t_{drain}",
+                 bounds=NON_NEGATIVE)
+# Time from the preemption decision until the accelerators are free.
+reclaim_time = var("reclaim_time", "min",
+                   "time to take accelerators back from a training job: checkpoint + drain",
+                   symbol="t_{reclaim}")
+# How fast traffic rises during a ramp.
+ramp_rate = var("ramp_rate", "request/(s*min)", "rise of the request rate per unit time",
+                symbol="\\dot\\lambda")
+# Spare serving capacity above the current traffic.
+traffic_headroom = var("traffic_headroom", "request/s",
+                       "spare serving capacity of the inference floor above current traffic",
+                       symbol="\\Delta\\lambda")
+# Time until a ramp uses up the headroom.
+ramp_time_allowed = var("ramp_time_allowed", "min",
+                        "time until a traffic ramp uses up the headroom", symbol="t_{ramp}")
+# Ramp time left after the reclaim; negative means the reclaim is too slow.
+reclaim_slack = var("reclaim_slack", "min",
+                    "ramp time left once the reclaim is done (negative: too slow)",
+                    symbol="t_{slack}", bounds=Bounds(float("-inf"), float("inf")))
+# Traffic the dedicated inference floor must always carry.
+baseline_request_rate = var("baseline_request_rate", "request/s",
+                            "baseline traffic the dedicated floor always serves",
+                            symbol="\\lambda_{base}")
+# Traffic at the peak.
+peak_request_rate = var("peak_request_rate", "request/s", "peak traffic",
+                        symbol="\\lambda_{peak}")
+# Requests per second one accelerator serves at the planned utilization.
+gpu_request_capacity = var("gpu_request_capacity", "request/(s*GPU)",
+                           "requests per second one accelerator serves at planned utilization",
+                           symbol="\\mu_{gpu}")
+# Accelerators dedicated to inference.
+floor_gpus = var("floor_gpus", "GPU", "accelerators dedicated to inference (the floor)",
+                 symbol="n_{floor}")
+# Accelerators borrowed from training at the peak.
+borrowed_gpus = var("borrowed_gpus", "GPU", "accelerators borrowed from training at the peak",
+                    symbol="n_{borrow}", bounds=NON_NEGATIVE)
+
+# --- Formulas ------------------------------------------------------------------------------
+formula("cluster_mtbf", "Job MTBF from the per-accelerator MTBF",
+        Eq(mtbf, mtbf_per_gpu / n_gpus), source=f"{DEFINITION}: independent failure rates add",
+        subject=SUBJECT, note="a job fails when any of its accelerators does")
+
+formula("observed_mtbf", "Job MTBF from an interruption count",
+        Eq(mtbf, observation_period / interruptions), source=f"{DEFINITION}; data: {LLAMA3_2024}",
+        subject=SUBJECT, note="solved for interruptions: the failures to expect over a run")
+
+formula("young_daly_interval", "Optimum checkpoint interval (Young/Daly)",
+        Eq(checkpoint_interval, sqrt(2 * checkpoint_write_time * mtbf)),
+        source=f"{YOUNG_1974}; {DALY_2006}", subject=SUBJECT, derived=True,
+        note=("the interval that maximises goodput below (minimum of δ/τ + τ/2M); used when no "
+              "interval is given"))
+
+formula("restart_time", "Recovery time after a failure",
+        Eq(restart_time, reschedule_time + checkpoint_restore_time), source=DEFINITION,
+        subject=SUBJECT,
+        note="restoring from a replica in a nearer tier (peer memory, local NVMe) shortens it")
+
+formula("lost_time_per_failure", "Work lost per failure",
+        Eq(lost_time_per_failure, checkpoint_interval / 2 + restart_time),
+        source=YOUNG_1974, subject=SUBJECT,
+        note="a failure strikes on average half-way through an interval; worst case a whole one")
+
+formula("goodput", "Goodput with checkpoints and failures",
+        Eq(goodput, 1 - checkpoint_overhead - lost_time_per_failure / mtbf),
+        source=f"first-order model of {YOUNG_1974}; {DALY_2006}", subject=SUBJECT,
+        note="blocking checkpoints; first order in δ/τ and τ/M")
+
+formula("lost_gpu_hours_per_failure", "Accelerator-hours lost per failure",
+        Eq(lost_gpu_hours_per_failure, n_gpus * lost_time_per_failure), source=DEFINITION,
+        subject=SUBJECT, note="every accelerator of the job waits and redoes the lost work")
+
+formula("cost_per_failure", "Cost of a failure",
+        Eq(cost_per_failure, lost_gpu_hours_per_failure * price_per_gpu_hour),
+        source=DEFINITION, subject=SUBJECT)
+
+formula("wasted_gpu_hours", "Accelerator-hours lost over a run",
+        Eq(wasted_gpu_hours, (1 - goodput) * gpu_hours), source=DEFINITION, subject=SUBJECT)
+
+formula("reclaim_time", "Reclaim time of a preempted training job",
+        Eq(reclaim_time, checkpoint_write_time + drain_time), source=DEFINITION,
+        subject=SUBJECT,
+        note="checkpointing first keeps the job's work; skipping it loses up to an interval")
+
+formula("ramp_time_allowed", "Time a traffic ramp allows",
+        Eq(ramp_time_allowed, traffic_headroom / ramp_rate), source=DEFINITION,
+        subject=SUBJECT, note="linear ramp from the current traffic")
+
+formula("reclaim_slack", "Slack between the ramp and the reclaim",
+        Eq(reclaim_slack, ramp_time_allowed - reclaim_time), source=DEFINITION,
+        subject=SUBJECT, note="set it to zero and solve for the headroom the floor needs")
+
+formula("inference_floor", "Dedicated inference floor",
+        Eq(floor_gpus, (baseline_request_rate + traffic_headroom) / gpu_request_capacity),
+        source=DEFINITION, subject=SUBJECT,
+        note="the baseline plus the headroom that covers a ramp while training hands GPUs back")
+
+formula("borrowed_gpus", "Accelerators borrowed at the peak",
+        Eq(borrowed_gpus, peak_request_rate / gpu_request_capacity - floor_gpus),
+        source=DEFINITION, subject=SUBJECT, note="the peak above the floor, lent by training")
