@@ -16,9 +16,8 @@ Quantization enters through ``weight_bytes_per_param`` (bf16 2, fp8/int8 1, int4
 and ``kv_bytes_per_element`` (bf16 2, fp8/int8 1 B/token per cached element).
 """
 
-from sympy import Eq, floor
 
-from napkinmath.declare import NON_NEGATIVE, formula, var
+from napkinmath.declare import NON_NEGATIVE, Eq, floor, formula, var
 
 from .accelerator import hbm_bandwidth, hbm_capacity, peak_flops
 from .model import (

@@ -28,9 +28,9 @@ traffic_headroom / ramp_rate; the reclaim must fit in that time. The floor cover
 plus that headroom; the peak above the floor is borrowed from training.
 """
 
-from sympy import Eq, sqrt
+from sympy import sqrt
 
-from napkinmath.declare import FRACTION, NON_NEGATIVE, Bounds, formula, var
+from napkinmath.declare import FRACTION, NON_NEGATIVE, Bounds, Eq, formula, var
 
 from .accelerator import price_per_gpu_hour
 from .sources import DEFINITION

@@ -18,9 +18,9 @@ An LLM replica that decodes a batch of B requests at once counts as B servers
 Kleinrock 1975; Sakasegawa 1977.
 """
 
-from sympy import Eq, ceiling, sqrt
+from sympy import sqrt
 
-from napkinmath.declare import NON_NEGATIVE, Bounds, formula, var
+from napkinmath.declare import NON_NEGATIVE, Bounds, Eq, ceiling, formula, var
 
 from .accelerator import price_per_gpu_hour
 from .inference import decode_throughput, generation_time, prefill_time
