@@ -81,6 +81,8 @@ class Result:
         self.steps = steps
         self.checks = checks
         self.tolerance = tolerance
+        #: user givens that this answer did not need (another route was shorter)
+        self.unused: dict[str, Given] = {}
 
     # --- values ---------------------------------------------------------------------------
     @property
@@ -282,6 +284,7 @@ class Result:
             "checks": [{"formula": c.formula.name, "relative_difference": c.relative_difference,
                         "text": c.describe()} for c in self.checks],
             "assumptions": [{"name": n, "text": g.note} for n, g in self.assumptions.items()],
+            "unused_givens": sorted(self.unused),
         }
 
     def to_json(self, indent: int | None = 2) -> str:

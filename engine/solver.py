@@ -147,7 +147,9 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     steps.extend(extra_steps)
     inputs.update(extra_inputs)
     results = {name: _from_base(values[name], variables()[name]) for name in targets}
-    return Result(targets, results, inputs, steps, checks, tolerance)
+    result = Result(targets, results, inputs, steps, checks, tolerance)
+    result.unused = {name: bound[name] for name in sorted(user - plan.used)}
+    return result
 
 
 def _to_base(q: pint.Quantity, var: Variable) -> float:

@@ -58,3 +58,10 @@ def test_times_bytes_and_money_read_naturally():
     assert "train_cost = 73,728 USD" in str(r)
     short = nm.solve("train_time", train_compute="1e18 FLOP", n_gpus=8, mfu=0.5, gpu="H100")
     assert str(short.value.units) == "minute"  # 1e18 / (8 * 989e12 * 0.5) = 253 s
+
+
+def test_givens_the_answer_did_not_need_are_named():
+    r = nm.solve("train_compute", params="7B", tokens="1T", mfu=0.4)
+    assert list(r.unused) == ["mfu"]
+    assert "(given but not needed for this answer: mfu = 0.4)" in str(r)
+    assert r.to_dict()["unused_givens"] == ["mfu"]
