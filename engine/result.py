@@ -183,6 +183,9 @@ class Result:
     def __str__(self) -> str:
         lines = self.headline()
         lines += ["", "Given:", *self._givens_text()]
+        if self.unused:
+            shown = ", ".join(f"{n} = {format_quantity(g.quantity)}" for n, g in self.unused.items())
+            lines.append(f"  (given but not needed for this answer: {shown})")
         lines += ["", "Derivation:", *self._steps_text()]
         if self.checks:
             lines += ["", "Checks (over-determined givens):", *self._checks_text()]
