@@ -501,8 +501,11 @@ class CheckResult:
 
 
 def _percent(x: float, sign: bool = True) -> str:
-    """0.02 -> '2%', -0.875 -> '-87.5%'."""
-    return f"{x * 100:{'+' if sign else ''}.3g}%"
+    """0.02 -> '2%', -0.875 -> '-87.5%', 59 -> '+5,900%'."""
+    plus = "+" if sign else ""
+    if abs(x) >= 10:
+        return f"{x * 100:{plus},.0f}%"
+    return f"{x * 100:{plus}.3g}%"
 
 
 def _how_far(ratio: float) -> str:
@@ -655,7 +658,7 @@ def _align(claimed: pint.Quantity, computed: pint.Quantity
     """
     one = Quantity(1.0)
     if claimed.dimensionless and _is_count(computed):
-        promoted = Quantity(float(claimed.to("").magnitude), computed.units)
+        promoted = Quantity(float(claimed.to("").magnitude), human(computed).units)
         return promoted, one, f"the claim has no unit: read as {format_quantity(promoted)}"
     if computed.dimensionless and _is_count(claimed):
         align = Quantity(1.0, claimed.units)
@@ -720,8 +723,8 @@ def _dimension_candidates(claimed: pint.Quantity, computed: pint.Quantity,
         if per_node is None:
             record = names._record_value("gpus_per_node")
             per_node = record[1].quantity if record else Quantity(8, "GPU/node")
-        converted = computed * per_node if ratio.get("[accelerator]", 0) < 0 else \
-            computed / per_node
+        converted = (computed * per_node if ratio.get("[accelerator]", 0) > 0
+                     else computed / per_node)
         try:
             close = abs(float((claimed / converted).to("").magnitude) - 1) <= names.tolerance
         except pint.PintError:

@@ -835,7 +835,14 @@ _COMPOUND_NAMES = {
 def canonical_unit(dim: pint.util.UnitsContainer) -> str:
     """The dimensionality spelled in napkinmath's base spellings: B/(s*GPU), FLOP/s."""
     up, down = [], []
-    for name, power in sorted(dim.items(), key=lambda kv: _ORDER.get(kv[0], 99)):
+
+    def order(item: tuple[str, float]) -> int:
+        name, power = item
+        if name == "[time]" and power > 0:
+            return 100  # GPU·h, not h·GPU; but FLOP/(s·GPU) below the line
+        return _ORDER.get(name, 99)
+
+    for name, power in sorted(dim.items(), key=order):
         spelled = _DIMENSION_WORDS.get(name, (name, name.strip("[]")))[1]
         term = spelled if abs(power) == 1 else f"{spelled}^{abs(power):g}"
         (up if power > 0 else down).append(term)

@@ -1,12 +1,16 @@
 """Rearranging formulas for an unknown, symbolically, and compiling the result to float code.
 
-Products of powers (most formulas here) are inverted directly; anything else goes to
-`sympy.solve`. Both the rearranged expressions and the compiled functions are cached, so a
-repeated question costs a few float operations per step.
+Products of powers (most formulas here) are inverted directly, linear formulas by their slope;
+anything else goes to `sympy.solve`. Both the rearranged expressions and the compiled functions
+are cached, so a repeated question costs a few float operations per step.
+
+Compiling builds nested Python closures over the sympy tree (arithmetic and a fixed table of
+math functions); no source code is generated or evaluated.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,10 +29,43 @@ class Compiled:
     fn: Callable[..., float]
 
 
+_FUNCTIONS: dict[type, Callable[..., float]] = {
+    sympy.ceiling: math.ceil, sympy.floor: math.floor, sympy.log: math.log, sympy.exp: math.exp,
+    sympy.Max: max, sympy.Min: min, sympy.Abs: abs}
+
+Evaluator = Callable[[tuple[float, ...]], float]
+
+
+def _closure(expr: sympy.Expr, index: dict[sympy.Symbol, int]) -> Evaluator:
+    """A float function of the argument tuple, built from closures (no code generation)."""
+    if isinstance(expr, sympy.Symbol):
+        i = index[expr]
+        return lambda x: x[i]
+    if expr.is_Number or expr.is_NumberSymbol:
+        value = float(expr)
+        return lambda x: value
+    parts = [_closure(arg, index) for arg in expr.args]
+    if isinstance(expr, sympy.Add):
+        return lambda x: math.fsum(p(x) for p in parts)
+    if isinstance(expr, sympy.Mul):
+        return lambda x: math.prod(p(x) for p in parts)
+    if isinstance(expr, sympy.Pow):
+        base, exponent = parts
+        return lambda x: base(x) ** exponent(x)
+    function = _FUNCTIONS.get(type(expr)) or NUMERIC_FUNCTIONS.get(type(expr).__name__)
+    if function is None:
+        raise NotImplementedError(type(expr).__name__)
+    return lambda x: function(*(p(x) for p in parts))
+
+
 def compile_expr(expr: sympy.Expr) -> Compiled:
-    """Compile `expr` to a float function of its free symbols, by name."""
+    """Compile `expr` to a float function of its free symbols (sorted by name)."""
     symbols = sorted(expr.free_symbols, key=lambda s: s.name)
-    fn = sympy.lambdify(symbols, expr, modules=[NUMERIC_FUNCTIONS, "math"])
+    try:
+        evaluate = _closure(expr, {s: i for i, s in enumerate(symbols)})
+        fn = lambda *args: evaluate(args)  # noqa: E731
+    except NotImplementedError:
+        fn = sympy.lambdify(symbols, expr, modules=[NUMERIC_FUNCTIONS, "math"])
     return Compiled(expr, tuple(s.name for s in symbols), fn)
 
 
