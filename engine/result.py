@@ -184,7 +184,8 @@ class Result:
         lines = self.headline()
         lines += ["", "Given:", *self._givens_text()]
         if self.unused:
-            shown = ", ".join(f"{n} = {format_quantity(g.quantity)}" for n, g in self.unused.items())
+            shown = ", ".join(f"{n} = {format_quantity(g.quantity)}"
+                              for n, g in self.unused.items())
             lines.append(f"  (given but not needed for this answer: {shown})")
         lines += ["", "Derivation:", *self._steps_text()]
         if self.checks:
