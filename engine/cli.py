@@ -179,7 +179,11 @@ def _hardware(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # givens typed after options: napkin solve x --gpu H100 n_gpus=4
+        if args.command != "solve" or any(item.startswith("-") for item in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.terms += extra
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2

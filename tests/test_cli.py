@@ -95,3 +95,10 @@ def test_hardware_lists_and_shows_sources(napkin):
     assert "peak_flops = 989 TFLOP/(s·GPU)" in out
     assert "2:4 sparsity" in out and "NVIDIA H100 Tensor Core GPU datasheet" in out
     assert "nvlink_bandwidth = 450 GB/(s·GPU)" in out and "per direction" in out
+
+
+def test_givens_may_follow_the_options(napkin):
+    status, out, err = napkin("solve", "train_time", "--gpu", "H100", "train_compute=4.2e22 FLOP",
+                              "n_gpus=64", "mfu=0.4")
+    assert status == 0, err
+    assert out.startswith("train_time = 19.2 day")
