@@ -46,10 +46,14 @@ def __getattr__(name: str):
         from . import solver as _solve_module
 
         return getattr(_solve_module, name)
-    if name in ("check", "check_claims"):
-        from . import check as _check_module
+    if name == "check":
+        from .checking import check
 
-        return getattr(_check_module, name)
+        return check
+    if name == "check_claims":
+        from .claims import check_claims
+
+        return check_claims
     if name == "variables":
         from .library import variables
 

@@ -181,9 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # givens typed after options: napkin solve x --gpu H100 n_gpus=4
-        if args.command != "solve" or any(item.startswith("-") for item in extra):
+        if args.command not in ("solve", "check") or any(item.startswith("-") for item in extra):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
-        args.terms += extra
+        args.terms = [*getattr(args, "terms", []), *extra]
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2

@@ -49,14 +49,15 @@ def register(commands: argparse._SubParsersAction) -> None:
         "check", help="check an expression, a claimed value, or a table of claims for unit "
                       "mistakes",
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="napkin check EXPRESSION|FILE [name=value ...] [options]",
         description="Evaluate an expression with units, compare it with a claimed value, and "
                     "name the unit confusion behind a disagreement (bits vs bytes, GB vs GiB, "
                     "one-way vs two-way, 6N vs 2N, hours vs days ...). A .csv, .json or .toml "
                     "file (or '-' for standard input) is a table of claims.",
         epilog=EXAMPLES)
-    parser.add_argument("terms", nargs="+", metavar="EXPRESSION|FILE [name=value ...]",
-                        help="an expression (quote it), a claims file, then values for names "
-                             "such as params=70B n_gpus=64")
+    parser.add_argument("terms", nargs="+", metavar="EXPRESSION|FILE name=value",
+                        help="an expression (quote it) or a claims file, then values for "
+                             "names such as params=70B n_gpus=64, before the options")
     parser.add_argument("--expect", "-e", metavar="CLAIM",
                         help="the claimed value to check, with its unit: '1.1 TB'")
     parser.add_argument("--tolerance", "-t", default="0.02", metavar="FRACTION",
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     expression, givens, inline_claim = _split_terms(args.terms)
     if _is_table(expression, args.input_format):
         return _run_table(expression, givens, args)
-    from .check import check
+    from .checking import check
 
     expect = args.expect
     if inline_claim is not None:
@@ -144,7 +145,7 @@ def _is_table(target: str, input_format: str | None) -> bool:
 
 
 def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) -> int:
-    from .check import check_claims
+    from .claims import check_claims
 
     if args.expect is not None:
         raise InputError("--expect checks one expression; a claims table has its own "

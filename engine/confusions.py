@@ -214,6 +214,7 @@ class Candidate:
     factor_text: str = ""
     parts: tuple[str, ...] = ()
     evidence: list[str] = field(default_factory=list)
+    correction: str = ""  # the claim with this slip undone: "0.35 s × 8 = 2.8 s"
 
     @property
     def confirmed(self) -> bool:
@@ -232,6 +233,8 @@ class Candidate:
         lines = f"{self.summary()}. {self.hint[0].upper()}{self.hint[1:]}."
         for item in self.evidence:
             lines += f" Confirmed: {item}."
+        if self.correction:
+            lines += f" Corrected claim: {self.correction}."
         return lines
 
     def to_dict(self) -> dict:
@@ -239,7 +242,8 @@ class Candidate:
                 "factor_text": self.factor_text or f"{self.factor:g}",
                 "direction": self.direction, "hint": self.hint, "distance": self.distance,
                 "score": round(self.score, 6), "parts": list(self.parts or (self.key,)),
-                "confirmed": self.confirmed, "evidence": list(self.evidence)}
+                "confirmed": self.confirmed, "evidence": list(self.evidence),
+                "correction": self.correction or None}
 
 
 def _relevant(c: Confusion, context: Context) -> bool:

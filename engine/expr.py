@@ -18,9 +18,10 @@ Two precedence rules make quantities read as people write them:
   `/`, so ``140 GB / 400 Gb/s`` is ``140 GB / (400 Gb/s)``, not ``(140 GB / 400) Gb/s``;
 * a unit written without spaces ("GB/s") is one unit.
 
-One exception keeps fractions: ``1/2 GB`` is ``(1/2) GB`` (a number over a number). Two
-numbers side by side ("1 000") are refused rather than multiplied. `parse_with_notes` also
-returns "read as ..." when these rules decided the grouping, so a caller can show it.
+One exception keeps fractions: ``1/2 GB`` is ``(1/2) GB`` (a '/' touching two plain
+numbers). Two numbers side by side ("1 000") are refused rather than multiplied, and a lone
+``x`` between operands is the multiplication sign. `parse_with_notes` also returns
+"read as ..." when these rules decided the grouping, so a caller can show it.
 
 A NAME is a unit ("TFLOP", "GiB", "h"), a library variable or, written RECORD.key, a value
 of a hardware or model record ("H100-SXM.peak_flops"); what a name means is decided by the
@@ -59,7 +60,7 @@ AMBIGUOUS_SUFFIXES = {"B": "byte", "b": "bit"}
 FUNCTIONS = {"sqrt": 1, "log": 1, "log2": 1, "log10": 1, "exp": 1, "ceil": 1, "floor": 1,
              "abs": 1, "min": None, "max": None}
 
-_MULTIPLY = ("*", "·", "×", "x")
+_MULTIPLY = ("*", "·", "×")  # and a lone name "x" between operands (see explicit_op)
 _DIVIDE = ("/", "÷")
 
 _TOKEN = re.compile(
@@ -201,15 +202,12 @@ class _Parser:
 
     def peek(self, ahead: int = 0) -> Token | None:
         index = self.index + ahead
-        return self.tokens[index] if index < len(self.tokens) else None
+        return self.tokens[index] if 0 <= index < len(self.tokens) else None
 
     def take(self) -> Token:
         token = self.tokens[self.index]
         self.index += 1
         return token
-
-    def last_end(self) -> int:
-        return self.tokens[self.index - 1].end
 
     def error(self, message: str, token: Token | None = None) -> ParseError:
         pos = token.pos if token else len(self.text)
@@ -685,7 +683,15 @@ def evaluate(node: Node, text: str = "", resolve: Resolver | None = None,
     record value for RECORD.key). With `suffix_as_unit`, "7B" reads as 7 byte and "7b" as
     7 bit instead of 7e9.
     """
-    return _Evaluator(text, resolve, suffix_as_unit).eval(node)
+    result = _Evaluator(text, resolve, suffix_as_unit).eval(node)
+    try:  # 1e300 TFLOP is finite, but not in FLOP; GB^40 has no float conversion factor
+        finite = math.isfinite(float(result.to_base_units().magnitude))
+    except (ArithmeticError, ValueError, TypeError, pint.PintError):
+        finite = False
+    if not finite:
+        raise ParseError("the result is too large to convert between units (beyond 1e308 "
+                         "in base units)", text, node.pos)
+    return result
 
 
 class _Evaluator:
