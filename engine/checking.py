@@ -40,25 +40,27 @@ import pint
 from pint.util import UnitsContainer
 
 from .confusions import Candidate, Context, candidates
+from .dimensions import (
+    COUNT_DIMENSIONS,
+    canonical_unit,
+    dimension_fix,
+    dimension_name,
+    dimension_text,
+)
 from .errors import (
     InputError,
     NapkinError,
     ParseError,
     UnderDeterminedError,
 )
-from .expr import (
-    Node,
-    canonical_unit,
-    dimension_fix,
-    dimension_name,
-    dimension_text,
+from .evaluation import (
     evaluate,
     has_ambiguous_suffix,
-    parse_with_notes,
     resolve_record_value,
     resolve_unit,
     unknown_unit_message,
 )
+from .expr import Node, parse_with_notes
 from .units import Quantity, format_number, format_quantity, format_unit, humanize, ureg
 
 DEFAULT_TOLERANCE = 0.02
@@ -68,8 +70,6 @@ MAX_REWRITES = 80
 CONTEXT_NAMES = ("n", "ring_size", "n_ranks", "n_heads", "n_kv_heads", "gpus_per_node",
                  "n_gpus")
 
-_COUNT_DIMENSIONS = frozenset({"[compute]", "[parameter]", "[token]", "[accelerator]", "[node]",
-                               "[request]", "[sequence]", "[currency]"})
 _TIME = ureg.Quantity(1, "s").dimensionality
 _BYTES = ureg.Quantity(1, "B").dimensionality
 _BYTE_RATE = ureg.Quantity(1, "B/s").dimensionality
@@ -666,7 +666,7 @@ def _correct(candidate: Candidate, claimed: pint.Quantity) -> None:
 
 
 def _is_count(q: pint.Quantity) -> bool:
-    return bool(q.dimensionality) and all(d in _COUNT_DIMENSIONS for d in q.dimensionality)
+    return bool(q.dimensionality) and all(d in COUNT_DIMENSIONS for d in q.dimensionality)
 
 
 def _align(claimed: pint.Quantity, computed: pint.Quantity

@@ -94,7 +94,7 @@ def dimension_of(expr: sympy.Expr) -> pint.util.UnitsContainer:
 
 
 def _text(dim: pint.util.UnitsContainer) -> str:
-    from .expr import dimension_text
+    from .dimensions import dimension_text
 
     return dimension_text(dim)
 

@@ -12,18 +12,11 @@ from functools import lru_cache
 import pint
 
 from .declare import Variable
+from .dimensions import COUNT_DIMENSIONS, dimension_text, unit_spelling
 from .errors import InputError, ParseError
-from .expr import dimension_text, evaluate, has_ambiguous_suffix, parse
+from .evaluation import evaluate, has_ambiguous_suffix
+from .expr import parse
 from .units import Quantity, format_quantity, format_unit, ureg
-
-#: Dimensions that are counts of things: a plain number for them means "that many".
-COUNT_DIMENSIONS = frozenset(
-    {"[compute]", "[parameter]", "[token]", "[accelerator]", "[node]", "[request]",
-     "[sequence]", "[currency]"})
-#: The unit used to spell out each base dimension in a suggested fix.
-_SPELLING = {"[time]": "s", "[information]": "B", "[compute]": "FLOP", "[parameter]": "param",
-             "[token]": "token", "[accelerator]": "GPU", "[node]": "node", "[request]": "request",
-             "[sequence]": "sequence", "[currency]": "USD", "[length]": "m", "[mass]": "g"}
 
 
 @lru_cache(maxsize=4096)
@@ -123,7 +116,7 @@ def _suggest_fix(quantity: pint.Quantity, variable: Variable) -> str:
     missing = variable.dimensionality / quantity.dimensionality
     fixed = quantity
     for dim, power in missing.items():
-        spelling = _SPELLING.get(dim)
+        spelling = unit_spelling(dim)
         if spelling is None:
             return ""
         fixed = fixed * ureg.Unit(spelling) ** power

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 import napkinmath as nm
 from napkinmath import check, check_claims
-from napkinmath.expr import MAX_DEPTH, MAX_LENGTH, evaluate, parse
+from napkinmath.evaluation import evaluate
+from napkinmath.expr import MAX_DEPTH, MAX_LENGTH, parse
 from napkinmath.library import variable
 from napkinmath.values import to_quantity
 

@@ -1,0 +1,292 @@
+"""Evaluating parsed expressions: names resolved to units and record values, arithmetic with
+dimension checks, and the messages that point at a fault and say how to fix it.
+
+The tree comes from `napkinmath.expr.parse`; nothing here executes user text. Results beyond
+the float range, exponents beyond ±64 and functions of quantities with units are refused.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+import threading
+from collections.abc import Callable
+from functools import lru_cache
+
+import pint
+
+from .dimensions import describe_dimension, mismatch_message
+from .errors import NapkinError, ParseError
+from .expr import (
+    AMBIGUOUS_SUFFIXES,
+    COUNT_SUFFIXES,
+    MAX_EXPONENT,
+    Node,
+    reading,
+    registry_unit,
+)
+from .units import ureg
+
+Resolver = Callable[[str, int], "pint.Quantity"]
+#: Network spellings read as units: 400 Gbps = 400 Gb/s, 25 GBps = 25 GB/s.
+_RATE_SPELLING = re.compile(r"(?P<prefix>[kKMGTPE]?i?)(?P<unit>[bB])ps")
+#: Prefixes that make no sense on bits and bytes ("mb" is a millibit: surely MB or Mb).
+_SMALL_PREFIXES = ("m", "µ", "μ", "u", "n", "p")
+#: Spellings that are not units of the registry, with what to write instead.
+_SPELLING_HINTS = {
+    "KB": "kB (1000 B) or KiB (1024 B)", "Kb": "kb (1000 bit) or Kib (1024 bit)",
+    "d": "day", "percent": "%", "pct": "%",
+}
+
+
+def resolve_unit(name: str, pos: int, text: str = "",
+                 notes: list[str] | None = None) -> pint.Quantity:
+    """The default reading of a NAME as a unit of napkinmath's registry.
+
+    Plurals are units ("params", "GPUs", "days"); network spellings are read with a note in
+    `notes` ("Gbps" as Gb/s); a sub-unit prefix on bits or bytes ("mb", a millibit) and any
+    unknown name are refused with the closest spellings.
+    """
+    unit = registry_unit(name)
+    if unit is not None:
+        if notes is not None and name.upper().endswith("FLOPS"):
+            notes.append(_flops_note(name))
+        return ureg.Quantity(1.0, unit)
+    rate = _RATE_SPELLING.fullmatch(name)
+    if rate is not None:
+        prefix = rate["prefix"].replace("K", "k") if "i" not in rate["prefix"] else rate["prefix"]
+        spelled = f"{prefix}{rate['unit']}/s"
+        unit = registry_unit(f"{prefix}{rate['unit']}")
+        if unit is not None:
+            if notes is not None:
+                notes.append(f"'{name}' is read as {spelled}")
+            return ureg.Quantity(1.0, unit / ureg.second)
+    raise ParseError(unknown_unit_message(name), text, pos)
+
+
+def _flops_note(name: str) -> str:
+    stem = name[:-1]
+    if name.endswith("FLOPs"):
+        return (f"'{name}' is read as a count, {stem} (the plural of FLOP); "
+                f"write {stem}/s for a rate")
+    return f"'{name}' is read as a rate, {stem}/s; write {stem} for a count"
+
+
+
+
+def unknown_unit_message(name: str) -> str:
+    """'unknown unit 'KB': did you mean kB (1000 B) or KiB (1024 B)?' and the like."""
+    if name in _SPELLING_HINTS:
+        return f"unknown unit {name!r}: did you mean {_SPELLING_HINTS[name]}?"
+    if len(name) >= 2 and name[0] in _SMALL_PREFIXES and name[1:] in ("b", "B", "bit", "byte"):
+        big = name[0].upper() if name[0] == "m" else "M"
+        return (f"{name!r} would be a {'milli' if name[0] == 'm' else 'sub-'}"
+                f"{'bit' if name[1:] in ('b', 'bit') else 'byte'}, which is surely not meant: "
+                f"write {big}B (megabyte) or {big}b (megabit)")
+    close = _close_units(name)
+    hint = f": did you mean {' or '.join(close)}?" if close else ""
+    return f"unknown unit {name!r}{hint} (units are case-sensitive: B is a byte, b a bit)"
+
+
+@lru_cache(maxsize=1)
+def _common_spellings() -> tuple[str, ...]:
+    bases = ["B", "b", "bit", "FLOP", "FLOPS", "W", "Wh", "J", "Hz", "s", "iB"]
+    prefixes = ["", "k", "M", "G", "T", "P", "E"]
+    names = {p + b for p in prefixes for b in bases if b != "iB"}
+    names |= {p + "iB" for p in ("K", "M", "G", "T", "P", "E")}
+    names |= {"ms", "µs", "ns", "min", "h", "day", "week", "month", "year", "param", "token",
+              "GPU", "node", "request", "sequence", "USD", "m", "g"}
+    return tuple(sorted(n for n in names if registry_unit(n) is not None))
+
+
+def _close_units(name: str) -> list[str]:
+    spellings = _common_spellings()
+    same_letters = [s for s in spellings if s.lower() == name.lower() and s != name]
+    if same_letters:
+        return same_letters[:3]
+    return difflib.get_close_matches(name, spellings, n=3, cutoff=0.7)
+
+
+_LOCAL = threading.local()
+
+
+def resolve_record_value(name: str, pos: int, text: str = "") -> pint.Quantity:
+    """A value of a hardware or model record, written RECORD.key ("H100-SXM.peak_flops")."""
+    from .errors import UnknownNameError
+
+    record_name, _, key = name.rpartition(".")
+    if getattr(_LOCAL, "loading", False):
+        raise ParseError(f"{name!r}: a record value cannot refer to another record", text, pos)
+    _LOCAL.loading = True
+    try:
+        from napkinmath.hardware import get
+
+        record = get(record_name)
+        value = record.values.get(key)
+        if value is None:
+            keys = sorted(record.values)
+            close = difflib.get_close_matches(key, keys, n=3, cutoff=0.5)
+            hint = f"did you mean {' or '.join(close)}? " if close else ""
+            raise ParseError(f"{record.id} has no value {key!r}: {hint}its values are "
+                             f"{', '.join(keys)}", text, pos)
+        return value.quantity  # parsed on first use: a reference inside it is refused above
+    except UnknownNameError as exc:
+        raise ParseError(f"in {name!r}: {exc}", text, pos) from None
+    finally:
+        _LOCAL.loading = False
+
+
+def resolve_name(name: str, pos: int, text: str = "",
+                 notes: list[str] | None = None) -> pint.Quantity:
+    """The default resolver: RECORD.key is a record value, any other NAME a unit."""
+    if "." in name:
+        return resolve_record_value(name, pos, text)
+    return resolve_unit(name, pos, text, notes)
+
+
+def has_ambiguous_suffix(node: Node) -> bool:
+    """True when a number carries a suffix that also reads as a unit ("7B": bytes or 7e9)."""
+    if node.kind == "num":
+        return node.suffix in AMBIGUOUS_SUFFIXES
+    return any(has_ambiguous_suffix(arg) for arg in node.args)
+
+
+def evaluate(node: Node, text: str = "", resolve: Resolver | None = None,
+             suffix_as_unit: bool = False) -> pint.Quantity:
+    """Evaluate an expression tree to a pint Quantity.
+
+    `resolve(name, pos)` turns a NAME into a Quantity (default: a unit of the registry, or a
+    record value for RECORD.key). With `suffix_as_unit`, "7B" reads as 7 byte and "7b" as
+    7 bit instead of 7e9.
+    """
+    result = _Evaluator(text, resolve, suffix_as_unit).eval(node)
+    try:  # 1e300 TFLOP is finite, but not in FLOP; GB^40 has no float conversion factor
+        finite = math.isfinite(float(result.to_base_units().magnitude))
+    except (ArithmeticError, ValueError, TypeError, pint.PintError):
+        finite = False
+    if not finite:
+        raise ParseError("the result is too large to convert between units (beyond 1e308 "
+                         "in base units)", text, node.pos)
+    return result
+
+
+class _Evaluator:
+    def __init__(self, text: str, resolve: Resolver | None, suffix_as_unit: bool) -> None:
+        self.text = text
+        self.resolve = resolve or (lambda name, pos: resolve_name(name, pos, text))
+        self.suffix_as_unit = suffix_as_unit
+
+    def error(self, message: str, node: Node) -> ParseError:
+        return ParseError(message, self.text, node.pos)
+
+    def eval(self, node: Node) -> pint.Quantity:
+        try:
+            result = getattr(self, "_" + node.kind)(node)
+        except NapkinError:
+            raise
+        except pint.DimensionalityError as exc:
+            raise self.error(f"units do not fit: {exc}", node) from None
+        except OverflowError:
+            raise self.error("the result is too large (not a finite number)", node) from None
+        except (ArithmeticError, ValueError, TypeError) as exc:
+            raise self.error(f"cannot evaluate: {exc}", node) from None
+        except pint.PintError as exc:
+            raise self.error(f"cannot evaluate: {exc}", node) from None
+        magnitude = float(result.magnitude)
+        if not math.isfinite(magnitude):
+            raise self.error("the result is too large (not a finite number)", node)
+        return result
+
+    def source(self, node: Node) -> str:
+        if self.text and 0 <= node.start < node.end <= len(self.text):
+            return self.text[node.start:node.end].strip()
+        return reading(node)
+
+    def _num(self, node: Node) -> pint.Quantity:
+        if node.suffix and self.suffix_as_unit and node.suffix in AMBIGUOUS_SUFFIXES:
+            return ureg.Quantity(node.value, AMBIGUOUS_SUFFIXES[node.suffix])
+        scale = COUNT_SUFFIXES[node.suffix] if node.suffix else 1.0
+        return ureg.Quantity(node.value * scale)
+
+    def _name(self, node: Node) -> pint.Quantity:
+        return self.resolve(node.text, node.pos)
+
+    def _neg(self, node: Node) -> pint.Quantity:
+        return -self.eval(node.args[0])
+
+    def _binop(self, node: Node) -> pint.Quantity:
+        left, right = (self.eval(arg) for arg in node.args)
+        if node.op == "*":
+            return left * right
+        if node.op == "/":
+            if right.magnitude == 0:
+                divisor = self.source(node.args[1])
+                shown = "" if node.args[1].kind == "num" else f" ({divisor} is zero)"
+                raise self.error(f"division by zero{shown}", node)
+            return left / right
+        if left.dimensionality != right.dimensionality:
+            verb = "add" if node.op == "+" else "subtract"
+            raise self.error(mismatch_message(
+                f"cannot {verb} {self.source(node.args[0])} and {self.source(node.args[1])}",
+                left, right, f"both sides of {node.op} need the same dimension"), node)
+        return left + right if node.op == "+" else left - right
+
+    def _pow(self, node: Node) -> pint.Quantity:
+        base = self.eval(node.args[0])
+        exponent = self.eval(node.args[1])
+        if not exponent.dimensionless:
+            raise self.error(f"an exponent must be a plain number, not "
+                             f"{describe_dimension(exponent)}", node.args[1])
+        power = float(exponent.to("").magnitude)
+        if abs(power) > MAX_EXPONENT:
+            raise self.error(f"exponent {power:g} is beyond ±{MAX_EXPONENT}", node.args[1])
+        if not base.dimensionless and not float(power * 2).is_integer():
+            raise self.error("a quantity with units can only be raised to a whole or half power",
+                             node.args[1])
+        if base.dimensionless:
+            value = float(base.to("").magnitude)
+            if value < 0 and not power.is_integer():
+                raise self.error("a negative number to a fractional power is not real", node)
+            if value == 0 and power < 0:
+                raise self.error("zero to a negative power is a division by zero", node)
+            return ureg.Quantity(math.pow(value, power))
+        if base.magnitude < 0 and not power.is_integer():
+            raise self.error("a negative quantity to a half power is not real", node)
+        if base.magnitude == 0 and power < 0:
+            raise self.error("zero to a negative power is a division by zero", node)
+        return base ** power
+
+    def _call(self, node: Node) -> pint.Quantity:
+        args = [self.eval(arg) for arg in node.args]
+        name = node.text
+        if name in ("min", "max"):
+            first = args[0]
+            for arg_node, other in zip(node.args[1:], args[1:], strict=True):
+                if other.dimensionality != first.dimensionality:
+                    raise self.error(mismatch_message(
+                        f"{name}() cannot compare {self.source(node.args[0])} and "
+                        f"{self.source(arg_node)}", first, other,
+                        "its arguments need one dimension"), node)
+            return (min if name == "min" else max)(args, key=lambda q: q.to(first.units).magnitude)
+        (arg,) = args
+        if name == "sqrt":
+            if arg.magnitude < 0:
+                raise self.error("sqrt of a negative number", node)
+            return arg ** 0.5
+        if name == "abs":
+            return abs(arg)
+        if name in ("ceil", "floor"):
+            rounder = math.ceil if name == "ceil" else math.floor
+            return ureg.Quantity(float(rounder(arg.magnitude)), arg.units)
+        if not arg.dimensionless:
+            raise self.error(f"{name}() needs a plain number, got {describe_dimension(arg)}", node)
+        value = float(arg.to("").magnitude)
+        if name == "exp":
+            if value > 700:
+                raise self.error("exp() of a number above 700 overflows", node)
+            return ureg.Quantity(math.exp(value))
+        if value <= 0:
+            raise self.error(f"{name}() needs a positive number", node)
+        function = {"log": math.log, "log2": math.log2, "log10": math.log10}[name]
+        return ureg.Quantity(function(value))
