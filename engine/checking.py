@@ -32,292 +32,36 @@ from __future__ import annotations
 import json
 import math
 import numbers
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pint
-from pint.util import UnitsContainer
 
-from .confusions import Candidate, Context, candidates
+from .check_names import Names, Resolved, given_quantity
+from .confusions import Candidate, candidates
 from .dimensions import (
     COUNT_DIMENSIONS,
-    canonical_unit,
     dimension_fix,
     dimension_name,
     dimension_text,
+    human,
 )
 from .errors import (
     InputError,
     NapkinError,
     ParseError,
-    UnderDeterminedError,
 )
 from .evaluation import (
     evaluate,
     has_ambiguous_suffix,
-    resolve_record_value,
-    resolve_unit,
-    unknown_unit_message,
 )
+from .evidence import confirm, confusion_context, unit_notes
 from .expr import Node, parse_with_notes
-from .units import Quantity, format_number, format_quantity, format_unit, humanize, ureg
+from .units import Quantity, format_number, format_quantity, format_unit
 
 DEFAULT_TOLERANCE = 0.02
-#: Re-evaluations tried to confirm a confusion (each undoes one slip).
-MAX_REWRITES = 80
 #: Names that only give context to the confusion finder (ring size, heads, GPUs).
 CONTEXT_NAMES = ("n", "ring_size", "n_ranks", "n_heads", "n_kv_heads", "gpus_per_node",
                  "n_gpus")
-
-_TIME = ureg.Quantity(1, "s").dimensionality
-_BYTES = ureg.Quantity(1, "B").dimensionality
-_BYTE_RATE = ureg.Quantity(1, "B/s").dimensionality
-_POWER = ureg.Quantity(1, "W").dimensionality
-_ENERGY = ureg.Quantity(1, "J").dimensionality
-_DECIMAL = ("", "k", "M", "G", "T", "P", "E")
-
-
-def _variables() -> dict:
-    from .library import variables
-
-    return variables()
-
-
-# --- reading names -------------------------------------------------------------------------
-@dataclass
-class Resolved:
-    """How one NAME of the expression was read."""
-
-    name: str
-    quantity: pint.Quantity
-    origin: str  # "unit", "given", "record", "computed"
-    note: str = ""
-    record: object | None = None  # the hardware/model Record for a record value
-    key: str = ""  # the record key
-
-
-class _Names:
-    """The resolver of `check`: record values, given values, units, library variables."""
-
-    def __init__(self, text: str, given: dict[str, pint.Quantity], gpu: str | None,
-                 model: str | None, whole_name: bool, tolerance: float) -> None:
-        self.text = text
-        self.given = given
-        self.gpu = gpu
-        self.model = model
-        self.whole_name = whole_name
-        self.tolerance = tolerance
-        self.resolved: dict[int, Resolved] = {}
-        self.notes: dict[str, None] = {}
-        self.used: set[str] = set()
-        self.derivations: dict = {}
-        self._variables: dict[str, Resolved] = {}
-        self._records: list | None = None
-
-    def note(self, text: str) -> None:
-        self.notes[text] = None
-
-    def __call__(self, name: str, pos: int) -> pint.Quantity:
-        found = self._lookup(name, pos)
-        self.resolved[pos] = found
-        return found.quantity
-
-    def _lookup(self, name: str, pos: int) -> Resolved:
-        if "." in name:
-            return self._record_ref(name, pos)
-        if name in self.given:
-            self.used.add(name)
-            return Resolved(name, self.given[name], "given", "given")
-        known = _variables()
-        if self.whole_name and name in known:
-            return self.variable(name, pos)
-        unit_notes: list[str] = []
-        try:
-            quantity = resolve_unit(name, pos, self.text, unit_notes)
-        except ParseError:
-            if name in known:
-                return self.variable(name, pos)
-            raise self._unknown(name, pos) from None
-        for text in unit_notes:
-            self.note(text)
-        if name in known and self._record_value(name) is not None:
-            self.note(f"'{name}' is read as the unit {format_unit(quantity.units)}, not the "
-                      f"variable {name}: give {name}=... to use the variable")
-        return Resolved(name, quantity, "unit")
-
-    def _record_ref(self, name: str, pos: int) -> Resolved:
-        from napkinmath.hardware import get
-
-        quantity = resolve_record_value(name, pos, self.text)
-        record_name, _, key = name.rpartition(".")
-        record = get(record_name)
-        value = record.values[key]
-        return Resolved(name, quantity, "record", f"{record.id}: {value.provenance()}",
-                        record, key)
-
-    def records(self) -> list:
-        """The gpu= and model= records, model first (its keys are architecture values)."""
-        from napkinmath.hardware import get
-
-        if self._records is not None:
-            return self._records
-        found = []
-        for option, name in (("model", self.model), ("gpu", self.gpu)):
-            if name is None:
-                continue
-            record = get(name)
-            if (record.kind == "model") != (option == "model"):
-                wanted = "a model record" if option == "model" else "a hardware record"
-                raise InputError(f"{option}={name!r} names {record.id}, a {record.kind} record; "
-                                 f"{option}= takes {wanted} (list them with `napkin hardware`)",
-                                 option)
-            found.append(record)
-        self._records = found
-        return found
-
-    def _record_value(self, name: str):
-        for record in self.records():
-            if name in record.values:
-                return record, record.values[name]
-        return None
-
-    def variable(self, name: str, pos: int) -> Resolved:
-        """A library variable's value: from the records, else computed by napkinmath."""
-        if name in self._variables:
-            return self._variables[name]
-        from .values import to_quantity
-
-        var = _variables()[name]
-        found = self._record_value(name)
-        if found is not None:
-            record, value = found
-            quantity = to_quantity(value.quantity, var)
-            resolved = Resolved(name, quantity, "record", f"{record.id}: {value.provenance()}",
-                                record, name)
-            self.note(f"{name} = {format_quantity(quantity)} ({record.id}: "
-                      f"{value.provenance()})")
-        else:
-            resolved = self._solved(name, pos, var)
-        self._variables[name] = resolved
-        return resolved
-
-    def _solved(self, name: str, pos: int, var) -> Resolved:
-        from .solver import solve
-
-        known = _variables()
-        givens = {k: v for k, v in self.given.items() if k in known and k != name}
-        try:
-            result = solve(name, gpu=self.gpu, model=self.model,
-                           tolerance=max(self.tolerance, 0.01), **givens)
-        except UnderDeterminedError as exc:
-            raise ParseError(
-                f"{name} ({var.description}) has no value here: give {name}=... (or a "
-                f"--gpu/--model record that has it). napkinmath could not compute it: {exc}",
-                self.text, pos) from None
-        except NapkinError as exc:
-            raise ParseError(f"{name}: {exc}", self.text, pos) from None
-        quantity = result.value
-        self.derivations[name] = result
-        inputs = [n for n, g in result.givens.items() if g.origin == "given"]
-        self.used.update(inputs)
-        records = sorted({g.note.split(":")[0] for g in result.givens.values()
-                          if g.origin == "record"})
-        sources = inputs + [f"{r} record" for r in records]
-        self.note(f"{name} = {format_quantity(quantity)}, computed by napkinmath from "
-                  f"{', '.join(sources) or 'its defaults'}"
-                  f" ({' → '.join(s.formulas[0].title for s in result.steps)})")
-        for assumed, given in result.assumptions.items():
-            self.note(f"assumption: {assumed} = {format_quantity(given.quantity)} "
-                      f"({given.note})")
-        return Resolved(name, quantity, "computed", "computed by napkinmath")
-
-    def _unknown(self, name: str, pos: int) -> ParseError:
-        import difflib
-
-        message = unknown_unit_message(name)
-        if "did you mean" in message or "would be a" in message:
-            return ParseError(message, self.text, pos)
-        names = list(_variables()) + list(self.given)
-        close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
-        if not close:
-            close = [n for n in names if len(name) >= 3 and name.lower() in n][:3]
-        hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        return ParseError(f"unknown name {name!r}: not a unit, a napkinmath variable, or a value "
-                          f"you gave{hint} (list variables with `napkin vars`, units are "
-                          "case-sensitive)", self.text, pos)
-
-
-def _given_quantity(name: str, value: object) -> pint.Quantity:
-    """A value passed to check: a library variable is checked against its dimension."""
-    from .values import to_quantity
-
-    if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
-        raise InputError(f"{name!r} is not a name: a given value needs a name like n_gpus", None)
-    known = _variables()
-    if name in known:
-        return to_quantity(value, known[name])
-    if isinstance(value, bool) or value is None:
-        raise InputError(f"{name}={value!r}: expected a number or a quantity such as '8 GPU'", name)
-    if isinstance(value, str):
-        try:
-            node, _ = parse_with_notes(value)
-            return evaluate(node, value)
-        except ParseError as exc:
-            raise InputError(f"{name}: {exc}", name) from None
-    if isinstance(value, pint.Quantity):
-        if value._REGISTRY is ureg:
-            return value
-        return _given_quantity(name, f"{float(value.magnitude)!r} {value.units:~}")
-    if isinstance(value, numbers.Real):
-        number = float(value)
-        if not math.isfinite(number):
-            raise InputError(f"{name}={value!r}: not a finite number", name)
-        return Quantity(number)
-    raise InputError(f"{name}: cannot use a {type(value).__name__} as a value", name)
-
-
-# --- showing quantities --------------------------------------------------------------------
-def human(q: pint.Quantity) -> pint.Quantity:
-    """`q` in the unit a person would choose: 274.2 ms, 1.12 TB, 989 TFLOP/(s·GPU), 64 GPU."""
-    try:
-        shown = _human(q)
-    except (pint.PintError, ValueError, ArithmeticError, TypeError):
-        return q
-    return shown if math.isfinite(float(shown.magnitude)) else q
-
-
-def _human(q: pint.Quantity) -> pint.Quantity:
-    dim = q.dimensionality
-    if not dim:
-        return Quantity(float(q.to("").magnitude))
-    if dim in (_TIME, _BYTES, _BYTE_RATE):
-        return humanize(q)
-    if dim == _POWER:
-        return _prefixed(q.to("W"), "W", 1e3)
-    if dim == _ENERGY:
-        return _prefixed(q.to("Wh"), "Wh", 1e3)
-    spelled = canonical_unit(dim)
-    time_power = dim.get("[time]", 0)
-    q = q.to(spelled)
-    hours = re.sub(r"\bs\b", "h", spelled)
-    if time_power > 0 and len(dim) > 1 and abs(float(q.to(hours).magnitude)) >= 1:
-        q, spelled = q.to(hours), hours  # GPU·h for accelerator time
-    elif time_power < 0 and "[currency]" in dim:
-        q, spelled = q.to(hours), hours  # USD/(GPU·h) for prices
-    if spelled.startswith("B") and not spelled.startswith("B*"):
-        return _prefixed(q, spelled, 1e6)
-    if spelled.startswith(("FLOP/s", "FLOP/(s")):
-        return _prefixed(q, spelled, 1e3)
-    return q
-
-
-def _prefixed(q: pint.Quantity, unit: str, threshold: float) -> pint.Quantity:
-    value = abs(float(q.magnitude))
-    if value < threshold:
-        return q
-    index = min(int(math.log10(value) // 3), len(_DECIMAL) - 1)
-    return q.to(_DECIMAL[index] + unit)
 
 
 def _quantity_dict(q: pint.Quantity) -> dict:
@@ -533,8 +277,8 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
     if not isinstance(expr, str):
         raise InputError(f"the expression must be text, got {type(expr).__name__}")
     node, reading_notes = parse_with_notes(expr)
-    given = {name: _given_quantity(name, value) for name, value in values.items()}
-    names = _Names(expr, given, gpu, model, node.kind == "name" and "." not in node.text,
+    given = {name: given_quantity(name, value) for name, value in values.items()}
+    names = Names(expr, given, gpu, model, node.kind == "name" and "." not in node.text,
                    tolerance)
     names.records()  # a wrong gpu=/model= is an error even when no name needs it
     computed, suffix_note = _evaluate(node, expr, names, expect)
@@ -545,7 +289,7 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
         notes.append(suffix_note)
     if expect is not None:
         _compare(result, node, names, expect, notes)
-    notes.extend(_unit_notes(node, names))
+    notes.extend(unit_notes(node, names))
     notes.extend(names.notes)
     unused = sorted(set(given) - names.used - set(CONTEXT_NAMES))
     if unused:
@@ -574,7 +318,7 @@ def _tolerance(value: object) -> float:
     return number
 
 
-def _evaluate(node: Node, text: str, names: _Names,
+def _evaluate(node: Node, text: str, names: Names,
               expect: object) -> tuple[pint.Quantity, str]:
     """Evaluate; with a '7B'-style suffix, pick the reading whose dimension fits the claim."""
     as_count = evaluate(node, text, names)
@@ -599,21 +343,21 @@ def _evaluate(node: Node, text: str, names: _Names,
     return as_count, note
 
 
-def _claim_quantity(expect: object, names: _Names) -> pint.Quantity:
+def _claim_quantity(expect: object, names: Names) -> pint.Quantity:
     if isinstance(expect, str):
         try:
             node, _ = parse_with_notes(expect)
         except ParseError as exc:
             raise ParseError(f"the claimed value: {exc}") from None
-        claim_names = _Names(expect, names.given, names.gpu, names.model, False, names.tolerance)
+        claim_names = Names(expect, names.given, names.gpu, names.model, False, names.tolerance)
         try:
             return evaluate(node, expect, claim_names)
         except ParseError as exc:
             raise ParseError(f"the claimed value: {exc}") from None
-    return _given_quantity("claimed", expect)
+    return given_quantity("claimed", expect)
 
 
-def _compare(result: CheckResult, node: Node, names: _Names, expect: object,
+def _compare(result: CheckResult, node: Node, names: Names, expect: object,
              notes: list[str]) -> None:
     claimed = _claim_quantity(expect, names)
     result.claimed_text = expect if isinstance(expect, str) else format_quantity(claimed)
@@ -642,10 +386,10 @@ def _compare(result: CheckResult, node: Node, names: _Names, expect: object,
         result.status = "agree"
         return
     result.status = "disagree"
-    context = _context(node, names, aligned, claimed, result.expression)
+    context = confusion_context(node, names, aligned, claimed, result.expression)
     # claims are rounded: match factors to at least 1% even when agreement must be exact
     found = candidates(result.ratio, context, max(result.tolerance, 0.01))
-    _confirm(found, node, names, claimed, result, align)
+    confirm(found, node, names, claimed, result, align)
     for candidate in found:
         _correct(candidate, claimed)
     result.candidates = found
@@ -728,7 +472,7 @@ _KIND_SLIPS = {
 
 
 def _dimension_candidates(claimed: pint.Quantity, computed: pint.Quantity,
-                          names: _Names) -> list[Candidate]:
+                          names: Names) -> list[Candidate]:
     """Kinds of slip that explain a claim of another dimension, with a conversion if known."""
     ratio = claimed.dimensionality / computed.dimensionality
     found: list[Candidate] = []
@@ -757,274 +501,3 @@ def _dimension_candidates(claimed: pint.Quantity, computed: pint.Quantity,
                                "per-GPU and per-node figures mixed up", 0.0, 2.0 if close else 0.5,
                                "dimension", evidence=evidence if close else []))
     return found
-
-
-# --- evidence: undo one slip and re-evaluate -------------------------------------------------
-_PREFIX_LADDER = ("pico", "nano", "micro", "milli", "", "kilo", "mega", "giga", "tera", "peta",
-                  "exa")
-_BINARY = {"kibi": ("kilo", "k"), "mebi": ("mega", "m"), "gibi": ("giga", "g"),
-           "tebi": ("tera", "t"), "pebi": ("peta", "p"), "exbi": ("exa", "e")}
-_PREFIXABLE = ("bit", "byte", "FLOP", "FLOPS", "second", "watt", "watt_hour")
-
-
-def _split_prefix(unit_name: str) -> tuple[str, str]:
-    for prefix in sorted([p for p in _PREFIX_LADDER if p] + list(_BINARY), key=len,
-                         reverse=True):
-        if unit_name.startswith(prefix) and unit_name[len(prefix):] in _PREFIXABLE:
-            return prefix, unit_name[len(prefix):]
-    return "", unit_name
-
-
-def _unit_swaps(units: UnitsContainer) -> list[tuple[str, UnitsContainer]]:
-    """Units with one suspicious spelling undone: bits as bytes, binary prefixes as decimal.
-
-    Only these directions are tried: undoing any unit at all (GB as Gb, h as day) would
-    "confirm" every ratio of the right size and so prove nothing.
-    """
-    swaps: list[tuple[str, UnitsContainer]] = []
-    for unit_name, power in units.items():
-        prefix, base = _split_prefix(unit_name)
-        if base not in ("bit", "byte"):
-            continue
-        others = {k: v for k, v in units.items() if k != unit_name}
-
-        def swapped(new_name: str, others: dict = others, power: float = power) -> UnitsContainer:
-            merged = dict(others)
-            merged[new_name] = merged.get(new_name, 0) + power
-            return UnitsContainer({k: v for k, v in merged.items() if v})
-
-        if base == "bit":
-            swaps.append(("bits_bytes", swapped(prefix + "byte")))
-        if prefix in _BINARY:
-            decimal, letter = _BINARY[prefix]
-            swaps.append((f"binary_{letter}", swapped(decimal + base)))
-    return swaps
-
-
-def _alternatives(resolved: Resolved) -> list[tuple[str, str, pint.Quantity, float]]:
-    """(confusion key, description, quantity, weight of the evidence) for one name with one
-    slip undone. A unit spelling undone (Gb read as GB) is strong evidence; another value of
-    the same record (the two-way link figure) is weaker, since other slips share its factor.
-    """
-    found: list[tuple[str, str, pint.Quantity, float]] = []
-    q = resolved.quantity
-    for key, units in _unit_swaps(q.units._units):
-        try:
-            new = Quantity(float(q.magnitude), ureg.Unit(units))
-        except (pint.PintError, ArithmeticError, ValueError, TypeError):
-            continue
-        old_text, new_text = format_unit(q.units), format_unit(new.units)
-        if resolved.origin == "unit":
-            description = f"'{resolved.name}' read as '{new_text}'"
-        else:
-            description = (f"{resolved.name} = {format_quantity(q)} read as "
-                           f"{format_number(float(q.magnitude))} {new_text} instead of "
-                           f"{old_text}")
-        found.append((key, description, new, 3.0))
-    record, key = resolved.record, resolved.key
-    if record is not None and key:
-        siblings = []
-        if key.endswith("_bidirectional") and key.removesuffix("_bidirectional") in record.values:
-            siblings.append(("two_way", key.removesuffix("_bidirectional")))
-        if key + "_bidirectional" in record.values:
-            siblings.append(("two_way", key + "_bidirectional"))
-        if key == "peak_flops" and "peak_flops_fp8" in record.values:
-            siblings.append(("precision_peak", "peak_flops_fp8"))
-        if key == "peak_flops_fp8" and "peak_flops" in record.values:
-            siblings.append(("precision_peak", "peak_flops"))
-        for confusion, other in siblings:
-            value = record.values[other].quantity
-            found.append((confusion, f"{record.id}.{other} ({format_quantity(value)}) used "
-                          f"instead of {record.id}.{key} ({format_quantity(q)})", value, 1.5))
-    return found
-
-
-def _agrees(a: pint.Quantity, b: pint.Quantity, tolerance: float) -> bool:
-    if a.dimensionality != b.dimensionality:
-        return False
-    x = float(a.to_base_units().magnitude)
-    y = float(b.to_base_units().magnitude)
-    return y != 0 and abs(x / y - 1) <= max(tolerance, 1e-9)
-
-
-def _confirm(found: list[Candidate], node: Node, names: _Names, claimed: pint.Quantity,
-             result: CheckResult, align: pint.Quantity) -> None:
-    """Undo one suspicious slip at a time; where that reproduces the claim, say so.
-
-    `align` is what the computed value was multiplied by to compare it with the claim
-    (1, or 1/GPU when a per-GPU record value left a GPU unit the claim does not have).
-    """
-    evidence: dict[str, tuple[str, float]] = {}
-    budget = MAX_REWRITES
-    for pos, resolved in sorted(names.resolved.items()):
-        for key, description, alternative, weight in _alternatives(resolved):
-            if budget <= 0 or key in evidence:
-                continue
-            budget -= 1
-
-            def swapped(name: str, where: int, pos: int = pos,
-                        alternative: pint.Quantity = alternative) -> pint.Quantity:
-                return alternative if where == pos else names(name, where)
-
-            try:
-                value = evaluate(node, result.expression, swapped) * align
-            except NapkinError:
-                continue
-            except (pint.PintError, ArithmeticError, ValueError, TypeError):
-                continue
-            finally:
-                names.resolved[pos] = resolved
-            if _agrees(value, claimed, result.tolerance):
-                literal = _literal_note(node, pos, names, key)
-                text = f"with {description}, the expression gives {format_quantity(human(value))}"
-                evidence[key] = (f"{literal}; {text}" if literal else text, weight)
-    by_key = {c.key: c for c in found}
-    for key, (text, weight) in evidence.items():
-        candidate = by_key.get(key)
-        if candidate is None:
-            ratio = result.ratio or 1.0
-            candidate = Candidate(key, key.replace("_", " "), max(ratio, 1 / ratio),
-                                  "high" if ratio > 1 else "low",
-                                  "undoing this slip reproduces the claim", 0.0, 0.5)
-            found.append(candidate)
-        candidate.evidence.append(text)
-        candidate.score *= weight
-    found.sort(key=lambda c: -c.score)
-
-
-def _literal_note(node: Node, pos: int, names: _Names, key: str) -> str:
-    """'did you mean GB/s? 400 Gb/s = 50 GB/s' for the number that carries a swapped unit."""
-    if key != "bits_bytes" and not key.startswith("binary_"):
-        return ""
-    found = _literal_for(node, pos, names)
-    if found is None:
-        return ""
-    text, _, swapped = found
-    return f"did you mean {format_unit(swapped.units)}? {text} = {format_quantity(swapped)}"
-
-
-def _literal_for(node: Node, pos: int, names: _Names
-                 ) -> tuple[str, pint.Quantity, pint.Quantity] | None:
-    """The literal "400 Gb/s" around the unit at `pos`, its value, and it in bytes/decimal."""
-    for sub in _walk(node):
-        if (sub.kind == "binop" and sub.style == "implicit" and sub.args[0].kind == "num"
-                and sub.args[1].start <= pos < sub.args[1].end):
-            try:
-                value = evaluate(sub, names.text, names)
-            except NapkinError:
-                return None
-            target = _readable_units(value.units._units)
-            if target is None:
-                return None
-            try:
-                swapped = value.to(ureg.Unit(target))
-            except (pint.PintError, ArithmeticError):
-                return None
-            return names.text[sub.start:sub.end].strip(), value, swapped
-    return None
-
-
-def _readable_units(units: UnitsContainer) -> UnitsContainer | None:
-    """Bits as bytes, binary prefixes as decimal: Gb/s -> GB/s, GiB -> GB."""
-    changed = False
-    new: dict[str, float] = {}
-    for unit_name, power in units.items():
-        prefix, base = _split_prefix(unit_name)
-        if base in ("bit", "byte"):
-            if prefix in _BINARY:
-                prefix = _BINARY[prefix][0]
-                changed = True
-            if base == "bit":
-                base = "byte"
-                changed = True
-            unit_name = prefix + base
-        new[unit_name] = new.get(unit_name, 0) + power
-    return UnitsContainer(new) if changed else None
-
-
-def _walk(node: Node) -> Iterable[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.args))
-
-
-def _unit_notes(node: Node, names: _Names) -> list[str]:
-    """'400 Gb/s = 50 GB/s (b is a bit, B a byte)' for each bit or binary-prefixed literal."""
-    notes: list[str] = []
-    for pos, resolved in sorted(names.resolved.items()):
-        if resolved.origin != "unit":
-            continue
-        readable = _readable_units(resolved.quantity.units._units)
-        if readable is None:
-            continue
-        found = _literal_for(node, pos, names)
-        bits = any(_split_prefix(n)[1] == "bit" for n in resolved.quantity.units._units)
-        why = "b is a bit, B a byte" if bits else "GiB is 2³⁰ B, GB 10⁹ B"
-        if found is not None:
-            text, _, swapped = found
-            notes.append(f"{text} = {format_quantity(swapped)} ({why})")
-        else:
-            one = Quantity(1.0, resolved.quantity.units)
-            notes.append(f"1 {resolved.name} = {format_quantity(one.to(ureg.Unit(readable)))} "
-                         f"({why})")
-    return notes
-
-
-# --- context for the confusion finder ------------------------------------------------------
-def _context(node: Node, names: _Names, computed: pint.Quantity, claimed: pint.Quantity,
-             expression: str) -> Context:
-    dims: set[str] = set(computed.dimensionality) | set(claimed.dimensionality)
-    unit_names: set[str] = set(claimed.units._units)
-    words = [expression.lower()]
-    for resolved in names.resolved.values():
-        dims |= set(resolved.quantity.dimensionality)
-        unit_names |= set(resolved.quantity.units._units)
-        words.append(resolved.name.lower())
-    for name, result in names.derivations.items():
-        words.append(name)
-        for given in result.givens.values():
-            dims |= set(given.quantity.dimensionality)
-            words.append(given.variable.name)
-    bits = any(_split_prefix(n)[1] == "bit" for n in unit_names)
-    binary = any(_split_prefix(n)[0] in _BINARY for n in unit_names)
-    return Context(
-        result_dimensions=frozenset(computed.dimensionality),
-        dimensions=frozenset(dims), words=" ".join(words), bits=bits, binary=binary,
-        gpus_per_node=_context_number(names, "gpus_per_node"),
-        n_gpus=_context_number(names, "n_gpus"),
-        n_heads=_context_number(names, "n_heads"),
-        n_kv_heads=_context_number(names, "n_kv_heads"),
-        ring_sizes=tuple(_ring_sizes(node, names)))
-
-
-def _context_number(names: _Names, name: str) -> float | None:
-    quantity = names.given.get(name)
-    if quantity is None:
-        try:
-            found = names._record_value(name)
-        except NapkinError:
-            found = None
-        quantity = found[1].quantity if found else None
-    if quantity is None:
-        return None
-    try:
-        return float(quantity.to_base_units().magnitude)
-    except (pint.PintError, ArithmeticError):
-        return None
-
-
-def _ring_sizes(node: Node, names: _Names) -> list[float]:
-    """Ring sizes n: from n=, ring_size=, n_ranks=, or an '(n - 1)' in the expression."""
-    sizes = []
-    for name in ("n", "ring_size", "n_ranks"):
-        value = names.given.get(name)
-        if value is not None and value.dimensionless:
-            sizes.append(float(value.to("").magnitude))
-    for sub in _walk(node):
-        if (sub.kind == "binop" and sub.op == "-" and sub.args[0].kind == "num"
-                and sub.args[1].kind == "num" and sub.args[1].value == 1
-                and not sub.args[0].suffix and 2 <= sub.args[0].value <= 1e6):
-            sizes.append(sub.args[0].value)
-    return sizes

@@ -4,7 +4,12 @@ a mismatch ("multiply the right side by a time").
 
 from __future__ import annotations
 
+import math
+import re
+
 import pint
+
+from .units import Quantity, format_number, format_quantity, format_unit, humanize, ureg
 
 #: Dimensions that are counts of things: a plain number for them means "that many".
 COUNT_DIMENSIONS = frozenset(
@@ -74,7 +79,6 @@ def dimension_name(dim: pint.util.UnitsContainer) -> str:
 
 def describe_dimension(q: pint.Quantity) -> str:
     """'141 GB, a data size [information]' style description used in error messages."""
-    from .units import format_quantity
 
     dim = q.dimensionality
     return f"{format_quantity(q)}, {dimension_name(dim)} [{dimension_text(dim)}]"
@@ -86,8 +90,6 @@ def dimension_fix(left: pint.Quantity, right: pint.Quantity) -> str:
     >>> dimension_fix(ureg.Quantity(141, "GB"), ureg.Quantity(900, "GB/s"))
     'multiply the right side by a time (or divide the left side by one)'
     """
-    from .units import format_number, format_unit
-
     if right.dimensionless and not left.dimensionless:
         number = format_number(float(right.to("").magnitude))
         return f"give the right side a unit: {number} {format_unit(left.units)}?"
@@ -129,3 +131,54 @@ def unit_spelling(dimension: str) -> str | None:
     """The unit that spells a base dimension: '[time]' -> 's', '[accelerator]' -> 'GPU'."""
     words = _DIMENSION_WORDS.get(dimension)
     return words[1] if words else None
+
+
+# --- the unit a person would choose, for any dimension ------------------------------------
+_TIME = ureg.Quantity(1, "s").dimensionality
+_BYTES = ureg.Quantity(1, "B").dimensionality
+_BYTE_RATE = ureg.Quantity(1, "B/s").dimensionality
+_POWER = ureg.Quantity(1, "W").dimensionality
+_ENERGY = ureg.Quantity(1, "J").dimensionality
+_DECIMAL = ("", "k", "M", "G", "T", "P", "E")
+
+
+def human(q: pint.Quantity) -> pint.Quantity:
+    """`q` in the unit a person would choose: 274.2 ms, 1.12 TB, 989 TFLOP/(s·GPU), 64 GPU."""
+    try:
+        shown = _human(q)
+    except (pint.PintError, ValueError, ArithmeticError, TypeError):
+        return q
+    return shown if math.isfinite(float(shown.magnitude)) else q
+
+
+def _human(q: pint.Quantity) -> pint.Quantity:
+    dim = q.dimensionality
+    if not dim:
+        return Quantity(float(q.to("").magnitude))
+    if dim in (_TIME, _BYTES, _BYTE_RATE):
+        return humanize(q)
+    if dim == _POWER:
+        return _prefixed(q.to("W"), "W", 1e3)
+    if dim == _ENERGY:
+        return _prefixed(q.to("Wh"), "Wh", 1e3)
+    spelled = canonical_unit(dim)
+    time_power = dim.get("[time]", 0)
+    q = q.to(spelled)
+    hours = re.sub(r"\bs\b", "h", spelled)
+    if time_power > 0 and len(dim) > 1 and abs(float(q.to(hours).magnitude)) >= 1:
+        q, spelled = q.to(hours), hours  # GPU·h for accelerator time
+    elif time_power < 0 and "[currency]" in dim:
+        q, spelled = q.to(hours), hours  # USD/(GPU·h) for prices
+    if spelled.startswith("B") and not spelled.startswith("B*"):
+        return _prefixed(q, spelled, 1e6)
+    if spelled.startswith(("FLOP/s", "FLOP/(s")):
+        return _prefixed(q, spelled, 1e3)
+    return q
+
+
+def _prefixed(q: pint.Quantity, unit: str, threshold: float) -> pint.Quantity:
+    value = abs(float(q.magnitude))
+    if value < threshold:
+        return q
+    index = min(int(math.log10(value) // 3), len(_DECIMAL) - 1)
+    return q.to(_DECIMAL[index] + unit)
