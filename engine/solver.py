@@ -106,8 +106,9 @@ def _record_givens(name: str, option: str, targets: tuple[str, ...],
 def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str]) -> Plan:
     """Plan with the user's givens and only those context values (hardware, defaults) it uses.
 
-    A context value that only a check would read is dropped: hardware specs are not checked
-    against each other, only against what the user gave through the formulas that use them.
+    Context values are kept where a step reads them, or where a check compares them with
+    something the user gave; hardware specs and defaults are never checked only against each
+    other.
     """
     plan = make_plan(targets, user | context)
     keep = plan.block_inputs & context
@@ -115,7 +116,7 @@ def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[
         names = {v.name for v in check.variables}
         if names - context:
             keep |= names & context
-    if keep != context & plan.used or plan.used & context != context:
+    if keep != context:
         plan = make_plan(targets, user | keep)
     return plan
 
