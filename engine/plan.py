@@ -119,10 +119,10 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
 
 
 def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set[str]) -> set[str]:
-    """Variables of coupled blocks whose equations are dependent (a zero Jacobian determinant).
+    """Variables of coupled blocks that cannot fix their unknowns (see `_is_singular`).
 
-    Such blocks arise from derived formulas (shortcuts) next to the formulas they combine:
-    structurally square, numerically without a unique solution.
+    Such blocks are square in structure but dependent in fact, e.g. a derived formula beside
+    the formulas it combines, or a rounding step that sympy cannot solve jointly.
     """
     singular: set[str] = set()
     for component in nx.strongly_connected_components(deps):
