@@ -109,8 +109,12 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     bad = unknowns - set(computed_by)
     if strict:
         bad |= _singular_blocks(deps, computed_by, bad)
-    for name in list(bad):
-        bad |= nx.descendants(deps, name)
+    stack = list(bad)  # everything downstream of an undetermined variable is undetermined
+    while stack:
+        for successor in deps.successors(stack.pop()):
+            if successor not in bad:
+                bad.add(successor)
+                stack.append(successor)
     determined = frozenset(unknowns - bad)
     leftover = tuple(f for f in all_formulas.values() if ("f", f.name) not in matching
                      and all(v.name in knowns or v.name in determined for v in f.variables))
@@ -158,24 +162,56 @@ def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...])
                    for sol in solutions)
 
 
+@lru_cache(maxsize=512)
+def _scope(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
+    """The formulas that can bear on the targets: reachable from them through unknowns.
+
+    Matching and the Dulmage-Mendelsohn decomposition split over connected components, so
+    the component of the targets (plus formulas whose variables are all known, which can only
+    be checks) gives the same answer as the whole library, faster.
+    """
+    by_variable: dict[str, list[Formula]] = {}
+    for f in formulas().values():
+        for v in f.variables:
+            by_variable.setdefault(v.name, []).append(f)
+    scope = {f.name for f in formulas().values() if all(v.name in knowns for v in f.variables)}
+    stack = [t for t in targets if t not in knowns]
+    seen = set(stack)
+    while stack:
+        for f in by_variable.get(stack.pop(), ()):
+            if f.name in scope:
+                continue
+            scope.add(f.name)
+            for v in f.variables:
+                if v.name not in knowns and v.name not in seen:
+                    seen.add(v.name)
+                    stack.append(v.name)
+    return frozenset(scope)
+
+
 def _formula_sets() -> list[frozenset[str]]:
     """The formula sets to plan with, in order of preference.
 
-    First the independent formulas alone; then with one derived formula (a shortcut such as
-    MFU from GPU-hours) at a time; then with all of them. A derived formula beside the
-    formulas it combines would otherwise let the matching pick a dependent cycle.
+    First the independent formulas alone; then all of them; then the independent ones with one
+    derived formula (a shortcut such as MFU from GPU-hours) at a time, for when all together
+    make a plan that restates itself (a derived formula beside every formula it combines).
     """
     all_formulas = formulas()
     base = frozenset(n for n, f in all_formulas.items() if not f.derived)
     derived = [n for n, f in all_formulas.items() if f.derived]
-    return [base, *(base | {d} for d in derived), frozenset(all_formulas)]
+    return [base, frozenset(all_formulas), *(base | {d} for d in derived)]
 
 
-def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str]
+def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool = False
                   ) -> tuple[_Analysis, tuple[Block, ...], set[str]] | None:
-    """The first formula set whose plan determines the targets without restating itself."""
-    for names in _formula_sets():
-        analysis = _analyse(knowns, names)
+    """The first formula set whose plan determines the targets without restating itself.
+
+    `quick` tries only the independent formulas and the whole library (for suggestions).
+    """
+    scope = _scope(targets, knowns)
+    sets = _formula_sets()
+    for names in sets[:2] if quick else sets:
+        analysis = _analyse(knowns, names & scope)
         if all(t in analysis.determined or t in knowns for t in targets):
             blocks, needed = _blocks(analysis, targets)
             if not _restates_itself(blocks):
@@ -216,7 +252,7 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
     """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError."""
     found = _analysis_for(targets, knowns)
     if found is None:
-        full = _analyse(knowns, frozenset(formulas()))
+        full = _analyse(knowns, _scope(targets, knowns))
         missing = [t for t in targets if t not in full.determined and t not in knowns]
         raise _under_determined(targets, missing or list(targets), knowns)
     analysis, blocks, needed = found
@@ -231,12 +267,12 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
 
 
 def determines(targets: tuple[str, ...], knowns: frozenset[str]) -> bool:
-    """True when `knowns` determine every target."""
+    """True when `knowns` determine every target (a quick test, for suggestions)."""
     # quick reject: every formula at once, structure only, determines at least as much
-    widest = _analyse(knowns, frozenset(formulas()), strict=False)
+    widest = _analyse(knowns, _scope(targets, knowns), strict=False)
     if not all(t in widest.determined or t in knowns for t in targets):
         return False
-    return _analysis_for(targets, knowns) is not None
+    return _analysis_for(targets, knowns, quick=True) is not None
 
 
 def _under_determined(targets: tuple[str, ...], missing: list[str],
@@ -266,8 +302,8 @@ def under_determined_message(missing: list[str], shown_knowns: list[str],
 def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int = 8) -> list[str]:
     """Inputs that, added to the knowns, determine `missing`: single names, else pairs.
 
-    Candidates are the unknowns nearest to the targets in the formula graph; a pair reads
-    "tokens and train_time".
+    Candidates are the unknowns in order of distance from the targets in the formula graph
+    (the 12 nearest for pairs); a pair reads "tokens and train_time".
     """
     graph = nx.Graph()
     for f in formulas().values():
@@ -280,10 +316,15 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
                     distance[node] = min(d, distance.get(node, d))
     candidates = [n for _, n in sorted((d, n) for n, d in distance.items()
                                        if n not in knowns and n not in missing)]
-    found = [n for n in candidates if determines(missing, knowns | {n})]
+    found: list[str] = []
+    for name in candidates:
+        if determines(missing, knowns | {name}):
+            found.append(name)
+            if len(found) == limit:
+                break
     if found:
-        return found[:limit]
-    nearest = candidates[:14]
+        return found
+    nearest = candidates[:12]
     pairs = [f"{a} and {b}" for i, a in enumerate(nearest) for b in nearest[i + 1:]
              if determines(missing, knowns | {a, b})]
     return pairs[:limit]
@@ -295,7 +336,7 @@ def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
     If letting rounding steps run backward would determine the targets, those steps are what
     stands in the way: each has many inputs for one output.
     """
-    relaxed = _analyse(knowns, frozenset(formulas()), strict=False, relaxed=True)
+    relaxed = _analyse(knowns, _scope(tuple(missing), knowns), strict=False, relaxed=True)
     if not all(name in relaxed.determined for name in missing):
         return ""
     upstream = set(missing)
