@@ -70,8 +70,34 @@ def _quantity_dict(q: pint.Quantity) -> dict:
 
 
 # --- the result of a check -----------------------------------------------------------------
+class Rendered:
+    """Renderers shared by check results and reports: a subclass gives `text`, `markdown`
+    (properties) and `to_dict`; printing, Jupyter and JSON follow from them."""
+
+    text: str
+    markdown: str
+
+    def to_dict(self) -> dict:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.text
+
+    def to_text(self) -> str:
+        return self.text
+
+    def to_markdown(self) -> str:
+        return self.markdown
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+
 @dataclass
-class CheckResult:
+class CheckResult(Rendered):
     """napkinmath's value of an expression, and the verdict on a claimed value if any.
 
     `status` is "ok" (no claim), "agree" or "disagree"; `candidates` lists the known
@@ -181,9 +207,6 @@ class CheckResult:
             lines.extend(f"  - {note}" for note in self.notes)
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.text
-
     def __repr__(self) -> str:
         claim = f", claimed {format_quantity(self.claimed)}" if self.claimed is not None else ""
         return f"<CheckResult {self.expression!r} = {format_quantity(self.value)}{claim}: " \
@@ -209,15 +232,6 @@ class CheckResult:
             lines += ["", "Notes:", ""] + [f"- {note}" for note in self.notes]
         return "\n".join(lines)
 
-    def to_markdown(self) -> str:
-        return self.markdown
-
-    def to_text(self) -> str:
-        return self.text
-
-    def _repr_markdown_(self) -> str:
-        return self.markdown
-
     def to_dict(self) -> dict:
         """A JSON-ready form of the check."""
         dim = self.computed.dimensionality
@@ -240,8 +254,6 @@ class CheckResult:
                        "source": r.note} for r in self.names if r.origin != "unit"],
         }
 
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
 
 def _percent(x: float, sign: bool = True) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .checking import DEFAULT_TOLERANCE, CheckResult, check
+from .checking import DEFAULT_TOLERANCE, CheckResult, Rendered, check
 from .errors import (
     InconsistentError,
     InputError,
@@ -82,7 +82,7 @@ class ClaimRow:
 
 
 @dataclass
-class ClaimsReport:
+class ClaimsReport(Rendered):
     """The verdicts on a table of claims, with a summary."""
 
     name: str
@@ -166,9 +166,6 @@ class ClaimsReport:
                 lines.append(f"  [{row.number}] {row.id}: {row.category}: {reason}")
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.text
-
     @property
     def markdown(self) -> str:
         lines = [f"**{self.name}**: {self.summary_line()}", "", *self._table(markdown=True)]
@@ -182,21 +179,10 @@ class ClaimsReport:
                       for r in unchecked]
         return "\n".join(lines)
 
-    def to_markdown(self) -> str:
-        return self.markdown
-
-    def to_text(self) -> str:
-        return self.text
-
-    def _repr_markdown_(self) -> str:
-        return self.markdown
-
     def to_dict(self) -> dict:
         return {"name": self.name, "summary": self.summary,
                 "rows": [row.to_dict() for row in self.rows]}
 
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
 
 def _clip(text: str, width: int) -> str:
