@@ -2,8 +2,8 @@
 
     solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
 
-Givens come from the user, from a hardware record (``gpu=``) or from a variable's stated
-default assumption, in that order of precedence; hardware values and defaults are bound only
+Givens come from the user, from a record (``gpu=``, ``model=``) or from a variable's stated
+default assumption, in that order of precedence; record values and defaults are bound only
 when the plan needs them. Values are converted to base units at the edge, the plan's compiled
 steps run on plain floats, and the results become Quantities again in the variable's unit.
 """
@@ -38,6 +38,10 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     Over-determined givens are checked against each other to a relative `tolerance`.
     """
     names = _target_names(targets)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
+            or not 0 <= tolerance < 1:
+        raise InputError(f"tolerance={tolerance!r}: expected a fraction such as 0.01 (1%)",
+                         "tolerance")
     bound = bind(names, givens, gpu=gpu, model=model)
     return solve_bound(names, bound, tolerance)
 

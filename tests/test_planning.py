@@ -90,3 +90,8 @@ def test_repeated_solves_agree():
     first = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100")
     second = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100")
     assert first.value == second.value
+
+
+def test_a_bad_tolerance_is_refused():
+    with pytest.raises(nm.InputError, match="tolerance"):
+        nm.solve("train_compute", params="7B", tokens="1T", tolerance=5)
