@@ -151,6 +151,10 @@ def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...])
         return True
     residuals = [all_formulas[n].residual for n in formula_names]
     symbols = [all_vars[n].symbol for n in unknown_names]
+    exponents = [_log_linear(all_formulas[n], symbols) for n in formula_names]
+    if all(row is not None for row in exponents):
+        # products of powers are linear in logarithms: singular iff the exponents are
+        return sympy.Matrix(exponents).rank() < len(symbols)
     rounding = any(all_formulas[n].forward_only for n in formula_names)
     if not rounding and sympy.simplify(sympy.Matrix(residuals).jacobian(symbols).det()) == 0:
         return True
@@ -187,6 +191,20 @@ def _scope(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
                     seen.add(v.name)
                     stack.append(v.name)
     return frozenset(scope)
+
+
+def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | None:
+    """The exponents of `symbols` in lhs/rhs when `f` is a product of powers, else None."""
+    if f.forward_only:
+        return None
+    powers: dict[sympy.Expr, sympy.Expr] = {}
+    for factor in sympy.Mul.make_args(f.equation.lhs / f.equation.rhs):
+        base, exponent = factor.as_base_exp()
+        if base in symbols and exponent.is_number:
+            powers[base] = powers.get(base, 0) + exponent
+        elif any(factor.has(s) for s in symbols):
+            return None
+    return [powers.get(s, sympy.Integer(0)) for s in symbols]
 
 
 def _formula_sets() -> list[frozenset[str]]:
@@ -268,10 +286,6 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
 
 def determines(targets: tuple[str, ...], knowns: frozenset[str]) -> bool:
     """True when `knowns` determine every target (a quick test, for suggestions)."""
-    # quick reject: every formula at once, structure only, determines at least as much
-    widest = _analyse(knowns, _scope(targets, knowns), strict=False)
-    if not all(t in widest.determined or t in knowns for t in targets):
-        return False
     return _analysis_for(targets, knowns, quick=True) is not None
 
 
@@ -303,7 +317,7 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
     """Inputs that, added to the knowns, determine `missing`: single names, else pairs.
 
     Candidates are the unknowns in order of distance from the targets in the formula graph
-    (the 12 nearest for pairs); a pair reads "tokens and train_time".
+    (the 12 nearest are tried in pairs); a pair reads "tokens and train_time".
     """
     graph = nx.Graph()
     for f in formulas().values():
@@ -314,8 +328,8 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
             for node, d in nx.single_source_shortest_path_length(graph, target).items():
                 if not node.endswith("()"):
                     distance[node] = min(d, distance.get(node, d))
-    candidates = [n for _, n in sorted((d, n) for n, d in distance.items()
-                                       if n not in knowns and n not in missing)]
+    ranked = sorted((d, n) for n, d in distance.items() if n not in knowns and n not in missing)
+    candidates = [n for _, n in ranked]
     found: list[str] = []
     for name in candidates:
         if determines(missing, knowns | {name}):
