@@ -93,7 +93,7 @@ class Names:
         record_name, _, key = name.rpartition(".")
         record = get(record_name)
         value = record.values[key]
-        return Resolved(name, quantity, "record", f"{record.id}: {value.provenance()}",
+        return Resolved(name, quantity, "record", f"{record.id}: {value.label()}",
                         record, key)
 
     def records(self) -> list:
@@ -133,10 +133,10 @@ class Names:
         if found is not None:
             record, value = found
             quantity = to_quantity(value.quantity, var)
-            resolved = Resolved(name, quantity, "record", f"{record.id}: {value.provenance()}",
+            resolved = Resolved(name, quantity, "record", f"{record.id}: {value.label()}",
                                 record, name)
             self.note(f"{name} = {format_quantity(quantity)} ({record.id}: "
-                      f"{value.provenance()})")
+                      f"{value.label()})")
         else:
             resolved = self._solved(name, pos, var)
         self._variables[name] = resolved

@@ -163,7 +163,7 @@ def _hardware(args: argparse.Namespace) -> int:
             print(f"  aliases: {', '.join(record.aliases)}")
         for value in record.values.values():
             print(f"  {value.key} = {format_quantity(value.quantity)}")
-            print(f"      {value.provenance()}")
+            print(f"      {value.label()}")
             if value.url:
                 print(f"      {value.url}")
             for other, where in value.alternatives.items():

@@ -45,11 +45,15 @@ class Value:
         return parse_quantity(self.text)
 
     def provenance(self) -> str:
-        """'dense BF16; NVIDIA H100 datasheet (2023-06)', or 'assumption: ...'."""
+        """'dense BF16; NVIDIA H100 datasheet (2023-06)' (whether it is an assumption is
+        `assumption`, shown by whoever displays it)."""
         parts = [self.qualifier] if self.qualifier else []
-        cited = f"{self.source} ({self.date})"
-        parts.append(f"assumption: {cited}" if self.assumption else cited)
+        parts.append(f"{self.source} ({self.date})")
         return "; ".join(parts)
+
+    def label(self) -> str:
+        """The provenance, marked 'assumption: ...' when the value is one."""
+        return ("assumption: " if self.assumption else "") + self.provenance()
 
 
 @dataclass(frozen=True)
