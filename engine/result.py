@@ -255,7 +255,8 @@ class Result:
 
                 values = Printer(leaf, style="latex", substituted=True)(expr)
                 result = format_quantity(self._display(var.name), style="latex")
-                out.append(f"  \\Rightarrow {var.latex} &= {symbol(expr)} \\\\")
+                if not all(_explicit(f, var) for f in step.formulas):
+                    out.append(f"  \\Rightarrow {var.latex} &= {symbol(expr)} \\\\")
                 out.append(f"  &= {values} \\\\")
                 out.append(f"  &= {result}")
             out.append(r"\end{align*}")
