@@ -85,6 +85,7 @@ class Printer:
                 denominator.append(arg.base ** -arg.exp)
             else:
                 numerator.append(arg)
+        numerator = self._merge_roots(numerator)
         top = self.times.join(self.factor(a) for a in numerator) or "1"
         if not denominator:
             return sign + top
@@ -98,6 +99,17 @@ class Printer:
         if len(denominator) > 1 or (self.substituted and " " in bottom):
             bottom = f"({bottom})"
         return f"{sign}{top} / {bottom}"
+
+    def _merge_roots(self, factors: list[sympy.Expr]) -> list[sympy.Expr]:
+        """√2 · √a · √b reads better as √(2 · a · b): merge square roots into one."""
+        roots = [f for f in factors if isinstance(f, sympy.Pow) and f.exp == sympy.Rational(1, 2)]
+        if len(roots) < 2:
+            return factors
+        inner = sympy.Mul(*(r.base for r in roots), evaluate=False)
+        merged = sympy.Pow(inner, sympy.Rational(1, 2), evaluate=False)
+        first = factors.index(roots[0])
+        rest = [f for f in factors if f not in roots]
+        return [*rest[:first], merged, *rest[first:]]
 
     def power(self, expr: sympy.Pow) -> str:
         base, exponent = expr.args
