@@ -20,6 +20,7 @@ examples:
   napkin formulas fleet          # formulas whose name, title or variables mention "fleet"
   napkin vars mfu                # a variable's unit, bounds and meaning
   napkin hardware H100-SXM       # a record's values with their sources
+  napkin check "140 GB / (400 Gb/s)" --expect "0.35 s"   # names the slip: bits vs bytes
 """
 
 
