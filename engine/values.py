@@ -58,7 +58,7 @@ def _parse_for(text: str, variable: Variable) -> pint.Quantity:
     try:
         tree = parse(text)
         if not has_ambiguous_suffix(tree):
-            return _cached_eval(text)
+            return parse_quantity(text)
         as_count = evaluate(tree, text)
         as_unit = evaluate(tree, text, suffix_as_unit=True)
     except ParseError as exc:
@@ -71,16 +71,11 @@ def _parse_for(text: str, variable: Variable) -> pint.Quantity:
     return as_count
 
 
-@lru_cache(maxsize=4096)
-def _cached_eval(text: str) -> pint.Quantity:
-    return evaluate(parse(text), text)
-
-
 def _from_other_registry(value: pint.Quantity, variable: Variable) -> pint.Quantity:
     if value._REGISTRY is ureg:
         return value
     try:
-        unit = _cached_eval(format_unit(value.units, style="ascii") or "1")
+        unit = parse_quantity(format_unit(value.units, style="ascii") or "1")
     except ParseError:
         raise InputError(f"{variable.name}: the unit {value.units} is not one napkinmath knows; "
                          f"give text such as '{_example(variable)}'", variable.name) from None
