@@ -6,7 +6,7 @@
     >>> print(r)            # the derivation, step by step
 """
 
-from .errors import (
+from napkinmath.errors import (
     InconsistentError,
     InputError,
     NapkinError,
@@ -16,7 +16,7 @@ from .errors import (
     UnderDeterminedError,
     UnknownNameError,
 )
-from .units import Quantity, ureg
+from napkinmath.units import Quantity, ureg
 
 __all__ = [
     "InconsistentError",
@@ -43,19 +43,19 @@ __version__ = "0.1.0"
 def __getattr__(name: str):
     """Load the solver and the library on first use, keeping `import napkinmath` light."""
     if name in ("solve", "Result"):
-        from . import solver as _solve_module
+        from napkinmath.solving import solver as _solve_module
 
         return getattr(_solve_module, name)
     if name == "check":
-        from .checking import check
+        from napkinmath.checking.expression import check
 
         return check
     if name == "check_claims":
-        from .claims import check_claims
+        from napkinmath.checking.claims import check_claims
 
         return check_claims
     if name == "variables":
-        from .library import variables
+        from napkinmath.library.lookup import variables
 
         return variables
     if name == "formulas":

@@ -3,7 +3,7 @@
 Hardware records (``napkinmath.hardware``) bind these by name when a solve names a ``gpu=``.
 """
 
-from napkinmath.declare import Eq, formula, var
+from napkinmath.library.declare import Eq, formula, var
 
 from .sources import DEFINITION
 

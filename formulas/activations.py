@@ -15,7 +15,7 @@ micro-batches of n_layers/pp layers, i.e. the n_layers total. Full recomputation
 forward pass in the backward: 8ND instead of 6ND (``flop_per_param_token = 8``).
 """
 
-from napkinmath.declare import Eq, formula, var
+from napkinmath.library.declare import Eq, formula, var
 
 from .model import batch_size, hidden_size, n_heads, n_layers, seq_len
 from .parallelism import tp

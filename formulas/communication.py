@@ -16,7 +16,7 @@ no ``message_bytes`` is given. Sources: NCCL tests' PERFORMANCE.md; Patarasuk an
 
 from sympy import Max, Mul
 
-from napkinmath.declare import NON_NEGATIVE, Eq, formula, var
+from napkinmath.library.declare import NON_NEGATIVE, Eq, formula, var
 
 from .accelerator import nvlink_bandwidth
 from .memory import gradient_memory

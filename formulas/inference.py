@@ -17,7 +17,7 @@ and ``kv_bytes_per_element`` (bf16 2, fp8/int8 1 B/token per cached element).
 """
 
 
-from napkinmath.declare import NON_NEGATIVE, Eq, floor, formula, var
+from napkinmath.library.declare import NON_NEGATIVE, Eq, floor, formula, var
 
 from .accelerator import hbm_bandwidth, hbm_capacity, peak_flops
 from .model import (

@@ -13,7 +13,7 @@ experts included. Activations are in ``activations``; per-GPU figures here are t
 state alone (activations, buffers and fragmentation come on top).
 """
 
-from napkinmath.declare import Eq, ceiling, formula, var
+from napkinmath.library.declare import Eq, ceiling, formula, var
 
 from .accelerator import gpus_per_node, hbm_capacity
 from .model import n_layers, params_total, weight_bytes_per_param, weight_memory

@@ -5,7 +5,7 @@ Model records (``model="llama-3-70b"``) bind these by name. ``params`` (declared
 is every parameter, which memory follows. For a dense model both are the same number.
 """
 
-from napkinmath.declare import Eq, formula, var
+from napkinmath.library.declare import Eq, formula, var
 
 from .sources import DEFINITION
 from .training import params  # noqa: F401  (re-exported: compute follows active parameters)

@@ -11,7 +11,7 @@ fleet equation and ``inference_flop_per_token`` (2 · params) follow ``params``.
 22B-active model serves 470 GB of bf16 weights but costs 2 × 22e9 FLOP per generated token.
 """
 
-from napkinmath.declare import FRACTION, Eq, formula, var
+from napkinmath.library.declare import FRACTION, Eq, formula, var
 
 from .model import params_total
 from .parallelism import ep

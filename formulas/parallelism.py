@@ -10,7 +10,7 @@ Megatron-Core lays the expert groups over the same ranks (tp·pp·cp·dp = etp·
 ``ep`` only divides the experts (``experts_per_rank`` in ``moe``).
 """
 
-from napkinmath.declare import NON_NEGATIVE, Eq, formula, var
+from napkinmath.library.declare import NON_NEGATIVE, Eq, formula, var
 
 from .model import batch_size
 from .training import n_gpus

@@ -30,7 +30,7 @@ plus that headroom; the peak above the floor is borrowed from training.
 
 from sympy import sqrt
 
-from napkinmath.declare import FRACTION, NON_NEGATIVE, Bounds, Eq, formula, var
+from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Bounds, Eq, formula, var
 
 from .accelerator import price_per_gpu_hour
 from .sources import DEFINITION

@@ -20,7 +20,7 @@ Kleinrock 1975; Sakasegawa 1977.
 
 from sympy import sqrt
 
-from napkinmath.declare import NON_NEGATIVE, Bounds, Eq, ceiling, formula, var
+from napkinmath.library.declare import NON_NEGATIVE, Bounds, Eq, ceiling, formula, var
 
 from .accelerator import price_per_gpu_hour
 from .inference import decode_throughput, generation_time, prefill_time

@@ -15,7 +15,7 @@ predicts.
 
 import math
 
-from napkinmath.declare import FRACTION, Bounds, Eq, formula, var
+from napkinmath.library.declare import FRACTION, Bounds, Eq, formula, var
 
 from .accelerator import peak_flops
 from .model import seq_len

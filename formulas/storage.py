@@ -16,7 +16,7 @@ An asynchronous checkpoint blocks training only while the state is copied to hos
 (CheckFreq's snapshot); the write to storage overlaps the next steps.
 """
 
-from napkinmath.declare import FRACTION, Eq, floor, formula, var
+from napkinmath.library.declare import FRACTION, Eq, floor, formula, var
 
 from .accelerator import peak_flops
 from .model import params_total

@@ -4,7 +4,7 @@
     train_time    = train_compute / (n_gpus · peak_flops · mfu)      (fleet equation)
 """
 
-from napkinmath.declare import FRACTION, NON_NEGATIVE, Eq, ceiling, formula, pow2_ceil, var
+from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, ceiling, formula, pow2_ceil, var
 
 from .accelerator import gpus_per_node, peak_flops, price_per_gpu_hour
 from .sources import CHOWDHERY_2022, DEFINITION, KAPLAN_2020, NARAYANAN_2021

@@ -16,7 +16,7 @@ from importlib import resources
 import pint
 
 from napkinmath.errors import UnknownNameError
-from napkinmath.values import parse_quantity
+from napkinmath.text.values import parse_quantity
 
 _RECORD_FIELDS = {"name", "kind", "aliases", "note", "source", "url", "date"}
 KINDS = ("accelerator", "link", "storage", "model")

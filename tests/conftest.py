@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from napkinmath.cli import main
+from napkinmath.cli.main import main
 
 
 @pytest.fixture

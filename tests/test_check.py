@@ -13,7 +13,7 @@ import pytest
 
 import napkinmath as nm
 from napkinmath import check, check_claims
-from napkinmath.confusions import Context, candidates
+from napkinmath.checking.confusions import Context, candidates
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

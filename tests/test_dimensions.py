@@ -3,8 +3,8 @@
 import pytest
 import sympy
 
-from napkinmath.declare import Formula
-from napkinmath.library import check_dimensions, formulas, variables
+from napkinmath.library.declare import Formula
+from napkinmath.library.lookup import check_dimensions, formulas, variables
 
 ALL = sorted(formulas())
 

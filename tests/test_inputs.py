@@ -3,8 +3,8 @@
 import pytest
 
 import napkinmath as nm
-from napkinmath.library import variable
-from napkinmath.values import to_quantity
+from napkinmath.library.lookup import variable
+from napkinmath.text.values import to_quantity
 
 
 def q(name, value):

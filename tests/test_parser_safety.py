@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 import napkinmath as nm
 from napkinmath import check, check_claims
-from napkinmath.evaluation import evaluate
-from napkinmath.expr import MAX_DEPTH, MAX_LENGTH, parse
-from napkinmath.library import variable
-from napkinmath.values import to_quantity
+from napkinmath.library.lookup import variable
+from napkinmath.text.evaluation import evaluate
+from napkinmath.text.expr import MAX_DEPTH, MAX_LENGTH, parse
+from napkinmath.text.values import to_quantity
 
 #: Per input, a safety bound (not a benchmark): hostile text must be refused long before it.
 SECONDS_PER_INPUT = 1.0

@@ -15,7 +15,7 @@ import pytest
 
 import napkinmath as nm
 from napkinmath.hardware import get, records
-from napkinmath.values import parse_quantity
+from napkinmath.text.values import parse_quantity
 
 ureg = nm.ureg
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import sympy
 
-from .declare import NUMERIC_FUNCTIONS, Formula
+from napkinmath.library.declare import NUMERIC_FUNCTIONS, Formula
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .errors import NapkinError
+from napkinmath.errors import NapkinError
 
 EXAMPLES = """\
 examples:
@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     hardware.set_defaults(handler=_hardware)
 
     try:
-        from .cli_check import register
+        from napkinmath.cli.check import register
     except ImportError:
         pass
     else:
@@ -91,7 +91,7 @@ def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str]]:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from .solver import solve
+    from napkinmath.solving.solver import solve
 
     targets, givens = _split_terms(args.terms)
     options = {"gpu": args.gpu, "tolerance": args.tolerance}
@@ -109,8 +109,8 @@ def _matches(query: str, *texts: str) -> bool:
 
 
 def _formulas(args: argparse.Namespace) -> int:
-    from .library import formulas
-    from .result import _equation_text
+    from napkinmath.library.lookup import formulas
+    from napkinmath.rendering.result import _equation_text
 
     shown = 0
     by_subject: dict[str, list] = {}
@@ -136,8 +136,8 @@ def _formulas(args: argparse.Namespace) -> int:
 
 
 def _vars(args: argparse.Namespace) -> int:
-    from .library import variables
-    from .units import format_quantity, format_unit
+    from napkinmath.library.lookup import variables
+    from napkinmath.units import format_quantity, format_unit
 
     found = [v for v in variables().values() if _matches(args.query, v.name, v.description)]
     if not found:
@@ -154,8 +154,7 @@ def _vars(args: argparse.Namespace) -> int:
 
 def _hardware(args: argparse.Namespace) -> int:
     from napkinmath.hardware import get, records
-
-    from .units import format_quantity
+    from napkinmath.units import format_quantity
 
     if args.name:
         record = get(args.name)

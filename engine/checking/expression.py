@@ -5,9 +5,9 @@
     >>> r = nm.check("140 GB / (400 Gb/s)", expect="0.35 s")
     >>> r.status, r.candidates[0].label                    # ('disagree', 'bits vs bytes')
 
-Tables of claims are in `napkinmath.claims`.
+Tables of claims are in `napkinmath.checking.claims`.
 
-An expression uses the safe grammar of `napkinmath.expr` (numbers with units, + - * / ^,
+An expression uses the safe grammar of `napkinmath.text.expr` (numbers with units, + - * / ^,
 parentheses, sqrt/log/ceil/min/max...). A NAME in it is read in this order:
 
 1. ``RECORD.key`` is a value of a hardware or model record ("H100-SXM.peak_flops").
@@ -22,257 +22,46 @@ parentheses, sqrt/log/ceil/min/max...). A NAME in it is read in this order:
 
 A claim (``expect=``) is compared with napkinmath's value to a relative `tolerance`. When they
 disagree, the ratio claimed / computed is matched against known confusions
-(`napkinmath.confusions`); a candidate is *confirmed* when re-evaluating the expression with
-the slip undone (Gb read as GB, GiB as GB, a record's two-way figure instead of its one-way
-one) reproduces the claim.
+(`napkinmath.checking.confusions`); a candidate is *confirmed* when re-evaluating the
+expression with the slip undone (Gb read as GB, GiB as GB, a record's two-way figure instead
+of its one-way one) reproduces the claim.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
-from dataclasses import dataclass, field
 
 import pint
 
-from .check_names import Names, Resolved, given_quantity
-from .confusions import Candidate, candidates
-from .dimensions import (
+from napkinmath.checking.confusions import Candidate, candidates
+from napkinmath.checking.evidence import confirm, confusion_context, unit_notes
+from napkinmath.checking.names import Names, given_quantity
+from napkinmath.checking.outcome import (
+    CONTEXT_NAMES,
+    DEFAULT_TOLERANCE,
+    CheckResult,
+)
+from napkinmath.errors import (
+    InputError,
+    NapkinError,
+    ParseError,
+)
+from napkinmath.text.dimensions import (
     COUNT_DIMENSIONS,
     dimension_fix,
     dimension_name,
     dimension_text,
     human,
 )
-from .errors import (
-    InputError,
-    NapkinError,
-    ParseError,
-)
-from .evaluation import (
+from napkinmath.text.evaluation import (
     evaluate,
     has_ambiguous_suffix,
 )
-from .evidence import confirm, confusion_context, unit_notes
-from .expr import Node, parse_with_notes
-from .units import Quantity, format_number, format_quantity, format_unit
-
-DEFAULT_TOLERANCE = 0.02
-#: Names that only give context to the confusion finder (ring size, heads, GPUs).
-CONTEXT_NAMES = ("n", "ring_size", "n_ranks", "n_heads", "n_kv_heads", "gpus_per_node",
-                 "n_gpus")
+from napkinmath.text.expr import Node, parse_with_notes
+from napkinmath.units import Quantity, format_number, format_quantity
 
 
-def _quantity_dict(q: pint.Quantity) -> dict:
-    return {"value": float(q.magnitude), "unit": format_unit(q.units, style="ascii"),
-            "text": format_quantity(q)}
-
-
-# --- the result of a check -----------------------------------------------------------------
-class Rendered:
-    """Renderers shared by check results and reports: a subclass gives `text`, `markdown`
-    (properties) and `to_dict`; printing, Jupyter and JSON follow from them."""
-
-    text: str
-    markdown: str
-
-    def to_dict(self) -> dict:
-        raise NotImplementedError
-
-    def __str__(self) -> str:
-        return self.text
-
-    def to_text(self) -> str:
-        return self.text
-
-    def to_markdown(self) -> str:
-        return self.markdown
-
-    def _repr_markdown_(self) -> str:
-        return self.markdown
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
-
-
-@dataclass
-class CheckResult(Rendered):
-    """napkinmath's value of an expression, and the verdict on a claimed value if any.
-
-    `status` is "ok" (no claim), "agree" or "disagree"; `candidates` lists the known
-    confusions that explain a disagreement, most likely first.
-    """
-
-    expression: str
-    computed: pint.Quantity
-    claimed: pint.Quantity | None = None
-    claimed_text: str = ""
-    tolerance: float = DEFAULT_TOLERANCE
-    status: str = "ok"
-    ratio: float | None = None
-    candidates: list[Candidate] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    names: list[Resolved] = field(default_factory=list)
-    reading: str = ""
-    mismatch: str = ""
-    derivations: dict = field(default_factory=dict)
-    label: str = ""
-
-    @property
-    def value(self) -> pint.Quantity:
-        """napkinmath's value in the unit a person would choose."""
-        return human(self.computed)
-
-    @property
-    def agrees(self) -> bool | None:
-        """True or False for a claim, None when there was nothing to compare."""
-        return None if self.claimed is None else self.status == "agree"
-
-    @property
-    def relative_difference(self) -> float | None:
-        """(claimed - computed) / computed, when both have one dimension."""
-        if self.ratio is None:
-            return None
-        return self.ratio - 1.0
-
-    @property
-    def dimension(self) -> str:
-        """'a data rate', or the dimensions when they have no name: '[time·accelerator]'."""
-        dim = self.computed.dimensionality
-        name = dimension_name(dim)
-        return f"[{dimension_text(dim)}]" if name.startswith("something") else name
-
-    def _claimed_in_unit(self) -> str:
-        if self.claimed is None or self.mismatch:
-            return ""
-        try:
-            same = self.computed.to(self.claimed.units)
-        except (pint.PintError, ArithmeticError):
-            return ""
-        if (format_unit(same.units) == format_unit(self.value.units)
-                or not math.isfinite(float(same.magnitude))):
-            return ""
-        return format_quantity(same)
-
-    def _shown_candidates(self) -> tuple[list[Candidate], str]:
-        """Candidates worth a paragraph (a quarter of the best score or more), and the rest
-        named in one line; `candidates` always holds them all."""
-        if not self.candidates:
-            return [], ""
-        best = self.candidates[0].score
-        shown = [c for c in self.candidates if c.score >= 0.25 * best]
-        rest = [c.label for c in self.candidates if c.score < 0.25 * best]
-        return shown, ", ".join(rest)
-
-    def verdict(self) -> str:
-        """One line: AGREE / DISAGREE and by how much."""
-        if self.claimed is None:
-            return ""
-        if self.mismatch:
-            return f"DISAGREE: {self.mismatch}"
-        if self.ratio is None:
-            if float(self.computed.magnitude) == 0:
-                return "DISAGREE: napkinmath's value is zero and the claim is not"
-            return "DISAGREE: the claim and napkinmath's value are beyond any ratio a float holds"
-        if self.status == "agree":
-            return (f"AGREE within {_percent(self.tolerance, sign=False)} "
-                    f"({_percent(self.ratio - 1)} "
-                    f"from napkinmath's value)")
-        return (f"DISAGREE: the claim is {_how_far(self.ratio)} napkinmath's value "
-                f"({_percent(self.ratio - 1)}; tolerance {_percent(self.tolerance, sign=False)})")
-
-    @property
-    def text(self) -> str:
-        """The verdict as plain text (what `napkin check` prints)."""
-        shown = self.label + ": " if self.label else ""
-        lines = [f"{shown}{self.reading or self.expression} = {format_quantity(self.value)}"
-                 f"   ({self.dimension})"]
-        if self.claimed is not None:
-            also = self._claimed_in_unit()
-            lines.append(f"claimed: {format_quantity(self.claimed)}"
-                         + (f"   (napkinmath: {also})" if also else ""))
-            lines.append(("✓ " if self.status == "agree" else "✗ ") + self.verdict())
-        shown, others = self._shown_candidates()
-        if shown:
-            lines.append("Likely causes, most likely first:")
-            for number, candidate in enumerate(shown, 1):
-                lines.append(f"  {number}. {candidate.text()}")
-            if others:
-                lines.append(f"  Less likely, same factor: {others}.")
-        elif self.status == "disagree" and not self.mismatch and (self.ratio or 0) > 0:
-            lines.append("No known confusion explains this ratio: check the inputs one by one.")
-        if self.notes:
-            lines.append("Notes:")
-            lines.extend(f"  - {note}" for note in self.notes)
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        claim = f", claimed {format_quantity(self.claimed)}" if self.claimed is not None else ""
-        return f"<CheckResult {self.expression!r} = {format_quantity(self.value)}{claim}: " \
-               f"{self.status}>"
-
-    @property
-    def markdown(self) -> str:
-        """The verdict as Markdown."""
-        shown = f"**{self.label}**: " if self.label else ""
-        lines = [f"{shown}`{self.reading or self.expression}` = "
-                 f"**{format_quantity(self.value)}** ({self.dimension})", ""]
-        if self.claimed is not None:
-            mark = "✅" if self.status == "agree" else "❌"
-            lines += [f"- claimed: {format_quantity(self.claimed)}",
-                      f"- {mark} {self.verdict()}"]
-        shown, others = self._shown_candidates()
-        if shown:
-            lines += ["", "Likely causes, most likely first:", ""]
-            lines += [f"{n}. {c.text()}" for n, c in enumerate(shown, 1)]
-            if others:
-                lines += ["", f"Less likely, same factor: {others}."]
-        if self.notes:
-            lines += ["", "Notes:", ""] + [f"- {note}" for note in self.notes]
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict:
-        """A JSON-ready form of the check."""
-        dim = self.computed.dimensionality
-        return {
-            "label": self.label,
-            "expression": self.expression,
-            "reading": self.reading or self.expression,
-            "value": _quantity_dict(self.value),
-            "dimension": {"name": dimension_name(dim), "text": dimension_text(dim)},
-            "claimed": _quantity_dict(self.claimed) if self.claimed is not None else None,
-            "claimed_text": self.claimed_text,
-            "status": self.status,
-            "ratio": self.ratio,
-            "relative_difference": self.relative_difference,
-            "tolerance": self.tolerance,
-            "mismatch": self.mismatch or None,
-            "candidates": [c.to_dict() for c in self.candidates],
-            "notes": list(self.notes),
-            "names": [{"name": r.name, **_quantity_dict(r.quantity), "origin": r.origin,
-                       "source": r.note} for r in self.names if r.origin != "unit"],
-        }
-
-
-
-def _percent(x: float, sign: bool = True) -> str:
-    """0.02 -> '2%', -0.875 -> '-87.5%', 59 -> '+5,900%'."""
-    plus = "+" if sign else ""
-    if abs(x) >= 10:
-        return f"{x * 100:{plus},.0f}%"
-    return f"{x * 100:{plus}.3g}%"
-
-
-def _how_far(ratio: float) -> str:
-    if ratio <= 0:
-        return "of the opposite sign to" if ratio < 0 else "zero, unlike"
-    if ratio >= 1:
-        return f"{ratio:.4g}× higher than"
-    return f"{1 / ratio:.4g}× lower than"
-
-
-# --- check ---------------------------------------------------------------------------------
 def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERANCE,
           gpu: str | None = None, model: str | None = None, **values: object) -> CheckResult:
     """Evaluate `expr` safely, with units, and compare it with a claimed value `expect`.

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 import pint
 import sympy
 
-from .declare import Formula, Variable
-from .exprprint import Printer
-from .units import Quantity, format_quantity, format_unit, humanize
+from napkinmath.library.declare import Formula, Variable
+from napkinmath.rendering.exprprint import Printer
+from napkinmath.units import Quantity, format_quantity, format_unit, humanize
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ class Result:
         return {n: g for n, g in self.givens.items() if g.origin == "assumption"}
 
     def _var(self, name: str) -> Variable:
-        from .library import variables
+        from napkinmath.library.lookup import variables
 
         return variables()[name]
 
@@ -306,7 +306,7 @@ def _equation_text(f: Formula) -> str:
 
 
 def _latex_symbol(symbol: sympy.Symbol) -> str:
-    from .library import variables
+    from napkinmath.library.lookup import variables
 
     return variables()[symbol.name].latex
 

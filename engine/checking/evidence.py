@@ -1,6 +1,6 @@
 """Evidence for a named confusion: undo one slip in the expression and re-evaluate.
 
-A candidate from `napkinmath.confusions` is *confirmed* when the expression, with the slip
+A candidate from `napkinmath.checking.confusions` is *confirmed* when the expression, with the slip
 undone (Gb read as GB, GiB as GB, a record's two-way figure for its one-way one), gives the
 claimed value. Also the context the confusion finder needs (ring size, heads, GPUs per node).
 """
@@ -8,21 +8,18 @@ claimed value. Also the context the confusion finder needs (ring size, heads, GP
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import pint
 from pint.util import UnitsContainer
 
-from .check_names import Names, Resolved
-from .confusions import Candidate, Context
-from .dimensions import human
-from .errors import NapkinError
-from .evaluation import evaluate
-from .expr import Node
-from .units import Quantity, format_number, format_quantity, format_unit, ureg
-
-if TYPE_CHECKING:
-    from .checking import CheckResult
+from napkinmath.checking.confusions import Candidate, Context
+from napkinmath.checking.names import Names, Resolved
+from napkinmath.checking.outcome import CheckResult
+from napkinmath.errors import NapkinError
+from napkinmath.text.dimensions import human
+from napkinmath.text.evaluation import evaluate
+from napkinmath.text.expr import Node
+from napkinmath.units import Quantity, format_number, format_quantity, format_unit, ureg
 
 #: Re-evaluations tried to confirm a confusion (each undoes one slip).
 MAX_REWRITES = 80

@@ -9,7 +9,7 @@ import re
 
 import pint
 
-from .units import Quantity, format_number, format_quantity, format_unit, humanize, ureg
+from napkinmath.units import Quantity, format_number, format_quantity, format_unit, humanize, ureg
 
 #: Dimensions that are counts of things: a plain number for them means "that many".
 COUNT_DIMENSIONS = frozenset(

@@ -38,8 +38,8 @@ from functools import lru_cache
 
 import pint
 
-from .errors import ParseError
-from .units import ureg
+from napkinmath.errors import ParseError
+from napkinmath.units import ureg
 
 MAX_LENGTH = 1000
 MAX_TOKENS = 400

@@ -16,14 +16,14 @@ from functools import lru_cache
 
 import pint
 
-from .declare import Formula, Variable
-from .errors import InconsistentError, InputError, NoRootError, UnderDeterminedError
-from .invert import Compiled, rearranged, sides, solved_jointly
-from .library import variable, variables
-from .plan import Block, Plan, make_plan, under_determined_message
-from .result import CheckRecord, Given, Result, StepRecord, display
-from .units import Quantity, format_quantity
-from .values import to_quantity
+from napkinmath.errors import InconsistentError, InputError, NoRootError, UnderDeterminedError
+from napkinmath.library.declare import Formula, Variable
+from napkinmath.library.lookup import variable, variables
+from napkinmath.rendering.result import CheckRecord, Given, Result, StepRecord, display
+from napkinmath.solving.invert import Compiled, rearranged, sides, solved_jointly
+from napkinmath.solving.plan import Block, Plan, make_plan, under_determined_message
+from napkinmath.text.values import to_quantity
+from napkinmath.units import Quantity, format_quantity
 
 DEFAULT_TOLERANCE = 0.01
 

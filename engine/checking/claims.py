@@ -21,8 +21,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .checking import DEFAULT_TOLERANCE, CheckResult, Rendered, check
-from .errors import (
+from napkinmath.checking.expression import check
+from napkinmath.checking.outcome import DEFAULT_TOLERANCE, CheckResult, Rendered
+from napkinmath.errors import (
     InconsistentError,
     InputError,
     NapkinError,
@@ -31,7 +32,7 @@ from .errors import (
     UnderDeterminedError,
     UnknownNameError,
 )
-from .units import format_quantity
+from napkinmath.units import format_quantity
 
 #: Limits on a table of claims, so that a hostile file is refused quickly.
 MAX_FILE_BYTES = 5_000_000
@@ -401,7 +402,7 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object]) -> ClaimRo
         claimed_text = _claimed_text(claimed, unit, where)
         row.claimed = claimed_text
         if quantity is not None:
-            from .library import variable
+            from napkinmath.library.lookup import variable
 
             quantity = str(quantity).strip()
             variable(quantity)  # an unknown name is an error that suggests the closest

@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from .errors import InputError, NapkinError
+from napkinmath.errors import InputError, NapkinError
 
 EXAMPLES = """\
 examples:
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     expression, givens, inline_claim = _split_terms(args.terms)
     if _is_table(expression, args.input_format):
         return _run_table(expression, givens, args)
-    from .checking import check
+    from napkinmath.checking.expression import check
 
     expect = args.expect
     if inline_claim is not None:
@@ -145,7 +145,7 @@ def _is_table(target: str, input_format: str | None) -> bool:
 
 
 def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) -> int:
-    from .claims import check_claims
+    from napkinmath.checking.claims import check_claims
 
     if args.expect is not None:
         raise InputError("--expect checks one expression; a claims table has its own "

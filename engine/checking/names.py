@@ -13,14 +13,19 @@ from dataclasses import dataclass
 
 import pint
 
-from .errors import InputError, NapkinError, ParseError, UnderDeterminedError
-from .evaluation import evaluate, resolve_record_value, resolve_unit, unknown_unit_message
-from .expr import parse_with_notes
-from .units import Quantity, format_quantity, format_unit, ureg
+from napkinmath.errors import InputError, NapkinError, ParseError, UnderDeterminedError
+from napkinmath.text.evaluation import (
+    evaluate,
+    resolve_record_value,
+    resolve_unit,
+    unknown_unit_message,
+)
+from napkinmath.text.expr import parse_with_notes
+from napkinmath.units import Quantity, format_quantity, format_unit, ureg
 
 
 def _variables() -> dict:
-    from .library import variables
+    from napkinmath.library.lookup import variables
 
     return variables()
 
@@ -126,7 +131,7 @@ class Names:
         """A library variable's value: from the records, else computed by napkinmath."""
         if name in self._variables:
             return self._variables[name]
-        from .values import to_quantity
+        from napkinmath.text.values import to_quantity
 
         var = _variables()[name]
         found = self._record_value(name)
@@ -143,7 +148,7 @@ class Names:
         return resolved
 
     def _solved(self, name: str, pos: int, var) -> Resolved:
-        from .solver import solve
+        from napkinmath.solving.solver import solve
 
         known = _variables()
         givens = {k: v for k, v in self.given.items() if k in known and k != name}
@@ -190,7 +195,7 @@ class Names:
 
 def given_quantity(name: str, value: object) -> pint.Quantity:
     """A value passed to check: a library variable is checked against its dimension."""
-    from .values import to_quantity
+    from napkinmath.text.values import to_quantity
 
     if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
         raise InputError(f"{name!r} is not a name: a given value needs a name like n_gpus", None)

@@ -16,9 +16,9 @@ from functools import lru_cache
 
 import pint
 
-from .dimensions import describe_dimension, mismatch_message
-from .errors import NapkinError, ParseError
-from .expr import (
+from napkinmath.errors import NapkinError, ParseError
+from napkinmath.text.dimensions import describe_dimension, mismatch_message
+from napkinmath.text.expr import (
     AMBIGUOUS_SUFFIXES,
     COUNT_SUFFIXES,
     MAX_EXPONENT,
@@ -26,7 +26,7 @@ from .expr import (
     reading,
     registry_unit,
 )
-from .units import ureg
+from napkinmath.units import ureg
 
 Resolver = Callable[[str, int], "pint.Quantity"]
 #: Network spellings read as units: 400 Gbps = 400 Gb/s, 25 GBps = 25 GB/s.
@@ -113,7 +113,7 @@ _LOCAL = threading.local()
 
 def resolve_record_value(name: str, pos: int, text: str = "") -> pint.Quantity:
     """A value of a hardware or model record, written RECORD.key ("H100-SXM.peak_flops")."""
-    from .errors import UnknownNameError
+    from napkinmath.errors import UnknownNameError
 
     record_name, _, key = name.rpartition(".")
     if getattr(_LOCAL, "loading", False):

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import sympy
 
-from .declare import pow2_ceil
-from .units import format_number
+from napkinmath.library.declare import pow2_ceil
+from napkinmath.units import format_number
 
 Leaf = Callable[[sympy.Symbol], str]
 

@@ -20,9 +20,9 @@ from functools import lru_cache
 import networkx as nx
 import sympy
 
-from .declare import Formula, Variable
-from .errors import NotInvertibleError, UnderDeterminedError
-from .library import formulas, variables
+from napkinmath.errors import NotInvertibleError, UnderDeterminedError
+from napkinmath.library.declare import Formula, Variable
+from napkinmath.library.lookup import formulas, variables
 
 
 @dataclass(frozen=True)

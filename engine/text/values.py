@@ -11,12 +11,12 @@ from functools import lru_cache
 
 import pint
 
-from .declare import Variable
-from .dimensions import COUNT_DIMENSIONS, dimension_text, unit_spelling
-from .errors import InputError, ParseError
-from .evaluation import evaluate, has_ambiguous_suffix
-from .expr import parse
-from .units import Quantity, format_quantity, format_unit, ureg
+from napkinmath.errors import InputError, ParseError
+from napkinmath.library.declare import Variable
+from napkinmath.text.dimensions import COUNT_DIMENSIONS, dimension_text, unit_spelling
+from napkinmath.text.evaluation import evaluate, has_ambiguous_suffix
+from napkinmath.text.expr import parse
+from napkinmath.units import Quantity, format_quantity, format_unit, ureg
 
 
 @lru_cache(maxsize=4096)

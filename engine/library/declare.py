@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import pint
 import sympy
 
-from .units import Quantity, Unit, ureg
+from napkinmath.units import Quantity, Unit, ureg
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,16 @@ import difflib
 import pint
 import sympy
 
-from .declare import FORMULAS, ROUNDING_FUNCTIONS, VARIABLES, VARIABLES_BY_SYMBOL, Formula, Variable
-from .errors import UnknownNameError
-from .units import ureg
+from napkinmath.errors import UnknownNameError
+from napkinmath.library.declare import (
+    FORMULAS,
+    ROUNDING_FUNCTIONS,
+    VARIABLES,
+    VARIABLES_BY_SYMBOL,
+    Formula,
+    Variable,
+)
+from napkinmath.units import ureg
 
 
 def _load() -> None:
@@ -94,7 +101,7 @@ def dimension_of(expr: sympy.Expr) -> pint.util.UnitsContainer:
 
 
 def _text(dim: pint.util.UnitsContainer) -> str:
-    from .dimensions import dimension_text
+    from napkinmath.text.dimensions import dimension_text
 
     return dimension_text(dim)
 

@@ -1,0 +1,1 @@
+"""Checking other people's math: expressions, named confusions, and tables of claims."""

@@ -1,0 +1,5 @@
+"""The `napkin` command line."""
+
+from napkinmath.cli.main import main
+
+__all__ = ["main"]

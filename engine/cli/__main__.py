@@ -1,0 +1,5 @@
+import sys
+
+from napkinmath.cli.main import main
+
+sys.exit(main())

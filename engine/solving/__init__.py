@@ -1,0 +1,1 @@
+"""Planning through the formula graph, rearranging formulas, and solving on floats."""

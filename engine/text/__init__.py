@@ -1,0 +1,1 @@
+"""What users type: the safe expression grammar, its evaluation with units, and given values."""

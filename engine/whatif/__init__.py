@@ -1,0 +1,1 @@
+"""What-ifs: ranges, distributions, sweeps, sensitivity and comparisons on the same plans."""
