@@ -19,24 +19,44 @@ from napkinmath.errors import (
 from napkinmath.units import Quantity, ureg
 
 __all__ = [
+    "Comparison",
     "InconsistentError",
     "InputError",
+    "Interval",
     "NapkinError",
     "NoRootError",
     "NotInvertibleError",
     "ParseError",
     "Quantity",
+    "RangeResult",
     "Result",
+    "SampleResult",
+    "Sensitivity",
+    "Table",
     "UnderDeterminedError",
     "UnknownNameError",
     "check",
     "check_claims",
+    "compare",
     "formulas",
     "hardware",
+    "lognormal",
+    "normal",
     "solve",
+    "sweep",
+    "uniform",
     "ureg",
     "variables",
 ]
+#: what-if names, loaded (with numpy) only when first used
+_WHATIF = {
+    "sweep": "napkinmath.whatif.sweep", "compare": "napkinmath.whatif.compare",
+    "lognormal": "napkinmath.whatif.spread", "normal": "napkinmath.whatif.spread",
+    "uniform": "napkinmath.whatif.spread", "Interval": "napkinmath.whatif.spread",
+    "RangeResult": "napkinmath.whatif.answers", "SampleResult": "napkinmath.whatif.answers",
+    "Table": "napkinmath.whatif.table", "Comparison": "napkinmath.whatif.compare",
+    "Sensitivity": "napkinmath.whatif.sensitivity",
+}
 __version__ = "0.1.0"
 
 
@@ -66,4 +86,12 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(".hardware", __name__)
+    if name in _WHATIF:
+        import importlib
+
+        return getattr(importlib.import_module(_WHATIF[name]), name)
     raise AttributeError(f"module 'napkinmath' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, *_WHATIF})

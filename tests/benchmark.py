@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 import timeit
+from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 W12_CLI = ["-m", "napkinmath.cli", "solve", "n_gpus", "params=7B", "tokens=1T",
@@ -39,7 +40,8 @@ def cold(runs: int, bytecode: bool) -> tuple[float, float]:
     else:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         for folder in ("engine", "formulas", "hardware"):
-            shutil.rmtree(os.path.join(ROOT, folder, "__pycache__"), ignore_errors=True)
+            for cache in list(Path(ROOT, folder).rglob("__pycache__")):
+                shutil.rmtree(cache, ignore_errors=True)
     times: dict[str, list[float]] = {"napkin": [], "deps": []}
     for _ in range(runs):
         for name, args in (("deps", DEPS), ("napkin", W12_CLI)):

@@ -1,4 +1,4 @@
-"""The `napkin` command: solve, formulas, vars, hardware, check.
+"""The `napkin` command: solve, sweep, compare, formulas, vars, hardware, check.
 
 Exit status: 0 on success, 1 when a check finds a disagreement, 2 on bad input (with a
 one-paragraph message on stderr), 3 on an internal error. Never a traceback.
@@ -21,6 +21,13 @@ examples:
   napkin vars mfu                # a variable's unit, bounds and meaning
   napkin hardware H100-SXM       # a record's values with their sources
   napkin check "140 GB / (400 Gb/s)" --expect "0.35 s"   # names the slip: bits vs bytes
+  napkin solve train_time train_compute=6.35e24FLOP n_gpus=16384 mfu=0.3..0.5 --gpu H100
+  napkin solve n_gpus train_compute=6.35e24FLOP train_time="30 days" mfu=35%..45% --gpu H100
+  napkin solve train_time train_compute=6.35e24FLOP n_gpus=16384 mfu="0.3 to 0.5" \\
+      --gpu H100 --samples 10000 --sensitivity
+  napkin sweep train_time n_gpus=1k..16k:log:9 train_compute=6.35e24FLOP mfu=0.4 --gpu H100
+  napkin compare cost_per_million_tokens --gpu H100-SXM,MI300X,Trainium2 \\
+      --model llama-3-70b n_gpus=4 batch_size=32 seq_len=8192
 """
 
 
@@ -43,6 +50,13 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--format", choices=("text", "markdown", "latex", "json"), default="text")
     solve.add_argument("--tolerance", type=float, default=0.01,
                        help="relative tolerance for over-determined givens (default 0.01)")
+    solve.add_argument("--samples", type=int, metavar="N",
+                       help="propagate spreads ('0.3 to 0.5', 0.3..0.5) by N Monte Carlo "
+                            "samples and report the median and 5th/95th percentiles")
+    solve.add_argument("--seed", type=int, help="random seed for --samples (default 0)")
+    solve.add_argument("--sensitivity", action="store_true",
+                       help="also show each input's elasticity and swing (which assumption "
+                            "the answer hangs on)")
     solve.set_defaults(handler=_solve)
 
     listing = commands.add_parser("formulas", help="list or search the formulas, with sources")
@@ -59,12 +73,11 @@ def _parser() -> argparse.ArgumentParser:
     hardware.add_argument("--kind", help="only records of this kind (accelerator, link, ...)")
     hardware.set_defaults(handler=_hardware)
 
-    try:
-        from napkinmath.cli.check import register
-    except ImportError:
-        pass
-    else:
-        register(commands)
+    from napkinmath.cli.check import register as register_check
+    from napkinmath.cli.whatif import register as register_whatif
+
+    register_check(commands)
+    register_whatif(commands)
     return parser
 
 
@@ -94,14 +107,31 @@ def _solve(args: argparse.Namespace) -> int:
     from napkinmath.solving.solver import solve
 
     targets, givens = _split_terms(args.terms)
-    options = {"gpu": args.gpu, "tolerance": args.tolerance}
+    options = {"gpu": _one_record(args.gpu, "gpu"), "tolerance": args.tolerance}
     if args.model:
-        options["model"] = args.model
+        options["model"] = _one_record(args.model, "model")
+    if args.samples is not None:
+        options["samples"] = args.samples
+    if args.seed is not None:
+        options["seed"] = args.seed
     result = solve(targets, **options, **givens)
     render = {"text": str, "markdown": lambda r: r.to_markdown(),
               "latex": lambda r: r.to_latex(), "json": lambda r: r.to_json()}[args.format]
+    if args.format == "latex" and not hasattr(result, "to_latex"):
+        raise NapkinError("--format latex is for single answers; use markdown or json for "
+                          "ranges and samples")
     print(render(result))
+    if args.sensitivity:
+        report = result.sensitivity()
+        print("\n" + (report.to_markdown() if args.format == "markdown" else str(report)))
     return 0
+
+
+def _one_record(name: str | None, option: str) -> str | None:
+    if name and "," in name:
+        raise NapkinError(f"--{option} {name}: solve takes one record; to rank several use "
+                          f"napkin compare TARGET --{option} {name} ...")
+    return name
 
 
 def _matches(query: str, *texts: str) -> bool:
@@ -181,7 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # givens typed after options: napkin solve x --gpu H100 n_gpus=4
-        if args.command not in ("solve", "check") or any(item.startswith("-") for item in extra):
+        takes_terms = args.command in ("solve", "check", "sweep", "compare")
+        if not takes_terms or any(item.startswith("-") for item in extra):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.terms = [*getattr(args, "terms", []), *extra]
     if not getattr(args, "handler", None):

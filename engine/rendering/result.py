@@ -295,6 +295,14 @@ class Result:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
+    def sensitivity(self, target: str | None = None, relative: float = 0.1):
+        """Which input this answer hangs on: the elasticity d ln y / d ln x of `target` (the
+        first target) to every given, record value and default, and its swing for ±`relative`
+        of each (a tornado with `.plot()`). Needs numpy."""
+        from napkinmath.whatif.sensitivity import sensitivity
+
+        return sensitivity(self, (), target, relative)
+
 
 def _explicit(f: Formula, var: Variable) -> bool:
     return f.equation.lhs == var.symbol

@@ -29,21 +29,52 @@ DEFAULT_TOLERANCE = 0.01
 
 
 def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str | None = None,
-          tolerance: float = DEFAULT_TOLERANCE, **givens: object) -> Result:
+          tolerance: float = DEFAULT_TOLERANCE, samples: int | None = None,
+          seed: int | None = None, **givens: object):
     """Solve for `targets` (a name or a list of names) from keyword givens.
 
     Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
     for dimensionless and count variables. `gpu` names a hardware record and `model` a model
     record (see `napkin hardware`) whose values are used where the user gave none.
     Over-determined givens are checked against each other to a relative `tolerance`.
+
+    A given may be a range (``mfu=(0.3, 0.5)`` or ``"0.3..0.5"``): the answer is then a
+    `RangeResult` whose value is the exact range over every ranged given. ``"0.3 to 0.5"`` is a
+    lognormal 90% interval; with `samples` (and a `seed`) spreads are propagated by Monte Carlo
+    into a `SampleResult` of percentiles.
     """
     names = _target_names(targets)
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
             or not 0 <= tolerance < 1:
         raise InputError(f"tolerance={tolerance!r}: expected a fraction such as 0.01 (1%)",
                          "tolerance")
+    _refuse_lists(gpu=gpu, model=model, **givens)
+    if samples is not None or any(_is_spread(v) for v in givens.values()):
+        from napkinmath.whatif.ranged import solve_spread
+
+        return solve_spread(names, givens, gpu=gpu, model=model, tolerance=tolerance,
+                            samples=samples, seed=seed)
+    if seed is not None:
+        raise InputError("seed= only applies with samples=", "seed")
     bound = bind(names, givens, gpu=gpu, model=model)
     return solve_bound(names, bound, tolerance)
+
+
+def _is_spread(value: object) -> bool:
+    """A range or distribution (tuple, Spread, 'a..b', 'a to b'), without importing numpy."""
+    if isinstance(value, tuple) or type(value).__name__ == "Spread":
+        return True
+    return isinstance(value, str) and (".." in value or " to " in value
+                                       or value.lstrip().startswith(("lognormal", "normal",
+                                                                     "uniform")))
+
+
+def _refuse_lists(**options: object) -> None:
+    for name, value in options.items():
+        if isinstance(value, (list, set, frozenset)):
+            what = "nm.compare(...)" if name in ("gpu", "model") else "nm.sweep(...)"
+            raise InputError(f"{name}={value!r}: solve takes one value per name; for several "
+                             f"use {what}, or a range (low, high)", name)
 
 
 def _target_names(targets: str | Iterable[str]) -> tuple[str, ...]:

@@ -1,0 +1,131 @@
+"""`napkin sweep` and `napkin compare`: one question over swept inputs or across records.
+
+    napkin sweep train_time n_gpus=1k..16k:log:9 train_compute=6.35e24FLOP mfu=0.4 --gpu H100 \\
+        --csv out.csv --plot out.png
+    napkin compare cost_per_million_tokens --gpu H100-SXM,MI300X,Trainium2 \\
+        --model llama-3-70b n_gpus=4 batch_size=32 seq_len=8192
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+SWEEP_EXAMPLES = """\
+examples:
+  napkin sweep train_time n_gpus=1k..16k:log:9 train_compute=6.35e24FLOP mfu=0.4 --gpu H100
+  napkin sweep train_time n_gpus=1024,2048,4096 mfu=0.3..0.5:5 train_compute=6.35e24FLOP \\
+      --gpu H100 --csv grid.csv --plot grid.png
+  napkin sweep cost_per_million_tokens batch_size=1,8,32,128 --gpu H100-SXM,MI300X \\
+      --model llama-3-70b n_gpus=4 seq_len=8192
+
+a swept value is low..high (11 points), low..high:log:N or low..high:lin:N, or a list a,b,c;
+one or two swept inputs, or one and a list of records (--gpu a,b).
+"""
+
+COMPARE_EXAMPLES = """\
+examples:
+  napkin compare cost_per_million_tokens --gpu H100-SXM,MI300X,Trainium2 \\
+      --model llama-3-70b n_gpus=4 batch_size=32 seq_len=8192
+  napkin compare train_time --gpu H100-SXM,H200,B200 train_compute=6.35e24FLOP n_gpus=8192 \\
+      mfu=0.4 --format markdown
+"""
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add `sweep` and `compare` to the `napkin` parser's subcommands."""
+    sweep = commands.add_parser(
+        "sweep", help="solve over swept inputs (a range, a log range, a list) as a table",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=SWEEP_EXAMPLES,
+        usage="napkin sweep TARGET name=low..high[:log:N] name=value ... [options]",
+        description="Plan the question once, then evaluate every point of the swept inputs "
+                    "in one vectorised pass.")
+    _common(sweep, "TARGET name=value|name=low..high[:log:N]|name=a,b,c")
+    sweep.add_argument("--points", type=int, default=11,
+                       help="points for a range given without :N (default 11)")
+    sweep.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
+    sweep.add_argument("--json", metavar="FILE", help="also write the table as JSON")
+    sweep.add_argument("--plot", metavar="FILE", help="also plot it to FILE.png or FILE.svg")
+    sweep.set_defaults(handler=_sweep)
+
+    compare = commands.add_parser(
+        "compare", help="the same question across records, ranked",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=COMPARE_EXAMPLES,
+        usage="napkin compare TARGET --gpu A,B[,C] [--model M] name=value ... [options]",
+        description="Solve the question with each record (comma-separated --gpu or --model "
+                    "lists) and rank the answers, with each record's values and sources.")
+    _common(compare, "TARGET name=value")
+    compare.add_argument("--best", choices=("lower", "higher"),
+                         help="which way is better (default: the target's natural direction)")
+    compare.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
+    compare.add_argument("--plot", metavar="FILE", help="also plot it to FILE.png or FILE.svg")
+    compare.set_defaults(handler=_compare)
+
+
+def _common(parser: argparse.ArgumentParser, metavar: str) -> None:
+    parser.add_argument("terms", nargs="+", metavar=metavar,
+                        help="the variable to solve for, then givens")
+    parser.add_argument("--gpu", help="accelerator record, or a comma-separated list")
+    parser.add_argument("--model", help="model record, or a comma-separated list")
+    parser.add_argument("--format", choices=("text", "markdown", "csv", "json"),
+                        default="text")
+    parser.add_argument("--tolerance", type=float, default=0.01,
+                        help="relative tolerance for over-determined givens (default 0.01)")
+
+
+def _records(text: str | None) -> list[str] | str | None:
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    return names if len(names) > 1 else (names[0] if names else None)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from napkinmath.cli.main import _split_terms
+    from napkinmath.whatif.sweep import sweep
+
+    targets, givens = _split_terms(args.terms)
+    table = sweep(targets, gpu=_records(args.gpu), model=_records(args.model),
+                  tolerance=args.tolerance, points=args.points, **givens)
+    _emit(table, args)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            out.write(table.to_json() + "\n")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from napkinmath.cli.main import _split_terms
+    from napkinmath.whatif.compare import compare
+
+    targets, givens = _split_terms(args.terms)
+    result = compare(targets, gpu=_records(args.gpu), model=_records(args.model),
+                     tolerance=args.tolerance, best=args.best, **givens)
+    if args.format == "text":
+        print(result)
+        _files(result.to_table(), args)
+    else:
+        _emit(result.to_table(), args)
+    return 0
+
+
+def _emit(table, args: argparse.Namespace) -> None:
+    render = {"text": str, "markdown": lambda t: t.to_markdown(),
+              "csv": lambda t: t.to_csv().rstrip("\n"), "json": lambda t: t.to_json()}
+    print(render[args.format](table))
+    _files(table, args)
+
+
+def _files(table, args: argparse.Namespace) -> None:
+    if getattr(args, "csv", None):
+        table.to_csv(args.csv)
+        print(f"wrote {args.csv}", file=sys.stderr)
+    if getattr(args, "plot", None):
+        try:
+            import matplotlib
+        except ImportError:
+            pass  # plot() says how to install it
+        else:
+            matplotlib.use("Agg")
+        table.plot(args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)

@@ -1,0 +1,300 @@
+"""Answers over ranges and samples, with derivations that show each step's spread.
+
+A `RangeResult` holds, for every step of the plan, the exact low … high over the box of
+ranged givens and the corner that produced each end; a `SampleResult` holds the median and
+the 5th/95th percentiles of a Monte Carlo run. Both keep the point answer at the centre (a
+plain `Result`) for its givens, sources and checks, and render as text, Markdown and JSON.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pint
+
+from napkinmath.library.declare import Variable
+from napkinmath.library.lookup import variables
+from napkinmath.rendering.exprprint import Printer
+from napkinmath.rendering.result import Given, Result, _equation_text, _explicit, _name
+from napkinmath.units import Quantity, format_quantity, format_unit, humanize
+from napkinmath.whatif.box import Extreme
+from napkinmath.whatif.spread import Bound, Interval, format_interval
+
+
+def quantity(base: float, var: Variable) -> pint.Quantity:
+    """A base-unit float as a Quantity in the variable's unit."""
+    return Quantity(base / var.base_factor, var.unit)
+
+
+def interval(low: float, high: float, var: Variable) -> Interval:
+    """Both ends in the unit a person would choose for the larger one."""
+    unit = humanize(quantity(max(abs(low), abs(high)), var), var.display_unit).units
+    return Interval(quantity(low, var).to(unit), quantity(high, var).to(unit))
+
+
+def point_text(at: dict[str, float]) -> str:
+    """'mfu = 0.5, n_gpus = 1,024 GPU'."""
+    known = variables()
+    shown = (humanize(quantity(x, known[n]), known[n].display_unit) for n, x in at.items())
+    return ", ".join(f"{n} = {format_quantity(q)}" for n, q in zip(at, shown, strict=True))
+
+
+class _SpreadAnswer:
+    """Shared rendering: headline, givens with their spreads, steps with their spreads."""
+
+    kind = ""
+    center: Result
+    bounds: list[Bound]
+    targets: tuple[str, ...]
+    notes: list[str]
+
+    def _spread(self, name: str) -> str:
+        raise NotImplementedError
+
+    def _headline_extra(self, name: str) -> str:
+        return ""
+
+    @property
+    def givens(self) -> dict[str, Given]:
+        return self.center.givens
+
+    def headline(self) -> list[str]:
+        return [f"{n} = {self._spread(n)}{self._headline_extra(n)}" for n in self.targets]
+
+    def _givens_lines(self) -> list[str]:
+        spreads = {b.name: b for b in self.bounds}
+        width = max((len(n) for n in self.givens), default=0)
+        lines = []
+        for name, given in self.givens.items():
+            if name in spreads:
+                value, origin = spreads[name].describe(), "you"
+            else:
+                value = format_quantity(given.quantity)
+                origin = "you" if given.origin == "given" else given.note
+                if given.origin == "assumption":
+                    origin = "ASSUMPTION: " + given.note
+            lines.append(f"  {name.ljust(width)} = {value}   ({origin})")
+        return lines
+
+    def _step_lines(self) -> list[str]:
+        lines = []
+        for number, step in enumerate(self.center.steps, 1):
+            head = " + ".join(f.title for f in step.formulas)
+            names = ", ".join(v.name for v in step.unknowns)
+            implicit = any(not _explicit(f, v) for f in step.formulas for v in step.unknowns)
+            sources = "; ".join(dict.fromkeys(f.source for f in step.formulas))
+            lines.append(f"{number}. {head}{', solved for ' + names if implicit else ''}"
+                         f"  [{sources}]")
+            lines += ["   " + _equation_text(f) for f in step.formulas]
+            for var in step.unknowns:
+                pad = " " * (len(var.name) + 1)
+                if not all(_explicit(f, var) for f in step.formulas):
+                    lines.append(f"   ⇒ {var.name} = {Printer(_name)(step.solved[var.name])}")
+                    pad = " " * (len(var.name) + 3)
+                lines.append(f"   {pad}= {self._spread(var.name)}{self._step_extra(var.name)}")
+            if step.rounding:
+                lines += [f"   ({f.note})" for f in step.formulas if f.note]
+        return lines
+
+    def _step_extra(self, name: str) -> str:
+        return ""
+
+    def __str__(self) -> str:
+        lines = self.headline()
+        lines += ["", "Given:", *self._givens_lines()]
+        if self.center.unused:
+            lines.append("  (given but not needed for this answer: "
+                         f"{', '.join(self.center.unused)})")
+        lines += ["", f"Derivation ({self.kind}):", *self._step_lines()]
+        if self.center.checks:
+            lines += ["", "Checks (over-determined givens, at the centre; every point of the "
+                      "ranges is checked too):", *self.center._checks_text()]
+        if self.notes:
+            lines += ["", *[f"Note: {n}" for n in self.notes]]
+        return "\n".join(lines)
+
+    def to_text(self) -> str:
+        return str(self)
+
+    def to_markdown(self) -> str:
+        text = str(self).split("\n")
+        return "\n".join([f"**{line}**  " for line in self.headline()] + ["", "```"]
+                         + text[len(self.targets) + 1:] + ["```"])
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def to_dict(self) -> dict:
+        raise NotImplementedError
+
+    def sensitivity(self):
+        """Elasticities at the centre and the swing of each ranged input (see `Sensitivity`)."""
+        from napkinmath.whatif.sensitivity import sensitivity
+
+        return sensitivity(self.center, self.bounds)
+
+
+class RangeResult(_SpreadAnswer):
+    """The exact range of each target over the box of ranged givens.
+
+    `value` is an `Interval` (``.low``, ``.high`` are Quantities); `extremes` has every
+    step's range with the inputs at each end; `center` is the plain answer at the middle.
+    """
+
+    kind = "each step over the whole box of ranges"
+
+    def __init__(self, targets: tuple[str, ...], center: Result, bounds: list[Bound],
+                 extremes: dict[str, Extreme], guarantees: dict[str, str],
+                 notes: list[str]) -> None:
+        self.targets = targets
+        self.center = center
+        self.bounds = bounds
+        self.extremes = extremes
+        #: per target, a sentence on which end meets the user's requirement
+        self.guarantees = guarantees
+        self.notes = notes
+        monotone = all(e.monotone for e in extremes.values())
+        ranged = ", ".join(b.name for b in bounds)
+        self.kind = ("ends at the corners of the box, exact: every step is monotone in "
+                     f"{ranged} (proved symbolically)" if monotone else
+                     "ends at the corners where each step is proved monotone, elsewhere found "
+                     "numerically on refined grids")
+        self.method = "corners" if monotone else "numeric"
+
+    @property
+    def values(self) -> dict[str, Interval]:
+        known = variables()
+        return {n: interval(self.extremes[n].low, self.extremes[n].high, known[n])
+                for n in self.targets}
+
+    @property
+    def value(self) -> Interval:
+        return self.values[self.targets[0]]
+
+    def __getitem__(self, name: str) -> Interval:
+        e = self.extremes[name]
+        return interval(e.low, e.high, variables()[name])
+
+    def _spread(self, name: str) -> str:
+        if self._constant(name):
+            return format_quantity(self[name].high)
+        return str(self[name])
+
+    def _constant(self, name: str) -> bool:
+        e = self.extremes[name]
+        return abs(e.high - e.low) <= 1e-12 * max(abs(e.high), abs(e.low))
+
+    def _ends(self, name: str) -> str:
+        if self._constant(name):
+            return "the same at every point of the ranges"
+        e = self.extremes[name]
+        how = "" if e.monotone else ", found numerically"
+        return f"low at {point_text(e.low_at)}; high at {point_text(e.high_at)}{how}"
+
+    def _headline_extra(self, name: str) -> str:
+        extra = f"   ({self._ends(name)})"
+        if name in self.guarantees:
+            extra += f"\n   ({self.guarantees[name]})"
+        return extra
+
+    def _step_extra(self, name: str) -> str:
+        return f"   ({self._ends(name)})"
+
+    def __repr__(self) -> str:
+        return f"<RangeResult {', '.join(f'{n} = {self[n]}' for n in self.targets)}>"
+
+    def to_dict(self) -> dict:
+        known = variables()
+
+        def end(base: float, var: Variable) -> dict:
+            q = quantity(base, var)
+            return {"value": float(q.magnitude), "unit": format_unit(q.units, style="ascii")}
+
+        return {
+            "targets": {n: {"low": end(self.extremes[n].low, known[n]),
+                            "high": end(self.extremes[n].high, known[n]),
+                            "text": str(self[n]),
+                            "low_at": self.extremes[n].low_at,
+                            "high_at": self.extremes[n].high_at,
+                            "guarantee": self.guarantees.get(n, "")} for n in self.targets},
+            "ranges": {b.name: {"low": str(b.low), "high": str(b.high), "kind": b.kind}
+                       for b in self.bounds},
+            "steps": {n: {"text": str(self[n]), "monotone": e.monotone}
+                      for n, e in self.extremes.items()},
+            "method": self.method,
+            "center": self.center.to_dict(),
+            "notes": self.notes,
+        }
+
+
+class SampleResult(_SpreadAnswer):
+    """Percentiles of each target from a seeded Monte Carlo run over the spreads given.
+
+    `value` is the first target's median; `percentiles[name]` maps 5, 50 and 95 to
+    Quantities; `samples[name]` holds the draws of every computed variable (base units).
+    """
+
+    def __init__(self, targets: tuple[str, ...], center: Result, bounds: list[Bound],
+                 samples: dict, n: int, kept: int, seed: int, notes: list[str]) -> None:
+        self.targets = targets
+        self.center = center
+        self.bounds = bounds
+        self.samples = samples
+        self.n = n
+        self.kept = kept
+        self.seed = seed
+        self.notes = notes
+        self.kind = (f"median [5th, 95th percentile] of {kept:,} samples, seed {seed}; one "
+                     "draw per input, shared by every step that reads it")
+
+    def percentile(self, name: str, q: float) -> pint.Quantity:
+        import numpy as np
+
+        var = variables()[name]
+        base = float(np.percentile(self.samples[name], q))
+        return humanize(quantity(base, var), var.display_unit)
+
+    @property
+    def percentiles(self) -> dict[str, dict[int, pint.Quantity]]:
+        return {n: {q: self.percentile(n, q) for q in (5, 50, 95)} for n in self.targets}
+
+    @property
+    def value(self) -> pint.Quantity:
+        return self.percentile(self.targets[0], 50)
+
+    @property
+    def interval(self) -> Interval:
+        """The first target's 5th … 95th percentile."""
+        return self._interval(self.targets[0])
+
+    def _interval(self, name: str) -> Interval:
+        import numpy as np
+
+        low, high = (float(np.percentile(self.samples[name], q)) for q in (5, 95))
+        return interval(low, high, variables()[name])
+
+    def _spread(self, name: str) -> str:
+        i = self._interval(name)
+        median = self.percentile(name, 50).to(i.high.units)
+        return f"{format_quantity(median)} [{format_interval(i.low, i.high)}]"
+
+    def _headline_extra(self, name: str) -> str:
+        return f"   (median [5th, 95th percentile], {self.kept:,} samples, seed {self.seed})"
+
+    def __repr__(self) -> str:
+        return f"<SampleResult {', '.join(f'{n} = {self._spread(n)}' for n in self.targets)}>"
+
+    def to_dict(self) -> dict:
+        out = {}
+        for name in self.targets:
+            out[name] = {f"p{q}": {"value": float(v.magnitude),
+                                   "unit": format_unit(v.units, style="ascii")}
+                         for q, v in self.percentiles[name].items()}
+            out[name]["text"] = self._spread(name)
+        return {"targets": out, "samples": self.kept, "drawn": self.n, "seed": self.seed,
+                "spreads": {b.name: {"low": str(b.low), "high": str(b.high), "kind": b.kind}
+                            for b in self.bounds},
+                "center": self.center.to_dict(), "notes": self.notes}

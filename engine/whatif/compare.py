@@ -1,0 +1,192 @@
+"""Comparisons: one question across records, ranked, with each record's values and sources.
+
+    compare("cost_per_million_tokens", gpu=["H100-SXM", "MI300X", "Trainium2"],
+            model="llama-3-70b", n_gpus=4, batch_size=32, seq_len=8192)
+
+Each record (or pair of gpu and model records) is an ordinary solve with its own derivation
+(`comparison.results[label]`); the ranking follows the target's better direction (costs and
+times lower, throughputs higher), and each row's ratio is to the best row.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable
+
+from napkinmath.errors import InputError, NapkinError
+from napkinmath.library.lookup import variables
+from napkinmath.rendering.result import Result
+from napkinmath.solving.solver import DEFAULT_TOLERANCE, _target_names, solve
+from napkinmath.units import format_number, format_quantity, format_unit, humanize
+from napkinmath.whatif.preference import better
+from napkinmath.whatif.sweep import record_list
+
+
+class Comparison:
+    """A ranked comparison; `results[label]` is each row's full `Result` (its derivation)."""
+
+    def __init__(self, targets: tuple[str, ...], results: dict[str, Result],
+                 failures: dict[str, str], direction: str, options: dict[str, list]) -> None:
+        self.targets = targets
+        self.results = results
+        self.failures = failures
+        self.direction = direction
+        self.options = options
+        target = targets[0]
+        self.ranking = sorted(results, key=lambda k: self._base(k, target),
+                              reverse=direction == "higher")
+
+    def _base(self, label: str, name: str) -> float:
+        q = self.results[label]._raw[name]
+        return float(q.to_base_units().magnitude)
+
+    @property
+    def best(self) -> str:
+        return self.ranking[0]
+
+    def ratio(self, label: str) -> float:
+        """This row's answer over the best row's (1 for the best)."""
+        best = self._base(self.best, self.targets[0])
+        return self._base(label, self.targets[0]) / best if best else math.nan
+
+    def used(self, label: str, differing: bool = False) -> list[str]:
+        """The record values and assumptions this row's answer read (only those that differ
+        between rows, with `differing`)."""
+        shown = self._used(label)
+        return [s for s in shown if s not in self.common] if differing else shown
+
+    def _used(self, label: str) -> list[str]:
+        return [f"{n} = {format_quantity(g.quantity)}"
+                + (" (assumption)" if g.origin == "assumption" else "")
+                for n, g in self.results[label].givens.items() if g.origin != "given"]
+
+    @property
+    def common(self) -> list[str]:
+        """Values every row read alike (shown once)."""
+        rows = [self._used(label) for label in self.ranking]
+        return [s for s in rows[0] if all(s in r for r in rows[1:])]
+
+    def sources(self, label: str) -> list[str]:
+        """'H100-SXM: NVIDIA H100 Tensor Core GPU datasheet (2023-06)' and the like."""
+        found: dict[str, None] = {}
+        for g in self.results[label].givens.values():
+            if g.origin == "record" or (g.origin == "assumption" and ":" in g.note
+                                        and g.note.split(":")[0] in label.split(" + ")):
+                record, _, rest = g.note.partition(": ")
+                source = rest.split("; ")[-1]
+                found[f"{record}: {source}"] = None
+        return list(found)
+
+    def to_table(self):
+        import numpy as np
+
+        from napkinmath.whatif.table import Column, Table
+
+        known = variables()
+        columns = [Column("rank", "", np.arange(1, len(self.ranking) + 1, dtype=float),
+                          role="info")]
+        for option, names in self.options.items():
+            if len(names) > 1 or names[0] is not None:
+                columns.append(Column(option, "", [self._part(label, option)
+                                                   for label in self.ranking], role="input"))
+        for name in self.targets:
+            var = known[name]
+            values = [self.results[label]._raw[name] for label in self.ranking]
+            median = sorted(values, key=lambda q: abs(q.to_base_units().magnitude))[
+                len(values) // 2]
+            unit = humanize(median, var.display_unit).units
+            columns.append(Column(name, format_unit(unit),
+                                  np.array([float(q.to(unit).magnitude) for q in values])))
+        columns.append(Column(f"× best {self.targets[0]}", "",
+                              np.array([self.ratio(label) for label in self.ranking])))
+        columns.append(Column("values used", "", ["; ".join(self.used(label, True))
+                                                  for label in self.ranking], role="info"))
+        columns.append(Column("sources", "", ["; ".join(self.sources(label))
+                                              for label in self.ranking], role="info"))
+        notes = [f"ranked by {self.targets[0]}, {self.direction} is better"]
+        if self.common:
+            notes.append(f"every row: {'; '.join(self.common)}")
+        notes += [f"{label}: cannot answer: {why}" for label, why in self.failures.items()]
+        return Table(columns, title=f"{', '.join(self.targets)} compared", notes=notes)
+
+    def _part(self, label: str, option: str) -> str:
+        parts = dict(zip(self.options, label.split(" + "), strict=False)) \
+            if len(label.split(" + ")) == len(self.options) else {}
+        return parts.get(option, label)
+
+    def to_pandas(self):
+        return self.to_table().to_pandas()
+
+    def to_csv(self, path=None) -> str:
+        return self.to_table().to_csv(path)
+
+    def to_markdown(self) -> str:
+        return self.to_table().to_markdown()
+
+    def _repr_html_(self) -> str:
+        return self.to_table()._repr_html_()
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return self.to_table().to_json(indent)
+
+    def plot(self, path=None, ax=None):
+        return self.to_table().plot(path, x=next(iter(self.options)), y=self.targets[0], ax=ax)
+
+    def __str__(self) -> str:
+        target = self.targets[0]
+        lines = [f"{target} compared ({self.direction} is better):", ""]
+        width = max(len(label) for label in self.ranking)
+        for rank, label in enumerate(self.ranking, 1):
+            value = self.results[label].values[target]
+            ratio = self.ratio(label)
+            lines.append(f"{rank}. {label.ljust(width)}  {format_quantity(value)}"
+                         f"   ({'best' if rank == 1 else format_number(ratio) + '× the best'})")
+            lines.append(f"   {'; '.join(self.used(label, True))}")
+            lines += [f"   source: {s}" for s in self.sources(label)]
+        for label, why in self.failures.items():
+            lines.append(f"–  {label}: cannot answer: {why}")
+        if self.common:
+            lines += ["", f"Every row: {'; '.join(self.common)}"]
+        lines += ["", "Each row's derivation: comparison.results[label] (napkin solve with "
+                  "that record)."]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<Comparison {self.targets[0]}: {', '.join(self.ranking)}>"
+
+
+def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: object = None,
+            tolerance: float = DEFAULT_TOLERANCE, best: str | None = None,
+            **givens: object) -> Comparison:
+    """Solve `targets` for each record in `gpu` (and/or `model`) lists and rank the answers.
+
+    `best` is 'lower' or 'higher' (default: the target's natural direction: costs and times
+    lower, throughputs higher). A record that cannot answer is listed with the reason.
+    """
+    names = _target_names(targets)
+    gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
+    if len(gpus) * len(models) < 2:
+        raise InputError("compare needs at least two records: gpu=['H100-SXM', 'MI300X'] "
+                         "(in the shell --gpu H100-SXM,MI300X)", "gpu")
+    direction = best or better(variables()[names[0]]) or "lower"
+    if direction not in ("lower", "higher"):
+        raise InputError(f"best={best!r}: expected 'lower' or 'higher'", "best")
+    options = {"gpu": gpus, "model": models}
+    results: dict[str, Result] = {}
+    failures: dict[str, str] = {}
+    for g, m in itertools.product(gpus, models):
+        label = " + ".join(x for x in (g, m) if x)
+        try:
+            result = solve(names, gpu=g, model=m, tolerance=tolerance, **givens)
+        except NapkinError as exc:
+            failures[label] = str(exc)
+            continue
+        if not isinstance(result, Result):
+            raise InputError("compare takes plain values; ranges go to solve or sweep")
+        results[label] = result
+    if not results:
+        raise InputError("no record could answer: " + " | ".join(
+            f"{k}: {v}" for k, v in failures.items()))
+    shown = {k: v for k, v in options.items() if len(v) > 1 or v[0] is not None}
+    return Comparison(names, results, failures, direction, shown)

@@ -1,0 +1,195 @@
+"""Which assumption an answer hangs on: elasticities and swings.
+
+The elasticity of a target y with respect to an input x is d ln y / d ln x at the point: 1 for
+a proportional input (+1% in, +1% out), -1 for an inverse one, 0.5 under a square root. It is
+taken symbolically through the whole chain where the chain composes in closed form, otherwise
+by a central difference in log space. The swing of an input is the target at the input's low
+and high with every other input at its centre: for a ranged given its range, otherwise
+±`relative` (10%). Rows sorted by swing width make a tornado chart (`plot()`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+
+from napkinmath.errors import InputError
+from napkinmath.library.declare import ROUNDING_FUNCTIONS
+from napkinmath.library.lookup import variables
+from napkinmath.rendering.result import Result
+from napkinmath.units import format_number, format_quantity, format_unit, humanize
+from napkinmath.whatif.answers import quantity
+from napkinmath.whatif.box import composed
+from napkinmath.whatif.spread import Bound
+from napkinmath.whatif.vectorize import VectorChain, vector_closure
+
+STEP = 1e-4
+
+
+@dataclass(frozen=True)
+class Row:
+    """One input: where it came from, its value, its elasticity and its swing."""
+
+    name: str
+    origin: str  # "you", "record H100-SXM", "assumption"
+    value: str
+    elasticity: float
+    low: float  # target at the input's low end (base units)
+    high: float  # target at the input's high end
+    swing: str  # "range 0.3 … 0.5" or "±10%"
+
+
+class Sensitivity:
+    """Elasticities and swings of one target; `str()`, `to_markdown()`, `to_table()`, `plot()`."""
+
+    def __init__(self, target: str, base: float, rows: list[Row], method: str) -> None:
+        self.target = target
+        self.base = base
+        self.method = method
+        #: sorted by swing width, widest first
+        self.rows = sorted(rows, key=lambda r: (-abs(r.high - r.low), r.name))
+
+    @property
+    def elasticities(self) -> dict[str, float]:
+        return {r.name: r.elasticity for r in self.rows}
+
+    def _unit(self):
+        var = variables()[self.target]
+        return humanize(quantity(self.base, var), var.display_unit).units
+
+    def _show(self, base: float) -> float:
+        return float(quantity(base, variables()[self.target]).to(self._unit()).magnitude)
+
+    def to_table(self):
+        from napkinmath.whatif.table import Column, Table
+
+        unit = format_unit(self._unit())
+        return Table([
+            Column("input", "", [r.name for r in self.rows], role="info"),
+            Column("origin", "", [r.origin for r in self.rows], role="info"),
+            Column("value", "", [r.value for r in self.rows], role="info"),
+            Column("elasticity", "", np.array([r.elasticity for r in self.rows])),
+            Column("swing", "", [r.swing for r in self.rows], role="info"),
+            Column(f"{self.target} at low", unit,
+                   np.array([self._show(r.low) for r in self.rows])),
+            Column(f"{self.target} at high", unit,
+                   np.array([self._show(r.high) for r in self.rows])),
+        ], title=f"Sensitivity of {self.target} = "
+                 f"{format_number(self._show(self.base))} {format_unit(self._unit())}",
+            notes=[self.method])
+
+    def to_pandas(self):
+        return self.to_table().to_pandas()
+
+    def __str__(self) -> str:
+        return str(self.to_table())
+
+    def to_markdown(self) -> str:
+        return self.to_table().to_markdown()
+
+    def _repr_html_(self) -> str:
+        return self.to_table()._repr_html_()
+
+    def plot(self, path=None, ax=None):
+        """A tornado chart of the swings (matplotlib), saved to `path` if given."""
+        from napkinmath.whatif.table import tornado
+
+        rows = [(r.name, self._show(r.low), self._show(r.high), r.swing) for r in self.rows]
+        header = f"{self.target} [{format_unit(self._unit())}]"
+        return tornado(rows, header, self._show(self.base), path=path, ax=ax)
+
+
+def sensitivity(result: Result, bounds: list[Bound] = (), target: str | None = None,
+                relative: float = 0.1) -> Sensitivity:
+    """Elasticities of `target` (the first target) to every input of `result`, with swings."""
+    target = target or result.targets[0]
+    if target not in result.targets:
+        raise InputError(f"{target!r} is not a target of this answer "
+                         f"({', '.join(result.targets)})", target)
+    if not 0 < relative < 1:
+        raise InputError(f"relative={relative!r}: expected a fraction such as 0.1", "relative")
+    chain = VectorChain.from_result(result)
+    point = {n: float(g.quantity.m_as(g.variable.unit)) * g.variable.base_factor
+             for n, g in result.givens.items()}
+    ranged = {b.name: b for b in bounds}
+    for b in bounds:
+        point[b.name] = (b.low_base + b.high_base) / 2
+    names = [n for n in result.givens if n in point]
+    symbolic = _symbolic_elasticities(chain, target, point, names)
+    numeric = _numeric_elasticities(chain, target, point, names)
+    elasticity = {n: symbolic.get(n, numeric[n]) for n in names}
+    method = ("elasticities d ln y / d ln x taken symbolically through the chain"
+              if len(symbolic) == len(names) else
+              "elasticities d ln y / d ln x by central differences (the chain has roundings "
+              "or several roots)")
+    lows, highs, swings = _swings(chain, target, point, names, ranged, relative)
+    base = float(chain.evaluate(point, (1,))[0][target][0])
+    method += f"; swings: ranged inputs over their range, others ±{relative:.0%}"
+    rows = []
+    for n in names:
+        given = result.givens[n]
+        origin = {"given": "you", "assumption": "assumption"}.get(
+            given.origin, f"record {given.note.split(':')[0]}")
+        value = (str(ranged[n].interval) if n in ranged else format_quantity(given.quantity))
+        rows.append(Row(n, origin, value, elasticity[n], lows[n], highs[n], swings[n]))
+    return Sensitivity(target, base, rows, method)
+
+
+def _symbolic_elasticities(chain: VectorChain, target: str, point: dict[str, float],
+                           names: list[str]) -> dict[str, float]:
+    exprs = composed(chain)
+    if exprs is None or target not in exprs:
+        return {}
+    y = exprs[target]
+    if y.has(*ROUNDING_FUNCTIONS):
+        return {}
+    symbols = {s.name: s for s in y.free_symbols}
+    found = {}
+    value = float(np.asarray(vector_closure(y)(point)))
+    for n in names:
+        if n not in symbols:
+            found[n] = 0.0
+            continue
+        derivative = float(np.asarray(vector_closure(sympy.diff(y, symbols[n]))(point)))
+        found[n] = derivative * point[n] / value if value else math.nan
+    return found
+
+
+def _numeric_elasticities(chain: VectorChain, target: str, point: dict[str, float],
+                          names: list[str]) -> dict[str, float]:
+    inputs = {n: np.full(2 * len(names) + 1, x) for n, x in point.items()}
+    for i, n in enumerate(names):
+        inputs[n][2 * i + 1] = point[n] * math.exp(STEP)
+        inputs[n][2 * i + 2] = point[n] * math.exp(-STEP)
+    values, ok = chain.evaluate(inputs, (2 * len(names) + 1,))
+    y = values[target]
+    found = {}
+    for i, n in enumerate(names):
+        up, down = y[2 * i + 1], y[2 * i + 2]
+        if point[n] == 0 or not (ok[2 * i + 1] and ok[2 * i + 2]) or up <= 0 or down <= 0:
+            found[n] = math.nan
+        else:
+            found[n] = float((math.log(up) - math.log(down)) / (2 * STEP))
+    return found
+
+
+def _swings(chain: VectorChain, target: str, point: dict[str, float], names: list[str],
+            ranged: dict[str, Bound], relative: float):
+    inputs = {n: np.full(2 * len(names), x) for n, x in point.items()}
+    swings = {}
+    for i, n in enumerate(names):
+        if n in ranged:
+            lo, hi = ranged[n].low_base, ranged[n].high_base
+            swings[n] = f"range {ranged[n].interval}"
+        else:
+            lo, hi = point[n] * (1 - relative), point[n] * (1 + relative)
+            swings[n] = f"±{relative:.0%}"
+        inputs[n][2 * i], inputs[n][2 * i + 1] = lo, hi
+    values, ok = chain.evaluate(inputs, (2 * len(names),))
+    y = np.where(ok, values[target], np.nan)
+    lows = {n: float(y[2 * i]) for i, n in enumerate(names)}
+    highs = {n: float(y[2 * i + 1]) for i, n in enumerate(names)}
+    return lows, highs, swings

@@ -1,0 +1,285 @@
+"""Uncertain givens: ranges (``0.3..0.5``), distributions (``"0.3 to 0.5"``) and sweep axes.
+
+    mfu=0.3..0.5            a range: the answer is the exact range over every range given
+    mfu=35%..45%            percent and units on both ends ("100 GB/s..400 GB/s", "1k..16k")
+    mfu="0.3 to 0.5"        a lognormal with 90% of its mass between the ends (Squiggle's and
+                            Guesstimate's convention); "normal 0.3 to 0.5", "uniform 0.3 to 0.5"
+    n_gpus=1k..16k:log:9    a sweep axis: 9 points, evenly spaced in log (":lin:5" linear)
+    n_gpus=1024,2048,4096   a sweep axis of explicit values
+
+In Python a 2-tuple is a range and `lognormal`, `normal`, `uniform` build distributions.
+Each end goes through the same parser and checks (dimension, bounds) as any given.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import pint
+
+from napkinmath.errors import InputError, NapkinError
+from napkinmath.library.declare import Variable
+from napkinmath.text.values import to_quantity
+from napkinmath.units import Quantity, format_number, format_quantity, format_unit, humanize
+
+#: z of the 95th percentile: a 90% interval spans ±1.6449 standard deviations.
+Z90 = 1.6448536269514722
+KINDS = ("range", "lognormal", "normal", "uniform")
+_KIND_WORD = re.compile(r"^\s*(lognormal|normal|uniform)\b\s*:?\s*(.*)$", re.S)
+_AXIS = re.compile(r"^(?P<range>.+?\.\..+?)(?::(?P<scale>lin|linear|log))?(?::(?P<n>\d+))?$",
+                   re.S)
+MAX_AXIS_POINTS = 10_000
+
+
+@dataclass(frozen=True)
+class Interval:
+    """low … high, both pint Quantities in one unit: an answer's range or a ranged given."""
+
+    low: pint.Quantity
+    high: pint.Quantity
+
+    @property
+    def mid(self) -> pint.Quantity:
+        return (self.low + self.high) / 2
+
+    @property
+    def width(self) -> pint.Quantity:
+        return self.high - self.low
+
+    def to(self, unit: str | pint.Unit) -> Interval:
+        return Interval(self.low.to(unit), self.high.to(unit))
+
+    def __iter__(self):
+        return iter((self.low, self.high))
+
+    def __contains__(self, q: object) -> bool:
+        if not isinstance(q, pint.Quantity):
+            q = Quantity(float(q), self.low.units)  # type: ignore[arg-type]
+        return bool(self.low <= q <= self.high)
+
+    def __str__(self) -> str:
+        return format_interval(self.low, self.high)
+
+    def __repr__(self) -> str:
+        return f"Interval({self})"
+
+
+def format_interval(low: pint.Quantity, high: pint.Quantity, style: str = "text") -> str:
+    """'9.07 … 15.1 day': both ends in the unit a person would choose for the larger one."""
+    unit = high.units
+    number = [format_number(float(q.to(unit).magnitude), style=style) for q in (low, high)]
+    text = format_unit(unit, style=style)
+    dots = r" \ldots " if style == "latex" else " … "
+    joined = number[0] + dots + number[1]
+    if not text:
+        return joined
+    return f"{joined}\\,{text}" if style == "latex" else f"{joined} {text}"
+
+
+@dataclass(frozen=True)
+class Spread:
+    """An uncertain value as the user wrote it, before it is checked against a variable."""
+
+    kind: str  # one of KINDS
+    low: object
+    high: object
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise InputError(f"unknown kind of spread {self.kind!r}: use one of "
+                             f"{', '.join(KINDS)}")
+
+
+def lognormal(p5: object, p95: object) -> Spread:
+    """A lognormal with 90% of its mass between `p5` and `p95` (``"a to b"`` in text)."""
+    return Spread("lognormal", p5, p95)
+
+
+def normal(p5: object, p95: object) -> Spread:
+    """A normal with 90% of its mass between `p5` and `p95`."""
+    return Spread("normal", p5, p95)
+
+
+def uniform(low: object, high: object) -> Spread:
+    """Every value between `low` and `high` equally likely."""
+    return Spread("uniform", low, high)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A spread checked against its variable: both ends as Quantities and in base units."""
+
+    variable: Variable
+    kind: str
+    low: pint.Quantity
+    high: pint.Quantity
+
+    @property
+    def name(self) -> str:
+        return self.variable.name
+
+    @property
+    def low_base(self) -> float:
+        return float(self.low.m_as(self.variable.unit)) * self.variable.base_factor
+
+    @property
+    def high_base(self) -> float:
+        return float(self.high.m_as(self.variable.unit)) * self.variable.base_factor
+
+    @property
+    def interval(self) -> Interval:
+        unit = humanize(self.high, self.variable.display_unit).units
+        return Interval(self.low.to(unit), self.high.to(unit))
+
+    def describe(self) -> str:
+        """'0.3 … 0.5 (range)', '5 min … 2 h (range)', '0.3 … 0.5 (lognormal, 90% ...)'."""
+        what = {"range": "range", "uniform": "uniform",
+                "lognormal": "lognormal, 90% of it between the ends",
+                "normal": "normal, 90% of it between the ends"}[self.kind]
+        low, high = (humanize(q, self.variable.display_unit) for q in (self.low, self.high))
+        shown = (format_interval(low, high) if low.units == high.units else
+                 f"{format_quantity(low)} … {format_quantity(high)}")
+        return f"{shown} ({what})"
+
+    def sample(self, rng, n: int):
+        """`n` draws in base units (numpy Generator `rng`)."""
+        lo, hi = self.low_base, self.high_base
+        if self.kind in ("range", "uniform"):
+            return rng.uniform(lo, hi, n)
+        if self.kind == "normal":
+            return rng.normal((lo + hi) / 2, (hi - lo) / (2 * Z90), n)
+        mu = (math.log(lo) + math.log(hi)) / 2
+        return rng.lognormal(mu, (math.log(hi) - math.log(lo)) / (2 * Z90), n)
+
+
+def is_spread_text(value: object) -> bool:
+    """Whether a text given is a range or a distribution rather than one value."""
+    return isinstance(value, str) and (".." in value or " to " in value
+                                       or _KIND_WORD.match(value) is not None)
+
+
+def is_spread(value: object) -> bool:
+    return isinstance(value, (Spread, tuple)) or is_spread_text(value)
+
+
+def to_spread(value: object, name: str) -> Spread:
+    """A tuple, a Spread or a text such as '0.3..0.5' / '0.3 to 0.5', as a Spread."""
+    if isinstance(value, Spread):
+        return value
+    if isinstance(value, tuple):
+        if len(value) != 2:
+            raise InputError(f"{name}={value!r}: a range is a pair (low, high), got "
+                             f"{len(value)} values", name)
+        return Spread("range", *value)
+    text = str(value)
+    kind = None
+    word = _KIND_WORD.match(text)
+    if word:
+        kind, text = word.group(1), word.group(2)
+    for separator, default in (("..", "range"), (" to ", "lognormal")):
+        if separator in text:
+            low, _, high = text.partition(separator)
+            if separator in high:
+                raise InputError(f"{name}={value!r}: a range has two ends, like 0.3..0.5", name)
+            return Spread(kind or default, low.strip(), high.strip())
+    raise InputError(f"{name}={value!r}: write a {kind or 'range'} with two ends, like "
+                     f"'{kind + ' ' if kind else ''}0.3 to 0.5' or 0.3..0.5", name)
+
+
+def bind_spread(spread: Spread, var: Variable) -> Bound:
+    """Check both ends against the variable (dimension, bounds) and low < high."""
+    name = var.name
+    low, high = _end(spread.low, spread.high, var), _end(spread.high, spread.low, var)
+    if spread.kind == "lognormal" and low.magnitude <= 0:
+        raise InputError(f"{name}: a lognormal ('a to b') needs positive ends; for a range "
+                         "that includes 0 use uniform or a..b", name)
+    if not low < high:
+        raise InputError(f"{name}: the low end {format_quantity(low)} must be below the high "
+                         f"end {format_quantity(high)} (write low..high)", name)
+    return Bound(var, spread.kind, low, high)
+
+
+def _end(value: object, other: object, var: Variable) -> pint.Quantity:
+    """One end; a bare number borrows the other end's unit ('20..30 days')."""
+    try:
+        return to_quantity(_text(value), var)
+    except InputError:
+        if isinstance(value, str) and isinstance(other, str):
+            unit = _unit_part(other)
+            if unit:
+                try:
+                    return to_quantity(f"{value} {unit}", var)
+                except NapkinError:
+                    pass
+        raise
+
+
+def _text(value: object) -> object:
+    return value.strip() if isinstance(value, str) else value
+
+
+def _unit_part(text: str) -> str:
+    match = re.match(r"^\s*[-+0-9.eE]+\s*([A-Za-z%µ].*)$", text)
+    return match.group(1).strip() if match else ""
+
+
+# --- sweep axes ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Axis:
+    """The values of one swept input (base units), and how they were spaced."""
+
+    variable: Variable
+    values: tuple[float, ...]
+    scale: str  # "linear", "log" or "list"
+
+    @property
+    def name(self) -> str:
+        return self.variable.name
+
+
+def to_axis(value: object, var: Variable, default_points: int = 11) -> Axis:
+    """'1k..16k:log:9', '1024,2048,4096', a list or an array, as an Axis of checked values."""
+    name = var.name
+    if isinstance(value, str):
+        text = value.strip().strip("[]")
+        match = _AXIS.match(text)
+        if match:
+            n = int(match.group("n") or default_points)
+            scale = "log" if match.group("scale") == "log" else "linear"
+            return _spaced(to_spread(match.group("range"), name), var, n, scale)
+        items: list[object] = [part.strip() for part in text.split(",") if part.strip()]
+    elif isinstance(value, (Spread, tuple)):
+        return _spaced(to_spread(value, name), var, default_points, "linear")
+    else:
+        try:
+            items = list(value)  # type: ignore[call-overload]
+        except TypeError:
+            items = [value]
+    if not items:
+        raise InputError(f"{name}: a sweep needs at least one value", name)
+    if len(items) > MAX_AXIS_POINTS:
+        raise InputError(f"{name}: {len(items):,} values; a sweep axis takes at most "
+                         f"{MAX_AXIS_POINTS:,}", name)
+    base = []
+    for item in items:
+        q = to_quantity(item.item() if hasattr(item, "item") else item, var)
+        base.append(float(q.m_as(var.unit)) * var.base_factor)
+    return Axis(var, tuple(base), "list")
+
+
+def _spaced(spread: Spread, var: Variable, n: int, scale: str) -> Axis:
+    if not 2 <= n <= MAX_AXIS_POINTS:
+        raise InputError(f"{var.name}: a swept range takes 2 to {MAX_AXIS_POINTS:,} points, "
+                         f"got {n}", var.name)
+    bound = bind_spread(Spread("range", spread.low, spread.high), var)
+    lo, hi = bound.low_base, bound.high_base
+    if scale == "log":
+        if lo <= 0:
+            raise InputError(f"{var.name}: a log sweep needs a positive low end", var.name)
+        values = [lo * (hi / lo) ** (i / (n - 1)) for i in range(n)]
+    else:
+        values = [lo + (hi - lo) * i / (n - 1) for i in range(n)]
+    values[0], values[-1] = lo, hi
+    return Axis(var, tuple(values), scale)

@@ -1,0 +1,143 @@
+"""Sweeps: the same question over one or two swept inputs, or over records, as one table.
+
+    sweep("train_time", over={"n_gpus": "1k..16k:log:9"}, train_compute="6.35e24 FLOP",
+          mfu=0.4, gpu="H100")
+
+The question is planned once (per record) at the first point of the sweep, the plan is compiled
+to numpy, and every point is evaluated in one pass; a grid of two inputs is their cartesian
+product. Points where a step has no admissible answer are left empty and counted in a note.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from napkinmath.errors import InputError, NapkinError
+from napkinmath.library.lookup import variable, variables
+from napkinmath.solving.solver import DEFAULT_TOLERANCE, _target_names, bind, solve_bound
+from napkinmath.units import format_unit, humanize
+from napkinmath.whatif.answers import quantity
+from napkinmath.whatif.ranged import base_inputs
+from napkinmath.whatif.spread import Axis, is_spread, to_axis
+from napkinmath.whatif.table import Column, Table
+from napkinmath.whatif.vectorize import VectorChain
+
+MAX_POINTS = 10_000_000
+MAX_AXES = 2
+
+
+def record_list(value: object, option: str) -> list[str | None]:
+    """'H100,MI300X' or ['H100', 'MI300X'] as a list of record names; None as [None]."""
+    if value is None:
+        return [None]
+    names = value.split(",") if isinstance(value, str) else list(value)  # type: ignore[arg-type]
+    names = [str(n).strip() for n in names if str(n).strip()]
+    if not names:
+        raise InputError(f"{option}=: name at least one record", option)
+    return names
+
+
+def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = None, *,
+          gpu: object = None, model: object = None, tolerance: float = DEFAULT_TOLERANCE,
+          points: int = 11, **givens: object) -> Table:
+    """Solve `targets` at every point of the swept inputs `over` (one or two; a list, an
+    array, or text such as '1k..16k:log:9'), and for each record if `gpu` or `model` is a list.
+
+    Returns a `Table` (columns named 'name [unit]') with to_pandas(), to_csv(), to_markdown()
+    and plot(). `points` is the number of points of a range given without a count.
+    """
+    names = _target_names(targets)
+    over = dict(over or {})
+    for name, value in list(givens.items()):
+        if is_spread(value) or isinstance(value, list) \
+                or (isinstance(value, str) and "," in value):
+            over[name] = givens.pop(name)  # a range or a list given is an axis
+    gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
+    record_axes = (len(gpus) > 1) + (len(models) > 1)
+    if not over and not record_axes:
+        raise InputError("nothing to sweep: give over={'n_gpus': '1k..16k:log:9'} (in the "
+                         "shell n_gpus=1k..16k:log:9) or several records, gpu=[...]")
+    if len(over) + record_axes > MAX_AXES:
+        raise InputError(f"a sweep takes at most {MAX_AXES} axes (inputs or record lists); "
+                         f"got {', '.join(over)}{' and records' if record_axes else ''}")
+    for name in over:
+        if name in givens:
+            raise InputError(f"{name} is both swept and given: drop one", name)
+        if name in names:
+            raise InputError(f"{name} is both swept and a target: drop one", name)
+    axes = [to_axis(value, variable(name), points) for name, value in over.items()]
+    size = int(np.prod([len(a.values) for a in axes])) * len(gpus) * len(models)
+    if size > MAX_POINTS:
+        raise InputError(f"{size:,} points; a sweep takes at most {MAX_POINTS:,}")
+    parts = [_sweep_records(names, axes, givens, g, m, tolerance)
+             for g, m in itertools.product(gpus, models)]
+    return _table(names, axes, parts, gpus, models)
+
+
+def _sweep_records(targets: tuple[str, ...], axes: list[Axis], givens: Mapping[str, object],
+                   gpu: str | None, model: str | None, tolerance: float
+                   ) -> tuple[list[np.ndarray], dict[str, np.ndarray], int]:
+    first = dict(givens)
+    first.update({a.name: quantity(a.values[0], a.variable) for a in axes})
+    try:
+        center = solve_bound(targets, bind(targets, first, gpu=gpu, model=model), tolerance)
+    except NapkinError as exc:
+        where = ", ".join(f"{k}={v}" for k, v in (("gpu", gpu), ("model", model)) if v)
+        raise type(exc)(*exc.args) if not where else InputError(
+            f"with {where}: {exc}") from None
+    unused = [a.name for a in axes if a.name not in center.givens]
+    if unused:
+        raise InputError(f"{', '.join(unused)} does not change {', '.join(targets)} here "
+                         "(another route through the formulas is used); sweep an input it "
+                         "reads, or drop a given", unused[0])
+    chain = VectorChain.from_result(center)
+    grids = [g.ravel() for g in np.meshgrid(*[np.array(a.values) for a in axes],
+                                            indexing="ij")] if axes else []
+    count = len(grids[0]) if grids else 1
+    inputs = base_inputs(center, frozenset(a.name for a in axes))
+    inputs.update({a.name: g for a, g in zip(axes, grids, strict=True)})
+    values, ok = chain.evaluate(inputs, (count,), tolerance)
+    outputs = {t: np.where(ok, values[t], np.nan) for t in targets}
+    return grids, outputs, int((~ok).sum())
+
+
+def _unit(var, base_values: np.ndarray):
+    finite = np.abs(base_values[np.isfinite(base_values)])
+    typical = float(np.median(finite)) if finite.size else 1.0
+    return humanize(quantity(typical, var), var.display_unit).units
+
+
+def _column(name: str, base_values: np.ndarray, role: str, scale: str = "linear") -> Column:
+    var = variables()[name]
+    unit = _unit(var, base_values)
+    shown = base_values * float(quantity(1.0, var).to(unit).magnitude)
+    return Column(name, format_unit(unit), shown, role=role, scale=scale)
+
+
+def _table(targets: tuple[str, ...], axes: list[Axis], parts: list, gpus: list, models: list
+           ) -> Table:
+    columns = []
+    combos = list(itertools.product(gpus, models))
+    count = len(parts[0][1][targets[0]])
+    for option, chosen in (("gpu", gpus), ("model", models)):
+        if len(chosen) > 1:
+            labels = [combo[0 if option == "gpu" else 1] for combo in combos]
+            columns.append(Column(option, "", [str(x) for x in labels for _ in range(count)],
+                                  role="input"))
+    for i, axis in enumerate(axes):
+        base = np.concatenate([p[0][i] for p in parts])
+        scale = "log" if axis.scale == "log" else "linear"
+        columns.append(_column(axis.name, base, "input", scale))
+    for t in targets:
+        columns.append(_column(t, np.concatenate([p[1][t] for p in parts]), "output"))
+    missing = sum(p[2] for p in parts)
+    notes = [f"{missing:,} points had no admissible answer (a step left its variable's "
+             "bounds); they are empty"] if missing else []
+    given = ", ".join(f"{g}" for g in gpus if g) or ""
+    title = f"{', '.join(targets)} over {', '.join(a.name for a in axes) or 'records'}"
+    if given and len(gpus) == 1:
+        title += f" ({given})"
+    return Table(columns, title=title, notes=notes)
