@@ -306,6 +306,12 @@ def test_other_misuse_is_explained():
         nm.solve("train_time", mfu=0.4, seed=3, **base)
 
 
+def test_a_dashed_range_is_explained():
+    with pytest.raises(nm.InputError, match=r"for a range write 30%\.\.50%"):
+        nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384, mfu="30-50%",
+                 gpu="H100-SXM")
+
+
 def test_shell_errors_exit_2_without_traceback(napkin):
     status, _, err = napkin("solve", "train_time", "train_compute=6.35e24FLOP",
                             "n_gpus=16384", "mfu=0.5..0.3", "--gpu", "H100-SXM")

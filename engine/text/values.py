@@ -7,6 +7,7 @@ declared dimension and bounds, and every failure names the variable, what was ex
 from __future__ import annotations
 
 import numbers
+import re
 from functools import lru_cache
 
 import pint
@@ -17,6 +18,9 @@ from napkinmath.text.dimensions import COUNT_DIMENSIONS, dimension_text, unit_sp
 from napkinmath.text.evaluation import evaluate, has_ambiguous_suffix
 from napkinmath.text.expr import parse
 from napkinmath.units import Quantity, format_quantity, format_unit, ureg
+
+#: "30-50%" or "2-3 days": a subtraction that was meant as a range
+_DASHED_RANGE = re.compile(r"\s*([0-9.]+\s*%?)\s*[-–]\s*([0-9.]+\s*[%A-Za-z/ ]*)\s*")
 
 
 @lru_cache(maxsize=4096)
@@ -130,6 +134,12 @@ def _check_bounds(quantity: pint.Quantity, variable: Variable, shown: str) -> No
     hint = ""
     if variable.bounds.hi == 1.0 and magnitude > 1 and magnitude <= 100:
         hint = f"; give a fraction, {magnitude / 100:g} for {magnitude:g}%"
+    dash = _DASHED_RANGE.fullmatch(shown)
+    if dash:  # "30-50%" reads as 30 - 0.5: the user meant a range
+        low, high = dash.group(1).strip(), dash.group(2).strip()
+        if "%" in high and "%" not in low:
+            low += "%"
+        hint = f" ('{shown}' is read as a subtraction); for a range write {low}..{high}"
     raise InputError(
         f"{variable.name}={shown} is out of range: expected a value in {variable.bounds}"
         f"{' ' + unit if unit else ''} ({variable.description}){hint}", variable.name)

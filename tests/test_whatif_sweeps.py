@@ -1,0 +1,247 @@
+"""Sweeps, sensitivity and comparisons as a user runs them, checked against hand arithmetic.
+
+H100 SXM: 989 TFLOP/s dense BF16, 3.35 TB/s HBM; MI300X 5.3 TB/s; Trainium2 2.9 TB/s (the
+records' values); Llama-3-70B: 70.6e9 parameters (the record rounds 70,553,706,496), 80
+layers, 8 KV heads of 128.
+"""
+
+import csv
+import json
+import math
+import struct
+
+import matplotlib
+import numpy as np
+import pytest
+
+import napkinmath as nm
+
+matplotlib.use("Agg")
+
+DAY = 86_400.0
+H100 = 989e12
+C_LLAMA = 6.35e24
+
+
+def png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+# --- sweeps -----------------------------------------------------------------------------------
+def test_sweep_over_a_log_range_matches_hand_arithmetic():
+    t = nm.sweep("train_time", over={"n_gpus": "1k..16k:log:9"}, train_compute="6.35e24 FLOP",
+                 mfu=0.4, gpu="H100")
+    gpus = 1000 * 16 ** (np.arange(9) / 8)  # evenly spaced in log from 1,000 to 16,000
+    np.testing.assert_allclose(t["n_gpus"], gpus, rtol=1e-12)
+    assert t.column("train_time").unit == "day"
+    np.testing.assert_allclose(t["train_time"], C_LLAMA / (gpus * H100 * 0.4) / DAY,
+                               rtol=1e-12)
+    assert t.column("n_gpus").scale == "log"
+
+
+def test_sweep_values_equal_ordinary_solves():
+    t = nm.sweep(["n_gpus", "train_cost"], over={"mfu": [0.3, 0.4, 0.5]}, params="7B",
+                 tokens="1T", train_time="3 weeks", gpu="H100-SXM")
+    for i, mfu in enumerate((0.3, 0.4, 0.5)):
+        r = nm.solve(["n_gpus", "train_cost"], params="7B", tokens="1T", train_time="3 weeks",
+                     mfu=mfu, gpu="H100-SXM")
+        assert t["n_gpus"][i] == pytest.approx(r["n_gpus"].to("GPU").magnitude, rel=1e-12)
+        unit = t.column("train_cost").unit.replace("USD", "USD")
+        assert t["train_cost"][i] == pytest.approx(r["train_cost"].to(unit).magnitude,
+                                                   rel=1e-12)
+
+
+def test_two_input_grid_is_the_cartesian_product():
+    t = nm.sweep("train_time", over={"n_gpus": [1024, 2048], "mfu": "0.3..0.5:3"},
+                 train_compute="6.35e24 FLOP", gpu="H100-SXM")
+    assert len(t) == 6
+    assert list(t["n_gpus"]) == [1024, 1024, 1024, 2048, 2048, 2048]
+    np.testing.assert_allclose(t["mfu"], [0.3, 0.4, 0.5] * 2)
+    expected = C_LLAMA / (t["n_gpus"] * H100 * t["mfu"]) / DAY
+    np.testing.assert_allclose(t["train_time"], expected, rtol=1e-12)
+
+
+def test_records_as_an_axis():
+    t = nm.sweep("cost_per_million_tokens", over={"batch_size": [1, 32]},
+                 gpu=["H100-SXM", "MI300X"], model="llama-3-70b", n_gpus=4, seq_len=8192)
+    assert t["gpu"] == ["H100-SXM", "H100-SXM", "MI300X", "MI300X"]
+    weights = 70.6e9 * 2
+    kv = 8192 * 327_680  # bytes per sequence at 8k context
+    for i, (bandwidth, price) in enumerate([(3.35e12, 2.5), (3.35e12, 2.5), (5.3e12, 2.0),
+                                            (5.3e12, 2.0)]):
+        batch = (1, 32)[i % 2]
+        step = (weights + batch * kv) / (4 * bandwidth)
+        cost = price * 4 / 3600 * step / batch * 1e6  # USD per million tokens
+        assert t["cost_per_million_tokens"][i] == pytest.approx(cost, rel=1e-9)
+
+
+def test_sweep_to_pandas_csv_json_markdown(tmp_path):
+    t = nm.sweep("train_time", over={"n_gpus": [1024, 2048, 4096]},
+                 train_compute="6.35e24 FLOP", mfu=0.4, gpu="H100")
+    df = t.to_pandas()
+    assert list(df.columns) == ["n_gpus [GPU]", "train_time [day]"]
+    assert df.attrs["units"] == {"n_gpus": "GPU", "train_time": "day"}
+    assert df["train_time [day]"].iloc[0] == pytest.approx(C_LLAMA / (1024 * H100 * 0.4) / DAY)
+    path = tmp_path / "out.csv"
+    t.to_csv(path)
+    rows = list(csv.reader(path.open()))
+    assert rows[0] == ["n_gpus [GPU]", "train_time [day]"]
+    assert float(rows[3][1]) == pytest.approx(C_LLAMA / (4096 * H100 * 0.4) / DAY, rel=1e-9)
+    data = json.loads(t.to_json())
+    assert [c["name"] for c in data["columns"]] == ["n_gpus", "train_time"]
+    assert "| n_gpus [GPU] | train_time [day] |" in t.to_markdown()
+    assert "<table" in t._repr_html_()
+
+
+def test_sweep_from_the_shell_writes_csv_and_png(napkin, tmp_path):
+    csv_path, png_path = tmp_path / "out.csv", tmp_path / "out.png"
+    status, out, err = napkin("sweep", "train_time", "n_gpus=1k..16k:log:9",
+                              "train_compute=6.35e24FLOP", "mfu=0.4", "--gpu", "H100",
+                              "--csv", str(csv_path), "--plot", str(png_path))
+    assert status == 0, err
+    assert "n_gpus [GPU]" in out and "185.8" in out  # 6.35e24 / (1000 * 989e12 * 0.4) s
+    assert len(list(csv.reader(csv_path.open()))) == 10
+    width, height = png_size(png_path)
+    assert width > 300 and height > 200
+
+
+def test_sweep_plot_has_log_axis_and_unit_labels():
+    t = nm.sweep("train_time", over={"n_gpus": "1k..16k:log:5"}, train_compute="6.35e24 FLOP",
+                 mfu=0.4, gpu="H100")
+    ax = t.plot()
+    assert ax.get_xscale() == "log"
+    assert ax.get_xlabel() == "n_gpus [GPU]" and ax.get_ylabel() == "train_time [day]"
+
+
+def test_sweep_errors():
+    base = dict(train_compute="6.35e24 FLOP", mfu=0.4, gpu="H100")
+    with pytest.raises(nm.InputError, match="nothing to sweep"):
+        nm.sweep("train_time", n_gpus=1024, **base)
+    with pytest.raises(nm.InputError, match="at most 2 axes"):
+        nm.sweep("train_time", over={"n_gpus": [1, 2], "peak_flops": ["1 PFLOP/(s*GPU)"],
+                                     "train_compute": ["1e24 FLOP"]}, mfu=0.4)
+    with pytest.raises(nm.InputError, match="out of range"):
+        nm.sweep("train_time", over={"n_gpus": [1024]}, train_compute="6.35e24 FLOP",
+                 mfu="0..2:3", gpu="H100")
+    with pytest.raises(nm.InputError, match="log sweep"):
+        nm.sweep("goodput", over={"restart_time": "0 min..10 min:log:3"},
+                 checkpoint_write_time="65 s", mtbf="3 h")
+    with pytest.raises(nm.InputError, match="does not change"):
+        nm.sweep("train_time", over={"hbm_bandwidth": ["1 TB/(s*GPU)", "2 TB/(s*GPU)"]},
+                 n_gpus=1024, **base)
+
+
+# --- sensitivity ------------------------------------------------------------------------------
+def test_w12_elasticities_are_the_exponents():
+    r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
+                 gpu="H100-SXM")
+    s = r.sensitivity()
+    e = s.elasticities
+    # n_gpus = 6 N D / (T · peak · MFU): +1 for N, D and 6; -1 for T, peak, MFU
+    for name in ("params", "tokens", "flop_per_param_token"):
+        assert e[name] == pytest.approx(1, abs=1e-12)
+    for name in ("train_time", "peak_flops", "mfu"):
+        assert e[name] == pytest.approx(-1, abs=1e-12)
+    assert e["gpus_per_node"] == 0  # read only by the rounding to whole nodes
+    rows = {row.name: row for row in s.rows}
+    assert rows["peak_flops"].origin == "record H100-SXM"
+    assert rows["flop_per_param_token"].origin == "assumption"
+    # ±10% of MFU: 58.51 / 0.9 and 58.51 / 1.1
+    n = 4.2e22 / (21 * DAY * H100 * 0.4)
+    assert rows["mfu"].low == pytest.approx(n / 0.9) and rows["mfu"].high == pytest.approx(n / 1.1)
+    assert "symbolically" in s.method
+
+
+def test_sensitivity_of_a_square_root_and_a_sum():
+    r = nm.solve(["checkpoint_interval", "goodput"], checkpoint_write_time="65 s",
+                 mtbf="3.09 h", restart_time="10 min")
+    e = r.sensitivity("checkpoint_interval").elasticities
+    assert e["checkpoint_write_time"] == pytest.approx(0.5) and e["mtbf"] == pytest.approx(0.5)
+    g = r.sensitivity("goodput").elasticities
+    # goodput G = 1 - δ/τ - (τ/2 + R)/M at τ = √(2δM): dG/dR · R / G = -(R/M) / G
+    m, delta, restart = 3.09 * 3600, 65.0, 600.0
+    tau = math.sqrt(2 * delta * m)
+    goodput = 1 - delta / tau - (tau / 2 + restart) / m
+    assert g["restart_time"] == pytest.approx(-(restart / m) / goodput, rel=1e-9)
+
+
+def test_ranged_swing_table_sorted_by_width_and_tornado(tmp_path):
+    r = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384,
+                 mfu=(0.3, 0.5), gpu="H100-SXM")
+    s = r.sensitivity()
+    assert s.rows[0].name == "mfu" and s.rows[0].swing.startswith("range")
+    first = s.rows[0]
+    assert first.low == pytest.approx(w := C_LLAMA / (16_384 * H100 * 0.3)) and first.high < w
+    widths = [abs(row.high - row.low) for row in s.rows]
+    assert widths == sorted(widths, reverse=True)
+    path = s.plot(tmp_path / "tornado.png")
+    assert png_size(path)[0] > 300
+    df = s.to_pandas()
+    assert "elasticity" in df.columns
+
+
+def test_sensitivity_numeric_through_roundings():
+    r = nm.solve("n_nodes", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
+                 gpu="H100-SXM")
+    s = r.sensitivity()
+    assert "central differences" in s.method
+    assert s.elasticities["mfu"] == 0  # 58.5 GPU stay 8 nodes for a tiny change of MFU
+
+
+def test_sensitivity_from_the_shell(napkin):
+    status, out, _ = napkin("solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks",
+                            "mfu=0.4", "--gpu", "H100-SXM", "--sensitivity")
+    assert status == 0
+    assert "Sensitivity of n_gpus = 58.51 GPU" in out and "elasticity" in out
+
+
+# --- comparisons ------------------------------------------------------------------------------
+W18 = dict(model="llama-3-70b", n_gpus=4, batch_size=32, seq_len=8192)
+
+
+def decode_cost(bandwidth, price):
+    """USD per million tokens: 4 GPUs stream 141.2 GB of weights + 85.9 GB of KV per step."""
+    step = (70.6e9 * 2 + 32 * 8192 * 327_680) / (4 * bandwidth)
+    return price * 4 / 3600 * step / 32 * 1e6
+
+
+def test_w18_compare_ranks_decode_cost_with_sources():
+    c = nm.compare("cost_per_million_tokens", gpu=["H100-SXM", "MI300X", "Trainium2"], **W18)
+    assert c.direction == "lower"
+    assert [label.split(" + ")[0] for label in c.ranking] == ["MI300X", "H100-SXM", "Trainium2"]
+    costs = {"H100-SXM": decode_cost(3.35e12, 2.5), "MI300X": decode_cost(5.3e12, 2.0),
+             "Trainium2": decode_cost(2.9e12, 2.8)}
+    for label, result in c.results.items():
+        expected = costs[label.split(" + ")[0]]
+        assert result.value.to("USD/Mtoken").magnitude == pytest.approx(expected, rel=1e-9)
+    assert c.ratio(c.ranking[1]) == pytest.approx(costs["H100-SXM"] / costs["MI300X"])
+    text = str(c)
+    assert "NVIDIA H100 Tensor Core GPU datasheet" in text
+    assert "AMD Instinct MI300X accelerator data sheet" in text
+    assert "Trainium2 Architecture" in text
+    table = c.to_table()
+    assert table["gpu"] == ["MI300X", "H100-SXM", "Trainium2"]
+    assert "hbm_bandwidth = 5.3 TB/(s·GPU)" in table["values used"][0]
+
+
+def test_compare_from_the_shell_in_one_command(napkin, tmp_path):
+    status, out, err = napkin("compare", "cost_per_million_tokens", "--gpu",
+                              "H100-SXM,MI300X,Trainium2", "--model", "llama-3-70b",
+                              "n_gpus=4", "batch_size=32", "seq_len=8192")
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[2].startswith("1. MI300X") and "(best)" in lines[2]
+    assert "source: H100-SXM: NVIDIA H100 Tensor Core GPU datasheet (2023-06)" in out
+    status, out, _ = napkin("compare", "cost_per_million_tokens", "--gpu", "H100-SXM,MI300X",
+                            "--model", "llama-3-70b", "n_gpus=4", "batch_size=32",
+                            "seq_len=8192", "--format", "markdown")
+    assert status == 0 and "| rank |" in out
+
+
+def test_compare_higher_is_better_and_failures_listed():
+    c = nm.compare("decode_throughput", gpu=["H100-SXM", "MI300X"], **W18)
+    assert c.direction == "higher" and c.ranking[0].startswith("MI300X")
+    with pytest.raises(nm.InputError, match="at least two records"):
+        nm.compare("decode_throughput", gpu="H100-SXM", **W18)
