@@ -238,6 +238,10 @@ def test_compare_from_the_shell_in_one_command(napkin, tmp_path):
                             "--model", "llama-3-70b", "n_gpus=4", "batch_size=32",
                             "seq_len=8192", "--format", "markdown")
     assert status == 0 and "| rank |" in out
+    status, out, _ = napkin("compare", "train_time", "--gpu", "H100-SXM,B200",
+                            "train_compute=6.35e24FLOP", "n_gpus=8192", "mfu=0.4",
+                            "--derivations")
+    assert status == 0 and "=== B200" in out and out.count("Fleet equation") == 2
 
 
 def test_compare_higher_is_better_and_failures_listed():

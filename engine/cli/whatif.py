@@ -28,7 +28,7 @@ examples:
   napkin compare cost_per_million_tokens --gpu H100-SXM,MI300X,Trainium2 \\
       --model llama-3-70b n_gpus=4 batch_size=32 seq_len=8192
   napkin compare train_time --gpu H100-SXM,H200,B200 train_compute=6.35e24FLOP n_gpus=8192 \\
-      mfu=0.4 --format markdown
+      mfu=0.4 --format markdown --derivations
 """
 
 
@@ -57,6 +57,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     _common(compare, "TARGET name=value")
     compare.add_argument("--best", choices=("lower", "higher"),
                          help="which way is better (default: the target's natural direction)")
+    compare.add_argument("--derivations", action="store_true",
+                         help="also print each record's full derivation")
     compare.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
     compare.add_argument("--plot", metavar="FILE", help="also plot it to FILE.png or FILE.svg")
     compare.set_defaults(handler=_compare)
@@ -106,6 +108,12 @@ def _compare(args: argparse.Namespace) -> int:
         _files(result.to_table(), args)
     else:
         _emit(result.to_table(), args)
+    if args.derivations:
+        markdown = args.format == "markdown"
+        for label in result.ranking:
+            answer = result.results[label]
+            print(f"\n## {label}\n" if markdown else f"\n=== {label}")
+            print(answer.to_markdown() if markdown else answer)
     return 0
 
 
