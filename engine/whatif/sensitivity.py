@@ -50,7 +50,7 @@ class Sensitivity:
         self.base = base
         self.method = method
         #: sorted by swing width, widest first
-        self.rows = sorted(rows, key=lambda r: (-abs(r.high - r.low), r.name))
+        self.rows = sorted(rows, key=lambda r: (-float(f"{abs(r.high - r.low):.9g}"), r.name))
 
     @property
     def elasticities(self) -> dict[str, float]:
