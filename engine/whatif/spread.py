@@ -262,11 +262,25 @@ def to_axis(value: object, var: Variable, default_points: int = 11) -> Axis:
     if len(items) > MAX_AXIS_POINTS:
         raise InputError(f"{name}: {len(items):,} values; a sweep axis takes at most "
                          f"{MAX_AXIS_POINTS:,}", name)
+    items = [item.item() if hasattr(item, "item") else item for item in items]
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in items):
+        return Axis(var, _numbers(items, var), "list")
     base = []
     for item in items:
-        q = to_quantity(item.item() if hasattr(item, "item") else item, var)
+        q = to_quantity(item, var)
         base.append(float(q.m_as(var.unit)) * var.base_factor)
     return Axis(var, tuple(base), "list")
+
+
+def _numbers(items: list[float], var: Variable) -> tuple[float, ...]:
+    """Plain numbers are in the variable's unit (64 -> 64 GPU): checked once for the
+    dimension, then each against the bounds, without a Quantity per value."""
+    to_quantity(items[0], var)  # a dimensioned variable refuses a bare number, with a fix
+    for x in items:
+        if not (math.isfinite(x) and var.bounds.contains(float(x))):
+            to_quantity(x, var)  # raises the error that names the variable and its range
+    factor = var.base_factor
+    return tuple(float(x) * factor for x in items)
 
 
 def _spaced(spread: Spread, var: Variable, n: int, scale: str) -> Axis:

@@ -100,12 +100,18 @@ def _sweep_records(targets: tuple[str, ...], axes: list[Axis], givens: Mapping[s
     inputs = base_inputs(center, frozenset(a.name for a in axes))
     inputs.update({a.name: g for a, g in zip(axes, grids, strict=True)})
     values, ok = chain.evaluate(inputs, (count,), tolerance)
-    outputs = {t: np.where(ok, values[t], np.nan) for t in targets}
+    everywhere = bool(ok.all())
+    outputs = {t: values[t] if everywhere else np.where(ok, values[t], np.nan) for t in targets}
     return grids, outputs, int((~ok).sum())
 
 
+def _joined(arrays: list[np.ndarray]) -> np.ndarray:
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
 def _unit(var, base_values: np.ndarray):
-    finite = np.abs(base_values[np.isfinite(base_values)])
+    sample = base_values[:: max(1, len(base_values) // 1000)]  # a typical value suffices
+    finite = np.abs(sample[np.isfinite(sample)])
     typical = float(np.median(finite)) if finite.size else 1.0
     return humanize(quantity(typical, var), var.display_unit).units
 
@@ -128,11 +134,11 @@ def _table(targets: tuple[str, ...], axes: list[Axis], parts: list, gpus: list, 
             columns.append(Column(option, "", [str(x) for x in labels for _ in range(count)],
                                   role="input"))
     for i, axis in enumerate(axes):
-        base = np.concatenate([p[0][i] for p in parts])
+        base = _joined([p[0][i] for p in parts])
         scale = "log" if axis.scale == "log" else "linear"
         columns.append(_column(axis.name, base, "input", scale))
     for t in targets:
-        columns.append(_column(t, np.concatenate([p[1][t] for p in parts]), "output"))
+        columns.append(_column(t, _joined([p[1][t] for p in parts]), "output"))
     missing = sum(p[2] for p in parts)
     notes = [f"{missing:,} points had no admissible answer (a step left its variable's "
              "bounds); they are empty"] if missing else []

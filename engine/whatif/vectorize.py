@@ -10,6 +10,7 @@ loaded by what-if questions, never by a plain solve.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -61,6 +62,8 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
         return lambda x: value
     if isinstance(expr, sympy.Pow):
         return _power(vector_closure(expr.args[0]), expr.args[1], vector_closure)
+    if isinstance(expr, sympy.Mul):
+        return _product(expr)
     parts = [vector_closure(arg) for arg in expr.args]
     if isinstance(expr, sympy.Add):
         first, *rest = parts
@@ -71,15 +74,6 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
                 total = total + p(x)
             return total
         return add
-    if isinstance(expr, sympy.Mul):
-        first, *rest = parts
-
-        def mul(x: Mapping[str, Array]) -> Array:
-            total = first(x)
-            for p in rest:
-                total = total * p(x)
-            return total
-        return mul
     if isinstance(expr, (sympy.Max, sympy.Min)):
         ufunc = np.maximum if isinstance(expr, sympy.Max) else np.minimum
 
@@ -98,6 +92,42 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
     return lambda x: ufunc(*(p(x) for p in parts))
 
 
+def _product(expr: sympy.Mul) -> Evaluator:
+    """a·b/c: scalar factors folded into one number first, then one array operation per
+    array factor (x/y rather than x·(1/y))."""
+    above = [vector_closure(a) for a in expr.args
+             if not (isinstance(a, sympy.Pow) and a.args[1] == -1)]
+    below = [vector_closure(a.args[0]) for a in expr.args
+             if isinstance(a, sympy.Pow) and a.args[1] == -1]
+
+    def product(x: Mapping[str, Array]) -> Array:
+        scalar, arrays, divisors = 1.0, [], []
+        for part in above:
+            v = part(x)
+            if np.ndim(v) == 0:
+                scalar = scalar * v
+            else:
+                arrays.append(v)
+        for part in below:
+            v = part(x)
+            if np.ndim(v) == 0:
+                scalar = scalar / v
+            else:
+                divisors.append(v)
+        if arrays:
+            out = arrays[0] * scalar
+            for v in arrays[1:]:
+                out = out * v
+        elif divisors:
+            out = scalar / divisors.pop(0)
+        else:
+            return scalar
+        for v in divisors:
+            out = out / v
+        return out
+    return product
+
+
 @lru_cache(maxsize=2048)
 def _compiled(expr: sympy.Expr) -> Evaluator:
     return vector_closure(expr)
@@ -106,10 +136,11 @@ def _compiled(expr: sympy.Expr) -> Evaluator:
 def admissible(x: Array, var: Variable) -> Array:
     """True where `x` (base units) is finite and inside the variable's bounds."""
     b: Bounds = var.bounds
-    scaled = x / var.base_factor
-    above = scaled >= b.lo if b.lo_inclusive else scaled > b.lo
-    below = scaled <= b.hi if b.hi_inclusive else scaled < b.hi
-    return np.isfinite(x) & above & below
+    lo, hi = b.lo * var.base_factor, b.hi * var.base_factor
+    above = x >= lo if b.lo_inclusive else x > lo
+    if math.isinf(hi):
+        return above & (x < math.inf)  # NaN fails both comparisons
+    return above & ((x <= hi) if b.hi_inclusive else (x < hi))
 
 
 @dataclass(frozen=True)
@@ -158,10 +189,11 @@ class VectorChain:
         """Every computed variable over the arrays `inputs` (base units).
 
         Returns the values and a mask of the points where every step found an admissible
-        root; with `tolerance`, points where a check disagrees raise InconsistentError.
+        root (values elsewhere are meaningless); with `tolerance`, points where a check
+        disagrees raise InconsistentError.
         """
-        values: dict[str, Array] = {n: np.broadcast_to(np.asarray(v, dtype=float), shape)
-                                    for n, v in inputs.items()}
+        # scalars stay scalars inside, so that a step of fixed inputs costs one float op
+        values: dict[str, Array] = {n: np.asarray(v, dtype=float) for n, v in inputs.items()}
         ok = np.ones(shape, dtype=bool)
         with np.errstate(all="ignore"):
             for step in self.steps:
@@ -169,10 +201,18 @@ class VectorChain:
             if tolerance is not None:
                 for f in self.checks:
                     self._check(f, values, ok, tolerance)
-        return values, ok
+        return {n: np.broadcast_to(v, shape) for n, v in values.items()}, ok
 
     def _run(self, step: VectorStep, values: dict[str, Array], shape: tuple[int, ...]) -> Array:
         unknowns = step.block.unknowns
+        if len(step.candidates) == 1:  # the common case: no root to choose, no copies
+            good = None
+            for v in unknowns:
+                x = np.asarray(_compiled(step.candidates[0][v.name])(values), dtype=float)
+                values[v.name] = x
+                mask = admissible(x, v)
+                good = mask if good is None else good & mask
+            return good
         chosen = {v.name: np.full(shape, np.nan) for v in unknowns}
         found = np.zeros(shape, dtype=bool)
         for candidate in step.candidates:
