@@ -114,9 +114,7 @@ def sensitivity(result: Result, bounds: list[Bound] = (), target: str | None = N
     chain = VectorChain.from_result(result)
     point = {n: float(g.quantity.m_as(g.variable.unit)) * g.variable.base_factor
              for n, g in result.givens.items()}
-    ranged = {b.name: b for b in bounds}
-    for b in bounds:
-        point[b.name] = (b.low_base + b.high_base) / 2
+    ranged = {b.name: b for b in bounds}  # the centre answer already holds their centres
     names = [n for n in result.givens if n in point]
     symbolic = _symbolic_elasticities(chain, target, point, names)
     numeric = _numeric_elasticities(chain, target, point, names)
