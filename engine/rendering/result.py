@@ -7,6 +7,7 @@ dict; in Jupyter it shows as Markdown.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import pint
@@ -133,7 +134,8 @@ class Result:
             lines.append(text)
         return lines
 
-    def _steps_text(self) -> list[str]:
+    def _steps_text(self, spread: Callable[[str], str] | None = None) -> list[str]:
+        """The derivation's steps; `spread(name)` replaces each result's numbers (what-ifs)."""
         lines: list[str] = []
         for number, step in enumerate(self.steps, 1):
             names = ", ".join(v.name for v in step.unknowns)
@@ -151,11 +153,14 @@ class Result:
                 if not all(_explicit(f, var) for f in step.formulas):
                     lines.append(f"   ⇒ {var.name} = {Printer(_name)(expr)}")
                     pad = " " * (len(var.name) + 3)
+                if spread is not None:  # a what-if answer: the step's range or percentiles
+                    lines.append(f"   {pad}= {spread(var.name)}")
+                    continue
                 values = Printer(self._leaf_text(step), substituted=True)(expr)
                 lines.append(f"   {pad}= {values}")
                 lines.append(f"   {pad}= {format_quantity(self._display(var.name))}")
             notes = [f.note for f in step.formulas if f.note and step.rounding]
-            notes += [step.note] if step.note else []
+            notes += [step.note] if step.note and spread is None else []
             lines.extend(f"   ({note})" for note in notes)
         return lines
 
@@ -165,11 +170,12 @@ class Result:
 
         return leaf
 
-    def _givens_text(self) -> list[str]:
+    def _givens_text(self, shown: Mapping[str, str] | None = None) -> list[str]:
+        """One line per given; `shown` replaces the value text of some (ranges, spreads)."""
         lines = []
         width = max((len(n) for n in self.givens), default=0)
         for name, given in self.givens.items():
-            value = format_quantity(given.quantity)
+            value = (shown or {}).get(name) or format_quantity(given.quantity)
             origin = "you" if given.origin == "given" else given.note
             if given.origin == "assumption":
                 origin = "ASSUMPTION: " + given.note

@@ -14,8 +14,7 @@ import pint
 
 from napkinmath.library.declare import Variable
 from napkinmath.library.lookup import variables
-from napkinmath.rendering.exprprint import Printer
-from napkinmath.rendering.result import Given, Result, _equation_text, _explicit, _name
+from napkinmath.rendering.result import Given, Result
 from napkinmath.units import Quantity, format_quantity, format_unit, humanize
 from napkinmath.whatif.box import Extreme
 from napkinmath.whatif.spread import Bound, Interval, format_interval
@@ -43,10 +42,14 @@ class _SpreadAnswer:
     """Shared rendering: headline, givens with their spreads, steps with their spreads."""
 
     kind = ""
-    center: Result
-    bounds: list[Bound]
-    targets: tuple[str, ...]
-    notes: list[str]
+
+    def __init__(self, targets: tuple[str, ...], center: Result, bounds: list[Bound],
+                 notes: list[str]) -> None:
+        self.targets = targets
+        #: the plain answer with every spread at its centre (givens, sources, checks)
+        self.center = center
+        self.bounds = bounds
+        self.notes = notes
 
     def _spread(self, name: str) -> str:
         raise NotImplementedError
@@ -62,39 +65,10 @@ class _SpreadAnswer:
         return [f"{n} = {self._spread(n)}{self._headline_extra(n)}" for n in self.targets]
 
     def _givens_lines(self) -> list[str]:
-        spreads = {b.name: b for b in self.bounds}
-        width = max((len(n) for n in self.givens), default=0)
-        lines = []
-        for name, given in self.givens.items():
-            if name in spreads:
-                value, origin = spreads[name].describe(), "you"
-            else:
-                value = format_quantity(given.quantity)
-                origin = "you" if given.origin == "given" else given.note
-                if given.origin == "assumption":
-                    origin = "ASSUMPTION: " + given.note
-            lines.append(f"  {name.ljust(width)} = {value}   ({origin})")
-        return lines
+        return self.center._givens_text({b.name: b.describe() for b in self.bounds})
 
     def _step_lines(self) -> list[str]:
-        lines = []
-        for number, step in enumerate(self.center.steps, 1):
-            head = " + ".join(f.title for f in step.formulas)
-            names = ", ".join(v.name for v in step.unknowns)
-            implicit = any(not _explicit(f, v) for f in step.formulas for v in step.unknowns)
-            sources = "; ".join(dict.fromkeys(f.source for f in step.formulas))
-            lines.append(f"{number}. {head}{', solved for ' + names if implicit else ''}"
-                         f"  [{sources}]")
-            lines += ["   " + _equation_text(f) for f in step.formulas]
-            for var in step.unknowns:
-                pad = " " * (len(var.name) + 1)
-                if not all(_explicit(f, var) for f in step.formulas):
-                    lines.append(f"   ⇒ {var.name} = {Printer(_name)(step.solved[var.name])}")
-                    pad = " " * (len(var.name) + 3)
-                lines.append(f"   {pad}= {self._spread(var.name)}{self._step_extra(var.name)}")
-            if step.rounding:
-                lines += [f"   ({f.note})" for f in step.formulas if f.note]
-        return lines
+        return self.center._steps_text(lambda name: self._spread(name) + self._step_extra(name))
 
     def _step_extra(self, name: str) -> str:
         return ""
@@ -149,13 +123,10 @@ class RangeResult(_SpreadAnswer):
     def __init__(self, targets: tuple[str, ...], center: Result, bounds: list[Bound],
                  extremes: dict[str, Extreme], guarantees: dict[str, str],
                  notes: list[str]) -> None:
-        self.targets = targets
-        self.center = center
-        self.bounds = bounds
+        super().__init__(targets, center, bounds, notes)
         self.extremes = extremes
         #: per target, a sentence on which end meets the user's requirement
         self.guarantees = guarantees
-        self.notes = notes
         monotone = all(e.monotone for e in extremes.values())
         ranged = ", ".join(b.name for b in bounds)
         self.kind = ("ends at the corners of the box, exact: every step is monotone in "
@@ -239,14 +210,11 @@ class SampleResult(_SpreadAnswer):
 
     def __init__(self, targets: tuple[str, ...], center: Result, bounds: list[Bound],
                  samples: dict, n: int, kept: int, seed: int, notes: list[str]) -> None:
-        self.targets = targets
-        self.center = center
-        self.bounds = bounds
+        super().__init__(targets, center, bounds, notes)
         self.samples = samples
         self.n = n
         self.kept = kept
         self.seed = seed
-        self.notes = notes
         self.kind = (f"median [5th, 95th percentile] of {kept:,} samples, seed {seed}; one "
                      "draw per input, shared by every step that reads it")
 
