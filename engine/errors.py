@@ -57,3 +57,12 @@ class NoRootError(NapkinError):
     def __init__(self, message: str, variable: str) -> None:
         super().__init__(message)
         self.variable = variable
+
+
+class NumericError(NapkinError):
+    """A step or a check produced a number beyond the float range (inf, NaN, or an underflow
+    to zero), which would otherwise print as a plausible answer."""
+
+    def __init__(self, message: str, variable: str | None = None) -> None:
+        super().__init__(message)
+        self.variable = variable

@@ -1,6 +1,7 @@
 """The `napkin` command: solve, sweep, compare, formulas, vars, hardware, check.
 
-Exit status: 0 on success, 1 when a check finds a disagreement, 2 on bad input (with a
+Exit status: 0 on success, 1 when a check finds a disagreement (or, with `solve --strict`, an
+answer violates a constraint), 2 on bad input (with a
 one-paragraph message on stderr), 3 on an internal error. Never a traceback.
 """
 
@@ -50,6 +51,12 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--format", choices=("text", "markdown", "latex", "json"), default="text")
     solve.add_argument("--tolerance", type=float, default=0.01,
                        help="relative tolerance for over-determined givens (default 0.01)")
+    solve.add_argument("--strict", action="store_true",
+                       help="exit with status 1 when the plan violates a constraint (memory "
+                            "over HBM, a saturated queue, ...) or a check disagrees")
+    solve.add_argument("--warn-inconsistent", action="store_true",
+                       help="show givens that disagree as warnings in the answer instead of "
+                            "failing")
     solve.add_argument("--samples", type=int, metavar="N",
                        help="propagate spreads ('0.3 to 0.5', 0.3..0.5) by N Monte Carlo "
                             "samples and report the median and 5th/95th percentiles")
@@ -114,6 +121,8 @@ def _solve(args: argparse.Namespace) -> int:
         options["samples"] = args.samples
     if args.seed is not None:
         options["seed"] = args.seed
+    if args.warn_inconsistent:
+        options["on_inconsistent"] = "warn"
     result = solve(targets, **options, **givens)
     render = {"text": str, "markdown": lambda r: r.to_markdown(),
               "latex": lambda r: r.to_latex(), "json": lambda r: r.to_json()}[args.format]
@@ -124,6 +133,11 @@ def _solve(args: argparse.Namespace) -> int:
     if args.sensitivity:
         report = result.sensitivity()
         print("\n" + (report.to_markdown() if args.format == "markdown" else str(report)))
+    warnings = getattr(getattr(result, "center", result), "warnings", [])
+    if args.strict and warnings:
+        print(f"napkin: --strict: {len(warnings)} warning(s): " + " | ".join(warnings),
+              file=sys.stderr)
+        return 1
     return 0
 
 

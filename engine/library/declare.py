@@ -118,6 +118,9 @@ class Formula:
     #: the formulas it follows from; a plan may not use it together with all of them
     derived_from: tuple[str, ...] = ()
     variables: tuple[Variable, ...] = field(default=())
+    #: a stated assumption rather than a law (dense: total = active parameters): used only
+    #: where the other formulas cannot answer, never as a check, and labelled in the answer
+    assumption: bool = False
 
     @property
     def output(self) -> Variable | None:
@@ -175,15 +178,19 @@ def _latex_name(name: str) -> str:
 
 def formula(name: str, title: str, equation: sympy.Eq, *, source: str, subject: str,
             note: str = "", forward_only: bool = False, derived: bool = False,
-            derived_from: tuple[str, ...] = ()) -> Formula:
+            derived_from: tuple[str, ...] = (), assumption: bool = False) -> Formula:
     """Declare a formula of the library.
 
     `equation` is a sympy `Eq` over declared variables; `source` cites where it comes from;
     `subject` groups it for listing (training, memory, ...). A `forward_only` formula computes
     its left-hand variable from the right-hand side and is never inverted. A `derived` formula
     follows from others (a shortcut; name them in `derived_from`); it solves only where the
-    independent formulas cannot, and is never reported as a check.
+    independent formulas cannot, and is never reported as a check. An `assumption` (with a
+    `note` saying when it fails) plans like a derived formula and is labelled as an assumption
+    in every answer that uses it.
     """
+    if assumption and not note:
+        raise ValueError(f"assumption {name!r} needs a note saying when it does not hold")
     if name in FORMULAS:
         raise ValueError(f"formula {name!r} is declared twice")
     symbols = sorted(equation.free_symbols, key=lambda s: s.name)
@@ -194,8 +201,54 @@ def formula(name: str, title: str, equation: sympy.Eq, *, source: str, subject: 
         raise ValueError(f"forward-only formula {name!r} must have one variable on the left")
     variables = tuple(VARIABLES_BY_SYMBOL[s] for s in symbols)
     declared = Formula(name, title, equation, source, subject, note, forward_only,
-                       derived or bool(derived_from), tuple(derived_from), variables)
+                       derived or assumption or bool(derived_from), tuple(derived_from),
+                       variables, assumption)
     FORMULAS[name] = declared
+    return declared
+
+
+@dataclass(eq=False)
+class Constraint:
+    """A feasibility condition lhs ≤ rhs (or <) that an answer must meet to be a plan that fits:
+    memory within HBM, a queue below saturation. Evaluated in every answer that touches it."""
+
+    name: str
+    title: str
+    lhs: sympy.Expr
+    rhs: sympy.Expr
+    strict: bool
+    source: str
+    subject: str
+    #: what a violation means and how to fix it
+    message: str
+    variables: tuple[Variable, ...] = field(default=())
+    #: a unit the right side is multiplied by: per="GPU" compares bytes on one GPU with
+    #: hbm_capacity in bytes per GPU
+    per: str = ""
+
+    def __repr__(self) -> str:
+        return f"Constraint({self.name!r})"
+
+
+CONSTRAINTS: dict[str, Constraint] = {}
+
+
+def constraint(name: str, title: str, lhs: sympy.Expr, rhs: sympy.Expr, *, source: str,
+               subject: str, message: str, strict: bool = False, per: str = "") -> Constraint:
+    """Declare a feasibility constraint ``lhs <= rhs`` (``<`` when `strict`).
+
+    `message` says what a violation means and what to change; `source` cites why it holds;
+    `per` is a unit the right side is taken for (``per="GPU"``: one accelerator's worth).
+    """
+    if name in CONSTRAINTS:
+        raise ValueError(f"constraint {name!r} is declared twice")
+    symbols = sorted((sympy.sympify(lhs) - sympy.sympify(rhs)).free_symbols, key=lambda s: s.name)
+    unknown = [s.name for s in symbols if s not in VARIABLES_BY_SYMBOL]
+    if unknown:
+        raise ValueError(f"constraint {name!r} uses undeclared variables: {', '.join(unknown)}")
+    declared = Constraint(name, title, sympy.sympify(lhs), sympy.sympify(rhs), strict, source,
+                          subject, message, tuple(VARIABLES_BY_SYMBOL[s] for s in symbols), per)
+    CONSTRAINTS[name] = declared
     return declared
 
 

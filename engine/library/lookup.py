@@ -9,10 +9,12 @@ import sympy
 
 from napkinmath.errors import UnknownNameError
 from napkinmath.library.declare import (
+    CONSTRAINTS,
     FORMULAS,
     ROUNDING_FUNCTIONS,
     VARIABLES,
     VARIABLES_BY_SYMBOL,
+    Constraint,
     Formula,
     Variable,
 )
@@ -33,6 +35,12 @@ def formulas() -> dict[str, Formula]:
     """Every library formula, by name."""
     _load()
     return FORMULAS
+
+
+def constraints() -> dict[str, Constraint]:
+    """Every feasibility constraint of the library, by name."""
+    _load()
+    return CONSTRAINTS
 
 
 def variable(name: str) -> Variable:
@@ -104,6 +112,20 @@ def _text(dim: pint.util.UnitsContainer) -> str:
     from napkinmath.text.dimensions import dimension_text
 
     return dimension_text(dim)
+
+
+def check_constraint_dimensions(c: Constraint) -> str | None:
+    """None when both sides of constraint `c` have one dimension, else a message naming it."""
+    try:
+        left, right = dimension_of(c.lhs), dimension_of(c.rhs)
+    except DimensionMismatchError as exc:
+        return f"constraint {c.name!r}: {exc}"
+    if c.per:
+        right = right * ureg.Unit(c.per).dimensionality
+    if left != right and c.rhs != 0:
+        return (f"constraint {c.name!r}: left side {c.lhs} is [{_text(left)}] but right side "
+                f"{c.rhs} is [{_text(right)}]")
+    return None
 
 
 def check_dimensions(f: Formula) -> str | None:

@@ -7,15 +7,16 @@ dict; in Jupyter it shows as Markdown.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import pint
 import sympy
 
-from napkinmath.library.declare import Formula, Variable
+from napkinmath.library.declare import Constraint, Formula, Variable
 from napkinmath.rendering.exprprint import Printer
-from napkinmath.units import Quantity, format_quantity, format_unit, humanize
+from napkinmath.units import Quantity, format_number, format_quantity, format_unit, humanize, ureg
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,14 @@ class CheckRecord:
     relative_difference: float
     lhs_variable: Variable | None
     values: dict[str, float] = field(default_factory=dict)
+    #: a check of givens this answer did not need (found by planning the whole graph)
+    beyond: bool = False
+
+    @property
+    def agrees(self) -> bool:
+        return self.relative_difference <= self.tolerance
+
+    tolerance: float = 0.01
 
     def describe(self) -> str:
         var = self.lhs_variable
@@ -59,6 +68,61 @@ class CheckRecord:
         right = format_quantity(display(self.rhs, var))
         rhs_text = Printer(_name)(self.formula.equation.rhs)
         return f"{var.name} = {left}; {rhs_text} = {right}"
+
+
+@dataclass
+class ConstraintRecord:
+    """A feasibility constraint evaluated on an answer's values (base units)."""
+
+    constraint: Constraint
+    lhs: float
+    rhs: float
+    holds: bool
+
+    @property
+    def share(self) -> float:
+        """The left side as a fraction of the limit (0.71: 71% of it used)."""
+        return self.lhs / self.rhs if self.rhs else math.inf
+
+    def describe(self) -> str:
+        """'226.9 GB ≤ 320 GB (71% of the limit)' or '1,024 sequence > 186.3 sequence (5.5×)'."""
+        c = self.constraint
+        unit = _base_unit(c.lhs)
+        left, right = humanize(Quantity(self.lhs, unit)), humanize(Quantity(self.rhs, unit))
+        sign = ("<" if c.strict else "≤") if self.holds else ("≥" if c.strict else ">")
+        if self.holds:
+            margin = f"{self.share:.0%} of the limit"
+        else:
+            margin = f"{format_number(self.share, sig=3)}× the limit"
+        return f"{format_quantity(left)} {sign} {format_quantity(right)} ({margin})"
+
+    def line(self) -> str:
+        c = self.constraint
+        if self.holds:
+            return f"✓ {c.title}: {self.describe()}"
+        return f"✗ VIOLATED: {c.title}: {self.describe()}. {_sentence(c.message)}"
+
+
+def _base_unit(expr: sympy.Expr) -> pint.Unit:
+    """The base unit of an expression over library variables (for showing its value)."""
+    from napkinmath.library.lookup import variables
+
+    def walk(e: sympy.Expr):
+        if isinstance(e, sympy.Symbol):
+            return Quantity(1.0, variables()[e.name].unit)
+        if e.is_Number:
+            return float(e)
+        parts = [walk(a) for a in e.args]
+        if isinstance(e, sympy.Add):
+            return parts[0]
+        if isinstance(e, sympy.Mul):
+            return math.prod(parts)
+        if isinstance(e, sympy.Pow):
+            return parts[0] ** float(e.args[1])
+        return parts[0]
+
+    value = walk(expr)
+    return value.to_base_units().units if hasattr(value, "units") else ureg.dimensionless
 
 
 def display(base_value: float, var: Variable) -> pint.Quantity:
@@ -84,6 +148,28 @@ class Result:
         self.tolerance = tolerance
         #: user givens that this answer did not need (another route was shorter)
         self.unused: dict[str, Given] = {}
+        #: record and default values set aside because a user's value contradicts them:
+        #: name -> (the Given, why)
+        self.set_aside: dict[str, tuple[Given, str]] = {}
+        #: feasibility constraints the answer touches, evaluated
+        self.constraints: list[ConstraintRecord] = []
+        #: things a reader must know: violated constraints, disagreeing checks (when asked to
+        #: warn rather than fail), checks that could not be evaluated
+        self.notes: list[str] = []
+
+    @property
+    def warnings(self) -> list[str]:
+        """Violated constraints and disagreeing checks, one sentence each."""
+        found = [f"{c.constraint.title} is violated: {c.describe()}. "
+                 f"{_sentence(c.constraint.message)}" for c in self.constraints if not c.holds]
+        found += [f"{c.formula.title} disagrees: {c.describe()} "
+                  f"({c.relative_difference:.1%} apart)" for c in self.checks if not c.agrees]
+        return found
+
+    @property
+    def fits(self) -> bool:
+        """True when every constraint the answer touches holds."""
+        return all(c.holds for c in self.constraints)
 
     # --- values ---------------------------------------------------------------------------
     @property
@@ -157,9 +243,12 @@ class Result:
                     lines.append(f"   {pad}= {spread(var.name)}")
                     continue
                 values = Printer(self._leaf_text(step), substituted=True)(expr)
-                lines.append(f"   {pad}= {values}")
-                lines.append(f"   {pad}= {format_quantity(self._display(var.name))}")
+                result = format_quantity(self._display(var.name))
+                if values != result:
+                    lines.append(f"   {pad}= {values}")
+                lines.append(f"   {pad}= {result}")
             notes = [f.note for f in step.formulas if f.note and step.rounding]
+            notes += [f"ASSUMPTION: {f.note}" for f in step.formulas if f.assumption]
             notes += [step.note] if step.note and spread is None else []
             lines.extend(f"   ({note})" for note in notes)
         return lines
@@ -176,26 +265,62 @@ class Result:
         width = max((len(n) for n in self.givens), default=0)
         for name, given in self.givens.items():
             value = (shown or {}).get(name) or format_quantity(given.quantity)
-            origin = "you" if given.origin == "given" else given.note
+            origin = given.note
+            if given.origin == "given":
+                origin = "you" if given.note == "given" else f"you: {given.note}"
             if given.origin == "assumption":
                 origin = "ASSUMPTION: " + given.note
             lines.append(f"  {name.ljust(width)} = {value}   ({origin})")
         return lines
 
     def _checks_text(self) -> list[str]:
-        return [f"  ✓ {c.formula.title}: {c.describe()} (agree within "
-                f"{c.relative_difference:.2%})" for c in self.checks]
+        lines = []
+        for c in self.checks:
+            beyond = " [not needed for the answer]" if c.beyond else ""
+            if c.agrees:
+                lines.append(f"  ✓ {c.formula.title}{beyond}: {c.describe()} (agree within "
+                             f"{c.relative_difference:.2%})")
+            else:
+                lines.append(f"  ✗ DISAGREE: {c.formula.title}{beyond}: {c.describe()} "
+                             f"({c.relative_difference:.1%} apart)")
+        return lines
+
+    def _set_aside_text(self) -> list[str]:
+        """One line per reason, then the values it set aside."""
+        by_reason: dict[str, list[str]] = {}
+        for n, (g, why) in self.set_aside.items():
+            by_reason.setdefault(why, []).append(
+                f"{n} = {format_quantity(g.quantity)} ({_origin(g)})")
+        lines = []
+        for why, shown in by_reason.items():
+            lines.append(f"  {why}:")
+            lines += [f"    {line}" for line in shown]
+        return lines
+
+    def _extra_text(self) -> list[str]:
+        """Set-aside values, checks, constraints and notes, after the derivation."""
+        lines: list[str] = []
+        if self.set_aside:
+            lines += ["", "Set aside (your values replace them):", *self._set_aside_text()]
+        if self.checks:
+            lines += ["", "Checks (over-determined givens):", *self._checks_text()]
+        if self.constraints:
+            lines += ["", "Constraints (does the plan fit?):",
+                      *[f"  {c.line()}" for c in self.constraints]]
+        lines += [f"Note: {n}" for n in self.notes]
+        return lines
 
     def __str__(self) -> str:
         lines = self.headline()
+        lines += [f"WARNING: {w}" for w in self.warnings]
         lines += ["", "Given:", *self._givens_text()]
         if self.unused:
             shown = ", ".join(f"{n} = {format_quantity(g.quantity)}"
                               for n, g in self.unused.items())
             lines.append(f"  (given but not needed for this answer: {shown})")
-        lines += ["", "Derivation:", *self._steps_text()]
-        if self.checks:
-            lines += ["", "Checks (over-determined givens):", *self._checks_text()]
+        lines += ["", "Derivation:", *(self._steps_text() or [
+            "  none needed: every target is a given or a record value"])]
+        lines += self._extra_text()
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -207,6 +332,7 @@ class Result:
 
     def to_markdown(self) -> str:
         out = [f"**{line}**  " for line in self.headline()]
+        out += [f"> **Warning:** {w}  " for w in self.warnings]
         out += ["", "| given | value | from |", "|---|---|---|"]
         for name, given in self.givens.items():
             origin = "you" if given.origin == "given" else given.note
@@ -228,8 +354,15 @@ class Result:
                 values = Printer(self._leaf_text(step), substituted=True)(expr)
                 out.append(f"   - `= {values}`")
                 out.append(f"   - `= {format_quantity(self._display(var.name))}`")
+        if self.set_aside:
+            out += ["", "Set aside (your values replace them):", ""]
+            out += [f"- {line.strip()}" if not line.startswith("    ") else f"  - {line.strip()}"
+                    for line in self._set_aside_text()]
         if self.checks:
-            out += ["", "Checks:", ""] + [f"-{line.strip()[1:]}" for line in self._checks_text()]
+            out += ["", "Checks:", ""] + [f"- {line.strip()}" for line in self._checks_text()]
+        if self.constraints:
+            out += ["", "Constraints:", ""] + [f"- {c.line()}" for c in self.constraints]
+        out += [f"\n*Note:* {n}" for n in self.notes]
         return "\n".join(out)
 
     def _repr_markdown_(self) -> str:
@@ -237,7 +370,8 @@ class Result:
 
     def to_latex(self) -> str:
         """A LaTeX fragment (needs amsmath): the result, the givens and one align* per step."""
-        out = [r"\begin{itemize}"]
+        out = [f"\\textbf{{Warning:}} {_latex_escape(w)}\\\\" for w in self.warnings]
+        out.append(r"\begin{itemize}")
         for name, given in self.givens.items():
             origin = "given" if given.origin == "given" else _latex_escape(given.note)
             out.append(f"  \\item ${given.variable.latex}$ (\\texttt{{{_latex_escape(name)}}}) "
@@ -266,6 +400,11 @@ class Result:
                 out.append(f"  &= {values} \\\\")
                 out.append(f"  &= {result}")
             out.append(r"\end{align*}")
+        extra = [line for line in self._extra_text() if line]
+        if extra:
+            out.append(r"\begin{itemize}")
+            out += [f"  \\item {_latex_escape(line.strip())}" for line in extra]
+            out.append(r"\end{itemize}")
         return "\n".join(out)
 
     def to_dict(self) -> dict:
@@ -293,13 +432,25 @@ class Result:
                 "rounding": s.rounding,
             } for s in self.steps],
             "checks": [{"formula": c.formula.name, "relative_difference": c.relative_difference,
+                        "agrees": c.agrees, "needed_for_answer": not c.beyond,
                         "text": c.describe()} for c in self.checks],
+            "constraints": [{"name": c.constraint.name, "title": c.constraint.title,
+                             "holds": c.holds, "share_of_limit": c.share,
+                             "text": c.describe(), "source": c.constraint.source,
+                             "message": "" if c.holds else c.constraint.message}
+                            for c in self.constraints],
+            "set_aside": [{"name": n, **qty(g.quantity), "origin": g.origin, "source": g.note,
+                           "reason": why} for n, (g, why) in self.set_aside.items()],
+            "warnings": self.warnings,
+            "notes": self.notes,
             "assumptions": [{"name": n, "text": g.note} for n, g in self.assumptions.items()],
             "unused_givens": sorted(self.unused),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        """JSON text; never NaN or Infinity (non-finite numbers become null)."""
+        return json.dumps(finite_json(self.to_dict()), indent=indent, ensure_ascii=False,
+                          allow_nan=False)
 
     def sensitivity(self, target: str | None = None, relative: float = 0.1):
         """Which input this answer hangs on: the elasticity d ln y / d ln x of `target` (the
@@ -308,6 +459,27 @@ class Result:
         from napkinmath.whatif.sensitivity import sensitivity
 
         return sensitivity(self, (), target, relative)
+
+
+def finite_json(data: object) -> object:
+    """`data` with every non-finite float replaced by None (JSON has no NaN or Infinity)."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: finite_json(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [finite_json(v) for v in data]
+    return data
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def _origin(g: Given) -> str:
+    if g.origin == "given":
+        return "you"
+    return ("ASSUMPTION: " if g.origin == "assumption" else "") + g.note
 
 
 def _explicit(f: Formula, var: Variable) -> bool:

@@ -2,7 +2,8 @@
 
 Structural analysis of the bipartite formula-variable graph, as in Pyomo's incidence analysis:
 
-1. A maximum matching pairs formulas with the unknowns they solve for (a forward-only formula
+1. A maximum matching (augmenting paths, in a fixed order: planning never depends on hash
+   order) pairs formulas with the unknowns they solve for (a forward-only formula
    may only be paired with its output).
 2. The Dulmage-Mendelsohn decomposition: unknowns reachable by alternating paths from an
    unmatched unknown are under-determined; the rest is determined, with unmatched formulas
@@ -55,21 +56,39 @@ class _Analysis:
 
 
 def _incidence(knowns: frozenset[str], names: frozenset[str], relaxed: bool = False
-               ) -> tuple[nx.Graph, list[tuple[str, str]]]:
-    graph = nx.Graph()
-    top = []
-    for f in formulas().values():
-        if f.name not in names:
-            continue
-        node = ("f", f.name)
-        graph.add_node(node)
-        top.append(node)
+               ) -> dict[str, tuple[str, ...]]:
+    """Each formula of `names` with the unknowns it may be matched to, in a fixed order:
+    invertible formulas first, then forward-only ones (which may only compute their output,
+    unless `relaxed`), each group by name; unknowns by name."""
+    edges: dict[str, tuple[str, ...]] = {}
+    chosen = [f for f in formulas().values() if f.name in names]
+    for f in sorted(chosen, key=lambda f: (f.forward_only and not relaxed, f.name)):
         output = None if relaxed else f.output
-        for v in f.variables:
-            if v.name in knowns or (output is not None and v is not output):
+        edges[f.name] = tuple(v.name for v in f.variables if v.name not in knowns
+                              and (output is None or v is output))
+    return edges
+
+
+def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    """A maximum matching formula -> unknown by augmenting paths (Kuhn), deterministic by
+    construction: formulas are tried in the order of `edges`, unknowns in name order. An
+    augmenting path re-routes earlier formulas but never unmatches them, so an invertible
+    formula keeps an unknown rather than yielding it to a forward-only one."""
+    owner: dict[str, str] = {}  # unknown -> formula
+
+    def augment(f: str, seen: set[str]) -> bool:
+        for v in edges[f]:
+            if v in seen:
                 continue
-            graph.add_edge(node, ("v", v.name))
-    return graph, top
+            seen.add(v)
+            if v not in owner or augment(owner[v], seen):
+                owner[v] = f
+                return True
+        return False
+
+    for f in edges:
+        augment(f, set())
+    return {f: v for v, f in owner.items()}
 
 
 @lru_cache(maxsize=1024)
@@ -78,48 +97,58 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     """Structural analysis with the formulas `names`.
 
     `strict` also rejects singular blocks and cycles through rounding steps; `relaxed` lets
-    rounding (forward-only) formulas be inverted, to explain what they block.
+    rounding (forward-only) formulas be inverted, to explain what they block. A forward-only
+    formula whose inputs turn out undetermined is dropped and the analysis repeated, so that
+    it never holds an unknown that an invertible formula would determine.
     """
-    graph, top = _incidence(knowns, names, relaxed)
-    matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=top)
-    var_nodes = [n for n in graph if n[0] == "v"]
+    edges = _incidence(knowns, names, relaxed)
+    matched = _matching(edges)  # formula -> unknown
+    partner = {v: f for f, v in matched.items()}
+    formulas_of: dict[str, list[str]] = {}
+    for f, vs in edges.items():
+        for v in vs:
+            formulas_of.setdefault(v, []).append(f)
+    all_formulas = {n: f for n, f in formulas().items() if n in names}
+    unknowns = sorted({v.name for f in all_formulas.values() for v in f.variables} - knowns)
 
-    # Dulmage-Mendelsohn: alternating paths from unmatched variables reach the under-determined.
-    under: set[tuple[str, str]] = set()
-    stack = [v for v in var_nodes if v not in matching]
+    # Dulmage-Mendelsohn: alternating paths from unmatched unknowns reach the under-determined.
+    under: set[str] = set()
+    stack = [v for v in unknowns if v not in partner and v in formulas_of]
+    stack += [v for v in unknowns if v not in formulas_of]
     while stack:
         v = stack.pop()
         if v in under:
             continue
         under.add(v)
-        for f in graph[v]:
-            partner = matching.get(f)
-            if partner is not None and partner != v:
-                stack.append(partner)
+        for f in formulas_of.get(v, ()):
+            other = matched.get(f)
+            if other is not None and other != v:
+                stack.append(other)
 
-    all_formulas = {n: f for n, f in formulas().items() if n in names}
-    computed_by = {v[1]: all_formulas[f[1]] for f, v in matching.items()
-                   if f[0] == "f" and v not in under}
-    unknowns = {v.name for f in all_formulas.values() for v in f.variables} - knowns
+    computed_by = {v: all_formulas[f] for f, v in matched.items() if v not in under}
     deps = nx.DiGraph()
     deps.add_nodes_from(unknowns)
-    for name, f in computed_by.items():
-        deps.add_edges_from((v.name, name) for v in f.variables
+    for name in sorted(computed_by):
+        deps.add_edges_from((v.name, name) for v in computed_by[name].variables
                             if v.name not in knowns and v.name != name)
-    bad = unknowns - set(computed_by)
+    bad = set(unknowns) - set(computed_by)
     if strict:
         bad |= _singular_blocks(deps, computed_by, bad)
-    stack = list(bad)  # everything downstream of an undetermined variable is undetermined
+    stack = sorted(bad)  # everything downstream of an undetermined variable is undetermined
     while stack:
-        for successor in deps.successors(stack.pop()):
+        for successor in sorted(deps.successors(stack.pop())):
             if successor not in bad:
                 bad.add(successor)
                 stack.append(successor)
-    determined = frozenset(unknowns - bad)
-    leftover = tuple(f for f in all_formulas.values() if ("f", f.name) not in matching
+    if not relaxed:
+        stuck = sorted(f.name for v, f in computed_by.items() if f.forward_only and v in bad)
+        if stuck:
+            return _analyse(knowns, names - set(stuck), strict, relaxed)
+    determined = frozenset(set(unknowns) - bad)
+    leftover = tuple(f for f in all_formulas.values() if f.name not in matched
                      and all(v.name in knowns or v.name in determined for v in f.variables))
     return _Analysis(determined, {k: v for k, v in computed_by.items() if k in determined},
-                     deps.subgraph(determined).copy(), leftover)
+                     deps.subgraph(sorted(determined)).copy(), leftover)
 
 
 def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set[str]) -> set[str]:
@@ -129,7 +158,7 @@ def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set
     the formulas it combines, or a rounding step that sympy cannot solve jointly.
     """
     singular: set[str] = set()
-    for component in nx.strongly_connected_components(deps):
+    for component in sorted(nx.strongly_connected_components(deps), key=min):
         if len(component) > 1 and not component & bad:
             names = tuple(sorted(component))
             if _is_singular(tuple(computed_by[n].name for n in names), names):
@@ -243,9 +272,10 @@ def _blocks(analysis: _Analysis, targets: tuple[str, ...]) -> tuple[tuple[Block,
     for t in targets:
         if t in analysis.determined:
             needed |= {t} | nx.ancestors(analysis.graph, t)
-    order = nx.condensation(analysis.graph.subgraph(needed))
+    order = nx.condensation(analysis.graph.subgraph(sorted(needed)))
     blocks = []
-    for node in nx.topological_sort(order):
+    members = nx.get_node_attributes(order, "members")
+    for node in nx.lexicographical_topological_sort(order, key=lambda n: min(members[n])):
         names = sorted(order.nodes[node]["members"])
         fs = tuple(dict.fromkeys(analysis.computed_by[n] for n in names))
         blocks.append(Block(fs, tuple(variables()[n] for n in names)))

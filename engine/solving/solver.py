@@ -11,32 +11,46 @@ steps run on plain floats, and the results become Quantities again in the variab
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 import pint
+import sympy
 
-from napkinmath.errors import InconsistentError, InputError, NoRootError, UnderDeterminedError
+from napkinmath.errors import (
+    InconsistentError,
+    InputError,
+    NapkinError,
+    NoRootError,
+    NumericError,
+    UnderDeterminedError,
+)
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.lookup import variable, variables
 from napkinmath.rendering.result import CheckRecord, Given, Result, StepRecord, display
+from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import Compiled, rearranged, sides, solved_jointly
 from napkinmath.solving.plan import Block, Plan, make_plan, under_determined_message
-from napkinmath.text.values import to_quantity
-from napkinmath.units import Quantity, format_quantity
+from napkinmath.text.values import parse_quantity, to_quantity
+from napkinmath.units import Quantity, format_quantity, format_unit
 
 DEFAULT_TOLERANCE = 0.01
 
 
 def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str | None = None,
           tolerance: float = DEFAULT_TOLERANCE, samples: int | None = None,
-          seed: int | None = None, **givens: object):
+          seed: int | None = None, on_inconsistent: str = "error", **givens: object):
     """Solve for `targets` (a name or a list of names) from keyword givens.
 
     Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
     for dimensionless and count variables. `gpu` names a hardware record and `model` a model
     record (see `napkin hardware`) whose values are used where the user gave none.
-    Over-determined givens are checked against each other to a relative `tolerance`.
+    Over-determined givens are checked against each other to a relative `tolerance`,
+    wherever they meet in the graph: a disagreement raises InconsistentError, or with
+    ``on_inconsistent="warn"`` is a warning in the answer. Record and default values that a
+    user's value contradicts are set aside (`Result.set_aside`); the feasibility constraints
+    an answer touches are evaluated (`Result.constraints`, `Result.fits`).
 
     A given may be a range (``mfu=(0.3, 0.5)`` or ``"0.3..0.5"``): the answer is then a
     `RangeResult` whose value is the exact range over every ranged given. ``"0.3 to 0.5"`` is a
@@ -48,6 +62,9 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
             or not 0 <= tolerance < 1:
         raise InputError(f"tolerance={tolerance!r}: expected a fraction such as 0.01 (1%)",
                          "tolerance")
+    if on_inconsistent not in ("error", "warn"):
+        raise InputError(f"on_inconsistent={on_inconsistent!r}: expected 'error' or 'warn'",
+                         "on_inconsistent")
     _refuse_lists(gpu=gpu, model=model, **givens)
     if samples is not None or any(_is_spread(v) for v in givens.values()):
         from napkinmath.whatif.ranged import solve_spread
@@ -57,7 +74,27 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     if seed is not None:
         raise InputError("seed= only applies with samples=", "seed")
     bound = bind(names, givens, gpu=gpu, model=model)
-    return solve_bound(names, bound, tolerance)
+    try:
+        return solve_bound(names, bound, tolerance, on_inconsistent)
+    except UnderDeterminedError:
+        read = _record_targets(names, gpu, model, bound)
+        if not read:
+            raise
+    result = solve_bound(names, {**bound, **read}, tolerance, on_inconsistent)
+    result.notes[:0] = [f"{name} is read from the {g.note.split(':')[0]} record: the givens do "
+                        "not determine it" for name, g in read.items()]
+    return result
+
+
+def _record_targets(targets: tuple[str, ...], gpu: str | None, model: str | None,
+                    bound: Mapping[str, Given]) -> dict[str, Given]:
+    """Targets that a record states (`napkin solve peak_flops --gpu H100`), as givens."""
+    found: dict[str, Given] = {}
+    for option, name in (("model", model), ("gpu", gpu)):
+        if name is not None:
+            record = _record_givens(name, option, (), frozenset(bound))
+            found.update({t: record[t] for t in targets if t in record and t not in found})
+    return found
 
 
 def _is_spread(value: object) -> bool:
@@ -92,18 +129,60 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
          gpu: str | None = None, model: str | None = None) -> dict[str, Given]:
     """Every value a solve may use, with its origin: user, record (gpu=, model=), assumption."""
     bound: dict[str, Given] = {}
+    pending: dict[str, tuple[pint.Quantity, Variable, InputError]] = {}
     for name, value in givens.items():
         var = variable(name)
         if name in targets:
             raise InputError(f"{name} is both a target and a given: drop one of them", name)
-        bound[name] = Given(var, _given_quantity(var, value), "given", "given")
+        try:
+            bound[name] = Given(var, _given_quantity(var, value), "given", "given")
+        except InputError as exc:
+            per = _per_variable(var, value)
+            if per is None:
+                raise
+            pending[name] = (per[0], per[1], exc)
     for option, name in (("model", model), ("gpu", gpu)):
         if name is not None:
             bound.update(_record_givens(name, option, targets, frozenset(bound)))
     for var in variables().values():
         if var.default is not None and var.name not in bound and var.name not in targets:
             bound[var.name] = Given(var, var.default.value, "assumption", var.default.note)
+    for name, (quantity, per, error) in pending.items():
+        bound[name] = _converted(variable(name), quantity, per, bound, error)
     return bound
+
+
+def _per_variable(var: Variable, value: object) -> tuple[pint.Quantity, Variable] | None:
+    """For '1024 node' given as a GPU count: the parsed value and the variable that converts
+    it (gpus_per_node, GPU/node), when one variable has exactly the missing dimensions."""
+    if not isinstance(value, str):
+        return None
+    try:
+        quantity = parse_quantity(value)
+    except NapkinError:
+        return None
+    missing = var.dimensionality / quantity.dimensionality
+    if quantity.dimensionless or not missing:
+        return None
+    for candidate in variables().values():
+        if candidate.dimensionality == missing and candidate.name.endswith("_per_node"):
+            return quantity, candidate
+    return None
+
+
+def _converted(var: Variable, quantity: pint.Quantity, per: Variable,
+               bound: Mapping[str, Given], error: InputError) -> Given:
+    if per.name not in bound:
+        raise InputError(f"{error} To give {var.name} in {format_unit(quantity.units)}, give "
+                         f"{per.name} too (or a --gpu record that has it)", var.name) from None
+    factor = bound[per.name]
+    value = to_quantity(quantity * factor.quantity, var)
+    where = "you" if factor.origin == "given" else factor.note.split(":")[0] + " record"
+    if factor.origin == "assumption":
+        where = "assumption"
+    note = (f"{format_quantity(quantity)} × {per.name} {format_quantity(factor.quantity)} "
+            f"({where})")
+    return Given(var, value, "given", note)
 
 
 def _given_quantity(var: Variable, value: object) -> pint.Quantity:
@@ -157,8 +236,17 @@ def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[
 
 
 def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
-                tolerance: float = DEFAULT_TOLERANCE) -> Result:
-    """Solve from already bound givens (see `bind`)."""
+                tolerance: float = DEFAULT_TOLERANCE, on_inconsistent: str = "error") -> Result:
+    """Solve from already bound givens (see `bind`).
+
+    Record and default values that a user's value contradicts are set aside; every check of
+    the givens (in the answer's plan or anywhere in the graph) that disagrees raises
+    InconsistentError, or with ``on_inconsistent="warn"`` is shown as a warning.
+    """
+    base = {name: _to_base(g.quantity, g.variable) for name, g in bound.items()}
+    aside = set_aside(bound, base, tolerance, _run_check)
+    if aside:
+        bound = {name: g for name, g in bound.items() if name not in aside}
     user = frozenset(n for n, g in bound.items() if g.origin == "given")
     try:
         plan = plan_for(targets, user, frozenset(bound) - user)
@@ -173,18 +261,29 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     order = {"given": 0, "record": 1, "assumption": 2}
     inputs = {name: bound[name] for name in sorted(plan.used,
                                                      key=lambda n: (order[bound[n].origin], n))}
-    values = {name: _to_base(g.quantity, g.variable) for name, g in inputs.items()}
+    values = {name: base[name] for name in inputs}
     steps = [_run_block(block, values) for block in plan.blocks]
     checks = [_run_check(f, values) for f in plan.checks]
-    failed = [c for c in checks if c.relative_difference > tolerance]
-    if failed:
-        raise _inconsistent(failed, inputs, plan, tolerance)
     extra_steps, extra_inputs = _rounding(targets, values, bound)
     steps.extend(extra_steps)
     inputs.update(extra_inputs)
+    more = beyond(plan, values, bound, lambda g: _to_base(g.quantity, g.variable), _run_block,
+                  _run_check)
+    checks += more.checks
+    for check in checks:
+        check.tolerance = tolerance
+    failed = [c for c in checks if not c.agrees]
+    if failed and on_inconsistent == "error":
+        everything = {**inputs, **more.inputs}
+        raise _inconsistent(failed, everything, plan, tolerance, user, frozenset(bound))
+    inputs.update({n: more.inputs[n] for n in sorted(more.inputs, key=lambda n: (
+        order[more.inputs[n].origin], n)) if n not in inputs})
     results = {name: _from_base(values[name], variables()[name]) for name in targets}
     result = Result(targets, results, inputs, steps, checks, tolerance)
-    result.unused = {name: bound[name] for name in sorted(user - plan.used)}
+    result.unused = {name: bound[name] for name in sorted(user - plan.used - set(more.inputs))}
+    result.set_aside = {name: (a.given, a.reason) for name, a in aside.items()}
+    result.constraints = more.constraints
+    result.notes = more.notes
     return result
 
 
@@ -215,8 +314,14 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
                 continue
             tried.append(x)
             if _admissible(x, var):
+                _check_underflow(x, root, values, f, var)
                 admitted.append((x, root))
         if not admitted:
+            if tried and not any(math.isfinite(x) for x in tried):
+                raise NumericError(f"{f.title} ({f.name}) gives {var.name} = "
+                                   f"{' or '.join(map(str, tried))}: the givens overflow the "
+                                   "float range (about 1.8×10³⁰⁸); check their magnitudes",
+                                   var.name)
             raise _no_root(f, var, tried)
         (x, root), others = admitted[0], admitted[1:]
         values[var.name] = x
@@ -228,18 +333,34 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
         return StepRecord((f,), (var,), {var.name: root.expr}, _snapshot(values, block),
                           note=note)
     symbols = tuple(v.symbol for v in block.unknowns)
+    admitted = []
     for solution in solved_jointly(block.formulas, symbols):
         try:
             xs = {v.name: _call(solution[v.symbol], values) for v in block.unknowns}
         except (ValueError, ZeroDivisionError, OverflowError, TypeError):
             continue
-        if all(_admissible(xs[v.name], v) for v in block.unknowns):
-            values.update(xs)
-            exprs = {v.name: solution[v.symbol].expr for v in block.unknowns}
-            return StepRecord(block.formulas, block.unknowns, exprs, _snapshot(values, block))
+        if all(_admissible(xs[v.name], v) for v in block.unknowns) \
+                and not any(_same(xs, other) for other, _ in admitted):
+            admitted.append((xs, solution))
+    if admitted:
+        (xs, solution), others = admitted[0], admitted[1:]
+        values.update(xs)
+        exprs = {v.name: solution[v.symbol].expr for v in block.unknowns}
+        note = ""
+        if others:
+            shown = "; ".join(", ".join(f"{v.name} = {format_quantity(display(o[v.name], v))}"
+                                        for v in block.unknowns) for o, _ in others)
+            note = (f"the equations have another admissible solution: {shown}; the first is "
+                    "shown, give one of these values to choose")
+        return StepRecord(block.formulas, block.unknowns, exprs, _snapshot(values, block),
+                          note=note)
     names = ", ".join(v.name for v in block.unknowns)
     raise NoRootError(f"the formulas {', '.join(f.name for f in block.formulas)} have no "
                       f"solution for {names} inside their bounds", block.unknowns[0].name)
+
+
+def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
+    return all(math.isclose(a[k], b[k], rel_tol=1e-12, abs_tol=1e-300) for k in a)
 
 
 def _snapshot(values: Mapping[str, float], block: Block) -> dict[str, float]:
@@ -260,9 +381,28 @@ def _no_root(f: Formula, var: Variable, tried: list[float]) -> NoRootError:
     return NoRootError(message, var.name)
 
 
+def _check_underflow(x: float, root: Compiled, values: Mapping[str, float], f: Formula,
+                     var: Variable) -> None:
+    """A product of non-zero numbers that comes out 0 (or subnormal) has underflowed."""
+    if x != 0 and abs(x) >= sys.float_info.min:
+        return
+    expr = root.expr
+    if isinstance(expr, (sympy.Mul, sympy.Pow)) and all(values[a] != 0 for a in root.args):
+        raise NumericError(f"{f.title} ({f.name}) gives {var.name} = {x!r}: a product of "
+                           "non-zero givens underflowed below the float range (about "
+                           "2.2×10⁻³⁰⁸); check their magnitudes", var.name)
+
+
 def _run_check(f: Formula, values: Mapping[str, float]) -> CheckRecord:
     left, right = sides(f)
-    lhs, rhs = _call(left, values), _call(right, values)
+    try:
+        lhs, rhs = _call(left, values), _call(right, values)
+    except (OverflowError, ZeroDivisionError, ValueError) as exc:
+        raise NumericError(f"checking {f.title} ({f.name}) failed: {exc}") from None
+    if not (math.isfinite(lhs) and math.isfinite(rhs)):
+        raise NumericError(f"checking {f.title} ({f.name}) gives {lhs!r} on one side and "
+                           f"{rhs!r} on the other: the givens overflow the float range (about "
+                           "1.8×10³⁰⁸); check their magnitudes")
     scale = max(abs(lhs), abs(rhs))
     difference = abs(lhs - rhs) / scale if scale else 0.0
     output = f.equation.lhs
@@ -272,34 +412,42 @@ def _run_check(f: Formula, values: Mapping[str, float]) -> CheckRecord:
 
 
 def _inconsistent(failed: list[CheckRecord], inputs: Mapping[str, Given], plan: Plan,
-                  tolerance: float) -> InconsistentError:
+                  tolerance: float, user: frozenset[str], knowns: frozenset[str]
+                  ) -> InconsistentError:
     lines = []
     for check in failed:
-        involved = _givens_behind(check.formula, inputs, plan)
-        lines.append(f"{check.formula.title} ({check.formula.name}): {check.describe()}; "
-                     f"{check.relative_difference:.1%} apart, tolerance {tolerance:.1%}. "
-                     f"The givens behind it: {', '.join(involved)}")
+        involved = _givens_behind(check, inputs, plan, user, knowns)
+        where = " (not needed for this answer, but your givens must agree)" if check.beyond else ""
+        lines.append(f"{check.formula.title} ({check.formula.name}){where}: "
+                     f"{check.describe()}; {check.relative_difference:.1%} apart, tolerance "
+                     f"{tolerance:.1%}. The givens behind it: {', '.join(involved)}")
     return InconsistentError(
         "the givens disagree with each other: " + " | ".join(lines) +
         ". Correct or drop one of them (or pass a larger tolerance).", failed)
 
 
-def _givens_behind(f: Formula, inputs: Mapping[str, Given], plan: Plan) -> list[str]:
-    computed = {v.name: b for b in plan.blocks for v in b.unknowns}
-    found: list[str] = []
-    stack = [v.name for v in f.variables]
-    seen: set[str] = set()
-    while stack:
-        name = stack.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        if name in inputs:
-            origin = inputs[name].origin
-            found.append(name if origin == "given" else f"{name} ({origin})")
-        elif name in computed:
-            stack.extend(v.name for g in computed[name].formulas for v in g.variables)
-    return sorted(found)
+def _givens_behind(check: CheckRecord, inputs: Mapping[str, Given], plan: Plan,
+                   user: frozenset[str], knowns: frozenset[str]) -> list[str]:
+    names = [v.name for v in check.formula.variables]
+    if check.beyond:
+        found = behind(closure(user, knowns).analysis, names, knowns)
+    else:
+        computed = {v.name: b for b in plan.blocks for v in b.unknowns}
+        found, stack, seen = set(), list(names), set()
+        while stack:
+            name = stack.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in inputs:
+                found.add(name)
+            elif name in computed:
+                stack.extend(v.name for g in computed[name].formulas for v in g.variables)
+    shown = []
+    for name in sorted(found):
+        origin = inputs[name].origin if name in inputs else "given"
+        shown.append(name if origin == "given" else f"{name} ({origin})")
+    return shown
 
 
 def _rounding(targets: tuple[str, ...], values: dict[str, float],

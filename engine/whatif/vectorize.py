@@ -177,7 +177,7 @@ class VectorChain:
     @classmethod
     def from_result(cls, result) -> VectorChain:
         steps = [(Block(s.formulas, s.unknowns), s.rounding) for s in result.steps]
-        return cls(steps, tuple(c.formula for c in result.checks))
+        return cls(steps, tuple(c.formula for c in result.checks if not c.beyond))
 
     @property
     def single_rooted(self) -> bool:

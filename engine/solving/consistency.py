@@ -1,0 +1,195 @@
+"""Beyond the answer: every given checked, defaults that yield, and plans that fit.
+
+1. Defaults and records yield. A formula whose variables are all given, one by the user and
+   the rest by a record or a stated default, pins the user's value to theirs; when the two
+   disagree, the record and default values of that formula are set aside (the user's value
+   stands) and the answer says so: ``optimizer_bytes_per_param="8 B/param"`` sets aside the
+   Adam defaults that sum to 12.
+2. Every given is checked, whatever the target. Everything determinable from the givens is
+   planned once (cached per set of names); each formula left over that a user's given stands
+   behind is a check, evaluated with the answer: mfu, params and tokens that contradict
+   train_time are caught even when the target is the cost.
+3. Plans that fit. Each feasibility constraint (`napkinmath.formulas.feasibility`) that the
+   answer's values touch, and whose variables are all determinable, is evaluated: holds or
+   violated, with the margin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import sympy
+
+from napkinmath.errors import NoRootError
+from napkinmath.library.declare import Constraint, Formula
+from napkinmath.library.lookup import constraints, formulas, variables
+from napkinmath.rendering.result import CheckRecord, ConstraintRecord, Given
+from napkinmath.solving.plan import Plan, _analyse, _Analysis, _blocks, _formula_sets
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """A record or default value set aside because a user's value contradicts it."""
+
+    given: Given
+    reason: str
+
+
+@lru_cache(maxsize=512)
+def _pinning(names: frozenset[str], user: frozenset[str]) -> tuple[Formula, ...]:
+    """Formulas whose variables are all given: one by the user, the rest by records or
+    defaults. (Where several user values meet a record, the user's values are checked
+    against it instead: a contradiction among them is theirs to resolve.)"""
+    found = []
+    for f in formulas().values():
+        if f.derived or f.forward_only:
+            continue
+        vs = {v.name for v in f.variables}
+        if vs <= names and len(vs & user) == 1 and vs - user:
+            found.append(f)
+    return tuple(found)
+
+
+def set_aside(bound: Mapping[str, Given], values: Mapping[str, float], tolerance: float,
+              run_check) -> dict[str, SetAside]:
+    """The record and default values that a user's value contradicts directly (see 1.)."""
+    user = frozenset(n for n, g in bound.items() if g.origin == "given")
+    aside: dict[str, SetAside] = {}
+    for f in _pinning(frozenset(bound), user):
+        names = [v.name for v in f.variables]
+        if any(n in aside for n in names):
+            continue
+        check = run_check(f, values)
+        if check.relative_difference <= tolerance:
+            continue
+        mine = ", ".join(n for n in names if n in user)
+        reason = (f"your {mine} disagrees with {f.title} ({check.describe()}, "
+                  f"{check.relative_difference:.1%} apart), so these are set aside")
+        for n in names:
+            if n not in user:
+                aside[n] = SetAside(bound[n], reason)
+    return aside
+
+
+@dataclass(frozen=True)
+class Closure:
+    """Everything determinable from a set of givens, and the checks it leaves over."""
+
+    analysis: _Analysis
+    checks: tuple[Formula, ...]  # leftover formulas with a user's given behind them
+
+
+def behind(analysis: _Analysis, names: list[str], knowns: frozenset[str]) -> set[str]:
+    """The givens that the variables `names` are computed from (themselves, if given)."""
+    found: set[str] = set()
+    stack, seen = list(names), set()
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in knowns:
+            found.add(name)
+        elif name in analysis.computed_by:
+            stack.extend(v.name for v in analysis.computed_by[name].variables)
+    return found
+
+
+@lru_cache(maxsize=256)
+def closure(user: frozenset[str], knowns: frozenset[str]) -> Closure:
+    """Plan everything the givens determine with the independent formulas (cached)."""
+    analysis = _analyse(knowns, _formula_sets()[0])
+    checks = tuple(f for f in analysis.leftover if not f.derived and not f.forward_only
+                   and behind(analysis, [v.name for v in f.variables], knowns) & user)
+    return Closure(analysis, checks)
+
+
+@dataclass
+class Beyond:
+    """What the answer adds beyond its own plan: checks, constraints, the values they read."""
+
+    checks: list[CheckRecord] = field(default_factory=list)
+    constraints: list[ConstraintRecord] = field(default_factory=list)
+    inputs: dict[str, Given] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given],
+           to_base, run_block, run_check) -> Beyond:
+    """Checks of every given the answer did not need, and the constraints it touches."""
+    user = frozenset(n for n, g in bound.items() if g.origin == "given")
+    knowns = frozenset(bound)
+    found = closure(user, knowns)
+    analysis = found.analysis
+    extra = [f for f in found.checks if f not in plan.checks]
+    available = knowns | analysis.determined
+    touched = set(steps_values) | set(plan.targets)
+    wanted_constraints = [c for c in constraints().values()
+                          if {v.name for v in c.variables} & touched
+                          and all(v.name in available for v in c.variables)]
+    needed = sorted({v.name for f in extra for v in f.variables}
+                    | {v.name for c in wanted_constraints for v in c.variables})
+    out = Beyond()
+    values = dict(steps_values)
+    for name in needed:
+        if name in knowns and name not in values:
+            values[name] = to_base(bound[name])
+            out.inputs[name] = bound[name]
+    unknown = tuple(n for n in needed if n not in values and n in analysis.determined)
+    failed: set[str] = set()
+    if unknown:
+        blocks, _ = _blocks(analysis, unknown)
+        for block in blocks:
+            if all(v.name in values for v in block.unknowns):
+                continue
+            reads = {v.name for f in block.formulas for v in f.variables}
+            for name in sorted(reads & knowns - set(values)):
+                values[name] = to_base(bound[name])
+                out.inputs[name] = bound[name]
+            if reads & failed:
+                failed |= {v.name for v in block.unknowns}
+                continue
+            try:
+                run_block(block, values)
+            except NoRootError as exc:
+                failed |= {v.name for v in block.unknowns}
+                out.notes.append(f"not checked beyond this answer: {exc}")
+    for f in extra:
+        if all(v.name in values for v in f.variables):
+            record = run_check(f, values)
+            record.beyond = True
+            out.checks.append(record)
+    for c in wanted_constraints:
+        if all(v.name in values for v in c.variables):
+            out.constraints.append(evaluate_constraint(c, values))
+    return out
+
+
+def evaluate_constraint(c: Constraint, values: Mapping[str, float]) -> ConstraintRecord:
+    """Both sides in base units, whether it holds, and the margin."""
+    from napkinmath.solving.invert import compile_expr
+    from napkinmath.units import ureg
+
+    scale = 1.0
+    if c.per:
+        scale = float(ureg.Quantity(1.0, c.per).to_base_units().magnitude)
+    lhs = _value(c.lhs, values, compile_expr)
+    rhs = _value(c.rhs, values, compile_expr) * scale
+    holds = lhs < rhs if c.strict else lhs <= rhs
+    return ConstraintRecord(c, lhs, rhs, holds)
+
+
+def _value(expr: sympy.Expr, values: Mapping[str, float], compile_expr) -> float:
+    if expr.is_Number:
+        return float(expr)
+    compiled = compile_expr(expr)
+    return float(compiled.fn(*(values[a] for a in compiled.args)))
+
+
+def unit_variable(expr: sympy.Expr):
+    """The variable whose unit shows a side of a constraint (its single symbol), if any."""
+    if isinstance(expr, sympy.Symbol):
+        return variables()[expr.name]
+    return None

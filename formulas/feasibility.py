@@ -1,0 +1,102 @@
+"""Feasibility: the conditions a plan must meet to fit, checked in every answer that touches them.
+
+    weight_memory + kv_cache_memory  ≤ hbm_capacity · n_gpus         (a serving replica fits)
+    batch_size                       ≤ max_concurrent_sequences      (the batch's KV fits)
+    zero{0,1,2,3}_memory_per_gpu     ≤ hbm_capacity                  (training state per GPU)
+    activation_memory{,_flash,_recompute} / pp ≤ hbm_capacity        (one stage's activations)
+    utilization                      < 1                             (a queue that drains)
+    checkpoint_write_time            < checkpoint_interval           (blocking checkpoints)
+    checkpoint_snapshot_time         < checkpoint_interval           (asynchronous snapshots)
+    allreduce_time                   ≤ backward_time                 (gradient sync hides)
+    pipeline_bubble_fraction         ≤ 1/4                           (assumed threshold)
+
+An answer shows each constraint its values touch as holds or violated, with the margin; a
+violation is a warning (and exit status 1 with `napkin solve --strict`).
+"""
+
+from sympy import Rational
+
+from napkinmath.library.declare import constraint
+
+from .accelerator import hbm_capacity
+from .activations import activation_memory, activation_memory_flash, activation_memory_recompute
+from .communication import allreduce_time
+from .inference import kv_cache_memory, max_concurrent_sequences
+from .memory import (
+    zero0_memory_per_gpu,
+    zero1_memory_per_gpu,
+    zero2_memory_per_gpu,
+    zero3_memory_per_gpu,
+)
+from .model import batch_size, weight_memory
+from .parallelism import pipeline_bubble_fraction, pp
+from .serving import utilization
+from .step_time import backward_time
+from .storage import checkpoint_interval, checkpoint_snapshot_time, checkpoint_write_time
+from .training import n_gpus
+
+POPE_2022 = "Pope et al. 2022, Efficiently Scaling Transformer Inference, arXiv:2211.05102, §2"
+KWON_2023 = ("Kwon et al. 2023, Efficient Memory Management for LLM Serving with "
+             "PagedAttention (vLLM), arXiv:2309.06180")
+RAJBHANDARI_2020 = ("Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training "
+                    "Trillion Parameter Models, arXiv:1910.02054, §5")
+KORTHIKANTI_2022 = ("Korthikanti et al. 2022, Reducing Activation Recomputation in Large "
+                    "Transformer Models, arXiv:2205.05198, §4")
+KLEINROCK_1975 = "Kleinrock 1975, Queueing Systems, Vol. 1, §2.1 (stability of M/M/c: ρ < 1)"
+YOUNG_1974 = ("Young 1974, A first order approximation to the optimum checkpoint interval, "
+              "Communications of the ACM 17(9)")
+LI_2020 = ("Li et al. 2020, PyTorch Distributed: Experiences on Accelerating Data Parallel "
+           "Training, VLDB 13(12) (gradient all-reduce overlapped with the backward pass)")
+NARAYANAN_2021 = ("Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU "
+                  "Clusters Using Megatron-LM, arXiv:2104.04473, §2.2.1")
+
+constraint("replica_fits_hbm", "Weights and KV cache fit in the replica's HBM",
+           weight_memory + kv_cache_memory, hbm_capacity * n_gpus,
+           source=f"{POPE_2022}; {KWON_2023}", subject="inference",
+           message="the weights and the batch's KV cache exceed the replica's HBM: use more "
+                   "GPUs per replica, a smaller batch or context, or a smaller KV cache "
+                   "(fp8 KV, fewer KV heads)")
+constraint("batch_fits_kv_budget", "The batch's sequences fit in the KV budget",
+           batch_size, max_concurrent_sequences, source=f"{POPE_2022}; {KWON_2023}",
+           subject="inference",
+           message="more sequences than the HBM left after the weights can hold at this "
+                   "context: lower batch_size or seq_len, or add GPUs to the replica")
+for _stage, _memory in enumerate((zero0_memory_per_gpu, zero1_memory_per_gpu,
+                                  zero2_memory_per_gpu, zero3_memory_per_gpu)):
+    constraint(f"zero{_stage}_fits_hbm",
+               f"Training state per GPU fits in HBM{f' (ZeRO-{_stage})' if _stage else ''}",
+               _memory, hbm_capacity, per="GPU", source=RAJBHANDARI_2020, subject="memory",
+               message="the training state on each GPU exceeds its HBM (before activations): "
+                       "shard further (a higher ZeRO stage, more data-parallel ranks, tensor or "
+                       "pipeline parallelism) or use GPUs with more memory")
+for _memory, _kind in ((activation_memory, ""), (activation_memory_flash, ", no stored scores"),
+                       (activation_memory_recompute, ", full recomputation")):
+    constraint(f"{_memory.name}_fits_hbm", f"Activations of one pipeline stage fit in HBM{_kind}",
+               _memory / pp, hbm_capacity, per="GPU", source=KORTHIKANTI_2022,
+               subject="memory",
+               message="one stage's activations alone exceed a GPU's HBM: recompute "
+                       "activations, shorten the micro-batch or sequence, or add tensor or "
+                       "pipeline parallelism")
+constraint("queue_stable", "The queue drains (utilization below 1)", utilization, 1,
+           strict=True, source=KLEINROCK_1975, subject="serving",
+           message="requests arrive faster than the servers finish them: the queue and the "
+                   "wait grow without bound; add replicas or slots")
+constraint("checkpoint_write_within_interval", "A blocking checkpoint is written within its "
+           "interval", checkpoint_write_time, checkpoint_interval, strict=True,
+           source=YOUNG_1974, subject="storage",
+           message="writing a checkpoint takes longer than the interval between checkpoints: "
+                   "the job would do nothing but checkpoint; checkpoint less often or faster")
+constraint("snapshot_within_interval", "An asynchronous snapshot finishes within its interval",
+           checkpoint_snapshot_time, checkpoint_interval, strict=True, source=YOUNG_1974,
+           subject="storage",
+           message="the snapshot to host memory takes longer than the checkpoint interval")
+constraint("allreduce_hidden", "The gradient all-reduce hides behind the backward pass",
+           allreduce_time, backward_time, source=LI_2020, subject="communication",
+           message="the gradient all-reduce outlasts the backward pass, so part of it is "
+                   "exposed and lengthens every step (see allreduce_exposed_time)")
+constraint("pipeline_bubble_small", "Pipeline bubble at most a quarter of the compute "
+           "(assumed threshold)", pipeline_bubble_fraction, Rational(1, 4),
+           source=f"{NARAYANAN_2021} (bubble = (p−1)/m; napkinmath assumes 25% as the limit)",
+           subject="parallelism",
+           message="the pipeline idles for more than a quarter of the compute time: use more "
+                   "micro-batches per step or interleaved stages (virtual_pipeline_stages)")
