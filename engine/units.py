@@ -8,6 +8,8 @@ request, sequence) are dimensions of their own.
 from __future__ import annotations
 
 import math
+import sys
+from functools import lru_cache
 from pathlib import Path
 
 import pint
@@ -15,6 +17,40 @@ import pint
 ureg = pint.UnitRegistry(str(Path(__file__).with_name("units.txt")), on_redefinition="raise")
 Quantity = ureg.Quantity
 Unit = ureg.Unit
+
+#: The smallest normal float (about 2.2e-308): a non-zero number below it has lost digits.
+SMALLEST_NORMAL = sys.float_info.min
+
+
+def out_of_float_range(value: float, was_nonzero: bool = False) -> str:
+    """Why `value` is not a usable number ("not a number (NaN)", "infinite", "too small"), or
+    "" when it is fine. A value that underflowed (0 from a non-zero start, or subnormal)
+    counts as out of range: it would read as a silent 0."""
+    if math.isnan(value):
+        return "not a number (NaN)"
+    if math.isinf(value):
+        return "too large for a float (beyond about 1.8e308): it would read as infinity"
+    if value != 0 and abs(value) < SMALLEST_NORMAL:
+        return "too small for a float (below about 2.2e-308): it underflows to 0"
+    if value == 0 and was_nonzero:
+        return "too small for a float (below about 2.2e-308): it underflowed to 0"
+    return ""
+
+
+@lru_cache(maxsize=1)
+def base_units() -> dict[str, str]:
+    """napkinmath's base dimensions and the root unit of each, from units.txt:
+    {'[time]': 'second', '[length]': 'meter', '[mass]': 'gram', '[information]': 'bit', ...}."""
+    found: dict[str, str] = {}
+    for definition in ureg._units.values():
+        reference = getattr(definition, "reference", None)
+        if not getattr(definition, "is_base", False) or reference is None:
+            continue
+        items = dict(reference.items())
+        if len(items) == 1 and next(iter(items.values())) == 1:
+            found.setdefault(next(iter(items)), definition.name)
+    return found
+
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 

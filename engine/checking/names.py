@@ -7,7 +7,6 @@ other napkinmath variable, from the gpu=/model= records or solved from the given
 
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import dataclass
 
@@ -21,7 +20,7 @@ from napkinmath.text.evaluation import (
     unknown_unit_message,
 )
 from napkinmath.text.expr import parse_with_notes
-from napkinmath.units import Quantity, format_quantity, format_unit, ureg
+from napkinmath.units import Quantity, format_quantity, format_unit
 
 
 def _variables() -> dict:
@@ -195,7 +194,7 @@ class Names:
 
 def given_quantity(name: str, value: object) -> pint.Quantity:
     """A value passed to check: a library variable is checked against its dimension."""
-    from napkinmath.text.values import to_quantity
+    from napkinmath.text.values import check_finite, foreign_quantity, plain_number, to_quantity
 
     if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
         raise InputError(f"{name!r} is not a name: a given value needs a name like n_gpus", None)
@@ -211,12 +210,9 @@ def given_quantity(name: str, value: object) -> pint.Quantity:
         except ParseError as exc:
             raise InputError(f"{name}: {exc}", name) from None
     if isinstance(value, pint.Quantity):
-        if value._REGISTRY is ureg:
-            return value
-        return given_quantity(name, f"{float(value.magnitude)!r} {value.units:~}")
+        quantity = foreign_quantity(value, name, "8 GPU")
+        check_finite(quantity, name, format_quantity(quantity))
+        return quantity
     if isinstance(value, numbers.Real):
-        number = float(value)
-        if not math.isfinite(number):
-            raise InputError(f"{name}={value!r}: not a finite number", name)
-        return Quantity(number)
+        return Quantity(plain_number(value, name))
     raise InputError(f"{name}: cannot use a {type(value).__name__} as a value", name)

@@ -52,7 +52,11 @@ class Rendered:
         return self.markdown
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        """JSON text; never NaN or Infinity (non-finite numbers become null)."""
+        from napkinmath.rendering.result import finite_json
+
+        return json.dumps(finite_json(self.to_dict()), indent=indent, ensure_ascii=False,
+                          allow_nan=False)
 
 
 @dataclass

@@ -2,7 +2,9 @@
 dimension checks, and the messages that point at a fault and say how to fix it.
 
 The tree comes from `napkinmath.expr.parse`; nothing here executes user text. Results beyond
-the float range, exponents beyond ±64 and functions of quantities with units are refused.
+the float range, exponents beyond ±64 and functions of quantities with units are refused; so
+is any value, final or intermediate, that underflows (a non-zero product or conversion that
+becomes 0 or a subnormal float), since it would read as a silent 0.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from napkinmath.text.expr import (
     reading,
     registry_unit,
 )
-from napkinmath.units import ureg
+from napkinmath.units import format_unit, out_of_float_range, ureg
 
 Resolver = Callable[[str, int], "pint.Quantity"]
 #: Network spellings read as units: 400 Gbps = 400 Gb/s, 25 GBps = 25 GB/s.
@@ -162,12 +164,15 @@ def evaluate(node: Node, text: str = "", resolve: Resolver | None = None,
     """
     result = _Evaluator(text, resolve, suffix_as_unit).eval(node)
     try:  # 1e300 TFLOP is finite, but not in FLOP; GB^40 has no float conversion factor
-        finite = math.isfinite(float(result.to_base_units().magnitude))
+        in_base = float(result.to_base_units().magnitude)
     except (ArithmeticError, ValueError, TypeError, pint.PintError):
-        finite = False
-    if not finite:
+        in_base = math.inf
+    if not math.isfinite(in_base):
         raise ParseError("the result is too large to convert between units (beyond 1e308 "
                          "in base units)", text, node.pos)
+    if out_of_float_range(in_base, was_nonzero=float(result.magnitude) != 0):  # 1e-300 ps
+        raise ParseError("the result is too small to convert between units (below 2.2e-308 "
+                         "in base units, where it underflows to 0)", text, node.pos)
     return result
 
 
@@ -193,21 +198,42 @@ class _Evaluator:
             raise self.error(f"cannot evaluate: {exc}", node) from None
         except pint.PintError as exc:
             raise self.error(f"cannot evaluate: {exc}", node) from None
-        magnitude = float(result.magnitude)
-        if not math.isfinite(magnitude):
-            raise self.error("the result is too large (not a finite number)", node)
+        self.check_range(result, node)
         return result
+
+    def check_range(self, result: pint.Quantity, node: Node, was_nonzero: bool = False,
+                    what: str = "") -> None:
+        """Refuse a value that overflowed, is NaN, or underflowed: a subnormal, or a 0 that
+        `was_nonzero` (a product, quotient, power or conversion of non-zero values)."""
+        magnitude = float(result.magnitude)
+        problem = out_of_float_range(magnitude, was_nonzero=was_nonzero)
+        if not problem:
+            return
+        if math.isnan(magnitude):
+            raise self.error(f"{self.source(node)} is not a number (NaN)", node)
+        if math.isinf(magnitude):
+            raise self.error(f"{what or self.source(node)} overflows: the result is too large "
+                             "(not a finite number, beyond about 1.8e308)", node)
+        raise self.error(f"{what or self.source(node)} underflows: the value is {problem}. "
+                         "Check the exponents: napkinmath's numbers stay within about "
+                         "1e-308 to 1e308, in base units too", node)
 
     def source(self, node: Node) -> str:
         if self.text and 0 <= node.start < node.end <= len(self.text):
-            return self.text[node.start:node.end].strip()
+            shown = self.text[node.start:node.end].strip()
+            if shown.count("(") == shown.count(")"):
+                return shown
         return reading(node)
 
     def _num(self, node: Node) -> pint.Quantity:
         if node.suffix and self.suffix_as_unit and node.suffix in AMBIGUOUS_SUFFIXES:
-            return ureg.Quantity(node.value, AMBIGUOUS_SUFFIXES[node.suffix])
-        scale = COUNT_SUFFIXES[node.suffix] if node.suffix else 1.0
-        return ureg.Quantity(node.value * scale)
+            number = ureg.Quantity(node.value, AMBIGUOUS_SUFFIXES[node.suffix])
+        else:
+            scale = COUNT_SUFFIXES[node.suffix] if node.suffix else 1.0
+            number = ureg.Quantity(node.value * scale)
+        digits = node.text.lower().partition("e")[0]  # "0.0…01e-300" is not 0, though it reads so
+        self.check_range(number, node, any(c in "123456789" for c in digits))
+        return number
 
     def _name(self, node: Node) -> pint.Quantity:
         return self.resolve(node.text, node.pos)
@@ -218,18 +244,27 @@ class _Evaluator:
     def _binop(self, node: Node) -> pint.Quantity:
         left, right = (self.eval(arg) for arg in node.args)
         if node.op == "*":
-            return left * right
+            product = left * right
+            self.check_range(product, node, _nonzero(left) and _nonzero(right))
+            return product
         if node.op == "/":
             if right.magnitude == 0:
                 divisor = self.source(node.args[1])
                 shown = "" if node.args[1].kind == "num" else f" ({divisor} is zero)"
                 raise self.error(f"division by zero{shown}", node)
-            return left / right
+            quotient = left / right
+            self.check_range(quotient, node, _nonzero(left))
+            return quotient
         if left.dimensionality != right.dimensionality:
             verb = "add" if node.op == "+" else "subtract"
             raise self.error(mismatch_message(
                 f"cannot {verb} {self.source(node.args[0])} and {self.source(node.args[1])}",
                 left, right, f"both sides of {node.op} need the same dimension"), node)
+        if right.units != left.units:  # the right side is converted to the left side's unit
+            converted = right.to(left.units)
+            self.check_range(converted, node.args[1], _nonzero(right),
+                             f"{self.source(node.args[1])} in {format_unit(left.units)}")
+            right = converted
         return left + right if node.op == "+" else left - right
 
     def _pow(self, node: Node) -> pint.Quantity:
@@ -250,12 +285,16 @@ class _Evaluator:
                 raise self.error("a negative number to a fractional power is not real", node)
             if value == 0 and power < 0:
                 raise self.error("zero to a negative power is a division by zero", node)
-            return ureg.Quantity(math.pow(value, power))
+            raised = ureg.Quantity(math.pow(value, power))
+            self.check_range(raised, node, _nonzero(base))
+            return raised
         if base.magnitude < 0 and not power.is_integer():
             raise self.error("a negative quantity to a half power is not real", node)
         if base.magnitude == 0 and power < 0:
             raise self.error("zero to a negative power is a division by zero", node)
-        return base ** power
+        raised = base ** power
+        self.check_range(raised, node, _nonzero(base))
+        return raised
 
     def _call(self, node: Node) -> pint.Quantity:
         args = [self.eval(arg) for arg in node.args]
@@ -285,8 +324,14 @@ class _Evaluator:
         if name == "exp":
             if value > 700:
                 raise self.error("exp() of a number above 700 overflows", node)
-            return ureg.Quantity(math.exp(value))
+            result = ureg.Quantity(math.exp(value))
+            self.check_range(result, node, was_nonzero=True)  # exp is never 0
+            return result
         if value <= 0:
             raise self.error(f"{name}() needs a positive number", node)
         function = {"log": math.log, "log2": math.log2, "log10": math.log10}[name]
         return ureg.Quantity(function(value))
+
+
+def _nonzero(q: pint.Quantity) -> bool:
+    return float(q.magnitude) != 0

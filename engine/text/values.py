@@ -6,6 +6,7 @@ declared dimension and bounds, and every failure names the variable, what was ex
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 from functools import lru_cache
@@ -17,7 +18,15 @@ from napkinmath.library.declare import Variable
 from napkinmath.text.dimensions import COUNT_DIMENSIONS, dimension_text, unit_spelling
 from napkinmath.text.evaluation import evaluate, has_ambiguous_suffix
 from napkinmath.text.expr import parse
-from napkinmath.units import Quantity, format_quantity, format_unit, ureg
+from napkinmath.units import (
+    Quantity,
+    base_units,
+    format_number,
+    format_quantity,
+    format_unit,
+    out_of_float_range,
+    ureg,
+)
 
 #: "30-50%" or "2-3 days": a subtraction that was meant as a range
 _DASHED_RANGE = re.compile(r"\s*([0-9.]+\s*%?)\s*[-–]\s*([0-9.]+\s*[%A-Za-z/ ]*)\s*")
@@ -40,22 +49,36 @@ def to_quantity(value: object, variable: Variable) -> pint.Quantity:
         raise InputError(f"{name}={value!r}: expected a number or a quantity such as "
                          f"'{_example(variable)}'", name)
     if isinstance(value, str):
-        quantity = _parse_for(value, variable)
+        quantity = _parse_for(value, variable)  # the text grammar bounds its own numbers
         shown = value
     elif isinstance(value, pint.Quantity):
-        quantity = _from_other_registry(value, variable)
+        quantity = foreign_quantity(value, name, _example(variable))
         shown = format_quantity(quantity)
+        check_finite(quantity, name, shown)
     elif isinstance(value, numbers.Real):
-        quantity = Quantity(float(value))
+        quantity = Quantity(plain_number(value, name))
         shown = repr(value)
     else:
         raise InputError(f"{name}: cannot use a {type(value).__name__} as a value; give a "
                          f"number or text such as '{_example(variable)}'", name)
     quantity = _promote_count(quantity, variable)
     _check_dimension(quantity, variable, shown)
-    quantity = quantity.to(variable.unit) if variable.unit != ureg.dimensionless else quantity
+    if variable.unit != ureg.dimensionless:
+        quantity = _converted(quantity, variable, shown)
     _check_bounds(quantity, variable, shown)
     return quantity
+
+
+def _converted(quantity: pint.Quantity, variable: Variable, shown: str) -> pint.Quantity:
+    """`quantity` in the variable's unit, refused when that overflows or underflows."""
+    converted = quantity.to(variable.unit)
+    problem = out_of_float_range(float(converted.magnitude),
+                                 was_nonzero=float(quantity.magnitude) != 0)
+    if problem:
+        raise InputError(f"{variable.name}={shown}: in {format_unit(variable.unit)}, the unit "
+                         f"of {variable.name}, the number is {problem}; {_WITHIN}",
+                         variable.name)
+    return converted
 
 
 def _parse_for(text: str, variable: Variable) -> pint.Quantity:
@@ -75,15 +98,207 @@ def _parse_for(text: str, variable: Variable) -> pint.Quantity:
     return as_count
 
 
-def _from_other_registry(value: pint.Quantity, variable: Variable) -> pint.Quantity:
-    if value._REGISTRY is ureg:
-        return value
+# --- given numbers and Quantities: finite, and of napkinmath's registry -----------------------
+_WITHIN = "give a value whose size stays within about 1e-308 to 1e308 (in base units too)"
+
+
+def plain_number(value: numbers.Real, name: str | None) -> float:
+    """A given int or float as a float: a number beyond the float range is an InputError."""
+    label = name or "the value"
+    shown = repr(value)
+    if len(shown) > 40:
+        shown = f"{shown[:12]}… ({len(shown)} characters)"
     try:
-        unit = parse_quantity(format_unit(value.units, style="ascii") or "1")
-    except ParseError:
-        raise InputError(f"{variable.name}: the unit {value.units} is not one napkinmath knows; "
-                         f"give text such as '{_example(variable)}'", variable.name) from None
-    return float(value.magnitude) * unit
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    problem = out_of_float_range(number)
+    if problem:
+        raise InputError(f"{label}={shown}: the number is {problem}; {_WITHIN}", name)
+    return number
+
+
+def check_finite(quantity: pint.Quantity, name: str | None, shown: str) -> None:
+    """Refuse a given Quantity whose number is not finite, or that overflows or underflows
+    in base units (the limits that `evaluate` puts on text)."""
+    label = name or "the value"
+    try:
+        magnitude = float(quantity.magnitude)
+    except OverflowError:
+        magnitude = math.inf
+    except (TypeError, ValueError):
+        raise InputError(f"{label}: expected one number, got a Quantity of "
+                         f"{type(quantity.magnitude).__name__}", name) from None
+    problem = out_of_float_range(magnitude)
+    if problem:
+        raise InputError(f"{label}={shown}: the number is {problem}; {_WITHIN}", name)
+    try:
+        factor, base = _base_factor(quantity.units)
+        in_base = magnitude * factor
+    except (ArithmeticError, ValueError, TypeError, pint.PintError):
+        base, in_base = None, math.inf
+    problem = out_of_float_range(in_base, was_nonzero=magnitude != 0)
+    if problem:
+        where = f" ({format_unit(base)})" if base is not None else ""
+        raise InputError(f"{label}={shown}: in base units{where} the number is {problem}; "
+                         f"{_WITHIN}", name)
+
+
+@lru_cache(maxsize=1024)
+def _base_factor(units: pint.Unit) -> tuple[float, pint.Unit]:
+    factor, base = ureg.get_base_units(units)
+    return float(factor), base
+
+
+def foreign_quantity(value: pint.Quantity, name: str | None,
+                     example: str = "1 GB/s") -> pint.Quantity:
+    """A Quantity of another pint registry as a Quantity of napkinmath's, by dimension.
+
+    The one path for such values (solve's givens and check's names both come here). Each unit
+    is taken apart into its registry's root units, which map to napkinmath's by dimension
+    ([length] -> meter, [time] -> second, [mass] -> gram, ...; see `units.base_units`), never
+    by name alone. A unit whose name or symbol napkinmath also knows must mean the same in
+    both (pint's default registry reads "b" as the barn, an area; napkinmath as the bit) or
+    it is refused, and so is a unit made of dimensions napkinmath does not have (ampere,
+    kelvin, radian). A Quantity of napkinmath.ureg is returned as it is.
+    """
+    registry = value._REGISTRY
+    if registry is ureg:
+        return value
+    label = name or "the value"
+    magnitude = value.magnitude
+    if isinstance(magnitude, bool) or not isinstance(magnitude, numbers.Real):
+        raise InputError(f"{label}: expected one number, got a Quantity of "
+                         f"{type(magnitude).__name__}", name)
+    number = plain_number(magnitude, name)
+    try:
+        written = f"{format_number(number, style='ascii')} {value.units:~C}"
+    except Exception:  # a unit without symbols in that registry
+        written = ""
+    result = Quantity(number)
+    for unit, power in value._units.items():
+        result = result * _translated(registry, unit, name, written, example) ** power
+    return result
+
+
+def _advice(example: str) -> str:
+    return (f"give it as napkinmath text such as '{example}', or as a Quantity of "
+            "napkinmath.ureg (napkinmath.Quantity)")
+
+
+def _own_unit(spelling: str | None) -> pint.Unit | None:
+    """napkinmath's unit spelled so (prefixes and plurals included), or None."""
+    if not spelling or len(spelling) > 60:
+        return None
+    try:
+        unit = ureg.Unit(spelling)
+    except Exception:  # whatever pint makes of a name it does not know, it is not a unit
+        return None
+    return None if unit == ureg.dimensionless else unit
+
+
+def _roots(q: pint.Quantity) -> tuple[float, pint.util.UnitsContainer]:
+    root = q.to_root_units()
+    return float(root.magnitude), root.units._units
+
+
+def _same_meaning(unit: pint.Unit, meaning: pint.Quantity) -> bool:
+    own_factor, own_root = _roots(ureg.Quantity(1.0, unit))
+    factor, root = _roots(meaning)
+    return own_root == root and math.isclose(own_factor, factor, rel_tol=1e-9)
+
+
+def _translated(registry: pint.UnitRegistry, unit: str, name: str | None, written: str,
+                example: str) -> pint.Quantity:
+    """One unit of another registry as a napkinmath Quantity of the same size."""
+    label = name or "the value"
+    try:
+        factor, root = registry.get_root_units(unit)
+        meaning: pint.Quantity | None = Quantity(float(factor))
+        there = registry.Quantity(1.0, unit).to_root_units()
+        described = (f"1 {unit} = {format_number(float(there.magnitude))} {there.units:~P}, "
+                     f"[{dimension_text(registry.get_dimensionality(unit))}]")
+    except Exception:  # an offset or broken unit of someone else's registry
+        raise InputError(f"{label}: the unit {unit!r} of this Quantity's pint registry (not "
+                         f"napkinmath.ureg) cannot be converted; {_advice(example)}",
+                         name) from None
+    missing = []
+    for root_name, power in root._units.items():
+        counterpart = _root_counterpart(registry, root_name)
+        if counterpart is None:
+            missing.append(root_name)
+        elif meaning is not None:
+            meaning = meaning * ureg.Quantity(1.0, counterpart) ** power
+    if missing:
+        meaning = None
+    try:
+        symbol = registry.get_symbol(unit)
+    except Exception:  # no symbol in that registry
+        symbol = None
+    found = None
+    for spelling in dict.fromkeys((unit, symbol, *missing)):
+        own = _own_unit(spelling)
+        if own is None:
+            continue
+        if meaning is None or not _same_meaning(own, meaning):
+            if spelling in (unit, symbol):
+                raise _clash(spelling, unit, described, own, name, written, example)
+            dims = dimension_text(registry.get_dimensionality(spelling))
+            raise _clash(spelling, spelling, f"a root unit of its own, [{dims}], of unknown "
+                         "size in napkinmath's terms", own, name, "", example)
+        found = found or own
+    if meaning is None:
+        made_of = "" if missing == [unit] else f" (made of {', '.join(map(repr, missing))})"
+        raise InputError(
+            f"{label}: the unit {unit!r}{made_of} of this Quantity's pint registry has no "
+            f"counterpart in napkinmath, whose dimensions are "
+            f"{', '.join(sorted(base_units()))}; {_advice(example)}", name)
+    return ureg.Quantity(1.0, found) if found is not None else meaning
+
+
+def _root_counterpart(registry: pint.UnitRegistry, root: str) -> str | None:
+    """napkinmath's root unit for a root unit of another registry, matched by dimension; None
+    when napkinmath has no such dimension or its unit of that name means something else."""
+    dims = dict(registry.get_dimensionality(root).items())
+    own = _own_unit(root)
+    counterpart = None
+    if len(dims) == 1 and next(iter(dims.values())) == 1:
+        counterpart = base_units().get(next(iter(dims)))
+    elif not dims and own is not None:  # pint's default bit is a dimensionless root unit
+        factor, own_root = ureg.get_root_units(own)
+        if factor == 1 and own_root == own:
+            counterpart = root
+    if counterpart is None:
+        return None
+    if own is not None and not _same_meaning(own, ureg.Quantity(1.0, counterpart)):
+        return None  # a root called "kilogram" is not napkinmath's kilogram
+    return counterpart
+
+
+def _clash(spelling: str, unit: str, described: str, own: pint.Unit, name: str | None,
+           written: str, example: str) -> InputError:
+    """The error for a spelling that means one thing in the other registry and another in
+    napkinmath; the fix shows the value `written` as napkinmath text when napkinmath reads it."""
+    label = name or "the value"
+    own_root = ureg.Quantity(1.0, own).to_root_units()
+    own_size = format_quantity(own_root)
+    same_root = own_root.units == own
+    fix = _advice(example)
+    if written:
+        try:
+            mine = parse_quantity(written)
+        except ParseError:
+            pass
+        else:
+            fix = (f"give it as napkinmath text such as '{written}' (read by napkinmath as "
+                   f"{format_quantity(mine)}, with {spelling!r} as the {own}), or as a "
+                   "Quantity of napkinmath.ureg (napkinmath.Quantity)")
+    return InputError(
+        f"{label}: this Quantity comes from another pint registry, where {spelling!r} is "
+        f"the {unit} ({described}); in napkinmath {spelling!r} is the {own} ("
+        + ("" if same_root else f"1 {own} = {own_size}, ")
+        + f"[{dimension_text(own.dimensionality)}]). napkinmath does not guess which was "
+        f"meant: {fix}", name)
 
 
 def _promote_count(quantity: pint.Quantity, variable: Variable) -> pint.Quantity:
