@@ -15,6 +15,7 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -93,7 +94,7 @@ def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
 
 @lru_cache(maxsize=1024)
 def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
-             relaxed: bool = False) -> _Analysis:
+             relaxed: bool = False, quick: bool = False) -> _Analysis:
     """Structural analysis with the formulas `names`.
 
     `strict` also rejects singular blocks and cycles through rounding steps; `relaxed` lets
@@ -133,7 +134,7 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
                             if v.name not in knowns and v.name != name)
     bad = set(unknowns) - set(computed_by)
     if strict:
-        bad |= _singular_blocks(deps, computed_by, bad)
+        bad |= _singular_blocks(deps, computed_by, bad, quick)
     stack = sorted(bad)  # everything downstream of an undetermined variable is undetermined
     while stack:
         for successor in sorted(deps.successors(stack.pop())):
@@ -143,7 +144,7 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     if not relaxed:
         stuck = sorted(f.name for v, f in computed_by.items() if f.forward_only and v in bad)
         if stuck:
-            return _analyse(knowns, names - set(stuck), strict, relaxed)
+            return _analyse(knowns, names - set(stuck), strict, relaxed, quick)
     determined = frozenset(set(unknowns) - bad)
     leftover = tuple(f for f in all_formulas.values() if f.name not in matched
                      and all(v.name in knowns or v.name in determined for v in f.variables))
@@ -151,7 +152,8 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
                      deps.subgraph(sorted(determined)).copy(), leftover)
 
 
-def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set[str]) -> set[str]:
+def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set[str],
+                     quick: bool = False) -> set[str]:
     """Variables of coupled blocks that cannot fix their unknowns (see `_is_singular`).
 
     Such blocks are square in structure but dependent in fact, e.g. a derived formula beside
@@ -161,19 +163,62 @@ def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set
     for component in sorted(nx.strongly_connected_components(deps), key=min):
         if len(component) > 1 and not component & bad:
             names = tuple(sorted(component))
-            if _is_singular(tuple(computed_by[n].name for n in names), names):
+            if _is_singular(tuple(computed_by[n].name for n in names), names, quick):
                 singular |= component
     return singular
 
 
+def _numeric_rank(residuals: list[sympy.Expr], symbols: list[sympy.Symbol]) -> int:
+    """The generic rank of the Jacobian: the largest rank at two fixed pseudo-random points.
+
+    A structurally square block whose Jacobian is singular everywhere (the fleet equation
+    beside GPU-hours) has rank below its size at every point; a regular one reaches full rank
+    at almost every point. Floats and a fixed seed: fast and the same on every run.
+    """
+    jacobian = sympy.Matrix(residuals).jacobian(symbols)
+    free = sorted(jacobian.free_symbols, key=lambda s: s.name)
+    rng = random.Random(20261130)
+    best = 0
+    for _ in range(2):
+        point = {s: sympy.Float(rng.uniform(0.5, 2.0)) for s in free}
+        try:
+            rows = [[complex(jacobian[i, j].xreplace(point).evalf())
+                     for j in range(jacobian.cols)] for i in range(jacobian.rows)]
+        except (TypeError, ValueError):
+            return len(symbols)  # cannot evaluate: let the exact test decide
+        best = max(best, _rank(rows))
+    return best
+
+
+def _rank(rows: list[list[complex]], tolerance: float = 1e-9) -> int:
+    """Rank by Gaussian elimination with partial pivoting, relative to the largest entry."""
+    rows = [list(r) for r in rows]
+    scale = max((abs(x) for r in rows for x in r), default=0.0) or 1.0
+    rank, col, ncols = 0, 0, len(rows[0]) if rows else 0
+    while rank < len(rows) and col < ncols:
+        pivot = max(range(rank, len(rows)), key=lambda i: abs(rows[i][col]))
+        if abs(rows[pivot][col]) <= tolerance * scale:
+            col += 1
+            continue
+        rows[rank], rows[pivot] = rows[pivot], rows[rank]
+        for i in range(rank + 1, len(rows)):
+            factor = rows[i][col] / rows[rank][col]
+            rows[i] = [a - factor * b for a, b in zip(rows[i], rows[rank], strict=True)]
+        rank += 1
+        col += 1
+    return rank
+
+
 @lru_cache(maxsize=256)
-def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...]) -> bool:
+def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...],
+                 quick: bool = False) -> bool:
     """True when a coupled block cannot fix its unknowns (a rounding step in it included).
 
     Structure can mislead: the fleet equation and GPU-hours, with the compute, MFU and GPU-hours
     known, look square in n_gpus and train_time but only fix their product. A derived formula in
-    the block, an identically vanishing Jacobian, or no sympy solution that fixes every unknown
-    all mark the block as singular. (Coupled blocks are rare here; the answer is cached.)
+    the block, a Jacobian singular at generic points, or (unless `quick`) no sympy solution
+    that fixes every unknown all mark the block as singular. (Coupled blocks are rare here; the
+    answer is cached.)
     """
     all_formulas, all_vars = formulas(), variables()
     if any(all_formulas[n].derived for n in formula_names):
@@ -185,13 +230,16 @@ def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...])
         # products of powers are linear in logarithms: singular iff the exponents are
         return sympy.Matrix(exponents).rank() < len(symbols)
     rounding = any(all_formulas[n].forward_only for n in formula_names)
-    if not rounding and sympy.simplify(sympy.Matrix(residuals).jacobian(symbols).det()) == 0:
+    if not rounding and _numeric_rank(residuals, symbols) < len(symbols):
         return True
-    try:
-        solutions = sympy.solve(residuals, symbols, dict=True)
-    except NotImplementedError:
-        return rounding  # a forward-only step inside a cycle must solve in closed form
-    return not any(all(s in sol and not sol[s].free_symbols & set(symbols) for s in symbols)
+    if quick:  # for suggestions: the rank is enough; rounding in a cycle counts as singular
+        return rounding
+    # the same (cached) closed-form solution the solver will use: none that fixes every
+    # unknown means the block cannot be solved here
+    from napkinmath.solving.invert import solved_jointly
+
+    solutions = solved_jointly(tuple(all_formulas[n] for n in formula_names), tuple(symbols))
+    return not any(all(not sol[s].expr.free_symbols & set(symbols) for s in symbols)
                    for sol in solutions)
 
 
@@ -258,7 +306,7 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
     scope = _scope(targets, knowns)
     sets = _formula_sets()
     for names in sets[:2] if quick else sets:
-        analysis = _analyse(knowns, names & scope)
+        analysis = _analyse(knowns, names & scope, quick=quick)
         if all(t in analysis.determined or t in knowns for t in targets):
             blocks, needed = _blocks(analysis, targets)
             if not _restates_itself(blocks):
@@ -346,32 +394,85 @@ def under_determined_message(missing: list[str], shown_knowns: list[str],
 def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int = 8) -> list[str]:
     """Inputs that, added to the knowns, determine `missing`: single names, else pairs.
 
-    Candidates are the unknowns in order of distance from the targets in the formula graph
-    (the 12 nearest are tried in pairs); a pair reads "tokens and train_time".
+    Candidates are the undetermined variables nearest the targets (distance in the formula
+    graph). A fast screen propagates knowns through formulas with one unknown left; what it
+    finds is confirmed by planning. Where the screen finds nothing (a coupled block decides),
+    the nearest candidates are planned directly. A pair reads "tokens and train_time".
     """
-    graph = nx.Graph()
-    for f in formulas().values():
-        graph.add_edges_from((f.name + "()", v.name) for v in f.variables)
-    distance: dict[str, int] = {}
-    for target in missing:
-        if target in graph:
-            for node, d in nx.single_source_shortest_path_length(graph, target).items():
-                if not node.endswith("()"):
-                    distance[node] = min(d, distance.get(node, d))
-    ranked = sorted((d, n) for n, d in distance.items() if n not in knowns and n not in missing)
-    candidates = [n for _, n in ranked]
-    found: list[str] = []
-    for name in candidates:
+    full = _analyse(knowns, _scope(missing, knowns), quick=True)
+    distance = _distances(missing)
+    ranked = [n for n in sorted(distance, key=lambda n: (distance[n], n))
+              if n not in knowns and n not in missing and n not in full.determined]
+    found = _confirmed([(n,) for n in ranked], missing, knowns, limit)
+    if found:
+        return found
+    nearest = ranked[:12]
+    pairs = [(a, b) for i, a in enumerate(nearest) for b in nearest[i + 1:]]
+    return [" and ".join(pair) for pair in _confirmed_pairs(pairs, missing, knowns, limit)]
+
+
+def _confirmed(candidates: list[tuple[str]], missing: tuple[str, ...],
+               knowns: frozenset[str], limit: int) -> list[str]:
+    screened = [c for c in candidates if _propagates(missing, knowns | set(c))]
+    if not screened:
+        screened = candidates[:40]
+    found = []
+    for (name,) in screened:
         if determines(missing, knowns | {name}):
             found.append(name)
             if len(found) == limit:
                 break
-    if found:
-        return found
-    nearest = candidates[:12]
-    pairs = [f"{a} and {b}" for i, a in enumerate(nearest) for b in nearest[i + 1:]
-             if determines(missing, knowns | {a, b})]
-    return pairs[:limit]
+    return found
+
+
+def _confirmed_pairs(pairs: list[tuple[str, str]], missing: tuple[str, ...],
+                     knowns: frozenset[str], limit: int) -> list[tuple[str, str]]:
+    screened = [p for p in pairs if _propagates(missing, knowns | set(p))] or pairs[:30]
+    return [p for p in screened if determines(missing, knowns | set(p))][:limit]
+
+
+@lru_cache(maxsize=1)
+def _incidence_index() -> tuple[tuple[tuple[str, ...], str | None], ...]:
+    """Every formula as (its variables, its output if forward-only), for propagation."""
+    return tuple((tuple(v.name for v in f.variables), f.output.name if f.output else None)
+                 for f in formulas().values())
+
+
+def _propagates(missing: tuple[str, ...], knowns: frozenset[str]) -> bool:
+    """Whether the targets follow from the knowns one formula at a time (each with a single
+    unknown left; a forward-only formula only toward its output). Blind to coupled blocks."""
+    known = set(knowns)
+    index = _incidence_index()
+    progress = True
+    while progress and not all(t in known for t in missing):
+        progress = False
+        for names, output in index:
+            left = [n for n in names if n not in known]
+            if len(left) == 1 and (output is None or left[0] == output):
+                known.add(left[0])
+                progress = True
+    return all(t in known for t in missing)
+
+
+@lru_cache(maxsize=64)
+def _distances(missing: tuple[str, ...]) -> dict[str, int]:
+    """Each variable's distance from the nearest target in the formula-variable graph."""
+    neighbours: dict[str, set[str]] = {}
+    for f in formulas().values():
+        names = {v.name for v in f.variables}
+        for n in names:
+            neighbours.setdefault(n, set()).update(names - {n})
+    distance = {t: 0 for t in missing if t in neighbours}
+    frontier = sorted(distance)
+    while frontier:
+        nxt = []
+        for n in frontier:
+            for m in sorted(neighbours[n]):
+                if m not in distance:
+                    distance[m] = distance[n] + 1
+                    nxt.append(m)
+        frontier = nxt
+    return distance
 
 
 def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
