@@ -20,7 +20,7 @@ from napkinmath.library.declare import constraint
 
 from .accelerator import hbm_capacity
 from .activations import activation_memory, activation_memory_flash, activation_memory_recompute
-from .communication import allreduce_time
+from .communication import allreduce_exposed_time, allreduce_time
 from .inference import kv_cache_memory, max_concurrent_sequences
 from .memory import (
     zero0_memory_per_gpu,
@@ -30,9 +30,15 @@ from .memory import (
 )
 from .model import batch_size, weight_memory
 from .parallelism import pipeline_bubble_fraction, pp
-from .serving import utilization
+from .serving import time_in_queue, utilization
 from .step_time import backward_time
-from .storage import checkpoint_interval, checkpoint_snapshot_time, checkpoint_write_time
+from .storage import (
+    checkpoint_interval,
+    checkpoint_overhead,
+    checkpoint_overhead_async,
+    checkpoint_snapshot_time,
+    checkpoint_write_time,
+)
 from .training import n_gpus
 
 POPE_2022 = "Pope et al. 2022, Efficiently Scaling Transformer Inference, arXiv:2211.05102, §2"
@@ -52,13 +58,13 @@ NARAYANAN_2021 = ("Narayanan et al. 2021, Efficient Large-Scale Language Model T
 
 constraint("replica_fits_hbm", "Weights and KV cache fit in the replica's HBM",
            weight_memory + kv_cache_memory, hbm_capacity * n_gpus,
-           source=f"{POPE_2022}; {KWON_2023}", subject="inference",
+           source=f"{POPE_2022}; {KWON_2023}", subject="inference", touch=(kv_cache_memory,),
            message="the weights and the batch's KV cache exceed the replica's HBM: use more "
                    "GPUs per replica, a smaller batch or context, or a smaller KV cache "
                    "(fp8 KV, fewer KV heads)")
 constraint("batch_fits_kv_budget", "The batch's sequences fit in the KV budget",
            batch_size, max_concurrent_sequences, source=f"{POPE_2022}; {KWON_2023}",
-           subject="inference",
+           subject="inference", touch=(kv_cache_memory, max_concurrent_sequences),
            message="more sequences than the HBM left after the weights can hold at this "
                    "context: lower batch_size or seq_len, or add GPUs to the replica")
 for _stage, _memory in enumerate((zero0_memory_per_gpu, zero1_memory_per_gpu,
@@ -79,19 +85,21 @@ for _memory, _kind in ((activation_memory, ""), (activation_memory_flash, ", no 
                        "pipeline parallelism")
 constraint("queue_stable", "The queue drains (utilization below 1)", utilization, 1,
            strict=True, source=KLEINROCK_1975, subject="serving",
+           touch=(utilization, time_in_queue),
            message="requests arrive faster than the servers finish them: the queue and the "
                    "wait grow without bound; add replicas or slots")
 constraint("checkpoint_write_within_interval", "A blocking checkpoint is written within its "
            "interval", checkpoint_write_time, checkpoint_interval, strict=True,
-           source=YOUNG_1974, subject="storage",
+           source=YOUNG_1974, subject="storage", touch=(checkpoint_overhead, checkpoint_interval),
            message="writing a checkpoint takes longer than the interval between checkpoints: "
                    "the job would do nothing but checkpoint; checkpoint less often or faster")
 constraint("snapshot_within_interval", "An asynchronous snapshot finishes within its interval",
            checkpoint_snapshot_time, checkpoint_interval, strict=True, source=YOUNG_1974,
-           subject="storage",
+           subject="storage", touch=(checkpoint_overhead_async, checkpoint_snapshot_time),
            message="the snapshot to host memory takes longer than the checkpoint interval")
 constraint("allreduce_hidden", "The gradient all-reduce hides behind the backward pass",
            allreduce_time, backward_time, source=LI_2020, subject="communication",
+           touch=(allreduce_time, allreduce_exposed_time),
            message="the gradient all-reduce outlasts the backward pass, so part of it is "
                    "exposed and lengthens every step (see allreduce_exposed_time)")
 constraint("pipeline_bubble_small", "Pipeline bubble at most a quarter of the compute "

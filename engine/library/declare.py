@@ -225,6 +225,9 @@ class Constraint:
     #: a unit the right side is multiplied by: per="GPU" compares bytes on one GPU with
     #: hbm_capacity in bytes per GPU
     per: str = ""
+    #: the variables that make an answer about this constraint: it is evaluated when the
+    #: answer computes, gives or asks for one of them
+    touch: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"Constraint({self.name!r})"
@@ -234,11 +237,14 @@ CONSTRAINTS: dict[str, Constraint] = {}
 
 
 def constraint(name: str, title: str, lhs: sympy.Expr, rhs: sympy.Expr, *, source: str,
-               subject: str, message: str, strict: bool = False, per: str = "") -> Constraint:
+               subject: str, message: str, strict: bool = False, per: str = "",
+               touch: tuple[sympy.Symbol, ...] = ()) -> Constraint:
     """Declare a feasibility constraint ``lhs <= rhs`` (``<`` when `strict`).
 
     `message` says what a violation means and what to change; `source` cites why it holds;
-    `per` is a unit the right side is taken for (``per="GPU"``: one accelerator's worth).
+    `per` is a unit the right side is taken for (``per="GPU"``: one accelerator's worth);
+    `touch` lists the variables whose presence in an answer makes the constraint relevant
+    (default: those of the left side).
     """
     if name in CONSTRAINTS:
         raise ValueError(f"constraint {name!r} is declared twice")
@@ -246,8 +252,11 @@ def constraint(name: str, title: str, lhs: sympy.Expr, rhs: sympy.Expr, *, sourc
     unknown = [s.name for s in symbols if s not in VARIABLES_BY_SYMBOL]
     if unknown:
         raise ValueError(f"constraint {name!r} uses undeclared variables: {', '.join(unknown)}")
+    touched = tuple(s.name for s in (touch or sorted(sympy.sympify(lhs).free_symbols,
+                                                    key=lambda s: s.name)))
     declared = Constraint(name, title, sympy.sympify(lhs), sympy.sympify(rhs), strict, source,
-                          subject, message, tuple(VARIABLES_BY_SYMBOL[s] for s in symbols), per)
+                          subject, message, tuple(VARIABLES_BY_SYMBOL[s] for s in symbols), per,
+                          touched)
     CONSTRAINTS[name] = declared
     return declared
 

@@ -127,7 +127,7 @@ def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given
     available = knowns | analysis.determined
     touched = set(steps_values) | set(plan.targets)
     wanted_constraints = [c for c in constraints().values()
-                          if {v.name for v in c.variables} & touched
+                          if set(c.touch) & touched
                           and all(v.name in available for v in c.variables)]
     needed = sorted({v.name for f in extra for v in f.variables}
                     | {v.name for c in wanted_constraints for v in c.variables})

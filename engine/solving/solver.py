@@ -313,8 +313,8 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                 continue
             tried.append(x)
+            _check_underflow(x, root, values, f, var)
             if _admissible(x, var):
-                _check_underflow(x, root, values, f, var)
                 admitted.append((x, root))
         if not admitted:
             if tried and not any(math.isfinite(x) for x in tried):
