@@ -1,24 +1,31 @@
 """Activation memory of a transformer layer (Korthikanti et al. 2022, arXiv:2205.05198, §4-5).
 
     per layer, stored for the backward pass (16-bit activations, 1-byte dropout masks):
-      s·b·h·(34 + 5·a·s/h) / t        everything stored            (Table 2, t-way TP + SP)
-      34·s·b·h / t                    FlashAttention or selective recomputation (no s² scores)
-      2·s·b·h / t                     full recomputation: only the layer's input
+      s·b·h·(10/sp + 24/t + 5·a·s/(h·t))   everything stored                       (Table 2)
+      s·b·h·(10/sp + 24/t)                 FlashAttention or selective recomputation
+      2·s·b·h / sp                         full recomputation: only the layer's input
     over the layers: n_layers × per layer
 
 s = seq_len (token/sequence) and b = batch_size (the micro-batch, sequences), so s·b is the
 micro-batch's tokens. The coefficients carry the bytes: 34 B per token per hidden unit for the
 linear, norm and dropout parts, and 5 B per attention score (QKᵀ 2, softmax 2, dropout mask 1),
-of which each sequence has a·s² per layer. Tensor parallelism with sequence parallelism (Megatron's
-default with TP) divides everything by t. Under 1F1B the first pipeline stage holds pp
-micro-batches of n_layers/pp layers, i.e. the n_layers total. Full recomputation re-runs the
-forward pass in the backward: 8ND instead of 6ND (``flop_per_param_token = 8``).
+of which each sequence has a·s² per layer.
+
+t = tp splits the attention and MLP internals (24 of the 34 bytes, and the scores). The other
+10 (the two layer-norm inputs, the inputs of the QKV and first MLP linears, the two dropout
+masks) and, under full recomputation, the stored layer input stay whole on every tensor-
+parallel rank unless Megatron's sequence parallelism splits them too: sp = t with it, sp = 1
+without (the default, and Table 2's rows without "sequence parallel"). With sp = t the rows
+become Table 2's 34·s·b·h/t (+ 5·a·s²·b/t) and 2·s·b·h/t; without it full recomputation keeps
+2·s·b·h on each rank whatever t is. Under 1F1B the first pipeline stage holds pp micro-batches
+of n_layers/pp layers, i.e. the n_layers total. Full recomputation re-runs the forward pass in
+the backward: 8ND instead of 6ND (``flop_per_param_token = 8``).
 """
 
 from napkinmath.library.declare import Eq, formula, var
 
 from .model import batch_size, hidden_size, n_heads, n_layers, seq_len
-from .parallelism import tp
+from .parallelism import sp, tp
 from .sources import KORTHIKANTI_2022
 
 SUBJECT = "memory"
@@ -31,6 +38,14 @@ activation_bytes_per_token_hidden = var(
     symbol="c_{act}", default=34, default_note=(
         "34 B per token per hidden unit: 16-bit activations and 1-byte dropout masks of the "
         "attention (11), MLP (19) and two layer norms (4) (Korthikanti et al. 2022, §4.1)"))
+# The part of those bytes tensor parallelism alone leaves whole on every rank.
+activation_bytes_outside_tp = var(
+    "activation_bytes_outside_tp", "B/token",
+    "of those bytes, the ones tensor parallelism leaves whole on every rank (10; sequence "
+    "parallelism splits them)", symbol="c_{act,sp}", default=10, default_note=(
+        "10 of the 34 B per token per hidden unit are outside the tensor-parallel regions: "
+        "two layer-norm inputs (4), the inputs of the QKV and first MLP linears (2 + 2), two "
+        "dropout masks (1 + 1) (Korthikanti et al. 2022, §4.2.1: sbh(10 + 24/t))"))
 # Bytes stored per attention score: QKᵀ (2) + softmax (2) + dropout mask (1).
 attention_score_bytes = var(
     "attention_score_bytes", "B*sequence/token**2",
@@ -78,24 +93,35 @@ activation_memory_recompute = var(
 formula("activation_memory_per_layer", "Activation memory per layer",
         Eq(activation_memory_per_layer,
            seq_len * batch_size * hidden_size
-           * (activation_bytes_per_token_hidden
-              + attention_score_bytes * n_heads * seq_len / hidden_size) / tp),
-        source=f"{KORTHIKANTI_2022}, §4.1 eq. 1 and Table 2 (sbh(34 + 5as/h)/t)",
+           * (activation_bytes_outside_tp / sp
+              + (activation_bytes_per_token_hidden - activation_bytes_outside_tp) / tp
+              + attention_score_bytes * n_heads * seq_len / (hidden_size * tp))),
+        source=(f"{KORTHIKANTI_2022}, §4.1 eq. 1, §4.2.1-4.2.2 and Table 2 (sbh(34 + 5as/h); "
+                "with tensor parallelism sbh(10 + 24/t + 5as/(ht)), with sequence "
+                "parallelism as well sbh(34/t + 5as/(ht)))"),
         subject=SUBJECT,
         note=("the attention scores grow with s²: at s = 8192, h = 8192, a = 64 they are 320 of "
-              "354 bytes per token per hidden unit"))
+              "354 bytes per token per hidden unit; sp = tp for Megatron's sequence "
+              "parallelism"))
 
 formula("activation_memory_per_layer_flash", "Activation memory per layer, no stored scores",
         Eq(activation_memory_per_layer_flash,
-           seq_len * batch_size * hidden_size * activation_bytes_per_token_hidden / tp),
-        source=f"{KORTHIKANTI_2022}, §5 (selective recomputation: 34sbh/t)", subject=SUBJECT,
-        note="FlashAttention recomputes the scores in its backward, like selective recomputation")
+           seq_len * batch_size * hidden_size
+           * (activation_bytes_outside_tp / sp
+              + (activation_bytes_per_token_hidden - activation_bytes_outside_tp) / tp)),
+        source=(f"{KORTHIKANTI_2022}, §5 and Table 2 (selective recomputation: sbh(10 + 24/t), "
+                "with sequence parallelism 34sbh/t)"), subject=SUBJECT,
+        note=("FlashAttention recomputes the scores in its backward, like selective "
+              "recomputation; sp = tp for Megatron's sequence parallelism"))
 
 formula("activation_memory_per_layer_recompute", "Activation memory per layer, full recomputation",
         Eq(activation_memory_per_layer_recompute,
-           seq_len * batch_size * hidden_size * recompute_bytes_per_token_hidden / tp),
-        source=f"{KORTHIKANTI_2022}, §5 (full recomputation: 2sbh)", subject=SUBJECT,
-        note="costs a second forward pass: 8ND instead of 6ND (flop_per_param_token = 8)")
+           seq_len * batch_size * hidden_size * recompute_bytes_per_token_hidden / sp),
+        source=(f"{KORTHIKANTI_2022}, §5 and Table 2 (full activation recomputation: 2sbh; "
+                "tensor parallelism alone does not split it)"), subject=SUBJECT,
+        note=("each tensor-parallel rank keeps the whole layer input unless sequence "
+              "parallelism splits it (sp = tp: 2sbh/t); costs a second forward pass: 8ND "
+              "instead of 6ND (flop_per_param_token = 8)"))
 
 formula("activation_memory", "Activation memory, all layers",
         Eq(activation_memory, n_layers * activation_memory_per_layer),

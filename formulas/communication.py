@@ -45,8 +45,8 @@ OVERLAP = (
 n_ranks = var("n_ranks", "", "ranks in the collective (ring length)", symbol="n")
 # Buffer size S of the collective (for an all-reduce, each rank's whole buffer).
 message_bytes = var("message_bytes", "GB",
-                    "collective buffer size S (all-reduce: each rank's whole buffer)",
-                    symbol="S")
+                    "collective buffer size S (all-reduce: each rank's whole buffer; 0 when "
+                    "nothing is trained)", symbol="S", bounds=NON_NEGATIVE)
 # Per-direction bandwidth each rank sends at: its bottleneck link.
 link_bandwidth = var("link_bandwidth", "GB/s",
                      "per-direction bandwidth each rank sends at (its bottleneck link)",

@@ -77,13 +77,13 @@ kv_cache_memory = var("kv_cache_memory", "GB", "KV-cache memory of a batch at a 
                       symbol="M_{kv}", bounds=NON_NEGATIVE)
 # HBM of a replica left for the KV cache once the weights are loaded.
 kv_memory_budget = var("kv_memory_budget", "GB",
-                       "HBM of one replica left for the KV cache after the weights",
-                       symbol="M_{free}")
+                       "HBM of one replica left for the KV cache after the weights (0: the "
+                       "weights fill it)", symbol="M_{free}", bounds=NON_NEGATIVE)
 # Sequences (users) whose full-context KV cache fits in that budget.
 max_concurrent_sequences = var(
     "max_concurrent_sequences", "sequence",
     "sequences (users) whose KV cache at seq_len fits in the replica's free HBM",
-    symbol="b_{max}", rounding=("max_concurrent_sequences_whole",))
+    symbol="b_{max}", bounds=NON_NEGATIVE, rounding=("max_concurrent_sequences_whole",))
 # The same, rounded down to whole sequences.
 max_concurrent_sequences_whole = var(
     "max_concurrent_sequences_whole", "sequence", "whole sequences that fit (rounded down)",
@@ -105,11 +105,12 @@ decode_speed = var("decode_speed", "token/(s*sequence)",
 decode_throughput = var("decode_throughput", "token/s",
                         "output tokens per second of one replica, whole batch", symbol="X_{tok}")
 # Tokens generated per sequence (request).
-output_len = var("output_len", "token/sequence", "tokens generated per sequence (request)",
-                 symbol="s_{out}")
+output_len = var("output_len", "token/sequence",
+                 "tokens generated per sequence (request; 0 for prefill-only scoring)",
+                 symbol="s_{out}", bounds=NON_NEGATIVE)
 # Time to generate them at the decode speed.
 generation_time = var("generation_time", "s", "time to generate output_len tokens of one sequence",
-                      symbol="t_{gen}")
+                      symbol="t_{gen}", bounds=NON_NEGATIVE)
 # Forward pass: one multiply and one add per parameter per token.
 forward_flop_per_param_token = var(
     "forward_flop_per_param_token", "FLOP/(param*token)",
@@ -124,8 +125,9 @@ inference_flop_per_token = var("inference_flop_per_token", "FLOP/token",
 prompt_tokens = var("prompt_tokens", "token", "prompt (input) tokens processed in a prefill",
                     symbol="s_{in}")
 # Time of that prefill when compute-bound (time to first token, no queueing).
-prefill_time = var("prefill_time", "s", "compute-bound prefill time (time to first token)",
-                   symbol="t_{pre}")
+prefill_time = var("prefill_time", "s",
+                   "compute-bound prefill time (time to first token; 0 to leave it out)",
+                   symbol="t_{pre}", bounds=NON_NEGATIVE)
 # Roofline ridge point: the arithmetic intensity where compute and bandwidth balance.
 ridge_point = var("ridge_point", "FLOP/B",
                   "roofline ridge point: FLOP per HBM byte where compute and bandwidth balance",

@@ -13,7 +13,7 @@ experts included. Activations are in ``activations``; per-GPU figures here are t
 state alone (activations, buffers and fragmentation come on top).
 """
 
-from napkinmath.library.declare import Eq, ceiling, formula, var
+from napkinmath.library.declare import NON_NEGATIVE, Eq, ceiling, formula, var
 
 from .accelerator import gpus_per_node, hbm_capacity
 from .model import n_layers, params_total, weight_bytes_per_param, weight_memory
@@ -34,38 +34,45 @@ DISTRIBUTED_OPTIMIZER = (
 LORA_2021 = "Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, arXiv:2106.09685"
 
 # --- Variables -----------------------------------------------------------------------------
-# Bytes of one gradient: 2 in bf16, 4 when gradients are accumulated in fp32.
+# Bytes of one gradient: 2 in bf16, 4 when gradients are accumulated in fp32, 0 when frozen.
 grad_bytes_per_param = var(
-    "grad_bytes_per_param", "B/param", "bytes per gradient (bf16 2, fp32 4)", symbol="b_g",
+    "grad_bytes_per_param", "B/param", "bytes per gradient (bf16 2, fp32 4, 0 if frozen)",
+    symbol="b_g", bounds=NON_NEGATIVE,
     default=2, default_note="gradients in bf16, 2 bytes per parameter (ZeRO §3.1: 2Ψ)")
 # Bytes of the fp32 master copy of each weight kept by mixed-precision training.
 master_bytes_per_param = var(
     "master_bytes_per_param", "B/param", "bytes per fp32 master weight (0 without one)",
-    symbol="b_{master}", default=4,
+    symbol="b_{master}", bounds=NON_NEGATIVE, default=4,
     default_note="fp32 master weights, 4 bytes per parameter (ZeRO §3.1)")
-# Bytes of Adam's first moment (momentum) per parameter.
+# Bytes of Adam's first moment (momentum) per parameter; 0 for plain SGD.
 adam_m_bytes_per_param = var(
-    "adam_m_bytes_per_param", "B/param", "bytes per Adam first moment m (momentum)",
-    symbol="b_m", default=4, default_note="Adam momentum in fp32, 4 bytes (ZeRO §3.1)")
-# Bytes of Adam's second moment (variance) per parameter.
+    "adam_m_bytes_per_param", "B/param",
+    "bytes per Adam first moment m (momentum; 0 for plain SGD)",
+    symbol="b_m", bounds=NON_NEGATIVE, default=4,
+    default_note="Adam momentum in fp32, 4 bytes (ZeRO §3.1)")
+# Bytes of Adam's second moment (variance) per parameter; 0 for SGD with or without momentum.
 adam_v_bytes_per_param = var(
-    "adam_v_bytes_per_param", "B/param", "bytes per Adam second moment v (variance)",
-    symbol="b_v", default=4, default_note="Adam variance in fp32, 4 bytes (ZeRO §3.1)")
+    "adam_v_bytes_per_param", "B/param",
+    "bytes per Adam second moment v (variance; 0 for SGD)",
+    symbol="b_v", bounds=NON_NEGATIVE, default=4,
+    default_note="Adam variance in fp32, 4 bytes (ZeRO §3.1)")
 # Optimizer state per parameter: master weights and both moments (ZeRO's K = 12).
 optimizer_bytes_per_param = var(
     "optimizer_bytes_per_param", "B/param",
-    "optimizer-state bytes per parameter: fp32 master + Adam m + v (ZeRO's K)", symbol="K")
+    "optimizer-state bytes per parameter: fp32 master + Adam m + v (ZeRO's K; 0 for plain "
+    "SGD on bf16 weights)", symbol="K", bounds=NON_NEGATIVE)
 # Everything one trained parameter carries: weight, gradient, optimizer state.
 state_bytes_per_param = var(
     "state_bytes_per_param", "B/param",
     "training-state bytes per parameter: weight + gradient + optimizer (16 for bf16 Adam)",
     symbol="b_{state}")
 # Memory of the gradients (also the data-parallel all-reduce message).
-gradient_memory = var("gradient_memory", "GB", "memory of the gradients", symbol="M_g")
+gradient_memory = var("gradient_memory", "GB", "memory of the gradients (0 if frozen)",
+                      symbol="M_g", bounds=NON_NEGATIVE)
 # Memory of the optimizer state.
 optimizer_memory = var("optimizer_memory", "GB",
                        "memory of the optimizer state (fp32 master weights, Adam m and v)",
-                       symbol="M_{opt}")
+                       symbol="M_{opt}", bounds=NON_NEGATIVE)
 # Whole training state: weights, gradients, optimizer state (activations not included).
 training_state_memory = var("training_state_memory", "GB",
                             "training state: weights + gradients + optimizer state",

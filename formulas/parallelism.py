@@ -33,6 +33,15 @@ NARAYANAN_2021_PIPELINE = (
 # Tensor-parallel degree: ranks that split every layer's matrices.
 tp = var("tp", "", "tensor-parallel degree: ranks that split each layer's matrices", symbol="t",
          default=1, default_note="no tensor parallelism (tp = 1) unless given")
+# Sequence-parallel degree (Megatron's sequence parallelism, Korthikanti et al. 2022 §4.2.2):
+# the ranks that split along the sequence what tensor parallelism leaves whole (layer norms,
+# dropouts, each layer's input). tp when it is on, 1 when it is off; it reuses the tensor-
+# parallel ranks, so it is no factor of the GPU count.
+sp = var("sp", "", "sequence-parallel degree: tp with Megatron's sequence parallelism, 1 without",
+         symbol="t_{sp}", default=1, default_note=(
+             "no sequence parallelism (sp = 1): layer norms, dropouts and each layer's input "
+             "are kept whole on every tensor-parallel rank (Korthikanti et al. 2022, Table 2); "
+             "give sp = tp when Megatron's --sequence-parallel is on"))
 # Pipeline-parallel degree: stages the layers are cut into.
 pp = var("pp", "", "pipeline-parallel degree: stages the layers are split into", symbol="p",
          default=1, default_note="no pipeline parallelism (pp = 1) unless given")

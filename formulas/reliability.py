@@ -3,18 +3,22 @@ and a training/inference pool that lends accelerators to traffic peaks.
 
     mtbf                  = mtbf_per_gpu / n_gpus   or   observation_period / interruptions
     checkpoint_interval   = √(2 · checkpoint_write_time · mtbf)                (Young 1974)
+    checkpoint_interval_daly = √(2δM)·[1 + ⅓·√(δ/2M) + ⅑·(δ/2M)] − δ,  δ < 2M    (Daly 2006)
     lost_time_per_failure = checkpoint_interval / 2 + restart_time
     restart_time          = reschedule_time + checkpoint_restore_time
     goodput               = 1 − checkpoint_overhead − lost_time_per_failure / mtbf
                             (checkpoint_overhead = checkpoint_write_time / checkpoint_interval)
 
-The first-order model of Young (1974), refined by Daly (2006): failures arrive at random
-(exponential, rate 1/mtbf); every checkpoint blocks training for checkpoint_write_time; a
-failure loses on average half an interval of work plus the restart. The optimum interval
-minimises the two losses δ/τ + τ/(2M): Young's √(2δM) (Daly adds higher-order terms, worth
-having only when δ is not small against M). It is declared as a consequence of the goodput
-model and used when no interval is given. For an asynchronous checkpoint, give the time it
-blocks training (the snapshot to host memory) as checkpoint_write_time.
+The first-order model of Young (1974): failures arrive at random (exponential, rate 1/mtbf);
+every checkpoint blocks training for checkpoint_write_time; a failure loses on average half an
+interval of work plus the restart. The optimum interval minimises the two losses δ/τ + τ/(2M):
+Young's √(2δM). It is declared as a consequence of the goodput model below (which is the same
+first-order model) and used when no interval is given. Daly (2006) solves a more complete cost
+model (time lost to failures during checkpoints and restarts as well) and gives a higher-order
+estimate, checkpoint_interval_daly, a little shorter than Young's (by about 2δ/3 when δ ≪ M)
+and valid while δ < 2M (at or beyond, Daly checkpoints every M: a job that cannot finish a
+checkpoint between failures makes almost no progress). For an asynchronous checkpoint, give
+the time it blocks training (the snapshot to host memory) as checkpoint_write_time.
 
 Recovery point and recovery time: the work at risk is at most one checkpoint_interval (on
 average half); the recovery time is restart_time (detection, rescheduling, then reading the
@@ -50,7 +54,7 @@ YOUNG_1974 = (
 )
 DALY_2006 = (
     "Daly 2006, A higher order estimate of the optimum checkpoint interval for restart dumps, "
-    "Future Generation Computer Systems 22(3):303-312"
+    "Future Generation Computer Systems 22(3):303-312, doi:10.1016/j.future.2004.11.016"
 )
 LLAMA3_2024 = (
     "Llama Team 2024, The Llama 3 Herd of Models, arXiv:2407.21783, §3.3.4 (419 unexpected "
@@ -73,6 +77,17 @@ interruptions = var("interruptions", "", "job interruptions counted (or expected
 observation_period = var("observation_period", "day",
                          "period over which interruptions are counted (or the run length)",
                          symbol="T_{obs}")
+# Checkpoint write time over the job MTBF: Daly's nondimensional dump time ξ = δ/M.
+checkpoint_write_mtbf_ratio = var(
+    "checkpoint_write_mtbf_ratio", "",
+    "checkpoint write time over the job MTBF, δ/M (Daly's ξ); Daly's higher-order interval "
+    "holds below 2 (at or above it Daly checkpoints every M)", symbol="\\xi",
+    bounds=Bounds(0.0, 2.0, hi_inclusive=False))
+# Daly's higher-order estimate of the optimum checkpoint interval.
+checkpoint_interval_daly = var(
+    "checkpoint_interval_daly", "min",
+    "optimum checkpoint interval, Daly's higher-order estimate (checkpoint_interval is Young's)",
+    symbol="\\tau_{D}")
 # Time from a failure until the job starts reading its checkpoint back.
 reschedule_time = var("reschedule_time", "min",
                       "time from a failure until the relaunched job starts its restore: "
@@ -115,10 +130,11 @@ ramp_rate = var("ramp_rate", "request/(s*min)", "rise of the request rate per un
 # Spare serving capacity above the current traffic.
 traffic_headroom = var("traffic_headroom", "request/s",
                        "spare serving capacity of the inference floor above current traffic",
-                       symbol="\\Delta\\lambda")
+                       symbol="\\Delta\\lambda", bounds=NON_NEGATIVE)
 # Time until a ramp uses up the headroom.
 ramp_time_allowed = var("ramp_time_allowed", "min",
-                        "time until a traffic ramp uses up the headroom", symbol="t_{ramp}")
+                        "time until a traffic ramp uses up the headroom", symbol="t_{ramp}",
+                        bounds=NON_NEGATIVE)
 # Ramp time left after the reclaim; negative means the reclaim is too slow.
 reclaim_slack = var("reclaim_slack", "min",
                     "ramp time left once the reclaim is done (negative: too slow)",
@@ -150,11 +166,29 @@ formula("observed_mtbf", "Job MTBF from an interruption count",
         Eq(mtbf, observation_period / interruptions), source=f"{DEFINITION}; data: {LLAMA3_2024}",
         subject=SUBJECT, note="solved for interruptions: the failures to expect over a run")
 
-formula("young_daly_interval", "Optimum checkpoint interval (Young/Daly)",
+formula("young_interval", "Optimum checkpoint interval, Young's first-order form",
         Eq(checkpoint_interval, sqrt(2 * checkpoint_write_time * mtbf)),
-        source=f"{YOUNG_1974}; {DALY_2006}", subject=SUBJECT, derived=True,
+        source=YOUNG_1974, subject=SUBJECT, derived=True,
         note=("the interval that maximises goodput below (minimum of δ/τ + τ/2M); used when no "
-              "interval is given"))
+              "interval is given. Daly's higher-order estimate is checkpoint_interval_daly"))
+
+formula("checkpoint_write_mtbf_ratio", "Checkpoint write time over MTBF",
+        Eq(checkpoint_write_mtbf_ratio, checkpoint_write_time / mtbf),
+        source=f"{DEFINITION} (Daly's nondimensional dump time ξ = δ/M; {DALY_2006})",
+        subject=SUBJECT, note="Daly's higher-order interval holds for ξ < 2")
+
+formula("daly_interval", "Optimum checkpoint interval, Daly's higher-order estimate",
+        Eq(checkpoint_interval_daly,
+           sqrt(2 * checkpoint_write_time * mtbf)
+           * (1 + sqrt(checkpoint_write_mtbf_ratio / 2) / 3 + checkpoint_write_mtbf_ratio / 18)
+           - checkpoint_write_time),
+        source=(f"{DALY_2006}: the higher-order estimate τ_opt = √(2δM)·[1 + ⅓(δ/2M)^½ + "
+                "⅑(δ/2M)] − δ for δ < 2M, τ_opt = M for δ ≥ 2M (here δ/2M = ξ/2)"),
+        subject=SUBJECT, forward_only=True,
+        note=("solved back for δ it is a cubic and for M a two-root quadratic, so it is "
+              "evaluated forward only (for inverse questions use Young's checkpoint_interval); "
+              "it reproduces Daly's Figs. 3-5 (δ = 5 min; "
+              "M = 24 h, 6 h, 15 min: 117, 57, 9.1 min)"))
 
 formula("restart_time", "Recovery time after a failure",
         Eq(restart_time, reschedule_time + checkpoint_restore_time), source=DEFINITION,

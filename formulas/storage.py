@@ -16,7 +16,7 @@ An asynchronous checkpoint blocks training only while the state is copied to hos
 (CheckFreq's snapshot); the write to storage overlaps the next steps.
 """
 
-from napkinmath.library.declare import FRACTION, Eq, floor, formula, var
+from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, floor, formula, var
 
 from .accelerator import peak_flops
 from .model import params_total
@@ -104,16 +104,17 @@ burst_to_stream_ratio = var("burst_to_stream_ratio", "",
                             "checkpoint write bandwidth over the data read rate",
                             symbol="R_{burst}")
 # Checkpoints kept on the tier.
-checkpoints_kept = var("checkpoints_kept", "", "checkpoints kept on the tier", symbol="K")
+checkpoints_kept = var("checkpoints_kept", "", "checkpoints kept on the tier", symbol="K",
+                       bounds=NON_NEGATIVE)
 # Space the kept checkpoints take.
 checkpoint_storage = var("checkpoint_storage", "TB", "space the kept checkpoints take",
-                         symbol="M_{ckpts}")
+                         symbol="M_{ckpts}", bounds=NON_NEGATIVE)
 # Space the run needs: dataset plus kept checkpoints.
 storage_needed = var("storage_needed", "TB", "storage the run needs: dataset + kept checkpoints",
                      symbol="M_{need}")
 # Whole checkpoints that fit in the tier's capacity.
 checkpoints_fit = var("checkpoints_fit", "", "whole checkpoints that fit in the tier",
-                      symbol="K_{max}")
+                      symbol="K_{max}", bounds=NON_NEGATIVE)
 
 # --- Formulas ------------------------------------------------------------------------------
 formula("checkpoint_size", "Checkpoint size",

@@ -1,14 +1,17 @@
 """Hardware records: accelerators and their specifications, each value with its source.
 
 Records are data (TOML files in this folder), loaded and checked here. A record's values are
-keyed by library variable name where one exists (``peak_flops``, ``gpus_per_node``), so that
-``gpu="H100-SXM"`` binds them in a solve; other keys are shown for reference only.
+keyed by library variable name (``peak_flops``, ``gpus_per_node``), so that ``gpu="H100-SXM"``
+binds them in a solve. A key that names no variable would bind nothing, silently (a record
+that says ``n_experts_per_token`` where the formulas read ``experts_per_token``), so the
+loader refuses it unless it is declared reference-only metadata in `METADATA_KEYS`.
 """
 
 from __future__ import annotations
 
 import difflib
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from importlib import resources
@@ -16,12 +19,36 @@ from importlib import resources
 import pint
 
 from napkinmath.errors import UnknownNameError
+from napkinmath.library.lookup import variables
 from napkinmath.text.values import parse_quantity
 
 _RECORD_FIELDS = {"name", "kind", "aliases", "note", "source", "url", "date"}
 KINDS = ("accelerator", "link", "storage", "model")
 _VALUE_FIELDS = {"value", "qualifier", "source", "url", "date", "assumption", "note",
                  "alternatives"}
+
+#: Record keys that are deliberately no library variable: shown by `napkin hardware` and
+#: readable as ``RECORD.key`` in `napkin check` expressions, but bound to nothing in a solve,
+#: because no formula reads them. Every other key must be a library variable (`nm.variables()`).
+#: Add a key here only with the reason it is reference-only; a key a formula should read
+#: belongs in `napkinmath.formulas` as a variable instead.
+METADATA_KEYS: dict[str, str] = {
+    # GB200 NVL72: GPUs in one NVLink domain (72, the rack). No formula models a scale-up
+    # domain larger than a node; gpus_per_node (the compute tray, 4) is what binds.
+    "gpus_per_nvlink_domain": "GPUs sharing one NVLink domain (reference: no formula reads it)",
+    # DeepSeek-V3 MLA: per-head query/key width without RoPE. The MLA KV cache holds the
+    # compressed latent and the RoPE key (kv_lora_rank, qk_rope_head_dim), not this.
+    "qk_nope_head_dim": "MLA per-head query/key width without RoPE (not cached; reference)",
+    # DeepSeek-V3 MLA: per-head value width, likewise absent from the cache formula.
+    "v_head_dim": "MLA per-head value width (not cached; reference)",
+    # S3: request-rate ceilings per partitioned prefix. storage_bandwidth carries the estimate
+    # derived from them; no formula counts requests per second of an object store.
+    "read_request_rate": "object-store GET/HEAD ceiling per prefix (reference)",
+    "write_request_rate": "object-store PUT/COPY/POST/DELETE ceiling per prefix (reference)",
+    # Meta's Tectonic: the burst peak beside the sustained storage_bandwidth, which is what
+    # the formulas read; the peak is shown so the two are not confused.
+    "storage_peak_bandwidth": "peak (burst) throughput beside the sustained figure (reference)",
+}
 
 
 @dataclass(frozen=True)
@@ -89,28 +116,55 @@ def _load_value(record_id: str, key: str, table: dict, defaults: dict) -> Value:
                  alternatives=dict(table.get("alternatives", {})))
 
 
+def check_keys(record_id: str, keys: Iterable[str]) -> None:
+    """Refuse a record key that is neither a library variable nor in `METADATA_KEYS`.
+
+    Raises ValueError naming the record, the key and the closest variable name, e.g. for
+    ``n_experts_per_token``: "did you mean experts_per_token?".
+    """
+    known = variables()
+    for key in keys:
+        if key in known or key in METADATA_KEYS:
+            continue
+        close = difflib.get_close_matches(key, [*known, *METADATA_KEYS], n=1, cutoff=0.5)
+        hint = f"; did you mean {close[0]}?" if close else " (`napkin vars` lists the variables)"
+        raise ValueError(
+            f"hardware record {record_id!r}: key {key!r} is no library variable, so it would "
+            f"bind nothing in a solve{hint} (a reference-only key must be declared in "
+            "napkinmath.hardware.METADATA_KEYS with its reason)")
+
+
+def load_toml(text: str, loaded: dict[str, Record] | None = None) -> dict[str, Record]:
+    """The records of one TOML document, checked, added to `loaded` (a new dict if None).
+
+    Raises ValueError for an unknown field, a value without value/source/date, a record
+    defined twice, an unknown kind, or a key that binds nothing (`check_keys`)."""
+    loaded = {} if loaded is None else loaded
+    for record_id, table in tomllib.loads(text).items():
+        defaults = {k: table[k] for k in ("source", "url", "date") if k in table}
+        values = {key: _load_value(record_id, key, sub, defaults)
+                  for key, sub in table.items() if isinstance(sub, dict)}
+        unknown = {k for k, v in table.items() if not isinstance(v, dict)} - _RECORD_FIELDS
+        if unknown:
+            raise ValueError(f"{record_id}: unknown fields {sorted(unknown)}")
+        if record_id in loaded:
+            raise ValueError(f"hardware record {record_id!r} is defined twice")
+        if table.get("kind", "accelerator") not in KINDS:
+            raise ValueError(f"{record_id}: kind must be one of {', '.join(KINDS)}")
+        check_keys(record_id, values)
+        loaded[record_id] = Record(record_id, table.get("name", record_id),
+                                   table.get("kind", "accelerator"), values,
+                                   tuple(table.get("aliases", ())), table.get("note", ""))
+    return loaded
+
+
 @cache
 def records() -> dict[str, Record]:
-    """Every hardware record, by id, loaded from the TOML files of this package."""
+    """Every hardware record, by id, loaded from the TOML files of this package (`load_toml`)."""
     loaded: dict[str, Record] = {}
     for item in sorted(resources.files(__name__).iterdir(), key=lambda p: p.name):
-        if not item.name.endswith(".toml"):
-            continue
-        data = tomllib.loads(item.read_text(encoding="utf-8"))
-        for record_id, table in data.items():
-            defaults = {k: table[k] for k in ("source", "url", "date") if k in table}
-            values = {key: _load_value(record_id, key, sub, defaults)
-                      for key, sub in table.items() if isinstance(sub, dict)}
-            unknown = {k for k, v in table.items() if not isinstance(v, dict)} - _RECORD_FIELDS
-            if unknown:
-                raise ValueError(f"{record_id}: unknown fields {sorted(unknown)}")
-            if record_id in loaded:
-                raise ValueError(f"hardware record {record_id!r} is defined twice")
-            if table.get("kind", "accelerator") not in KINDS:
-                raise ValueError(f"{record_id}: kind must be one of {', '.join(KINDS)}")
-            loaded[record_id] = Record(record_id, table.get("name", record_id),
-                                       table.get("kind", "accelerator"), values,
-                                       tuple(table.get("aliases", ())), table.get("note", ""))
+        if item.name.endswith(".toml"):
+            load_toml(item.read_text(encoding="utf-8"), loaded)
     return loaded
 
 

@@ -4,7 +4,7 @@
 
 Every ratio is against a baseline measured in the same run; timed pairs alternate, so that
 drift in the machine's speed hits both alike. The W12 chain is: train_compute = 6·params·tokens,
-n_gpus = train_compute / (mfu · peak_flops · train_time) with the H100-SXM's 989 TFLOP/(s·GPU),
+n_gpus = train_compute / (mfu · peak_flops · train_time) with the H100-SXM's 989.5 TFLOP/(s·GPU),
 then the engine's rounding steps to whole 8-GPU nodes.
 
 1. Sweep: `nm.sweep("n_gpus", over={"mfu": ..., "params": ...})`, a 1000×1000 grid (10^6
@@ -56,7 +56,7 @@ FLOP_PER_PARAM_TOKEN = 6.0
 PARAMS = 7e9
 TOKENS = 1e12
 TRAIN_TIME_S = 3 * 7 * 86_400.0
-PEAK_FLOPS = 989e12
+PEAK_FLOPS = 989.5e12
 GPUS_PER_NODE = 8.0
 Z90 = 1.6448536269514722  # the standard normal's 95th percentile
 GIVENS = {"tokens": "1T", "train_time": "3 weeks", "gpu": "H100-SXM"}
@@ -86,7 +86,7 @@ sys.modules["numpy"] = None  # any `import numpy` now raises ImportError
 try:
     import napkinmath as nm
     r = {SOLVE}
-    ok = abs(r.value.m_as("GPU") - 58.51402464142605) < 1e-6
+    ok = abs(r.value.m_as("GPU") - 58.48445717066232) < 1e-6
     print("works" if ok else f"wrong answer: {{r.value}}")
 except Exception as exc:
     print(f"{{type(exc).__name__}}: {{exc}}")

@@ -14,7 +14,7 @@ def test_console_script_runs_a_real_solve():
     done = subprocess.run([sys.executable, "-m", "napkinmath.cli", *W12_ARGS],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("n_gpus = 58.51 GPU")
+    assert done.stdout.startswith("n_gpus = 58.48 GPU")  # 4.2e22 / (0.4 x 989.5e12 x 21 days)
 
 
 def test_help_has_examples(napkin):
@@ -34,10 +34,10 @@ def test_formats(napkin, fmt):
     assert status == 0, err
     if fmt == "json":
         data = json.loads(out)
-        assert data["targets"]["n_gpus"]["value"] == pytest.approx(58.514, rel=1e-3)
+        assert data["targets"]["n_gpus"]["value"] == pytest.approx(58.484, rel=1e-4)
         assert data["steps"][1]["formulas"] == ["fleet_equation"]
     elif fmt == "markdown":
-        assert "**n_gpus = 58.51 GPU" in out and "| `peak_flops` |" in out
+        assert "**n_gpus = 58.48 GPU" in out and "| `peak_flops` |" in out
     else:
         assert r"\begin{align*}" in out and r"\times 10^{22}" in out
 
@@ -46,7 +46,8 @@ def test_several_targets_comma_or_space(napkin):
     status, out, _ = napkin("solve", "train_time,train_cost", "params=7B", "tokens=1T",
                             "n_gpus=64", "mfu=0.4", "--gpu", "H100-SXM")
     assert status == 0
-    assert "train_time = 19.2 day" in out and "train_cost = 73,728 USD" in out
+    # 4.2e22 / (64 x 989.5e12 x 0.4) = 19.19 days = 29,476 GPU-h x 2.5 USD = 73,690 USD
+    assert "train_time = 19.19 day" in out and "train_cost = 73,690 USD" in out
 
 
 @pytest.mark.parametrize(("args", "needle"), [
@@ -92,7 +93,7 @@ def test_hardware_lists_and_shows_sources(napkin):
     status, out, _ = napkin("hardware")
     assert status == 0 and "H100-SXM" in out
     status, out, _ = napkin("hardware", "h100")
-    assert "peak_flops = 989 TFLOP/(s·GPU)" in out
+    assert "peak_flops = 989.5 TFLOP/(s·GPU)" in out and "half of the datasheet's 1,979" in out
     assert "2:4 sparsity" in out and "NVIDIA H100 Tensor Core GPU datasheet" in out
     assert "nvlink_bandwidth = 450 GB/(s·GPU)" in out and "per direction" in out
 
@@ -101,4 +102,4 @@ def test_givens_may_follow_the_options(napkin):
     status, out, err = napkin("solve", "train_time", "--gpu", "H100", "train_compute=4.2e22 FLOP",
                               "n_gpus=64", "mfu=0.4")
     assert status == 0, err
-    assert out.startswith("train_time = 19.2 day")
+    assert out.startswith("train_time = 19.19 day")  # 4.2e22 / (64 x 989.5e12 x 0.4)

@@ -42,7 +42,7 @@ def test_w19_young_daly_interval():
     hand = math.sqrt(2 * 65 * MTBF_S)  # sqrt(1,447,560) = 1,203 s
     assert mag(r.value, "s") == pytest.approx(hand)
     assert mag(r.value, "min") == pytest.approx(20, rel=0.01)  # 20.05 min
-    assert [f.name for s in r.steps for f in s.formulas][-1] == "young_daly_interval"
+    assert [f.name for s in r.steps for f in s.formulas][-1] == "young_interval"
 
 
 def test_w19_inverse_mtbf_a_target_interval_implies():

@@ -1,7 +1,7 @@
 """Worked examples W8 (checkpoint write and its overhead) and W10 (token stream vs checkpoint
 burst), storage capacity and asynchronous checkpoints (shared/worked-examples.md).
 
-Decimal units: 1 TB = 1e12 B, 1 GB/s = 1e9 B/s. H100: 989 TFLOP/s dense BF16.
+Decimal units: 1 TB = 1e12 B, 1 GB/s = 1e9 B/s. H100 record: 989.5 TFLOP/s dense BF16.
 """
 
 import math
@@ -10,7 +10,7 @@ import pytest
 
 import napkinmath as nm
 
-H100_PEAK = 989e12  # FLOP/s per GPU, dense BF16
+H100_PEAK = 989.5e12  # FLOP/s per GPU, dense BF16 (the H100-SXM record)
 CHECKPOINT_405B = 405e9 * 16  # 6.48e12 B: the whole mixed-precision Adam state
 
 
@@ -83,7 +83,7 @@ def test_asynchronous_checkpoint_blocks_only_for_the_snapshot():
 
 # --- W10: token stream vs checkpoint burst -------------------------------------------------------
 W10 = dict(n_gpus=16384, mfu=0.40, params="405e9", gpu="H100")
-W10_TOKENS_PER_S = 16384 * H100_PEAK * 0.40 / (6 * 405e9)  # 2.667e6 token/s
+W10_TOKENS_PER_S = 16384 * H100_PEAK * 0.40 / (6 * 405e9)  # 2.669e6 token/s
 
 
 def test_w10_token_stream():

@@ -2,8 +2,8 @@
 the whole chain (checked against brute-force grids of ordinary solves), an interior extreme,
 Monte Carlo with seeds, and the errors a user meets.
 
-Expectations are hand arithmetic written beside each call (1 day = 86,400 s; H100 peak 989
-TFLOP/s dense BF16).
+Expectations are hand arithmetic written beside each call (1 day = 86,400 s; H100-SXM record
+peak 989.5 TFLOP/s dense BF16, half of the datasheet's 1,979 sparse).
 """
 
 import itertools
@@ -16,7 +16,7 @@ import pytest
 import napkinmath as nm
 
 DAY = 86_400.0
-H100 = 989e12
+H100 = 989.5e12  # the H100-SXM record, FLOP/(s*GPU)
 C_LLAMA = 6.35e24  # W2/W3 training compute, FLOP
 
 
@@ -46,7 +46,7 @@ def test_w2_swing_from_the_shell(napkin):
                             "mfu=0.3..0.5", "--gpu", "H100-SXM")
     assert status == 0
     head = out.splitlines()[0]
-    assert head.startswith("train_time = 9.071 … 15.12 day")
+    assert head.startswith("train_time = 9.067 … 15.11 day")
     assert "low at mfu = 0.5; high at mfu = 0.3" in head
     assert "proved symbolically" in out
 
@@ -72,15 +72,15 @@ def test_units_on_both_ends_or_borrowed_from_the_other_end():
 def test_w3_backward_range_names_the_end_that_guarantees_the_deadline():
     r = nm.solve("n_gpus", train_compute="6.35e24 FLOP", train_time="30 days",
                  mfu="35%..45%", gpu="H100")
-    low = C_LLAMA / (0.45 * H100 * 30 * DAY)  # 5,505 GPU
-    high = C_LLAMA / (0.35 * H100 * 30 * DAY)  # 7,077.4 GPU
+    low = C_LLAMA / (0.45 * H100 * 30 * DAY)  # 5,501.9 GPU
+    high = C_LLAMA / (0.35 * H100 * 30 * DAY)  # 7,073.8 GPU
     assert mag(r.value.low, "GPU") == pytest.approx(low, rel=1e-9)
     assert mag(r.value.high, "GPU") == pytest.approx(high, rel=1e-9)
-    assert round(low) == 5505 and round(high) == 7077
+    assert round(low) == 5502 and round(high) == 7074
     guarantee = r.guarantees["n_gpus"]
     assert "to be sure of train_time = 30 day" in guarantee
-    assert "the high end, 7,077 GPU (at mfu = 0.35)" in guarantee
-    # whole 8-GPU nodes at the guaranteeing end: ceil(7077.4 / 8) = 885 nodes = 7,080 GPUs
+    assert "the high end, 7,074 GPU (at mfu = 0.35)" in guarantee
+    # whole 8-GPU nodes at the guaranteeing end: ceil(7073.8 / 8) = 885 nodes = 7,080 GPUs
     assert "n_gpus_whole_nodes = 7,080 GPU" in guarantee and "n_nodes = 885 node" in guarantee
     whole = r.extremes["n_nodes"]
     assert (whole.low, whole.high) == (math.ceil(low / 8), math.ceil(high / 8))
@@ -90,7 +90,7 @@ def test_w3_backward_from_the_shell(napkin):
     status, out, _ = napkin("solve", "n_gpus", "train_compute=6.35e24FLOP",
                             "train_time=30 days", "mfu=35%..45%", "--gpu", "H100")
     assert status == 0
-    assert out.startswith("n_gpus = 5,505 … 7,077 GPU")
+    assert out.startswith("n_gpus = 5,502 … 7,074 GPU")
     assert "the high end" in out and "7,080 GPU" in out
 
 
@@ -196,15 +196,15 @@ def test_derivation_shows_each_step_over_the_range():
     assert "Training compute, 6ND rule" in text
     # a step that no range reaches shows one value
     assert "= 4.2×10²² FLOP   (the same at every point of the ranges)" in text
-    # n_gpus: 4.2e22 / (0.4 * 989e12 * 28 days) = 43.89, and 87.77 GPU at 14 days
+    # n_gpus: 4.2e22 / (0.4 * 989.5e12 * 28 days) = 43.86, and 87.73 GPU at 14 days
     low, high = 4.2e22 / (0.4 * H100 * 28 * DAY), 4.2e22 / (0.4 * H100 * 14 * DAY)
-    assert (round(low, 2), round(high, 2)) == (43.89, 87.77)
-    assert "n_gpus = 43.89 … 87.77 GPU" in text
-    assert "= 6 … 11 node   (low at train_time = 28 day" in text  # ceil(43.89 / 8) = 6
+    assert (round(low, 2), round(high, 2)) == (43.86, 87.73)
+    assert "n_gpus = 43.86 … 87.73 GPU" in text
+    assert "= 6 … 11 node   (low at train_time = 28 day" in text  # ceil(43.86 / 8) = 6
     data = json.loads(r.to_json())
     assert data["targets"]["n_gpus"]["high_at"] == {"train_time": 14 * DAY}
     assert data["method"] == "corners"
-    assert "**n_gpus = 43.89 … 87.77 GPU" in r.to_markdown()
+    assert "**n_gpus = 43.86 … 87.73 GPU" in r.to_markdown()
 
 
 # --- distributions and Monte Carlo ------------------------------------------------------------
@@ -332,4 +332,4 @@ def test_a_plain_solve_needs_no_numpy():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("n_gpus = 58.51 GPU")
+    assert done.stdout.startswith("n_gpus = 58.48 GPU")  # W12 with the H100-SXM record

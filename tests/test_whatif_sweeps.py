@@ -1,8 +1,8 @@
 """Sweeps, sensitivity and comparisons as a user runs them, checked against hand arithmetic.
 
-H100 SXM: 989 TFLOP/s dense BF16, 3.35 TB/s HBM; MI300X 5.3 TB/s; Trainium2 2.9 TB/s (the
-records' values); Llama-3-70B: 70.6e9 parameters (the record rounds 70,553,706,496), 80
-layers, 8 KV heads of 128.
+H100 SXM: 989.5 TFLOP/s dense BF16 (half of 1,979 sparse), 3.35 TB/s HBM; MI300X 5.3 TB/s;
+Trainium2 2.9 TB/s (the records' values); Llama-3-70B: 70.6e9 parameters (the record rounds
+70,553,706,496), 80 layers, 8 KV heads of 128.
 """
 
 import csv
@@ -19,7 +19,7 @@ import napkinmath as nm
 matplotlib.use("Agg")
 
 DAY = 86_400.0
-H100 = 989e12
+H100 = 989.5e12  # the H100-SXM record, FLOP/(s*GPU)
 C_LLAMA = 6.35e24
 
 
@@ -101,7 +101,7 @@ def test_sweep_from_the_shell_writes_csv_and_png(napkin, tmp_path):
                               "train_compute=6.35e24FLOP", "mfu=0.4", "--gpu", "H100",
                               "--csv", str(csv_path), "--plot", str(png_path))
     assert status == 0, err
-    assert "n_gpus [GPU]" in out and "185.8" in out  # 6.35e24 / (1000 * 989e12 * 0.4) s
+    assert "n_gpus [GPU]" in out and "185.7" in out  # 6.35e24 / (1000 * 989.5e12 * 0.4) s
     assert len(list(csv.reader(csv_path.open()))) == 10
     width, height = png_size(png_path)
     assert width > 300 and height > 200
@@ -148,7 +148,7 @@ def test_w12_elasticities_are_the_exponents():
     rows = {row.name: row for row in s.rows}
     assert rows["peak_flops"].origin == "record H100-SXM"
     assert rows["flop_per_param_token"].origin == "assumption"
-    # ±10% of MFU: 58.51 / 0.9 and 58.51 / 1.1
+    # ±10% of MFU: 58.48 / 0.9 and 58.48 / 1.1
     n = 4.2e22 / (21 * DAY * H100 * 0.4)
     assert rows["mfu"].low == pytest.approx(n / 0.9) and rows["mfu"].high == pytest.approx(n / 1.1)
     assert "symbolically" in s.method
@@ -187,14 +187,14 @@ def test_sensitivity_numeric_through_roundings():
                  gpu="H100-SXM")
     s = r.sensitivity()
     assert "central differences" in s.method
-    assert s.elasticities["mfu"] == 0  # 58.5 GPU stay 8 nodes for a tiny change of MFU
+    assert s.elasticities["mfu"] == 0  # 58.48 GPU stay 8 nodes for a tiny change of MFU
 
 
 def test_sensitivity_from_the_shell(napkin):
     status, out, _ = napkin("solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks",
                             "mfu=0.4", "--gpu", "H100-SXM", "--sensitivity")
     assert status == 0
-    assert "Sensitivity of n_gpus = 58.51 GPU" in out and "elasticity" in out
+    assert "Sensitivity of n_gpus = 58.48 GPU" in out and "elasticity" in out
 
 
 # --- comparisons ------------------------------------------------------------------------------

@@ -302,8 +302,10 @@ def _clash(spelling: str, unit: str, described: str, own: pint.Unit, name: str |
 
 
 def _promote_count(quantity: pint.Quantity, variable: Variable) -> pint.Quantity:
-    """A plain number for a count variable means that many of its unit (64 -> 64 GPU)."""
-    if quantity.dimensionless and _is_count(variable.dimensionality):
+    """A plain number for a count variable means that many of its unit (64 -> 64 GPU); a
+    plain 0 is zero in any unit (master_bytes_per_param=0: no fp32 master copy)."""
+    if quantity.dimensionless and (_is_count(variable.dimensionality)
+                                   or float(quantity.to("").magnitude) == 0):
         return Quantity(float(quantity.to("").magnitude), variable.unit)
     return quantity
 
