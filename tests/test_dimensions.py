@@ -4,7 +4,13 @@ import pytest
 import sympy
 
 from napkinmath.library.declare import Formula
-from napkinmath.library.lookup import check_dimensions, formulas, variables
+from napkinmath.library.lookup import (
+    check_constraint_dimensions,
+    check_dimensions,
+    constraints,
+    formulas,
+    variables,
+)
 
 ALL = sorted(formulas())
 
@@ -46,3 +52,19 @@ def test_adding_a_time_to_bytes_is_reported():
                   source="test", subject="test")
     message = check_dimensions(bad)
     assert "bad_sum" in message and "cannot add" in message
+
+
+@pytest.mark.parametrize("name", sorted(constraints()))
+def test_every_constraint_compares_like_with_like(name):
+    assert check_constraint_dimensions(constraints()[name]) is None
+
+
+def test_a_constraint_of_mismatched_sides_is_reported_by_name():
+    from napkinmath.library.declare import Constraint
+
+    v = variables()
+    bad = Constraint("bad_fit", "Bad fit", v["weight_memory"].symbol, v["hbm_capacity"].symbol,
+                     False, "none", "memory", "never", (v["weight_memory"], v["hbm_capacity"]))
+    message = check_constraint_dimensions(bad)
+    assert message == ("constraint 'bad_fit': left side weight_memory is [information] but "
+                       "right side hbm_capacity is [information/accelerator]")
