@@ -16,6 +16,7 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -413,9 +414,8 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
 
 def _confirmed(candidates: list[tuple[str]], missing: tuple[str, ...],
                knowns: frozenset[str], limit: int) -> list[str]:
-    screened = [c for c in candidates if _propagates(missing, knowns | set(c))]
-    if not screened:
-        screened = candidates[:40]
+    base = _propagated(knowns)
+    screened = [c for c in candidates if _propagates(missing, base, c)]
     found = []
     for (name,) in screened:
         if determines(missing, knowns | {name}):
@@ -427,8 +427,15 @@ def _confirmed(candidates: list[tuple[str]], missing: tuple[str, ...],
 
 def _confirmed_pairs(pairs: list[tuple[str, str]], missing: tuple[str, ...],
                      knowns: frozenset[str], limit: int) -> list[tuple[str, str]]:
-    screened = [p for p in pairs if _propagates(missing, knowns | set(p))] or pairs[:30]
-    return [p for p in screened if determines(missing, knowns | set(p))][:limit]
+    base = _propagated(knowns)
+    screened = [p for p in pairs if _propagates(missing, base, p)]
+    found = []
+    for pair in screened:
+        if determines(missing, knowns | set(pair)):
+            found.append(pair)
+            if len(found) == limit:
+                break
+    return found
 
 
 @lru_cache(maxsize=1)
@@ -438,20 +445,101 @@ def _incidence_index() -> tuple[tuple[tuple[str, ...], str | None], ...]:
                  for f in formulas().values())
 
 
-def _propagates(missing: tuple[str, ...], knowns: frozenset[str]) -> bool:
-    """Whether the targets follow from the knowns one formula at a time (each with a single
-    unknown left; a forward-only formula only toward its output). Blind to coupled blocks."""
+def _propagates(missing: tuple[str, ...], base: frozenset[str], extra: tuple[str, ...]) -> bool:
+    """Whether the targets follow from `base` (already propagated) and the `extra` knowns by
+    blocks of one to three formulas with as many unknowns left (a forward-only formula only
+    toward its output, and only alone)."""
+    known = set(base)
+    known.update(extra)
+    return all(t in known for t in missing) or _extend(known, missing, set(extra))
+
+
+@lru_cache(maxsize=256)
+def _propagated(knowns: frozenset[str]) -> frozenset[str]:
+    """Everything the knowns give by propagation (see `_propagates`), cached: the candidates
+    of one suggestion search all start from it."""
     known = set(knowns)
-    index = _incidence_index()
-    progress = True
-    while progress and not all(t in known for t in missing):
-        progress = False
-        for names, output in index:
-            left = [n for n in names if n not in known]
-            if len(left) == 1 and (output is None or left[0] == output):
-                known.add(left[0])
-                progress = True
-    return all(t in known for t in missing)
+    _extend(known, (), None)
+    return frozenset(known)
+
+
+def _extend(known: set[str], missing: tuple[str, ...], fresh: set[str] | None) -> bool:
+    """Grow `known` by propagation; True once every name of `missing` (if any) is known.
+
+    `fresh` holds what was added to an already propagated set: a new block must then contain
+    a formula that mentions one of them (None: look everywhere)."""
+    index, by_name = _incidence_index(), _formulas_by_name()
+    while True:
+        left = [sum(n not in known for n in names) for names, _ in index]
+        queue = [i for i, count in enumerate(left) if count == 1]
+        while queue:
+            names, output = index[queue.pop()]
+            open_names = [n for n in names if n not in known]
+            if len(open_names) != 1 or (output is not None and open_names[0] != output):
+                continue
+            known.add(open_names[0])
+            if fresh is not None:
+                fresh.add(open_names[0])
+            if missing and all(t in known for t in missing):
+                return True
+            for i in by_name[open_names[0]]:
+                left[i] -= 1
+                if left[i] == 1:
+                    queue.append(i)
+        learned = _block(index, known, fresh)
+        if not learned:
+            return bool(missing) and all(t in known for t in missing)
+        if fresh is not None:
+            fresh.update(learned)
+
+
+@lru_cache(maxsize=1)
+def _formulas_by_name() -> dict[str, tuple[int, ...]]:
+    found: dict[str, list[int]] = {}
+    for i, (names, _) in enumerate(_incidence_index()):
+        for n in names:
+            found.setdefault(n, []).append(i)
+    return {n: tuple(ix) for n, ix in found.items()}
+
+
+def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str],
+           fresh: set[str] | None) -> frozenset[str]:
+    """Learn one small coupled block: two formulas in the same two unknowns, or three whose
+    unknowns lie in the same three (forward-only formulas never take part). Returns what it
+    learned (empty: nothing)."""
+    pairs: Counter[frozenset[str]] = Counter()
+    triples: Counter[frozenset[str]] = Counter()
+    changed: list[frozenset[str]] = []
+    for names, output in index:
+        if output is not None:
+            continue
+        left = frozenset(n for n in names if n not in known)
+        if len(left) in (2, 3):
+            (pairs if len(left) == 2 else triples)[left] += 1
+            if fresh is None or not fresh.isdisjoint(names):
+                changed.append(left)
+    by_name: dict[str, list[frozenset[str]]] = {}
+    for block in pairs:
+        for name in block:
+            by_name.setdefault(name, []).append(block)
+    unions = set()
+    for block in changed:
+        if len(block) == 2 and pairs[block] >= 2:
+            known.update(block)
+            return block
+        if len(block) == 3:
+            unions.add(block)
+        else:
+            for name in block:
+                unions.update(block | other for other in by_name[name] if other != block)
+    for union in sorted(unions, key=sorted):
+        a, b, c = sorted(union)
+        inside = (triples[union] + pairs[frozenset((a, b))] + pairs[frozenset((a, c))]
+                  + pairs[frozenset((b, c))])
+        if inside >= 3:
+            known.update(union)
+            return union
+    return frozenset()
 
 
 @lru_cache(maxsize=64)

@@ -58,10 +58,7 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     into a `SampleResult` of percentiles.
     """
     names = _target_names(targets)
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
-            or not 0 <= tolerance < 1:
-        raise InputError(f"tolerance={tolerance!r}: expected a fraction such as 0.01 (1%)",
-                         "tolerance")
+    check_tolerance(tolerance)
     if on_inconsistent not in ("error", "warn"):
         raise InputError(f"on_inconsistent={on_inconsistent!r}: expected 'error' or 'warn'",
                          "on_inconsistent")
@@ -97,6 +94,15 @@ def _record_targets(targets: tuple[str, ...], gpu: str | None, model: str | None
     return found
 
 
+def check_tolerance(tolerance: object) -> None:
+    """A relative tolerance is a fraction in [0, 1): 0.01 is 1%."""
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
+            or not 0 <= tolerance < 1:
+        shown = repr(tolerance) if len(repr(tolerance)) <= 40 else repr(tolerance)[:12] + "…"
+        raise InputError(f"tolerance={shown}: expected a fraction such as 0.01 (1%)",
+                         "tolerance")
+
+
 def _is_spread(value: object) -> bool:
     """A range or distribution (tuple, Spread, 'a..b', 'a to b'), without importing numpy."""
     if isinstance(value, tuple) or type(value).__name__ == "Spread":
@@ -112,9 +118,16 @@ def _refuse_lists(**options: object) -> None:
             what = "nm.compare(...)" if name in ("gpu", "model") else "nm.sweep(...)"
             raise InputError(f"{name}={value!r}: solve takes one value per name; for several "
                              f"use {what}, or a range (low, high)", name)
+        if name in ("gpu", "model") and value is not None and not isinstance(value, str):
+            raise InputError(f"{name}={value!r}: expected a record name such as "
+                             f"{'H100-SXM' if name == 'gpu' else 'llama-3-70b'} "
+                             f"(list them with `napkin hardware`)", name)
 
 
 def _target_names(targets: str | Iterable[str]) -> tuple[str, ...]:
+    if not isinstance(targets, (str, list, tuple)):
+        raise InputError(f"targets={targets!r}: name the variable to solve for, such as "
+                         "'n_gpus', or a list of names", "targets")
     names = (targets,) if isinstance(targets, str) else tuple(targets)
     if not names:
         raise InputError("nothing to solve for: name at least one target, such as n_gpus")

@@ -52,6 +52,7 @@ def to_quantity(value: object, variable: Variable) -> pint.Quantity:
         quantity = _parse_for(value, variable)  # the text grammar bounds its own numbers
         shown = value
     elif isinstance(value, pint.Quantity):
+        value = _scalar(value, name, variable)
         quantity = foreign_quantity(value, name, _example(variable))
         shown = format_quantity(quantity)
         check_finite(quantity, name, shown)
@@ -67,6 +68,16 @@ def to_quantity(value: object, variable: Variable) -> pint.Quantity:
         quantity = _converted(quantity, variable, shown)
     _check_bounds(quantity, variable, shown)
     return quantity
+
+
+def _scalar(value: pint.Quantity, name: str, variable: Variable) -> pint.Quantity:
+    """A Quantity of one real number (an array, a complex or a huge int is refused)."""
+    magnitude = value.magnitude
+    if isinstance(magnitude, bool) or not isinstance(magnitude, numbers.Real):
+        raise InputError(f"{name}: expected a Quantity of one real number, got one of "
+                         f"{type(magnitude).__name__}; give one value such as "
+                         f"'{_example(variable)}' (several: nm.sweep)", name)
+    return value.__class__(plain_number(magnitude, name), value.units)
 
 
 def _converted(quantity: pint.Quantity, variable: Variable, shown: str) -> pint.Quantity:

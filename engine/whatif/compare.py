@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.lookup import variables
 from napkinmath.rendering.result import Result
-from napkinmath.solving.solver import DEFAULT_TOLERANCE, _target_names, solve
+from napkinmath.solving.solver import DEFAULT_TOLERANCE, _target_names, check_tolerance, solve
 from napkinmath.units import format_number, format_quantity, format_unit, humanize
 from napkinmath.whatif.preference import better
 from napkinmath.whatif.sweep import record_list
@@ -165,6 +165,7 @@ def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: objec
     lower, throughputs higher). A record that cannot answer is listed with the reason.
     """
     names = _target_names(targets)
+    check_tolerance(tolerance)
     gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
     if len(gpus) * len(models) < 2:
         raise InputError("compare needs at least two records: gpu=['H100-SXM', 'MI300X'] "

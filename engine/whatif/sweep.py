@@ -17,7 +17,13 @@ import numpy as np
 
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.lookup import variable, variables
-from napkinmath.solving.solver import DEFAULT_TOLERANCE, _target_names, bind, solve_bound
+from napkinmath.solving.solver import (
+    DEFAULT_TOLERANCE,
+    _target_names,
+    bind,
+    check_tolerance,
+    solve_bound,
+)
 from napkinmath.units import format_unit, humanize
 from napkinmath.whatif.answers import quantity
 from napkinmath.whatif.ranged import base_inputs
@@ -33,8 +39,14 @@ def record_list(value: object, option: str) -> list[str | None]:
     """'H100,MI300X' or ['H100', 'MI300X'] as a list of record names; None as [None]."""
     if value is None:
         return [None]
-    names = value.split(",") if isinstance(value, str) else list(value)  # type: ignore[arg-type]
-    names = [str(n).strip() for n in names if str(n).strip()]
+    if not isinstance(value, (str, list, tuple)):
+        raise InputError(f"{option}={value!r}: expected a record name or a list of them",
+                         option)
+    names = value.split(",") if isinstance(value, str) else list(value)
+    if not all(isinstance(n, str) for n in names):
+        raise InputError(f"{option}={value!r}: every record is named by text, such as "
+                         "'H100-SXM'", option)
+    names = [n.strip() for n in names if n.strip()]
     if not names:
         raise InputError(f"{option}=: name at least one record", option)
     return names
@@ -50,6 +62,12 @@ def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = N
     and plot(). `points` is the number of points of a range given without a count.
     """
     names = _target_names(targets)
+    check_tolerance(tolerance)
+    if isinstance(points, bool) or not isinstance(points, int):
+        raise InputError(f"points={points!r}: expected a whole number such as 11", "points")
+    if over is not None and not isinstance(over, Mapping):
+        raise InputError(f"over={over!r}: expected a mapping of swept inputs, such as "
+                         "over={'n_gpus': '1k..16k:log:9'}", "over")
     over = dict(over or {})
     for name, value in list(givens.items()):
         if is_spread(value) or isinstance(value, list) \
