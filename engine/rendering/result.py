@@ -10,6 +10,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import pint
 import sympy
@@ -27,6 +28,11 @@ class Given:
     quantity: pint.Quantity
     origin: str  # "given" (the user), "record" (gpu=/model=), "assumption" (a stated default)
     note: str
+
+    @cached_property
+    def base(self) -> float:
+        """The value as a float in base units (computed once per Given)."""
+        return float(self.quantity.m_as(self.variable.unit)) * self.variable.base_factor
 
 
 @dataclass

@@ -148,7 +148,7 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
         if name in targets:
             raise InputError(f"{name} is both a target and a given: drop one of them", name)
         try:
-            bound[name] = Given(var, _given_quantity(var, value), "given", "given")
+            bound[name] = _user_given(var, value)
         except InputError as exc:
             per = _per_variable(var, value)
             if per is None:
@@ -157,12 +157,19 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
     for option, name in (("model", model), ("gpu", gpu)):
         if name is not None:
             bound.update(_record_givens(name, option, targets, frozenset(bound)))
-    for var in variables().values():
-        if var.default is not None and var.name not in bound and var.name not in targets:
-            bound[var.name] = Given(var, var.default.value, "assumption", var.default.note)
+    for name, given in _default_givens().items():
+        if name not in bound and name not in targets:
+            bound[name] = given
     for name, (quantity, per, error) in pending.items():
         bound[name] = _converted(variable(name), quantity, per, bound, error)
     return bound
+
+
+@lru_cache(maxsize=1)
+def _default_givens() -> dict[str, Given]:
+    """Every stated default as a Given (made once, so its base value is computed once)."""
+    return {v.name: Given(v, v.default.value, "assumption", v.default.note)
+            for v in variables().values() if v.default is not None}
 
 
 def _per_variable(var: Variable, value: object) -> tuple[pint.Quantity, Variable] | None:
@@ -196,6 +203,17 @@ def _converted(var: Variable, quantity: pint.Quantity, per: Variable,
     note = (f"{format_quantity(quantity)} × {per.name} {format_quantity(factor.quantity)} "
             f"({where})")
     return Given(var, value, "given", note)
+
+
+def _user_given(var: Variable, value: object) -> Given:
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return _cached_given(var.name, value)
+    return Given(var, to_quantity(value, var), "given", "given")
+
+
+@lru_cache(maxsize=4096)
+def _cached_given(name: str, value: str | float) -> Given:
+    return Given(variable(name), _cached_quantity(name, value), "given", "given")
 
 
 def _given_quantity(var: Variable, value: object) -> pint.Quantity:
@@ -256,8 +274,7 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     the givens (in the answer's plan or anywhere in the graph) that disagrees raises
     InconsistentError, or with ``on_inconsistent="warn"`` is shown as a warning.
     """
-    base = {name: _to_base(g.quantity, g.variable) for name, g in bound.items()}
-    aside = set_aside(bound, base, tolerance, _run_check)
+    aside = set_aside(bound, _BaseValues(bound), tolerance, _run_check)
     if aside:
         bound = {name: g for name, g in bound.items() if name not in aside}
     user = frozenset(n for n, g in bound.items() if g.origin == "given")
@@ -274,14 +291,13 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     order = {"given": 0, "record": 1, "assumption": 2}
     inputs = {name: bound[name] for name in sorted(plan.used,
                                                      key=lambda n: (order[bound[n].origin], n))}
-    values = {name: base[name] for name in inputs}
+    values = {name: g.base for name, g in inputs.items()}
     steps = [_run_block(block, values) for block in plan.blocks]
     checks = [_run_check(f, values) for f in plan.checks]
     extra_steps, extra_inputs = _rounding(targets, values, bound)
     steps.extend(extra_steps)
     inputs.update(extra_inputs)
-    more = beyond(plan, values, bound, lambda g: _to_base(g.quantity, g.variable), _run_block,
-                  _run_check)
+    more = beyond(plan, values, bound, lambda g: g.base, _run_block, _run_check)
     checks += more.checks
     for check in checks:
         check.tolerance = tolerance
@@ -298,6 +314,18 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     result.constraints = more.constraints
     result.notes = more.notes
     return result
+
+
+class _BaseValues(dict):
+    """Base-unit values of bound givens, each converted on first use."""
+
+    def __init__(self, bound: Mapping[str, Given]) -> None:
+        super().__init__()
+        self.bound = bound
+
+    def __missing__(self, name: str) -> float:
+        value = self[name] = self.bound[name].base
+        return value
 
 
 def _to_base(q: pint.Quantity, var: Variable) -> float:
@@ -477,7 +505,7 @@ def _rounding(targets: tuple[str, ...], values: dict[str, float],
         return [], {}
     extra = {name: bound[name] for name in sorted(plan.used & context)}
     scratch = dict(values)
-    scratch.update({name: _to_base(g.quantity, g.variable) for name, g in extra.items()})
+    scratch.update({name: g.base for name, g in extra.items()})
     try:
         steps = [_run_block(block, scratch) for block in plan.blocks]
     except NoRootError:
