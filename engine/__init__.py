@@ -58,6 +58,9 @@ _WHATIF = {
     "RangeResult": "napkinmath.whatif.answers", "SampleResult": "napkinmath.whatif.answers",
     "Table": "napkinmath.whatif.table", "Comparison": "napkinmath.whatif.compare",
     "Sensitivity": "napkinmath.whatif.sensitivity",
+    "to_frame": "napkinmath.rendering.frames",
+    "formula": "napkinmath.library.objects", "graph": "napkinmath.library.objects",
+    "variable": "napkinmath.library.lookup", "constraints": "napkinmath.library.lookup",
 }
 __version__ = "0.1.0"
 

@@ -162,6 +162,8 @@ class Result:
         #: things a reader must know: violated constraints, disagreeing checks (when asked to
         #: warn rather than fail), checks that could not be evaluated
         self.notes: list[str] = []
+        #: units the user chose for some variables (solve(..., units={...}))
+        self.units: dict[str, pint.Unit] = {}
 
     @property
     def warnings(self) -> list[str]:
@@ -180,8 +182,9 @@ class Result:
     # --- values ---------------------------------------------------------------------------
     @property
     def values(self) -> dict[str, pint.Quantity]:
-        """Every target, in the unit a person would choose."""
-        return {name: humanize(q, self._var(name).display_unit) for name, q in self._raw.items()}
+        """Every target, in the unit you chose (`units=`) or the one a person would choose."""
+        return {name: q.to(self.units[name]) if name in self.units
+                else humanize(q, self._var(name).display_unit) for name, q in self._raw.items()}
 
     @property
     def value(self) -> pint.Quantity:
@@ -204,7 +207,8 @@ class Result:
     def _display(self, name: str, base: float | None = None) -> pint.Quantity:
         if name in self.givens:
             return self.givens[name].quantity
-        return display(base if base is not None else self._base(name), self._var(name))
+        shown = display(base if base is not None else self._base(name), self._var(name))
+        return shown.to(self.units[name]) if name in self.units else shown
 
     def _base(self, name: str) -> float:
         for step in self.steps:
@@ -457,6 +461,55 @@ class Result:
         """JSON text; never NaN or Infinity (non-finite numbers become null)."""
         return json.dumps(finite_json(self.to_dict()), indent=indent, ensure_ascii=False,
                           allow_nan=False)
+
+    def to_frame(self):
+        """A one-row pandas DataFrame: targets and givens, columns 'name [unit]'."""
+        from napkinmath.rendering.frames import to_frame
+
+        return to_frame(self)
+
+    def _repr_html_(self) -> str:
+        """The headline, givens and steps in HTML, the formulas as $...$ for MathJax/KaTeX."""
+        import html
+
+        out = [f"<p><strong>{html.escape(line)}</strong></p>" for line in self.headline()]
+        out += [f"<p><strong>Warning:</strong> {html.escape(w)}</p>" for w in self.warnings]
+        out.append("<table><thead><tr><th>given</th><th>value</th><th>from</th></tr></thead>"
+                   "<tbody>")
+        for name, given in self.givens.items():
+            out.append(f"<tr><td><code>{html.escape(name)}</code></td>"
+                       f"<td>{html.escape(format_quantity(given.quantity))}</td>"
+                       f"<td>{html.escape(_origin(given))}</td></tr>")
+        out.append("</tbody></table><ol>")
+        symbol = Printer(_latex_symbol, style="latex")
+        for step in self.steps:
+            head = " + ".join(f.title for f in step.formulas)
+            sources = "; ".join(dict.fromkeys(f.source for f in step.formulas))
+            math_lines = [f"{symbol(f.equation.lhs)} = {symbol(f.equation.rhs)}"
+                          for f in step.formulas]
+            results = [f"{v.latex} = {format_quantity(self._display(v.name), style='latex')}"
+                       for v in step.unknowns]
+            out.append(f"<li><strong>{html.escape(head)}</strong> <em>{html.escape(sources)}"
+                       "</em><br>" + "<br>".join(f"${html.escape(m)}$"
+                                                 for m in math_lines + results) + "</li>")
+        out.append("</ol>")
+        extra = [line for line in self._extra_text() if line]
+        if extra:
+            out.append("<pre>" + html.escape("\n".join(extra)) + "</pre>")
+        return "\n".join(out)
+
+    def _repr_latex_(self) -> str:
+        """Math only, for IPython.display.Latex: the headline and each step's equations."""
+        symbol = Printer(_latex_symbol, style="latex")
+        lines = []
+        for name in self.targets:
+            var = self._var(name)
+            lines.append(f"{var.latex} = {format_quantity(self.values[name], style='latex')}")
+        for step in self.steps:
+            lines += [f"{symbol(f.equation.lhs)} = {symbol(f.equation.rhs)}"
+                      for f in step.formulas]
+        return "$$\\begin{aligned}" + " \\\\ ".join(
+            line.replace("=", "&=", 1) for line in lines) + "\\end{aligned}$$"
 
     def sensitivity(self, target: str | None = None, relative: float = 0.1):
         """Which input this answer hangs on: the elasticity d ln y / d ln x of `target` (the

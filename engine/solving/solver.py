@@ -40,7 +40,8 @@ DEFAULT_TOLERANCE = 0.01
 
 def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str | None = None,
           tolerance: float = DEFAULT_TOLERANCE, samples: int | None = None,
-          seed: int | None = None, on_inconsistent: str = "error", **givens: object):
+          seed: int | None = None, on_inconsistent: str = "error",
+          units: Mapping[str, str] | None = None, **givens: object):
     """Solve for `targets` (a name or a list of names) from keyword givens.
 
     Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
@@ -55,7 +56,8 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     A given may be a range (``mfu=(0.3, 0.5)`` or ``"0.3..0.5"``): the answer is then a
     `RangeResult` whose value is the exact range over every ranged given. ``"0.3 to 0.5"`` is a
     lognormal 90% interval; with `samples` (and a `seed`) spreads are propagated by Monte Carlo
-    into a `SampleResult` of percentiles.
+    into a `SampleResult` of percentiles. `units` chooses how targets are shown:
+    ``units={"train_time": "hour"}``.
     """
     names = _target_names(targets)
     check_tolerance(tolerance)
@@ -70,17 +72,47 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
                             samples=samples, seed=seed)
     if seed is not None:
         raise InputError("seed= only applies with samples=", "seed")
+    chosen = chosen_units(units, names)
     bound = bind(names, givens, gpu=gpu, model=model)
     try:
-        return solve_bound(names, bound, tolerance, on_inconsistent)
+        result = solve_bound(names, bound, tolerance, on_inconsistent)
     except UnderDeterminedError:
         read = _record_targets(names, gpu, model, bound)
         if not read:
             raise
-    result = solve_bound(names, {**bound, **read}, tolerance, on_inconsistent)
-    result.notes[:0] = [f"{name} is read from the {g.note.split(':')[0]} record: the givens do "
-                        "not determine it" for name, g in read.items()]
+        result = solve_bound(names, {**bound, **read}, tolerance, on_inconsistent)
+        result.notes[:0] = [f"{name} is read from the {g.note.split(':')[0]} record: the givens "
+                            "do not determine it" for name, g in read.items()]
+    result.units = chosen
     return result
+
+
+def chosen_units(units: object, targets: tuple[str, ...]) -> dict[str, pint.Unit]:
+    """`units={"train_time": "hour"}` checked: each a target, each unit of its dimension."""
+    if units is None:
+        return {}
+    if not isinstance(units, Mapping):
+        raise InputError(f"units={units!r}: expected a mapping such as "
+                         "{'train_time': 'hour'}", "units")
+    chosen = {}
+    for name, text in units.items():
+        if name not in targets:
+            raise InputError(f"units: {name!r} is not a target of this question "
+                             f"({', '.join(targets)})", "units")
+        if not isinstance(text, str):
+            raise InputError(f"units[{name!r}]={text!r}: expected a unit such as 'hour'",
+                             name)
+        var = variable(name)
+        try:
+            quantity = parse_quantity(text)
+        except NapkinError as exc:
+            raise InputError(f"units[{name!r}]: {exc}", name) from None
+        if quantity.dimensionality != var.dimensionality:
+            raise InputError(f"units[{name!r}]={text!r}: {name} is in "
+                             f"{format_unit(var.unit) or 'plain numbers'}, not "
+                             f"{format_unit(quantity.units) or 'a plain number'}", name)
+        chosen[name] = quantity.units
+    return chosen
 
 
 def _record_targets(targets: tuple[str, ...], gpu: str | None, model: str | None,

@@ -1,0 +1,73 @@
+"""Notebook and DataFrame conventions (issue 11): chosen units, to_frame, HTML and LaTeX
+representations, the library as objects, tab completion."""
+
+import pytest
+
+import napkinmath as nm
+from napkinmath.hardware import get
+
+W12 = dict(params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
+
+
+def test_chosen_unit_for_a_target():
+    r = nm.solve("train_time", params="7B", tokens="1T", n_gpus=64, mfu=0.4, gpu="H100",
+                 units={"train_time": "hour"})
+    peak = get("H100-SXM").values["peak_flops"].quantity.to("FLOP/(s*GPU)").magnitude
+    hours = 4.2e22 / (64 * peak * 0.4) / 3600
+    assert str(r.value.units) == "hour" and r.value.magnitude == pytest.approx(hours)
+    assert r.headline()[0] == f"train_time = {hours:.1f} h"
+    assert f"= {hours:.1f} h" in str(r)
+
+
+@pytest.mark.parametrize(("units", "words"), [
+    ({"train_time": "GB"}, "train_time is in day"),
+    ({"n_gpus": "GPU"}, "not a target"),
+    ({"train_time": 3}, "expected a unit"),
+    ("hour", "expected a mapping"),
+    ({"train_time": "furlongs"}, "unknown unit"),
+])
+def test_bad_chosen_units_are_explained(units, words):
+    with pytest.raises(nm.InputError, match=words):
+        nm.solve("train_time", params="7B", tokens="1T", n_gpus=64, mfu=0.4, gpu="H100",
+                 units=units)
+
+
+def test_to_frame_of_answers_has_one_unit_per_column():
+    a = nm.solve("n_gpus", **W12)
+    b = nm.solve("n_gpus", **{**W12, "tokens": "2T"})
+    df = nm.to_frame([a, b])
+    assert "n_gpus [GPU]" in df.columns and "tokens [token]" in df.columns
+    assert df["n_gpus [GPU]"].iloc[1] == pytest.approx(2 * df["n_gpus [GPU]"].iloc[0])
+    assert list(a.to_frame().columns) == list(df.columns)
+
+
+def test_to_frame_of_the_library():
+    variables = nm.to_frame(nm.variables())
+    assert {"name", "unit", "bounds", "default", "description"} <= set(variables.columns)
+    assert len(variables) == len(nm.variables())
+    formulas = nm.to_frame(nm.formulas)
+    assert "fleet_equation" in set(formulas["name"])
+    records = nm.to_frame(nm.hardware)
+    row = records[(records["record"] == "H100-SXM") & (records["key"] == "peak_flops")]
+    assert row["source"].iloc[0].startswith("NVIDIA")
+    with pytest.raises(nm.InputError, match="to_frame takes"):
+        nm.to_frame(42)
+
+
+def test_notebook_representations():
+    r = nm.solve("n_gpus", **W12)
+    html = r._repr_html_()
+    assert html.startswith("<p><strong>n_gpus = ") and "$" in html and "<table>" in html
+    latex = r._repr_latex_()
+    assert latex.startswith("$$\\begin{aligned}") and latex.endswith("\\end{aligned}$$")
+    assert "P_{\\mathrm{peak}}" in latex
+
+
+def test_library_objects_and_completion():
+    f = nm.formula("fleet_equation")
+    assert {v.name for v in f.variables} >= {"train_time", "n_gpus", "mfu", "peak_flops"}
+    g = nm.graph()
+    assert g.has_edge(("formula", "fleet_equation"), ("variable", "mfu"))
+    with pytest.raises(nm.UnknownNameError, match="did you mean fleet_equation"):
+        nm.formula("fleet_equatoin")
+    assert {"solve", "check", "sweep", "compare", "to_frame"} <= set(dir(nm))
