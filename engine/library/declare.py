@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import pint
 import sympy
@@ -77,12 +78,12 @@ class Variable:
     #: rounding, e.g. n_gpus -> n_nodes ("64 GPU as 8 whole nodes of 8").
     rounding: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def base_factor(self) -> float:
         """Multiply a magnitude in `unit` by this to get it in base units."""
         return _base_factor(self.unit)
 
-    @property
+    @cached_property
     def dimensionality(self) -> pint.util.UnitsContainer:
         return self.unit.dimensionality
 

@@ -121,16 +121,9 @@ def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given
     """Checks of every given the answer did not need, and the constraints it touches."""
     user = frozenset(n for n, g in bound.items() if g.origin == "given")
     knowns = frozenset(bound)
-    found = closure(user, knowns)
-    analysis = found.analysis
-    extra = [f for f in found.checks if f not in plan.checks]
-    available = knowns | analysis.determined
-    touched = set(steps_values) | set(plan.targets)
-    wanted_constraints = [c for c in constraints().values()
-                          if set(c.touch) & touched
-                          and all(v.name in available for v in c.variables)]
-    needed = sorted({v.name for f in extra for v in f.variables}
-                    | {v.name for c in wanted_constraints for v in c.variables})
+    analysis = closure(user, knowns).analysis
+    extra, wanted_constraints, needed = _selection(plan, user, knowns,
+                                                   frozenset(steps_values))
     out = Beyond()
     values = dict(steps_values)
     for name in needed:
@@ -165,6 +158,21 @@ def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given
         if all(v.name in values for v in c.variables):
             out.constraints.append(evaluate_constraint(c, values))
     return out
+
+
+@lru_cache(maxsize=512)
+def _selection(plan: Plan, user: frozenset[str], knowns: frozenset[str],
+               touched: frozenset[str]) -> tuple[list[Formula], list[Constraint], list[str]]:
+    """The extra checks, the constraints the answer touches, and the names they need."""
+    found = closure(user, knowns)
+    extra = [f for f in found.checks if f not in plan.checks]
+    available = knowns | found.analysis.determined
+    touched = touched | set(plan.targets)
+    wanted = [c for c in constraints().values()
+              if set(c.touch) & touched and all(v.name in available for v in c.variables)]
+    needed = sorted({v.name for f in extra for v in f.variables}
+                    | {v.name for c in wanted for v in c.variables})
+    return extra, wanted, needed
 
 
 def evaluate_constraint(c: Constraint, values: Mapping[str, float]) -> ConstraintRecord:
