@@ -1,5 +1,11 @@
+"""`python -m napkinmath.cli`: the `napkin` command (exit statuses in `napkinmath.cli.main`)."""
+
 import sys
 
-from napkinmath.cli.main import main
+try:
+    from napkinmath.cli.main import main
+except KeyboardInterrupt:  # Ctrl-C while the package loads: one line, like main() says
+    sys.stderr.write("napkin: interrupted\n")
+    sys.exit(130)
 
 sys.exit(main())

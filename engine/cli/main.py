@@ -1,17 +1,40 @@
 """The `napkin` command: solve, sweep, compare, formulas, vars, hardware, check.
 
-Exit status: 0 on success, 1 when a check finds a disagreement (or, with `solve --strict`, an
-answer violates a constraint), 2 on bad input (with a
-one-paragraph message on stderr), 3 on an internal error. Never a traceback.
+Exit status, never with a traceback:
+
+* 0 on success, and when the reader goes away early (``napkin ... | head``: a closed pipe
+  ends the command quietly);
+* 1 when a check finds a disagreement (or, with `solve --strict`, an answer violates a
+  constraint);
+* 2 on bad input, with a one-paragraph message on stderr; also when the output cannot be
+  written (a full disk, ``>/dev/full``: one line "napkin: cannot write the output: ..."
+  on stderr, where stderr itself can still be written) and when a file named on the command
+  line cannot be read or written ("napkin: PATH: No such file or directory");
+* 3 on an internal error (a bug in napkinmath);
+* 130 when interrupted (Ctrl-C): one line "napkin: interrupted" on stderr.
+
+Output goes through `_Output`. Where the stream's encoding cannot show a symbol
+(``PYTHONIOENCODING=ascii``, a latin-1 terminal), its ASCII spelling is written instead:
+× x, · *, ÷ /, − -, ≤ <=, ≥ >=, ± +/-, → ->, … ..., ✓ OK, ✗ X, µ u, superscripts as
+^ exponents (s⁻¹ s^-1, 10⁹ 10^9); other characters become <U+XXXX>. On stderr, and on a
+stdout that is a terminal, control characters and bidi overrides from user text or a claims
+file are shown as escapes (\\x1b, \\r, <U+202E>), so that no input can rewrite the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
+import codecs
+import errno
+import io
+import os
+import re
 import sys
+import unicodedata
 from collections.abc import Sequence
 
 from napkinmath.errors import NapkinError
+from napkinmath.text.expr import visible
 
 EXAMPLES = """\
 examples:
@@ -143,8 +166,9 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _one_record(name: str | None, option: str) -> str | None:
     if name and "," in name:
-        raise NapkinError(f"--{option} {name}: solve takes one record; to rank several use "
-                          f"napkin compare TARGET --{option} {name} ...")
+        shown = visible(name)
+        raise NapkinError(f"--{option} {shown}: solve takes one record; to rank several use "
+                          f"napkin compare TARGET --{option} {shown} ...")
     return name
 
 
@@ -221,7 +245,37 @@ def _hardware(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status (see the module docstring)."""
+    stdout, stderr = sys.stdout, sys.stderr
+    output = None if stdout is None else _Output(stdout, escape=_is_terminal(stdout))
+    if output is not None:
+        sys.stdout = output
+    if stderr is not None:
+        sys.stderr = _Output(stderr, escape=True)
+    try:
+        try:
+            status = _run(argv)
+        except SystemExit:  # argparse: --help, or a usage error
+            _flush(stdout, output)
+            raise
+        _flush(stdout, output)  # a full disk shows here, not as a traceback at exit
+        return status
+    except KeyboardInterrupt:
+        _flush(stdout, quiet=True)
+        _say("napkin: interrupted")
+        return 130
+    except BrokenPipeError:
+        _discard(stdout)
+        return 0
+    except OSError as exc:
+        _discard(stdout)
+        _say(f"napkin: cannot write the output: {exc.strerror or exc}")
+        return 2
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # givens typed after options: napkin solve x --gpu H100 n_gpus=4
@@ -235,14 +289,178 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except NapkinError as exc:
-        print(f"napkin: {exc}", file=sys.stderr)
+        _say(f"napkin: {exc}")
         return 2
-    except BrokenPipeError:
-        return 0
+    except OSError as exc:
+        if exc.filename is None or isinstance(exc, BrokenPipeError):
+            raise  # the output itself: see main()
+        name = exc.filename if isinstance(exc.filename, str) else repr(exc.filename)
+        _say(f"napkin: {name}: {exc.strerror or exc}")  # like other tools: PATH: No such file
+        return 2
     except Exception as exc:
-        print(f"napkin: internal error ({type(exc).__name__}: {exc}). This is a bug in "
-              "napkinmath; please report it with the command you ran.", file=sys.stderr)
+        _say(f"napkin: internal error ({type(exc).__name__}: {exc}). This is a bug in "
+             "napkinmath; please report it with the command you ran.")
         return 3
+
+
+# --- output: encodings, control characters, closed and full streams ------------------------
+#: ASCII spellings of the symbols napkinmath writes, for streams that cannot encode them.
+_ASCII = {
+    "×": "x", "·": "*", "÷": "/", "−": "-", "–": "-", "—": "-", "…": "...", "±": "+/-",
+    "≤": "<=", "≥": ">=", "≈": "~", "≠": "!=", "→": "->", "←": "<-", "⇒": "=>", "↔": "<->",
+    "✓": "OK", "✔": "OK", "✅": "OK", "✗": "X", "✘": "X", "❌": "X", "⚠": "!", "•": "*",
+    "µ": "u", "μ": "u", "°": " deg", "√": "sqrt", "∞": "inf", "⌈": "ceil(", "⌉": ")",
+    "⌊": "floor(", "⌋": ")", "‘": "'", "’": "'", "“": '"', "”": '"', "€": "EUR", "£": "GBP",
+    "λ": "lambda", "Λ": "Lambda", "§": "sec. ", "≪": "<<", "≫": ">>", "≃": "~=", "ᵀ": "^T",
+    "\u2044": "/",
+}
+_SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+", strict=True))
+_SUPERSCRIPT_RUN = re.compile(f"[{''.join(_SUPERSCRIPTS)}]+")
+
+
+def _fallback(text: str, encoding: str) -> str:
+    """`text` with every character that `encoding` cannot write spelled in ASCII."""
+
+    def encodable(part: str) -> bool:
+        try:
+            part.encode(encoding)
+        except UnicodeError:
+            return False
+        return True
+
+    def superscripts(match: re.Match) -> str:
+        run = match.group()
+        return run if encodable(run) else "^" + "".join(_SUPERSCRIPTS[c] for c in run)
+
+    text = _SUPERSCRIPT_RUN.sub(superscripts, text)
+    shown = []
+    for char in text:
+        if char.isascii() or encodable(char):
+            shown.append(char)
+            continue
+        shown.append(_ASCII.get(char) or _spelled(char))
+    return "".join(shown)
+
+
+def _spelled(char: str) -> str:
+    """δ delta, Ψ Psi, é e, ½ 1/2, a no-break space a space; else <U+XXXX>."""
+    name = unicodedata.name(char, "")
+    if name.startswith(("GREEK SMALL LETTER ", "GREEK CAPITAL LETTER ")) and " WITH " not in name:
+        word = name.rpartition(" ")[2].lower()
+        return word.capitalize() if "CAPITAL" in name else word
+    plain = unicodedata.normalize("NFKD", char).replace("\u2044", "/")
+    plain = plain.encode("ascii", "ignore").decode()
+    return plain if plain and plain.isprintable() else f"<U+{ord(char):04X}>"
+
+
+class _Output:
+    """A text stream in front of stdout or stderr: spells what its encoding cannot write in
+    ASCII and, with `escape`, shows control characters and bidi overrides as escapes. Not an
+    io object of its own: it never closes, or flushes at garbage collection, the stream."""
+
+    def __init__(self, stream, escape: bool) -> None:
+        self.stream = stream
+        self.escape = escape
+        self.error: OSError | None = None  # the first write that failed
+        try:
+            self.codec = codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name
+        except LookupError:
+            self.codec = "ascii"
+
+    def write(self, text: str) -> int:
+        shown = visible(text, keep="\n\t") if self.escape else text
+        try:
+            shown.encode(self.codec)
+        except UnicodeError:
+            shown = _fallback(shown, self.codec)
+        try:
+            self.stream.write(shown)
+        except OSError as exc:
+            self.error = self.error or exc
+            raise
+        except ValueError:  # "I/O operation on closed file": an output that is gone
+            self.error = self.error or OSError(errno.EBADF, "the output is closed")
+            raise self.error from None
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def isatty(self) -> bool:
+        return _is_terminal(self.stream)
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+    def __getattr__(self, name: str):  # buffer, errors, ...: the stream's own
+        if name == "stream":
+            raise AttributeError(name)
+        return getattr(self.stream, name)
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _say(line: str) -> None:
+    """One message on stderr, escaped; nothing if stderr is gone too."""
+    if sys.stderr is None:
+        return
+    try:
+        print(visible(line, keep="\n"), file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _flush(stream, output: _Output | None = None, quiet: bool = False) -> None:
+    """Flush `stream`; raise the error of a write that failed on the way (argparse, for one,
+    ignores a failed write of its help), unless `quiet`."""
+    if stream is None:
+        return
+    try:
+        if output is not None and output.error is not None:
+            raise output.error
+        stream.flush()
+    except ValueError:  # closed already: nothing is left to write
+        return
+    except OSError:
+        if not quiet:
+            raise
+        _discard(stream)
+
+
+def _discard(stream) -> None:
+    """Point a stream that can no longer be written (a closed pipe, a full disk) at the null
+    device, so that Python's own flush at exit does not fail with a traceback."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(null, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(null)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 SWEEP_EXAMPLES = """\
@@ -91,7 +92,7 @@ def _sweep(args: argparse.Namespace) -> int:
                   tolerance=args.tolerance, points=args.points, **givens)
     _emit(table, args)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as out:
+        with _writing(args.json), open(args.json, "w", encoding="utf-8") as out:
             out.write(table.to_json() + "\n")
     return 0
 
@@ -124,9 +125,22 @@ def _emit(table, args: argparse.Namespace) -> None:
     _files(table, args)
 
 
+@contextlib.contextmanager
+def _writing(path: str):
+    """An OSError while writing `path` names it (a full disk fails at close, nameless), so
+    that `napkin` says "napkin: PATH: No space left on device" and exits 2."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or isinstance(exc, BrokenPipeError):
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), path) from None
+
+
 def _files(table, args: argparse.Namespace) -> None:
     if getattr(args, "csv", None):
-        table.to_csv(args.csv)
+        with _writing(args.csv):
+            table.to_csv(args.csv)
         print(f"wrote {args.csv}", file=sys.stderr)
     if getattr(args, "plot", None):
         try:
@@ -135,5 +149,6 @@ def _files(table, args: argparse.Namespace) -> None:
             pass  # plot() says how to install it
         else:
             matplotlib.use("Agg")
-        table.plot(args.plot)
+        with _writing(args.plot):
+            table.plot(args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)

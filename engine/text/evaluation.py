@@ -25,6 +25,7 @@ from napkinmath.text.expr import (
     COUNT_SUFFIXES,
     MAX_EXPONENT,
     Node,
+    parse_error,
     reading,
     registry_unit,
 )
@@ -64,7 +65,7 @@ def resolve_unit(name: str, pos: int, text: str = "",
             if notes is not None:
                 notes.append(f"'{name}' is read as {spelled}")
             return ureg.Quantity(1.0, unit / ureg.second)
-    raise ParseError(unknown_unit_message(name), text, pos)
+    raise parse_error(unknown_unit_message(name), text, pos)
 
 
 def _flops_note(name: str) -> str:
@@ -119,7 +120,7 @@ def resolve_record_value(name: str, pos: int, text: str = "") -> pint.Quantity:
 
     record_name, _, key = name.rpartition(".")
     if getattr(_LOCAL, "loading", False):
-        raise ParseError(f"{name!r}: a record value cannot refer to another record", text, pos)
+        raise parse_error(f"{name!r}: a record value cannot refer to another record", text, pos)
     _LOCAL.loading = True
     try:
         from napkinmath.hardware import get
@@ -130,11 +131,11 @@ def resolve_record_value(name: str, pos: int, text: str = "") -> pint.Quantity:
             keys = sorted(record.values)
             close = difflib.get_close_matches(key, keys, n=3, cutoff=0.5)
             hint = f"did you mean {' or '.join(close)}? " if close else ""
-            raise ParseError(f"{record.id} has no value {key!r}: {hint}its values are "
-                             f"{', '.join(keys)}", text, pos)
+            raise parse_error(f"{record.id} has no value {key!r}: {hint}its values are "
+                              f"{', '.join(keys)}", text, pos)
         return value.quantity  # parsed on first use: a reference inside it is refused above
     except UnknownNameError as exc:
-        raise ParseError(f"in {name!r}: {exc}", text, pos) from None
+        raise parse_error(f"in {name!r}: {exc}", text, pos) from None
     finally:
         _LOCAL.loading = False
 
@@ -149,9 +150,13 @@ def resolve_name(name: str, pos: int, text: str = "",
 
 def has_ambiguous_suffix(node: Node) -> bool:
     """True when a number carries a suffix that also reads as a unit ("7B": bytes or 7e9)."""
-    if node.kind == "num":
-        return node.suffix in AMBIGUOUS_SUFFIXES
-    return any(has_ambiguous_suffix(arg) for arg in node.args)
+    stack = [node]
+    while stack:  # a loop, not recursion: no tree is too deep for it
+        current = stack.pop()
+        if current.kind == "num" and current.suffix in AMBIGUOUS_SUFFIXES:
+            return True
+        stack.extend(current.args)
+    return False
 
 
 def evaluate(node: Node, text: str = "", resolve: Resolver | None = None,
@@ -168,11 +173,11 @@ def evaluate(node: Node, text: str = "", resolve: Resolver | None = None,
     except (ArithmeticError, ValueError, TypeError, pint.PintError):
         in_base = math.inf
     if not math.isfinite(in_base):
-        raise ParseError("the result is too large to convert between units (beyond 1e308 "
-                         "in base units)", text, node.pos)
+        raise parse_error("the result is too large to convert between units (beyond 1e308 "
+                          "in base units)", text, node.pos)
     if out_of_float_range(in_base, was_nonzero=float(result.magnitude) != 0):  # 1e-300 ps
-        raise ParseError("the result is too small to convert between units (below 2.2e-308 "
-                         "in base units, where it underflows to 0)", text, node.pos)
+        raise parse_error("the result is too small to convert between units (below 2.2e-308 "
+                          "in base units, where it underflows to 0)", text, node.pos)
     return result
 
 
@@ -183,11 +188,29 @@ class _Evaluator:
         self.suffix_as_unit = suffix_as_unit
 
     def error(self, message: str, node: Node) -> ParseError:
-        return ParseError(message, self.text, node.pos)
+        return parse_error(message, self.text, node.pos)
 
-    def eval(self, node: Node) -> pint.Quantity:
+    def eval(self, root: Node) -> pint.Quantity:
+        """Evaluate the tree bottom-up with a stack of its own (no recursion, whatever the
+        tree's depth), the arguments of each node left to right."""
+        values: list[pint.Quantity] = []
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, ready = stack.pop()
+            if node.args and not ready:
+                stack.append((node, True))
+                stack.extend((arg, False) for arg in reversed(node.args))
+                continue
+            count = len(node.args)
+            args = values[len(values) - count:] if count else []
+            del values[len(values) - count:]
+            values.append(self.step(node, args))
+        return values[0]
+
+    def step(self, node: Node, args: list[pint.Quantity]) -> pint.Quantity:
+        """One node, given the values of its arguments."""
         try:
-            result = getattr(self, "_" + node.kind)(node)
+            result = getattr(self, "_" + node.kind)(node, *args)
         except NapkinError:
             raise
         except pint.DimensionalityError as exc:
@@ -238,11 +261,10 @@ class _Evaluator:
     def _name(self, node: Node) -> pint.Quantity:
         return self.resolve(node.text, node.pos)
 
-    def _neg(self, node: Node) -> pint.Quantity:
-        return -self.eval(node.args[0])
+    def _neg(self, node: Node, operand: pint.Quantity) -> pint.Quantity:
+        return -operand
 
-    def _binop(self, node: Node) -> pint.Quantity:
-        left, right = (self.eval(arg) for arg in node.args)
+    def _binop(self, node: Node, left: pint.Quantity, right: pint.Quantity) -> pint.Quantity:
         if node.op == "*":
             product = left * right
             self.check_range(product, node, _nonzero(left) and _nonzero(right))
@@ -267,9 +289,7 @@ class _Evaluator:
             right = converted
         return left + right if node.op == "+" else left - right
 
-    def _pow(self, node: Node) -> pint.Quantity:
-        base = self.eval(node.args[0])
-        exponent = self.eval(node.args[1])
+    def _pow(self, node: Node, base: pint.Quantity, exponent: pint.Quantity) -> pint.Quantity:
         if not exponent.dimensionless:
             raise self.error(f"an exponent must be a plain number, not "
                              f"{describe_dimension(exponent)}", node.args[1])
@@ -296,8 +316,7 @@ class _Evaluator:
         self.check_range(raised, node, _nonzero(base))
         return raised
 
-    def _call(self, node: Node) -> pint.Quantity:
-        args = [self.eval(arg) for arg in node.args]
+    def _call(self, node: Node, *args: pint.Quantity) -> pint.Quantity:
         name = node.text
         if name in ("min", "max"):
             first = args[0]

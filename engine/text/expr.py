@@ -28,12 +28,28 @@ of a hardware or model record ("H100-SXM.peak_flops"); what a name means is deci
 `resolve` callback of `evaluate` (default: units and record values). Input is bounded:
 length, token count, nesting depth, exponents and number sizes are capped, so hostile text
 is refused quickly instead of hanging.
+
+Depth. Every level counts against MAX_DEPTH: each node of the tree (an operator, a sign, a
+function call, a name or number side by side with the previous factor) and each pair of
+parentheses around it. A left-deep chain counts one level per link ("s s s ...", "1+1+1+...",
+"a*b*c*..."), so the height of any accepted tree is at most MAX_DEPTH, far below Python's
+recursion limit: every walk of a parsed tree (here, in `evaluation`, or in a caller) is
+safe, and deeper input is a ParseError "nested too deeply", never a RecursionError.
+
+Functions and units. A name that is both a function and a unit (``min``: minimum or minute)
+is the function only when '(' touches it and it has two or more arguments: ``min(3 s, 4 s)``.
+Written with a space it is the unit: ``5 min (8-1)`` is 35 min, like ``2 h (8-1)``. A
+touching one-argument ``min(8-1)`` could be either, and is refused with both spellings.
+
+Echoed text. Error messages show the user's text with control characters and bidi overrides
+made visible (``\\x1b``, ``\\r``, ``<U+202E>``: see `visible`), so text cannot rewrite a terminal.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+import unicodedata
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import pint
@@ -43,7 +59,8 @@ from napkinmath.units import ureg
 
 MAX_LENGTH = 1000
 MAX_TOKENS = 400
-MAX_DEPTH = 40
+#: Levels of nesting: tree height plus enclosing parentheses (see the module docstring).
+MAX_DEPTH = 50
 MAX_EXPONENT = 64
 MAX_DIGITS = 40
 MAX_DECIMAL_EXPONENT = 300
@@ -61,7 +78,7 @@ _DIVIDE = ("/", "÷")
 
 _TOKEN = re.compile(
     r"""
-    (?P<space>\s+)
+    (?P<space>(?:[^\S\r\x0b\x0c\x1c-\x1f\x85]|\r\n)+)  # no lone CR, no control
   | (?P<number>(?:[0-9]+(?:_[0-9]+)*\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
   | (?P<ref>[A-Za-z][A-Za-z0-9_-]*(?:\.[0-9][A-Za-z0-9_-]*)*\.[A-Za-z_][A-Za-z0-9_]*)
   | (?P<name>[A-Za-z_µμ][A-Za-z0-9_µμ]*)
@@ -121,14 +138,63 @@ class Node:
     end: int = -1
     style: str = ""
     paren: bool = False  # the user wrote parentheses around this node
+    depth: int = field(default=1, compare=False, repr=False)  # height of the tree below
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Characters shown as escapes: controls, format characters (bidi overrides, zero-width
+#: joiners), surrogates (undecodable bytes of a command line), line and paragraph separators.
+_HIDDEN = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+
+def _visible_char(char: str, keep: str) -> str:
+    if char in keep or unicodedata.category(char) not in _HIDDEN:
+        return char
+    code = ord(char)
+    if code < 0x20 or 0x7F <= code < 0xA0:
+        return _ESCAPES.get(char) or f"\\x{code:02x}"
+    return f"<U+{code:04X}>"
+
+
+def visible(text: str, keep: str = "") -> str:
+    """`text` with control characters (C0, DEL, C1), bidi overrides and other invisible
+    format characters shown as escapes (``\\x1b``, ``\\r``, ``<U+202E>``), so that echoing
+    it cannot rewrite a terminal; the characters in `keep` (say a newline, for a message of
+    several lines) stay as they are."""
+    if text.isprintable():
+        return text
+    return "".join(_visible_char(c, keep) for c in text)
+
+
+def _width(text: str) -> int:
+    """Columns that `text` takes on a terminal: wide characters two, combining marks none."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(c) else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def parse_error(message: str, text: str = "", pos: int | None = None) -> ParseError:
+    """A ParseError whose caret line shows `text` with its controls made visible and the
+    caret under `pos` as a terminal shows it; `.text` and `.position` stay the raw ones."""
+    body = visible(message, keep="\n")
+    if pos is None or not text:
+        error = ParseError(body)
+    else:
+        pos = max(0, min(pos, len(text)))
+        column = _width(visible(text[:pos]))
+        error = ParseError(f"{body}\n  {visible(text)}\n  {' ' * column}^")
+    error.text = text
+    error.position = pos
+    return error
 
 
 def tokenize(text: str) -> list[Token]:
     """Split `text` into tokens, refusing anything outside the grammar with its position."""
     if not isinstance(text, str):
-        raise ParseError(f"expected text, got {type(text).__name__}")
+        raise parse_error(f"expected text, got {type(text).__name__}")
     if len(text) > MAX_LENGTH:
-        raise ParseError(f"input is {len(text)} characters long; the limit is {MAX_LENGTH}")
+        raise parse_error(f"input is {len(text)} characters long; the limit is {MAX_LENGTH}")
     tokens: list[Token] = []
     pos = 0
     while pos < len(text):
@@ -153,7 +219,7 @@ def tokenize(text: str) -> list[Token]:
         if kind != "space":
             tokens.append(Token(kind, token_text, pos))
         if len(tokens) > MAX_TOKENS:
-            raise ParseError(f"expression has more than {MAX_TOKENS} tokens", text, pos)
+            raise parse_error(f"expression has more than {MAX_TOKENS} tokens", text, pos)
         pos = match.end()
     return tokens
 
@@ -163,22 +229,22 @@ def _bad_character(text: str, pos: int) -> ParseError:
     hint = _CHARACTER_HINTS.get(char, "")
     shown = repr(char) if char.isprintable() else f"U+{ord(char):04X}"
     message = f"unexpected character {shown}"
-    return ParseError(f"{message}: {hint}" if hint else message, text, pos)
+    return parse_error(f"{message}: {hint}" if hint else message, text, pos)
 
 
 def _check_number(token: str, text: str, pos: int) -> None:
     mantissa, _, exponent = token.lower().partition("e")
     if len(mantissa.replace(".", "").replace("_", "")) > MAX_DIGITS:
-        raise ParseError(f"number has more than {MAX_DIGITS} digits", text, pos)
+        raise parse_error(f"number has more than {MAX_DIGITS} digits", text, pos)
     if exponent and abs(int(exponent)) > MAX_DECIMAL_EXPONENT:
-        raise ParseError(f"number exponent is beyond ±{MAX_DECIMAL_EXPONENT}", text, pos)
+        raise parse_error(f"number exponent is beyond ±{MAX_DECIMAL_EXPONENT}", text, pos)
 
 
 def _check_name(token: str, text: str, pos: int) -> None:
     for part in token.split("."):
         if part.startswith("_"):
-            raise ParseError(f"{token!r}: a name cannot start with '_' (names are units, "
-                             "napkinmath variables, or RECORD.key hardware values)", text, pos)
+            raise parse_error(f"{token!r}: a name cannot start with '_' (names are units, "
+                              "napkinmath variables, or RECORD.key hardware values)", text, pos)
 
 
 def _is_num(node: Node) -> bool:
@@ -207,7 +273,7 @@ class _Parser:
 
     def error(self, message: str, token: Token | None = None) -> ParseError:
         pos = token.pos if token else len(self.text)
-        return ParseError(message, self.text, pos)
+        return parse_error(message, self.text, pos)
 
     def expect(self, op: str) -> Token:
         token = self.peek()
@@ -218,7 +284,7 @@ class _Parser:
 
     def parse(self) -> Node:
         if not self.tokens:
-            raise ParseError("empty expression: give a number with its unit, like '80 GB'")
+            raise parse_error("empty expression: give a number with its unit, like '80 GB'")
         node = self.expr()
         token = self.peek()
         if token is not None:
@@ -242,21 +308,36 @@ class _Parser:
             return self.error(f"unexpected {token.text!r} after a number", token)
         return self.error(f"unexpected {token.text!r}", token)
 
-    def nested(self) -> None:
+    # --- depth: every level counts (see the module docstring) ------------------------------
+    def check_depth(self, height: int, pos: int) -> None:
+        if self.depth + height > MAX_DEPTH:
+            raise parse_error(f"nested too deeply: at most {MAX_DEPTH} levels, counting each "
+                              "parenthesis, sign and function and each link of a chain like "
+                              "'a + b + c' or 'a b c'; split it into smaller expressions",
+                              self.text, pos)
+
+    def enter(self, token: Token | None) -> None:
+        """Step into parentheses, a sign's operand or an exponent: one more level."""
         self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise self.error(f"expression is nested more than {MAX_DEPTH} levels deep", self.peek())
+        self.check_depth(1, token.pos if token is not None else len(self.text))
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    def make(self, kind: str, pos: int, args: tuple[Node, ...] = (), **fields) -> Node:
+        """A node, refused when the tree under it and the levels around it are too deep."""
+        height = 1 + max((arg.depth for arg in args), default=0)
+        self.check_depth(height, pos)
+        return Node(kind, pos, args=args, depth=height, **fields)
 
     # --- precedence levels ------------------------------------------------------------------
     def expr(self) -> Node:
-        self.nested()
         node = self.term()
         while (token := self.peek()) is not None and token.kind == "op" and token.text in "+-":
             self.take()
             right = self.term()
-            node = Node("binop", token.pos, op=token.text, args=(node, right),
-                        start=node.start, end=right.end)
-        self.depth -= 1
+            node = self.make("binop", token.pos, (node, right), op=token.text,
+                             start=node.start, end=right.end)
         return node
 
     def explicit_op(self) -> str | None:
@@ -279,8 +360,8 @@ class _Parser:
             token = self.take()
             if fraction:  # "1/2 GB" is half a gigabyte: a touching number/number is a fraction
                 divisor = self.number()
-                node = Node("binop", token.pos, op="/", args=(node, divisor),
-                            start=node.start, end=divisor.end, style="fraction")
+                node = self.make("binop", token.pos, (node, divisor), op="/",
+                                 start=node.start, end=divisor.end, style="fraction")
                 if self.starts_operand(self.peek()):
                     self.grouped = True
                     node = self.product(node)
@@ -288,8 +369,8 @@ class _Parser:
             right = self.product()
             if op == "/" and _grouped(right):
                 self.grouped = True
-            node = Node("binop", token.pos, op=op, args=(node, right),
-                        start=node.start, end=right.end)
+            node = self.make("binop", token.pos, (node, right), op=op,
+                             start=node.start, end=right.end)
         return node
 
     def starts_operand(self, token: Token | None) -> bool:
@@ -307,20 +388,20 @@ class _Parser:
                     "two numbers side by side: write one number without thousands separators "
                     "(1000000, 1e6 or 1_000_000), or put '*' between them", token)
             right = self.unary()
-            node = Node("binop", token.pos, op="*", args=(node, right), start=node.start,
-                        end=right.end, style="implicit")
+            node = self.make("binop", token.pos, (node, right), op="*", start=node.start,
+                             end=right.end, style="implicit")
         return node
 
     def unary(self) -> Node:
         token = self.peek()
         if token is not None and token.kind == "op" and token.text in "+-":
             self.take()
-            self.nested()
+            self.enter(self.peek())
             operand = self.unary()
-            self.depth -= 1
+            self.leave()
             if token.text == "+":
                 return operand
-            return Node("neg", token.pos, args=(operand,), start=token.pos, end=operand.end)
+            return self.make("neg", token.pos, (operand,), start=token.pos, end=operand.end)
         return self.power()
 
     def power(self) -> Node:
@@ -328,12 +409,40 @@ class _Parser:
         token = self.peek()
         if token is not None and token.text in ("^", "**"):
             self.take()
-            self.nested()
+            self.enter(self.peek())
             exponent = self.unary()
-            self.depth -= 1
-            return Node("pow", token.pos, args=(base, exponent), start=base.start,
-                        end=exponent.end)
+            self.leave()
+            return self.make("pow", token.pos, (base, exponent), start=base.start,
+                             end=exponent.end)
         return base
+
+    def calls_function(self, ahead: int = 0) -> bool:
+        """The name `ahead` starts a function call (see "Functions and units" above)."""
+        token, paren = self.peek(ahead), self.peek(ahead + 1)
+        if token is None or token.kind != "name" or paren is None or paren.text != "(":
+            return False
+        touching = paren.pos == token.end
+        if token.text not in FUNCTIONS:
+            return touching  # "GB(2)": refused as an unknown function
+        if registry_unit(token.text) is None:  # "sqrt (2)" has no other reading
+            return True
+        return touching or self.comma_inside(ahead + 1)  # "min (8-1)" is minutes
+
+    def comma_inside(self, ahead: int) -> bool:
+        """The parentheses opening `ahead` hold a ',' of their own: "min (3 s, 4 s)"."""
+        level = 0
+        for token in self.tokens[self.index + ahead:]:
+            if token.kind != "op":
+                continue
+            if token.text == "(":
+                level += 1
+            elif token.text == ")":
+                level -= 1
+                if level == 0:
+                    return False
+            elif token.text == "," and level == 1:
+                return True
+        return False
 
     def atom(self) -> Node:
         token = self.peek()
@@ -345,23 +454,22 @@ class _Parser:
             self.take()
             return self.unit_group(self.name_node(token))
         if token.kind == "name":
-            nxt = self.peek(1)
-            if (token.text in FUNCTIONS and (nxt is None or nxt.text != "(")
-                    and registry_unit(token.text) is None):  # "min" is also the minute
-                raise self.error(f"{token.text}() is a function: write {token.text}(...) with "
-                                 "parentheses", token)
             if token.text == "x":
                 raise self.error("'x' is the multiplication sign: put a number or a quantity "
                                  "on both sides of it", token)
-            self.take()
-            nxt = self.peek()
-            if nxt is not None and nxt.text == "(" and (token.text in FUNCTIONS
-                                                         or nxt.pos == token.end):
+            if self.calls_function():
+                self.take()
                 return self.call(token)
+            if token.text in FUNCTIONS and registry_unit(token.text) is None:
+                raise self.error(f"{token.text}() is a function: write {token.text}(...) with "
+                                 "parentheses", token)
+            self.take()
             return self.unit_group(self.unit_element(token))
         if token.text == "(":
             self.take()
+            self.enter(self.peek())
             node = self.expr()
+            self.leave()
             self.expect(")")
             return replace(node, paren=True)
         raise self.unexpected(token)
@@ -372,23 +480,20 @@ class _Parser:
             value = float(token.text)
         except ValueError:
             raise self.error(f"{token.text!r} is not a number", token) from None
-        node = Node("num", token.pos, value=value, text=token.text, start=token.pos,
-                    end=token.end)
+        text, suffix, end = token.text, "", token.end
         nxt = self.peek()
         if nxt is not None and nxt.kind == "suffix":
             self.take()
-            node = Node("num", token.pos, value=value, suffix=nxt.text,
-                        text=token.text + nxt.text, start=token.pos, end=nxt.end)
+            text, suffix, end = text + nxt.text, nxt.text, nxt.end
         nxt = self.peek()
         if nxt is not None and nxt.text == "%":
             self.take()
-            node = Node("num", token.pos, value=node.value / 100, suffix=node.suffix,
-                        text=node.text + "%", start=token.pos, end=nxt.end)
-        return node
+            value, text, end = value / 100, text + "%", nxt.end
+        return self.make("num", token.pos, value=value, suffix=suffix, text=text,
+                         start=token.pos, end=end)
 
-    @staticmethod
-    def name_node(token: Token) -> Node:
-        return Node("name", token.pos, text=token.text, start=token.pos, end=token.end)
+    def name_node(self, token: Token) -> Node:
+        return self.make("name", token.pos, text=token.text, start=token.pos, end=token.end)
 
     def tight(self, left_end: int, ahead: int = 0) -> bool:
         """The operator `ahead` touches what precedes it and what follows it."""
@@ -408,8 +513,10 @@ class _Parser:
                 sign is not number and number.pos != sign.end):
             return node
         self.take()
+        self.enter(self.peek())
         exponent = self.unary()
-        return Node("pow", op.pos, args=(node, exponent), start=node.start, end=exponent.end)
+        self.leave()
+        return self.make("pow", op.pos, (node, exponent), start=node.start, end=exponent.end)
 
     def unit_group(self, node: Node) -> Node:
         """Names joined by touching '/' or '*' form one unit: "GB/s", "TFLOP/(s*GPU)"."""
@@ -417,8 +524,7 @@ class _Parser:
                 and op.text in ("/", "*", "·") and self.tight(node.end):
             after = self.peek(1)
             if after.kind in ("name", "ref") and after.text != "x":
-                if after.kind == "name" and self.peek(2) is not None \
-                        and self.peek(2).text == "(" and after.text in FUNCTIONS:
+                if after.text in FUNCTIONS and self.calls_function(1):
                     break
                 self.take()
                 self.take()
@@ -427,31 +533,46 @@ class _Parser:
             elif after.text == "(":
                 self.take()
                 self.take()
+                self.enter(self.peek())
                 right = replace(self.expr(), paren=True)
+                self.leave()
                 self.expect(")")
             else:
                 break
-            node = Node("binop", op.pos, op="/" if op.text == "/" else "*", args=(node, right),
-                        start=node.start, end=right.end, style="unit")
+            node = self.make("binop", op.pos, (node, right), op="/" if op.text == "/" else "*",
+                             start=node.start, end=right.end, style="unit")
         return node
 
     def call(self, name: Token) -> Node:
         if name.text not in FUNCTIONS:
             known = ", ".join(FUNCTIONS)
             raise self.error(f"unknown function {name.text!r}; the functions are: {known}", name)
-        self.expect("(")
-        self.nested()
+        opening = self.expect("(")
+        self.enter(self.peek())
         args = [self.expr()]
         while (token := self.peek()) is not None and token.text == ",":
             self.take()
             args.append(self.expr())
         closing = self.expect(")")
-        self.depth -= 1
+        self.leave()
         arity = FUNCTIONS[name.text]
         if arity is not None and len(args) != arity:
             raise self.error(f"{name.text}() takes {arity} argument, got {len(args)}", name)
-        return Node("call", name.pos, text=name.text, args=tuple(args), start=name.pos,
-                    end=closing.end)
+        if len(args) == 1 and registry_unit(name.text) is not None:
+            raise self.ambiguous_call(name, opening, closing)
+        return self.make("call", name.pos, tuple(args), text=name.text, start=name.pos,
+                         end=closing.end)
+
+    def ambiguous_call(self, name: Token, opening: Token, closing: Token) -> ParseError:
+        """'min(8-1)': the minimum of one value, or 7 minutes? Both spellings, to choose."""
+        inner = self.text[opening.end:closing.pos].strip()
+        whole = self.text[name.pos:closing.end]
+        unit = registry_unit(name.text)
+        return self.error(
+            f"{whole!r} is ambiguous: {name.text} is the unit {unit} and {name.text}() the "
+            f"function. For the unit, put a space before '(' or the unit after: "
+            f"'{name.text} ({inner})' or '({inner}) {name.text}'; for the function, give "
+            f"two or more values: '{name.text}({inner}, ...)'", name)
 
 
 def _grouped(node: Node) -> bool:
