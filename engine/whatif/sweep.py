@@ -24,6 +24,7 @@ from napkinmath.solving.solver import (
     check_tolerance,
     solve_bound,
 )
+from napkinmath.text.expr import visible
 from napkinmath.units import format_unit, humanize
 from napkinmath.whatif.answers import quantity
 from napkinmath.whatif.ranged import base_inputs
@@ -103,9 +104,10 @@ def _sweep_records(targets: tuple[str, ...], axes: list[Axis], givens: Mapping[s
     try:
         center = solve_bound(targets, bind(targets, first, gpu=gpu, model=model), tolerance)
     except NapkinError as exc:
-        where = ", ".join(f"{k}={v}" for k, v in (("gpu", gpu), ("model", model)) if v)
-        raise type(exc)(*exc.args) if not where else InputError(
-            f"with {where}: {exc}") from None
+        if not (gpu or model):
+            raise
+        where = ", ".join(f"{k}={visible(v)}" for k, v in (("gpu", gpu), ("model", model)) if v)
+        raise InputError(f"with {where}: {exc}") from None
     unused = [a.name for a in axes if a.name not in center.givens]
     if unused:
         raise InputError(f"{', '.join(unused)} does not change {', '.join(targets)} here "
