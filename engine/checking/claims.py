@@ -6,21 +6,48 @@
 
 Each row is a quantity or an expression, a claimed value with its unit, and optional context
 (gpu=, model=, tolerance). Every row is checked with `napkinmath.checking.check`; a row that
-cannot be checked says why.
+cannot be checked says why, and the table goes on.
+
+A table is a CI gate, so hostile input is bounded and never passes by losing rows:
+
+- claims are read only from regular files (or standard input), at most MAX_FILE_BYTES, never
+  blocking on a FIFO; a device, directory or /proc file is refused before it is read, and no
+  error quotes what a refused file holds;
+- a CSV file is parsed as CSV first; then a row whose first cell starts with '#' is a
+  comment and an empty row is blank; both are skipped and listed in the report; a table
+  without claims is an error;
+- a setting given twice (two columns for the claimed value, a context cell that names a
+  column) is an error of that row, never a silent override;
+- the whole table's work is bounded by deterministic counters (`napkinmath.checking.budget`):
+  the claims left when it is spent are reported as not checked (exit status 2).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import numbers
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from napkinmath.checking import budget
+from napkinmath.checking.escape import (
+    clip,
+    error_text,
+    md_code,
+    md_prose,
+    md_text,
+    shown_value,
+    visible,
+    visible_lines,
+)
 from napkinmath.checking.expression import check
 from napkinmath.checking.outcome import DEFAULT_TOLERANCE, CheckResult, Rendered
 from napkinmath.errors import (
@@ -34,7 +61,8 @@ from napkinmath.errors import (
 )
 from napkinmath.units import format_quantity
 
-#: Limits on a table of claims, so that a hostile file is refused quickly.
+#: Limits on a table of claims, so that a hostile file is refused quickly. Work is bounded
+#: too: see `napkinmath.checking.budget` (MAX_TABLE_WORK, MAX_CONFIRM_NODES).
 MAX_FILE_BYTES = 5_000_000
 MAX_ROWS = 10_000
 _COLUMNS = {
@@ -47,8 +75,22 @@ _COLUMNS = {
     "gpu": "gpu", "model": "model", "context": "context",
     "source": "source", "note": "note", "notes": "note", "comment": "note",
 }
+#: Columns a context cell may set ("gpu=H100-SXM; tolerance=1%"); the others (id, claimed,
+#: expression ...) have their own visible columns, which a context must not override.
+_CONTEXT_COLUMNS = ("gpu", "model", "tolerance")
+#: The comment convention of CSV tables: a row whose first cell starts with '#'.
+COMMENT_MARK = "#"
+#: Integers longer than this (a float holds about 309 digits) are refused as values.
+_MAX_INTEGER_DIGITS = 400
+#: Skipped-row ranges listed in a report before "... and N more".
+_SHOWN_SKIPPED = 20
+#: The widest id or claimed value a report's table shows (the full text is in JSON).
+_CELL_WIDTH = 40
+#: The longest reason a text or Markdown report shows for a claim it could not check.
+_REASON_WIDTH = 3000
 _CONTEXT_SPLIT = re.compile(r"\s*;\s*|\s*,\s*(?=[A-Za-z_]\w*\s*=)|\s+(?=[A-Za-z_]\w*\s*=)")
 _REASONS = (
+    (budget.BudgetSpentError, budget.TABLE_BUDGET_SPENT),
     (ParseError, "could not read an expression or value"),
     (UnknownNameError, "unknown name"),
     (UnderDeterminedError, "not enough values to compute it"),
@@ -57,6 +99,26 @@ _REASONS = (
     (InputError, "bad value"),
     (NapkinError, "error"),
 )
+INTERNAL_ERROR = "internal error"
+_SAFE_COLUMN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_ .()-]{0,39}")
+
+
+class _HugeInteger:
+    """A JSON integer too long to be any number napkinmath computes with (a float holds
+    about 309 digits); kept as its length so that the row, not the table, is refused."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __str__(self) -> str:
+        return f"<an integer of {self.digits:,} digits>"
+
+    __repr__ = __str__
+
+
+def _json_int(text: str) -> object:
+    digits = len(text.lstrip("-"))
+    return int(text) if digits <= _MAX_INTEGER_DIGITS else _HugeInteger(digits)
 
 
 @dataclass
@@ -73,25 +135,66 @@ class ClaimRow:
     category: str = ""
     source: str = ""
     context: dict = field(default_factory=dict)
+    line: int | None = None  # where the row starts in a CSV file
 
     def to_dict(self) -> dict:
-        return {"number": self.number, "id": self.id, "claim": self.claim,
+        return {"number": self.number, "line": self.line, "id": self.id, "claim": self.claim,
                 "claimed": self.claimed, "status": self.status, "reason": self.reason or None,
                 "category": self.category or None, "source": self.source or None,
-                "context": {k: str(v) for k, v in self.context.items()},
+                "context": {k: _text(v) for k, v in self.context.items()},
                 "check": self.result.to_dict() if self.result else None}
 
 
 @dataclass
+class SkippedRows:
+    """Consecutive rows of a CSV table that are not claims: comments and blank rows."""
+
+    first_line: int
+    last_line: int
+    comments: int = 0
+    blank: int = 0
+
+    @property
+    def count(self) -> int:
+        return self.comments + self.blank
+
+    @property
+    def why(self) -> str:
+        parts = []
+        if self.comments:
+            parts.append(f"a comment (its first cell starts with '{COMMENT_MARK}')"
+                         if self.comments == 1 else
+                         f"{self.comments} comments (first cells start with '{COMMENT_MARK}')")
+        if self.blank:
+            parts.append("a blank row" if self.blank == 1 else f"{self.blank} blank rows")
+        return " and ".join(parts)
+
+    def text(self) -> str:
+        where = (f"line {self.first_line}" if self.first_line == self.last_line
+                 else f"lines {self.first_line}–{self.last_line}")
+        return f"{where}: {self.why}"
+
+    def to_dict(self) -> dict:
+        return {"first_line": self.first_line, "last_line": self.last_line,
+                "comments": self.comments, "blank": self.blank, "why": self.why}
+
+
+@dataclass
 class ClaimsReport(Rendered):
-    """The verdicts on a table of claims, with a summary."""
+    """The verdicts on a table of claims, with a summary, the rows skipped as comments or
+    blank, and the work spent against the table's budget."""
 
     name: str
     rows: list[ClaimRow]
+    skipped: list[SkippedRows] = field(default_factory=list)
+    work_spent: int = 0
+    work_budget: int | None = None
+    stopped_after: int | None = None  # the last claim checked before the budget was spent
 
     @property
     def summary(self) -> dict:
-        """Counts of agree / disagree / unchecked, and why rows could not be checked."""
+        """Counts of agree / disagree / unchecked, why rows could not be checked, and how
+        many rows were skipped as comments or blank."""
         counts = {"total": len(self.rows), "agree": 0, "disagree": 0, "unchecked": 0}
         reasons: dict[str, int] = {}
         for row in self.rows:
@@ -99,6 +202,7 @@ class ClaimsReport(Rendered):
             if row.status == "unchecked":
                 reasons[row.category] = reasons.get(row.category, 0) + 1
         counts["reasons"] = reasons
+        counts["skipped"] = sum(s.count for s in self.skipped)
         return counts
 
     @property
@@ -107,10 +211,13 @@ class ClaimsReport(Rendered):
         return not any(row.status == "disagree" for row in self.rows)
 
     def exit_status(self, allow_unchecked: bool = False) -> int:
-        """0 when every claim agrees, 1 when one disagrees, 2 when one could not be checked."""
+        """0 when every claim agrees, 1 when one disagrees, 2 when one could not be checked
+        (or the table has no claims)."""
         summary = self.summary
         if summary["disagree"]:
             return 1
+        if not summary["total"]:
+            return 2
         if summary["unchecked"] and not allow_unchecked:
             return 2
         return 0
@@ -121,24 +228,54 @@ class ClaimsReport(Rendered):
                 f"{s['disagree']} disagree, {s['unchecked']} could not be checked")
         if s["reasons"]:
             line += " (" + "; ".join(f"{n} {why}" for why, n in s["reasons"].items()) + ")"
+        if s["skipped"]:
+            line += (f"; {s['skipped']} row{'s' if s['skipped'] != 1 else ''} skipped as "
+                     "comments or blank")
         return line
 
-    def _table(self, markdown: bool) -> list[str]:
-        header = ("#", "id", "claim", "napkinmath", "claimed", "verdict")
+    def budget_line(self) -> str:
+        """What the table's work budget stopped, if it did."""
+        if self.stopped_after is None:
+            return ""
+        first, last = self.stopped_after + 1, len(self.rows)
+        left = f"claim {first}" if first == last else f"claims {first}–{last}"
+        return (f"Stopped early: the table's work budget ({self.work_budget or 0:,} work units, "
+                f"about one evaluated expression node each) was spent after claim "
+                f"{self.stopped_after} of {len(self.rows)}; {left} were not checked. Split "
+                "the table, or shorten its expressions.")
+
+    def _skipped_lines(self) -> list[str]:
+        shown = [s.text() for s in self.skipped[:_SHOWN_SKIPPED]]
+        if len(self.skipped) > _SHOWN_SKIPPED:
+            rest = sum(s.count for s in self.skipped[_SHOWN_SKIPPED:])
+            shown.append(f"... and {rest:,} more skipped rows")
+        return shown
+
+    def _cells(self) -> list[tuple[str, ...]]:
         rows = []
         for row in self.rows:
             value = format_quantity(row.result.value) if row.result else "—"
             verdict = {"agree": "agree", "disagree": "DISAGREE",
                        "unchecked": "could not check"}[row.status]
+            if row.category == budget.TABLE_BUDGET_SPENT:
+                verdict = "not checked (work budget spent)"
             if row.status == "disagree" and row.result and row.result.candidates:
                 verdict += f": {row.result.candidates[0].label}?"
-            rows.append((str(row.number), row.id, _clip(row.claim, 48), value, row.claimed,
-                         verdict))
+            rows.append((str(row.number), clip(row.id, _CELL_WIDTH), clip(row.claim, 48), value,
+                         clip(row.claimed, _CELL_WIDTH), verdict))
+        return rows
+
+    def _table(self, markdown: bool) -> list[str]:
+        header = ("#", "id", "claim", "napkinmath", "claimed", "verdict")
         if markdown:
             lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-            for cells in rows:
-                lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+            for cells in self._cells():
+                shown = [md_code(c, in_table=True) if i == 2 and c else md_text(c)
+                         for i, c in enumerate(cells)]
+                lines.append("| " + " | ".join(shown) + " |")
             return lines
+        rows = [tuple(clip(visible(c), 48 if i == 2 else _CELL_WIDTH)
+                      for i, c in enumerate(cells)) for cells in self._cells()]
         widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
                   for i, h in enumerate(header)]
         lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
@@ -149,45 +286,78 @@ class ClaimsReport(Rendered):
 
     @property
     def text(self) -> str:
-        lines = [f"{self.name}: {self.summary_line()}", "", *self._table(markdown=False)]
+        """The report as plain text; text from the table is shown with its control
+        characters escaped."""
+        lines = [f"{visible(self.name)}: {self.summary_line()}"]
+        if self.stopped_after is not None:
+            lines.append(self.budget_line())
+        if self.skipped:
+            lines += ["Skipped (not claims):", *("  " + s for s in self._skipped_lines())]
+        lines += ["", *self._table(markdown=False)]
         disagreeing = [r for r in self.rows if r.status == "disagree"]
         if disagreeing:
             lines += ["", "Disagreements:"]
             for row in disagreeing:
                 assert row.result is not None
                 lines.append("")
-                lines.append(f"[{row.number}] {row.id}" + (f" ({row.source})" if row.source
-                                                           else ""))
+                lines.append(f"[{row.number}] {visible(clip(row.id, 200))}"
+                             + (f" ({visible(clip(row.source, 200))})" if row.source else ""))
                 lines.extend("  " + line for line in row.result.text.splitlines())
-        unchecked = [r for r in self.rows if r.status == "unchecked"]
+        unchecked = [r for r in self.rows if r.status == "unchecked"
+                     and r.category != budget.TABLE_BUDGET_SPENT]
         if unchecked:
             lines += ["", "Could not check:"]
             for row in unchecked:
-                reason = row.reason.replace("\n", "\n      ")
-                lines.append(f"  [{row.number}] {row.id}: {row.category}: {reason}")
+                reason = visible_lines(clip(row.reason, _REASON_WIDTH)).replace("\n", "\n      ")
+                lines.append(f"  [{row.number}] {visible(clip(row.id, 200))}: {row.category}: "
+                             f"{reason}")
         return "\n".join(lines)
 
     @property
     def markdown(self) -> str:
-        lines = [f"**{self.name}**: {self.summary_line()}", "", *self._table(markdown=True)]
+        """The report as Markdown; text from the table cannot add headings, HTML or links."""
+        lines = [f"**{md_text(self.name)}**: {md_prose(self.summary_line())}"]
+        if self.stopped_after is not None:
+            lines += ["", md_prose(self.budget_line())]
+        if self.skipped:
+            lines += ["", "Skipped (not claims):", ""]
+            lines += [f"- {md_prose(s)}" for s in self._skipped_lines()]
+        lines += ["", *self._table(markdown=True)]
         for row in self.rows:
             if row.status == "disagree" and row.result is not None:
-                lines += ["", f"#### {row.number}. {row.id}", "", row.result.markdown]
-        unchecked = [r for r in self.rows if r.status == "unchecked"]
+                lines += ["", f"#### {row.number}. {md_text(clip(row.id, 200))}", "",
+                          row.result.markdown]
+        unchecked = [r for r in self.rows if r.status == "unchecked"
+                     and r.category != budget.TABLE_BUDGET_SPENT]
         if unchecked:
             lines += ["", "Could not check:", ""]
-            lines += [f"- {r.number}. {r.id}: {r.category}: `{r.reason.splitlines()[0]}`"
+            lines += [f"- {r.number}. {md_text(clip(r.id, 200))}: {md_prose(r.category)}: "
+                      f"{md_code(clip((r.reason.splitlines() or [''])[0], _REASON_WIDTH))}"
                       for r in unchecked]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "summary": self.summary,
+                "skipped": [s.to_dict() for s in self.skipped],
+                "work": {"spent": self.work_spent, "budget": self.work_budget,
+                         "stopped_after": self.stopped_after},
                 "rows": [row.to_dict() for row in self.rows]}
 
 
+def _text(value: object) -> str:
+    """Any cell as text, even an integer too long for str()."""
+    try:
+        return str(value)
+    except ValueError:
+        return f"<an integer of about {int.bit_length(value) * 0.30103:,.0f} digits>"
 
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:width - 1] + "…"
+
+@dataclass
+class _Table:
+    rows: list[tuple[int | None, Mapping]]  # (the line where a CSV row starts, its cells)
+    defaults: Mapping
+    name: str
+    skipped: list[SkippedRows] = field(default_factory=list)
 
 
 def check_claims(path_or_rows: object, tolerance: float = DEFAULT_TOLERANCE, *,
@@ -199,84 +369,184 @@ def check_claims(path_or_rows: object, tolerance: float = DEFAULT_TOLERANCE, *,
     with its unit, and optional `id`, `tolerance`, `gpu`, `model`, `source`, `context`
     ("gpu=H100-SXM; n=8") and further columns named like variables (their values). Values
     nearer the row win: a row's own over the file's `defaults`, over this call's arguments.
+    A CSV row whose first cell starts with '#' is a comment; comments and blank rows are
+    skipped and listed in the report. A table without claims is an error. The work of the
+    whole table is bounded (`napkinmath.checking.budget`): claims left when it is spent are
+    reported as not checked.
 
     >>> report = check_claims([{"expression": "70e9 param * 2 B/param", "claimed": "140 GB"}])
     >>> report.summary["agree"]
     1
     """
-    rows, defaults, name = load_claims(path_or_rows, input_format)
+    table = _load(path_or_rows, input_format)
+    reserved = sorted(k for k in values if str(k).lower() in _COLUMNS)
+    if reserved:
+        raise InputError(f"{', '.join(reserved)}: these name columns of a claims table, not "
+                         "values; put them in the table")
+    if not table.rows:
+        skipped = sum(s.count for s in table.skipped)
+        also = (f" ({skipped} row{'s' if skipped != 1 else ''} skipped as comments or blank)"
+                if skipped else "")
+        raise InputError(f"{visible(table.name)}: no claims to check{also}: a table of claims "
+                         "needs at least one row, so that a check cannot pass by losing them")
     base: dict[str, object] = {"tolerance": tolerance, "gpu": gpu, "model": model, **values}
-    base.update(_row_settings(defaults, "defaults"))
-    report = ClaimsReport(name, [])
-    for number, raw in enumerate(rows, 1):
-        report.rows.append(_check_row(number, raw, base))
+    base.update(_defaults(table.defaults))
+    report = ClaimsReport(table.name, [], table.skipped)
+    meter = budget.Meter(budget.MAX_TABLE_WORK)
+    with budget.metered(meter):
+        for number, (line, raw) in enumerate(table.rows, 1):
+            if meter.exhausted:
+                row = _left_unchecked(number, raw, line)
+            else:
+                row = _check_row(number, raw, base, line)
+            if row.category == budget.TABLE_BUDGET_SPENT and report.stopped_after is None:
+                report.stopped_after = number - 1
+            report.rows.append(row)
+    report.work_spent, report.work_budget = meter.spent, meter.limit
     return report
 
 
 def load_claims(source: object, input_format: str | None = None
                 ) -> tuple[list[dict], dict, str]:
     """Rows, file-level defaults and a display name from a path, text stream or rows."""
+    table = _load(source, input_format)
+    return [dict(raw) for _, raw in table.rows], dict(table.defaults), table.name
+
+
+def _load(source: object, input_format: str | None) -> _Table:
     if isinstance(source, (str, Path)):
         path = Path(source)
         fmt = input_format or path.suffix.lower().lstrip(".")
         if fmt not in ("csv", "tsv", "json", "toml"):
-            raise InputError(f"{str(source)!r}: a claims file is .csv, .json or .toml "
-                             "(or name the format with input_format=)")
-        try:
-            size = path.stat().st_size
-            if size > MAX_FILE_BYTES:
-                raise InputError(f"{path}: {size:,} bytes; a claims file is limited to "
-                                 f"{MAX_FILE_BYTES:,}")
-            text = path.read_text(encoding="utf-8-sig")
-        except FileNotFoundError:
-            raise InputError(f"no such claims file: {path}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read {path}: {exc}") from None
-        rows, defaults = parse_claims_text(text, fmt, str(path))
-        return rows, defaults, path.name
-    if isinstance(source, io.TextIOBase):
-        text = source.read(MAX_FILE_BYTES + 1)
-        if len(text) > MAX_FILE_BYTES:
-            raise InputError(f"claims input is longer than {MAX_FILE_BYTES:,} characters")
-        rows, defaults = parse_claims_text(text, input_format or "csv", "input")
-        return rows, defaults, "input"
+            raise InputError(f"{visible(clip(str(source), 200))!r}: a claims file is .csv, "
+                             ".json or .toml (or name the format with input_format=)")
+        text = _decode(read_claims_file(path), visible(str(path)))
+        return _parse(text, fmt, str(path), path.name)
+    if hasattr(source, "read"):  # standard input or another stream: bounded the same way
+        stream = getattr(source, "buffer", source)
+        data = stream.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise InputError(f"the claims input is larger than {MAX_FILE_BYTES:,} bytes; a "
+                             f"claims table is limited to {MAX_FILE_BYTES:,}")
+        text = _decode(data, "the claims input") if isinstance(data, bytes) else data
+        if not isinstance(text, str):
+            raise InputError("the claims input must be text")
+        return _parse(text, input_format or "csv", "input", "input")
     if isinstance(source, Mapping):
         rows, defaults = _from_document(dict(source), "claims")
-        return rows, defaults, "claims"
+        return _Table([(None, row) for row in rows], defaults, "claims")
     if isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)):
-        rows = list(source)
+        rows = list(itertools.islice(source, MAX_ROWS + 1))
         _check_rows(rows, "claims")
-        return rows, {}, "claims"
+        return _Table([(None, row) for row in rows], {}, "claims")
     raise InputError(f"check_claims takes a file path or a list of rows, not "
                      f"{type(source).__name__}")
 
 
+def read_claims_file(path: str | Path) -> bytes:
+    """The bytes of a claims file, read safely: only a regular file, at most
+    MAX_FILE_BYTES, never blocking. A FIFO, a device (/dev/zero), a directory or a pseudo-file
+    of /proc or /sys (which would print the process environment) is refused before anything
+    is read, and no error quotes what a refused file holds."""
+    shown = visible(str(path))
+    real = os.path.realpath(path)
+    for top in ("/proc", "/sys"):  # "regular" files there have size 0 and secret contents
+        if real == top or real.startswith(top + os.sep):
+            raise InputError(f"{shown}: not a regular file (a pseudo-file of {top}); claims "
+                             "are read only from regular files or '-' (standard input)")
+    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, flags)  # O_NONBLOCK: opening a FIFO without a writer returns
+    except FileNotFoundError:
+        raise InputError(f"no such claims file: {shown}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {shown}: {exc.strerror or type(exc).__name__}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{shown}: not a regular file ({_file_kind(info.st_mode)}); claims "
+                             "are read only from regular files or '-' (standard input)")
+        if info.st_size > MAX_FILE_BYTES:
+            raise InputError(f"{shown}: larger than {MAX_FILE_BYTES:,} bytes "
+                             f"({info.st_size:,}); a claims file is limited to "
+                             f"{MAX_FILE_BYTES:,}")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_FILE_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise InputError(f"cannot read {shown}: {exc.strerror or type(exc).__name__}") from None
+    finally:
+        os.close(fd)
+    if size > MAX_FILE_BYTES:
+        raise InputError(f"{shown}: larger than {MAX_FILE_BYTES:,} bytes; a claims file is "
+                         f"limited to {MAX_FILE_BYTES:,}")
+    if info.st_size == 0 and size:  # a "regular" file of size 0 with contents: /proc-like
+        raise InputError(f"{shown}: not a regular file (a pseudo-file: its size is 0 but it "
+                         "has contents); claims are read only from regular files or '-'")
+    return b"".join(chunks)
+
+
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO, a named pipe"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "an unusual kind of file")
+
+
+def _decode(data: bytes, shown: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{shown}: not UTF-8 text (a byte that is not UTF-8 at position "
+                         f"{exc.start:,}); save the table as UTF-8") from None
+
+
 def parse_claims_text(text: str, fmt: str, name: str = "input") -> tuple[list[dict], dict]:
     """Rows and defaults from the text of a CSV, JSON or TOML claims table."""
+    table = _parse(text, fmt, name, name)
+    return [dict(raw) for _, raw in table.rows], dict(table.defaults)
+
+
+def _parse(text: str, fmt: str, where: str, name: str) -> _Table:
+    where = visible(where)
     if fmt in ("csv", "tsv"):
-        return _from_csv(text, name, "\t" if fmt == "tsv" else ","), {}
+        rows, skipped = _from_csv(text, where, "\t" if fmt == "tsv" else ",")
+        return _Table(rows, {}, name, skipped)
     if fmt == "json":
         try:
-            document = json.loads(text)
+            document = json.loads(text, parse_int=_json_int)
         except (json.JSONDecodeError, RecursionError) as exc:
-            raise InputError(f"{name}: not valid JSON: {exc}") from None
+            raise InputError(f"{where}: not valid JSON: {exc}") from None
+        except ValueError:
+            raise InputError(f"{where}: not valid JSON") from None
         if isinstance(document, list):
-            _check_rows(document, name)
-            return document, {}
+            _check_rows(document, where)
+            return _Table([(None, row) for row in document], {}, name)
         if isinstance(document, dict):
-            return _from_document(document, name)
-        raise InputError(f"{name}: a JSON claims file is a list of claims or "
+            rows, defaults = _from_document(document, where)
+            return _Table([(None, row) for row in rows], defaults, name)
+        raise InputError(f"{where}: a JSON claims file is a list of claims or "
                          '{"claims": [...], "defaults": {...}}')
     if fmt == "toml":
         try:
             document = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, RecursionError) as exc:
-            raise InputError(f"{name}: not valid TOML: {exc}") from None
-        return _from_document(document, name)
-    raise InputError(f"unknown claims format {fmt!r}: use csv, json or toml")
+            raise InputError(f"{where}: not valid TOML: {exc}") from None
+        except ValueError:  # an integer beyond Python's digit limit
+            raise InputError(f"{where}: not valid TOML (a number too long to read)") from None
+        rows, defaults = _from_document(document, where)
+        return _Table([(None, row) for row in rows], defaults, name)
+    raise InputError(f"unknown claims format {visible(clip(str(fmt), 20))!r}: use csv, json "
+                     "or toml")
 
 
-def _from_document(document: dict, name: str) -> tuple[list[dict], dict]:
+def _from_document(document: dict, name: str) -> tuple[list, Mapping]:
     rows = document.get("claims", document.get("claim"))
     if rows is None:
         raise InputError(f"{name}: no claims found: put them in a list named 'claims' "
@@ -285,8 +555,8 @@ def _from_document(document: dict, name: str) -> tuple[list[dict], dict]:
         raise InputError(f"{name}: 'claims' must be a list of tables")
     unknown = set(document) - {"claims", "claim", "defaults"}
     if unknown:
-        raise InputError(f"{name}: unknown top-level keys {sorted(unknown)}: a claims file has "
-                         "'claims' and optional 'defaults'")
+        raise InputError(f"{name}: unknown top-level keys ({_column_names(sorted(unknown))}): "
+                         "a claims file has 'claims' and optional 'defaults'")
     defaults = document.get("defaults", {})
     if not isinstance(defaults, dict):
         raise InputError(f"{name}: 'defaults' must be a table")
@@ -296,66 +566,155 @@ def _from_document(document: dict, name: str) -> tuple[list[dict], dict]:
 
 def _check_rows(rows: list, name: str) -> None:
     if len(rows) > MAX_ROWS:
-        raise InputError(f"{name}: {len(rows):,} claims; the limit is {MAX_ROWS:,}")
+        raise InputError(f"{name}: more than {MAX_ROWS:,} claims; the limit is {MAX_ROWS:,}")
     for number, row in enumerate(rows, 1):
         if not isinstance(row, Mapping):
             raise InputError(f"{name}: claim {number} is a {type(row).__name__}, not a table "
                              "of columns")
 
 
-def _from_csv(text: str, name: str, delimiter: str) -> list[dict]:
-    lines = [line for line in text.splitlines() if line.strip()
-             and not line.lstrip().startswith("#")]
-    if not lines:
-        raise InputError(f"{name}: no claims (the file is empty or only comments)")
-    reader = csv.DictReader(io.StringIO("\n".join(lines)), delimiter=delimiter)
+def _column_names(names: list) -> str:
+    """Column names for a message, without quoting what a file holds: a cell that does not
+    look like a column name (the secret in a file that is not a table) is not shown."""
+    shown = [str(n) if _SAFE_COLUMN_NAME.fullmatch(str(n)) else "…" for n in names[:12]]
+    if len(names) > 12:
+        shown.append(f"… {len(names) - 12} more")
+    return ", ".join(shown) if shown else "none"
+
+
+def _from_csv(text: str, name: str, delimiter: str
+              ) -> tuple[list[tuple[int | None, Mapping]], list[SkippedRows]]:
+    """Rows of a CSV table, parsed as CSV first (quoted cells may hold newlines and '#').
+    Before the header, comment and blank lines are a preamble; after it, a row whose first
+    cell starts with '#' is a comment and an empty row is blank: both are skipped and
+    listed, never dropped silently."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    header: list[str] | None = None
+    rows: list[tuple[int | None, Mapping]] = []
+    skipped: list[SkippedRows] = []
+    last = 0
     try:
-        header = reader.fieldnames or []
-        rows = []
-        for number, row in enumerate(reader, 1):
-            if None in row:
-                raise InputError(f"{name}: claim {number} has more cells than the header "
-                                 f"({', '.join(header)}): quote values that contain a "
-                                 "comma, or drop the thousands separators")
-            rows.append(row)
+        for cells in reader:
+            first, last = last + 1, reader.line_num
+            blank = not any(cell.strip() for cell in cells)
+            comment = not blank and cells[0].lstrip().startswith(COMMENT_MARK)
+            if comment and last > first:
+                raise InputError(f"{name}: lines {first}–{last}: a comment row runs over "
+                                 "several lines (a quote opened in it is not closed), so it "
+                                 "would swallow the rows after it")
+            if header is None:
+                if not (blank or comment):
+                    header = _csv_header(cells, name)
+                continue
+            if blank or comment:
+                if skipped and skipped[-1].last_line == first - 1:
+                    group = skipped[-1]
+                    group.last_line = last
+                else:
+                    group = SkippedRows(first, last)
+                    skipped.append(group)
+                if comment:
+                    group.comments += 1
+                else:
+                    group.blank += 1
+                continue
+            if len(cells) > len(header):
+                raise InputError(f"{name}: line {first} (claim {len(rows) + 1}) has more cells "
+                                 f"than the header ({len(cells)} for {len(header)}): quote "
+                                 "values that contain a comma, or drop the thousands "
+                                 "separators")
+            rows.append((first, {h: (cells[i] if i < len(cells) else None)
+                                 for i, h in enumerate(header)}))
             if len(rows) > MAX_ROWS:
-                raise InputError(f"{name}: more than {MAX_ROWS:,} claims")
+                raise InputError(f"{name}: more than {MAX_ROWS:,} claims; the limit is "
+                                 f"{MAX_ROWS:,}")
     except csv.Error as exc:
-        raise InputError(f"{name}: not valid CSV: {exc}") from None
-    columns = {_COLUMNS.get(h.strip().lower(), "") for h in header if h}
+        raise InputError(f"{name}: not valid CSV at line {reader.line_num}: {exc}") from None
+    if header is None:
+        raise InputError(f"{name}: no claims (the file is empty or only comments): a table "
+                         "starts with a header such as 'id,expression,claimed'")
+    return rows, skipped
+
+
+def _csv_header(cells: list[str], name: str) -> list[str]:
+    header = [cell.strip() or f"(column {i + 1})" for i, cell in enumerate(cells)]
+    seen: dict[str, str] = {}
+    for cell in header:
+        key = _COLUMNS.get(cell.lower(), cell)
+        if key in seen:
+            raise InputError(f"{name}: the header names {key!r} twice ({seen[key]!r} and "
+                             f"{cell!r}): which one counts would be a guess"
+                             if _SAFE_COLUMN_NAME.fullmatch(cell) else
+                             f"{name}: the header has two columns of the same name")
+        seen[key] = cell
+    columns = {_COLUMNS.get(h.lower(), "") for h in header}
     if "claimed" not in columns or not columns & {"quantity", "expression"}:
-        raise InputError(f"{name}: the header ({', '.join(header)}) needs a 'claimed' column "
-                         "and a 'quantity' or 'expression' column")
-    return rows
+        raise InputError(f"{name}: the header ({_column_names(header)}) needs a 'claimed' "
+                         "column and a 'quantity' or 'expression' column")
+    return header
+
+
+def _defaults(raw: Mapping) -> dict[str, object]:
+    settings = _row_settings(raw, "defaults")
+    own = sorted(k for k in ("id", "quantity", "expression", "claimed") if k in settings)
+    if own:
+        raise InputError(f"defaults: {', '.join(own)} cannot have a default: each claim gives "
+                         "its own")
+    return settings
+
+
+def _check_value(value: object, name: str, where: str) -> None:
+    """Refuse numbers no float holds before they reach arithmetic (OverflowError)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1100:
+        value = _HugeInteger(round(value.bit_length() * 0.30103))
+    if isinstance(value, _HugeInteger):
+        raise InputError(f"{where}: {name} is {value}: beyond any number napkinmath computes "
+                         "with (about 1.8e308)", name)
+
+
+def _put(settings: dict, origin: dict, name: str, value: object, given_as: str,
+         where: str) -> None:
+    if name in settings:
+        raise InputError(f"{where}: {name} is given twice ({origin[name]} and {given_as}): "
+                         "which one counts would be a guess")
+    settings[name] = value
+    origin[name] = given_as
 
 
 def _row_settings(raw: Mapping, where: str) -> dict[str, object]:
-    """A row's (or the defaults') columns as check() settings and given values."""
+    """A row's (or the defaults') columns as check() settings and given values. A setting
+    given twice (two columns for the claimed value, a context that repeats a column) is an
+    error of the row, never a silent override."""
     settings: dict[str, object] = {}
+    origin: dict[str, str] = {}
     for key, value in raw.items():
         if key is None:
             continue
-        column = _COLUMNS.get(str(key).strip().lower())
+        key_text = _text(key).strip()
+        column = _COLUMNS.get(key_text.lower())
         if value is None or (isinstance(value, str) and not value.strip()):
             continue
+        _check_value(value, visible(clip(key_text, 40)), where)
         if isinstance(value, str):
             value = value.strip()
         if column == "context":
-            settings.update(_parse_context(value, where))
+            for name, item in _parse_context(value, where).items():
+                _put(settings, origin, name, item, f"context {name}=", where)
         elif column is not None:
-            settings[column] = value
+            _put(settings, origin, column, value, f"column {key_text!r}", where)
         else:
-            name = str(key).strip()
-            if not name.isidentifier() or name.startswith("_"):
-                raise InputError(f"{where}: column {name!r} is neither a claims column nor a "
-                                 "variable name")
-            settings[name] = value
+            if not key_text.isidentifier() or key_text.startswith("_"):
+                raise InputError(f"{where}: column {visible(clip(key_text, 40))!r} is neither a "
+                                 "claims column nor a variable name")
+            _put(settings, origin, key_text, value, f"column {key_text!r}", where)
     return settings
 
 
 def _parse_context(value: object, where: str) -> dict[str, object]:
     if isinstance(value, Mapping):
-        items = dict(value)
+        items = {_text(k).strip(): v for k, v in value.items()}
+        if len(items) != len(value):
+            raise InputError(f"{where}: the context names a value twice")
     elif isinstance(value, str):
         items = {}
         for part in _CONTEXT_SPLIT.split(value.strip()):
@@ -363,33 +722,77 @@ def _parse_context(value: object, where: str) -> dict[str, object]:
                 continue
             name, sep, text = part.partition("=")
             if not sep or not name.strip():
-                raise InputError(f"{where}: context {value!r}: write name=value pairs separated "
-                                 "by ';', like 'gpu=H100-SXM; n=8'")
+                raise InputError(f"{where}: context {visible(clip(value, 60))!r}: write "
+                                 "name=value pairs separated by ';', like 'gpu=H100-SXM; n=8'")
+            if name.strip() in items:
+                raise InputError(f"{where}: the context gives {visible(clip(name.strip(), 40))}"
+                                 " twice")
             items[name.strip()] = text.strip()
     else:
         raise InputError(f"{where}: context must be text like 'gpu=H100-SXM; n=8' or a table")
     settings: dict[str, object] = {}
     for name, text in items.items():
-        column = _COLUMNS.get(str(name).lower())
-        settings[column if column in ("gpu", "model", "tolerance") else str(name)] = text
+        shown = visible(clip(name, 40))
+        column = _COLUMNS.get(name.lower())
+        if column in _CONTEXT_COLUMNS:
+            settings[column] = text
+        elif column is not None:
+            raise InputError(f"{where}: the context sets {shown!r}, which names the {column!r} "
+                             f"column: give it in that column (a context holds gpu=, model=, "
+                             "tolerance= and values of names, like 'n=8')")
+        elif not name.isidentifier() or name.startswith("_"):
+            raise InputError(f"{where}: context {shown!r} is not a name: write name=value "
+                             "pairs like 'n=8'")
+        else:
+            _check_value(text, shown, where)
+            settings[name] = text
     return settings
 
 
-def _check_row(number: int, raw: Mapping, base: Mapping[str, object]) -> ClaimRow:
-    where = f"claim {number}"
-    row = ClaimRow(number, str(number), "", "", "unchecked")
+def _left_unchecked(number: int, raw: Mapping, line: int | None) -> ClaimRow:
+    """A claim after the table's work budget was spent: shown, not checked."""
+    row = ClaimRow(number, str(number), "", "", "unchecked", line=line,
+                   category=budget.TABLE_BUDGET_SPENT,
+                   reason=f"{budget.TABLE_BUDGET_SPENT} (see the summary)")
+    _show(row, raw)
+    return row
+
+
+def _show(row: ClaimRow, raw: Mapping) -> None:
+    """Fill in what a report shows of a row (id, claim, claimed, source) without checking
+    anything, so that a row refused for a bad cell is still named by its id."""
+    for key, value in raw.items():
+        column = _COLUMNS.get(_text(key).strip().lower())
+        if value is None or isinstance(value, (Mapping, list)) or not _text(value).strip():
+            continue
+        shown = clip(_text(value).strip(), 1000)
+        if column == "id":
+            row.id = shown
+        elif column in ("quantity", "expression"):
+            row.claim = shown
+        elif column == "claimed":
+            row.claimed = shown
+        elif column == "source":
+            row.source = shown
+
+
+def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
+               line: int | None = None) -> ClaimRow:
+    where = f"claim {number}" + (f" (line {line})" if line is not None else "")
+    row = ClaimRow(number, str(number), "", "", "unchecked", line=line)
+    _show(row, raw)
     try:
         settings = dict(base)
         own = _row_settings(raw, where)
         settings.update(own)
-        row.id = str(settings.pop("id", number))
-        row.source = str(settings.pop("source", "") or "")
+        row.id = _text(settings.pop("id", number))
+        row.source = _text(settings.pop("source", "") or "")
         settings.pop("note", None)
         quantity = settings.pop("quantity", None)
         expression = settings.pop("expression", None)
         claimed = settings.pop("claimed", None)
         unit = settings.pop("unit", None)
-        row.claim = str(quantity or expression or "")
+        row.claim = _text(quantity or expression or "")
         row.context = {k: v for k, v in own.items()
                        if k not in ("id", "source", "note", "quantity", "expression",
                                     "claimed", "unit") and v is not None}
@@ -404,21 +807,33 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object]) -> ClaimRo
         if quantity is not None:
             from napkinmath.library.lookup import variable
 
-            quantity = str(quantity).strip()
+            quantity = _text(quantity).strip()
             variable(quantity)  # an unknown name is an error that suggests the closest
             expression = quantity
+        for option in ("gpu", "model"):
+            if settings.get(option) is not None and not isinstance(settings[option], str):
+                raise InputError(f"{where}: {option} {shown_value(settings[option], 40)} is "
+                                 "not a record name: give one like "
+                                 f"{'H100-SXM' if option == 'gpu' else 'llama-3-70b'}", option)
         options = {k: settings.pop(k) for k in ("gpu", "model") if settings.get(k)}
         settings.pop("gpu", None)
         settings.pop("model", None)
         tol = settings.pop("tolerance", DEFAULT_TOLERANCE)
-        result = check(str(expression), claimed_text, tolerance=tol, **options, **settings)
+        result = check(_text(expression), claimed_text, tolerance=tol, **options, **settings)
         result.label = row.id
         row.result = result
         row.status = result.status if result.status != "ok" else "agree"
     except NapkinError as exc:
         row.status = "unchecked"
-        row.reason = str(exc)
+        row.reason = error_text(exc)
         row.category = next(label for kind, label in _REASONS if isinstance(exc, kind))
+    except MemoryError:
+        raise
+    except Exception as exc:  # a bug: this claim says so (exit 2) and the table goes on
+        row.status = "unchecked"
+        row.category = INTERNAL_ERROR
+        row.reason = (f"napkinmath failed on this claim ({type(exc).__name__}: "
+                      f"{clip(_text(exc), 200)}); this is a bug in napkinmath, please report it")
     return row
 
 
@@ -426,11 +841,11 @@ def _claimed_text(claimed: object, unit: object, where: str) -> str:
     if isinstance(claimed, bool):
         raise InputError(f"{where}: the claimed value {claimed!r} is not a number")
     if isinstance(claimed, numbers.Real):
-        text = repr(float(claimed)) if isinstance(claimed, float) else str(claimed)
+        text = repr(float(claimed)) if isinstance(claimed, float) else _text(claimed)
     elif isinstance(claimed, str):
         text = claimed
     else:
         raise InputError(f"{where}: the claimed value must be text like '1.1 TB' or a number")
     if unit:
-        text = f"{text} {unit}"
+        text = f"{text} {_text(unit)}"
     return text

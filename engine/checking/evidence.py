@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import pint
 from pint.util import UnitsContainer
 
+from napkinmath.checking import budget
 from napkinmath.checking.confusions import Candidate, Context
 from napkinmath.checking.names import Names, Resolved
 from napkinmath.checking.outcome import CheckResult
@@ -21,7 +22,8 @@ from napkinmath.text.evaluation import evaluate
 from napkinmath.text.expr import Node
 from napkinmath.units import Quantity, format_number, format_quantity, format_unit, ureg
 
-#: Re-evaluations tried to confirm a confusion (each undoes one slip).
+#: Re-evaluations tried to confirm a confusion (each undoes one slip); the work they may
+#: spend is bounded too, by `budget.MAX_CONFIRM_NODES` evaluated nodes per check.
 MAX_REWRITES = 80
 
 # --- evidence: undo one slip and re-evaluate -------------------------------------------------
@@ -120,12 +122,25 @@ def confirm(found: list[Candidate], node: Node, names: Names, claimed: pint.Quan
     (1, or 1/GPU when a per-GPU record value left a GPU unit the claim does not have).
     """
     evidence: dict[str, tuple[str, float]] = {}
-    budget = MAX_REWRITES
+    size = tree_size(node)
+    meter = names.meter
+    allowance = min(budget.MAX_CONFIRM_NODES, meter.left)
+    rewrites = spent = 0
+    untried: set[int] = set()
     for pos, resolved in sorted(names.resolved.items()):
+        if untried:  # the budget is spent: count the names left, without evaluating
+            if any(key not in evidence for key, *_ in _alternatives(resolved)):
+                untried.add(pos)
+            continue
         for key, description, alternative, weight in _alternatives(resolved):
-            if budget <= 0 or key in evidence:
+            if key in evidence:
                 continue
-            budget -= 1
+            if rewrites >= MAX_REWRITES or spent + size > allowance:
+                untried.add(pos)
+                break
+            rewrites += 1
+            spent += size
+            meter.charge(size)
 
             def swapped(name: str, where: int, pos: int = pos,
                         alternative: pint.Quantity = alternative) -> pint.Quantity:
@@ -143,6 +158,9 @@ def confirm(found: list[Candidate], node: Node, names: Names, claimed: pint.Quan
                 literal = _literal_note(node, pos, names, key)
                 text = f"with {description}, the expression gives {format_quantity(human(value))}"
                 evidence[key] = (f"{literal}; {text}" if literal else text, weight)
+    if untried:
+        result.confirmation_stopped = _stopped(rewrites, len(untried), size, allowance,
+                                               allowance < budget.MAX_CONFIRM_NODES)
     by_key = {c.key: c for c in found}
     for key, (text, weight) in evidence.items():
         candidate = by_key.get(key)
@@ -155,6 +173,25 @@ def confirm(found: list[Candidate], node: Node, names: Names, claimed: pint.Quan
         candidate.evidence.append(text)
         candidate.score *= weight
     found.sort(key=lambda c: -c.score)
+
+
+def _stopped(rewrites: int, untried: int, size: int, allowance: float, table: bool) -> str:
+    """Why confirmation stopped before every slip was tried."""
+    if rewrites >= MAX_REWRITES:
+        why = f"at most {MAX_REWRITES} re-evaluations are tried"
+    elif table:
+        why = "the table's work budget is spent"
+    else:
+        why = (f"its budget of {int(allowance):,} evaluated nodes is spent (the expression "
+               f"has {size:,})")
+    return (f"confirmation stopped early: {why}; {rewrites} re-evaluation"
+            f"{'s' if rewrites != 1 else ''} tried, {untried} name{'s' if untried != 1 else ''}"
+            " not tried, so an unconfirmed cause may still be the right one")
+
+
+def tree_size(node: Node) -> int:
+    """The number of nodes of an expression tree: the work of evaluating it once."""
+    return sum(1 for _ in _walk(node))
 
 
 def _literal_note(node: Node, pos: int, names: Names, key: str) -> str:
@@ -171,9 +208,12 @@ def _literal_note(node: Node, pos: int, names: Names, key: str) -> str:
 def _literal_for(node: Node, pos: int, names: Names
                  ) -> tuple[str, pint.Quantity, pint.Quantity] | None:
     """The literal "400 Gb/s" around the unit at `pos`, its value, and it in bytes/decimal."""
-    for sub in _walk(node):
-        if (sub.kind == "binop" and sub.style == "implicit" and sub.args[0].kind == "num"
-                and sub.args[1].start <= pos < sub.args[1].end):
+    if names.literals is None:
+        names.literals = [sub for sub in _walk(node)
+                          if sub.kind == "binop" and sub.style == "implicit"
+                          and sub.args[0].kind == "num"]
+    for sub in names.literals:
+        if sub.args[1].start <= pos < sub.args[1].end:
             try:
                 value = evaluate(sub, names.text, names)
             except NapkinError:

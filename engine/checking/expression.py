@@ -34,8 +34,10 @@ import numbers
 
 import pint
 
+from napkinmath.checking.budget import CHECK_COST, DISAGREE_COST, Meter, current
 from napkinmath.checking.confusions import Candidate, candidates
-from napkinmath.checking.evidence import confirm, confusion_context, unit_notes
+from napkinmath.checking.escape import shown_value
+from napkinmath.checking.evidence import confirm, confusion_context, tree_size, unit_notes
 from napkinmath.checking.names import Names, given_quantity
 from napkinmath.checking.outcome import (
     CONTEXT_NAMES,
@@ -77,10 +79,19 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
     tolerance = _tolerance(tolerance)
     if not isinstance(expr, str):
         raise InputError(f"the expression must be text, got {type(expr).__name__}")
+    meter = current() or Meter()  # a table's meter, shared by its rows, or this check's own
+    meter.require("checking this expression")
+    meter.charge(CHECK_COST)  # parsing, the search for known confusions, notes
     node, reading_notes = parse_with_notes(expr)
-    given = {name: given_quantity(name, value) for name, value in values.items()}
+    meter.charge(2 * tree_size(node))  # the evaluation, and the notes that walk the tree
+    given: dict[str, pint.Quantity] = {}
+    for name, value in values.items():  # each given value is parsed and evaluated too
+        meter.require("reading the given values")
+        meter.charge(1 + (len(value) if isinstance(value, str) else 0))
+        given[name] = given_quantity(name, value)
     names = Names(expr, given, gpu, model, node.kind == "name" and "." not in node.text,
                    tolerance)
+    names.meter = meter
     names.records()  # a wrong gpu=/model= is an error even when no name needs it
     computed, suffix_note = _evaluate(node, expr, names, expect)
     result = CheckResult(expr, computed, tolerance=tolerance)
@@ -90,6 +101,8 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
         notes.append(suffix_note)
     if expect is not None:
         _compare(result, node, names, expect, notes)
+        if result.confirmation_stopped:
+            notes.append(result.confirmation_stopped)
     notes.extend(unit_notes(node, names))
     notes.extend(names.notes)
     unused = sorted(set(given) - names.used - set(CONTEXT_NAMES))
@@ -107,15 +120,18 @@ def _tolerance(value: object) -> float:
         try:
             number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
         except ValueError:
-            raise InputError(f"tolerance {value!r}: give a fraction like 0.02 or 2%",
+            raise InputError(f"tolerance {shown_value(value)}: give a fraction like 0.02 or 2%",
                              "tolerance") from None
     elif isinstance(value, numbers.Real) and not isinstance(value, bool):
-        number = float(value)
+        try:
+            number = float(value)
+        except (OverflowError, ValueError, TypeError):  # a 400-digit integer
+            number = math.inf
     else:
-        raise InputError(f"tolerance {value!r}: give a fraction like 0.02", "tolerance")
+        raise InputError(f"tolerance {shown_value(value)}: give a fraction like 0.02", "tolerance")
     if not (math.isfinite(number) and 0 <= number < 1):
-        raise InputError(f"tolerance {value!r}: give a fraction in [0, 1), like 0.02 for 2%",
-                         "tolerance")
+        raise InputError(f"tolerance {shown_value(value)}: give a fraction in [0, 1), like 0.02 "
+                         "for 2%", "tolerance")
     return number
 
 
@@ -125,6 +141,7 @@ def _evaluate(node: Node, text: str, names: Names,
     as_count = evaluate(node, text, names)
     if not has_ambiguous_suffix(node):
         return as_count, ""
+    names.meter.charge(tree_size(node))
     try:
         as_unit = evaluate(node, text, names, suffix_as_unit=True)
     except ParseError:
@@ -151,6 +168,8 @@ def _claim_quantity(expect: object, names: Names) -> pint.Quantity:
         except ParseError as exc:
             raise ParseError(f"the claimed value: {exc}") from None
         claim_names = Names(expect, names.given, names.gpu, names.model, False, names.tolerance)
+        claim_names.meter = names.meter
+        names.meter.charge(tree_size(node))
         try:
             return evaluate(node, expect, claim_names)
         except ParseError as exc:
@@ -187,6 +206,7 @@ def _compare(result: CheckResult, node: Node, names: Names, expect: object,
         result.status = "agree"
         return
     result.status = "disagree"
+    names.meter.charge(DISAGREE_COST)
     context = confusion_context(node, names, aligned, claimed, result.expression)
     # claims are rounded: match factors to at least 1% even when agreement must be exact
     found = candidates(result.ratio, context, max(result.tolerance, 0.01))

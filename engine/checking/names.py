@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import pint
 
+from napkinmath.checking.budget import FAILED_SOLVE_COST, SOLVE_COST, Meter
+from napkinmath.checking.escape import shown_value
 from napkinmath.errors import InputError, NapkinError, ParseError, UnderDeterminedError
 from napkinmath.text.evaluation import (
     evaluate,
@@ -58,6 +60,11 @@ class Names:
         self.derivations: dict = {}
         self._variables: dict[str, Resolved] = {}
         self._records: list | None = None
+        #: the work meter: a table's (shared by its rows, with their solve answers) or this
+        #: check's own
+        self.meter = Meter()
+        #: implicit literals ("400 Gb/s") of the expression, found once (see evidence)
+        self.literals: list | None = None
 
     def note(self, text: str) -> None:
         self.notes[text] = None
@@ -110,6 +117,10 @@ class Names:
         for option, name in (("model", self.model), ("gpu", self.gpu)):
             if name is None:
                 continue
+            if not isinstance(name, str):
+                raise InputError(f"{option}={shown_value(name)}: give the name of a record, like "
+                                 f"{'llama-3-70b' if option == 'model' else 'H100-SXM'}",
+                                 option)
             record = get(name)
             if (record.kind == "model") != (option == "model"):
                 wanted = "a model record" if option == "model" else "a hardware record"
@@ -147,20 +158,17 @@ class Names:
         return resolved
 
     def _solved(self, name: str, pos: int, var) -> Resolved:
-        from napkinmath.solving.solver import solve
-
         known = _variables()
         givens = {k: v for k, v in self.given.items() if k in known and k != name}
-        try:
-            result = solve(name, gpu=self.gpu, model=self.model,
-                           tolerance=max(self.tolerance, 0.01), **givens)
-        except UnderDeterminedError as exc:
+        kind, answer = self._solve(name, givens)
+        if kind == "underdetermined":
             raise ParseError(
                 f"{name} ({var.description}) has no value here: give {name}=... (or a "
-                f"--gpu/--model record that has it). napkinmath could not compute it: {exc}",
-                self.text, pos) from None
-        except NapkinError as exc:
-            raise ParseError(f"{name}: {exc}", self.text, pos) from None
+                f"--gpu/--model record that has it). napkinmath could not compute it: {answer}",
+                self.text, pos)
+        if kind == "error":
+            raise ParseError(f"{name}: {answer}", self.text, pos)
+        result = answer
         quantity = result.value
         self.derivations[name] = result
         inputs = [n for n, g in result.givens.items() if g.origin == "given"]
@@ -175,6 +183,29 @@ class Names:
             self.note(f"assumption: {assumed} = {format_quantity(given.quantity)} "
                       f"({given.note})")
         return Resolved(name, quantity, "computed", "computed by napkinmath")
+
+    def _solve(self, name: str, givens: dict[str, pint.Quantity]) -> tuple[str, object]:
+        """("ok", the solve result), ("underdetermined", why) or ("error", why); answered
+        once per name and givens within a table, and charged to its work meter."""
+        from napkinmath.solving.solver import solve
+
+        tolerance = max(self.tolerance, 0.01)
+        key = (name, self.gpu, self.model, tolerance,
+               tuple(sorted((k, repr(v.magnitude), str(v.units)) for k, v in givens.items())))
+        cached = self.meter.solves.get(key)
+        if cached is not None:
+            return cached
+        self.meter.require(f"napkinmath could compute {name}")
+        try:
+            answer: tuple[str, object] = ("ok", solve(name, gpu=self.gpu, model=self.model,
+                                                      tolerance=tolerance, **givens))
+        except UnderDeterminedError as exc:
+            answer = ("underdetermined", str(exc))
+        except NapkinError as exc:
+            answer = ("error", str(exc))
+        self.meter.charge(SOLVE_COST if answer[0] == "ok" else FAILED_SOLVE_COST)
+        self.meter.solves[key] = answer
+        return answer
 
     def _unknown(self, name: str, pos: int) -> ParseError:
         import difflib

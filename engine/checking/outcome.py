@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import pint
 
 from napkinmath.checking.confusions import Candidate
+from napkinmath.checking.escape import clip, md_code, md_prose, md_text, visible
 from napkinmath.checking.names import Resolved
 from napkinmath.text.dimensions import (
     dimension_name,
@@ -81,11 +82,17 @@ class CheckResult(Rendered):
     mismatch: str = ""
     derivations: dict = field(default_factory=dict)
     label: str = ""
+    #: why confirming the candidates stopped before every slip was tried ("" when it did not)
+    confirmation_stopped: str = ""
 
     @property
     def value(self) -> pint.Quantity:
         """napkinmath's value in the unit a person would choose."""
-        return human(self.computed)
+        cached = self.__dict__.get("_value")
+        if cached is None or cached[0] is not self.computed:  # renderers ask several times
+            cached = (self.computed, human(self.computed))
+            self.__dict__["_value"] = cached
+        return cached[1]
 
     @property
     def agrees(self) -> bool | None:
@@ -147,10 +154,11 @@ class CheckResult(Rendered):
 
     @property
     def text(self) -> str:
-        """The verdict as plain text (what `napkin check` prints)."""
-        shown = self.label + ": " if self.label else ""
-        lines = [f"{shown}{self.reading or self.expression} = {format_quantity(self.value)}"
-                 f"   ({self.dimension})"]
+        """The verdict as plain text (what `napkin check` prints); text from the user is shown
+        with its control characters escaped."""
+        shown = visible(clip(self.label, 200)) + ": " if self.label else ""
+        lines = [f"{shown}{visible(self.reading or self.expression)} = "
+                 f"{format_quantity(self.value)}   ({self.dimension})"]
         if self.claimed is not None:
             also = self._claimed_in_unit()
             lines.append(f"claimed: {format_quantity(self.claimed)}"
@@ -160,14 +168,14 @@ class CheckResult(Rendered):
         if shown:
             lines.append("Likely causes, most likely first:")
             for number, candidate in enumerate(shown, 1):
-                lines.append(f"  {number}. {candidate.text()}")
+                lines.append(f"  {number}. {visible(candidate.text())}")
             if others:
                 lines.append(f"  Less likely, same factor: {others}.")
         elif self.status == "disagree" and not self.mismatch and (self.ratio or 0) > 0:
             lines.append("No known confusion explains this ratio: check the inputs one by one.")
         if self.notes:
             lines.append("Notes:")
-            lines.extend(f"  - {note}" for note in self.notes)
+            lines.extend(f"  - {visible(note)}" for note in self.notes)
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -177,22 +185,22 @@ class CheckResult(Rendered):
 
     @property
     def markdown(self) -> str:
-        """The verdict as Markdown."""
-        shown = f"**{self.label}**: " if self.label else ""
-        lines = [f"{shown}`{self.reading or self.expression}` = "
+        """The verdict as Markdown; text from the user cannot add headings, HTML or links."""
+        shown = f"**{md_text(clip(self.label, 200))}**: " if self.label else ""
+        lines = [f"{shown}{md_code(self.reading or self.expression)} = "
                  f"**{format_quantity(self.value)}** ({self.dimension})", ""]
         if self.claimed is not None:
             mark = "✅" if self.status == "agree" else "❌"
-            lines += [f"- claimed: {format_quantity(self.claimed)}",
-                      f"- {mark} {self.verdict()}"]
+            lines += [f"- claimed: {md_prose(format_quantity(self.claimed))}",
+                      f"- {mark} {md_prose(self.verdict())}"]
         shown, others = self._shown_candidates()
         if shown:
             lines += ["", "Likely causes, most likely first:", ""]
-            lines += [f"{n}. {c.text()}" for n, c in enumerate(shown, 1)]
+            lines += [f"{n}. {md_prose(c.text())}" for n, c in enumerate(shown, 1)]
             if others:
-                lines += ["", f"Less likely, same factor: {others}."]
+                lines += ["", f"Less likely, same factor: {md_prose(others)}."]
         if self.notes:
-            lines += ["", "Notes:", ""] + [f"- {note}" for note in self.notes]
+            lines += ["", "Notes:", ""] + [f"- {md_prose(note)}" for note in self.notes]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -213,6 +221,7 @@ class CheckResult(Rendered):
             "mismatch": self.mismatch or None,
             "candidates": [c.to_dict() for c in self.candidates],
             "notes": list(self.notes),
+            "confirmation_stopped": self.confirmation_stopped or None,
             "names": [{"name": r.name, **_quantity_dict(r.quantity), "origin": r.origin,
                        "source": r.note} for r in self.names if r.origin != "unit"],
         }

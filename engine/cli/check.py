@@ -76,7 +76,20 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The `check` command; returns the exit status."""
+    """The `check` command; returns the exit status. An error quotes the user's text with
+    its control characters shown as escapes (an ESC or a right-to-left override in an
+    expression or a file name must not act on the terminal)."""
+    from napkinmath.checking.escape import error_text
+
+    try:
+        return _run(args)
+    except NapkinError as exc:
+        if exc.args and isinstance(exc.args[0], str):
+            exc.args = (error_text(exc), *exc.args[1:])
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
     expression, givens, inline_claim = _split_terms(args.terms)
     if _is_table(expression, args.input_format):
         return _run_table(expression, givens, args)
@@ -141,7 +154,9 @@ def _is_table(target: str, input_format: str | None) -> bool:
     lowered = target.lower()
     if lowered.endswith(_TABLE_SUFFIXES) and " " not in target:
         return True
-    return bool(input_format) and Path(target).is_file()
+    # with --input-format, any existing path is a table: reading it says why a FIFO or a
+    # device is refused, rather than reading its name as an expression
+    return bool(input_format) and Path(target).exists()
 
 
 def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) -> int:
@@ -162,7 +177,10 @@ def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) ->
     status = report.exit_status(allow_unchecked=args.allow_unchecked)
     if status == 2:
         unchecked = report.summary["unchecked"]
+        where = "see 'Could not check' above"
+        if report.stopped_after is not None:
+            where += ("; the table's work budget was spent after claim "
+                      f"{report.stopped_after}: split the table")
         raise NapkinError(f"{unchecked} of {report.summary['total']} claims could not be "
-                          "checked (see 'Could not check' above); fix them, or pass "
-                          "--allow-unchecked")
+                          f"checked ({where}); fix them, or pass --allow-unchecked")
     return status

@@ -1,0 +1,132 @@
+"""Showing other people's text safely: in a terminal, and in Markdown.
+
+Claim ids, sources, claimed values, expressions, column and file names come from files that
+anyone may have written. Printed raw, an ESC starts a terminal control sequence, a carriage
+return overwrites the line, a right-to-left override reverses what follows, a newline in an
+id starts a Markdown heading ("## ✅ All claims agree"), and `<img onerror=...>` or a stray
+backtick changes the rendered page. Every renderer of `napkinmath.checking` passes such text
+through these helpers; JSON needs none (json.dumps escapes).
+
+    >>> visible("ok\\x1b[31m red")
+    'ok\\\\x1b[31m red'
+    >>> visible("abc\\u202edef")
+    'abc<U+202E>def'
+    >>> md_text("<img src=x onerror=alert(1)>")
+    '&lt;img src=x onerror=alert(1)&gt;'
+    >>> md_code("a`b")
+    '``a`b``'
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Characters that reorder or hide text without being seen: bidirectional embeddings,
+#: overrides and isolates, marks, zero-width characters, line and paragraph separators, BOM.
+_INVISIBLE = frozenset([*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x200C,
+                        0x200D, 0x200E, 0x200F, 0x061C, 0x2028, 0x2029, 0x2060, 0xFEFF])
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Everything `visible` rewrites: C0 and C1 controls, DEL, lone surrogates, the set above.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff"
+                     + "".join(re.escape(chr(c)) for c in sorted(_INVISIBLE)) + "]")
+_NEWLINES = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+#: A visible stand-in for a line break inside one Markdown line (a table cell, a heading).
+NEWLINE_MARK = "␤"
+_MD_PUNCTUATION = re.compile(r"([\\*_\[\]|#!~])")
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    ch = match.group()
+    code = ord(ch)
+    if ch in _NAMED:
+        return _NAMED[ch]
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"<U+{code:04X}>"
+
+
+def visible(text: object) -> str:
+    """`text` on one line with every control or invisible character shown as an escape:
+    ESC as \\x1b, a newline as \\n, a right-to-left override as <U+202E>."""
+    text = str(text)
+    return _UNSAFE.sub(_escape_char, text)
+
+
+_CARET = re.compile(r"( *)\^")
+
+
+def visible_lines(text: object) -> str:
+    """Like `visible`, keeping line breaks; a caret line under a quoted line still points at
+    the same character once the characters before it are shown as escapes."""
+    raw = str(text).split("\n")
+    shown = [visible(line) for line in raw]
+    for i in range(1, len(raw)):
+        caret = _CARET.fullmatch(raw[i])
+        if caret and shown[i - 1] != raw[i - 1]:
+            at = len(caret.group(1))
+            shown[i] = " " * len(visible(raw[i - 1][:at])) + "^"
+    return "\n".join(shown)
+
+
+def error_text(exc: BaseException) -> str:
+    """An error message with the user's text in it made visible; for a `ParseError` the
+    quoted expression goes on one line (a newline in it shown as \\n) with the caret
+    under the same character."""
+    message = str(exc)
+    text, position = getattr(exc, "text", None), getattr(exc, "position", None)
+    if isinstance(text, str) and text and isinstance(position, int) and position >= 0:
+        tail = f"\n  {text}\n  {' ' * position}^"
+        if message.endswith(tail):
+            head = visible_lines(message[:-len(tail)])
+            return (f"{head}\n  {visible(text)}\n  {' ' * len(visible(text[:position]))}^")
+    return visible_lines(message)
+
+
+def _one_line(text: object) -> str:
+    return visible(_NEWLINES.sub(NEWLINE_MARK, str(text)))
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def md_text(text: object) -> str:
+    """User text inside one line of Markdown (a table cell, a heading, bold): HTML
+    characters as entities, Markdown punctuation and `|` escaped, backticks as &#96;,
+    line breaks as ␤, controls as escapes."""
+    escaped = _MD_PUNCTUATION.sub(r"\\\1", _one_line(text))
+    return _html(escaped).replace("`", "&#96;")
+
+
+def md_prose(text: object) -> str:
+    """napkinmath's own sentences that quote user fragments: HTML characters as entities,
+    line breaks as ␤, controls as escapes; Markdown formatting of the sentence is kept."""
+    return _html(_one_line(text))
+
+
+def md_code(text: object, in_table: bool = False) -> str:
+    """A Markdown code span that no backtick inside can close early: the fence is one
+    backtick longer than the longest run inside. In a table cell `|` is escaped too."""
+    body = _one_line(text)
+    if in_table:
+        body = body.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    if body.startswith("`") or body.endswith("`") or not body.strip():
+        body = f" {body} "
+    return f"{fence}{body}{fence}"
+
+
+def shown_value(value: object, width: int = 60) -> str:
+    """A value quoted in a message: its repr, visible and clipped (an integer too long for
+    repr() is described by its length)."""
+    try:
+        text = repr(value)
+    except ValueError:  # Python refuses to print integers beyond 4,300 digits
+        text = f"<an integer of about {int.bit_length(value) * 0.30103:,.0f} digits>"
+    return visible(clip(text, width))
+
+
+def clip(text: str, width: int) -> str:
+    """At most `width` characters, with an ellipsis when cut."""
+    return text if len(text) <= width else text[:width - 1] + "…"
