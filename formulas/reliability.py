@@ -8,6 +8,8 @@ and a training/inference pool that lends accelerators to traffic peaks.
     restart_time          = reschedule_time + checkpoint_restore_time
     goodput               = 1 − checkpoint_overhead − lost_time_per_failure / mtbf
                             (checkpoint_overhead = checkpoint_write_time / checkpoint_interval)
+    recovery_point        = checkpoint_interval + replication_lag           (worst case, RPO)
+    recovery_time         = restart_time + warmup_time                      (RTO)
 
 The first-order model of Young (1974): failures arrive at random (exponential, rate 1/mtbf);
 every checkpoint blocks training for checkpoint_write_time; a failure loses on average half an
@@ -22,7 +24,11 @@ the time it blocks training (the snapshot to host memory) as checkpoint_write_ti
 
 Recovery point and recovery time: the work at risk is at most one checkpoint_interval (on
 average half); the recovery time is restart_time (detection, rescheduling, then reading the
-last checkpoint back: checkpoint_restore_time, declared in ``storage``). Replicating
+last checkpoint back: checkpoint_restore_time, declared in ``storage``); recovery_time adds the
+warm-up until the job runs at full speed again (NCCL and data-loader start-up, compilation,
+the first slow steps), and recovery_point, the worst-case age of the newest checkpoint that
+survives losing the primary tier, adds the replication lag (the write plus the copy to the
+second tier) to the interval. Replicating
 checkpoints to peer memory or a nearer tier shortens the restore, and a faster write lowers
 checkpoint_write_time, hence a shorter optimum interval and less work lost per failure.
 
@@ -115,6 +121,23 @@ cost_per_failure = var("cost_per_failure", "USD", "rental cost one failure waste
 wasted_gpu_hours = var("wasted_gpu_hours", "GPU*hour",
                        "accelerator-hours lost to checkpoints and failures over a run",
                        symbol="H_{waste}", bounds=NON_NEGATIVE)
+# Time from a checkpoint's start until its replica on a second tier is durable.
+replication_lag = var("replication_lag", "min",
+                      "time from a checkpoint's start until its copy on a second tier is durable "
+                      "(write + copy)", symbol="t_{repl}", bounds=NON_NEGATIVE)
+# Worst-case work lost when the primary tier is lost too: the recovery point.
+recovery_point = var("recovery_point", "min",
+                     "worst-case age of the newest surviving checkpoint (recovery point, RPO)",
+                     symbol="\\mathrm{RPO}")
+# Time after the restart until the job runs at full speed.
+warmup_time = var("warmup_time", "min",
+                  "time after training resumes until it runs at full speed (NCCL set-up, "
+                  "compilation, data loader, first slow steps)", symbol="t_{warm}",
+                  bounds=NON_NEGATIVE)
+# Time from a failure until the job runs at full speed again: the recovery time.
+recovery_time = var("recovery_time", "min",
+                    "time from a failure until training runs at full speed again (recovery "
+                    "time, RTO): reschedule + restore + warm-up", symbol="\\mathrm{RTO}")
 # Time for a preempted job to stop and hand over its accelerators once checkpointed.
 drain_time = var("drain_time", "s",
                  "time a preempted job takes to stop and release its accelerators after its "
@@ -237,3 +260,14 @@ formula("inference_floor", "Dedicated inference floor",
 formula("borrowed_gpus", "Accelerators borrowed at the peak",
         Eq(borrowed_gpus, peak_request_rate / gpu_request_capacity - floor_gpus),
         source=DEFINITION, subject=SUBJECT, note="the peak above the floor, lent by training")
+
+formula("recovery_point", "Recovery point of a run",
+        Eq(recovery_point, checkpoint_interval + replication_lag), source=DEFINITION,
+        subject=SUBJECT,
+        note=("the worst case when the primary copy is lost with the job: the last replicated "
+              "checkpoint is up to an interval plus the replication lag old; with the primary "
+              "intact, the interval alone"))
+
+formula("recovery_time", "Recovery time of a run",
+        Eq(recovery_time, restart_time + warmup_time), source=DEFINITION, subject=SUBJECT,
+        note="restart_time (reschedule + restore) plus the warm-up to full speed")

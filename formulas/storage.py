@@ -7,6 +7,8 @@
     train_throughput         = n_gpus · peak_flops · mfu / (flop_per_param_token · params)
     dataset_read_rate        = train_throughput · dataset_bytes_per_token
     burst_to_stream_ratio    = storage_write_bandwidth / dataset_read_rate
+    transfer_time            = transfer_size / transfer_bandwidth     (download, copy, restore)
+    checkpoint_storage_cost  = checkpoint_storage · storage_price      (K checkpoints, per month)
 
 A training run reads its data as a thin steady stream (megabytes per second) and writes its
 checkpoints as rare bursts (hundreds of GB/s): the two size a storage system differently.
@@ -14,6 +16,12 @@ checkpoints as rare bursts (hundreds of GB/s): the two size a storage system dif
 ``storage_write_bandwidth``, which is the same figure unless a record or the user gives another.
 An asynchronous checkpoint blocks training only while the state is copied to host memory
 (CheckFreq's snapshot); the write to storage overlaps the next steps.
+
+Moving data: a dataset download, a checkpoint copied between regions, a restore from an object
+store all take transfer_size / transfer_bandwidth, at the end-to-end rate of the slowest of
+source, network and destination (a 6.48 TB checkpoint over a 100 Gb/s link: 8.6 min; over
+10 Gb/s: 1.44 h). Keeping K checkpoints costs K · checkpoint_size · storage_price per month:
+a burst tier and an archive tier priced the same way show what tiering saves.
 """
 
 from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, floor, formula, var
@@ -116,6 +124,24 @@ storage_needed = var("storage_needed", "TB", "storage the run needs: dataset + k
 checkpoints_fit = var("checkpoints_fit", "", "whole checkpoints that fit in the tier",
                       symbol="K_{max}", bounds=NON_NEGATIVE)
 
+# Bytes to move: a dataset, a checkpoint, a model.
+transfer_size = var("transfer_size", "GB", "bytes to move (dataset download, checkpoint copy)",
+                    symbol="M_{xfer}", bounds=NON_NEGATIVE)
+# End-to-end rate of the copy: the slowest of source, network and destination.
+transfer_bandwidth = var("transfer_bandwidth", "GB/s",
+                         "end-to-end rate of a copy: the slowest of source, link, destination",
+                         symbol="B_{xfer}")
+# Time the copy takes.
+transfer_time = var("transfer_time", "s", "time to move transfer_size at transfer_bandwidth",
+                    symbol="t_{xfer}", bounds=NON_NEGATIVE)
+# Price of keeping a terabyte on a tier for a month.
+storage_price = var("storage_price", "USD/(TB*month)",
+                    "price of keeping one TB on a storage tier for a month", symbol="p_{st}")
+# Monthly cost of the kept checkpoints.
+checkpoint_storage_cost = var("checkpoint_storage_cost", "USD/month",
+                              "monthly cost of keeping the checkpoints on a tier",
+                              symbol="\\$_{ckpts}", bounds=NON_NEGATIVE)
+
 # --- Formulas ------------------------------------------------------------------------------
 formula("checkpoint_size", "Checkpoint size",
         Eq(checkpoint_size, params_total * checkpoint_bytes_per_param), source=ZERO_2020,
@@ -185,3 +211,15 @@ formula("storage_needed", "Storage a run needs",
 formula("checkpoints_fit", "Checkpoints that fit in a tier",
         Eq(checkpoints_fit, floor(storage_capacity / checkpoint_size)), source=DEFINITION,
         subject=SUBJECT, forward_only=True, note="rounds down: a checkpoint fits whole or not")
+
+formula("transfer_time", "Time to move data",
+        Eq(transfer_time, transfer_size / transfer_bandwidth), source=DEFINITION,
+        subject=SUBJECT,
+        note=("bits vs bytes: a 100 Gb/s link moves 12.5 GB/s; protocol overhead and a single "
+              "TCP stream over a long path often reach far less: give the rate measured"))
+
+formula("checkpoint_storage_cost", "Monthly cost of kept checkpoints",
+        Eq(checkpoint_storage_cost, checkpoint_storage * storage_price), source=DEFINITION,
+        subject=SUBJECT,
+        note=("per tier: price a burst tier and an archive tier alike to see what tiering "
+              "saves; retrieval and egress fees come on top"))

@@ -42,10 +42,17 @@ KEY_UNITS = {
     "write_request_rate": "request/s",
     "params": "param",
     "params_total": "param",
+    "tokens": "token",
+    "train_compute": "FLOP",
+    "n_gpus": "GPU",
+    "gpu_hours": "GPU*hour",
+    "gpus_per_pod": "GPU",
+    "storage_price": "USD/(TB*month)",
     **dict.fromkeys(
         ["n_layers", "hidden_size", "n_heads", "n_kv_heads", "head_dim", "vocab_size",
          "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "n_experts",
-         "experts_per_token"], ""),
+         "experts_per_token", "ffn_size", "moe_ffn_size", "n_moe_layers", "mlp_matrices",
+         "embedding_matrices"], ""),
 }
 
 #: Plausible ranges (in KEY_UNITS) for accelerator values: a typo of unit or prefix falls out.
@@ -67,7 +74,8 @@ ACCELERATOR_KEYS = {"peak_flops", "hbm_capacity", "hbm_bandwidth", "nvlink_bandw
 
 #: The records the task asked for, by id.
 EXPECTED = {
-    "accelerator": {"A100-SXM-80GB", "H100-SXM", "H100-PCIe", "H100-NVL", "H200-SXM", "B200",
+    "accelerator": {"A100-SXM-80GB", "A100-SXM-40GB", "H100-SXM", "H100-PCIe", "H100-NVL",
+                    "H200-SXM", "H200-NVL", "H800-SXM", "B200",
                     "GB200", "MI300X", "MI325X", "TPU-v5e", "TPU-v5p", "TPU-v6e", "TPU7x",
                     "Trainium2", "Gaudi3"},
     "link": {"NVLink-3", "NVLink-4", "NVLink-5", "PCIe-Gen4-x16", "PCIe-Gen5-x16",
