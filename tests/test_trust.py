@@ -281,3 +281,10 @@ def test_json_never_holds_nan():
     assert not any(isinstance(x, float) and not math.isfinite(x)
                    for x in json.loads(text)["targets"]["n_servers"].values()
                    if isinstance(x, float))
+
+
+def test_a_record_value_beats_the_dense_assumption():
+    # DeepSeek-V3 is a mixture of experts: 671e9 parameters in all, 37e9 active per token
+    r = nm.solve("params_total", model="deepseek-v3")
+    assert mag(r.value, "param") == pytest.approx(671e9, rel=0.01)
+    assert "dense model" not in str(r)

@@ -21,35 +21,19 @@ from __future__ import annotations
 
 import re
 
-#: Characters that reorder or hide text without being seen: bidirectional embeddings,
-#: overrides and isolates, marks, zero-width characters, line and paragraph separators, BOM.
-_INVISIBLE = frozenset([*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x200C,
-                        0x200D, 0x200E, 0x200F, 0x061C, 0x2028, 0x2029, 0x2060, 0xFEFF])
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-#: Everything `visible` rewrites: C0 and C1 controls, DEL, lone surrogates, the set above.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff"
-                     + "".join(re.escape(chr(c)) for c in sorted(_INVISIBLE)) + "]")
+from napkinmath.text.expr import visible as _visible
+
 _NEWLINES = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 #: A visible stand-in for a line break inside one Markdown line (a table cell, a heading).
 NEWLINE_MARK = "␤"
 _MD_PUNCTUATION = re.compile(r"([\\*_\[\]|#!~])")
 
 
-def _escape_char(match: re.Match[str]) -> str:
-    ch = match.group()
-    code = ord(ch)
-    if ch in _NAMED:
-        return _NAMED[ch]
-    if code <= 0xFF:
-        return f"\\x{code:02x}"
-    return f"<U+{code:04X}>"
-
-
 def visible(text: object) -> str:
     """`text` on one line with every control or invisible character shown as an escape:
-    ESC as \\x1b, a newline as \\n, a right-to-left override as <U+202E>."""
-    text = str(text)
-    return _UNSAFE.sub(_escape_char, text)
+    ESC as \\x1b, a newline as \\n, a right-to-left override as <U+202E> (the one rule of
+    `napkinmath.text.expr.visible`, shared with parse errors)."""
+    return _visible(str(text))
 
 
 _CARET = re.compile(r"( *)\^")

@@ -76,13 +76,18 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     bound = bind(names, givens, gpu=gpu, model=model)
     try:
         result = solve_bound(names, bound, tolerance, on_inconsistent)
-    except UnderDeterminedError:
-        read = _record_targets(names, gpu, model, bound)
-        if not read:
-            raise
+        # a record's stated value beats a stated assumption (dense: total = active)
+        needs_record = any(f.assumption and v.name in names
+                           for s in result.steps for f in s.formulas for v in s.unknowns)
+    except UnderDeterminedError as exc:
+        result, needs_record, failure = None, True, exc
+    read = _record_targets(names, gpu, model, bound) if needs_record else {}
+    if read:
         result = solve_bound(names, {**bound, **read}, tolerance, on_inconsistent)
         result.notes[:0] = [f"{name} is read from the {g.note.split(':')[0]} record: the givens "
                             "do not determine it" for name, g in read.items()]
+    elif result is None:
+        raise failure
     result.units = chosen
     return result
 
