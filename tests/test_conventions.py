@@ -71,3 +71,43 @@ def test_library_objects_and_completion():
     with pytest.raises(nm.UnknownNameError, match="did you mean fleet_equation"):
         nm.formula("fleet_equatoin")
     assert {"solve", "check", "sweep", "compare", "to_frame"} <= set(dir(nm))
+
+
+def _record(name, key, unit):
+    return get(name).values[key].quantity.to(unit).magnitude
+
+
+def test_precision_picks_the_record_peak_and_the_bytes_per_value():
+    base = dict(model="llama-3-70b", gpu="H100-SXM", n_gpus=4, batch_size=32, seq_len=8192)
+    bf16 = nm.solve("decode_throughput", **base)
+    fp8 = nm.solve("decode_throughput", precision="fp8", **base)
+    # every byte read per decode step halves (weights and KV), so throughput doubles
+    assert fp8.value.magnitude == pytest.approx(2 * bf16.value.magnitude)
+    assert "fp8: 1 byte per value (--precision)" in str(fp8)
+    r = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=0.4,
+                 gpu="H100", precision="fp8")
+    fp8_peak = _record("H100-SXM", "peak_flops_fp8", "FLOP/(s*GPU)")
+    assert r.value.to("s").magnitude == pytest.approx(6.35e24 / (16384 * fp8_peak * 0.4))
+    mine = nm.solve("decode_throughput", precision="fp8", weight_bytes_per_param="2 B/param",
+                    **base)  # the user's value wins over the precision's
+    assert mine.givens["weight_bytes_per_param"].origin == "given"
+    with pytest.raises(nm.InputError, match="no peak_flops_fp4"):
+        nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=0.4,
+                 gpu="H100", precision="fp4")
+    with pytest.raises(nm.InputError, match="expected one of"):
+        nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=0.4,
+                 gpu="H100", precision="fp3")
+
+
+def test_a_given_may_name_a_record_key(napkin):
+    status, out, _ = napkin("solve", "train_time", "train_compute=6.35e24FLOP", "n_gpus=16384",
+                            "mfu=0.4", "peak_flops=peak_flops_fp8", "--gpu", "H100")
+    assert status == 0 and "the H100-SXM record's peak_flops_fp8" in out
+    status, _, err = napkin("solve", "train_time", "train_compute=6.35e24FLOP",
+                            "n_gpus=16384", "mfu=0.4", "peak_flops=hbm_bandwidth", "--gpu",
+                            "H100")
+    assert status == 2 and "does not fit peak_flops" in err
+    status, out, _ = napkin("solve", "decode_throughput", "--model", "llama-3-70b", "--gpu",
+                            "H100-SXM", "n_gpus=4", "batch_size=32", "seq_len=8192",
+                            "--precision", "fp8")
+    assert status == 0 and "(--precision)" in out

@@ -71,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
                             "train_time='3 weeks' (quote values with spaces)")
     solve.add_argument("--gpu", help="hardware record whose values fill in unstated givens")
     solve.add_argument("--model", help="model record (layers, heads, parameters) to bind")
+    solve.add_argument("--precision", choices=("bf16", "fp16", "fp8", "int8", "fp4"),
+                       help="the record's peak at this precision, and its bytes per value for "
+                            "weights and KV cache")
     solve.add_argument("--format", choices=("text", "markdown", "latex", "json"), default="text")
     solve.add_argument("--tolerance", type=float, default=0.01,
                        help="relative tolerance for over-determined givens (default 0.01)")
@@ -140,6 +143,8 @@ def _solve(args: argparse.Namespace) -> int:
     options = {"gpu": _one_record(args.gpu, "gpu"), "tolerance": args.tolerance}
     if args.model:
         options["model"] = _one_record(args.model, "model")
+    if args.precision:
+        options["precision"] = args.precision
     if args.samples is not None:
         options["samples"] = args.samples
     if args.seed is not None:

@@ -32,6 +32,7 @@ from napkinmath.rendering.result import CheckRecord, Given, Result, StepRecord, 
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import Compiled, rearranged, sides, solved_jointly
 from napkinmath.solving.plan import Block, Plan, make_plan, under_determined_message
+from napkinmath.solving.precision import precision_givens, record_reference
 from napkinmath.text.values import parse_quantity, to_quantity
 from napkinmath.units import Quantity, format_quantity, format_unit
 
@@ -41,7 +42,8 @@ DEFAULT_TOLERANCE = 0.01
 def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str | None = None,
           tolerance: float = DEFAULT_TOLERANCE, samples: int | None = None,
           seed: int | None = None, on_inconsistent: str = "error",
-          units: Mapping[str, str] | None = None, **givens: object):
+          units: Mapping[str, str] | None = None, precision: str | None = None,
+          **givens: object):
     """Solve for `targets` (a name or a list of names) from keyword givens.
 
     Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
@@ -57,7 +59,8 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     `RangeResult` whose value is the exact range over every ranged given. ``"0.3 to 0.5"`` is a
     lognormal 90% interval; with `samples` (and a `seed`) spreads are propagated by Monte Carlo
     into a `SampleResult` of percentiles. `units` chooses how targets are shown:
-    ``units={"train_time": "hour"}``.
+    ``units={"train_time": "hour"}``. `precision` ("bf16", "fp8", "fp4", "int8") picks the
+    record's peak at that precision and the bytes per value of weights and KV cache.
     """
     names = _target_names(targets)
     check_tolerance(tolerance)
@@ -65,6 +68,10 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
         raise InputError(f"on_inconsistent={on_inconsistent!r}: expected 'error' or 'warn'",
                          "on_inconsistent")
     _refuse_lists(gpu=gpu, model=model, **givens)
+    if precision is not None and (samples is not None
+                                  or any(_is_spread(v) for v in givens.values())):
+        raise InputError("precision= applies to single answers; give peak_flops and the byte "
+                         "sizes for ranges and samples", "precision")
     if samples is not None or any(_is_spread(v) for v in givens.values()):
         from napkinmath.whatif.ranged import solve_spread
 
@@ -73,7 +80,7 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     if seed is not None:
         raise InputError("seed= only applies with samples=", "seed")
     chosen = chosen_units(units, names)
-    bound = bind(names, givens, gpu=gpu, model=model)
+    bound = bind(names, givens, gpu=gpu, model=model, precision=precision)
     try:
         result = solve_bound(names, bound, tolerance, on_inconsistent)
         # a record's stated value beats a stated assumption (dense: total = active)
@@ -176,10 +183,15 @@ def _target_names(targets: str | Iterable[str]) -> tuple[str, ...]:
 
 
 def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
-         gpu: str | None = None, model: str | None = None) -> dict[str, Given]:
-    """Every value a solve may use, with its origin: user, record (gpu=, model=), assumption."""
+         gpu: str | None = None, model: str | None = None,
+         precision: str | None = None) -> dict[str, Given]:
+    """Every value a solve may use, with its origin: user, record (gpu=, model=), assumption.
+
+    A given may name a record key (``peak_flops="peak_flops_fp8"``); `precision` picks the
+    record's peak at that precision and the bytes per value of weights and KV cache."""
     bound: dict[str, Given] = {}
     pending: dict[str, tuple[pint.Quantity, Variable, InputError]] = {}
+    records = [r for r in (gpu, model) if r is not None]
     for name, value in givens.items():
         var = variable(name)
         if name in targets:
@@ -187,10 +199,17 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
         try:
             bound[name] = _user_given(var, value)
         except InputError as exc:
+            reference = record_reference(name, value, records)
+            if reference is not None:
+                bound[name] = reference
+                continue
             per = _per_variable(var, value)
             if per is None:
                 raise
             pending[name] = (per[0], per[1], exc)
+    if precision is not None:
+        bound.update({n: g for n, g in precision_givens(precision, gpu, bound).items()
+                      if n not in targets})
     for option, name in (("model", model), ("gpu", gpu)):
         if name is not None:
             bound.update(_record_givens(name, option, targets, frozenset(bound)))

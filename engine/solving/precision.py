@@ -1,0 +1,82 @@
+"""Precision as a choice, and record values named by their key.
+
+    solve(..., gpu="H100", precision="fp8")      # the record's FP8 peak, 1-byte weights and KV
+    solve(..., gpu="H100", peak_flops="peak_flops_fp8")   # one record value by its key
+
+A precision picks the record key that holds the peak at that precision and the bytes per
+value of weights and of the KV cache; a value the user gives always wins. Training state
+(gradients, optimizer, master weights) keeps its own defaults: mixed-precision training keeps
+fp32 state whatever the matmul precision.
+"""
+
+from __future__ import annotations
+
+import re
+
+from napkinmath.errors import InputError
+from napkinmath.library.lookup import variables
+from napkinmath.rendering.result import Given
+from napkinmath.text.values import to_quantity
+from napkinmath.units import Quantity
+
+#: precision -> (the record key of its dense peak, bytes per value)
+PRECISIONS: dict[str, tuple[str, float]] = {
+    "bf16": ("peak_flops", 2.0), "fp16": ("peak_flops", 2.0), "fp8": ("peak_flops_fp8", 1.0),
+    "int8": ("peak_flops_int8", 1.0), "fp4": ("peak_flops_fp4", 0.5)}
+#: the byte sizes a precision sets
+BYTES_PER_VALUE = ("weight_bytes_per_param", "kv_bytes_per_element")
+_KEY = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def precision_givens(precision: object, gpu: str | None, bound: dict[str, Given]
+                     ) -> dict[str, Given]:
+    """The peak and byte sizes `precision` implies, for names the user did not give."""
+    if not isinstance(precision, str) or precision.lower() not in PRECISIONS:
+        raise InputError(f"precision={precision!r}: expected one of "
+                         f"{', '.join(PRECISIONS)}", "precision")
+    precision = precision.lower()
+    key, size = PRECISIONS[precision]
+    known = variables()
+    out: dict[str, Given] = {}
+    for name in BYTES_PER_VALUE:
+        if bound.get(name) is None or bound[name].origin != "given":
+            var = known[name]
+            out[name] = Given(var, Quantity(size, var.unit), "assumption",
+                              f"{precision}: {size:g} byte per value (--precision)")
+    if gpu is not None and (bound.get("peak_flops") is None
+                            or bound["peak_flops"].origin != "given"):
+        from napkinmath.hardware import get
+
+        record = get(gpu)
+        if key not in record.values:
+            raise InputError(f"precision={precision}: the {record.id} record has no {key} (its "
+                             f"dense {precision} peak); give peak_flops yourself", "precision")
+        value = record.values[key]
+        var = known["peak_flops"]
+        origin = "assumption" if value.assumption else "record"
+        out["peak_flops"] = Given(var, to_quantity(value.quantity, var), origin,
+                                  f"{record.id}: {key}, {value.provenance()} (--precision "
+                                  f"{precision})")
+    return out
+
+
+def record_reference(name: str, value: object, records: list[str]) -> Given | None:
+    """`peak_flops="peak_flops_fp8"`: the value of that key in a record given (gpu, model)."""
+    if not isinstance(value, str) or not _KEY.fullmatch(value.strip()):
+        return None
+    from napkinmath.hardware import get
+
+    key = value.strip()
+    for record_name in records:
+        record = get(record_name)
+        if key in record.values and key != name:
+            var = variables()[name]
+            entry = record.values[key]
+            try:
+                quantity = to_quantity(entry.quantity, var)
+            except InputError as exc:
+                raise InputError(f"{name}={key}: the {record.id} record's {key} does not fit "
+                                 f"{name}: {exc}", name) from None
+            return Given(var, quantity, "given",
+                         f"the {record.id} record's {key}, {entry.provenance()}")
+    return None
