@@ -16,7 +16,6 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 from __future__ import annotations
 
 import random
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -298,15 +297,19 @@ def _formula_sets() -> list[frozenset[str]]:
     return [base, frozenset(all_formulas), *(base | {d} for d in derived)]
 
 
-def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool = False
+def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool = False,
+                  shortcuts: bool = True
                   ) -> tuple[_Analysis, tuple[Block, ...], set[str]] | None:
     """The first formula set whose plan determines the targets without restating itself.
 
-    `quick` tries only the independent formulas and the whole library (for suggestions).
+    `quick` (for suggestions) uses the numeric singularity test and tries only the shortcuts
+    (derived formulas) in scope.
     """
     scope = _scope(targets, knowns)
     sets = _formula_sets()
-    for names in sets[:2] if quick else sets:
+    if quick:  # the shortcuts that can matter: derived formulas in scope, one at a time
+        sets = sets[:2] + [s for s in sets[2:] if shortcuts and (s - sets[0]) <= scope]
+    for names in sets:
         analysis = _analyse(knowns, names & scope, quick=quick)
         if all(t in analysis.determined or t in knowns for t in targets):
             blocks, needed = _blocks(analysis, targets)
@@ -363,9 +366,11 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
                 frozenset(block_inputs & knowns))
 
 
-def determines(targets: tuple[str, ...], knowns: frozenset[str]) -> bool:
-    """True when `knowns` determine every target (a quick test, for suggestions)."""
-    return _analysis_for(targets, knowns, quick=True) is not None
+def determines(targets: tuple[str, ...], knowns: frozenset[str], shortcuts: bool = True
+               ) -> bool:
+    """True when `knowns` determine every target (a quick test, for suggestions; without
+    `shortcuts`, derived formulas are only tried all together)."""
+    return _analysis_for(targets, knowns, quick=True, shortcuts=shortcuts) is not None
 
 
 def _under_determined(targets: tuple[str, ...], missing: list[str],
@@ -402,7 +407,8 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
     """
     full = _analyse(knowns, _scope(missing, knowns), quick=True)
     distance = _distances(missing)
-    ranked = [n for n in sorted(distance, key=lambda n: (distance[n], n))
+    shared = _shared_formulas(missing)
+    ranked = [n for n in sorted(distance, key=lambda n: (distance[n], -shared.get(n, 0), n))
               if n not in knowns and n not in missing and n not in full.determined]
     found = _confirmed([(n,) for n in ranked], missing, knowns, limit)
     if found:
@@ -414,11 +420,11 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
 
 def _confirmed(candidates: list[tuple[str]], missing: tuple[str, ...],
                knowns: frozenset[str], limit: int) -> list[str]:
-    base = _propagated(knowns)
-    screened = [c for c in candidates if _propagates(missing, base, c)]
+    screened = _screen(candidates, missing, knowns)
+    shortcuts = bool(screened)  # a blind fallback plans only the nearest few, without them
     found = []
-    for (name,) in screened:
-        if determines(missing, knowns | {name}):
+    for (name,) in screened or candidates[:12]:
+        if determines(missing, knowns | {name}, shortcuts):
             found.append(name)
             if len(found) == limit:
                 break
@@ -427,48 +433,75 @@ def _confirmed(candidates: list[tuple[str]], missing: tuple[str, ...],
 
 def _confirmed_pairs(pairs: list[tuple[str, str]], missing: tuple[str, ...],
                      knowns: frozenset[str], limit: int) -> list[tuple[str, str]]:
-    base = _propagated(knowns)
-    screened = [p for p in pairs if _propagates(missing, base, p)]
+    screened = _screen(pairs, missing, knowns)
+    shortcuts = bool(screened)
     found = []
-    for pair in screened:
-        if determines(missing, knowns | set(pair)):
+    for pair in screened or pairs[:10]:
+        if determines(missing, knowns | set(pair), shortcuts):
             found.append(pair)
             if len(found) == limit:
                 break
     return found
 
 
-@lru_cache(maxsize=1)
-def _incidence_index() -> tuple[tuple[tuple[str, ...], str | None], ...]:
-    """Every formula as (its variables, its output if forward-only), for propagation."""
+def _screen(candidates: list[tuple[str, ...]], missing: tuple[str, ...],
+            knowns: frozenset[str]) -> list[tuple[str, ...]]:
+    """The candidates that propagation says may determine the targets: with the independent
+    formulas and small blocks, or with shortcuts (derived formulas) one at a time. Empty
+    when the screen cannot tell (the knowns alone already pass it)."""
+    kept = []
+    told = False
+    for shortcuts in (False, True):
+        base = _propagated(knowns, shortcuts)
+        if all(t in base for t in missing):
+            continue  # this screen cannot tell
+        told = True
+        kept += [c for c in candidates if c not in kept
+                 and _propagates(missing, base, c, shortcuts)]
+    return sorted(kept, key=candidates.index) if told else []
+
+
+@lru_cache(maxsize=2)
+def _incidence_index(shortcuts: bool = False) -> tuple[tuple[tuple[str, ...], str | None], ...]:
+    """Formulas as (their variables, the output if forward-only), for propagation: the
+    independent ones, or all with `shortcuts` (then without blocks: a derived formula
+    beside its sources would fake one)."""
+    chosen = formulas().values() if shortcuts else _independent()
     return tuple((tuple(v.name for v in f.variables), f.output.name if f.output else None)
-                 for f in formulas().values())
+                 for f in chosen)
 
 
-def _propagates(missing: tuple[str, ...], base: frozenset[str], extra: tuple[str, ...]) -> bool:
+@lru_cache(maxsize=1)
+def _independent() -> tuple[Formula, ...]:
+    return tuple(f for f in formulas().values() if not f.derived)
+
+
+def _propagates(missing: tuple[str, ...], base: frozenset[str], extra: tuple[str, ...],
+                shortcuts: bool = False) -> bool:
     """Whether the targets follow from `base` (already propagated) and the `extra` knowns by
-    blocks of one to three formulas with as many unknowns left (a forward-only formula only
-    toward its output, and only alone)."""
+    single formulas (a forward-only one only toward its output) and, without `shortcuts`,
+    blocks of two or three formulas with as many unknowns left."""
     known = set(base)
     known.update(extra)
-    return all(t in known for t in missing) or _extend(known, missing, set(extra))
+    return all(t in known for t in missing) or _extend(known, missing, set(extra), shortcuts)
 
 
 @lru_cache(maxsize=256)
-def _propagated(knowns: frozenset[str]) -> frozenset[str]:
+def _propagated(knowns: frozenset[str], shortcuts: bool = False) -> frozenset[str]:
     """Everything the knowns give by propagation (see `_propagates`), cached: the candidates
     of one suggestion search all start from it."""
     known = set(knowns)
-    _extend(known, (), None)
+    _extend(known, (), None, shortcuts)
     return frozenset(known)
 
 
-def _extend(known: set[str], missing: tuple[str, ...], fresh: set[str] | None) -> bool:
+def _extend(known: set[str], missing: tuple[str, ...], fresh: set[str] | None,
+            shortcuts: bool = False) -> bool:
     """Grow `known` by propagation; True once every name of `missing` (if any) is known.
 
     `fresh` holds what was added to an already propagated set: a new block must then contain
     a formula that mentions one of them (None: look everywhere)."""
-    index, by_name = _incidence_index(), _formulas_by_name()
+    index, by_name = _incidence_index(shortcuts), _formulas_by_name(shortcuts)
     while True:
         left = [sum(n not in known for n in names) for names, _ in index]
         queue = [i for i, count in enumerate(left) if count == 1]
@@ -482,21 +515,21 @@ def _extend(known: set[str], missing: tuple[str, ...], fresh: set[str] | None) -
                 fresh.add(open_names[0])
             if missing and all(t in known for t in missing):
                 return True
-            for i in by_name[open_names[0]]:
+            for i in by_name.get(open_names[0], ()):
                 left[i] -= 1
                 if left[i] == 1:
                     queue.append(i)
-        learned = _block(index, known, fresh)
+        learned = frozenset() if shortcuts else _block(index, known, fresh)
         if not learned:
             return bool(missing) and all(t in known for t in missing)
         if fresh is not None:
             fresh.update(learned)
 
 
-@lru_cache(maxsize=1)
-def _formulas_by_name() -> dict[str, tuple[int, ...]]:
+@lru_cache(maxsize=2)
+def _formulas_by_name(shortcuts: bool = False) -> dict[str, tuple[int, ...]]:
     found: dict[str, list[int]] = {}
-    for i, (names, _) in enumerate(_incidence_index()):
+    for i, (names, _) in enumerate(_incidence_index(shortcuts)):
         for n in names:
             found.setdefault(n, []).append(i)
     return {n: tuple(ix) for n, ix in found.items()}
@@ -505,26 +538,28 @@ def _formulas_by_name() -> dict[str, tuple[int, ...]]:
 def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str],
            fresh: set[str] | None) -> frozenset[str]:
     """Learn one small coupled block: two formulas in the same two unknowns, or three whose
-    unknowns lie in the same three (forward-only formulas never take part). Returns what it
-    learned (empty: nothing)."""
-    pairs: Counter[frozenset[str]] = Counter()
-    triples: Counter[frozenset[str]] = Counter()
+    unknowns lie in the same three, that really fix them (not a derived formula beside its
+    sources, not products of powers that only fix a product). Forward-only and derived
+    formulas never take part. Returns what it learned (empty: nothing)."""
+    all_formulas = _independent()
+    members: dict[frozenset[str], list[str]] = {}
     changed: list[frozenset[str]] = []
-    for names, output in index:
-        if output is not None:
+    for (names, output), f in zip(index, all_formulas, strict=True):
+        if output is not None or f.derived:
             continue
         left = frozenset(n for n in names if n not in known)
         if len(left) in (2, 3):
-            (pairs if len(left) == 2 else triples)[left] += 1
+            members.setdefault(left, []).append(f.name)
             if fresh is None or not fresh.isdisjoint(names):
                 changed.append(left)
     by_name: dict[str, list[frozenset[str]]] = {}
-    for block in pairs:
-        for name in block:
-            by_name.setdefault(name, []).append(block)
-    unions = set()
+    for block in members:
+        if len(block) == 2:
+            for name in block:
+                by_name.setdefault(name, []).append(block)
+    unions: set[frozenset[str]] = set()
     for block in changed:
-        if len(block) == 2 and pairs[block] >= 2:
+        if len(block) == 2 and len(members[block]) >= 2 and _fixes(members[block][:2], block):
             known.update(block)
             return block
         if len(block) == 3:
@@ -533,13 +568,28 @@ def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str
             for name in block:
                 unions.update(block | other for other in by_name[name] if other != block)
     for union in sorted(unions, key=sorted):
-        a, b, c = sorted(union)
-        inside = (triples[union] + pairs[frozenset((a, b))] + pairs[frozenset((a, c))]
-                  + pairs[frozenset((b, c))])
-        if inside >= 3:
+        inside = [f for sub, fs in members.items() if sub <= union for f in fs]
+        if len(inside) >= 3 and _fixes(inside[:3], union):
             known.update(union)
             return union
     return frozenset()
+
+
+def _fixes(formula_names: list[str], unknowns: frozenset[str]) -> bool:
+    """Whether these formulas fix these unknowns (quick numeric rank, cached)."""
+    return not _is_singular(tuple(sorted(formula_names)), tuple(sorted(unknowns)), True)
+
+
+@lru_cache(maxsize=64)
+def _shared_formulas(missing: tuple[str, ...]) -> dict[str, int]:
+    """How many independent formulas each variable shares with the targets."""
+    counts: dict[str, int] = {}
+    for f in _independent():
+        names = {v.name for v in f.variables}
+        if names & set(missing):
+            for n in names:
+                counts[n] = counts.get(n, 0) + 1
+    return counts
 
 
 @lru_cache(maxsize=64)
