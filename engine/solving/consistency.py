@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -81,8 +81,12 @@ class Closure:
     checks: tuple[Formula, ...]  # leftover formulas with a user's given behind them
 
 
-def behind(analysis: _Analysis, names: list[str], knowns: frozenset[str]) -> set[str]:
-    """The givens that the variables `names` are computed from (themselves, if given)."""
+def behind(analysis: _Analysis | Mapping[str, list[str]], names: list[str],
+           knowns: Collection[str]) -> set[str]:
+    """The givens that the variables `names` are computed from (themselves, if given):
+    through an analysis, or a mapping of each computed name to the names it reads."""
+    reads = analysis if isinstance(analysis, Mapping) else {
+        n: [v.name for v in f.variables] for n, f in analysis.computed_by.items()}
     found: set[str] = set()
     stack, seen = list(names), set()
     while stack:
@@ -92,8 +96,8 @@ def behind(analysis: _Analysis, names: list[str], knowns: frozenset[str]) -> set
         seen.add(name)
         if name in knowns:
             found.add(name)
-        elif name in analysis.computed_by:
-            stack.extend(v.name for v in analysis.computed_by[name].variables)
+        elif name in reads:
+            stack.extend(reads[name])
     return found
 
 

@@ -529,17 +529,9 @@ def _givens_behind(check: CheckRecord, inputs: Mapping[str, Given], plan: Plan,
     if check.beyond:
         found = behind(closure(user, knowns).analysis, names, knowns)
     else:
-        computed = {v.name: b for b in plan.blocks for v in b.unknowns}
-        found, stack, seen = set(), list(names), set()
-        while stack:
-            name = stack.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            if name in inputs:
-                found.add(name)
-            elif name in computed:
-                stack.extend(v.name for g in computed[name].formulas for v in g.variables)
+        reads = {v.name: [u.name for g in b.formulas for u in g.variables]
+                 for b in plan.blocks for v in b.unknowns}
+        found = behind(reads, names, inputs)
     shown = []
     for name in sorted(found):
         origin = inputs[name].origin if name in inputs else "given"
