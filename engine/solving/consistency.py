@@ -24,7 +24,7 @@ import sympy
 
 from napkinmath.errors import NoRootError
 from napkinmath.library.declare import Constraint, Formula
-from napkinmath.library.lookup import constraints, formulas, variables
+from napkinmath.library.lookup import constraints, formulas
 from napkinmath.rendering.result import CheckRecord, ConstraintRecord, Given
 from napkinmath.solving.plan import Plan, _analyse, _Analysis, _blocks, _formula_sets
 
@@ -198,10 +198,3 @@ def _value(expr: sympy.Expr, values: Mapping[str, float], compile_expr) -> float
         return float(expr)
     compiled = compile_expr(expr)
     return float(compiled.fn(*(values[a] for a in compiled.args)))
-
-
-def unit_variable(expr: sympy.Expr):
-    """The variable whose unit shows a side of a constraint (its single symbol), if any."""
-    if isinstance(expr, sympy.Symbol):
-        return variables()[expr.name]
-    return None

@@ -272,10 +272,6 @@ def _cached_given(name: str, value: str | float) -> Given:
     return Given(variable(name), _cached_quantity(name, value), "given", "given")
 
 
-def _given_quantity(var: Variable, value: object) -> pint.Quantity:
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        return _cached_quantity(var.name, value)
-    return to_quantity(value, var)
 
 
 @lru_cache(maxsize=4096)
@@ -384,8 +380,6 @@ class _BaseValues(dict):
         return value
 
 
-def _to_base(q: pint.Quantity, var: Variable) -> float:
-    return float(q.m_as(var.unit)) * var.base_factor
 
 
 def _from_base(x: float, var: Variable) -> pint.Quantity:
