@@ -131,9 +131,14 @@ def _base_unit(expr: sympy.Expr) -> pint.Unit:
     return value.to_base_units().units if hasattr(value, "units") else ureg.dimensionless
 
 
+def from_base(base_value: float, var: Variable) -> pint.Quantity:
+    """A base-unit float of `var` as a Quantity in the variable's own unit."""
+    return Quantity(base_value / var.base_factor, var.unit)
+
+
 def display(base_value: float, var: Variable) -> pint.Quantity:
     """A base-unit float of `var` as a Quantity in the unit a person would choose."""
-    return humanize(Quantity(base_value / var.base_factor, var.unit), var.display_unit)
+    return humanize(from_base(base_value, var), var.display_unit)
 
 
 def _name(symbol: sympy.Symbol) -> str:
@@ -275,12 +280,7 @@ class Result:
         width = max((len(n) for n in self.givens), default=0)
         for name, given in self.givens.items():
             value = (shown or {}).get(name) or format_quantity(given.quantity)
-            origin = given.note
-            if given.origin == "given":
-                origin = "you" if given.note == "given" else f"you: {given.note}"
-            if given.origin == "assumption":
-                origin = "ASSUMPTION: " + given.note
-            lines.append(f"  {name.ljust(width)} = {value}   ({origin})")
+            lines.append(f"  {name.ljust(width)} = {value}   ({_origin(given)})")
         return lines
 
     def _checks_text(self) -> list[str]:
@@ -536,8 +536,10 @@ def _sentence(text: str) -> str:
 
 
 def _origin(g: Given) -> str:
+    """'you', 'you: 1,024 node × ...' (a converted given), the record's note, or
+    'ASSUMPTION: ...'."""
     if g.origin == "given":
-        return "you"
+        return "you" if g.note == "given" else f"you: {g.note}"
     return ("ASSUMPTION: " if g.origin == "assumption" else "") + g.note
 
 

@@ -28,13 +28,21 @@ from napkinmath.errors import (
 )
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.lookup import variable, variables
-from napkinmath.rendering.result import CheckRecord, Given, Result, StepRecord, display
+from napkinmath.rendering.result import (
+    CheckRecord,
+    Given,
+    Result,
+    StepRecord,
+    display,
+    from_base,
+)
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import Compiled, rearranged, sides, solved_jointly
 from napkinmath.solving.plan import Block, Plan, make_plan, under_determined_message
 from napkinmath.solving.precision import precision_givens, record_reference
 from napkinmath.text.values import parse_quantity, to_quantity
-from napkinmath.units import Quantity, format_quantity, format_unit
+from napkinmath.units import format_quantity, format_unit
+from napkinmath.whatif.spread import is_spread
 
 DEFAULT_TOLERANCE = 0.01
 
@@ -69,10 +77,10 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
                          "on_inconsistent")
     _refuse_lists(gpu=gpu, model=model, **givens)
     if precision is not None and (samples is not None
-                                  or any(_is_spread(v) for v in givens.values())):
+                                  or any(is_spread(v) for v in givens.values())):
         raise InputError("precision= applies to single answers; give peak_flops and the byte "
                          "sizes for ranges and samples", "precision")
-    if samples is not None or any(_is_spread(v) for v in givens.values()):
+    if samples is not None or any(is_spread(v) for v in givens.values()):
         from napkinmath.whatif.ranged import solve_spread
 
         return solve_spread(names, givens, gpu=gpu, model=model, tolerance=tolerance,
@@ -146,14 +154,6 @@ def check_tolerance(tolerance: object) -> None:
         raise InputError(f"tolerance={shown}: expected a fraction such as 0.01 (1%)",
                          "tolerance")
 
-
-def _is_spread(value: object) -> bool:
-    """A range or distribution (tuple, Spread, 'a..b', 'a to b'), without importing numpy."""
-    if isinstance(value, tuple) or type(value).__name__ == "Spread":
-        return True
-    return isinstance(value, str) and (".." in value or " to " in value
-                                       or value.lstrip().startswith(("lognormal", "normal",
-                                                                     "uniform")))
 
 
 def _refuse_lists(**options: object) -> None:
@@ -359,7 +359,7 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
         raise _inconsistent(failed, everything, plan, tolerance, user, frozenset(bound))
     inputs.update({n: more.inputs[n] for n in sorted(more.inputs, key=lambda n: (
         order[more.inputs[n].origin], n)) if n not in inputs})
-    results = {name: _from_base(values[name], variables()[name]) for name in targets}
+    results = {name: from_base(values[name], variables()[name]) for name in targets}
     result = Result(targets, results, inputs, steps, checks, tolerance)
     result.unused = {name: bound[name] for name in sorted(user - plan.used - set(more.inputs))}
     result.set_aside = {name: (a.given, a.reason) for name, a in aside.items()}
@@ -381,9 +381,6 @@ class _BaseValues(dict):
 
 
 
-
-def _from_base(x: float, var: Variable) -> pint.Quantity:
-    return Quantity(x / var.base_factor, var.unit)
 
 
 def _call(c: Compiled, values: Mapping[str, float]) -> float:
@@ -462,7 +459,7 @@ def _snapshot(values: Mapping[str, float], block: Block) -> dict[str, float]:
 def _no_root(f: Formula, var: Variable, tried: list[float]) -> NoRootError:
     inputs = ", ".join(v.name for v in f.variables if v is not var)
     if tried:
-        shown = " or ".join(format_quantity(_from_base(x, var)) for x in tried)
+        shown = " or ".join(format_quantity(from_base(x, var)) for x in tried)
         message = (f"no admissible value for {var.name}: {f.title} gives {var.name} = {shown}, "
                    f"outside {var.bounds} ({var.description}). The givens for {inputs} ask for "
                    "something impossible; change one of them.")

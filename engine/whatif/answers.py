@@ -14,15 +14,12 @@ import pint
 
 from napkinmath.library.declare import Variable
 from napkinmath.library.lookup import variables
-from napkinmath.rendering.result import Given, Result
-from napkinmath.units import Quantity, format_quantity, format_unit, humanize
+from napkinmath.rendering.result import Given, Result, from_base
+from napkinmath.units import format_quantity, format_unit, humanize
 from napkinmath.whatif.box import Extreme
 from napkinmath.whatif.spread import Bound, Interval, format_interval
 
-
-def quantity(base: float, var: Variable) -> pint.Quantity:
-    """A base-unit float as a Quantity in the variable's unit."""
-    return Quantity(base / var.base_factor, var.unit)
+quantity = from_base  # a base-unit float as a Quantity in the variable's unit
 
 
 def interval(low: float, high: float, var: Variable) -> Interval:

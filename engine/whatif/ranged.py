@@ -25,7 +25,7 @@ from napkinmath.whatif.answers import RangeResult, SampleResult, point_text, qua
 from napkinmath.whatif.box import extremes
 from napkinmath.whatif.preference import better, is_requirement
 from napkinmath.whatif.spread import Bound, bind_spread, is_spread, to_spread
-from napkinmath.whatif.vectorize import VectorChain
+from napkinmath.whatif.vectorize import VectorChain, admissible
 
 MAX_SAMPLES = 10_000_000
 DEFAULT_SEED = 0
@@ -156,8 +156,6 @@ def _sampled(targets: tuple[str, ...], center: Result, used: list[Bound], chain:
     keep = np.ones(samples, dtype=bool)
     for b in used:  # one draw per input: every step that reads it sees the same draw
         draws = b.sample(rng, samples)
-        from napkinmath.whatif.vectorize import admissible
-
         keep &= admissible(draws, b.variable)
         inputs[b.name] = draws
     values, ok = chain.evaluate(inputs, (samples,))
