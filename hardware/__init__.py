@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import difflib
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from importlib import resources
@@ -65,6 +67,8 @@ class Value:
     note: str = ""
     #: other published figures for the same value, e.g. {"192 GB": "GTC 2024 keynote"}
     alternatives: dict[str, str] = field(default_factory=dict)
+    #: where a user's record came from ("prices.toml, line 3"); "" for a shipped record
+    origin: str = ""
 
     @cached_property
     def quantity(self) -> pint.Quantity:
@@ -74,7 +78,8 @@ class Value:
     def provenance(self) -> str:
         """'dense BF16; NVIDIA H100 datasheet (2023-06)' (whether it is an assumption is
         `assumption`, shown by whoever displays it)."""
-        parts = [self.qualifier] if self.qualifier else []
+        parts = [f"your record ({self.origin})"] if self.origin else []
+        parts += [self.qualifier] if self.qualifier else []
         parts.append(f"{self.source} ({self.date})")
         return "; ".join(parts)
 
@@ -93,6 +98,16 @@ class Record:
     values: dict[str, Value]
     aliases: tuple[str, ...] = ()
     note: str = ""
+    #: the user's records file that defined or changed this record; "" for a shipped one
+    origin: str = ""
+
+
+class RecordError(ValueError):
+    """A record that fails a check, with the record id and key it concerns (to find its line)."""
+
+    def __init__(self, message: str, record_id: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.record_id, self.key = record_id, key
 
 
 def _normalize(name: str) -> str:
@@ -102,13 +117,15 @@ def _normalize(name: str) -> str:
 def _load_value(record_id: str, key: str, table: dict, defaults: dict) -> Value:
     unknown = set(table) - _VALUE_FIELDS
     if unknown:
-        raise ValueError(f"{record_id}.{key}: unknown fields {sorted(unknown)}")
+        raise RecordError(f"{record_id}.{key}: unknown fields {sorted(unknown)} (a value "
+                          f"takes {', '.join(sorted(_VALUE_FIELDS))})", record_id, key)
     source = table.get("source", defaults.get("source", ""))
     date = str(table.get("date", defaults.get("date", "")))
     # a value that cites its own source does not inherit the record's link to another document
     url = table.get("url", "" if "source" in table else defaults.get("url", ""))
     if "value" not in table or not source or not date:
-        raise ValueError(f"{record_id}.{key}: every value needs value, source and date")
+        raise RecordError(f"{record_id}.{key}: every value needs value, source and date",
+                          record_id, key)
     return Value(key=key, text=str(table["value"]),
                  source=source, date=date, qualifier=table.get("qualifier", ""),
                  url=url,
@@ -128,10 +145,10 @@ def check_keys(record_id: str, keys: Iterable[str]) -> None:
             continue
         close = difflib.get_close_matches(key, [*known, *METADATA_KEYS], n=1, cutoff=0.5)
         hint = f"; did you mean {close[0]}?" if close else " (`napkin vars` lists the variables)"
-        raise ValueError(
+        raise RecordError(
             f"hardware record {record_id!r}: key {key!r} is no library variable, so it would "
             f"bind nothing in a solve{hint} (a reference-only key must be declared in "
-            "napkinmath.hardware.METADATA_KEYS with its reason)")
+            "napkinmath.hardware.METADATA_KEYS with its reason)", record_id, key)
 
 
 def load_toml(text: str, loaded: dict[str, Record] | None = None) -> dict[str, Record]:
@@ -146,11 +163,14 @@ def load_toml(text: str, loaded: dict[str, Record] | None = None) -> dict[str, R
                   for key, sub in table.items() if isinstance(sub, dict)}
         unknown = {k for k, v in table.items() if not isinstance(v, dict)} - _RECORD_FIELDS
         if unknown:
-            raise ValueError(f"{record_id}: unknown fields {sorted(unknown)}")
+            raise RecordError(f"{record_id}: unknown fields {sorted(unknown)} (a record takes "
+                              f"{', '.join(sorted(_RECORD_FIELDS))} and value tables)",
+                              record_id, sorted(unknown)[0])
         if record_id in loaded:
-            raise ValueError(f"hardware record {record_id!r} is defined twice")
+            raise RecordError(f"hardware record {record_id!r} is defined twice", record_id)
         if table.get("kind", "accelerator") not in KINDS:
-            raise ValueError(f"{record_id}: kind must be one of {', '.join(KINDS)}")
+            raise RecordError(f"{record_id}: kind must be one of {', '.join(KINDS)}",
+                              record_id, "kind")
         check_keys(record_id, values)
         loaded[record_id] = Record(record_id, table.get("name", record_id),
                                    table.get("kind", "accelerator"), values,
@@ -159,8 +179,8 @@ def load_toml(text: str, loaded: dict[str, Record] | None = None) -> dict[str, R
 
 
 @cache
-def records() -> dict[str, Record]:
-    """Every hardware record, by id, loaded from the TOML files of this package (`load_toml`)."""
+def shipped() -> dict[str, Record]:
+    """The records shipped with napkinmath, by id, loaded from this package's TOML files."""
     loaded: dict[str, Record] = {}
     for item in sorted(resources.files(__name__).iterdir(), key=lambda p: p.name):
         if item.name.endswith(".toml"):
@@ -168,10 +188,54 @@ def records() -> dict[str, Record]:
     return loaded
 
 
+@dataclass(frozen=True, eq=False)
+class Overlay:
+    """The shipped records with a user's records files laid over them (`using`)."""
+
+    records: dict[str, Record]
+    index: dict[str, str]
+    files: tuple[str, ...]
+
+
+_ACTIVE: ContextVar[Overlay | None] = ContextVar("napkinmath_user_records", default=None)
+
+
+def records() -> dict[str, Record]:
+    """Every record, by id: the shipped ones and, inside `using`, the user's laid over them."""
+    active = _ACTIVE.get()
+    return shipped() if active is None else active.records
+
+
+def scope() -> Overlay | None:
+    """The user records in force (None: only the shipped ones), for keying caches."""
+    return _ACTIVE.get()
+
+
+@contextmanager
+def using(paths: object) -> Iterator[Overlay | None]:
+    """Lay the user's records files `paths` (a path or a list of paths; None: none) over the
+    shipped records for the duration of the block; see `napkinmath.hardware.user`."""
+    if paths is None:
+        yield _ACTIVE.get()
+        return
+    from napkinmath.hardware.user import overlay
+
+    token = _ACTIVE.set(overlay(paths))
+    try:
+        yield _ACTIVE.get()
+    finally:
+        _ACTIVE.reset(token)
+
+
 @cache
 def _index() -> dict[str, str]:
+    return build_index(shipped().values())
+
+
+def build_index(loaded: Iterable[Record]) -> dict[str, str]:
+    """Normalized names and aliases -> record id; a name of two records is an error."""
     index: dict[str, str] = {}
-    for record in records().values():
+    for record in loaded:
         for name in (record.id, *record.aliases):
             other = index.setdefault(_normalize(name), record.id)
             if other != record.id:
@@ -179,9 +243,16 @@ def _index() -> dict[str, str]:
     return index
 
 
+def find(name: str) -> str | None:
+    """The id of the record called `name` (case, dashes and spaces ignored), or None."""
+    active = _ACTIVE.get()
+    index = _index() if active is None else active.index
+    return index.get(_normalize(name))
+
+
 def get(name: str) -> Record:
     """The record called `name` (case, dashes and spaces ignored; aliases accepted)."""
-    record_id = _index().get(_normalize(name))
+    record_id = find(name)
     if record_id is None:
         known = sorted(records())
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)

@@ -26,6 +26,7 @@ from napkinmath.errors import (
     NumericError,
     UnderDeterminedError,
 )
+from napkinmath.hardware import scope
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.lookup import variable, variables
 from napkinmath.rendering.result import (
@@ -51,7 +52,7 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
           tolerance: float = DEFAULT_TOLERANCE, samples: int | None = None,
           seed: int | None = None, on_inconsistent: str = "error",
           units: Mapping[str, str] | None = None, precision: str | None = None,
-          **givens: object):
+          achievable: bool = False, records: object = None, **givens: object):
     """Solve for `targets` (a name or a list of names) from keyword givens.
 
     Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
@@ -69,7 +70,17 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     into a `SampleResult` of percentiles. `units` chooses how targets are shown:
     ``units={"train_time": "hour"}``. `precision` ("bf16", "fp8", "fp4", "int8") picks the
     record's peak at that precision and the bytes per value of weights and KV cache.
+    `achievable` uses the record's measured figures (`napkinmath.solving.achievable`) in place
+    of its datasheet peaks; `records` (a path or a list of paths) loads the user's own records
+    files over the shipped ones (`napkinmath.hardware.user`).
     """
+    if records is not None:
+        from napkinmath.solving.records import user_records
+
+        with user_records(records):
+            return solve(targets, gpu=gpu, model=model, tolerance=tolerance, samples=samples,
+                         seed=seed, on_inconsistent=on_inconsistent, units=units,
+                         precision=precision, achievable=achievable, **givens)
     names = _target_names(targets)
     check_tolerance(tolerance)
     if on_inconsistent not in ("error", "warn"):
@@ -80,6 +91,10 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
                                   or any(is_spread(v) for v in givens.values())):
         raise InputError("precision= applies to single answers; give peak_flops and the byte "
                          "sizes for ranges and samples", "precision")
+    if achievable and (samples is not None or any(is_spread(v) for v in givens.values())):
+        raise InputError("achievable= applies to single answers; give peak_flops or "
+                         "hbm_bandwidth as the measured figure for ranges and samples",
+                         "achievable")
     if samples is not None or any(is_spread(v) for v in givens.values()):
         from napkinmath.whatif.ranged import solve_spread
 
@@ -88,7 +103,8 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     if seed is not None:
         raise InputError("seed= only applies with samples=", "seed")
     chosen = chosen_units(units, names)
-    bound = bind(names, givens, gpu=gpu, model=model, precision=precision)
+    bound = bind(names, givens, gpu=gpu, model=model, precision=precision,
+                 achievable=achievable)
     try:
         result = solve_bound(names, bound, tolerance, on_inconsistent)
         # a record's stated value beats a stated assumption (dense: total = active)
@@ -103,6 +119,10 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
                             "do not determine it" for name, g in read.items()]
     elif result is None:
         raise failure
+    if achievable:
+        from napkinmath.solving.achievable import mark_steps
+
+        mark_steps(result, gpu, precision)
     result.units = chosen
     return result
 
@@ -141,7 +161,7 @@ def _record_targets(targets: tuple[str, ...], gpu: str | None, model: str | None
     found: dict[str, Given] = {}
     for option, name in (("model", model), ("gpu", gpu)):
         if name is not None:
-            record = _record_givens(name, option, (), frozenset(bound))
+            record = _record_givens(name, option, (), frozenset(bound), scope())
             found.update({t: record[t] for t in targets if t in record and t not in found})
     return found
 
@@ -184,7 +204,7 @@ def _target_names(targets: str | Iterable[str]) -> tuple[str, ...]:
 
 def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
          gpu: str | None = None, model: str | None = None,
-         precision: str | None = None) -> dict[str, Given]:
+         precision: str | None = None, achievable: bool = False) -> dict[str, Given]:
     """Every value a solve may use, with its origin: user, record (gpu=, model=), assumption.
 
     A given may name a record key (``peak_flops="peak_flops_fp8"``); `precision` picks the
@@ -212,7 +232,11 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
                       if n not in targets})
     for option, name in (("model", model), ("gpu", gpu)):
         if name is not None:
-            bound.update(_record_givens(name, option, targets, frozenset(bound)))
+            bound.update(_record_givens(name, option, targets, frozenset(bound), scope()))
+    if achievable:
+        from napkinmath.solving.achievable import achievable_givens
+
+        bound.update(achievable_givens(gpu, bound, precision))
     for name, given in _default_givens().items():
         if name not in bound and name not in targets:
             bound[name] = given
@@ -281,7 +305,9 @@ def _cached_quantity(name: str, value: str | float) -> pint.Quantity:
 
 @lru_cache(maxsize=256)
 def _record_givens(name: str, option: str, targets: tuple[str, ...],
-                   taken: frozenset[str]) -> dict[str, Given]:
+                   taken: frozenset[str], records: object = None) -> dict[str, Given]:
+    """A record's values as givens; `records` (the user records in force, `scope()`) keys
+    the cache only."""
     from napkinmath.hardware import get
 
     record = get(name)

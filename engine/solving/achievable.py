@@ -1,0 +1,100 @@
+"""Achievable figures in place of datasheet peaks (``achievable=True``, ``--achievable``).
+
+    solve("decode_step_time", weight_memory="15.009 GB", kv_cache_memory="0 GB", n_gpus=1,
+          gpu="H200", achievable=True)        # 3.47 ms from the measured 4.32 TB/s, not 3.13
+
+A record may hold measured figures beside its datasheet ones (``achievable_flops``,
+``achievable_flops_fp8``, ``achievable_hbm_bandwidth``; see `napkinmath.formulas.efficiency`).
+With `achievable`, `peak_flops` (at the chosen precision) and `hbm_bandwidth` are bound to them;
+the datasheet values stay in the record. Every given so bound names the measured figure and
+its source, and every step that reads one says so. A value the user gives always wins; a
+figure the record does not hold keeps the datasheet value, with a note.
+"""
+
+from __future__ import annotations
+
+from napkinmath.errors import InputError
+from napkinmath.library.lookup import variables
+from napkinmath.rendering.result import Given, Result
+from napkinmath.text.values import to_quantity
+from napkinmath.units import format_quantity
+
+#: precision -> the record key of the measured matmul FLOP/s that stands for peak_flops
+MATMUL_KEYS = {None: "achievable_flops", "bf16": "achievable_flops", "fp16": "achievable_flops",
+               "fp8": "achievable_flops_fp8"}
+BANDWIDTH_KEY = "achievable_hbm_bandwidth"
+ALL_KEYS = ("achievable_flops", "achievable_flops_fp8", BANDWIDTH_KEY)
+#: marks a given bound from a measured figure (found again by `mark_steps`)
+TAG = "(--achievable)"
+
+
+def achievable_givens(gpu: str | None, bound: dict[str, Given], precision: str | None
+                      ) -> dict[str, Given]:
+    """`peak_flops` and `hbm_bandwidth` from `gpu`'s measured figures, where the user gave
+    neither; the datasheet values they replace are quoted in each note."""
+    if gpu is None:
+        raise InputError("achievable=True needs a gpu= record whose measured figures to use "
+                         f"(records that hold some: {', '.join(holders())}); or give "
+                         "peak_flops and hbm_bandwidth yourself", "achievable")
+    from napkinmath.hardware import get
+
+    record = get(gpu)
+    if not any(key in record.values for key in ALL_KEYS):
+        raise InputError(f"achievable=True: the {record.id} record holds no measured figure "
+                         f"({', '.join(ALL_KEYS)}); records that do: {', '.join(holders())}. "
+                         "Measure yours with tools/measure_gpu.py and load the file with "
+                         "--records (records=)", "achievable")
+    known = variables()
+    out: dict[str, Given] = {}
+    wanted = {"peak_flops": MATMUL_KEYS.get(precision.lower() if precision else None),
+              "hbm_bandwidth": BANDWIDTH_KEY}
+    for name, key in wanted.items():
+        current = bound.get(name)
+        if key is None or key not in record.values or current is None \
+                or current.origin == "given":
+            continue
+        value = record.values[key]
+        var = known[name]
+        note = (f"{record.id}: {key}, in place of the datasheet "
+                f"{format_quantity(current.quantity)} {TAG}; {value.provenance()}")
+        out[name] = Given(var, to_quantity(value.quantity, var),
+                          "assumption" if value.assumption else "record", note)
+    return out
+
+
+def holders() -> list[str]:
+    """The records that hold at least one measured figure, by id."""
+    from napkinmath.hardware import records
+
+    return [r.id for r in records().values() if any(k in r.values for k in ALL_KEYS)]
+
+
+def _measured(given: Given) -> str:
+    record, _, rest = given.note.partition(": ")
+    key = rest.split(",")[0]
+    return f"{record}'s measured {format_quantity(given.quantity)} ({key}, {TAG[1:-1]})"
+
+
+def mark_steps(result: Result, gpu: str | None, precision: str | None) -> None:
+    """Say in every step that reads a measured figure that it is one, and note a datasheet
+    peak used because the record holds no measured figure for it."""
+    measured = {name: g for name, g in result.givens.items() if TAG in g.note}
+    for step in result.steps:
+        reads = [name for name in sorted(measured) if name in step.values]
+        if reads:
+            said = "; ".join(f"{name} here is {_measured(measured[name])}, not the datasheet "
+                             "figure" for name in reads)
+            step.note = f"{step.note}; {said}" if step.note else said
+    if "peak_flops" in measured and "mfu" in result.givens:
+        result.notes.append("--achievable: the mfu given is read against the measured matmul "
+                            "FLOP/s (mfu_achievable), not the datasheet peak")
+    if gpu is None:
+        return
+    wanted = {"peak_flops": MATMUL_KEYS.get(precision.lower() if precision else None),
+              "hbm_bandwidth": BANDWIDTH_KEY}
+    for name, key in wanted.items():
+        given = result.givens.get(name)
+        if given is not None and given.origin != "given" and TAG not in given.note:
+            what = key or f"measured {precision} matmul figure"
+            result.notes.append(f"--achievable: the {given.note.split(':')[0]} record holds no "
+                                f"{what}; {name} is the datasheet figure")

@@ -1,0 +1,175 @@
+"""The user's own records: TOML files in the format of ``hardware/*.toml``, laid over the shipped.
+
+    napkin solve train_cost ... --gpu our-gpu --records ours.toml
+    nm.solve("train_cost", ..., gpu="H100", records="prices.toml")
+
+A file is checked by the shipped loader (`load_toml`: unknown fields and keys, values without
+value, source and date) and, unlike the shipped files, every value is parsed at once (a bad
+unit, a dimension that does not fit the key); each failure is an `InputError` naming the file
+and line. A record named like a shipped one (its id or an alias) changes that record: your
+values replace the shipped values of the same key and the others stay, with their sources;
+any other name is a new record. Your values are labelled as yours in every derivation
+("H100-SXM: your record (prices.toml, line 3); ..."). Of several files, a later one wins.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+from napkinmath.errors import InputError, NapkinError
+from napkinmath.hardware import (
+    METADATA_KEYS,
+    Overlay,
+    Record,
+    RecordError,
+    _normalize,
+    build_index,
+    load_toml,
+    shipped,
+)
+
+_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_ASSIGN = re.compile(r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*=")
+
+
+def overlay(paths: object) -> Overlay:
+    """The shipped records with the files `paths` (a path or a list of paths) laid over them."""
+    files = _paths(paths)
+    stamps = []
+    for path in files:
+        try:
+            info = os.stat(path)
+        except OSError as exc:
+            raise InputError(f"records file {path}: {exc.strerror or exc}; give the path of a "
+                             "TOML file in the format of napkinmath's hardware/*.toml",
+                             "records") from None
+        stamps.append((path, info.st_mtime_ns, info.st_size))
+    return _overlay(tuple(stamps))
+
+
+def _paths(paths: object) -> tuple[str, ...]:
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    if not isinstance(paths, (list, tuple)) or not paths \
+            or not all(isinstance(p, (str, os.PathLike)) for p in paths):
+        raise InputError(f"records={paths!r}: expected the path of a TOML records file, or a "
+                         "list of paths", "records")
+    return tuple(os.path.abspath(os.fspath(p)) for p in paths)
+
+
+@lru_cache(maxsize=32)
+def _overlay(stamps: tuple[tuple[str, int, int], ...]) -> Overlay:
+    merged = dict(shipped())
+    index = build_index(merged.values())
+    for path, _, _ in stamps:
+        for record in load_file(path).values():
+            _lay(record, merged, index, path)
+    return Overlay(merged, build_index(merged.values()), tuple(p for p, _, _ in stamps))
+
+
+def _lay(record: Record, merged: dict[str, Record], index: dict[str, str], path: str) -> None:
+    """Add `record` to `merged`, or lay its values over the record of the same name."""
+    target = index.get(_normalize(record.id))
+    for alias in record.aliases:
+        other = index.get(_normalize(alias))
+        if other is not None and other != (target or record.id):
+            raise InputError(f"{record.origin}: the alias {alias!r} of {record.id} already "
+                             f"names the record {other}; choose another alias", "records")
+    if target is None:
+        merged[record.id] = record
+    else:
+        base = merged[target]
+        if record.kind != base.kind and _explicit_kind(path, record.id):
+            raise InputError(f"{record.origin}: {record.id} names the {base.kind} record "
+                             f"{target}, but says kind = {record.kind!r}; drop the kind, or "
+                             "give your record another name", "records")
+        merged[target] = replace(
+            base, name=record.name if record.name != record.id else base.name,
+            values={**base.values, **record.values},
+            aliases=tuple(dict.fromkeys((*base.aliases, *record.aliases))),
+            note=record.note or base.note, origin=record.origin)
+    for name in (record.id, *record.aliases):
+        index[_normalize(name)] = target or record.id
+
+
+def _explicit_kind(path: str, record_id: str) -> bool:
+    table = tomllib.loads(Path(path).read_text(encoding="utf-8")).get(record_id, {})
+    return "kind" in table
+
+
+def load_file(path: str) -> dict[str, Record]:
+    """The records of one user file, each value parsed and checked against its key."""
+    shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise InputError(f"records file {shown}: {reason}", "records") from None
+    try:
+        loaded = load_toml(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"records file {shown}: not valid TOML: {exc}", "records") from None
+    except RecordError as exc:
+        line = locate(text, exc.record_id, exc.key)
+        raise InputError(f"{shown}{f', line {line}' if line else ''}: {exc}", "records") \
+            from None
+    out = {}
+    for record in loaded.values():
+        values = {}
+        for key, value in record.values.items():
+            where = f"{shown}, line {locate(text, record.id, key) or '?'}"
+            _check_value(record.id, key, value.text, where)
+            values[key] = replace(value, origin=where)
+        origin = f"{shown}, line {locate(text, record.id, None) or '?'}"
+        out[record.id] = replace(record, values=values, origin=origin)
+    return out
+
+
+def _check_value(record_id: str, key: str, text: str, where: str) -> None:
+    """Parse `text` and check its dimension against the variable `key` (InputError if not)."""
+    from napkinmath.library.lookup import variables
+    from napkinmath.text.values import parse_quantity, to_quantity
+
+    try:
+        quantity = parse_quantity(text)
+        if key not in METADATA_KEYS:
+            to_quantity(quantity, variables()[key])
+    except NapkinError as exc:
+        raise InputError(f"{where}: {record_id}.{key} = {text!r}: {exc}", "records") from None
+
+
+def locate(text: str, record_id: str, key: str | None) -> int | None:
+    """The line (1-based) of `record_id`'s `key` in TOML `text` ([id.key] or key = ... under
+    [id]), else of the [id] header; None if neither is found."""
+    header = value = first = None
+    table: list[str] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _HEADER.match(line)
+        if match:
+            table = [_unquote(p) for p in _split_dotted(match.group(1))]
+            if table == [record_id] and header is None:
+                header = number
+            if table[:1] == [record_id] and first is None:
+                first = number
+            if key is not None and table == [record_id, key] and value is None:
+                value = number
+            continue
+        assign = _ASSIGN.match(line)
+        if key is not None and assign and table == [record_id] and value is None \
+                and _unquote(assign.group(1)) == key:
+            value = number
+    return value or header or first
+
+
+def _split_dotted(text: str) -> list[str]:
+    return [p.strip() for p in re.findall(r"\"[^\"]*\"|'[^']*'|[^.]+", text)]
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" else text
