@@ -67,7 +67,7 @@ class Value:
     note: str = ""
     #: other published figures for the same value, e.g. {"192 GB": "GTC 2024 keynote"}
     alternatives: dict[str, str] = field(default_factory=dict)
-    #: where a user's record came from ("prices.toml, line 3"); "" for a shipped record
+    #: where a user's value is written ("prices.toml:3"); "" for a shipped record
     origin: str = ""
 
     @cached_property
@@ -76,11 +76,12 @@ class Value:
         return parse_quantity(self.text)
 
     def provenance(self) -> str:
-        """'dense BF16; NVIDIA H100 datasheet (2023-06)' (whether it is an assumption is
-        `assumption`, shown by whoever displays it)."""
-        parts = [f"your record ({self.origin})"] if self.origin else []
-        parts += [self.qualifier] if self.qualifier else []
-        parts.append(f"{self.source} ({self.date})")
+        """'dense BF16; NVIDIA H100 datasheet (2023-06)'; a user's value adds where it is
+        written: '...; ACME contract (2026-10, your record prices.toml:3)' (whether it
+        is an assumption is `assumption`, shown by whoever displays it)."""
+        parts = [self.qualifier] if self.qualifier else []
+        mine = f", your record {self.origin}" if self.origin else ""
+        parts.append(f"{self.source} ({self.date}{mine})")
         return "; ".join(parts)
 
     def label(self) -> str:

@@ -9,7 +9,7 @@ unit, a dimension that does not fit the key); each failure is an `InputError` na
 and line. A record named like a shipped one (its id or an alias) changes that record: your
 values replace the shipped values of the same key and the others stay, with their sources;
 any other name is a new record. Your values are labelled as yours in every derivation
-("H100-SXM: your record (prices.toml, line 3); ..."). Of several files, a later one wins.
+("H100-SXM: ...; ACME contract (2026-10, your record prices.toml:3)"). Of several files, a later one wins.
 """
 
 from __future__ import annotations
@@ -78,14 +78,14 @@ def _lay(record: Record, merged: dict[str, Record], index: dict[str, str], path:
     for alias in record.aliases:
         other = index.get(_normalize(alias))
         if other is not None and other != (target or record.id):
-            raise InputError(f"{record.origin}: the alias {alias!r} of {record.id} already "
+            raise InputError(f"{_at(record.origin)}: the alias {alias!r} of {record.id} already "
                              f"names the record {other}; choose another alias", "records")
     if target is None:
         merged[record.id] = record
     else:
         base = merged[target]
         if record.kind != base.kind and _explicit_kind(path, record.id):
-            raise InputError(f"{record.origin}: {record.id} names the {base.kind} record "
+            raise InputError(f"{_at(record.origin)}: {record.id} names the {base.kind} record "
                              f"{target}, but says kind = {record.kind!r}; drop the kind, or "
                              "give your record another name", "records")
         merged[target] = replace(
@@ -95,6 +95,12 @@ def _lay(record: Record, merged: dict[str, Record], index: dict[str, str], path:
             note=record.note or base.note, origin=record.origin)
     for name in (record.id, *record.aliases):
         index[_normalize(name)] = target or record.id
+
+
+def _at(origin: str) -> str:
+    """'ours.toml:7' as 'ours.toml, line 7', as the loader's other errors say it."""
+    path, _, line = origin.rpartition(":")
+    return f"{path}, line {line}" if line.isdigit() else origin
 
 
 def _explicit_kind(path: str, record_id: str) -> bool:
@@ -122,10 +128,10 @@ def load_file(path: str) -> dict[str, Record]:
     for record in loaded.values():
         values = {}
         for key, value in record.values.items():
-            where = f"{shown}, line {locate(text, record.id, key) or '?'}"
-            _check_value(record.id, key, value.text, where)
-            values[key] = replace(value, origin=where)
-        origin = f"{shown}, line {locate(text, record.id, None) or '?'}"
+            line = locate(text, record.id, key)
+            _check_value(record.id, key, value.text, f"{shown}, line {line}")
+            values[key] = replace(value, origin=f"{shown}:{line}")
+        origin = f"{shown}:{locate(text, record.id, None)}"
         out[record.id] = replace(record, values=values, origin=origin)
     return out
 

@@ -111,7 +111,22 @@ def _parser() -> argparse.ArgumentParser:
 
     register_check(commands)
     register_whatif(commands)
+    _record_options(commands.choices)
     return parser
+
+
+def _record_options(parsers: dict[str, argparse.ArgumentParser]) -> None:
+    """--records FILE (every command that reads records) and --achievable (those that solve)."""
+    for name in ("solve", "check", "sweep", "compare", "hardware"):
+        parsers[name].add_argument(
+            "--records", action="append", metavar="FILE",
+            help="your own records (TOML, the format of hardware/*.toml): new accelerators, "
+                 "models and prices, or values that replace a shipped record's; repeatable")
+    for name in ("solve", "sweep", "compare"):
+        parsers[name].add_argument(
+            "--achievable", action="store_true",
+            help="use the record's measured (achievable) matmul FLOP/s and HBM bandwidth in "
+                 "place of its datasheet peaks, and say so in every step")
 
 
 def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str]]:
@@ -145,6 +160,8 @@ def _solve(args: argparse.Namespace) -> int:
         options["model"] = _one_record(args.model, "model")
     if args.precision:
         options["precision"] = args.precision
+    if args.achievable:
+        options["achievable"] = True
     if args.samples is not None:
         options["samples"] = args.samples
     if args.seed is not None:
@@ -292,7 +309,10 @@ def _run(argv: Sequence[str] | None) -> int:
         parser.print_help()
         return 2
     try:
-        return args.handler(args)
+        from napkinmath.solving.records import user_records
+
+        with user_records(getattr(args, "records", None)):
+            return args.handler(args)
     except NapkinError as exc:
         _say(f"napkin: {exc}")
         return 2

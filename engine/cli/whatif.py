@@ -89,7 +89,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
     targets, givens = _split_terms(args.terms)
     table = sweep(targets, gpu=_records(args.gpu), model=_records(args.model),
-                  tolerance=args.tolerance, points=args.points, **givens)
+                  tolerance=args.tolerance, points=args.points,
+                  **({"achievable": True} if args.achievable else {}), **givens)
     _emit(table, args)
     if args.json:
         with _writing(args.json), open(args.json, "w", encoding="utf-8") as out:
@@ -103,7 +104,8 @@ def _compare(args: argparse.Namespace) -> int:
 
     targets, givens = _split_terms(args.terms)
     result = compare(targets, gpu=_records(args.gpu), model=_records(args.model),
-                     tolerance=args.tolerance, best=args.best, **givens)
+                     tolerance=args.tolerance, best=args.best, achievable=args.achievable,
+                     **givens)
     if args.format == "text":
         print(result)
         _files(result.to_table(), args)
