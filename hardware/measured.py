@@ -79,9 +79,10 @@ def records_toml(measured: Mapping[str, object], *, date: str, record: str | Non
     from napkinmath.hardware import find
 
     if find(record_id) is None:
+        note = ("a measured device: add peak_flops, hbm_bandwidth and the rest from its "
+                "datasheet, with their sources")
         lines += [f"[{_key(record_id)}]", f"name = {_str(device)}", 'kind = "accelerator"',
-                  f"note = {_str('a measured device: add peak_flops, hbm_bandwidth and the rest from its datasheet, with their sources')}",
-                  ""]
+                  f"note = {_str(note)}", ""]
     for precision, key in _KEYS.items():
         sizes = {int(m.group(2)): float(v) for k, v in measured.items()
                  if (m := _MATMUL.fullmatch(k)) and m.group(1) == precision}
@@ -100,9 +101,11 @@ def records_toml(measured: Mapping[str, object], *, date: str, record: str | Non
         copy = measured.get("copy_bytes_moved_per_s")
         also = f"; a copy moved {sig(float(copy) / 1e12)} TB/s read + write" if copy else ""
         size = float(measured.get("hbm_test_bytes", 8 * 2**30)) / 2**30
-        lines += _value(record_id, "achievable_hbm_bandwidth", f"{sig(read_bw / 1e12)} TB/(s*GPU)",
-                        f"measured: a sum over {size:g} GiB of BF16 (one streaming read){also}; mean "
-                        f"of timed repetitions after warm-ups, CUDA events; {on}", source, date)
+        lines += _value(record_id, "achievable_hbm_bandwidth",
+                        f"{sig(read_bw / 1e12)} TB/(s*GPU)",
+                        f"measured: a sum over {size:g} GiB of BF16 (one streaming read){also}; "
+                        f"mean of timed repetitions after warm-ups, CUDA events; {on}",
+                        source, date)
     lines += _decode_comment(measured, record_id)
     return "\n".join(lines).rstrip() + "\n"
 

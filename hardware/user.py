@@ -9,7 +9,8 @@ unit, a dimension that does not fit the key); each failure is an `InputError` na
 and line. A record named like a shipped one (its id or an alias) changes that record: your
 values replace the shipped values of the same key and the others stay, with their sources;
 any other name is a new record. Your values are labelled as yours in every derivation
-("H100-SXM: ...; ACME contract (2026-10, your record prices.toml:3)"). Of several files, a later one wins.
+("H100-SXM: ...; ACME contract (2026-10, your record prices.toml:3)"). Of several files, a
+later one wins.
 """
 
 from __future__ import annotations

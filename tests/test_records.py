@@ -24,6 +24,9 @@ ureg = nm.ureg
 KEY_UNITS = {
     "peak_flops": "TFLOP/(s*GPU)",
     "peak_flops_fp8": "TFLOP/(s*GPU)",
+    "achievable_flops": "TFLOP/(s*GPU)",
+    "achievable_flops_fp8": "TFLOP/(s*GPU)",
+    "achievable_hbm_bandwidth": "TB/(s*GPU)",
     "hbm_capacity": "GB/GPU",
     "hbm_bandwidth": "TB/(s*GPU)",
     "nvlink_bandwidth": "GB/(s*GPU)",

@@ -27,8 +27,11 @@ HBM_TEST_BYTES = 8 * 2**30
 
 def measure() -> dict:
     """The measurements, as the JSON object napkinmath.hardware.measured converts."""
-    import torch
-
+    try:
+        import torch
+    except ImportError:
+        raise SystemExit("measure_gpu.py: PyTorch is not installed; run it where PyTorch sees "
+                         "a GPU, or convert an earlier run with --from-json") from None
     if not torch.cuda.is_available():
         raise SystemExit("measure_gpu.py: PyTorch sees no GPU; run it on the machine to "
                          "measure, or convert an earlier run with --from-json")
@@ -54,14 +57,14 @@ def measure() -> dict:
         reps = 10 if n == 16384 else 20
         a = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
         b = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
-        out[f"matmul_bf16_{n}_flops"] = 2 * n**3 / bench(lambda: a @ b, n=reps)
+        out[f"matmul_bf16_{n}_flops"] = 2 * n**3 / bench(lambda a=a, b=b: a @ b, n=reps)
         try:
             a8 = a.to(torch.float8_e4m3fn)
             b8 = b.to(torch.float8_e4m3fn).t().contiguous().t()
             one = torch.tensor(1.0, device=dev)
             out[f"matmul_fp8_{n}_flops"] = 2 * n**3 / bench(
-                lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one,
-                                         out_dtype=torch.bfloat16), n=reps)
+                lambda a8=a8, b8=b8, one=one: torch._scaled_mm(
+                    a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16), n=reps)
         except Exception as exc:  # no FP8 path on this device or build
             out[f"matmul_fp8_{n}_error"] = str(exc)[:200]
         del a, b
@@ -69,8 +72,9 @@ def measure() -> dict:
 
     x = torch.empty(HBM_TEST_BYTES // 2, dtype=torch.bfloat16, device=dev).normal_()
     y = torch.empty_like(x)  # 2. HBM: a copy (read + write) and a read-only reduction
-    out["copy_bytes_moved_per_s"] = 2 * x.numel() * 2 / bench(lambda: y.copy_(x))
-    out["read_bytes_per_s"] = x.numel() * 2 / bench(lambda: x.sum(dtype=torch.float32))
+    out["copy_bytes_moved_per_s"] = 2 * x.numel() * 2 / bench(lambda x=x, y=y: y.copy_(x))
+    out["read_bytes_per_s"] = x.numel() * 2 / bench(
+        lambda x=x: x.sum(dtype=torch.float32))
     del x, y
     torch.cuda.empty_cache()
 
@@ -86,7 +90,7 @@ def measure() -> dict:
         xin = torch.randn(batch, h, device=dev, dtype=torch.bfloat16)
         xf = torch.randn(batch, ffn, device=dev, dtype=torch.bfloat16)
 
-        def step():
+        def step(xin=xin, xf=xf):
             for layer in mats:
                 for w in layer:
                     (xf if w.shape[0] == ffn else xin) @ w

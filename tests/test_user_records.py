@@ -1,0 +1,244 @@
+"""The user's own records (issue 14): `records=` / `--records FILE` in solve, check, compare and
+sweep; a private GPU and a negotiated price; bad files with errors naming the file and line.
+
+Hand calculations (7B parameters, 1T tokens, 64 GPUs, MFU 0.4): 6 · 7e9 · 1e12 = 4.2e22 FLOP.
+Private GPU at 1,200 TFLOP/s: 4.2e22 / (64 · 1.2e15 · 0.4) = 1.367e6 s = 379.8 h, at 3.10 USD
+per GPU-hour 64 · 379.8 · 3.10 = 75,347 USD. H100 (989.5 TFLOP/s) at the negotiated 1.85 USD:
+4.2e22 / (64 · 989.5e12 · 0.4) s = 460.6 h, 64 · 460.6 · 1.85 = 54,531 USD.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+import napkinmath as nm
+from napkinmath.hardware import get, scope
+
+TRAIN = dict(params="7B", tokens="1T", n_gpus=64, mfu=0.4)
+COMPUTE = 6 * 7e9 * 1e12
+
+OURS = """\
+# our negotiated price for the shipped H100 record
+[H100-SXM.price_per_gpu_hour]
+value = "1.85 USD/(GPU*hour)"
+source = "ACME Cloud contract 2026-114"
+date = "2026-10"
+
+[our-gpu]
+name = "Private accelerator X1"
+kind = "accelerator"
+aliases = ["X1"]
+source = "vendor datasheet under NDA"
+date = "2026-09"
+
+[our-gpu.peak_flops]
+value = "1200 TFLOP/(s*GPU)"
+
+[our-gpu.hbm_bandwidth]
+value = "6 TB/(s*GPU)"
+
+[our-gpu.price_per_gpu_hour]
+value = "3.10 USD/(GPU*hour)"
+source = "vendor quote Q-7781"
+date = "2026-11"
+"""
+
+
+@pytest.fixture
+def ours(tmp_path):
+    path = tmp_path / "ours.toml"
+    path.write_text(OURS)
+    return path
+
+
+def write(tmp_path, text, name="bad.toml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def hours(peak):
+    return COMPUTE / (64 * peak * 0.4) / 3600
+
+
+def test_private_gpu(ours):
+    r = nm.solve("train_cost", gpu="our-gpu", records=str(ours), **TRAIN)
+    assert r.value.to("USD").magnitude == pytest.approx(64 * hours(1200e12) * 3.10)  # 75,347
+    assert "75,347 USD" in str(r)
+    note = r.givens["peak_flops"].note
+    assert note.startswith("our-gpu: vendor datasheet under NDA (2026-09, your record ")
+    assert note.endswith("ours.toml:14)")
+    assert nm.solve("peak_flops", gpu="X1", records=[str(ours)]).value.magnitude == 1200
+
+
+def test_negotiated_price_overrides_only_that_value(ours):
+    r = nm.solve("train_cost", gpu="H100", records=str(ours), **TRAIN)
+    assert r.value.to("USD").magnitude == pytest.approx(64 * hours(989.5e12) * 1.85)  # 54,531
+    assert "ACME Cloud contract 2026-114 (2026-10, your record" in r.givens[
+        "price_per_gpu_hour"].note
+    assert r.givens["price_per_gpu_hour"].origin == "record"  # no longer the assumption
+    # the values the file does not restate keep the shipped source
+    assert "your record" not in r.givens["peak_flops"].note
+    assert "NVIDIA H100 Tensor Core GPU datasheet" in r.givens["peak_flops"].note
+
+
+def test_records_apply_only_inside_the_call(ours):
+    nm.solve("train_cost", gpu="H100", records=str(ours), **TRAIN)
+    assert scope() is None
+    assert get("H100").values["price_per_gpu_hour"].text == "2.50 USD/(GPU*hour)"
+    with pytest.raises(nm.UnknownNameError, match="our-gpu"):
+        nm.solve("train_cost", gpu="our-gpu", **TRAIN)
+
+
+def test_a_record_value_named_in_a_given_follows_the_records(ours, tmp_path):
+    derated = write(tmp_path, """\
+        [H100-SXM.peak_flops]
+        value = "500 TFLOP/(s*GPU)"
+        source = "derated"
+        date = "2026"
+        """, "derated.toml")
+    plain = dict(TRAIN, peak_flops="H100-SXM.peak_flops")
+    before = nm.solve("train_time", **plain).value.to("s").magnitude
+    inside = nm.solve("train_time", records=derated, **plain).value.to("s").magnitude
+    after = nm.solve("train_time", **plain).value.to("s").magnitude
+    assert before == after == pytest.approx(hours(989.5e12) * 3600)
+    assert inside == pytest.approx(hours(500e12) * 3600)
+
+
+def test_a_later_file_wins(ours, tmp_path):
+    later = write(tmp_path, """\
+        [our-gpu.price_per_gpu_hour]
+        value = "2.00 USD/(GPU*hour)"
+        source = "renegotiated"
+        date = "2026-12"
+        """, "later.toml")
+    r = nm.solve("price_per_gpu_hour", gpu="our-gpu", records=[str(ours), later])
+    assert r.value.magnitude == pytest.approx(2.0)
+
+
+def test_cli_solve_check_compare_sweep(napkin, ours):
+    status, out, _ = napkin("solve", "train_cost", "params=7B", "tokens=1T", "n_gpus=64",
+                            "mfu=0.4", "--gpu", "our-gpu", "--records", str(ours))
+    assert status == 0 and out.startswith("train_cost = 75,347 USD") and "your record" in out
+    status, out, _ = napkin("check", "H100-SXM.price_per_gpu_hour * 1000 GPU*hour",
+                            "--expect", "1850 USD", "--records", str(ours))
+    assert status == 0 and "AGREE" in out
+    status, out, _ = napkin("check", "peak_flops * 2 GPU", "--expect", "2400 TFLOP/s",
+                            "--gpu", "our-gpu", "--records", str(ours))
+    assert status == 0, out
+    status, out, _ = napkin("compare", "train_cost", "params=7B", "tokens=1T", "n_gpus=64",
+                            "mfu=0.4", "--gpu", "our-gpu,H100", "--records", str(ours))
+    assert status == 0
+    assert out.index("H100") < out.index("our-gpu")  # 54,531 < 75,347 USD
+    assert "ACME Cloud contract 2026-114 (2026-10, your record" in out
+    status, out, _ = napkin("sweep", "train_time", "n_gpus=32,64", "params=7B", "tokens=1T",
+                            "mfu=0.4", "--gpu", "our-gpu", "--records", str(ours),
+                            "--format", "csv")
+    assert status == 0, out
+    last = out.strip().splitlines()[-1].split(",")
+    assert float(last[-1]) == pytest.approx(hours(1200e12) / 24, rel=1e-3)
+    status, out, _ = napkin("hardware", "our-gpu", "--records", str(ours))
+    assert status == 0 and "vendor quote Q-7781" in out
+
+
+def test_python_compare_and_sweep_take_records(ours):
+    c = nm.compare("train_cost", gpu=["our-gpu", "H100"], records=str(ours), **TRAIN)
+    assert c.ranking[0] == "H100"
+    t = nm.sweep("train_time", over={"n_gpus": [32, 64]}, gpu="our-gpu", records=str(ours),
+                 params="7B", tokens="1T", mfu=0.4)
+    assert len(t.to_pandas()) == 2
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("""\
+     [x1]
+     kind = "accelerator"
+     source = "s"
+     date = "2026"
+
+     [x1.peak_flop]
+     value = "1 PFLOP/(s*GPU)"
+     """, ["bad.toml, line 6", "'peak_flop' is no library variable", "did you mean peak_flops"]),
+    ("""\
+     [x1]
+     source = "s"
+     date = "2026"
+
+     [x1.hbm_bandwidth]
+     value = "6 TB/s/GPU/GPU"
+     """, ["bad.toml, line 5", "x1.hbm_bandwidth", "did you mean 6 TB/(s·GPU)"]),
+    ("""\
+     [x1.hbm_bandwidth]
+     value = "6 TB/(s*GPU)"
+     date = "2026"
+     """, ["bad.toml, line 1", "needs value, source and date"]),
+    ("""\
+     [x1]
+     source = "s"
+     date = "2026"
+     colour = "red"
+     """, ["bad.toml, line 4", "unknown fields ['colour']"]),
+    ("""\
+     [x1]
+     source = "s"
+     date = "2026"
+
+     [x1.tdp]
+     value = "700 W/GPU"
+     sauce = "typo"
+     """, ["bad.toml, line 5", "unknown fields ['sauce']"]),
+    ("""\
+     [x1]
+     source = "s
+     """, ["bad.toml: not valid TOML", "line 2"]),
+    ("""\
+     [x1]
+     source = "s"
+     date = "2026"
+
+     [x1.tdp]
+     value = "700 furlongs"
+     """, ["bad.toml, line 5", "unknown unit"]),
+    ("""\
+     [H100]
+     kind = "model"
+     source = "s"
+     date = "2026"
+     """, ["bad.toml, line 1", "names the accelerator record H100-SXM"]),
+    ("""\
+     [x1]
+     aliases = ["MI300X"]
+     source = "s"
+     date = "2026"
+     """, ["bad.toml, line 1", "already names the record MI300X"]),
+])
+def test_bad_files_name_the_file_and_line(tmp_path, text, words):
+    path = write(tmp_path, text)
+    with pytest.raises(nm.InputError) as err:
+        nm.solve("peak_flops", gpu="H100", records=path)
+    for word in words:
+        assert word in str(err.value), (word, str(err.value))
+
+
+def test_missing_file_and_bad_argument(tmp_path):
+    with pytest.raises(nm.InputError, match="No such file"):
+        nm.solve("peak_flops", gpu="H100", records=str(tmp_path / "nowhere.toml"))
+    with pytest.raises(nm.InputError, match="expected the path of a TOML records file"):
+        nm.solve("peak_flops", gpu="H100", records=3)
+
+
+def test_cli_bad_file_is_a_clear_error(napkin, tmp_path):
+    path = write(tmp_path, """\
+        [x1]
+        source = "s"
+        date = "2026"
+
+        [x1.hbm_bandwidth]
+        value = "6 TB/s/GPU/GPU"
+        """)
+    status, out, err = napkin("solve", "hbm_bandwidth", "--gpu", "x1", "--records", path)
+    assert status == 2 and out == ""
+    assert err.startswith("napkin: ") and "bad.toml, line 5" in err
+    assert "Traceback" not in err
