@@ -242,3 +242,13 @@ def test_cli_bad_file_is_a_clear_error(napkin, tmp_path):
     assert status == 2 and out == ""
     assert err.startswith("napkin: ") and "bad.toml, line 5" in err
     assert "Traceback" not in err
+
+
+def test_python_check_and_claims_take_records(ours):
+    r = nm.check("peak_flops * 2 GPU", expect="2400 TFLOP/s", gpu="our-gpu", records=str(ours))
+    assert r.status == "agree"
+    report = nm.check_claims([{"expression": "H100-SXM.price_per_gpu_hour * 100 GPU*hour",
+                               "claimed": "185 USD"}], records=str(ours))
+    assert report.summary["agree"] == 1
+    with pytest.raises(nm.NapkinError):
+        nm.check("peak_flops * 2 GPU", expect="2400 TFLOP/s", gpu="our-gpu")

@@ -362,7 +362,8 @@ class _Table:
 
 def check_claims(path_or_rows: object, tolerance: float = DEFAULT_TOLERANCE, *,
                  gpu: str | None = None, model: str | None = None,
-                 input_format: str | None = None, **values: object) -> ClaimsReport:
+                 input_format: str | None = None, records: object = None,
+                 **values: object) -> ClaimsReport:
     """Check every claim of a table: a CSV, JSON or TOML file, or a list of dicts.
 
     Each row has a `quantity` (a napkinmath variable) or an `expression`, a `claimed` value
@@ -377,7 +378,16 @@ def check_claims(path_or_rows: object, tolerance: float = DEFAULT_TOLERANCE, *,
     >>> report = check_claims([{"expression": "70e9 param * 2 B/param", "claimed": "140 GB"}])
     >>> report.summary["agree"]
     1
+
+    `records` (a path or a list of paths) loads the user's own records files over the shipped
+    ones for the whole table (`napkinmath.hardware.user`).
     """
+    if records is not None:
+        from napkinmath.solving.records import user_records
+
+        with user_records(records):
+            return check_claims(path_or_rows, tolerance, gpu=gpu, model=model,
+                                input_format=input_format, **values)
     table = _load(path_or_rows, input_format)
     reserved = sorted(k for k in values if str(k).lower() in _COLUMNS)
     if reserved:

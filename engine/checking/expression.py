@@ -65,7 +65,8 @@ from napkinmath.units import Quantity, format_number, format_quantity
 
 
 def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERANCE,
-          gpu: str | None = None, model: str | None = None, **values: object) -> CheckResult:
+          gpu: str | None = None, model: str | None = None, records: object = None,
+          **values: object) -> CheckResult:
     """Evaluate `expr` safely, with units, and compare it with a claimed value `expect`.
 
     `values` give names of the expression a value ("params='70B'"), and feed napkinmath's
@@ -75,7 +76,15 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
 
     >>> check("70e9 param * 16 byte/param", expect="1.1 TB").status
     'agree'
+
+    `records` (a path or a list of paths) loads the user's own records files over the shipped
+    ones for this check (`napkinmath.hardware.user`).
     """
+    if records is not None:
+        from napkinmath.solving.records import user_records
+
+        with user_records(records):
+            return check(expr, expect, tolerance=tolerance, gpu=gpu, model=model, **values)
     tolerance = _tolerance(tolerance)
     if not isinstance(expr, str):
         raise InputError(f"the expression must be text, got {type(expr).__name__}")
