@@ -11,7 +11,8 @@ read (a sum over 8 GiB) and a copy; and decode-shaped steps over Llama-3-8B's we
 (batch 1 to 2048). The records file holds the best matmul of each precision
 (achievable_flops, achievable_flops_fp8) and the read bandwidth (achievable_hbm_bandwidth),
 with the device, software, date and method; the conversion is napkinmath.hardware.measured.
-Needs napkinmath installed (pip install -e .) and, to measure, PyTorch with a GPU.
+To measure it needs PyTorch with a GPU; the raw measurements are written first (OUT.json),
+so that a machine without napkinmath still keeps them for a later --from-json.
 """
 
 from __future__ import annotations
@@ -105,7 +106,8 @@ def measure() -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", help="the records file to write (TOML)")
-    parser.add_argument("--json", help="also write the raw measurements here")
+    parser.add_argument("--json", help="write the raw measurements here (default: OUT with "
+                                       "the suffix .json)")
     parser.add_argument("--from-json", metavar="FILE",
                         help="convert an earlier run's JSON instead of measuring (no GPU)")
     parser.add_argument("--record", help="the record to add the figures to (default: the "
@@ -113,15 +115,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--date", help="the day of the measurement (default: the JSON's "
                                        "'date', else today)")
     args = parser.parse_args(argv)
-    from napkinmath.errors import NapkinError
-    from napkinmath.hardware.measured import read, records_toml
-
+    data = None if args.from_json else measure()
+    if data is not None:  # keep the measurements, whatever happens next
+        raw = Path(args.json or Path(args.out).with_suffix(".json"))
+        raw.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     try:
-        data = read(args.from_json) if args.from_json else measure()
-        if args.json:
-            Path(args.json).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        from napkinmath.errors import NapkinError
+        from napkinmath.hardware.measured import read, records_toml
+    except ImportError:
+        kept = "" if data is None else (
+            f"; the measurements are in {raw}: convert them where it is, with python "
+            f"tools/measure_gpu.py {args.out} --from-json {raw.name}")
+        print(f"measure_gpu.py: napkinmath is not installed here (pip install -e .){kept}",
+              file=sys.stderr)
+        return 2
+    try:
+        if data is None:
+            data = read(args.from_json)
         date = args.date or str(data.get("date") or datetime.date.today().isoformat())
-        where = Path(args.from_json or args.json or "").name
+        where = Path(args.from_json or raw).name
         text = records_toml(data, date=date, record=args.record, where=where)
     except NapkinError as exc:
         print(f"measure_gpu.py: {exc}", file=sys.stderr)
