@@ -231,3 +231,11 @@ def test_every_achievable_figure_is_a_plausible_fraction_of_its_datasheet_peak()
                 assert record.values[measured].date and record.values[measured].source
                 seen += 1
     assert seen >= 9
+
+
+def test_sweep_with_achievable_says_so(napkin):
+    status, out, _ = napkin("sweep", "decode_step_time", "weight_memory=10 GB,20 GB",
+                            "kv_cache_memory=0 GB", "n_gpus=1", "--gpu", "H200", "--achievable")
+    assert status == 0
+    assert "2.315" in out and f"{10e9 / 4.32e12 * 1e3:.3f}" == "2.315"
+    assert "--achievable: peak_flops and hbm_bandwidth are each record's measured" in out

@@ -136,6 +136,8 @@ def _search(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound], na
             extreme: Extreme) -> None:
     """Refine `extreme` for `name` on grids over the box, zooming in on each end."""
     k = len(bounds)
+    if not k:  # no ranged input reaches `name`: its corners are its only value
+        return
     n = max(3, min(2001, int(GRID_POINTS ** (1 / k))))
     full = [(b.low_base, b.high_base) for b in bounds]
     for sense in ("low", "high"):

@@ -101,7 +101,12 @@ def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = N
         raise InputError(f"{size:,} points; a sweep takes at most {MAX_POINTS:,}")
     parts = [_sweep_records(names, axes, givens, g, m, tolerance, achievable)
              for g, m in itertools.product(gpus, models)]
-    return _table(names, axes, parts, gpus, models)
+    table = _table(names, axes, parts, gpus, models)
+    if achievable:
+        table.notes.append("--achievable: peak_flops and hbm_bandwidth are each record's "
+                           "measured figures where it holds them (napkin hardware NAME shows "
+                           "them with their sources), else its datasheet peaks")
+    return table
 
 
 def _sweep_records(targets: tuple[str, ...], axes: list[Axis], givens: Mapping[str, object],
