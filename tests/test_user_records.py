@@ -141,6 +141,10 @@ def test_cli_solve_check_compare_sweep(napkin, ours):
     assert float(last[-1]) == pytest.approx(hours(1200e12) / 24, rel=1e-3)
     status, out, _ = napkin("hardware", "our-gpu", "--records", str(ours))
     assert status == 0 and "vendor quote Q-7781" in out
+    status, out, _ = napkin("hardware", "--records", str(ours))
+    listed = {line.split()[0]: line for line in out.splitlines()}
+    assert listed["our-gpu"].endswith("ours.toml:7)")
+    assert "your record" in listed["H100-SXM"] and "your record" not in listed["MI300X"]
 
 
 def test_python_compare_and_sweep_take_records(ours):

@@ -262,7 +262,8 @@ def _hardware(args: argparse.Namespace) -> int:
     for record in records().values():
         if args.kind and record.kind != args.kind:
             continue
-        print(f"{record.id:<22} {record.kind:<12} {record.name}")
+        mine = f"   (your record {record.origin})" if record.origin else ""
+        print(f"{record.id:<22} {record.kind:<12} {record.name}{mine}")
     return 0
 
 
