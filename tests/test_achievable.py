@@ -146,6 +146,11 @@ def test_achievable_errors_say_what_to_do(options, words):
         nm.solve("decode_step_time", achievable=True, **givens)
 
 
+def test_achievable_is_a_flag():
+    with pytest.raises(nm.InputError, match="expected True or False"):
+        nm.solve("decode_step_time", achievable="yes", **DECODE)
+
+
 def test_compare_with_achievable():
     c = nm.compare("decode_step_time", gpu=["H200", "H100-SXM"], achievable=True,
                    weight_memory="15.009 GB", kv_cache_memory="0 GB", n_gpus=1)

@@ -91,6 +91,8 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
                                   or any(is_spread(v) for v in givens.values())):
         raise InputError("precision= applies to single answers; give peak_flops and the byte "
                          "sizes for ranges and samples", "precision")
+    if not isinstance(achievable, bool):
+        raise InputError(f"achievable={achievable!r}: expected True or False", "achievable")
     if achievable and (samples is not None or any(is_spread(v) for v in givens.values())):
         raise InputError("achievable= applies to single answers; give peak_flops or "
                          "hbm_bandwidth as the measured figure for ranges and samples",
