@@ -150,3 +150,12 @@ def expression_text(expr) -> str:
     from napkinmath.rendering.exprprint import Printer
 
     return Printer(lambda symbol: symbol.name)(expr)
+
+
+def leaf(s: SectionAnswer, step: Step):
+    """name -> the value a step used for it, as text with its unit."""
+
+    def shown(name: str) -> str:
+        return format_quantity(s.result._display(name, step.values.get(name)))
+
+    return shown
