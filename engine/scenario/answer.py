@@ -1,10 +1,10 @@
 """Answering a scenario: each section solved in order, answers fed forward by name.
 
-A section sees the file's givens, then the answers of earlier sections (by name, a later
-answer replacing an earlier value; `feeds` renames, so a GPU count rounded to whole nodes
-becomes the `n_gpus` of every later section), then its own givens; its questions are never
-given. Disagreeing givens and violated constraints are collected from every section and listed
-once for the file; `strict` decides whether they fail the run.
+A section sees the file's givens, the earlier answers it names in `uses` (by name: a
+section's `feeds` hands an answer on under another name, so that a GPU count rounded to whole
+nodes in "Compute" is the `n_gpus` that "Schedule and cost" uses), then its own givens; its
+questions are never given. A section's own givens are a what-if for that section: they are
+not checked against the rest of the file.
 """
 
 from __future__ import annotations
@@ -164,18 +164,28 @@ def plan(source: str | Path | Mapping) -> Plan:
     Sweeps and comparisons see the file's givens, the answers a section `feeds` on under a
     new name, and their own givens."""
     scenario = source if isinstance(source, Scenario) else load(source)
-    known: dict[str, tuple[object, str]] = {
-        name: (value, f"plan file{_line(scenario, ('givens', name))}")
-        for name, value in scenario.givens.items()}
+    files = {name: (value, f"plan file{_line(scenario, ('givens', name))}")
+             for name, value in scenario.givens.items()}
+    handed: dict[str, tuple[object, str]] = {}  # answers so far, by the name they feed
     answered: list[SectionAnswer] = []
     for section in scenario.sections:
+        known = dict(files)
+        for i, name in enumerate(section.uses):
+            if name not in handed:
+                raise _located(scenario, (*section.where, "uses", i),
+                               f"no earlier section answers {name!r} (answers so far: "
+                               f"{', '.join(handed) or 'none'})")
+            known[name] = handed[name]
         done = _answer(scenario, section, known)
         answered.append(done)
         for name, q in done.fed.items():
-            known[name] = (q, f"answer of {section.title}" + (
+            handed[name] = (q, f"answer of {section.title}" + (
                 f" ({section.feeds[name]})" if section.feeds.get(name, name) != name else ""))
     results = [(s.title, s.checked or s.result) for s in answered]
-    checks = _findings([(t, c) for t, r in results for c in r.checks],
+    # a section's own givens are a what-if for that section, not checked against the file
+    own = {s.title: set(s.section.givens) for s in answered}
+    checks = _findings([(t, c) for t, r in results for c in r.checks
+                        if not own[t] & {v.name for v in c.formula.variables}],
                        lambda c: (c.formula.name, c.describe()))
     constraints = _findings([(t, c) for t, r in results for c in r.constraints],
                             lambda c: (c.constraint.name, c.describe()))
@@ -316,7 +326,10 @@ def _sweep(scenario: Scenario, spec, known: Mapping[str, object]):
         return sweep(list(spec.target), over=spec.over, tolerance=scenario.tolerance,
                      points=spec.points, **records, **givens)
     except NapkinError as exc:
-        raise InputError(f"{scenario.where(spec.where)}: sweep {spec.title!r}: {exc}") from None
+        name = getattr(exc, "variable", None)
+        path = (*spec.where, "over" if name in spec.over else "givens", name) \
+            if name in spec.over or name in spec.givens else spec.where
+        raise InputError(f"{scenario.where(path)}: sweep {spec.title!r}: {exc}", name) from None
 
 
 def _compare(scenario: Scenario, spec, known: Mapping[str, object]):

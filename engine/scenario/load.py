@@ -14,7 +14,12 @@
     [[sections]]
     title = "Compute"
     ask = ["train_compute", "n_gpus", "n_gpus_whole_nodes"]
-    feeds = { n_gpus = "n_gpus_whole_nodes" }   # later sections see n_gpus = this answer
+    feeds = { n_gpus = "n_gpus_whole_nodes" }   # later sections may use n_gpus = this answer
+
+    [[sections]]
+    title = "Schedule and cost"
+    ask = ["train_time", "train_cost"]
+    uses = ["n_gpus"]         # earlier answers this section takes, by name
     sensitivity = ["n_gpus"]  # or true: the first question
     # also: notes, givens, units, gpu, model, precision
 
@@ -40,7 +45,8 @@ Where = tuple[str | int, ...]
 TOP_KEYS = ("title", "notes", "tolerance", "strict", "records", "givens", "sections", "sweeps",
             "comparisons")
 RECORD_KEYS = ("gpu", "model", "precision")
-SECTION_KEYS = ("title", "notes", "ask", "givens", "feeds", "units", "sensitivity", *RECORD_KEYS)
+SECTION_KEYS = ("title", "notes", "ask", "uses", "givens", "feeds", "units", "sensitivity",
+                *RECORD_KEYS)
 SWEEP_KEYS = ("title", "target", "over", "givens", "gpu", "model", "points")
 COMPARISON_KEYS = ("title", "target", "givens", "gpu", "model", "best")
 PRECISIONS = ("bf16", "fp16", "fp8", "int8", "fp4")
@@ -53,6 +59,7 @@ class Section:
     title: str
     ask: tuple[str, ...]
     notes: str = ""
+    uses: tuple[str, ...] = ()  # earlier answers (or names fed by `feeds`) taken as givens
     givens: dict[str, object] = field(default_factory=dict)
     feeds: dict[str, str] = field(default_factory=dict)  # later name -> this section's answer
     units: dict[str, str] = field(default_factory=dict)
@@ -279,6 +286,10 @@ class _Checker:
             if answer not in ask:
                 raise self.fail((*path, "feeds", name), f"{answer!r} is not a question of this "
                                 f"section (ask = {list(ask)})")
+        uses = self.names(s["uses"], (*path, "uses")) if "uses" in s else ()
+        for i, name in enumerate(uses):
+            if name in ask:
+                raise self.fail((*path, "uses", i), f"{name!r} is both used and asked here")
         units = s.get("units", {})
         if not isinstance(units, dict) or not all(isinstance(u, str) for u in units.values()):
             raise self.fail((*path, "units"), "expected a table: name = \"unit\"")
@@ -296,7 +307,7 @@ class _Checker:
                 if name not in ask:
                     raise self.fail((*path, "sensitivity", i), f"{name!r} is not asked here")
         return Section(title=self.text(s.get("title"), (*path, "title"), required=True), ask=ask,
-                       notes=self.text(s.get("notes"), (*path, "notes")),
+                       notes=self.text(s.get("notes"), (*path, "notes")), uses=uses,
                        givens=self.given_values(s.get("givens"), (*path, "givens")),
                        feeds=dict(feeds), units=dict(units), sensitivity=sensitivity,
                        records=self.records(s, path), where=path)

@@ -41,6 +41,17 @@ def summary(plan: Plan, style: str = "text") -> list[Line]:
     return lines
 
 
+def status(plan: Plan) -> str:
+    """'Constraints: 2 of 2 hold. Over-determined givens: 3 of 3 checks agree.'"""
+    held = sum(f.ok for f in plan.constraints)
+    agreed = sum(f.ok for f in plan.checks)
+    parts = [f"Constraints: {held} of {len(plan.constraints)} hold." if plan.constraints
+             else "No constraint applies.",
+             f"Over-determined givens: {agreed} of {len(plan.checks)} checks agree."
+             if plan.checks else "No given is over-determined."]
+    return " ".join(parts)
+
+
 def origin(s: SectionAnswer, name: str, given: Given) -> str:
     """Where a section's given came from: the plan file's line, an earlier answer, a record's
     source, or a stated assumption."""

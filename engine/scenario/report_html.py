@@ -106,10 +106,7 @@ def render(plan: Plan) -> str:
                     f'<td class="num answer">{_e(line.value)}</td></tr>')
     out.append('<div class="scroll"><table class="summary"><thead><tr><th>answer</th>'
                f"<th>value</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
-    held = sum(f.ok for f in plan.constraints)
-    agreed = sum(f.ok for f in plan.checks)
-    out.append(f"<p>Constraints: {held} of {len(plan.constraints)} hold. Over-determined "
-               f"givens: {agreed} of {len(plan.checks)} checks agree.</p>")
+    out.append(f"<p>{_e(parts.status(plan))}</p>")
     warnings = plan.warnings
     if warnings:
         out.append("<ul>" + "".join(f'<li class="warning">Warning: {_e(w)}</li>'

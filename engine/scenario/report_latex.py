@@ -98,10 +98,7 @@ def render(plan: Plan, figures: Path | None = None) -> str:
         out.append(f"\\texttt{{{tex(line.name)}}}: {tex(line.meaning)}{fed} & "
                    f"\\textbf{{{tex(line.value)}}} \\\\")
     out.append(r"\end{longtable}")
-    held = sum(f.ok for f in plan.constraints)
-    agreed = sum(f.ok for f in plan.checks)
-    out.append(f"Constraints: {held} of {len(plan.constraints)} hold. Over-determined givens: "
-               f"{agreed} of {len(plan.checks)} checks agree.")
+    out.append(tex(parts.status(plan)))
     warnings = plan.warnings
     if warnings:
         out += [r"\begin{itemize}"] + [f"  \\item \\textbf{{Warning:}} {tex(w)}"

@@ -27,10 +27,7 @@ def render(plan: Plan) -> str:
         out.append(f"| {_cell(line.section)} | {_code(line.name)} | **{_cell(line.value)}** | "
                    f"{_cell(line.meaning)}{fed} |")
     out += [""]
-    held = sum(f.ok for f in plan.constraints)
-    agreed = sum(f.ok for f in plan.checks)
-    out.append(f"Constraints: {held} of {len(plan.constraints)} hold. Over-determined givens: "
-               f"{agreed} of {len(plan.checks)} checks agree.")
+    out.append(parts.status(plan))
     out.append("")
     out += [f"> **Warning:** {_cell(w)}  " for w in plan.warnings] or ["No warnings."]
     for number, s in enumerate(plan.sections, 1):

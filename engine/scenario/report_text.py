@@ -69,10 +69,7 @@ def _q(q) -> str:
 
 def _status(plan: Plan) -> list[str]:
     warnings = plan.warnings
-    held = sum(f.ok for f in plan.constraints)
-    agreed = sum(f.ok for f in plan.checks)
-    lines = [f"Constraints: {held} of {len(plan.constraints)} hold. Over-determined givens: "
-             f"{agreed} of {len(plan.checks)} checks agree."]
+    lines = [parts.status(plan)]
     lines += [f"WARNING: {w}" for w in warnings] or ["No warnings."]
     return lines
 
