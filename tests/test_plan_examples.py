@@ -111,7 +111,7 @@ def test_shared_pool(plans):
 
 
 def test_sweeps_match_hand_calculation(plans):
-    spec, table = plans["startup-7b.toml"].sweeps[0]
+    _, table = plans["startup-7b.toml"].sweeps[0]
     gpus = list(table["n_gpus"])
     days = list(table["train_time"])
     assert gpus == [16, 32, 64, 128, 256]

@@ -218,7 +218,8 @@ def _answer(scenario: Scenario, section: Section, known: Mapping[str, tuple[obje
             raise _located(scenario, (*section.where, "givens", name),
                            f"{name} is both asked and given in this section: drop one")
         givens[name] = value
-        origins[name] = f"section {section.title}{_line(scenario, (*section.where, 'givens', name))}"
+        where = _line(scenario, (*section.where, "givens", name))
+        origins[name] = f"section {section.title}{where}"
     records = {**scenario.records, **section.records}
     options: dict[str, object] = {"tolerance": scenario.tolerance,
                                   "on_inconsistent": "warn", **records}

@@ -27,6 +27,7 @@ code { font: .9em ui-monospace, "DejaVu Sans Mono", monospace; }
 .scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; }
 table { border-collapse: collapse; margin: .5rem 0; font-size: .92rem; width: 100%; }
 td code { overflow-wrap: anywhere; }
+@media (min-width: 40rem) { td code { white-space: nowrap; } }
 th.group { background: #e9edf1; }
 th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left;
   vertical-align: top; }

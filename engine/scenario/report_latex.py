@@ -105,7 +105,7 @@ def render(plan: Plan, figures: Path | None = None) -> str:
                                        for w in warnings] + [r"\end{itemize}"]
     else:
         out.append(r"\par No warnings.")
-    for index, s in enumerate(plan.sections, 1):
+    for s in plan.sections:
         out.append(f"\\section{{{tex(s.title)}}}")
         if s.section.notes.strip():
             out.append(tex(s.section.notes.strip()))

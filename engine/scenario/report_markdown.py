@@ -39,7 +39,8 @@ def render(plan: Plan) -> str:
         out += [f"| {_code(n)} | {_cell(v)} | {_cell(o)} |" for n, v, o in parts.givens(s)]
         out.append("")
         for step in parts.steps(s):
-            out.append(f"{step.number}. **{_cell(step.head)}** — *{_cell('; '.join(step.sources))}*")
+            sources = _cell("; ".join(step.sources))
+            out.append(f"{step.number}. **{_cell(step.head)}** — *{sources}*")
             out += [f"   - {_code(parts.equation_text(f))}" for f in step.formulas]
             for solved in step.solved:
                 if not solved.explicit:
