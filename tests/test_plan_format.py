@@ -164,3 +164,17 @@ def test_output_suffix_and_missing_file(napkin, tmp_path):
     assert status == 2 and ".md, .html" in err
     status, _, err = napkin("plan", str(tmp_path / "nope.toml"))
     assert status == 2 and "No such file" in err
+
+
+def test_a_ranged_given_gives_a_ranged_answer_in_every_format(tmp_path):
+    text = GOOD.replace("mfu = 0.4", "mfu = \"0.3..0.5\"")
+    p = nm.plan(write(tmp_path, text))
+    low, high = p.answers["n_gpus"]  # an Interval: the exact ends over the range
+    gpus = 4.2e22 / (989.5e12 * 21 * 86400)
+    assert low.to("GPU").magnitude == pytest.approx(gpus / 0.5)
+    assert high.to("GPU").magnitude == pytest.approx(gpus / 0.3)
+    # a ranged answer feeds later sections at its centre (the whole-node fleet of mfu = 0.4)
+    assert p.sections[1].result.givens["n_gpus"].quantity.magnitude == 64
+    assert p.sections[1].origins["n_gpus"].endswith("at the centre of its range")
+    for render in (p.to_text, p.to_markdown, p.to_html, p.to_latex):
+        assert "0.3 … 0.5 (range)" in render() or "0.3 \\ldots{} 0.5" in render()

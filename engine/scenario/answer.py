@@ -178,9 +178,11 @@ def plan(source: str | Path | Mapping) -> Plan:
             known[name] = handed[name]
         done = _answer(scenario, section, known)
         answered.append(done)
+        centre = " at the centre of its range" if getattr(done.answer, "bounds", None) else ""
         for name, q in done.fed.items():
             handed[name] = (q, f"answer of {section.title}" + (
-                f" ({section.feeds[name]})" if section.feeds.get(name, name) != name else ""))
+                f" ({section.feeds[name]})" if section.feeds.get(name, name) != name else "")
+                + centre)
     results = [(s.title, s.checked or s.result) for s in answered]
     # a section's own givens are a what-if for that section, not checked against the file
     own = {s.title: set(s.section.givens) for s in answered}

@@ -65,10 +65,21 @@ def origin(s: SectionAnswer, name: str, given: Given) -> str:
 
 def givens(s: SectionAnswer, style: str = "text") -> list[tuple[str, str, str]]:
     """(name, value, origin) for every given of the section's answer, in the answer's order."""
+    spreads = {b.name: b.describe() for b in getattr(s.answer, "bounds", [])}
     shown = []
     for name, given in s.result.givens.items():
-        shown.append((name, format_quantity(given.quantity, style=style), origin(s, name, given)))
+        value = spreads.get(name) or format_quantity(given.quantity, style=style)
+        shown.append((name, value, origin(s, name, given)))
     return shown
+
+
+def centre_note(s: SectionAnswer) -> str:
+    """For an answer over ranges: the derivation shown is the one at their centres."""
+    if not getattr(s.answer, "bounds", None):
+        return ""
+    names = ", ".join(b.name for b in s.answer.bounds)
+    return f"The derivation below is the one at the centre of {names}; the answers above " \
+           "span the whole range."
 
 
 def sources(plan: Plan) -> list[str]:

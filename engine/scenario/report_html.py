@@ -125,6 +125,8 @@ def render(plan: Plan) -> str:
         out.append(_table(["given", "value", "from"], [
             [f"<code>{_e(n)}</code>", _e(v), _e(o)] for n, v, o in parts.givens(s)], {1}))
         out.append("<h3>Derivation</h3>")
+        if parts.centre_note(s):
+            out.append(f'<p class="muted">{_e(parts.centre_note(s))}</p>')
         if not s.result.steps:
             out.append("<p>None needed: every question is a given or a record value.</p>")
         out.append('<ol class="steps">')

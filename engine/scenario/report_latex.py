@@ -115,6 +115,8 @@ def render(plan: Plan, figures: Path | None = None) -> str:
                 r" \hline"]
         out += [f"\\texttt{{{tex(n)}}} & {tex(v)} & {tex(o)} \\\\" for n, v, o in parts.givens(s)]
         out += [r"\end{longtable}", r"\subsection*{Derivation}"]
+        if parts.centre_note(s):
+            out.append(tex(parts.centre_note(s)))
         if not s.result.steps:
             out.append("None needed: every question is a given or a record value.")
         for step in parts.steps(s):

@@ -38,6 +38,8 @@ def render(plan: Plan) -> str:
         out += ["", "| given | value | from |", "|---|---|---|"]
         out += [f"| {_code(n)} | {_cell(v)} | {_cell(o)} |" for n, v, o in parts.givens(s)]
         out.append("")
+        if parts.centre_note(s):
+            out += [f"*{parts.centre_note(s)}*", ""]
         for step in parts.steps(s):
             sources = _cell("; ".join(step.sources))
             out.append(f"{step.number}. **{_cell(step.head)}** — *{sources}*")

@@ -33,6 +33,8 @@ def render(plan: Plan) -> str:
         width = max((len(n) for n, _, _ in rows), default=0)
         out += [f"  {n.ljust(width)} = {v}   ({o})" for n, v, o in rows]
         out += ["", "Derivation:"]
+        if parts.centre_note(s):
+            out.append(f"({parts.centre_note(s)})")
         for step in parts.steps(s):
             out.append(f"{step.number}. {step.head}  [{'; '.join(step.sources)}]")
             out += [f"   {parts.equation_text(f)}" for f in step.formulas]
