@@ -114,7 +114,7 @@ def test_latex_escapes_and_translates_unicode():
     from napkinmath.scenario.report_latex import tex
 
     assert tex("50% of $5 & #1_x {y} ~ ^") == \
-        r"50\% of \$5 \& \#1\_x \{y\} \textasciitilde{} \textasciicircum{}"
+        r"50\% of \$5 \& \#1\_\allowbreak{}x \{y\} \textasciitilde{} \textasciicircum{}"
     assert tex("7×10⁹ param·token ≤ 3 ✓") == \
         r"7\ensuremath{\times}10\ensuremath{^{9}} param\ensuremath{\cdot}token " \
         r"\ensuremath{\le} 3 \ensuremath{\checkmark}"

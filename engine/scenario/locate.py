@@ -27,7 +27,12 @@ def toml_lines(text: str) -> dict[Path, int]:
     counts: dict[tuple, int] = {}
     table: Path = ()
     depth = 0  # brackets open in a multi-line array value
+    quote = ""  # the delimiter of a multi-line string being read (""" or ''')
     for number, line in enumerate(text.splitlines(), 1):
+        if quote:
+            if line.count(quote) % 2 == 1:
+                quote = ""
+            continue
         if depth > 0:
             depth += line.count("[") - line.count("]")
             continue
@@ -49,6 +54,12 @@ def toml_lines(text: str) -> dict[Path, int]:
         path = (*table, _key(key.group(1)))
         found.setdefault(path, number)
         rest = line[key.end():]
+        for delimiter in ('"""', "'''"):
+            if rest.count(delimiter) % 2 == 1:  # a multi-line string starts here
+                quote = delimiter
+                break
+        if quote:
+            continue
         for inline in _INLINE_KEY.finditer(rest):
             found.setdefault((*path, _key(inline.group(1))), number)
         value = rest.split("#", 1)[0] if '"' not in rest and "'" not in rest else rest

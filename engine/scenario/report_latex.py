@@ -20,7 +20,8 @@ from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-            "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+            "_": r"\_\allowbreak{}", "/": r"/\allowbreak{}", "{": r"\{", "}": r"\}",
+            "~": r"\textasciitilde{}",
             "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
 #: characters napkinmath writes, as commands valid in text and in math mode
 _UNICODE = {
@@ -80,7 +81,7 @@ def render(plan: Plan, figures: Path | None = None) -> str:
     number = {source: i for i, source in enumerate(sources, 1)}
     out = [r"\documentclass[11pt]{article}", r"\usepackage[T1]{fontenc}",
            r"\usepackage[margin=2cm]{geometry}", r"\usepackage{amsmath,amssymb}",
-           r"\usepackage{graphicx}", r"\usepackage{longtable}",
+           r"\usepackage{graphicx}", r"\usepackage{array,longtable}",
            r"\usepackage[hidelinks]{hyperref}", r"\pdftrailerid{}",
            r"\setlength{\parindent}{0pt}", r"\setlength{\parskip}{4pt}",
            r"\allowdisplaybreaks", f"\\title{{{tex(plan.title)}}}", r"\date{}",
@@ -183,8 +184,11 @@ def render(plan: Plan, figures: Path | None = None) -> str:
 
 def _table(table) -> str:
     """A what-if Table as a longtable, from its own cells."""
-    columns = "".join("l" if c.is_labels else "r" for c in table.columns)
-    lines = [f"{{\\small\\begin{{longtable}}{{{columns}}}",
+    # every column wraps in its share of the line, less its padding
+    width = f"\\dimexpr {0.98 / len(table.columns):.3f}\\linewidth-2\\tabcolsep\\relax"
+    columns = "".join(f"p{{{width}}}" if c.is_labels else
+                      f">{{\\raggedleft\\arraybackslash}}p{{{width}}}" for c in table.columns)
+    lines = [f"{{\\footnotesize\\begin{{longtable}}{{{columns}}}",
              " & ".join(f"\\textbf{{{tex(h)}}}" for h in table.headers) + r" \\ \hline"]
     lines += [" & ".join(tex(c) for c in row) + r" \\" for row in table._cells()]
     lines.append(r"\end{longtable}}")
