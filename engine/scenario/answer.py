@@ -101,9 +101,6 @@ class Plan:
                         f"{r.formula.title} disagrees: {r.describe()} "
                         f"({r.relative_difference:.1%} apart)")
                 found.append(f"{what} (in {', '.join(f.sections)})")
-        for s in self.sections:
-            found += [f"{n} (in {s.title})" for n in s.result.notes
-                      if "disagree" in n or "could not" in n]
         return found
 
     @property

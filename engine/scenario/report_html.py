@@ -145,6 +145,7 @@ def render(plan: Plan) -> str:
             out += [f'<p class="muted">{_e(note)}</p>' for note in step.notes]
             out.append("</li>")
         out.append("</ol>")
+        out += [f'<p class="muted">Note: {_e(n)}</p>' for n in s.result.notes]
         if s.result.constraints:
             out.append("<h3>Constraints</h3><ul>" + "".join(
                 f'<li class="{"ok" if c.holds else "bad"}">{_e(c.line())}</li>'

@@ -70,8 +70,8 @@ def _math(text: str) -> str:
 
 
 def render(plan: Plan, figures: Path | None = None) -> str:
-    """The report as a LaTeX document; with `figures` (a folder), sweep plots are saved
-    there as PDF and included."""
+    """The report as a LaTeX document; with `figures` (a folder), the sweep plots and the
+    sensitivities' tornado charts are saved there as PDF and included."""
     from napkinmath.rendering.exprprint import Printer
     from napkinmath.rendering.result import _latex_symbol
     from napkinmath.units import format_quantity
@@ -143,6 +143,7 @@ def render(plan: Plan, figures: Path | None = None) -> str:
             out.append(" \\\\\n".join(rows))
             out.append(r"\end{align*}")
             out += [f"\\par{{\\small {tex(note)}}}" for note in step.notes]
+        out += [f"\\par{{\\small Note: {tex(n)}}}" for n in s.result.notes]
         if s.result.constraints:
             out += [r"\subsection*{Constraints}", r"\begin{itemize}"]
             out += [f"  \\item {tex(c.line())}" for c in s.result.constraints]
@@ -150,6 +151,11 @@ def render(plan: Plan, figures: Path | None = None) -> str:
         for sens in s.sensitivities:
             out.append(f"\\subsection*{{What \\texttt{{{tex(sens.target)}}} hangs on}}")
             out.append(_table(sens.to_table()))
+            if figures is not None:
+                name = f"tornado-{len(list(figures.glob('tornado-*.pdf'))) + 1}.pdf"
+                _save_pdf(lambda ax, sens=sens: sens.plot(ax=ax), figures / name)
+                out.append(f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]{{{name}}}"
+                           r"\end{center}")
     if plan.checks:
         out += [r"\section*{Consistency of the givens}",
                 "Over-determined givens, checked once for the whole file:", r"\begin{itemize}"]

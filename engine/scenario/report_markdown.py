@@ -53,6 +53,7 @@ def render(plan: Plan) -> str:
             out += [f"   - *{_cell(note)}*" for note in step.notes]
         if not s.result.steps:
             out.append("None needed: every question is a given or a record value.")
+        out += [f"\n*Note:* {_cell(n)}" for n in s.result.notes]
         if s.result.constraints:
             out += ["", "Constraints:", ""] + [f"- {_cell(c.line())}" for c in s.result.constraints]
         for sens in s.sensitivities:

@@ -46,6 +46,7 @@ def render(plan: Plan) -> str:
             out += [f"   ({note})" for note in step.notes]
         if not s.result.steps:
             out.append("  none needed: every question is a given or a record value")
+        out += [f"Note: {n}" for n in s.result.notes]
         if s.result.constraints:
             out += ["", "Constraints:", *[f"  {c.line()}" for c in s.result.constraints]]
         for sens in s.sensitivities:
