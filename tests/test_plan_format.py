@@ -184,3 +184,14 @@ def test_lines_are_found_past_multiline_strings(tmp_path):
     text = GOOD.replace('title = "Tiny"', 'title = "Tiny"\nnotes = """\n[givens]\nmfu = 1\n"""')
     assert ", line 12, key givens.mfu:" in error(tmp_path, text.replace("mfu = 0.4",
                                                                         "mfu = \"fast\""))
+
+
+def test_json_errors_point_at_the_right_section(tmp_path):
+    data = {"title": "Two", "records": {"gpu": "H100-SXM"},
+            "givens": {"params": "7B", "tokens": "1T", "mfu": 0.4, "n_gpus": 64},
+            "sections": [{"title": "A", "ask": ["train_time"]},
+                         {"title": "B", "ask": ["gpu_hours", "train_tme"]}]}
+    text = json.dumps(data, indent=2)
+    line = text.splitlines().index('        "train_tme"') + 1
+    message = error(tmp_path, text, "plan.json")
+    assert f"plan.json, line {line}, key sections[1].ask[1]:" in message

@@ -202,7 +202,7 @@ def plan(source: str | Path | Mapping) -> Plan:
 def _line(scenario: Scenario, path: tuple) -> str:
     from napkinmath.scenario.locate import line_of
 
-    line = line_of(scenario.lines, path, scenario.is_json) if scenario.lines else None
+    line = line_of(scenario.lines, path) if scenario.lines else None
     return f", line {line}" if line else ""
 
 

@@ -2,8 +2,9 @@
 
 `tomllib` and `json` keep no positions, so the text is scanned once: TOML table headers
 (``[givens]``, ``[[sections]]``, ``[sections.givens]``) and ``key = value`` lines (with the
-keys of an inline table on the same line) are mapped to their dotted path, arrays of tables
-counted by index. A path not found falls back to its nearest found parent.
+keys of an inline table on the same line; multi-line strings skipped) are mapped to their
+path, arrays of tables counted by index; JSON keys and array elements likewise. A path not
+found falls back to its nearest found parent.
 """
 
 from __future__ import annotations
@@ -78,21 +79,72 @@ def _indexed(parts: tuple[str, ...], found: dict[Path, int], counts: dict[tuple,
 
 
 def json_lines(text: str) -> dict[Path, int]:
-    """JSON keys by name only (first occurrence after its parent), as a flat fallback."""
+    """Every key and array element of a JSON text, by path, to its 1-based line (a small
+    scanner: strings with escapes, objects and arrays; the text is known to parse)."""
     found: dict[Path, int] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        for match in re.finditer(r'"((?:[^"\\]|\\.)*)"\s*:', line):
-            found.setdefault((match.group(1),), number)
+    stack: list[list] = []  # [kind, path, key or index, expecting a key]
+    line, i, n = 1, 0, len(text)
+    last_string = ""
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+        elif c == '"':
+            j, start_line = i + 1, line
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            last_string = text[i + 1:j]
+            line += last_string.count("\n")
+            i = j
+            if stack and stack[-1][0] == "object" and stack[-1][3]:
+                stack[-1][2] = json_unescape(last_string)
+                found.setdefault((*stack[-1][1], stack[-1][2]), start_line)
+                stack[-1][3] = False
+        elif c in "{[":
+            path: Path = _json_path(stack)
+            stack.append(["object" if c == "{" else "array", path, None if c == "{" else 0,
+                          c == "{"])
+            if c == "[":
+                _json_element(stack, text, i + 1, line, found)
+        elif c in "}]":
+            stack.pop()
+        elif c == "," and stack:
+            if stack[-1][0] == "object":
+                stack[-1][3] = True
+            else:
+                stack[-1][2] += 1
+                _json_element(stack, text, i + 1, line, found)
+        i += 1
     return found
 
 
-def line_of(lines: dict[Path, int], path: Path, json: bool = False) -> int | None:
+def _json_path(stack: list[list]) -> Path:
+    if not stack:
+        return ()
+    _, path, key, _ = stack[-1]
+    return (*path, key)
+
+
+def _json_element(stack: list[list], text: str, i: int, line: int, found: dict) -> None:
+    """Record the line of the array element that starts after position `i`."""
+    while i < len(text) and text[i] in " \t\r\n":
+        line += text[i] == "\n"
+        i += 1
+    if i < len(text) and text[i] != "]":
+        found.setdefault((*stack[-1][1], stack[-1][2]), line)
+
+
+def json_unescape(text: str) -> str:
+    import json
+
+    try:
+        return json.loads(f'"{text}"')
+    except ValueError:
+        return text
+
+
+def line_of(lines: dict[Path, int], path: Path) -> int | None:
     """The line of `path`, or of its nearest parent that was found."""
-    if json:
-        for part in reversed(path):
-            if isinstance(part, str) and (part,) in lines:
-                return lines[(part,)]
-        return None
     for end in range(len(path), 0, -1):
         if path[:end] in lines:
             return lines[path[:end]]
