@@ -44,6 +44,7 @@ __all__ = [
     "hardware",
     "lognormal",
     "normal",
+    "plan",
     "solve",
     "sweep",
     "uniform",
@@ -61,6 +62,7 @@ _WHATIF = {
     "to_frame": "napkinmath.rendering.frames",
     "formula": "napkinmath.library.objects", "graph": "napkinmath.library.objects",
     "variable": "napkinmath.library.lookup", "constraints": "napkinmath.library.lookup",
+    "plan": "napkinmath.scenario.answer",
 }
 __version__ = "0.1.0"
 

@@ -111,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
 
     register_check(commands)
     register_whatif(commands)
+    from napkinmath.cli.plan import register as register_plan
+
+    register_plan(commands)
     _record_options(commands.choices)
     return parser
 

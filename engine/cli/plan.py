@@ -1,0 +1,65 @@
+"""`napkin plan FILE`: a scenario file answered as one report.
+
+    napkin plan examples/startup-7b.toml                # text to the terminal
+    napkin plan examples/startup-7b.toml -o plan.html   # one self-contained HTML file
+    napkin plan examples/startup-7b.toml -o plan.md     # Markdown; .pdf via pdflatex
+    napkin plan examples/startup-7b.toml --check        # exit 1 on a violated constraint
+                                                        # or disagreeing givens
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+PLAN_EXAMPLES = """\
+examples:
+  napkin plan examples/startup-7b.toml
+  napkin plan examples/startup-7b.toml -o plan.html     (also .md, .pdf, .tex, .txt)
+  napkin plan examples/llama-70b-serving.toml --check   (exit 1 on a violation)
+"""
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add `plan` to the `napkin` parser's subcommands."""
+    parser = commands.add_parser(
+        "plan", help="answer a scenario file (TOML or JSON) as one report",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=PLAN_EXAMPLES,
+        description="Answer every section of a plan file in order (answers feed later "
+                    "sections by name), check the givens and the constraints once for the "
+                    "file, and write the report.")
+    parser.add_argument("file", metavar="FILE", help="the plan: a .toml or .json scenario")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="write the report to OUT; its suffix picks the format: .html, .md, "
+                             ".pdf (needs pdflatex), .tex, .txt")
+    parser.add_argument("--check", action="store_true",
+                        help="exit with status 1 when a constraint is violated or givens "
+                             "disagree (for CI); prints the summary's status lines")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from napkinmath.cli.whatif import _writing
+    from napkinmath.scenario import plan
+
+    answered = plan(args.file)
+    if args.output:
+        with _writing(args.output):
+            answered.write(args.output)
+        print(f"wrote {args.output}", file=sys.stderr)
+    warnings = answered.warnings
+    if args.check:
+        checks = len(answered.checks) + len(answered.constraints)
+        status = "FAIL" if warnings else "OK"
+        print(f"{status}: {args.file}: {len(warnings)} warning(s) in {checks} checks and "
+              "constraints")
+        for w in warnings:
+            print(f"  ✗ {w}")
+        return 1 if warnings else 0
+    if not args.output:
+        print(answered.to_text())
+    if answered.scenario.strict and warnings:
+        print(f"napkin: {args.file} is strict: {len(warnings)} warning(s): "
+              + " | ".join(warnings), file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,346 @@
+"""Answering a scenario: each section solved in order, answers fed forward by name.
+
+A section sees the file's givens, the earlier answers it names in `uses` (by name: a
+section's `feeds` hands an answer on under another name, so that a GPU count rounded to whole
+nodes in "Compute" is the `n_gpus` that "Schedule and cost" uses), then its own givens; its
+questions are never given. A section's own givens are a what-if for that section: they are
+not checked against the rest of the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pint
+
+from napkinmath.errors import InputError, NapkinError
+from napkinmath.rendering.result import CheckRecord, ConstraintRecord, Result
+from napkinmath.scenario.load import Scenario, Section, load
+
+
+@dataclass
+class SectionAnswer:
+    """One section's answer and where each of its givens came from."""
+
+    section: Section
+    answer: object  # a Result, or a RangeResult / SampleResult when a given is a spread
+    #: given name -> where the plan took it from ("plan file, line 9", "answer of Compute")
+    origins: dict[str, str]
+    #: names this section hands to later ones, with the value
+    fed: dict[str, pint.Quantity]
+    sensitivities: list = field(default_factory=list)
+    #: the answer from every value known (its checks and constraints are the file's)
+    checked: Result | None = None
+
+    @property
+    def result(self) -> Result:
+        """The point answer (for a spread, the one at the centre of every range)."""
+        return getattr(self.answer, "center", self.answer)
+
+    @property
+    def title(self) -> str:
+        return self.section.title
+
+
+@dataclass
+class Finding:
+    """A check or constraint, with the sections it came up in (listed once for the file)."""
+
+    record: CheckRecord | ConstraintRecord
+    sections: list[str]
+
+    @property
+    def ok(self) -> bool:
+        r = self.record
+        return r.holds if isinstance(r, ConstraintRecord) else r.agrees
+
+    def line(self) -> str:
+        r = self.record
+        if isinstance(r, ConstraintRecord):
+            return r.line()
+        if r.agrees:
+            return (f"✓ {r.formula.title}: {r.describe()} (agree within "
+                    f"{r.relative_difference:.2%})")
+        return f"✗ DISAGREE: {r.formula.title}: {r.describe()} ({r.relative_difference:.1%} apart)"
+
+
+@dataclass
+class Plan:
+    """A scenario answered: `answers`, `warnings`, and the report in every format."""
+
+    scenario: Scenario
+    sections: list[SectionAnswer]
+    checks: list[Finding]
+    constraints: list[Finding]
+    sweeps: list = field(default_factory=list)  # (Sweep, Table)
+    comparisons: list = field(default_factory=list)  # (Comparison, whatif Comparison)
+
+    @property
+    def title(self) -> str:
+        return self.scenario.title
+
+    @property
+    def answers(self) -> dict[str, pint.Quantity]:
+        """Every question's answer by name (a name asked twice: the later section's)."""
+        out: dict[str, pint.Quantity] = {}
+        for s in self.sections:
+            out.update(s.answer.values)
+        return out
+
+    @property
+    def warnings(self) -> list[str]:
+        """Violated constraints and disagreeing givens, once each, naming their sections."""
+        found = []
+        for f in self.constraints + self.checks:
+            if not f.ok:
+                r = f.record
+                what = (f"{r.constraint.title} is violated: {r.describe()}"
+                        if isinstance(r, ConstraintRecord) else
+                        f"{r.formula.title} disagrees: {r.describe()} "
+                        f"({r.relative_difference:.1%} apart)")
+                found.append(f"{what} (in {', '.join(f.sections)})")
+        return found
+
+    @property
+    def ok(self) -> bool:
+        """True when every constraint holds and every over-determined given agrees."""
+        return all(f.ok for f in self.constraints + self.checks)
+
+    # --- renderers (each in its own module) ---------------------------------------------------
+    def to_text(self) -> str:
+        from napkinmath.scenario.report_text import render
+
+        return render(self)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def to_markdown(self) -> str:
+        from napkinmath.scenario.report_markdown import render
+
+        return render(self)
+
+    def to_html(self) -> str:
+        from napkinmath.scenario.report_html import render
+
+        return render(self)
+
+    def to_latex(self) -> str:
+        from napkinmath.scenario.report_latex import render
+
+        return render(self)
+
+    def to_pdf(self, path: str | Path) -> Path:
+        from napkinmath.scenario.report_latex import write_pdf
+
+        return write_pdf(self, Path(path))
+
+    def write(self, path: str | Path) -> Path:
+        """Write the report; the format follows the suffix (.md, .html, .tex, .pdf, .txt)."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".pdf":
+            return self.to_pdf(path)
+        render = {".md": self.to_markdown, ".markdown": self.to_markdown, ".html": self.to_html,
+                  ".htm": self.to_html, ".tex": self.to_latex, ".txt": self.to_text}.get(suffix)
+        if render is None:
+            raise InputError(f"cannot write a report as {path.name!r}: use .md, .html, .pdf, "
+                             ".tex or .txt")
+        path.write_text(render() + "\n", encoding="utf-8")
+        return path
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+
+def plan(source: str | Path | Mapping) -> Plan:
+    """Answer a scenario file (.toml or .json) or dict as one plan; see napkinmath.scenario.
+
+    Sweeps and comparisons see the file's givens, the answers a section `feeds` on under a
+    new name, and their own givens."""
+    scenario = source if isinstance(source, Scenario) else load(source)
+    files = {name: (value, f"plan file{_line(scenario, ('givens', name))}")
+             for name, value in scenario.givens.items()}
+    handed: dict[str, tuple[object, str]] = {}  # answers so far, by the name they feed
+    answered: list[SectionAnswer] = []
+    for section in scenario.sections:
+        known = dict(files)
+        for i, name in enumerate(section.uses):
+            if name not in handed:
+                raise _located(scenario, (*section.where, "uses", i),
+                               f"no earlier section answers {name!r} (answers so far: "
+                               f"{', '.join(handed) or 'none'})")
+            known[name] = handed[name]
+        done = _answer(scenario, section, known)
+        answered.append(done)
+        centre = " at the centre of its range" if getattr(done.answer, "bounds", None) else ""
+        for name, q in done.fed.items():
+            handed[name] = (q, f"answer of {section.title}" + (
+                f" ({section.feeds[name]})" if section.feeds.get(name, name) != name else "")
+                + centre)
+    results = [(s.title, s.checked or s.result) for s in answered]
+    # a section's own givens are a what-if for that section, not checked against the file
+    own = {s.title: set(s.section.givens) for s in answered}
+    checks = _findings([(t, c) for t, r in results for c in r.checks
+                        if not own[t] & {v.name for v in c.formula.variables}],
+                       lambda c: (c.formula.name, c.describe()))
+    constraints = _findings([(t, c) for t, r in results for c in r.constraints],
+                            lambda c: (c.constraint.name, c.describe()))
+    done = Plan(scenario, answered, checks, constraints)
+    # sweeps and comparisons: the file's givens and the renamed answers (feeds), not every
+    # answer (a swept input would contradict answers derived at its planned value)
+    later = dict(scenario.givens)
+    for s in answered:
+        later.update({name: s.fed[name] for name in s.section.feeds})
+    done.sweeps = [(s, _sweep(scenario, s, later)) for s in scenario.sweeps]
+    done.comparisons = [(c, _compare(scenario, c, later)) for c in scenario.comparisons]
+    return done
+
+
+def _line(scenario: Scenario, path: tuple) -> str:
+    from napkinmath.scenario.locate import line_of
+
+    line = line_of(scenario.lines, path) if scenario.lines else None
+    return f", line {line}" if line else ""
+
+
+def _answer(scenario: Scenario, section: Section, known: Mapping[str, tuple[object, str]]
+            ) -> SectionAnswer:
+    from napkinmath.solving.solver import solve
+
+    givens = {n: v for n, (v, _) in known.items() if n not in section.ask}
+    origins = {n: o for n, (_, o) in known.items() if n not in section.ask}
+    for name, value in section.givens.items():
+        if name in section.ask:
+            raise _located(scenario, (*section.where, "givens", name),
+                           f"{name} is both asked and given in this section: drop one")
+        givens[name] = value
+        where = _line(scenario, (*section.where, "givens", name))
+        origins[name] = f"section {section.title}{where}"
+    records = {**scenario.records, **section.records}
+    options: dict[str, object] = {"tolerance": scenario.tolerance,
+                                  "on_inconsistent": "warn", **records}
+    from napkinmath.whatif.spread import is_spread
+
+    spread = any(is_spread(v) for v in givens.values())
+    if section.units and not spread:
+        options["units"] = section.units
+    if spread:
+        options.pop("on_inconsistent")
+        if options.pop("precision", None):
+            raise _located(scenario, (*section.where, "precision"), "precision applies to "
+                           "single answers; a given of this section is a range")
+    try:
+        whole = solve(list(section.ask), **options, **givens)
+    except NapkinError as exc:
+        name = getattr(exc, "variable", None)
+        path = _given_path(scenario, section, name) if name else section.where
+        raise type(exc)(f"{scenario.where(path)}: in section {section.title!r}: {exc}",
+                        *_extra(exc)) from None
+    answer = _needed_only(section, whole, options, givens)
+    point = getattr(answer, "center", answer)
+    fed = {n: point.values[n] for n in section.ask}
+    for later, mine in section.feeds.items():
+        fed[later] = point.values[mine]
+    sensitivities = []
+    for target in section.sensitivity:
+        try:
+            sensitivities.append(answer.sensitivity(target) if not spread
+                                 else answer.sensitivity())
+        except NapkinError as exc:
+            raise _located(scenario, (*section.where, "sensitivity"), str(exc)) from None
+    checked = getattr(whole, "center", whole)
+    return SectionAnswer(section, answer, {n: o for n, o in origins.items() if n in givens},
+                         fed, sensitivities, checked)
+
+
+def _needed_only(section: Section, whole, options: dict, givens: dict):
+    """The answer again from only the givens its steps read, so that its givens, derivation
+    and sensitivity show what the answer hangs on; the first answer, from every value known,
+    keeps the checks and constraints for the file (the same route, so the same numbers)."""
+    from napkinmath.solving.solver import solve
+
+    point = getattr(whole, "center", whole)
+    read = {v.name for step in point.steps for f in step.formulas for v in f.variables}
+    needed = {n: v for n, v in givens.items() if n in read}
+    if len(needed) == len(givens):
+        return whole
+    try:
+        answer = solve(list(section.ask), **options, **needed)
+    except NapkinError:
+        return whole
+    same = getattr(answer, "center", answer)
+    if [s.formulas for s in same.steps] != [s.formulas for s in point.steps]:
+        return whole
+    return answer
+
+
+def _extra(exc: NapkinError) -> tuple:
+    """The further constructor arguments of an error type, to re-raise it with a location."""
+    for attrs in (("targets", "suggestions"), ("checks",)):
+        if all(hasattr(exc, a) for a in attrs):
+            return tuple(getattr(exc, a) for a in attrs)
+    return (getattr(exc, "variable", None),) if hasattr(exc, "variable") else ()
+
+
+def _given_path(scenario: Scenario, section: Section, name: str) -> tuple:
+    if name in section.givens:
+        return (*section.where, "givens", name)
+    if name in scenario.givens:
+        return ("givens", name)
+    return section.where
+
+
+def _located(scenario: Scenario, path: tuple, message: str) -> InputError:
+    return InputError(f"{scenario.where(path)}: {message}", str(path[-1]))
+
+
+def _findings(items: list[tuple[str, object]], key) -> list[Finding]:
+    """Each distinct check or constraint once, with every section it came up in."""
+    found: dict[tuple, Finding] = {}
+    for title, record in items:
+        k = key(record)
+        if k in found:
+            if title not in found[k].sections:
+                found[k].sections.append(title)
+        else:
+            found[k] = Finding(record, [title])
+    return list(found.values())
+
+
+def _context(scenario: Scenario, spec, known: Mapping[str, object], skip) -> dict[str, object]:
+    givens = {n: v for n, v in known.items() if n not in skip}
+    givens.update(spec.givens)
+    return givens
+
+
+def _sweep(scenario: Scenario, spec, known: Mapping[str, object]):
+    from napkinmath.whatif.sweep import sweep
+
+    records = {**{k: v for k, v in scenario.records.items() if k != "precision"},
+               **spec.records}
+    givens = _context(scenario, spec, known, {*spec.target, *spec.over})
+    try:
+        return sweep(list(spec.target), over=spec.over, tolerance=scenario.tolerance,
+                     points=spec.points, **records, **givens)
+    except NapkinError as exc:
+        name = getattr(exc, "variable", None)
+        path = (*spec.where, "over" if name in spec.over else "givens", name) \
+            if name in spec.over or name in spec.givens else spec.where
+        raise InputError(f"{scenario.where(path)}: sweep {spec.title!r}: {exc}", name) from None
+
+
+def _compare(scenario: Scenario, spec, known: Mapping[str, object]):
+    from napkinmath.whatif.compare import compare
+
+    records = {**{k: v for k, v in scenario.records.items() if k != "precision"},
+               **spec.records}
+    givens = _context(scenario, spec, known, set(spec.target))
+    try:
+        return compare(list(spec.target), tolerance=scenario.tolerance, best=spec.best,
+                       **records, **givens)
+    except NapkinError as exc:
+        raise InputError(f"{scenario.where(spec.where)}: comparison {spec.title!r}: {exc}"
+                         ) from None

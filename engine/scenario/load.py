@@ -1,0 +1,355 @@
+"""A scenario file (TOML, or JSON) read and checked into a `Scenario`.
+
+    title = "Startup: 7B on 1T tokens in 3 weeks"
+    notes = "..."
+    tolerance = 0.01          # over-determined givens must agree this closely
+    strict = false            # true: a violated constraint or disagreeing givens fail the run
+
+    [records]                 # gpu, model, precision (as solve's gpu=, model=, precision=)
+    gpu = "H100-SXM"
+
+    [givens]                  # name = value, as on the command line: "7B", "3 weeks", 0.4,
+    params = "7B"             # a range "0.3..0.5", a distribution "0.3 to 0.5", [low, high]
+
+    [[sections]]
+    title = "Compute"
+    ask = ["train_compute", "n_gpus", "n_gpus_whole_nodes"]
+    feeds = { n_gpus = "n_gpus_whole_nodes" }   # later sections may use n_gpus = this answer
+
+    [[sections]]
+    title = "Schedule and cost"
+    ask = ["train_time", "train_cost"]
+    uses = ["n_gpus"]         # earlier answers this section takes, by name
+    sensitivity = ["n_gpus"]  # or true: the first question
+    # also: notes, givens, units, gpu, model, precision
+
+    [[sweeps]]                # target, over, and optional title, givens, gpu, model
+    [[comparisons]]           # target, gpu or model (a list), and optional title, givens, best
+
+Every unknown key and bad value is an InputError naming the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from napkinmath.errors import InputError, NapkinError
+from napkinmath.scenario.locate import json_lines, line_of, toml_lines
+
+Where = tuple[str | int, ...]
+
+TOP_KEYS = ("title", "notes", "tolerance", "strict", "records", "givens", "sections", "sweeps",
+            "comparisons")
+RECORD_KEYS = ("gpu", "model", "precision")
+SECTION_KEYS = ("title", "notes", "ask", "uses", "givens", "feeds", "units", "sensitivity",
+                *RECORD_KEYS)
+SWEEP_KEYS = ("title", "target", "over", "givens", "gpu", "model", "points")
+COMPARISON_KEYS = ("title", "target", "givens", "gpu", "model", "best")
+PRECISIONS = ("bf16", "fp16", "fp8", "int8", "fp4")
+
+
+@dataclass(frozen=True)
+class Section:
+    """One group of questions, answered together."""
+
+    title: str
+    ask: tuple[str, ...]
+    notes: str = ""
+    uses: tuple[str, ...] = ()  # earlier answers (or names fed by `feeds`) taken as givens
+    givens: dict[str, object] = field(default_factory=dict)
+    feeds: dict[str, str] = field(default_factory=dict)  # later name -> this section's answer
+    units: dict[str, str] = field(default_factory=dict)
+    sensitivity: tuple[str, ...] = ()
+    records: dict[str, str] = field(default_factory=dict)
+    where: Where = ()
+
+
+@dataclass(frozen=True)
+class Sweep:
+    title: str
+    target: tuple[str, ...]
+    over: dict[str, object]
+    givens: dict[str, object] = field(default_factory=dict)
+    records: dict[str, object] = field(default_factory=dict)
+    points: int = 11
+    where: Where = ()
+
+
+@dataclass(frozen=True)
+class Comparison:
+    title: str
+    target: tuple[str, ...]
+    records: dict[str, object]
+    givens: dict[str, object] = field(default_factory=dict)
+    best: str | None = None
+    where: Where = ()
+
+
+@dataclass
+class Scenario:
+    """A checked scenario, with the means to name a key's line in errors."""
+
+    title: str
+    notes: str
+    tolerance: float
+    strict: bool
+    records: dict[str, str]
+    givens: dict[str, object]
+    sections: list[Section]
+    sweeps: list[Sweep]
+    comparisons: list[Comparison]
+    source: str = "<dict>"  # the file name, or <dict>
+    lines: dict = field(default_factory=dict, repr=False)
+    is_json: bool = False
+
+    def where(self, path: Where) -> str:
+        """'plan.toml, line 12, key sections[0].ask' (or without a line for a dict)."""
+        return describe(self.source, self.lines, path, self.is_json)
+
+
+def describe(source: str, lines: dict, path: Where, is_json: bool = False) -> str:
+    key = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p)
+                  for i, p in enumerate(path))
+    line = line_of(lines, path) if lines else None
+    at = f", line {line}" if line else ""
+    return f"{source}{at}, key {key}" if key else f"{source}{at}"
+
+
+def load(source: str | Path | Mapping) -> Scenario:
+    """Read a scenario from a .toml or .json file, or take it from a dict."""
+    if isinstance(source, Mapping):
+        return _Checker(dict(source), "<dict>", {}, False).scenario()
+    path = Path(source)
+    text = path.read_text(encoding="utf-8")
+    is_json = path.suffix.lower() == ".json"
+    try:
+        data = json.loads(text) if is_json else tomllib.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}, line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not valid TOML: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: a scenario is a table (a JSON object) of title, givens, "
+                         "sections, ...")
+    lines = json_lines(text) if is_json else toml_lines(text)
+    return _Checker(data, str(path), lines, is_json).scenario()
+
+
+class _Checker:
+    """Type and name checks, each failure naming file, line and key."""
+
+    def __init__(self, data: dict, source: str, lines: dict, is_json: bool) -> None:
+        self.data, self.source, self.lines, self.is_json = data, source, lines, is_json
+
+    def fail(self, path: Where, message: str) -> InputError:
+        return InputError(f"{describe(self.source, self.lines, path, self.is_json)}: {message}",
+                          str(path[-1]) if path else None)
+
+    def keys(self, table: object, allowed: tuple[str, ...], path: Where) -> dict:
+        if not isinstance(table, dict):
+            raise self.fail(path, f"expected a table of {', '.join(allowed)}")
+        for key in table:
+            if key not in allowed:
+                raise self.fail((*path, key), f"unknown key {key!r}; expected one of "
+                                f"{', '.join(allowed)}")
+        return table
+
+    def text(self, value: object, path: Where, required: bool = False) -> str:
+        if value is None and not required:
+            return ""
+        if not isinstance(value, str) or (required and not value.strip()):
+            raise self.fail(path, f"expected text, got {value!r}")
+        return value
+
+    def names(self, value: object, path: Where) -> tuple[str, ...]:
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not items or \
+                not all(isinstance(n, str) for n in items):
+            raise self.fail(path, f"expected a variable name or a list of them, got {value!r}")
+        for i, name in enumerate(items):
+            self.variable(name, (*path, i) if isinstance(value, list) else path)
+        return tuple(items)
+
+    def variable(self, name: str, path: Where) -> None:
+        from napkinmath.library.lookup import variable
+
+        try:
+            variable(name)
+        except NapkinError as exc:
+            raise self.fail(path, str(exc)) from None
+
+    def given_values(self, table: object, path: Where) -> dict[str, object]:
+        from napkinmath.library.lookup import variable
+        from napkinmath.text.values import to_quantity
+        from napkinmath.whatif.spread import bind_spread, is_spread, to_spread
+
+        if table is None:
+            return {}
+        if not isinstance(table, dict):
+            raise self.fail(path, "expected a table of name = value")
+        out: dict[str, object] = {}
+        for name, value in table.items():
+            where = (*path, name)
+            self.variable(name, where)
+            if isinstance(value, list):
+                value = tuple(value)  # [low, high]: a range
+            if isinstance(value, bool) or not isinstance(value, (str, int, float, tuple)):
+                raise self.fail(where, f"expected a value such as \"7B\", 0.4, \"3 weeks\" or "
+                                f"a range \"0.3..0.5\", got {value!r}")
+            try:
+                if is_spread(value):
+                    bind_spread(to_spread(value, name), variable(name))
+                elif not _names_record_key(value):
+                    to_quantity(value, variable(name))
+            except NapkinError as exc:
+                raise self.fail(where, str(exc)) from None
+            out[name] = value
+        return out
+
+    def records(self, table: dict, path: Where, keys=RECORD_KEYS, lists: bool = False
+                ) -> dict[str, object]:
+        out: dict[str, object] = {}
+        for key in keys:
+            if key not in table:
+                continue
+            value = table[key]
+            ok = isinstance(value, str) or (lists and isinstance(value, list) and value and
+                                             all(isinstance(v, str) for v in value))
+            if not ok:
+                raise self.fail((*path, key), f"expected a record name{' or a list' * lists}, "
+                                f"got {value!r}")
+            if key == "precision" and value not in PRECISIONS:
+                raise self.fail((*path, key), f"{value!r}: expected one of "
+                                f"{', '.join(PRECISIONS)}")
+            if key != "precision":
+                self.record(value, (*path, key))
+            out[key] = value
+        return out
+
+    def record(self, value: object, path: Where) -> None:
+        from napkinmath.hardware import get
+
+        for name in value if isinstance(value, list) else [value]:
+            try:
+                get(name)
+            except NapkinError as exc:
+                raise self.fail(path, str(exc)) from None
+
+    def scenario(self) -> Scenario:
+        d = self.keys(self.data, TOP_KEYS, ())
+        title = self.text(d.get("title"), ("title",), required=True)
+        tolerance = d.get("tolerance", 0.01)
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
+                or not 0 < tolerance < 1:
+            raise self.fail(("tolerance",), f"expected a fraction such as 0.01, got {tolerance!r}")
+        strict = d.get("strict", False)
+        if not isinstance(strict, bool):
+            raise self.fail(("strict",), f"expected true or false, got {strict!r}")
+        records = self.records(self.keys(d.get("records", {}), RECORD_KEYS, ("records",)),
+                               ("records",))
+        sections = [self.section(s, ("sections", i))
+                    for i, s in enumerate(self.array(d, "sections", required=True))]
+        titles = [s.title for s in sections]
+        for i, t in enumerate(titles):
+            if t in titles[:i]:
+                raise self.fail(("sections", i, "title"), f"two sections are called {t!r}")
+        return Scenario(
+            title=title, notes=self.text(d.get("notes"), ("notes",)), tolerance=float(tolerance),
+            strict=strict, records=records, givens=self.given_values(d.get("givens"), ("givens",)),
+            sections=sections,
+            sweeps=[self.sweep(s, ("sweeps", i)) for i, s in enumerate(self.array(d, "sweeps"))],
+            comparisons=[self.comparison(c, ("comparisons", i))
+                         for i, c in enumerate(self.array(d, "comparisons"))],
+            source=self.source, lines=self.lines, is_json=self.is_json)
+
+    def array(self, d: dict, key: str, required: bool = False) -> list:
+        value = d.get(key, [])
+        if not isinstance(value, list) or (required and not value):
+            raise self.fail((key,), f"expected {'one or more' if required else 'a list of'} "
+                            f"[[{key}]] tables")
+        return value
+
+    def section(self, s: object, path: Where) -> Section:
+        s = self.keys(s, SECTION_KEYS, path)
+        if "ask" not in s:
+            raise self.fail(path, "a section needs ask = [\"variable\", ...]: its questions")
+        ask = self.names(s["ask"], (*path, "ask"))
+        feeds = s.get("feeds", {})
+        if not isinstance(feeds, dict):
+            raise self.fail((*path, "feeds"), "expected a table: later_name = \"answer\"")
+        for name, answer in feeds.items():
+            self.variable(name, (*path, "feeds", name))
+            if answer not in ask:
+                raise self.fail((*path, "feeds", name), f"{answer!r} is not a question of this "
+                                f"section (ask = {list(ask)})")
+        uses = self.names(s["uses"], (*path, "uses")) if "uses" in s else ()
+        for i, name in enumerate(uses):
+            if name in ask:
+                raise self.fail((*path, "uses", i), f"{name!r} is both used and asked here")
+        units = s.get("units", {})
+        if not isinstance(units, dict) or not all(isinstance(u, str) for u in units.values()):
+            raise self.fail((*path, "units"), "expected a table: name = \"unit\"")
+        for name in units:
+            if name not in ask:
+                raise self.fail((*path, "units", name), f"{name!r} is not asked in this section")
+        chosen = s.get("sensitivity", False)
+        if chosen is True:
+            sensitivity = ask[:1]
+        elif chosen is False:
+            sensitivity = ()
+        else:
+            sensitivity = self.names(chosen, (*path, "sensitivity"))
+            for i, name in enumerate(sensitivity):
+                if name not in ask:
+                    raise self.fail((*path, "sensitivity", i), f"{name!r} is not asked here")
+        return Section(title=self.text(s.get("title"), (*path, "title"), required=True), ask=ask,
+                       notes=self.text(s.get("notes"), (*path, "notes")), uses=uses,
+                       givens=self.given_values(s.get("givens"), (*path, "givens")),
+                       feeds=dict(feeds), units=dict(units), sensitivity=sensitivity,
+                       records=self.records(s, path), where=path)
+
+    def sweep(self, s: object, path: Where) -> Sweep:
+        s = self.keys(s, SWEEP_KEYS, path)
+        target = self.names(s.get("target"), (*path, "target"))
+        over = s.get("over")
+        if not isinstance(over, dict) or not 1 <= len(over) <= 2:
+            raise self.fail((*path, "over"), "expected a table of one or two swept inputs, "
+                            "such as { n_gpus = \"32..256:log:9\" }")
+        for name, value in over.items():
+            self.variable(name, (*path, "over", name))
+            if not isinstance(value, (str, list)):
+                raise self.fail((*path, "over", name), "expected \"low..high[:log:N]\" or a "
+                                f"list of values, got {value!r}")
+        points = s.get("points", 11)
+        if isinstance(points, bool) or not isinstance(points, int) or not 2 <= points <= 1000:
+            raise self.fail((*path, "points"), f"expected a whole number 2..1000, got {points!r}")
+        default = f"{', '.join(target)} over {', '.join(over)}"
+        return Sweep(title=self.text(s.get("title"), (*path, "title")) or default, target=target,
+                     over=dict(over), givens=self.given_values(s.get("givens"), (*path, "givens")),
+                     records=self.records(s, path, ("gpu", "model"), lists=True), points=points,
+                     where=path)
+
+    def comparison(self, c: object, path: Where) -> Comparison:
+        c = self.keys(c, COMPARISON_KEYS, path)
+        target = self.names(c.get("target"), (*path, "target"))
+        records = self.records(c, path, ("gpu", "model"), lists=True)
+        if not any(isinstance(v, list) and len(v) > 1 for v in records.values()):
+            raise self.fail(path, "a comparison needs gpu = [...] or model = [...] with two or "
+                            "more records")
+        best = c.get("best")
+        if best not in (None, "lower", "higher"):
+            raise self.fail((*path, "best"), f"expected \"lower\" or \"higher\", got {best!r}")
+        default = f"{', '.join(target)} across records"
+        return Comparison(title=self.text(c.get("title"), (*path, "title")) or default,
+                          target=target, records=records,
+                          givens=self.given_values(c.get("givens"), (*path, "givens")),
+                          best=best, where=path)
+
+
+def _names_record_key(value: object) -> bool:
+    """A given that names a record key (peak_flops = "peak_flops_fp8") is checked at solve."""
+    return isinstance(value, str) and value.replace("_", "").isalnum() and "_" in value

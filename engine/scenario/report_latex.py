@@ -1,0 +1,249 @@
+"""The plan as a LaTeX document, and as PDF through pdflatex where it is installed.
+
+Text is escaped and every non-ASCII character translated to a LaTeX command (× \\times,
+10⁹ ^{9}, ✓ \\checkmark, ...), so the file compiles with a plain pdflatex; equations are
+printed from each step's expressions with the variables' own symbols.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unicodedata
+from pathlib import Path
+
+from napkinmath.errors import InputError
+from napkinmath.scenario import parts
+from napkinmath.scenario.answer import Plan
+
+_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+            "_": r"\_\allowbreak{}", "/": r"/\allowbreak{}", "{": r"\{", "}": r"\}",
+            "~": r"\textasciitilde{}",
+            "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
+#: characters napkinmath writes, as commands valid in text and in math mode
+_UNICODE = {
+    "×": r"\ensuremath{\times}", "·": r"\ensuremath{\cdot}", "÷": r"\ensuremath{\div}",
+    "−": "-", "–": "--", "—": "---", "…": r"\ldots{}", "±": r"\ensuremath{\pm}",
+    "≤": r"\ensuremath{\le}", "≥": r"\ensuremath{\ge}", "≈": r"\ensuremath{\approx}",
+    "≠": r"\ensuremath{\neq}", "→": r"\ensuremath{\to}", "⇒": r"\ensuremath{\Rightarrow}",
+    "←": r"\ensuremath{\leftarrow}", "✓": r"\ensuremath{\checkmark}", "✗": "X",
+    "µ": r"\ensuremath{\mu}", "μ": r"\ensuremath{\mu}", "°": r"\ensuremath{^\circ}",
+    "√": r"\ensuremath{\surd}", "∞": r"\ensuremath{\infty}", "⌈": r"\ensuremath{\lceil}",
+    "⌉": r"\ensuremath{\rceil}", "⌊": r"\ensuremath{\lfloor}", "⌋": r"\ensuremath{\rfloor}",
+    "‘": "`", "’": "'", "“": "``", "”": "''", "€": "EUR", "£": "GBP", "§": r"\S{}",
+    "Ψ": r"\ensuremath{\Psi}", "λ": r"\ensuremath{\lambda}", "ρ": r"\ensuremath{\rho}",
+    "σ": r"\ensuremath{\sigma}", "α": r"\ensuremath{\alpha}", "β": r"\ensuremath{\beta}",
+    "\u2009": r"\,", "\u00a0": "~", "\u202f": r"\,",
+}
+_SUPER = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+", strict=True))
+_SUPER_RUN = re.compile(f"[{''.join(_SUPER)}]+")
+
+
+def tex(text: str) -> str:
+    """Text as LaTeX: specials escaped, Unicode translated, anything else spelled out."""
+    text = _SUPER_RUN.sub(lambda m: "\0" + "".join(_SUPER[c] for c in m.group()) + "\1",
+                          str(text))
+    out = []
+    for char in text:
+        if char == "\0":
+            out.append(r"\ensuremath{^{")
+        elif char == "\1":
+            out.append("}}")
+        elif char in _SPECIAL:
+            out.append(_SPECIAL[char])
+        elif ord(char) < 128:
+            out.append(char)
+        elif char in _UNICODE:
+            out.append(_UNICODE[char])
+        else:
+            plain = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+            out.append(plain or f"[U+{ord(char):04X}]")
+    return "".join(out)
+
+
+def _math(text: str) -> str:
+    """A LaTeX math string from napkinmath's printers, with stray Unicode translated."""
+    return "".join(c if ord(c) < 128 else _UNICODE.get(c, tex(c)) for c in text)
+
+
+def render(plan: Plan, figures: Path | None = None) -> str:
+    """The report as a LaTeX document; with `figures` (a folder), the sweep plots and the
+    sensitivities' tornado charts are saved there as PDF and included."""
+    from napkinmath.rendering.exprprint import Printer
+    from napkinmath.rendering.result import _latex_symbol
+    from napkinmath.units import format_quantity
+
+    symbol = Printer(_latex_symbol, style="latex")
+    sources = parts.sources(plan)
+    number = {source: i for i, source in enumerate(sources, 1)}
+    out = [r"\documentclass[11pt]{article}", r"\usepackage[T1]{fontenc}",
+           r"\usepackage[margin=2cm]{geometry}", r"\usepackage{amsmath,amssymb}",
+           r"\usepackage{graphicx}", r"\usepackage{array,longtable}",
+           r"\usepackage[hidelinks]{hyperref}", r"\pdftrailerid{}",
+           r"\setlength{\parindent}{0pt}", r"\setlength{\parskip}{4pt}",
+           r"\allowdisplaybreaks", f"\\title{{{tex(plan.title)}}}", r"\date{}",
+           r"\begin{document}", r"\maketitle"]
+    if plan.scenario.notes.strip():
+        out.append(tex(plan.scenario.notes.strip()))
+    out += [r"\section*{Summary}", r"\begin{longtable}{p{0.62\linewidth}r}",
+            r"\textbf{answer} & \textbf{value} \\ \hline"]
+    current = None
+    for line in parts.summary(plan):
+        if line.section != current:
+            current = line.section
+            out.append(f"\\multicolumn{{2}}{{l}}{{\\textit{{{tex(current)}}}}} \\\\")
+        fed = f" ({tex(line.fed)})" if line.fed else ""
+        out.append(f"\\texttt{{{tex(line.name)}}}: {tex(line.meaning)}{fed} & "
+                   f"\\textbf{{{tex(line.value)}}} \\\\")
+    out.append(r"\end{longtable}")
+    out.append(tex(parts.status(plan)))
+    warnings = plan.warnings
+    if warnings:
+        out += [r"\begin{itemize}"] + [f"  \\item \\textbf{{Warning:}} {tex(w)}"
+                                       for w in warnings] + [r"\end{itemize}"]
+    else:
+        out.append(r"\par No warnings.")
+    for s in plan.sections:
+        out.append(f"\\section{{{tex(s.title)}}}")
+        if s.section.notes.strip():
+            out.append(tex(s.section.notes.strip()))
+        out += [f"\\par\\textbf{{{tex(line)}}}" for line in s.answer.headline()]
+        out += [r"\subsection*{Given}", r"\begin{longtable}{p{0.27\linewidth}p{0.2\linewidth}"
+                r"p{0.45\linewidth}}", r"\textbf{given} & \textbf{value} & \textbf{from} \\"
+                r" \hline"]
+        out += [f"\\texttt{{{tex(n)}}} & {tex(v)} & {tex(o)} \\\\" for n, v, o in parts.givens(s)]
+        out += [r"\end{longtable}", r"\subsection*{Derivation}"]
+        if parts.centre_note(s):
+            out.append(tex(parts.centre_note(s)))
+        if not s.result.steps:
+            out.append("None needed: every question is a given or a record value.")
+        for step in parts.steps(s):
+            refs = ", ".join(str(number[src]) for src in step.sources if src in number)
+            cite = f" [{refs}]" if refs else ""
+            out.append(f"\\paragraph{{{step.number}. {tex(step.head)}{cite}}}")
+            out.append(r"\begin{align*}")
+            rows = [f"  {_math(symbol(f.equation.lhs))} &= {_math(symbol(f.equation.rhs))}"
+                    for f in step.formulas]
+            for solved in step.solved:
+                var = s.result._var(solved.name)
+
+                def leaf(sym, s=s, step=step) -> str:
+                    q = s.result._display(sym.name, step.values.get(sym.name))
+                    return format_quantity(q, style="latex")
+
+                if not solved.explicit:
+                    rows.append(f"  \\Rightarrow {_math(var.latex)} &= "
+                                f"{_math(symbol(solved.expr))}")
+                values = Printer(leaf, style="latex", substituted=True)(solved.expr)
+                rows.append(f"  &= {_math(values)}")
+                rows.append(f"  &= {_math(format_quantity(solved.value, style='latex'))}")
+            out.append(" \\\\\n".join(rows))
+            out.append(r"\end{align*}")
+            out += [f"\\par{{\\small {tex(note)}}}" for note in step.notes]
+        out += [f"\\par{{\\small Note: {tex(n)}}}" for n in s.result.notes]
+        if s.result.constraints:
+            out += [r"\subsection*{Constraints}", r"\begin{itemize}"]
+            out += [f"  \\item {tex(c.line())}" for c in s.result.constraints]
+            out.append(r"\end{itemize}")
+        for sens in s.sensitivities:
+            out.append(f"\\subsection*{{What \\texttt{{{tex(sens.target)}}} hangs on}}")
+            out.append(_table(sens.to_table()))
+            if figures is not None:
+                name = f"tornado-{len(list(figures.glob('tornado-*.pdf'))) + 1}.pdf"
+                _save_pdf(lambda ax, sens=sens: sens.plot(ax=ax), figures / name)
+                out.append(f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]{{{name}}}"
+                           r"\end{center}")
+    if plan.checks:
+        out += [r"\section*{Consistency of the givens}",
+                "Over-determined givens, checked once for the whole file:", r"\begin{itemize}"]
+        out += [f"  \\item {tex(f.line())} ({tex(', '.join(f.sections))})" for f in plan.checks]
+        out.append(r"\end{itemize}")
+    if plan.constraints:
+        out += [r"\section*{Constraints}", r"\begin{itemize}"]
+        out += [f"  \\item {tex(f.line())} ({tex(', '.join(f.sections))})"
+                for f in plan.constraints]
+        out.append(r"\end{itemize}")
+    for i, (spec, table) in enumerate(plan.sweeps, 1):
+        out.append(f"\\section*{{Sweep: {tex(spec.title)}}}")
+        if figures is not None:
+            name = f"sweep-{i}.pdf"
+            _save_pdf(lambda ax, table=table: table.plot(ax=ax), figures / name)
+            out.append(f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]{{{name}}}"
+                       r"\end{center}")
+        out.append(_table(table))
+    for spec, comparison in plan.comparisons:
+        out.append(f"\\section*{{Comparison: {tex(spec.title)}}}")
+        out.append(_table(comparison.to_table()))
+    assumed = parts.assumptions(plan)
+    if assumed:
+        out += [r"\section*{Assumptions}", r"\begin{itemize}"]
+        out += [f"  \\item \\texttt{{{tex(n)}}}: {tex(a)}" for n, a in assumed]
+        out.append(r"\end{itemize}")
+    out += [r"\section*{Sources}", r"\begin{enumerate}"]
+    out += [f"  \\item {tex(source)}" for source in sources]
+    out += [r"\end{enumerate}", r"\end{document}"]
+    return "\n".join(out)
+
+
+def _table(table) -> str:
+    """A what-if Table as a longtable, from its own cells."""
+    # every column wraps in its share of the line, less its padding
+    width = f"\\dimexpr {0.98 / len(table.columns):.3f}\\linewidth-2\\tabcolsep\\relax"
+    columns = "".join(f"p{{{width}}}" if c.is_labels else
+                      f">{{\\raggedleft\\arraybackslash}}p{{{width}}}" for c in table.columns)
+    lines = [f"{{\\footnotesize\\begin{{longtable}}{{{columns}}}",
+             " & ".join(f"\\textbf{{{tex(h)}}}" for h in table.headers) + r" \\ \hline"]
+    lines += [" & ".join(tex(c) for c in row) + r" \\" for row in table._cells()]
+    lines.append(r"\end{longtable}}")
+    if table.notes:
+        lines.append(f"{{\\small {tex(' '.join(table.notes))}}}")
+    return "\n".join(lines)
+
+
+def _save_pdf(draw, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    try:
+        draw(ax)
+        fig.savefig(path, format="pdf", bbox_inches="tight",
+                    metadata={"CreationDate": None, "ModDate": None, "Producer": None,
+                              "Creator": None})
+    finally:
+        plt.close(fig)
+
+
+def pdflatex() -> str | None:
+    """The pdflatex on PATH, or None."""
+    return shutil.which("pdflatex")
+
+
+def write_pdf(plan: Plan, path: Path) -> Path:
+    """Compile the report with pdflatex (twice, for long tables) into `path`."""
+    program = pdflatex()
+    if program is None:
+        raise InputError(f"cannot write {path.name}: pdflatex is not installed (Debian: "
+                         "apt-get install texlive-latex-recommended); write .tex, .html or "
+                         ".md instead")
+    with tempfile.TemporaryDirectory(prefix="napkin-plan-") as folder:
+        work = Path(folder)
+        (work / "plan.tex").write_text(render(plan, figures=work) + "\n", encoding="utf-8")
+        env = {**os.environ, "SOURCE_DATE_EPOCH": "0", "FORCE_SOURCE_DATE": "1"}
+        for _ in range(2):
+            done = subprocess.run([program, "-interaction=nonstopmode", "-halt-on-error",
+                                   "plan.tex"], cwd=work, env=env, capture_output=True,
+                                  text=True, errors="replace", timeout=120, check=False)
+            if done.returncode != 0:
+                log = (work / "plan.log").read_text(errors="replace") \
+                    if (work / "plan.log").exists() else done.stdout
+                errors = [line for line in log.splitlines() if line.startswith("!")]
+                raise InputError(f"pdflatex could not compile the report: "
+                                 f"{'; '.join(errors[:3]) or 'see its log'}")
+        shutil.copyfile(work / "plan.pdf", path)
+    return path

@@ -1,0 +1,85 @@
+"""The plan as GitHub-flavoured Markdown (renders on common forges and wikis).
+
+Sweep plots are not embedded (a Markdown file cannot carry them portably); their tables are.
+"""
+
+from __future__ import annotations
+
+from napkinmath.scenario import parts
+from napkinmath.scenario.answer import Plan
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    return f"`{text}`" if "`" not in text else f"``{text}``"
+
+
+def render(plan: Plan) -> str:
+    out = [f"# {plan.title}", ""]
+    if plan.scenario.notes.strip():
+        out += [plan.scenario.notes.strip(), ""]
+    out += ["## Summary", "", "| section | answer | value | meaning |", "|---|---|---|---|"]
+    for line in parts.summary(plan):
+        fed = f" (used as {_code(line.fed.split()[2])} from here on)" if line.fed else ""
+        out.append(f"| {_cell(line.section)} | {_code(line.name)} | **{_cell(line.value)}** | "
+                   f"{_cell(line.meaning)}{fed} |")
+    out += [""]
+    out.append(parts.status(plan))
+    out.append("")
+    out += [f"> **Warning:** {_cell(w)}  " for w in plan.warnings] or ["No warnings."]
+    for number, s in enumerate(plan.sections, 1):
+        out += ["", f"## {number}. {s.title}", ""]
+        if s.section.notes.strip():
+            out += [s.section.notes.strip(), ""]
+        out += [f"**{_cell(line)}**  " for line in s.answer.headline()]
+        out += ["", "| given | value | from |", "|---|---|---|"]
+        out += [f"| {_code(n)} | {_cell(v)} | {_cell(o)} |" for n, v, o in parts.givens(s)]
+        out.append("")
+        if parts.centre_note(s):
+            out += [f"*{parts.centre_note(s)}*", ""]
+        for step in parts.steps(s):
+            sources = _cell("; ".join(step.sources))
+            out.append(f"{step.number}. **{_cell(step.head)}** — *{sources}*")
+            out += [f"   - {_code(parts.equation_text(f))}" for f in step.formulas]
+            for solved in step.solved:
+                if not solved.explicit:
+                    out.append(f"   - solved for {_code(solved.name)}: "
+                               f"{_code(solved.name + ' = ' + parts.expression_text(solved.expr))}")
+                out.append(f"   - {_code('= ' + solved.substituted)}")
+                out.append(f"   - {_code('= ' + _q(solved.value))}")
+            out += [f"   - *{_cell(note)}*" for note in step.notes]
+        if not s.result.steps:
+            out.append("None needed: every question is a given or a record value.")
+        out += [f"\n*Note:* {_cell(n)}" for n in s.result.notes]
+        if s.result.constraints:
+            out += ["", "Constraints:", ""] + [f"- {_cell(c.line())}" for c in s.result.constraints]
+        for sens in s.sensitivities:
+            out += ["", f"**What `{sens.target}` hangs on**", "", sens.to_markdown()]
+    if plan.checks:
+        out += ["", "## Consistency of the givens", "",
+                "Over-determined givens, checked once for the whole file:", ""]
+        out += [f"- {_cell(f.line())} *({_cell(', '.join(f.sections))})*" for f in plan.checks]
+    if plan.constraints:
+        out += ["", "## Constraints", ""]
+        out += [f"- {_cell(f.line())} *({_cell(', '.join(f.sections))})*"
+                for f in plan.constraints]
+    for spec, table in plan.sweeps:
+        out += ["", f"## Sweep: {spec.title}", "", table.to_markdown()]
+    for spec, comparison in plan.comparisons:
+        out += ["", f"## Comparison: {spec.title}", "", comparison.to_markdown()]
+    assumed = parts.assumptions(plan)
+    if assumed:
+        out += ["", "## Assumptions", ""]
+        out += [f"- {_code(n)}: {_cell(a)}" for n, a in assumed]
+    out += ["", "## Sources", ""]
+    out += [f"{i}. {_cell(source)}" for i, source in enumerate(parts.sources(plan), 1)]
+    return "\n".join(out)
+
+
+def _q(q) -> str:
+    from napkinmath.units import format_quantity
+
+    return format_quantity(q)

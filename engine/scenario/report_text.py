@@ -1,0 +1,88 @@
+"""The plan as plain Unicode text (the terminal's `napkin plan FILE`)."""
+
+from __future__ import annotations
+
+from napkinmath.scenario import parts
+from napkinmath.scenario.answer import Plan
+
+
+def _rule(text: str, char: str) -> list[str]:
+    return [text, char * len(text)]
+
+
+def render(plan: Plan) -> str:
+    out = _rule(plan.title, "=")
+    if plan.scenario.notes.strip():
+        out += ["", plan.scenario.notes.strip()]
+    out += ["", *_rule("Summary", "-")]
+    current = None
+    for line in parts.summary(plan):
+        if line.section != current:
+            current = line.section
+            out.append(f"{current}:")
+        fed = f"  [{line.fed}]" if line.fed else ""
+        out.append(f"  {line.name} = {line.value}  ({line.meaning}){fed}")
+    out += ["", *_status(plan)]
+    for number, s in enumerate(plan.sections, 1):
+        out += ["", *_rule(f"{number}. {s.title}", "-")]
+        if s.section.notes.strip():
+            out.append(s.section.notes.strip())
+        out += ["", *s.answer.headline()]
+        out += ["", "Given:"]
+        rows = parts.givens(s)
+        width = max((len(n) for n, _, _ in rows), default=0)
+        out += [f"  {n.ljust(width)} = {v}   ({o})" for n, v, o in rows]
+        out += ["", "Derivation:"]
+        if parts.centre_note(s):
+            out.append(f"({parts.centre_note(s)})")
+        for step in parts.steps(s):
+            out.append(f"{step.number}. {step.head}  [{'; '.join(step.sources)}]")
+            out += [f"   {parts.equation_text(f)}" for f in step.formulas]
+            for solved in step.solved:
+                if not solved.explicit:
+                    out.append(f"   ⇒ {solved.name} = {parts.expression_text(solved.expr)}")
+                out.append(f"     = {solved.substituted}")
+                out.append(f"     = {_q(solved.value)}")
+            out += [f"   ({note})" for note in step.notes]
+        if not s.result.steps:
+            out.append("  none needed: every question is a given or a record value")
+        out += [f"Note: {n}" for n in s.result.notes]
+        if s.result.constraints:
+            out += ["", "Constraints:", *[f"  {c.line()}" for c in s.result.constraints]]
+        for sens in s.sensitivities:
+            out += ["", f"What {sens.target} hangs on:", str(sens)]
+    out += _findings(plan)
+    for spec, table in plan.sweeps:
+        out += ["", *_rule(f"Sweep: {spec.title}", "-"), str(table)]
+    for spec, comparison in plan.comparisons:
+        out += ["", *_rule(f"Comparison: {spec.title}", "-"), str(comparison)]
+    assumed = parts.assumptions(plan)
+    if assumed:
+        out += ["", *_rule("Assumptions", "-"), *[f"  {n}: {a}" for n, a in assumed]]
+    out += ["", *_rule("Sources", "-")]
+    out += [f"  [{i}] {source}" for i, source in enumerate(parts.sources(plan), 1)]
+    return "\n".join(out)
+
+
+def _q(q) -> str:
+    from napkinmath.units import format_quantity
+
+    return format_quantity(q)
+
+
+def _status(plan: Plan) -> list[str]:
+    warnings = plan.warnings
+    lines = [parts.status(plan)]
+    lines += [f"WARNING: {w}" for w in warnings] or ["No warnings."]
+    return lines
+
+
+def _findings(plan: Plan) -> list[str]:
+    out = []
+    if plan.checks:
+        out += ["", *_rule("Consistency of the givens (checked once for the file)", "-")]
+        out += [f"  {f.line()}  [{', '.join(f.sections)}]" for f in plan.checks]
+    if plan.constraints:
+        out += ["", *_rule("Constraints", "-")]
+        out += [f"  {f.line()}  [{', '.join(f.sections)}]" for f in plan.constraints]
+    return out

@@ -1,0 +1,39 @@
+"""Plots as inline SVG text, the same bytes on every run (matplotlib, lazily imported)."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable
+
+#: a fixed salt for the ids matplotlib writes into an SVG (otherwise random per run)
+HASH_SALT = "napkinmath"
+
+
+def render(draw: Callable) -> str:
+    """Call `draw(ax)` on a fresh figure and return the figure as an <svg> element that
+    scales to its container (no XML prolog, no fixed size, no date)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context({"svg.hashsalt": HASH_SALT, "svg.fonttype": "path",
+                                "font.family": "DejaVu Sans"}):
+        fig, ax = plt.subplots(figsize=(7, 4.2))
+        try:
+            draw(ax)
+            out = io.StringIO()
+            fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
+        finally:
+            plt.close(fig)
+    text = out.getvalue()
+    text = text[text.index("<svg"):]
+    # no metadata (it names creativecommons.org and purl.org) and no namespace URIs: an
+    # <svg> inside HTML needs neither, and the page then holds no URL at all
+    text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.S)
+    text = re.sub(r' xmlns(:xlink)?="[^"]*"', "", text)
+    # scale with the page: drop the fixed size, keep the viewBox
+    text = re.sub(r'<svg([^>]*?) width="[^"]*" height="[^"]*"', r'<svg\1 width="100%"', text,
+                  count=1)
+    return text.strip()
