@@ -65,12 +65,14 @@ from napkinmath.units import Quantity, format_number, format_quantity
 
 
 def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERANCE,
-          gpu: str | None = None, model: str | None = None, **values: object) -> CheckResult:
+          gpu: str | None = None, model: str | None = None, to: str | None = None,
+          **values: object) -> CheckResult:
     """Evaluate `expr` safely, with units, and compare it with a claimed value `expect`.
 
     `values` give names of the expression a value ("params='70B'"), and feed napkinmath's
     own computation of library variables; `gpu`/`model` name records whose values fill in
-    variables (and give context: heads for GQA, GPUs per node). Returns a `CheckResult`;
+    variables (and give context: heads for GQA, GPUs per node); `to` chooses the unit the
+    value is shown in ("GiB"), of the expression's dimension. Returns a `CheckResult`;
     bad input raises a `napkinmath.NapkinError` subclass that points at the fault.
 
     >>> check("70e9 param * 16 byte/param", expect="1.1 TB").status
@@ -95,6 +97,8 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
     names.records()  # a wrong gpu=/model= is an error even when no name needs it
     computed, suffix_note = _evaluate(node, expr, names, expect)
     result = CheckResult(expr, computed, tolerance=tolerance)
+    if to is not None:
+        result.unit = _chosen_unit(to, computed)
     result.reading = reading_notes[0].removeprefix("read as ") if reading_notes else ""
     notes: list[str] = []
     if suffix_note:
@@ -112,6 +116,23 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
     result.names = list({r.name: r for r in names.resolved.values()}.values())
     result.derivations = dict(names.derivations)
     return result
+
+
+def _chosen_unit(to: object, computed: pint.Quantity) -> pint.Unit:
+    """The unit of `to=`, refused unless it has the value's dimension."""
+    from napkinmath.text.dimensions import dimension_name, dimension_text, human
+    from napkinmath.text.values import parse_unit
+    from napkinmath.units import format_unit
+
+    unit = parse_unit(to, "to")
+    if Quantity(1.0, unit).dimensionality != computed.dimensionality:
+        dim, other = computed.dimensionality, Quantity(1.0, unit).dimensionality
+        example = format_unit(human(computed).units) or "a plain number"
+        raise InputError(f"cannot show the value in {to}: the expression is "
+                         f"{dimension_name(dim)} [{dimension_text(dim)}], but {to} is "
+                         f"{dimension_name(other)} [{dimension_text(other)}]; choose a unit "
+                         f"of the expression's dimension, such as {example}", "to")
+    return unit
 
 
 def _tolerance(value: object) -> float:

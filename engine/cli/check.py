@@ -26,6 +26,8 @@ examples:
   napkin check "70e9 param * 16 byte/param" --expect "1.1 TB"
   napkin check "140 GB / (400 Gb/s)" --expect "0.35 s"
   napkin check "140 GB / (400 Gb/s) = 0.35 s"            # the same claim, written inline
+  napkin check "70e9 param * 2 B/param" --to GiB          # the value in a unit you choose
+  napkin check "140 GB / (400 Gb/s) -> ms"                # the same, as Numbat and rink write it
   napkin check "params * 2 B/param" params=70B --expect "140 GB"
   napkin check "train_compute / (n_gpus * peak_flops * mfu)" params=70B tokens=15T \\
       n_gpus=16384 mfu=0.4 --gpu H100-SXM --expect "11.3 days"
@@ -60,6 +62,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                              "names such as params=70B n_gpus=64, before the options")
     parser.add_argument("--expect", "-e", metavar="CLAIM",
                         help="the claimed value to check, with its unit: '1.1 TB'")
+    parser.add_argument("--to", metavar="UNIT",
+                        help="show the value in this unit: --to GiB (also written "
+                             "'EXPRESSION -> GiB')")
     parser.add_argument("--tolerance", "-t", default="0.02", metavar="FRACTION",
                         help="relative tolerance for agreement: 0.02 or 2%% (default 2%%)")
     parser.add_argument("--gpu", help="hardware record for variables such as peak_flops")
@@ -92,6 +97,9 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     expression, givens, inline_claim = _split_terms(args.terms)
     if _is_table(expression, args.input_format):
+        if args.to is not None:
+            raise InputError("--to applies to one expression; a claims table shows each value "
+                             "in its own unit")
         return _run_table(expression, givens, args)
     from napkinmath.checking.expression import check
 
@@ -100,7 +108,8 @@ def _run(args: argparse.Namespace) -> int:
         if expect is not None:
             raise InputError("give the claim once: either 'EXPRESSION = CLAIM' or --expect")
         expect = inline_claim
-    options = {"gpu": args.gpu, "model": args.model}
+    expression, to = _target_unit(expression, args.to)
+    options = {"gpu": args.gpu, "model": args.model, "to": to}
     result = check(expression, expect, tolerance=args.tolerance, **options, **givens)
     if args.format == "json":
         print(result.to_json())
@@ -146,6 +155,22 @@ def _split_terms(terms: list[str]) -> tuple[str, dict[str, str], str | None]:
                          "variable: napkin check kv_bytes_per_token --model llama-3-70b "
                          "--expect \"2.62 MB/token\"")
     return expression, givens, inline_claim
+
+
+_ARROW = re.compile(r"\s*(?:->|→)\s*")
+
+
+def _target_unit(expression: str, to: str | None) -> tuple[str, str | None]:
+    """'EXPRESSION -> UNIT' (as Numbat and rink write it) split, or --to UNIT."""
+    parts = _ARROW.split(expression)
+    if len(parts) == 1:
+        return expression, to
+    if len(parts) > 2 or not parts[0] or not parts[1]:
+        raise InputError(f"{expression!r}: write one conversion, 'EXPRESSION -> UNIT', like "
+                         "'140 GB / (400 Gb/s) -> ms'")
+    if to is not None:
+        raise InputError("give the unit once: either 'EXPRESSION -> UNIT' or --to UNIT")
+    return parts[0], parts[1]
 
 
 def _is_table(target: str, input_format: str | None) -> bool:

@@ -55,10 +55,24 @@ examples:
 """
 
 
+def version() -> str:
+    """The installed package's version (its metadata), or the source tree's."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("napkinmath")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        from napkinmath import __version__
+
+        return __version__
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="napkin", description="Napkin math for AI infrastructure, with units and derivations.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
+    parser.add_argument("--version", action="version", version=f"napkin {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     solve = commands.add_parser(
@@ -66,9 +80,13 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Solve for TARGETs from name=value givens, planning through the formula graph.",
         epilog=EXAMPLES)
-    solve.add_argument("terms", nargs="+", metavar="TARGET|name=value",
-                       help="variables to solve for, then givens such as params=7B mfu=0.4 "
-                            "train_time='3 weeks' (quote values with spaces)")
+    solve.add_argument("terms", nargs="+", metavar="TARGET[:UNIT]|name=value",
+                       help="variables to solve for (train_time:h shows it in hours) and "
+                            "givens such as params=7B mfu=0.4 train_time='3 weeks', in any "
+                            "order (quote values with spaces)")
+    solve.add_argument("--unit", action="append", metavar="NAME=UNIT",
+                       help="show a target in this unit (--unit train_time=h); also written "
+                            "TARGET:UNIT (train_time:h)")
     solve.add_argument("--gpu", help="hardware record whose values fill in unstated givens")
     solve.add_argument("--model", help="model record (layers, heads, parameters) to bind")
     solve.add_argument("--precision", choices=("bf16", "fp16", "fp8", "int8", "fp4"),
@@ -114,9 +132,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """Targets, name=value givens and chosen units (TARGET:UNIT), in any order."""
     targets: list[str] = []
     givens: dict[str, str] = {}
+    units: dict[str, str] = {}
     for term in terms:
         if "=" in term:
             name, _, value = term.partition("=")
@@ -126,21 +146,55 @@ def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str]]:
             if name in givens:
                 raise NapkinError(f"{name} is given twice")
             givens[name] = value.strip()
-        elif givens:
-            raise NapkinError(f"{term!r}: put every target before the givens "
-                              "(napkin solve TARGET ... name=value ...)")
-        else:
-            targets.extend(t for t in term.replace(",", " ").split() if t)
+            continue
+        for target in (t for t in term.replace(",", " ").split() if t):
+            name, colon, unit = target.partition(":")
+            if colon:
+                if not name or not unit.strip():
+                    raise NapkinError(f"{target!r}: write a target with its unit as NAME:UNIT, "
+                                      "like train_time:h")
+                _choose(units, name, unit)
+            targets.append(name)
     if not targets:
-        raise NapkinError("name a variable to solve for first, e.g. napkin solve n_gpus ...")
+        raise NapkinError("name a variable to solve for, e.g. napkin solve n_gpus ...")
+    return targets, givens, units
+
+
+def plain_terms(terms: Sequence[str], command: str) -> tuple[list[str], dict[str, str]]:
+    """Targets and givens for a command that shows its own units (sweep, compare)."""
+    targets, givens, units = _split_terms(terms)
+    if units:
+        name = next(iter(units))
+        raise NapkinError(f"{name}:{units[name]}: napkin {command} shows each variable in its "
+                          f"own unit; choose units with napkin solve {name}:{units[name]} ...")
     return targets, givens
+
+
+def _choose(units: dict[str, str], name: str, unit: str) -> None:
+    if name in units and units[name] != unit.strip():
+        raise NapkinError(f"{name}: two units chosen ({units[name]} and {unit.strip()}); "
+                          "choose one")
+    units[name] = unit.strip()
+
+
+def _chosen_units(args: argparse.Namespace, units: dict[str, str]) -> dict[str, str]:
+    """TARGET:UNIT terms and --unit NAME=UNIT options together."""
+    for option in args.unit or ():
+        name, sep, unit = option.partition("=")
+        if not sep or not name.strip() or not unit.strip():
+            raise NapkinError(f"--unit {option!r}: write NAME=UNIT, like --unit train_time=h")
+        _choose(units, name.strip(), unit)
+    return units
 
 
 def _solve(args: argparse.Namespace) -> int:
     from napkinmath.solving.solver import solve
 
-    targets, givens = _split_terms(args.terms)
+    targets, givens, units = _split_terms(args.terms)
     options = {"gpu": _one_record(args.gpu, "gpu"), "tolerance": args.tolerance}
+    chosen = _chosen_units(args, units)
+    if chosen:
+        options["units"] = chosen
     if args.model:
         options["model"] = _one_record(args.model, "model")
     if args.precision:

@@ -84,10 +84,10 @@ def _records(text: str | None) -> list[str] | str | None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import _split_terms
+    from napkinmath.cli.main import plain_terms
     from napkinmath.whatif.sweep import sweep
 
-    targets, givens = _split_terms(args.terms)
+    targets, givens = plain_terms(args.terms, "sweep")
     table = sweep(targets, gpu=_records(args.gpu), model=_records(args.model),
                   tolerance=args.tolerance, points=args.points, **givens)
     _emit(table, args)
@@ -98,10 +98,10 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import _split_terms
+    from napkinmath.cli.main import plain_terms
     from napkinmath.whatif.compare import compare
 
-    targets, givens = _split_terms(args.terms)
+    targets, givens = plain_terms(args.terms, "compare")
     result = compare(targets, gpu=_records(args.gpu), model=_records(args.model),
                      tolerance=args.tolerance, best=args.best, **givens)
     if args.format == "text":

@@ -80,14 +80,17 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
                                   or any(is_spread(v) for v in givens.values())):
         raise InputError("precision= applies to single answers; give peak_flops and the byte "
                          "sizes for ranges and samples", "precision")
+    chosen = chosen_units(units, names)
     if samples is not None or any(is_spread(v) for v in givens.values()):
+        if chosen:
+            raise InputError("units= applies to single answers; ranges and samples show each "
+                             "target in its own unit", "units")
         from napkinmath.whatif.ranged import solve_spread
 
         return solve_spread(names, givens, gpu=gpu, model=model, tolerance=tolerance,
                             samples=samples, seed=seed)
     if seed is not None:
         raise InputError("seed= only applies with samples=", "seed")
-    chosen = chosen_units(units, names)
     bound = bind(names, givens, gpu=gpu, model=model, precision=precision)
     try:
         result = solve_bound(names, bound, tolerance, on_inconsistent)

@@ -38,6 +38,24 @@ def parse_quantity(text: str) -> pint.Quantity:
     return evaluate(parse(text), text)
 
 
+def parse_unit(text: object, what: str) -> pint.Unit:
+    """A unit a user chose to see an answer in ("GiB", "h", "kUSD"): `what` names the choice
+    in the error ("--to GiB", "units['train_time']")."""
+    if not isinstance(text, str):
+        raise InputError(f"{what}={text!r}: expected a unit such as 'hour' or 'GiB'")
+    try:
+        quantity = parse_quantity(text)
+    except ParseError as exc:
+        raise InputError(f"{what}: {exc}") from None
+    if quantity.dimensionless and float(quantity.to("").magnitude) != 1:
+        raise InputError(f"{what} {text!r}: expected a unit such as 'hour' or 'GiB', not a "
+                         "number")
+    if float(quantity.magnitude) != 1:
+        raise InputError(f"{what} {text!r}: give the unit alone ({format_unit(quantity.units)}), "
+                         "without a number")
+    return quantity.units
+
+
 def _is_count(dim: pint.util.UnitsContainer) -> bool:
     return all(name in COUNT_DIMENSIONS for name in dim)
 
