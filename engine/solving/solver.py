@@ -39,8 +39,8 @@ from napkinmath.rendering.result import (
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import Compiled, rearranged, sides, solved_jointly
 from napkinmath.solving.plan import Block, Plan, make_plan, under_determined_message
-from napkinmath.solving.precision import precision_givens, record_reference
-from napkinmath.text.values import parse_quantity, to_quantity
+from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
+from napkinmath.text.values import parse_quantity, read_given, to_quantity
 from napkinmath.units import format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
 
@@ -208,7 +208,7 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
                 continue
             per = _per_variable(var, value)
             if per is None:
-                raise
+                raise record_key_error(name, value, records) or exc from None
             pending[name] = (per[0], per[1], exc)
     if precision is not None:
         bound.update({n: g for n, g in precision_givens(precision, gpu, bound).items()
@@ -267,19 +267,16 @@ def _converted(var: Variable, quantity: pint.Quantity, per: Variable,
 def _user_given(var: Variable, value: object) -> Given:
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
         return _cached_given(var.name, value)
-    return Given(var, to_quantity(value, var), "given", "given")
+    read = read_given(value, var)
+    return Given(var, read.quantity, "given", "given", read.note)
 
 
 @lru_cache(maxsize=4096)
 def _cached_given(name: str, value: str | float) -> Given:
-    return Given(variable(name), _cached_quantity(name, value), "given", "given")
+    read = read_given(value, variable(name))
+    return Given(variable(name), read.quantity, "given", "given", read.note)
 
 
-
-
-@lru_cache(maxsize=4096)
-def _cached_quantity(name: str, value: str | float) -> pint.Quantity:
-    return to_quantity(value, variable(name))
 
 
 @lru_cache(maxsize=256)

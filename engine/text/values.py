@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 import pint
@@ -62,30 +63,128 @@ def _is_count(dim: pint.util.UnitsContainer) -> bool:
 
 def to_quantity(value: object, variable: Variable) -> pint.Quantity:
     """A given value as a Quantity in `variable`'s dimension, or an InputError with a fix."""
+    quantity, shown = _raw_quantity(value, variable)
+    return _checked(_promote_count(quantity, variable), variable, shown)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A given value as napkinmath read it, and how, when that was not as written: "989
+    TFLOP/s, read as per GPU", "8k read as 8,000; write 8Ki for 8,192"."""
+
+    quantity: pint.Quantity
+    note: str = ""
+
+
+def read_given(value: object, variable: Variable) -> Reading:
+    """`to_quantity`, forgiving one slip and saying so: a per-count rate or size given without
+    its count ("989 TFLOP/s" for FLOP/(s·GPU), "80 GB" for GB/GPU, "8192 token" for
+    token/sequence) is read per that count. Any other mismatch stays an InputError. The note
+    also tells how a count shorthand that people read in binary ("8k", "128k") was taken,
+    and where a RECORD.key value came from."""
+    quantity, shown = _raw_quantity(value, variable)
+    quantity = _promote_count(quantity, variable)
+    notes = []
+    count = _missing_count(quantity, variable)
+    if count is not None:
+        quantity = quantity / ureg.Unit(count)
+        notes.append(f"{' '.join(shown.split())}, read as per {count}")
+    if isinstance(value, str):
+        notes += _text_notes(value, variable)
+    return Reading(_checked(quantity, variable, shown), "; ".join(notes))
+
+
+def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, str]:
+    """The value parsed (text) or taken over (a number, a Quantity), not yet checked."""
     name = variable.name
     if isinstance(value, bool) or value is None:
         raise InputError(f"{name}={value!r}: expected a number or a quantity such as "
                          f"'{_example(variable)}'", name)
     if isinstance(value, str):
-        quantity = _parse_for(value, variable)  # the text grammar bounds its own numbers
-        shown = value
-    elif isinstance(value, pint.Quantity):
+        return _parse_for(value, variable), value  # the text grammar bounds its own numbers
+    if isinstance(value, pint.Quantity):
         value = _scalar(value, name, variable)
         quantity = foreign_quantity(value, name, _example(variable))
         shown = format_quantity(quantity)
         check_finite(quantity, name, shown)
-    elif isinstance(value, numbers.Real):
-        quantity = Quantity(plain_number(value, name))
-        shown = repr(value)
-    else:
-        raise InputError(f"{name}: cannot use a {type(value).__name__} as a value; give a "
-                         f"number or text such as '{_example(variable)}'", name)
-    quantity = _promote_count(quantity, variable)
+        return quantity, shown
+    if isinstance(value, numbers.Real):
+        return Quantity(plain_number(value, name)), repr(value)
+    raise InputError(f"{name}: cannot use a {type(value).__name__} as a value; give a "
+                     f"number or text such as '{_example(variable)}'", name)
+
+
+def _checked(quantity: pint.Quantity, variable: Variable, shown: str) -> pint.Quantity:
     _check_dimension(quantity, variable, shown)
     if variable.unit != ureg.dimensionless:
         quantity = _converted(quantity, variable, shown)
     _check_bounds(quantity, variable, shown)
     return quantity
+
+
+#: counts that a rate or size is often given without ("989 TFLOP/s" meaning per GPU)
+_PER_COUNTS = ("[accelerator]", "[node]", "[sequence]", "[token]", "[parameter]", "[request]")
+
+
+def _missing_count(quantity: pint.Quantity, variable: Variable) -> str | None:
+    """The count unit ("GPU") that `quantity` lacks in its denominator to be `variable`'s
+    dimension, when that is the only difference; else None."""
+    if quantity.dimensionless or quantity.dimensionality == variable.dimensionality:
+        return None
+    missing = dict((variable.dimensionality / quantity.dimensionality).items())
+    if len(missing) != 1:
+        return None
+    ((dimension, power),) = missing.items()
+    if power != -1 or dimension not in _PER_COUNTS:
+        return None
+    return unit_spelling(dimension)
+
+
+#: counts that people write in binary thousands ("8k" tokens of context, "16k" GPUs)
+_BINARY_MINDED = ("GPU", "sequence", "token", "token/sequence")
+_BINARY = {"k": ("Ki", 1024, 1000), "K": ("Ki", 1024, 1000), "M": ("Mi", 1024**2, 1000**2)}
+
+
+@lru_cache(maxsize=1)
+def _binary_minded() -> tuple[pint.util.UnitsContainer, ...]:
+    return tuple(ureg.Quantity(1, unit).dimensionality for unit in _BINARY_MINDED)
+
+
+def _text_notes(text: str, variable: Variable) -> list[str]:
+    """Notes on how count shorthands and record values in `text` were read."""
+    try:
+        tree = parse(text)
+    except ParseError:
+        return []
+    notes = []
+    binary_minded = variable.dimensionality in _binary_minded()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.args))
+        if node.kind == "name" and "." in node.text:
+            notes.append(_record_note(node.text))
+        if node.kind == "num" and node.suffix in _BINARY and binary_minded:
+            notes += _binary_note(node.value, node.suffix)
+    return notes
+
+
+def _binary_note(mantissa: float, suffix: str) -> list[str]:
+    """'8k read as 8,000; write 8Ki for 8,192' for a power of two (2 or more) before k or M."""
+    whole = int(mantissa)
+    if mantissa < 2 or whole != mantissa or whole & (whole - 1):
+        return []
+    binary, size, decimal = _BINARY[suffix]
+    return [f"{whole}{suffix} read as {whole * decimal:,}; write {whole}{binary} for "
+            f"{whole * size:,}"]
+
+
+def _record_note(reference: str) -> str:
+    from napkinmath.hardware import get
+
+    record_name, _, key = reference.rpartition(".")
+    record = get(record_name)
+    return f"the {record.id} record's {key}, {record.values[key].provenance()}"
 
 
 def _scalar(value: pint.Quantity, name: str, variable: Variable) -> pint.Quantity:
