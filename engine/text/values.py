@@ -16,7 +16,12 @@ import pint
 
 from napkinmath.errors import InputError, ParseError
 from napkinmath.library.declare import Variable
-from napkinmath.text.dimensions import COUNT_DIMENSIONS, dimension_text, unit_spelling
+from napkinmath.text.dimensions import (
+    COUNT_DIMENSIONS,
+    canonical_unit,
+    dimension_text,
+    unit_spelling,
+)
 from napkinmath.text.evaluation import evaluate, has_ambiguous_suffix
 from napkinmath.text.expr import parse
 from napkinmath.units import (
@@ -118,6 +123,8 @@ def _checked(quantity: pint.Quantity, variable: Variable, shown: str) -> pint.Qu
     _check_dimension(quantity, variable, shown)
     if variable.unit != ureg.dimensionless:
         quantity = _converted(quantity, variable, shown)
+    elif quantity.units != ureg.dimensionless:  # "40 percent" is 0.4
+        quantity = Quantity(float(quantity.to("").magnitude))
     _check_bounds(quantity, variable, shown)
     return quantity
 
@@ -445,17 +452,42 @@ def _check_dimension(quantity: pint.Quantity, variable: Variable, shown: str) ->
     message = (f"{shown} for {variable.name}: expected {expected} "
                f"[{dimension_text(variable.dimensionality)}], got "
                f"[{dimension_text(quantity.dimensionality)}]")
-    fix = _suggest_fix(quantity, variable)
+    fix = _suggest_fix(quantity, variable, shown)
     if fix:
         message += f"; did you mean {fix}?"
     raise InputError(f"{message} ({variable.name}: {variable.description})", variable.name)
 
 
-def _suggest_fix(quantity: pint.Quantity, variable: Variable) -> str:
+#: "70G", "1.5T": a number with a decimal count suffix, which for a size means a prefix
+_PREFIX_LIKE = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*([kKMGT])\s*")
+
+
+def _prefix_fix(shown: str, variable: Variable) -> str:
+    """'70 GB' for "70G" given as a data size: the count suffix was meant as a prefix."""
+    match = _PREFIX_LIKE.fullmatch(shown)
+    if match is None:
+        return ""
+    number, prefix = match[1], match[2].replace("K", "k")
+    unit = canonical_unit(variable.dimensionality)
+    if not unit.startswith(("B", "FLOP", "W")):  # prefixes as people use them: GB, TFLOP/s
+        return ""
+    text = f"{number} {prefix}{unit}"
+    try:
+        fits = parse_quantity(text).dimensionality == variable.dimensionality
+    except ParseError:
+        return ""
+    return f"'{text}' ({prefix} as a prefix; {shown.strip()} alone is a plain count)" if fits \
+        else ""
+
+
+def _suggest_fix(quantity: pint.Quantity, variable: Variable, shown: str = "") -> str:
     """Multiply by whatever dimensions are missing: 989 TFLOP/s -> 989 TFLOP/(s·GPU)."""
     if variable.unit == ureg.dimensionless:
         return ""
     if quantity.dimensionless:
+        prefixed = _prefix_fix(shown, variable)
+        if prefixed:
+            return prefixed
         return f"'{format_number_plain(quantity)} {format_unit(variable.unit, style='ascii')}'"
     missing = variable.dimensionality / quantity.dimensionality
     fixed = quantity
