@@ -6,6 +6,8 @@
     >>> print(r)            # the derivation, step by step
 """
 
+from typing import TYPE_CHECKING
+
 from napkinmath.errors import (
     InconsistentError,
     InputError,
@@ -18,6 +20,22 @@ from napkinmath.errors import (
     UnknownNameError,
 )
 from napkinmath.units import Quantity, ureg
+
+if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checkers and IDEs
+    from napkinmath import formulas, hardware
+    from napkinmath.checking.claims import check_claims
+    from napkinmath.checking.expression import check
+    from napkinmath.library.lookup import constraints, variable, variables
+    from napkinmath.library.objects import formula, graph
+    from napkinmath.rendering.frames import to_frame
+    from napkinmath.rendering.result import Result
+    from napkinmath.solving.solver import solve
+    from napkinmath.whatif.answers import RangeResult, SampleResult
+    from napkinmath.whatif.compare import Comparison, compare
+    from napkinmath.whatif.sensitivity import Sensitivity
+    from napkinmath.whatif.spread import Interval, lognormal, normal, uniform
+    from napkinmath.whatif.sweep import sweep
+    from napkinmath.whatif.table import Table
 
 __all__ = [
     "Comparison",
@@ -40,14 +58,19 @@ __all__ = [
     "check",
     "check_claims",
     "compare",
+    "constraints",
+    "formula",
     "formulas",
+    "graph",
     "hardware",
     "lognormal",
     "normal",
     "solve",
     "sweep",
+    "to_frame",
     "uniform",
     "ureg",
+    "variable",
     "variables",
 ]
 #: what-if names, loaded (with numpy) only when first used

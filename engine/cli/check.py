@@ -18,6 +18,7 @@ import re
 import sys
 from pathlib import Path
 
+from napkinmath.cli.jsonout import document
 from napkinmath.errors import InputError, NapkinError
 
 EXAMPLES = """\
@@ -112,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
     options = {"gpu": args.gpu, "model": args.model, "to": to}
     result = check(expression, expect, tolerance=args.tolerance, **options, **givens)
     if args.format == "json":
-        print(result.to_json())
+        print(document("check", result.to_dict()))
     elif args.format == "markdown":
         print(result.markdown)
     else:
@@ -194,7 +195,7 @@ def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) ->
     report = check_claims(source, tolerance=args.tolerance, gpu=args.gpu, model=args.model,
                           input_format=args.input_format, **givens)
     if args.format == "json":
-        print(report.to_json())
+        print(document("claims", report.to_dict()))
     elif args.format == "markdown":
         print(report.markdown)
     else:
@@ -206,6 +207,12 @@ def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) ->
         if report.stopped_after is not None:
             where += ("; the table's work budget was spent after claim "
                       f"{report.stopped_after}: split the table")
-        raise NapkinError(f"{unchecked} of {report.summary['total']} claims could not be "
-                          f"checked ({where}); fix them, or pass --allow-unchecked")
+        message = (f"{unchecked} of {report.summary['total']} claims could not be checked "
+                   f"({where}); fix them, or pass --allow-unchecked")
+        if args.format == "json":  # the report is the one JSON document: the reason on stderr
+            from napkinmath.cli.main import _say
+
+            _say(f"napkin: {message}")
+            return 2
+        raise NapkinError(message)
     return status

@@ -125,11 +125,29 @@ def _parser() -> argparse.ArgumentParser:
     hardware.set_defaults(handler=_hardware)
 
     from napkinmath.cli.check import register as register_check
+    from napkinmath.cli.graph import register as register_graph
     from napkinmath.cli.whatif import register as register_whatif
 
     register_check(commands)
     register_whatif(commands)
+    register_graph(commands)
+    completion = commands.add_parser(
+        "completion", help="print a shell completion script (needs shtab)",
+        description="Print a completion script for the shell: "
+                    "napkin completion bash > ~/.local/share/bash-completion/completions/napkin")
+    completion.add_argument("shell", choices=("bash", "zsh", "tcsh"))
+    completion.set_defaults(handler=_completion)
     return parser
+
+
+def _completion(args: argparse.Namespace) -> int:
+    try:
+        import shtab
+    except ImportError:
+        raise NapkinError("shell completion needs the shtab package: pip install "
+                          "'napkinmath[completion]' (or pip install shtab)") from None
+    print(shtab.complete(_parser(), shell=args.shell))
+    return 0
 
 
 def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str], dict[str, str]]:
@@ -206,8 +224,10 @@ def _solve(args: argparse.Namespace) -> int:
     if args.warn_inconsistent:
         options["on_inconsistent"] = "warn"
     result = solve(targets, **options, **givens)
+    from napkinmath.cli import jsonout
+
     render = {"text": str, "markdown": lambda r: r.to_markdown(),
-              "latex": lambda r: r.to_latex(), "json": lambda r: r.to_json()}[args.format]
+              "latex": lambda r: r.to_latex(), "json": jsonout.answer}[args.format]
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError("--format latex is for single answers; use markdown or json for "
                           "ranges and samples")
@@ -345,21 +365,31 @@ def _run(argv: Sequence[str] | None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    as_json = getattr(args, "format", None) == "json"
     try:
         return args.handler(args)
     except NapkinError as exc:
         _say(f"napkin: {exc}")
-        return 2
+        return _json_error(exc, 2) if as_json else 2
     except OSError as exc:
         if exc.filename is None or isinstance(exc, BrokenPipeError):
             raise  # the output itself: see main()
         name = exc.filename if isinstance(exc.filename, str) else repr(exc.filename)
         _say(f"napkin: {name}: {exc.strerror or exc}")  # like other tools: PATH: No such file
-        return 2
+        return _json_error(NapkinError(f"{name}: {exc.strerror or exc}"), 2) if as_json else 2
     except Exception as exc:
         _say(f"napkin: internal error ({type(exc).__name__}: {exc}). This is a bug in "
              "napkinmath; please report it with the command you ran.")
-        return 3
+        return _json_error(exc, 3) if as_json else 3
+
+
+def _json_error(exc: BaseException, status: int) -> int:
+    """With --format json, an error is also a JSON document on stdout (the message stays on
+    stderr for a person); returns `status`."""
+    from napkinmath.cli.jsonout import error
+
+    print(error(exc, status))
+    return status
 
 
 # --- output: encodings, control characters, closed and full streams ------------------------

@@ -12,6 +12,8 @@ import argparse
 import contextlib
 import sys
 
+from napkinmath.cli.jsonout import document
+
 SWEEP_EXAMPLES = """\
 examples:
   napkin sweep train_time n_gpus=1k..16k:log:9 train_compute=6.35e24FLOP mfu=0.4 --gpu H100
@@ -120,7 +122,8 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _emit(table, args: argparse.Namespace) -> None:
     render = {"text": str, "markdown": lambda t: t.to_markdown(),
-              "csv": lambda t: t.to_csv().rstrip("\n"), "json": lambda t: t.to_json()}
+              "csv": lambda t: t.to_csv().rstrip("\n"),
+              "json": lambda t: document("table", t.to_dict())}
     print(render[args.format](table))
     _files(table, args)
 
