@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checker
     from napkinmath.rendering.frames import to_frame
     from napkinmath.rendering.result import Result
     from napkinmath.solving.solver import solve
+    from napkinmath.text.values import to_registry
     from napkinmath.whatif.answers import RangeResult, SampleResult
     from napkinmath.whatif.compare import Comparison, compare
     from napkinmath.whatif.sensitivity import Sensitivity
@@ -68,6 +69,7 @@ __all__ = [
     "solve",
     "sweep",
     "to_frame",
+    "to_registry",
     "uniform",
     "ureg",
     "variable",
@@ -84,6 +86,7 @@ _WHATIF = {
     "to_frame": "napkinmath.rendering.frames",
     "formula": "napkinmath.library.objects", "graph": "napkinmath.library.objects",
     "variable": "napkinmath.library.lookup", "constraints": "napkinmath.library.lookup",
+    "to_registry": "napkinmath.text.values",
 }
 __version__ = "0.1.0"
 

@@ -316,6 +316,34 @@ def foreign_quantity(value: pint.Quantity, name: str | None,
     return result
 
 
+def to_registry(value: pint.Quantity, registry: pint.UnitRegistry) -> pint.Quantity:
+    """A napkinmath Quantity (an answer, a given) as a Quantity of another pint registry,
+    refused when that registry lacks its unit or spells it with another meaning.
+
+        >>> other = pint.UnitRegistry()
+        >>> to_registry(nm.solve("train_time", ...).value, other).to("week")
+    """
+    if not isinstance(value, pint.Quantity) or value._REGISTRY is not ureg:
+        raise InputError(f"to_registry: expected a Quantity of napkinmath.ureg, got "
+                         f"{type(value).__name__}")
+    if registry is ureg:
+        return value
+    unit = format(value.units, "D")  # long names: "gigabyte / second"
+    try:
+        converted = registry.Quantity(float(value.magnitude), unit)
+        back = foreign_quantity(converted, None, format_quantity(value))
+        same = back.dimensionality == value.dimensionality and math.isclose(
+            float(back.to(value.units).magnitude), float(value.magnitude), rel_tol=1e-9)
+    except (InputError, pint.PintError, AttributeError, ValueError, TypeError):
+        same = False
+    if not same:
+        raise InputError(f"to_registry: the other registry has no unit {unit!r} of the same "
+                         f"meaning as napkinmath's ({format_quantity(value)}); convert the "
+                         "value to a unit both know first (value.to('hour')), or use "
+                         "pint.set_application_registry(napkinmath.ureg)")
+    return converted
+
+
 def _advice(example: str) -> str:
     return (f"give it as napkinmath text such as '{example}', or as a Quantity of "
             "napkinmath.ureg (napkinmath.Quantity)")
