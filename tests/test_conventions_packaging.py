@@ -168,3 +168,30 @@ def test_the_application_registry(monkeypatch):
         assert isinstance(r.value, pint.Quantity)
     finally:
         pint.set_application_registry(before)
+
+
+@pytest.mark.parametrize("args", [
+    ["solve", "n_gpus", "--bogus", "1", "--format", "json"],
+    ["solve", "--format=json", "--tolerance", "x", "n_gpus"],
+    ["check", "--format", "json"],
+])
+def test_usage_errors_are_json_too_when_json_is_asked_for(capsys, args):
+    from napkinmath.cli.main import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    captured = capsys.readouterr()
+    assert exit_.value.code == 2
+    data = json.loads(captured.out)
+    assert not list(_validator("error").iter_errors(data))
+    assert data["error"]["type"] == "UsageError" and "error:" in captured.err
+    assert data["error"]["message"].split(": ", 1)[1] in captured.err
+
+
+def test_usage_errors_without_json_are_plain(capsys):
+    from napkinmath.cli.main import main
+
+    with pytest.raises(SystemExit):
+        main(["solve", "n_gpus", "--bogus", "1"])
+    captured = capsys.readouterr()
+    assert captured.out == "" and "unrecognized arguments: --bogus 1" in captured.err

@@ -141,3 +141,14 @@ def test_a_record_key_that_cannot_be_read(napkin, options, words):
     status, out, err = napkin("solve", "train_time", "train_compute=6.35e24FLOP",
                               "n_gpus=16384", "mfu=0.4", f"peak_flops={key}", *options)
     assert (status, out) == (2, "") and words in err
+
+
+def test_sweeps_and_comparisons_show_the_readings_too(napkin):
+    table = nm.sweep("train_time", n_gpus="1k..4k:log:3", train_compute="6.35e24 FLOP",
+                     mfu=0.4, peak_flops="989 TFLOP/s")
+    assert "peak_flops: 989 TFLOP/s, read as per GPU" in table.notes
+    days = table.to_pandas()["train_time [day]"].tolist()
+    assert days[0] == pytest.approx(6.35e24 / (1000 * 0.4 * 989e12) / 86400)
+    status, out, _ = napkin("compare", "train_time", "--gpu", "H100-SXM,H200",
+                            "train_compute=6.35e24FLOP", "n_gpus=8k", "mfu=0.4")
+    assert status == 0 and "Read: n_gpus: 8k read as 8,000; write 8Ki for 8,192" in out

@@ -23,6 +23,10 @@ SCHEMAS = {
 }
 
 
+class UsageError(NapkinError):
+    """A command line that argparse refuses (an unknown option, a missing argument)."""
+
+
 def document(kind: str, data: dict) -> str:
     """`data` as JSON text with its schema first; never NaN or Infinity."""
     from napkinmath.rendering.result import finite_json

@@ -27,6 +27,7 @@ import argparse
 import codecs
 import errno
 import io
+import itertools
 import os
 import re
 import sys
@@ -68,8 +69,28 @@ def version() -> str:
         return __version__
 
 
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser (its subcommands' too), whose usage errors are also a JSON document
+    on stdout when the command line asks for --format json."""
+
+    json_errors = False  # set by _run for the one command line being parsed
+
+    def error(self, message: str):
+        if _ArgumentParser.json_errors:
+            from napkinmath.cli.jsonout import UsageError, error
+
+            print(error(UsageError(f"{self.prog}: {message}"), 2))
+        super().error(message)
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    items = list(argv)
+    return "--format=json" in items or any(
+        a == "--format" and b == "json" for a, b in itertools.pairwise(items))
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _ArgumentParser(
         prog="napkin", description="Napkin math for AI infrastructure, with units and derivations.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
     parser.add_argument("--version", action="version", version=f"napkin {version()}")
@@ -356,6 +377,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     parser = _parser()
+    _ArgumentParser.json_errors = _wants_json(sys.argv[1:] if argv is None else argv)
+    try:
+        return _parsed(parser, argv)
+    finally:
+        _ArgumentParser.json_errors = False
+
+
+def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:  # givens typed after options: napkin solve x --gpu H100 n_gpus=4
         takes_terms = args.command in ("solve", "check", "sweep", "compare")

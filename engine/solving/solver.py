@@ -271,6 +271,20 @@ def _user_given(var: Variable, value: object) -> Given:
     return Given(var, read.quantity, "given", "given", read.note)
 
 
+def readings(givens: Mapping[str, object]) -> list[str]:
+    """'peak_flops: 989 TFLOP/s, read as per GPU' for each given not read as written (for
+    answers that show no Given lines: sweeps, comparisons)."""
+    found = []
+    for name, value in givens.items():
+        try:
+            reading = _user_given(variable(name), value).reading
+        except NapkinError:  # a range, a list, a node count: read elsewhere
+            continue
+        if reading:
+            found.append(f"{name}: {reading}")
+    return found
+
+
 @lru_cache(maxsize=4096)
 def _cached_given(name: str, value: str | float) -> Given:
     read = read_given(value, variable(name))

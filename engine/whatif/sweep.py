@@ -22,6 +22,7 @@ from napkinmath.solving.solver import (
     _target_names,
     bind,
     check_tolerance,
+    readings,
     solve_bound,
 )
 from napkinmath.text.expr import visible
@@ -93,7 +94,9 @@ def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = N
         raise InputError(f"{size:,} points; a sweep takes at most {MAX_POINTS:,}")
     parts = [_sweep_records(names, axes, givens, g, m, tolerance)
              for g, m in itertools.product(gpus, models)]
-    return _table(names, axes, parts, gpus, models)
+    table = _table(names, axes, parts, gpus, models)
+    table.notes.extend(readings(givens))  # "peak_flops: 989 TFLOP/s, read as per GPU"
+    return table
 
 
 def _sweep_records(targets: tuple[str, ...], axes: list[Axis], givens: Mapping[str, object],
