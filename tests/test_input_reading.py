@@ -49,6 +49,7 @@ def test_a_size_per_gpu_and_a_length_per_sequence():
     ("hbm_capacity", "80 GB/s", "expected GB/GPU"),
     ("seq_len", "8192 sequence", "expected token/sequence"),
     ("peak_flops", "989 TFLOP*GPU/s", "expected TFLOP/(s·GPU)"),  # GPU on the wrong side
+    ("mfu", "0.4 GPU", "expected a plain number"),  # a count too many is no missing count
 ])
 def test_other_mismatches_stay_errors(name, value, words):
     givens = {**FLEET, "n_gpus": 64} if name == "peak_flops" else {}

@@ -142,8 +142,8 @@ def _missing_count(quantity: pint.Quantity, variable: Variable) -> str | None:
     if len(missing) != 1:
         return None
     ((dimension, power),) = missing.items()
-    if power != -1 or dimension not in _PER_COUNTS:
-        return None
+    if power != -1 or dimension not in _PER_COUNTS or dimension in quantity.dimensionality:
+        return None  # "0.4 GPU" for a fraction has a count too many, not one missing
     return unit_spelling(dimension)
 
 
