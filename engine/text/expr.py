@@ -223,6 +223,8 @@ def tokenize(text: str) -> list[Token]:
             if dollars:  # "$2.5M/yr" is 2.5M USD/yr: USD touches what follows
                 tokens.append(Token("name", "USD", end, size=0))
                 dollars = False
+            if len(tokens) > MAX_TOKENS:
+                raise parse_error(f"expression has more than {MAX_TOKENS} tokens", text, pos)
             pos = end
             continue
         if kind == "hyphen":  # "GPU-hours" is the unit GPU_hours, not GPU minus hours
