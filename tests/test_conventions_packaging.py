@@ -82,6 +82,8 @@ def test_the_package_ships_py_typed_and_types_the_lazy_names(tmp_path):
         if Path(sys.executable).with_name("mypy").exists() else None)
     if mypy is None:
         pytest.skip("mypy not installed: pip install -e '.[dev]'")
+    pytest.importorskip("setuptools", reason="setuptools not installed (it builds the package "
+                                             "for mypy): pip install -e '.[dev]'")
     build = tmp_path / "build"
     run = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q",
                           "build_py", "-d", str(build)], cwd=ROOT, capture_output=True,
