@@ -41,11 +41,14 @@ EXAMPLES = """\
 examples:
   napkin solve n_gpus params=7B tokens=1T train_time="3 weeks" mfu=0.4 --gpu H100-SXM
   napkin solve train_time train_cost params=7B tokens=1T n_gpus=64 mfu=0.4 --gpu H100-SXM
+  napkin solve train_time:h params=7B tokens=1T n_gpus=64 mfu=0.4 --gpu H100-SXM  # in hours
   napkin solve mfu params=405B tokens=15.6T gpu_hours="30.84e6 GPU*h" --gpu H100 --format markdown
   napkin formulas fleet          # formulas whose name, title or variables mention "fleet"
   napkin vars mfu                # a variable's unit, bounds and meaning
   napkin hardware H100-SXM       # a record's values with their sources
   napkin check "140 GB / (400 Gb/s)" --expect "0.35 s"   # names the slip: bits vs bytes
+  napkin check "140 GB / (400 Gb/s) -> ms"               # a value in the unit you choose
+  napkin graph mfu --format dot | dot -Tsvg > mfu.svg    # the formulas around a variable
   napkin solve train_time train_compute=6.35e24FLOP n_gpus=16384 mfu=0.3..0.5 --gpu H100
   napkin solve n_gpus train_compute=6.35e24FLOP train_time="30 days" mfu=35%..45% --gpu H100
   napkin solve train_time train_compute=6.35e24FLOP n_gpus=16384 mfu="0.3 to 0.5" \\
