@@ -153,3 +153,11 @@ def test_sweeps_and_comparisons_show_the_readings_too(napkin):
     status, out, _ = napkin("compare", "train_time", "--gpu", "H100-SXM,H200",
                             "train_compute=6.35e24FLOP", "n_gpus=8k", "mfu=0.4")
     assert status == 0 and "Read: n_gpus: 8k read as 8,000; write 8Ki for 8,192" in out
+
+
+def test_check_reads_givens_as_solve_does(napkin):
+    r = nm.check("n_gpus * peak_flops", n_gpus=8, peak_flops="989 TFLOP/s")
+    assert r.value.to("FLOP/s").magnitude == pytest.approx(8 * 989e12)
+    assert "peak_flops: 989 TFLOP/s, read as per GPU" in r.notes
+    with pytest.raises(nm.InputError, match="expected TFLOP/"):
+        nm.check("n_gpus * peak_flops", n_gpus=8, peak_flops="989 TFLOP")

@@ -87,10 +87,11 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
     node, reading_notes = parse_with_notes(expr)
     meter.charge(2 * tree_size(node))  # the evaluation, and the notes that walk the tree
     given: dict[str, pint.Quantity] = {}
+    readings: list[str] = []  # "peak_flops: 989 TFLOP/s, read as per GPU"
     for name, value in values.items():  # each given value is parsed and evaluated too
         meter.require("reading the given values")
         meter.charge(1 + (len(value) if isinstance(value, str) else 0))
-        given[name] = given_quantity(name, value)
+        given[name] = given_quantity(name, value, readings)
     names = Names(expr, given, gpu, model, node.kind == "name" and "." not in node.text,
                    tolerance)
     names.meter = meter
@@ -100,7 +101,7 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
     if to is not None:
         result.unit = _chosen_unit(to, computed)
     result.reading = reading_notes[0].removeprefix("read as ") if reading_notes else ""
-    notes: list[str] = []
+    notes: list[str] = list(readings)
     if suffix_note:
         notes.append(suffix_note)
     if expect is not None:
