@@ -72,6 +72,20 @@ def version() -> str:
         return __version__
 
 
+class _Version(argparse.Action):
+    """--version: the package's version, looked up only when asked for (reading the package
+    metadata costs more than the rest of a command's start)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str = "show napkin's version and exit"
+                 ) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"napkin {version()}")
+        parser.exit()
+
+
 class _ArgumentParser(argparse.ArgumentParser):
     """argparse's parser (its subcommands' too), whose usage errors are also a JSON document
     on stdout when the command line asks for --format json."""
@@ -96,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(
         prog="napkin", description="Napkin math for AI infrastructure, with units and derivations.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
-    parser.add_argument("--version", action="version", version=f"napkin {version()}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     solve = commands.add_parser(
