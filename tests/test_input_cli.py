@@ -131,3 +131,16 @@ def test_shell_completion(napkin, monkeypatch):
     monkeypatch.setitem(sys.modules, "shtab", None)  # as if it were not installed
     status, out, err = napkin("completion", "bash")
     assert (status, out) == (2, "") and "pip install 'napkinmath[completion]'" in err
+
+
+def test_a_fraction_in_percent_and_units_with_spaces(napkin):
+    # C = 6 x 405e9 x 15.6e12 = 3.791e25 FLOP over 30.84e6 GPU-hours at the H100's peak
+    mfu = 6 * 405e9 * 15.6e12 / (30.84e6 * 3600 * _peak())
+    for target in ("mfu:%", "mfu:percent"):
+        status, out, _ = napkin("solve", target, "params=405B", "tokens=15.6T",
+                                "gpu_hours=30.84e6 GPU*h", "--gpu", "H100")
+        assert status == 0 and out.startswith(f"mfu = {100 * mfu:.2f} %\n")  # 34.51 %
+    status, out, _ = napkin("solve", "train_time : h, train_cost:USD/ (1)", *TRAIN)
+    assert status == 0 and out.startswith(f"train_time = {_hours():.1f} h\ntrain_cost = ")
+    status, _, err = napkin("solve", "train_time:3 h", *TRAIN)
+    assert status == 2 and "give the unit alone (h), without a number" in err

@@ -203,8 +203,11 @@ def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str], dict[
                 raise NapkinError(f"{name} is given twice")
             givens[name] = value.strip()
             continue
-        for target in (t for t in term.replace(",", " ").split() if t):
+        pieces = [p for piece in term.split(",")  # a unit may hold spaces: "x:USD/(GPU h)"
+                  for p in ([piece] if ":" in piece else piece.split())]
+        for target in (p.strip() for p in pieces if p.strip()):
             name, colon, unit = target.partition(":")
+            name = name.strip()
             if colon:
                 if not name or not unit.strip():
                     raise NapkinError(f"{target!r}: write a target with its unit as NAME:UNIT, "

@@ -40,8 +40,8 @@ from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import Compiled, rearranged, sides, solved_jointly
 from napkinmath.solving.plan import Block, Plan, make_plan, under_determined_message
 from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
-from napkinmath.text.values import parse_quantity, read_given, to_quantity
-from napkinmath.units import format_quantity, format_unit
+from napkinmath.text.values import parse_quantity, parse_unit, read_given, to_quantity
+from napkinmath.units import Quantity, format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
 
 DEFAULT_TOLERANCE = 0.01
@@ -126,15 +126,12 @@ def chosen_units(units: object, targets: tuple[str, ...]) -> dict[str, pint.Unit
             raise InputError(f"units[{name!r}]={text!r}: expected a unit such as 'hour'",
                              name)
         var = variable(name)
-        try:
-            quantity = parse_quantity(text)
-        except NapkinError as exc:
-            raise InputError(f"units[{name!r}]: {exc}", name) from None
-        if quantity.dimensionality != var.dimensionality:
+        unit = parse_unit(text, f"units[{name!r}]")
+        if Quantity(1.0, unit).dimensionality != var.dimensionality:
             raise InputError(f"units[{name!r}]={text!r}: {name} is in "
                              f"{format_unit(var.unit) or 'plain numbers'}, not "
-                             f"{format_unit(quantity.units) or 'a plain number'}", name)
-        chosen[name] = quantity.units
+                             f"{format_unit(unit) or 'a plain number'}", name)
+        chosen[name] = unit
     return chosen
 
 

@@ -49,11 +49,13 @@ def parse_unit(text: object, what: str) -> pint.Unit:
     in the error ("--to GiB", "units['train_time']")."""
     if not isinstance(text, str):
         raise InputError(f"{what}={text!r}: expected a unit such as 'hour' or 'GiB'")
+    if text.strip() == "%":
+        return ureg.percent
     try:
         quantity = parse_quantity(text)
     except ParseError as exc:
         raise InputError(f"{what}: {exc}") from None
-    if quantity.dimensionless and float(quantity.to("").magnitude) != 1:
+    if quantity.units == ureg.dimensionless:
         raise InputError(f"{what} {text!r}: expected a unit such as 'hour' or 'GiB', not a "
                          "number")
     if float(quantity.magnitude) != 1:
