@@ -144,3 +144,11 @@ def test_a_fraction_in_percent_and_units_with_spaces(napkin):
     assert status == 0 and out.startswith(f"train_time = {_hours():.1f} h\ntrain_cost = ")
     status, _, err = napkin("solve", "train_time:3 h", *TRAIN)
     assert status == 2 and "give the unit alone (h), without a number" in err
+
+
+def test_the_python_check_takes_the_arrow_too():
+    r = nm.check("140 GB / (400 Gb/s) -> ms", expect="0.35 s")
+    assert r.value.units == nm.ureg.ms and r.value.magnitude == pytest.approx(2800)
+    assert r.status == "disagree" and r.expression == "140 GB / (400 Gb/s)"
+    with pytest.raises(nm.InputError, match="give the unit once"):
+        nm.check("140 GB -> MB", to="GB")

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 
 import pint
 
@@ -72,7 +73,8 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
     `values` give names of the expression a value ("params='70B'"), and feed napkinmath's
     own computation of library variables; `gpu`/`model` name records whose values fill in
     variables (and give context: heads for GQA, GPUs per node); `to` chooses the unit the
-    value is shown in ("GiB"), of the expression's dimension. Returns a `CheckResult`;
+    value is shown in ("GiB"), of the expression's dimension, also written "EXPR -> GiB".
+    Returns a `CheckResult`;
     bad input raises a `napkinmath.NapkinError` subclass that points at the fault.
 
     >>> check("70e9 param * 16 byte/param", expect="1.1 TB").status
@@ -81,6 +83,7 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
     tolerance = _tolerance(tolerance)
     if not isinstance(expr, str):
         raise InputError(f"the expression must be text, got {type(expr).__name__}")
+    expr, to = split_conversion(expr, to)
     meter = current() or Meter()  # a table's meter, shared by its rows, or this check's own
     meter.require("checking this expression")
     meter.charge(CHECK_COST)  # parsing, the search for known confusions, notes
@@ -117,6 +120,22 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
     result.names = list({r.name: r for r in names.resolved.values()}.values())
     result.derivations = dict(names.derivations)
     return result
+
+
+_ARROW = re.compile(r"\s*(?:->|→)\s*")
+
+
+def split_conversion(expr: str, to: object = None) -> tuple[str, object]:
+    """'EXPRESSION -> UNIT' (as Numbat and rink write it) as the expression and the unit."""
+    parts = _ARROW.split(expr)
+    if len(parts) == 1:
+        return expr, to
+    if len(parts) > 2 or not parts[0].strip() or not parts[1].strip():
+        raise InputError(f"{expr!r}: write one conversion, 'EXPRESSION -> UNIT', like "
+                         "'140 GB / (400 Gb/s) -> ms'")
+    if to is not None:
+        raise InputError("give the unit once: either 'EXPRESSION -> UNIT' or to= (--to)")
+    return parts[0], parts[1]
 
 
 def _chosen_unit(to: object, computed: pint.Quantity) -> pint.Unit:

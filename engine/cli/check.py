@@ -109,8 +109,7 @@ def _run(args: argparse.Namespace) -> int:
         if expect is not None:
             raise InputError("give the claim once: either 'EXPRESSION = CLAIM' or --expect")
         expect = inline_claim
-    expression, to = _target_unit(expression, args.to)
-    options = {"gpu": args.gpu, "model": args.model, "to": to}
+    options = {"gpu": args.gpu, "model": args.model, "to": args.to}
     result = check(expression, expect, tolerance=args.tolerance, **options, **givens)
     if args.format == "json":
         print(document("check", result.to_dict()))
@@ -156,22 +155,6 @@ def _split_terms(terms: list[str]) -> tuple[str, dict[str, str], str | None]:
                          "variable: napkin check kv_bytes_per_token --model llama-3-70b "
                          "--expect \"2.62 MB/token\"")
     return expression, givens, inline_claim
-
-
-_ARROW = re.compile(r"\s*(?:->|→)\s*")
-
-
-def _target_unit(expression: str, to: str | None) -> tuple[str, str | None]:
-    """'EXPRESSION -> UNIT' (as Numbat and rink write it) split, or --to UNIT."""
-    parts = _ARROW.split(expression)
-    if len(parts) == 1:
-        return expression, to
-    if len(parts) > 2 or not parts[0] or not parts[1]:
-        raise InputError(f"{expression!r}: write one conversion, 'EXPRESSION -> UNIT', like "
-                         "'140 GB / (400 Gb/s) -> ms'")
-    if to is not None:
-        raise InputError("give the unit once: either 'EXPRESSION -> UNIT' or --to UNIT")
-    return parts[0], parts[1]
 
 
 def _is_table(target: str, input_format: str | None) -> bool:
