@@ -429,9 +429,9 @@ def _root_counterpart(registry: pint.UnitRegistry, root: str) -> str | None:
     counterpart = None
     if len(dims) == 1 and next(iter(dims.values())) == 1:
         counterpart = base_units().get(next(iter(dims)))
-    elif not dims and own is not None:  # pint's default bit is a dimensionless root unit
+    elif not dims and own is not None:  # pint's default bit (and count) are dimensionless roots
         factor, own_root = ureg.get_root_units(own)
-        if factor == 1 and own_root == own:
+        if factor == 1 and own_root in (own, ureg.dimensionless):
             counterpart = root
     if counterpart is None:
         return None
