@@ -6,6 +6,8 @@
     >>> print(r)            # the derivation, step by step
 """
 
+from typing import TYPE_CHECKING
+
 from napkinmath.errors import (
     InconsistentError,
     InputError,
@@ -18,6 +20,23 @@ from napkinmath.errors import (
     UnknownNameError,
 )
 from napkinmath.units import Quantity, ureg
+
+if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checkers and IDEs
+    from napkinmath import formulas, hardware
+    from napkinmath.checking.claims import check_claims
+    from napkinmath.checking.expression import check
+    from napkinmath.library.lookup import constraints, variable, variables
+    from napkinmath.library.objects import formula, graph
+    from napkinmath.rendering.frames import to_frame
+    from napkinmath.rendering.result import Result
+    from napkinmath.solving.solver import solve
+    from napkinmath.text.values import to_registry
+    from napkinmath.whatif.answers import RangeResult, SampleResult
+    from napkinmath.whatif.compare import Comparison, compare
+    from napkinmath.whatif.sensitivity import Sensitivity
+    from napkinmath.whatif.spread import Interval, lognormal, normal, uniform
+    from napkinmath.whatif.sweep import sweep
+    from napkinmath.whatif.table import Table
 
 __all__ = [
     "Comparison",
@@ -40,15 +59,21 @@ __all__ = [
     "check",
     "check_claims",
     "compare",
+    "constraints",
+    "formula",
     "formulas",
+    "graph",
     "hardware",
     "lognormal",
     "normal",
     "plan",
     "solve",
     "sweep",
+    "to_frame",
+    "to_registry",
     "uniform",
     "ureg",
+    "variable",
     "variables",
 ]
 #: what-if names, loaded (with numpy) only when first used
@@ -63,6 +88,7 @@ _WHATIF = {
     "formula": "napkinmath.library.objects", "graph": "napkinmath.library.objects",
     "variable": "napkinmath.library.lookup", "constraints": "napkinmath.library.lookup",
     "plan": "napkinmath.scenario.answer",
+    "to_registry": "napkinmath.text.values",
 }
 __version__ = "0.1.0"
 

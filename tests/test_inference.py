@@ -230,10 +230,14 @@ def test_fp8_kv_cache_halves_the_bytes():
     assert "kv_bytes_per_element" not in r.assumptions
 
 
-def test_kv_bytes_per_element_without_per_token_suggests_the_fix():
-    with pytest.raises(nm.InputError) as err:
-        nm.solve("kv_bytes_per_token", kv_bytes_per_element="1 B", **LLAMA3_70B)
-    assert "kv_bytes_per_element" in str(err.value) and "1 B/token" in str(err.value)
+def test_kv_bytes_per_element_without_per_token_is_read_per_token_visibly():
+    per_token = nm.solve("kv_bytes_per_token", kv_bytes_per_element="1 B/token", **LLAMA3_70B)
+    r = nm.solve("kv_bytes_per_token", kv_bytes_per_element="1 B", **LLAMA3_70B)
+    assert r.value == per_token.value
+    assert r.givens["kv_bytes_per_element"].reading == "1 B, read as per token"
+    with pytest.raises(nm.InputError) as err:  # bytes per second is no slip of a missing count
+        nm.solve("kv_bytes_per_token", kv_bytes_per_element="1 B/s", **LLAMA3_70B)
+    assert "kv_bytes_per_element" in str(err.value) and "B/token" in str(err.value)
 
 
 @pytest.mark.parametrize(("bytes_per_param", "speedup"), [("1 B/param", 2), ("0.5 B/param", 4)])

@@ -266,7 +266,9 @@ def test_overflowing_check_is_an_error_not_a_tick(napkin):
     status, out, err = napkin("solve", "train_time", "train_compute=4.2e22 FLOP",
                               "params=1e300", "tokens=1e300", "n_gpus=64", "mfu=0.4",
                               "--gpu", "H100-SXM", "--format", "json")
-    assert status == 2 and out == "" and "overflow" in err and "Training compute" in err
+    assert status == 2 and "overflow" in err and "Training compute" in err
+    error = json.loads(out)["error"]  # with --format json, the error is JSON on stdout too
+    assert error["type"] == "NumericError" and "overflow" in error["message"]
 
 
 def test_underflowing_step_is_an_error():

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 
 import pint
 
@@ -66,12 +67,15 @@ from napkinmath.units import Quantity, format_number, format_quantity
 
 def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERANCE,
           gpu: str | None = None, model: str | None = None, records: object = None,
+          to: str | None = None,
           **values: object) -> CheckResult:
     """Evaluate `expr` safely, with units, and compare it with a claimed value `expect`.
 
     `values` give names of the expression a value ("params='70B'"), and feed napkinmath's
     own computation of library variables; `gpu`/`model` name records whose values fill in
-    variables (and give context: heads for GQA, GPUs per node). Returns a `CheckResult`;
+    variables (and give context: heads for GQA, GPUs per node); `to` chooses the unit the
+    value is shown in ("GiB"), of the expression's dimension, also written "EXPR -> GiB".
+    Returns a `CheckResult`;
     bad input raises a `napkinmath.NapkinError` subclass that points at the fault.
 
     >>> check("70e9 param * 16 byte/param", expect="1.1 TB").status
@@ -84,28 +88,33 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
         from napkinmath.solving.records import user_records
 
         with user_records(records):
-            return check(expr, expect, tolerance=tolerance, gpu=gpu, model=model, **values)
+            return check(expr, expect, tolerance=tolerance, gpu=gpu, model=model, to=to,
+                         **values)
     tolerance = _tolerance(tolerance)
     if not isinstance(expr, str):
         raise InputError(f"the expression must be text, got {type(expr).__name__}")
+    expr, to = split_conversion(expr, to)
     meter = current() or Meter()  # a table's meter, shared by its rows, or this check's own
     meter.require("checking this expression")
     meter.charge(CHECK_COST)  # parsing, the search for known confusions, notes
     node, reading_notes = parse_with_notes(expr)
     meter.charge(2 * tree_size(node))  # the evaluation, and the notes that walk the tree
     given: dict[str, pint.Quantity] = {}
+    readings: list[str] = []  # "peak_flops: 989 TFLOP/s, read as per GPU"
     for name, value in values.items():  # each given value is parsed and evaluated too
         meter.require("reading the given values")
         meter.charge(1 + (len(value) if isinstance(value, str) else 0))
-        given[name] = given_quantity(name, value)
+        given[name] = given_quantity(name, value, readings)
     names = Names(expr, given, gpu, model, node.kind == "name" and "." not in node.text,
                    tolerance)
     names.meter = meter
     names.records()  # a wrong gpu=/model= is an error even when no name needs it
     computed, suffix_note = _evaluate(node, expr, names, expect)
     result = CheckResult(expr, computed, tolerance=tolerance)
+    if to is not None:
+        result.unit = _chosen_unit(to, computed)
     result.reading = reading_notes[0].removeprefix("read as ") if reading_notes else ""
-    notes: list[str] = []
+    notes: list[str] = list(readings)
     if suffix_note:
         notes.append(suffix_note)
     if expect is not None:
@@ -121,6 +130,39 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
     result.names = list({r.name: r for r in names.resolved.values()}.values())
     result.derivations = dict(names.derivations)
     return result
+
+
+_ARROW = re.compile(r"\s*(?:->|→)\s*")
+
+
+def split_conversion(expr: str, to: object = None) -> tuple[str, object]:
+    """'EXPRESSION -> UNIT' (as Numbat and rink write it) as the expression and the unit."""
+    parts = _ARROW.split(expr)
+    if len(parts) == 1:
+        return expr, to
+    if len(parts) > 2 or not parts[0].strip() or not parts[1].strip():
+        raise InputError(f"{expr!r}: write one conversion, 'EXPRESSION -> UNIT', like "
+                         "'140 GB / (400 Gb/s) -> ms'")
+    if to is not None:
+        raise InputError("give the unit once: either 'EXPRESSION -> UNIT' or to= (--to)")
+    return parts[0], parts[1]
+
+
+def _chosen_unit(to: object, computed: pint.Quantity) -> pint.Unit:
+    """The unit of `to=`, refused unless it has the value's dimension."""
+    from napkinmath.text.dimensions import dimension_name, dimension_text, human
+    from napkinmath.text.values import parse_unit
+    from napkinmath.units import format_unit
+
+    unit = parse_unit(to, "to")
+    if Quantity(1.0, unit).dimensionality != computed.dimensionality:
+        dim, other = computed.dimensionality, Quantity(1.0, unit).dimensionality
+        example = format_unit(human(computed).units) or "a plain number"
+        raise InputError(f"cannot show the value in {to}: the expression is "
+                         f"{dimension_name(dim)} [{dimension_text(dim)}], but {to} is "
+                         f"{dimension_name(other)} [{dimension_text(other)}]; choose a unit "
+                         f"of the expression's dimension, such as {example}", "to")
+    return unit
 
 
 def _tolerance(value: object) -> float:

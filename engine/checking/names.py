@@ -223,15 +223,20 @@ class Names:
                           "case-sensitive)", self.text, pos)
 
 
-def given_quantity(name: str, value: object) -> pint.Quantity:
-    """A value passed to check: a library variable is checked against its dimension."""
-    from napkinmath.text.values import check_finite, foreign_quantity, plain_number, to_quantity
+def given_quantity(name: str, value: object, readings: list[str] | None = None
+                   ) -> pint.Quantity:
+    """A value passed to check: a library variable is checked against its dimension, and
+    read as `solve` reads it ("989 TFLOP/s" per GPU), with the reading added to `readings`."""
+    from napkinmath.text.values import check_finite, foreign_quantity, plain_number, read_given
 
     if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
         raise InputError(f"{name!r} is not a name: a given value needs a name like n_gpus", None)
     known = _variables()
     if name in known:
-        return to_quantity(value, known[name])
+        read = read_given(value, known[name])
+        if read.note and readings is not None:
+            readings.append(f"{name}: {read.note}")
+        return read.quantity
     if isinstance(value, bool) or value is None:
         raise InputError(f"{name}={value!r}: expected a number or a quantity such as '8 GPU'", name)
     if isinstance(value, str):

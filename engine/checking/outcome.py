@@ -84,13 +84,16 @@ class CheckResult(Rendered):
     label: str = ""
     #: why confirming the candidates stopped before every slip was tried ("" when it did not)
     confirmation_stopped: str = ""
+    #: the unit the user chose to see the value in (``to=``, ``--to``); None: a person's choice
+    unit: pint.Unit | None = None
 
     @property
     def value(self) -> pint.Quantity:
         """napkinmath's value in the unit a person would choose."""
         cached = self.__dict__.get("_value")
         if cached is None or cached[0] is not self.computed:  # renderers ask several times
-            cached = (self.computed, human(self.computed))
+            shown = human(self.computed) if self.unit is None else self.computed.to(self.unit)
+            cached = (self.computed, shown)
             self.__dict__["_value"] = cached
         return cached[1]
 

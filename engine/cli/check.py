@@ -18,6 +18,7 @@ import re
 import sys
 from pathlib import Path
 
+from napkinmath.cli.jsonout import document
 from napkinmath.errors import InputError, NapkinError
 
 EXAMPLES = """\
@@ -26,6 +27,8 @@ examples:
   napkin check "70e9 param * 16 byte/param" --expect "1.1 TB"
   napkin check "140 GB / (400 Gb/s)" --expect "0.35 s"
   napkin check "140 GB / (400 Gb/s) = 0.35 s"            # the same claim, written inline
+  napkin check "70e9 param * 2 B/param" --to GiB          # the value in a unit you choose
+  napkin check "140 GB / (400 Gb/s) -> ms"                # the same, as Numbat and rink write it
   napkin check "params * 2 B/param" params=70B --expect "140 GB"
   napkin check "train_compute / (n_gpus * peak_flops * mfu)" params=70B tokens=15T \\
       n_gpus=16384 mfu=0.4 --gpu H100-SXM --expect "11.3 days"
@@ -60,6 +63,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                              "names such as params=70B n_gpus=64, before the options")
     parser.add_argument("--expect", "-e", metavar="CLAIM",
                         help="the claimed value to check, with its unit: '1.1 TB'")
+    parser.add_argument("--to", metavar="UNIT",
+                        help="show the value in this unit: --to GiB (also written "
+                             "'EXPRESSION -> GiB')")
     parser.add_argument("--tolerance", "-t", default="0.02", metavar="FRACTION",
                         help="relative tolerance for agreement: 0.02 or 2%% (default 2%%)")
     parser.add_argument("--gpu", help="hardware record for variables such as peak_flops")
@@ -92,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     expression, givens, inline_claim = _split_terms(args.terms)
     if _is_table(expression, args.input_format):
+        if args.to is not None:
+            raise InputError("--to applies to one expression; a claims table shows each value "
+                             "in its own unit")
         return _run_table(expression, givens, args)
     from napkinmath.checking.expression import check
 
@@ -100,10 +109,10 @@ def _run(args: argparse.Namespace) -> int:
         if expect is not None:
             raise InputError("give the claim once: either 'EXPRESSION = CLAIM' or --expect")
         expect = inline_claim
-    options = {"gpu": args.gpu, "model": args.model}
+    options = {"gpu": args.gpu, "model": args.model, "to": args.to}
     result = check(expression, expect, tolerance=args.tolerance, **options, **givens)
     if args.format == "json":
-        print(result.to_json())
+        print(document("check", result.to_dict()))
     elif args.format == "markdown":
         print(result.markdown)
     else:
@@ -169,7 +178,7 @@ def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) ->
     report = check_claims(source, tolerance=args.tolerance, gpu=args.gpu, model=args.model,
                           input_format=args.input_format, **givens)
     if args.format == "json":
-        print(report.to_json())
+        print(document("claims", report.to_dict()))
     elif args.format == "markdown":
         print(report.markdown)
     else:
@@ -181,6 +190,12 @@ def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) ->
         if report.stopped_after is not None:
             where += ("; the table's work budget was spent after claim "
                       f"{report.stopped_after}: split the table")
-        raise NapkinError(f"{unchecked} of {report.summary['total']} claims could not be "
-                          f"checked ({where}); fix them, or pass --allow-unchecked")
+        message = (f"{unchecked} of {report.summary['total']} claims could not be checked "
+                   f"({where}); fix them, or pass --allow-unchecked")
+        if args.format == "json":  # the report is the one JSON document: the reason on stderr
+            from napkinmath.cli.main import _say
+
+            _say(f"napkin: {message}")
+            return 2
+        raise NapkinError(message)
     return status

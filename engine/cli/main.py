@@ -27,6 +27,7 @@ import argparse
 import codecs
 import errno
 import io
+import itertools
 import os
 import re
 import sys
@@ -40,11 +41,14 @@ EXAMPLES = """\
 examples:
   napkin solve n_gpus params=7B tokens=1T train_time="3 weeks" mfu=0.4 --gpu H100-SXM
   napkin solve train_time train_cost params=7B tokens=1T n_gpus=64 mfu=0.4 --gpu H100-SXM
+  napkin solve train_time:h params=7B tokens=1T n_gpus=64 mfu=0.4 --gpu H100-SXM  # in hours
   napkin solve mfu params=405B tokens=15.6T gpu_hours="30.84e6 GPU*h" --gpu H100 --format markdown
   napkin formulas fleet          # formulas whose name, title or variables mention "fleet"
   napkin vars mfu                # a variable's unit, bounds and meaning
   napkin hardware H100-SXM       # a record's values with their sources
   napkin check "140 GB / (400 Gb/s)" --expect "0.35 s"   # names the slip: bits vs bytes
+  napkin check "140 GB / (400 Gb/s) -> ms"               # a value in the unit you choose
+  napkin graph mfu --format dot | dot -Tsvg > mfu.svg    # the formulas around a variable
   napkin solve train_time train_compute=6.35e24FLOP n_gpus=16384 mfu=0.3..0.5 --gpu H100
   napkin solve n_gpus train_compute=6.35e24FLOP train_time="30 days" mfu=35%..45% --gpu H100
   napkin solve train_time train_compute=6.35e24FLOP n_gpus=16384 mfu="0.3 to 0.5" \\
@@ -55,10 +59,58 @@ examples:
 """
 
 
+def version() -> str:
+    """The installed package's version (its metadata), or the source tree's."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("napkinmath")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        from napkinmath import __version__
+
+        return __version__
+
+
+class _Version(argparse.Action):
+    """--version: the package's version, looked up only when asked for (reading the package
+    metadata costs more than the rest of a command's start)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str = "show napkin's version and exit"
+                 ) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"napkin {version()}")
+        parser.exit()
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser (its subcommands' too), whose usage errors are also a JSON document
+    on stdout when the command line asks for --format json."""
+
+    json_errors = False  # set by _run for the one command line being parsed
+
+    def error(self, message: str):
+        if _ArgumentParser.json_errors:
+            from napkinmath.cli.jsonout import UsageError, error
+
+            print(error(UsageError(f"{self.prog}: {message}"), 2))
+        super().error(message)
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    items = list(argv)
+    return "--format=json" in items or any(
+        a == "--format" and b == "json" for a, b in itertools.pairwise(items))
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _ArgumentParser(
         prog="napkin", description="Napkin math for AI infrastructure, with units and derivations.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     solve = commands.add_parser(
@@ -66,9 +118,13 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Solve for TARGETs from name=value givens, planning through the formula graph.",
         epilog=EXAMPLES)
-    solve.add_argument("terms", nargs="+", metavar="TARGET|name=value",
-                       help="variables to solve for, then givens such as params=7B mfu=0.4 "
-                            "train_time='3 weeks' (quote values with spaces)")
+    solve.add_argument("terms", nargs="+", metavar="TARGET[:UNIT]|name=value",
+                       help="variables to solve for (train_time:h shows it in hours) and "
+                            "givens such as params=7B mfu=0.4 train_time='3 weeks', in any "
+                            "order (quote values with spaces)")
+    solve.add_argument("--unit", action="append", metavar="NAME=UNIT",
+                       help="show a target in this unit (--unit train_time=h); also written "
+                            "TARGET:UNIT (train_time:h)")
     solve.add_argument("--gpu", help="hardware record whose values fill in unstated givens")
     solve.add_argument("--model", help="model record (layers, heads, parameters) to bind")
     solve.add_argument("--precision", choices=("bf16", "fp16", "fp8", "int8", "fp4"),
@@ -107,14 +163,21 @@ def _parser() -> argparse.ArgumentParser:
     hardware.set_defaults(handler=_hardware)
 
     from napkinmath.cli.check import register as register_check
+    from napkinmath.cli.graph import register as register_graph
+    from napkinmath.cli.plan import register as register_plan
     from napkinmath.cli.whatif import register as register_whatif
 
     register_check(commands)
     register_whatif(commands)
-    from napkinmath.cli.plan import register as register_plan
-
     register_plan(commands)
+    register_graph(commands)
     _record_options(commands.choices)
+    completion = commands.add_parser(
+        "completion", help="print a shell completion script (needs shtab)",
+        description="Print a completion script for the shell: "
+                    "napkin completion bash > ~/.local/share/bash-completion/completions/napkin")
+    completion.add_argument("shell", choices=("bash", "zsh", "tcsh"))
+    completion.set_defaults(handler=_completion)
     return parser
 
 
@@ -132,9 +195,21 @@ def _record_options(parsers: dict[str, argparse.ArgumentParser]) -> None:
                  "place of its datasheet peaks, and say so in every step")
 
 
-def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+def _completion(args: argparse.Namespace) -> int:
+    try:
+        import shtab
+    except ImportError:
+        raise NapkinError("shell completion needs the shtab package: pip install "
+                          "'napkinmath[completion]' (or pip install shtab)") from None
+    print(shtab.complete(_parser(), shell=args.shell))
+    return 0
+
+
+def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """Targets, name=value givens and chosen units (TARGET:UNIT), in any order."""
     targets: list[str] = []
     givens: dict[str, str] = {}
+    units: dict[str, str] = {}
     for term in terms:
         if "=" in term:
             name, _, value = term.partition("=")
@@ -144,21 +219,58 @@ def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str]]:
             if name in givens:
                 raise NapkinError(f"{name} is given twice")
             givens[name] = value.strip()
-        elif givens:
-            raise NapkinError(f"{term!r}: put every target before the givens "
-                              "(napkin solve TARGET ... name=value ...)")
-        else:
-            targets.extend(t for t in term.replace(",", " ").split() if t)
+            continue
+        pieces = [p for piece in term.split(",")  # a unit may hold spaces: "x:USD/(GPU h)"
+                  for p in ([piece] if ":" in piece else piece.split())]
+        for target in (p.strip() for p in pieces if p.strip()):
+            name, colon, unit = target.partition(":")
+            name = name.strip()
+            if colon:
+                if not name or not unit.strip():
+                    raise NapkinError(f"{target!r}: write a target with its unit as NAME:UNIT, "
+                                      "like train_time:h")
+                _choose(units, name, unit)
+            targets.append(name)
     if not targets:
-        raise NapkinError("name a variable to solve for first, e.g. napkin solve n_gpus ...")
+        raise NapkinError("name a variable to solve for, e.g. napkin solve n_gpus ...")
+    return targets, givens, units
+
+
+def plain_terms(terms: Sequence[str], command: str) -> tuple[list[str], dict[str, str]]:
+    """Targets and givens for a command that shows its own units (sweep, compare)."""
+    targets, givens, units = _split_terms(terms)
+    if units:
+        name = next(iter(units))
+        raise NapkinError(f"{name}:{units[name]}: napkin {command} shows each variable in its "
+                          f"own unit; choose units with napkin solve {name}:{units[name]} ...")
     return targets, givens
+
+
+def _choose(units: dict[str, str], name: str, unit: str) -> None:
+    if name in units and units[name] != unit.strip():
+        raise NapkinError(f"{name}: two units chosen ({units[name]} and {unit.strip()}); "
+                          "choose one")
+    units[name] = unit.strip()
+
+
+def _chosen_units(args: argparse.Namespace, units: dict[str, str]) -> dict[str, str]:
+    """TARGET:UNIT terms and --unit NAME=UNIT options together."""
+    for option in args.unit or ():
+        name, sep, unit = option.partition("=")
+        if not sep or not name.strip() or not unit.strip():
+            raise NapkinError(f"--unit {option!r}: write NAME=UNIT, like --unit train_time=h")
+        _choose(units, name.strip(), unit)
+    return units
 
 
 def _solve(args: argparse.Namespace) -> int:
     from napkinmath.solving.solver import solve
 
-    targets, givens = _split_terms(args.terms)
+    targets, givens, units = _split_terms(args.terms)
     options = {"gpu": _one_record(args.gpu, "gpu"), "tolerance": args.tolerance}
+    chosen = _chosen_units(args, units)
+    if chosen:
+        options["units"] = chosen
     if args.model:
         options["model"] = _one_record(args.model, "model")
     if args.precision:
@@ -172,8 +284,10 @@ def _solve(args: argparse.Namespace) -> int:
     if args.warn_inconsistent:
         options["on_inconsistent"] = "warn"
     result = solve(targets, **options, **givens)
+    from napkinmath.cli import jsonout
+
     render = {"text": str, "markdown": lambda r: r.to_markdown(),
-              "latex": lambda r: r.to_latex(), "json": lambda r: r.to_json()}[args.format]
+              "latex": lambda r: r.to_latex(), "json": jsonout.answer}[args.format]
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError("--format latex is for single answers; use markdown or json for "
                           "ranges and samples")
@@ -303,6 +417,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     parser = _parser()
+    _ArgumentParser.json_errors = _wants_json(sys.argv[1:] if argv is None else argv)
+    try:
+        return _parsed(parser, argv)
+    finally:
+        _ArgumentParser.json_errors = False
+
+
+def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:  # givens typed after options: napkin solve x --gpu H100 n_gpus=4
         takes_terms = args.command in ("solve", "check", "sweep", "compare")
@@ -312,6 +434,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    as_json = getattr(args, "format", None) == "json"
     try:
         from napkinmath.solving.records import user_records
 
@@ -319,17 +442,26 @@ def _run(argv: Sequence[str] | None) -> int:
             return args.handler(args)
     except NapkinError as exc:
         _say(f"napkin: {exc}")
-        return 2
+        return _json_error(exc, 2) if as_json else 2
     except OSError as exc:
         if exc.filename is None or isinstance(exc, BrokenPipeError):
             raise  # the output itself: see main()
         name = exc.filename if isinstance(exc.filename, str) else repr(exc.filename)
         _say(f"napkin: {name}: {exc.strerror or exc}")  # like other tools: PATH: No such file
-        return 2
+        return _json_error(NapkinError(f"{name}: {exc.strerror or exc}"), 2) if as_json else 2
     except Exception as exc:
         _say(f"napkin: internal error ({type(exc).__name__}: {exc}). This is a bug in "
              "napkinmath; please report it with the command you ran.")
-        return 3
+        return _json_error(exc, 3) if as_json else 3
+
+
+def _json_error(exc: BaseException, status: int) -> int:
+    """With --format json, an error is also a JSON document on stdout (the message stays on
+    stderr for a person); returns `status`."""
+    from napkinmath.cli.jsonout import error
+
+    print(error(exc, status))
+    return status
 
 
 # --- output: encodings, control characters, closed and full streams ------------------------

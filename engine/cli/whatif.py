@@ -12,6 +12,8 @@ import argparse
 import contextlib
 import sys
 
+from napkinmath.cli.jsonout import document
+
 SWEEP_EXAMPLES = """\
 examples:
   napkin sweep train_time n_gpus=1k..16k:log:9 train_compute=6.35e24FLOP mfu=0.4 --gpu H100
@@ -84,10 +86,10 @@ def _records(text: str | None) -> list[str] | str | None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import _split_terms
+    from napkinmath.cli.main import plain_terms
     from napkinmath.whatif.sweep import sweep
 
-    targets, givens = _split_terms(args.terms)
+    targets, givens = plain_terms(args.terms, "sweep")
     table = sweep(targets, gpu=_records(args.gpu), model=_records(args.model),
                   tolerance=args.tolerance, points=args.points,
                   **({"achievable": True} if args.achievable else {}), **givens)
@@ -99,10 +101,10 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import _split_terms
+    from napkinmath.cli.main import plain_terms
     from napkinmath.whatif.compare import compare
 
-    targets, givens = _split_terms(args.terms)
+    targets, givens = plain_terms(args.terms, "compare")
     result = compare(targets, gpu=_records(args.gpu), model=_records(args.model),
                      tolerance=args.tolerance, best=args.best, achievable=args.achievable,
                      **givens)
@@ -122,7 +124,8 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _emit(table, args: argparse.Namespace) -> None:
     render = {"text": str, "markdown": lambda t: t.to_markdown(),
-              "csv": lambda t: t.to_csv().rstrip("\n"), "json": lambda t: t.to_json()}
+              "csv": lambda t: t.to_csv().rstrip("\n"),
+              "json": lambda t: document("table", t.to_dict())}
     print(render[args.format](table))
     _files(table, args)
 

@@ -28,6 +28,8 @@ class Given:
     quantity: pint.Quantity
     origin: str  # "given" (the user), "record" (gpu=/model=), "assumption" (a stated default)
     note: str
+    #: how a user's value was read when not as written ("989 TFLOP/s, read as per GPU")
+    reading: str = ""
 
     @cached_property
     def base(self) -> float:
@@ -346,6 +348,8 @@ class Result:
         out += ["", "| given | value | from |", "|---|---|---|"]
         for name, given in self.givens.items():
             origin = "you" if given.origin == "given" else given.note
+            if given.reading:
+                origin += f" ({given.reading})"
             if given.origin == "assumption":
                 origin = "**assumption**: " + given.note
             out.append(f"| `{name}` | {format_quantity(given.quantity)} | {origin} |")
@@ -426,8 +430,8 @@ class Result:
 
         return {
             "targets": {name: qty(q) for name, q in self.values.items()},
-            "givens": [{"name": n, **qty(g.quantity), "origin": g.origin, "source": g.note}
-                       for n, g in self.givens.items()],
+            "givens": [{"name": n, **qty(g.quantity), "origin": g.origin, "source": g.note,
+                        "reading": g.reading or None} for n, g in self.givens.items()],
             "steps": [{
                 "formulas": [f.name for f in s.formulas],
                 "titles": [f.title for f in s.formulas],
@@ -539,7 +543,8 @@ def _origin(g: Given) -> str:
     """'you', 'you: 1,024 node × ...' (a converted given), the record's note, or
     'ASSUMPTION: ...'."""
     if g.origin == "given":
-        return "you" if g.note == "given" else f"you: {g.note}"
+        said = [text for text in (g.note if g.note != "given" else "", g.reading) if text]
+        return "you: " + "; ".join(said) if said else "you"
     return ("ASSUMPTION: " if g.origin == "assumption" else "") + g.note
 
 

@@ -80,3 +80,33 @@ def record_reference(name: str, value: object, records: list[str]) -> Given | No
             return Given(var, quantity, "given",
                          f"the {record.id} record's {key}, {entry.provenance()}")
     return None
+
+
+def record_key_error(name: str, value: object, records: list[str]) -> InputError | None:
+    """For a given that names a record key the records at hand lack ("peak_flops_fp8" with no
+    --gpu, or a misspelt key): which records have it, or the closest keys; None when `value`
+    names no key of any record."""
+    if not isinstance(value, str) or not _KEY.fullmatch(value.strip()):
+        return None
+    import difflib
+
+    from napkinmath.hardware import get
+    from napkinmath.hardware import records as all_records
+
+    key = value.strip()
+    having = [r.id for r in all_records().values() if key in r.values]
+    if not records:
+        if not having:
+            return None
+        shown = ", ".join(having[:4]) + (", ..." if len(having) > 4 else "")
+        return InputError(f"{name}={key}: {key} is a value of hardware records ({shown}); name "
+                          f"the record with --gpu/--model (gpu=), or write "
+                          f"{having[0]}.{key}", name)
+    record = get(records[-1])
+    keys = sorted(record.values)
+    close = difflib.get_close_matches(key, keys, n=3, cutoff=0.6)
+    if not close and not having:
+        return None
+    hint = f": did you mean {' or '.join(close)}?" if close else (
+        f"; {', '.join(having[:4])} {'has' if len(having) == 1 else 'have'} it")
+    return InputError(f"{name}={key}: the {record.id} record has no value {key!r}{hint}", name)

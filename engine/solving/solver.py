@@ -40,9 +40,9 @@ from napkinmath.rendering.result import (
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import Compiled, rearranged, sides, solved_jointly
 from napkinmath.solving.plan import Block, Plan, make_plan, under_determined_message
-from napkinmath.solving.precision import precision_givens, record_reference
-from napkinmath.text.values import parse_quantity, to_quantity
-from napkinmath.units import format_quantity, format_unit
+from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
+from napkinmath.text.values import parse_quantity, parse_unit, read_given, to_quantity
+from napkinmath.units import Quantity, format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
 
 DEFAULT_TOLERANCE = 0.01
@@ -97,14 +97,17 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
         raise InputError("achievable= applies to single answers; give peak_flops or "
                          "hbm_bandwidth as the measured figure for ranges and samples",
                          "achievable")
+    chosen = chosen_units(units, names)
     if samples is not None or any(is_spread(v) for v in givens.values()):
+        if chosen:
+            raise InputError("units= applies to single answers; ranges and samples show each "
+                             "target in its own unit", "units")
         from napkinmath.whatif.ranged import solve_spread
 
         return solve_spread(names, givens, gpu=gpu, model=model, tolerance=tolerance,
                             samples=samples, seed=seed)
     if seed is not None:
         raise InputError("seed= only applies with samples=", "seed")
-    chosen = chosen_units(units, names)
     bound = bind(names, givens, gpu=gpu, model=model, precision=precision,
                  achievable=achievable)
     try:
@@ -145,15 +148,12 @@ def chosen_units(units: object, targets: tuple[str, ...]) -> dict[str, pint.Unit
             raise InputError(f"units[{name!r}]={text!r}: expected a unit such as 'hour'",
                              name)
         var = variable(name)
-        try:
-            quantity = parse_quantity(text)
-        except NapkinError as exc:
-            raise InputError(f"units[{name!r}]: {exc}", name) from None
-        if quantity.dimensionality != var.dimensionality:
+        unit = parse_unit(text, f"units[{name!r}]")
+        if Quantity(1.0, unit).dimensionality != var.dimensionality:
             raise InputError(f"units[{name!r}]={text!r}: {name} is in "
                              f"{format_unit(var.unit) or 'plain numbers'}, not "
-                             f"{format_unit(quantity.units) or 'a plain number'}", name)
-        chosen[name] = quantity.units
+                             f"{format_unit(unit) or 'a plain number'}", name)
+        chosen[name] = unit
     return chosen
 
 
@@ -227,7 +227,7 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
                 continue
             per = _per_variable(var, value)
             if per is None:
-                raise
+                raise record_key_error(name, value, records) or exc from None
             pending[name] = (per[0], per[1], exc)
     if precision is not None:
         bound.update({n: g for n, g in precision_givens(precision, gpu, bound).items()
@@ -290,19 +290,30 @@ def _converted(var: Variable, quantity: pint.Quantity, per: Variable,
 def _user_given(var: Variable, value: object) -> Given:
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
         return _cached_given(var.name, value)
-    return Given(var, to_quantity(value, var), "given", "given")
+    read = read_given(value, var)
+    return Given(var, read.quantity, "given", "given", read.note)
+
+
+def readings(givens: Mapping[str, object]) -> list[str]:
+    """'peak_flops: 989 TFLOP/s, read as per GPU' for each given not read as written (for
+    answers that show no Given lines: sweeps, comparisons)."""
+    found = []
+    for name, value in givens.items():
+        try:
+            reading = _user_given(variable(name), value).reading
+        except NapkinError:  # a range, a list, a node count: read elsewhere
+            continue
+        if reading:
+            found.append(f"{name}: {reading}")
+    return found
 
 
 @lru_cache(maxsize=4096)
 def _cached_given(name: str, value: str | float) -> Given:
-    return Given(variable(name), _cached_quantity(name, value), "given", "given")
+    read = read_given(value, variable(name))
+    return Given(variable(name), read.quantity, "given", "given", read.note)
 
 
-
-
-@lru_cache(maxsize=4096)
-def _cached_quantity(name: str, value: str | float) -> pint.Quantity:
-    return to_quantity(value, variable(name))
 
 
 @lru_cache(maxsize=256)

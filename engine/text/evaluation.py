@@ -39,7 +39,7 @@ _SMALL_PREFIXES = ("m", "µ", "μ", "u", "n", "p")
 #: Spellings that are not units of the registry, with what to write instead.
 _SPELLING_HINTS = {
     "KB": "kB (1000 B) or KiB (1024 B)", "Kb": "kb (1000 bit) or Kib (1024 bit)",
-    "d": "day", "percent": "%", "pct": "%",
+    "d": "day",
 }
 
 
@@ -65,7 +65,12 @@ def resolve_unit(name: str, pos: int, text: str = "",
             if notes is not None:
                 notes.append(f"'{name}' is read as {spelled}")
             return ureg.Quantity(1.0, unit / ureg.second)
-    raise parse_error(unknown_unit_message(name), text, pos)
+    number = _NUMBER_BEFORE.search(text[:pos]) if pos > 0 else None
+    raise parse_error(unknown_unit_message(name, number[1] if number else ""), text, pos)
+
+
+#: the number just before a name, apart from it by spaces: "70" of "70 G"
+_NUMBER_BEFORE = re.compile(r"([0-9][0-9._]*(?:[eE][+-]?[0-9]+)?)\s+$")
 
 
 def _flops_note(name: str) -> str:
@@ -78,8 +83,18 @@ def _flops_note(name: str) -> str:
 
 
 
-def unknown_unit_message(name: str) -> str:
-    """'unknown unit 'KB': did you mean kB (1000 B) or KiB (1024 B)?' and the like."""
+def unknown_unit_message(name: str, number: str = "") -> str:
+    """'unknown unit 'KB': did you mean kB (1000 B) or KiB (1024 B)?' and the like; a count
+    suffix written apart from its `number` ("70 G") is shown joined to it ("70G")."""
+    if name in COUNT_SUFFIXES and name not in AMBIGUOUS_SUFFIXES:
+        shown = number or "70"
+        try:
+            value = float(shown) * COUNT_SUFFIXES[name]
+        except ValueError:
+            value = 70 * COUNT_SUFFIXES[name]
+        return (f"unknown unit {name!r}: a count shorthand touches its number, "
+                f"{shown}{name} (= {value:,.0f}, a count); for a data size write "
+                f"{shown} {name.replace('K', 'k') if name == 'K' else name}B")
     if name in _SPELLING_HINTS:
         return f"unknown unit {name!r}: did you mean {_SPELLING_HINTS[name]}?"
     if len(name) >= 2 and name[0] in _SMALL_PREFIXES and name[1:] in ("b", "B", "bit", "byte"):

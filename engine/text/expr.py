@@ -7,7 +7,7 @@ Grammar (no `eval`, no `sympify`: user text never reaches a code path that can e
     product := unary (unary)*                 juxtaposition: "141 GB", "2 (8-1)"
     unary   := ('-' | '+') unary | power
     power   := atom (('^' | '**') unary)?
-    atom    := NUMBER [count suffix k K M B b T] ['%'] | unit-group | REF
+    atom    := ['$'] NUMBER [count suffix k K M G B b T Ki Mi Gi Ti] ['%'] | unit-group | REF
              | FUNC '(' expr (',' expr)* ')' | '(' expr ')'
     unit-group := NAME ['^' NUMBER] (OP (NAME ['^' NUMBER] | '(' expr ')'))*
                   where each OP ('/' or '*') touches both neighbours: "GB/s", "TFLOP/(s*GPU)"
@@ -65,8 +65,10 @@ MAX_EXPONENT = 64
 MAX_DIGITS = 40
 MAX_DECIMAL_EXPONENT = 300
 
-#: Count shorthands: "7B" params, "15T" tokens, "16k" GPUs.
-COUNT_SUFFIXES = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "b": 1e9, "T": 1e12}
+#: Count shorthands: "7B" params, "15T" tokens, "16k" GPUs (decimal; "70G" is 70e9), and the
+#: binary ones for counts people take in powers of two: "8Ki" tokens is 8,192.
+COUNT_SUFFIXES = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "B": 1e9, "b": 1e9, "T": 1e12,
+                  "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
 #: Suffixes that are also units when read as such ("7B" is 7 bytes or 7e9).
 AMBIGUOUS_SUFFIXES = {"B": "byte", "b": "bit"}
 
@@ -81,6 +83,7 @@ _TOKEN = re.compile(
     (?P<space>(?:[^\S\r\x0b\x0c\x1c-\x1f\x85]|\r\n)+)  # no lone CR, no control
   | (?P<number>(?:[0-9]+(?:_[0-9]+)*\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
   | (?P<ref>[A-Za-z][A-Za-z0-9_-]*(?:\.[0-9][A-Za-z0-9_-]*)*\.[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<hyphen>(?:GPU|gpu|node)-(?:hours?|hr|h|days?)(?![A-Za-z0-9_]))  # GPU-hours: one unit
   | (?P<name>[A-Za-z_µμ][A-Za-z0-9_µμ]*)
   | (?P<op>\*\*|[-+*/^()·×÷,%−])
     """,
@@ -95,7 +98,7 @@ _CHARACTER_HINTS = {
     "'": "quotes are not part of an expression", '"': "quotes are not part of an expression",
     ".": "a dot only joins a record and a key, like H100-SXM.peak_flops",
     ";": "write one expression", ":": "write one expression",
-    "$": "write money as USD, like '2.5 USD/(GPU*h)'",
+    "$": "write money as USD, like '2.5 USD/(GPU*h)', or with '$' before a number: $2.5/h",
     "€": "write money as USD", "£": "write money as USD",
     "|": "use abs() for an absolute value", "!": "factorials are not supported",
     "<": "comparisons are not expressions; give a claimed value separately",
@@ -111,10 +114,11 @@ class Token:
     kind: str
     text: str
     pos: int
+    size: int = -1  # characters of the source it stands for, when not len(text) ("$" -> USD)
 
     @property
     def end(self) -> int:
-        return self.pos + len(self.text)
+        return self.pos + (len(self.text) if self.size < 0 else self.size)
 
 
 @dataclass(frozen=True)
@@ -197,7 +201,12 @@ def tokenize(text: str) -> list[Token]:
         raise parse_error(f"input is {len(text)} characters long; the limit is {MAX_LENGTH}")
     tokens: list[Token] = []
     pos = 0
+    dollars = False  # after "$2": the USD that the '$' stands for follows the number
     while pos < len(text):
+        if text[pos] == "$" and _NUMBER.match(text, pos + 1):
+            dollars = True
+            pos += 1
+            continue
         match = _TOKEN.match(text, pos)
         if match is None:
             raise _bad_character(text, pos)
@@ -206,13 +215,21 @@ def tokenize(text: str) -> list[Token]:
         if kind == "number":
             _check_number(token_text, text, pos)
             end = match.end()
-            if (end < len(text) and text[end] in COUNT_SUFFIXES
-                    and not (end + 1 < len(text) and re.match(r"[A-Za-z0-9_]", text[end + 1]))):
-                tokens.append(Token("number", token_text, pos))
-                tokens.append(Token("suffix", text[end], end))
-                pos = end + 1
-                continue
-        elif kind in ("name", "ref"):
+            suffix = _suffix_at(text, end)
+            tokens.append(Token("number", token_text, pos))
+            if suffix:
+                tokens.append(Token("suffix", suffix, end))
+                end += len(suffix)
+            if dollars:  # "$2.5M/yr" is 2.5M USD/yr: USD touches what follows
+                tokens.append(Token("name", "USD", end, size=0))
+                dollars = False
+            if len(tokens) > MAX_TOKENS:
+                raise parse_error(f"expression has more than {MAX_TOKENS} tokens", text, pos)
+            pos = end
+            continue
+        if kind == "hyphen":  # "GPU-hours" is the unit GPU_hours, not GPU minus hours
+            kind, token_text = "name", token_text.replace("-", "_")
+        if kind in ("name", "ref"):
             _check_name(token_text, text, pos)
         elif token_text == "−":  # U+2212, the typographic minus sign pasted from documents
             token_text = "-"
@@ -222,6 +239,19 @@ def tokenize(text: str) -> list[Token]:
             raise parse_error(f"expression has more than {MAX_TOKENS} tokens", text, pos)
         pos = match.end()
     return tokens
+
+
+_NUMBER = re.compile(r"[0-9]|\.[0-9]")
+
+
+def _suffix_at(text: str, end: int) -> str:
+    """The count suffix touching a number that ends at `end` ("8k", "8Ki"), or ""."""
+    for size in (2, 1):
+        suffix = text[end:end + size]
+        if len(suffix) == size and suffix in COUNT_SUFFIXES and not re.match(
+                r"[A-Za-z0-9_]", text[end + size:end + size + 1]):
+            return suffix
+    return ""
 
 
 def _bad_character(text: str, pos: int) -> ParseError:

@@ -9,13 +9,19 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 import pint
 
 from napkinmath.errors import InputError, ParseError
 from napkinmath.library.declare import Variable
-from napkinmath.text.dimensions import COUNT_DIMENSIONS, dimension_text, unit_spelling
+from napkinmath.text.dimensions import (
+    COUNT_DIMENSIONS,
+    canonical_unit,
+    dimension_text,
+    unit_spelling,
+)
 from napkinmath.text.evaluation import evaluate, has_ambiguous_suffix
 from napkinmath.text.expr import parse
 from napkinmath.units import (
@@ -38,36 +44,156 @@ def parse_quantity(text: str) -> pint.Quantity:
     return evaluate(parse(text), text)
 
 
+def parse_unit(text: object, what: str) -> pint.Unit:
+    """A unit a user chose to see an answer in ("GiB", "h", "kUSD"): `what` names the choice
+    in the error ("--to GiB", "units['train_time']")."""
+    if not isinstance(text, str):
+        raise InputError(f"{what}={text!r}: expected a unit such as 'hour' or 'GiB'")
+    if text.strip() == "%":
+        return ureg.percent
+    try:
+        quantity = parse_quantity(text)
+    except ParseError as exc:
+        raise InputError(f"{what}: {exc}") from None
+    if quantity.units == ureg.dimensionless:
+        raise InputError(f"{what} {text!r}: expected a unit such as 'hour' or 'GiB', not a "
+                         "number")
+    if float(quantity.magnitude) != 1:
+        raise InputError(f"{what} {text!r}: give the unit alone ({format_unit(quantity.units)}), "
+                         "without a number")
+    return quantity.units
+
+
 def _is_count(dim: pint.util.UnitsContainer) -> bool:
     return all(name in COUNT_DIMENSIONS for name in dim)
 
 
 def to_quantity(value: object, variable: Variable) -> pint.Quantity:
     """A given value as a Quantity in `variable`'s dimension, or an InputError with a fix."""
+    quantity, shown = _raw_quantity(value, variable)
+    return _checked(_promote_count(quantity, variable), variable, shown)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A given value as napkinmath read it, and how, when that was not as written: "989
+    TFLOP/s, read as per GPU", "8k read as 8,000; write 8Ki for 8,192"."""
+
+    quantity: pint.Quantity
+    note: str = ""
+
+
+def read_given(value: object, variable: Variable) -> Reading:
+    """`to_quantity`, forgiving one slip and saying so: a per-count rate or size given without
+    its count ("989 TFLOP/s" for FLOP/(s·GPU), "80 GB" for GB/GPU, "8192 token" for
+    token/sequence) is read per that count. Any other mismatch stays an InputError. The note
+    also tells how a count shorthand that people read in binary ("8k", "128k") was taken,
+    and where a RECORD.key value came from."""
+    quantity, shown = _raw_quantity(value, variable)
+    quantity = _promote_count(quantity, variable)
+    notes = []
+    count = _missing_count(quantity, variable)
+    if count is not None:
+        quantity = quantity / ureg.Unit(count)
+        notes.append(f"{' '.join(shown.split())}, read as per {count}")
+    if isinstance(value, str):
+        notes += _text_notes(value, variable)
+    return Reading(_checked(quantity, variable, shown), "; ".join(notes))
+
+
+def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, str]:
+    """The value parsed (text) or taken over (a number, a Quantity), not yet checked."""
     name = variable.name
     if isinstance(value, bool) or value is None:
         raise InputError(f"{name}={value!r}: expected a number or a quantity such as "
                          f"'{_example(variable)}'", name)
     if isinstance(value, str):
-        quantity = _parse_for(value, variable)  # the text grammar bounds its own numbers
-        shown = value
-    elif isinstance(value, pint.Quantity):
+        return _parse_for(value, variable), value  # the text grammar bounds its own numbers
+    if isinstance(value, pint.Quantity):
         value = _scalar(value, name, variable)
         quantity = foreign_quantity(value, name, _example(variable))
         shown = format_quantity(quantity)
         check_finite(quantity, name, shown)
-    elif isinstance(value, numbers.Real):
-        quantity = Quantity(plain_number(value, name))
-        shown = repr(value)
-    else:
-        raise InputError(f"{name}: cannot use a {type(value).__name__} as a value; give a "
-                         f"number or text such as '{_example(variable)}'", name)
-    quantity = _promote_count(quantity, variable)
+        return quantity, shown
+    if isinstance(value, numbers.Real):
+        return Quantity(plain_number(value, name)), repr(value)
+    raise InputError(f"{name}: cannot use a {type(value).__name__} as a value; give a "
+                     f"number or text such as '{_example(variable)}'", name)
+
+
+def _checked(quantity: pint.Quantity, variable: Variable, shown: str) -> pint.Quantity:
     _check_dimension(quantity, variable, shown)
     if variable.unit != ureg.dimensionless:
         quantity = _converted(quantity, variable, shown)
+    elif quantity.units != ureg.dimensionless:  # "40 percent" is 0.4
+        quantity = Quantity(float(quantity.to("").magnitude))
     _check_bounds(quantity, variable, shown)
     return quantity
+
+
+#: counts that a rate or size is often given without ("989 TFLOP/s" meaning per GPU)
+_PER_COUNTS = ("[accelerator]", "[node]", "[sequence]", "[token]", "[parameter]", "[request]")
+
+
+def _missing_count(quantity: pint.Quantity, variable: Variable) -> str | None:
+    """The count unit ("GPU") that `quantity` lacks in its denominator to be `variable`'s
+    dimension, when that is the only difference; else None."""
+    if quantity.dimensionless or quantity.dimensionality == variable.dimensionality:
+        return None
+    missing = dict((variable.dimensionality / quantity.dimensionality).items())
+    if len(missing) != 1:
+        return None
+    ((dimension, power),) = missing.items()
+    if power != -1 or dimension not in _PER_COUNTS or dimension in quantity.dimensionality:
+        return None  # "0.4 GPU" for a fraction has a count too many, not one missing
+    return unit_spelling(dimension)
+
+
+#: counts that people write in binary thousands ("8k" tokens of context, "16k" GPUs)
+_BINARY_MINDED = ("GPU", "sequence", "token", "token/sequence")
+_BINARY = {"k": ("Ki", 1024, 1000), "K": ("Ki", 1024, 1000), "M": ("Mi", 1024**2, 1000**2)}
+
+
+@lru_cache(maxsize=1)
+def _binary_minded() -> tuple[pint.util.UnitsContainer, ...]:
+    return tuple(ureg.Quantity(1, unit).dimensionality for unit in _BINARY_MINDED)
+
+
+def _text_notes(text: str, variable: Variable) -> list[str]:
+    """Notes on how count shorthands and record values in `text` were read."""
+    try:
+        tree = parse(text)
+    except ParseError:
+        return []
+    notes = []
+    binary_minded = variable.dimensionality in _binary_minded()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.args))
+        if node.kind == "name" and "." in node.text:
+            notes.append(_record_note(node.text))
+        if node.kind == "num" and node.suffix in _BINARY and binary_minded:
+            notes += _binary_note(node.value, node.suffix)
+    return notes
+
+
+def _binary_note(mantissa: float, suffix: str) -> list[str]:
+    """'8k read as 8,000; write 8Ki for 8,192' for a power of two (2 or more) before k or M."""
+    whole = int(mantissa)
+    if mantissa < 2 or whole != mantissa or whole & (whole - 1):
+        return []
+    binary, size, decimal = _BINARY[suffix]
+    return [f"{whole}{suffix} read as {whole * decimal:,}; write {whole}{binary} for "
+            f"{whole * size:,}"]
+
+
+def _record_note(reference: str) -> str:
+    from napkinmath.hardware import get
+
+    record_name, _, key = reference.rpartition(".")
+    record = get(record_name)
+    return f"the {record.id} record's {key}, {record.values[key].provenance()}"
 
 
 def _scalar(value: pint.Quantity, name: str, variable: Variable) -> pint.Quantity:
@@ -192,6 +318,34 @@ def foreign_quantity(value: pint.Quantity, name: str | None,
     return result
 
 
+def to_registry(value: pint.Quantity, registry: pint.UnitRegistry) -> pint.Quantity:
+    """A napkinmath Quantity (an answer, a given) as a Quantity of another pint registry,
+    refused when that registry lacks its unit or spells it with another meaning.
+
+        >>> other = pint.UnitRegistry()
+        >>> to_registry(nm.solve("train_time", ...).value, other).to("week")
+    """
+    if not isinstance(value, pint.Quantity) or value._REGISTRY is not ureg:
+        raise InputError(f"to_registry: expected a Quantity of napkinmath.ureg, got "
+                         f"{type(value).__name__}")
+    if registry is ureg:
+        return value
+    unit = format(value.units, "D")  # long names: "gigabyte / second"
+    try:
+        converted = registry.Quantity(float(value.magnitude), unit)
+        back = foreign_quantity(converted, None, format_quantity(value))
+        same = back.dimensionality == value.dimensionality and math.isclose(
+            float(back.to(value.units).magnitude), float(value.magnitude), rel_tol=1e-9)
+    except (InputError, pint.PintError, AttributeError, ValueError, TypeError):
+        same = False
+    if not same:
+        raise InputError(f"to_registry: the other registry has no unit {unit!r} of the same "
+                         f"meaning as napkinmath's ({format_quantity(value)}); convert the "
+                         "value to a unit both know first (value.to('hour')), or use "
+                         "pint.set_application_registry(napkinmath.ureg)")
+    return converted
+
+
 def _advice(example: str) -> str:
     return (f"give it as napkinmath text such as '{example}', or as a Quantity of "
             "napkinmath.ureg (napkinmath.Quantity)")
@@ -275,9 +429,9 @@ def _root_counterpart(registry: pint.UnitRegistry, root: str) -> str | None:
     counterpart = None
     if len(dims) == 1 and next(iter(dims.values())) == 1:
         counterpart = base_units().get(next(iter(dims)))
-    elif not dims and own is not None:  # pint's default bit is a dimensionless root unit
+    elif not dims and own is not None:  # pint's default bit (and count) are dimensionless roots
         factor, own_root = ureg.get_root_units(own)
-        if factor == 1 and own_root == own:
+        if factor == 1 and own_root in (own, ureg.dimensionless):
             counterpart = root
     if counterpart is None:
         return None
@@ -328,17 +482,42 @@ def _check_dimension(quantity: pint.Quantity, variable: Variable, shown: str) ->
     message = (f"{shown} for {variable.name}: expected {expected} "
                f"[{dimension_text(variable.dimensionality)}], got "
                f"[{dimension_text(quantity.dimensionality)}]")
-    fix = _suggest_fix(quantity, variable)
+    fix = _suggest_fix(quantity, variable, shown)
     if fix:
         message += f"; did you mean {fix}?"
     raise InputError(f"{message} ({variable.name}: {variable.description})", variable.name)
 
 
-def _suggest_fix(quantity: pint.Quantity, variable: Variable) -> str:
+#: "70G", "1.5T": a number with a decimal count suffix, which for a size means a prefix
+_PREFIX_LIKE = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*([kKMGT])\s*")
+
+
+def _prefix_fix(shown: str, variable: Variable) -> str:
+    """'70 GB' for "70G" given as a data size: the count suffix was meant as a prefix."""
+    match = _PREFIX_LIKE.fullmatch(shown)
+    if match is None:
+        return ""
+    number, prefix = match[1], match[2].replace("K", "k")
+    unit = canonical_unit(variable.dimensionality)
+    if not unit.startswith(("B", "FLOP", "W")):  # prefixes as people use them: GB, TFLOP/s
+        return ""
+    text = f"{number} {prefix}{unit}"
+    try:
+        fits = parse_quantity(text).dimensionality == variable.dimensionality
+    except ParseError:
+        return ""
+    return f"'{text}' ({prefix} as a prefix; {shown.strip()} alone is a plain count)" if fits \
+        else ""
+
+
+def _suggest_fix(quantity: pint.Quantity, variable: Variable, shown: str = "") -> str:
     """Multiply by whatever dimensions are missing: 989 TFLOP/s -> 989 TFLOP/(s·GPU)."""
     if variable.unit == ureg.dimensionless:
         return ""
     if quantity.dimensionless:
+        prefixed = _prefix_fix(shown, variable)
+        if prefixed:
+            return prefixed
         return f"'{format_number_plain(quantity)} {format_unit(variable.unit, style='ascii')}'"
     missing = variable.dimensionality / quantity.dimensionality
     fixed = quantity

@@ -67,6 +67,13 @@ class Comparison:
         rows = [self._used(label) for label in self.ranking]
         return [s for s in rows[0] if all(s in r for r in rows[1:])]
 
+    @property
+    def readings(self) -> list[str]:
+        """Your givens that were not read as written ('peak_flops: 989 TFLOP/s, read as per
+        GPU'); the same in every row."""
+        first = self.results[self.ranking[0]].givens if self.ranking else {}
+        return [f"{name}: {g.reading}" for name, g in first.items() if g.reading]
+
     def sources(self, label: str) -> list[str]:
         """'H100-SXM: NVIDIA H100 Tensor Core GPU datasheet (2023-06)' and the like."""
         found: dict[str, None] = {}
@@ -108,6 +115,7 @@ class Comparison:
         if self.common:
             notes.append(f"every row: {'; '.join(self.common)}")
         notes += [f"{label}: cannot answer: {why}" for label, why in self.failures.items()]
+        notes += self.readings
         return Table(columns, title=f"{', '.join(self.targets)} compared", notes=notes)
 
     def _part(self, label: str, option: str) -> str:
@@ -148,6 +156,7 @@ class Comparison:
             lines.append(f"–  {label}: cannot answer: {why}")
         if self.common:
             lines += ["", f"Every row: {'; '.join(self.common)}"]
+        lines += [f"Read: {reading}" for reading in self.readings]
         lines += ["", "Each row's derivation: comparison.results[label] (napkin solve with "
                   "that record)."]
         return "\n".join(lines)

@@ -22,6 +22,7 @@ from napkinmath.solving.solver import (
     _target_names,
     bind,
     check_tolerance,
+    readings,
     solve_bound,
 )
 from napkinmath.text.expr import visible
@@ -106,6 +107,7 @@ def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = N
         table.notes.append("--achievable: peak_flops and hbm_bandwidth are each record's "
                            "measured figures where it holds them (napkin hardware NAME shows "
                            "them with their sources), else its datasheet peaks")
+    table.notes.extend(readings(givens))  # "peak_flops: 989 TFLOP/s, read as per GPU"
     return table
 
 

@@ -1,0 +1,58 @@
+"""JSON on the command line: every document `--format json` prints names its schema.
+
+    {"schema": "napkinmath-answer/1", "targets": {...}, "givens": [...], ...}
+    {"schema": "napkinmath-error/1", "error": {"type": "InputError", "message": "...", ...}}
+
+The schemas (JSON Schema, draft 2020-12) and what each field means are in docs/json.md and
+docs/schema/*.schema.json. A schema's number changes only when a field is removed or changes
+meaning; new fields may appear within a version.
+"""
+
+from __future__ import annotations
+
+import json
+
+from napkinmath.errors import NapkinError
+
+#: schema name of each kind of document, with its version
+SCHEMAS = {
+    "answer": "napkinmath-answer/1", "range": "napkinmath-range/1",
+    "samples": "napkinmath-samples/1", "check": "napkinmath-check/1",
+    "claims": "napkinmath-claims/1", "table": "napkinmath-table/1",
+    "error": "napkinmath-error/1",
+}
+
+
+class UsageError(NapkinError):
+    """A command line that argparse refuses (an unknown option, a missing argument)."""
+
+
+def document(kind: str, data: dict) -> str:
+    """`data` as JSON text with its schema first; never NaN or Infinity."""
+    from napkinmath.rendering.result import finite_json
+
+    return json.dumps(finite_json({"schema": SCHEMAS[kind], **data}), indent=2,
+                      ensure_ascii=False, allow_nan=False)
+
+
+def answer(result: object) -> str:
+    """A solve's answer: a single answer, a range, or Monte Carlo samples."""
+    name = type(result).__name__
+    kind = {"RangeResult": "range", "SampleResult": "samples"}.get(name, "answer")
+    return document(kind, result.to_dict())
+
+
+def error(exc: BaseException, status: int) -> str:
+    """An error as JSON: its type, the message, and what it names (variable, suggestions)."""
+    detail: dict[str, object] = {
+        "type": type(exc).__name__ if isinstance(exc, NapkinError) else "InternalError",
+        "message": str(exc), "exit_status": status,
+        "variable": getattr(exc, "variable", None)}
+    for field in ("targets", "suggestions"):
+        value = getattr(exc, field, None)
+        if isinstance(value, (list, tuple)):
+            detail[field] = [str(item) for item in value]
+    position = getattr(exc, "position", None)
+    if isinstance(exc, NapkinError) and isinstance(position, int):
+        detail["position"] = position
+    return document("error", {"error": detail})
