@@ -37,4 +37,3 @@ def _clear() -> None:
 
     parse_quantity.cache_clear()
     solver._cached_given.cache_clear()
-    solver._cached_quantity.cache_clear()

@@ -314,8 +314,6 @@ def _cached_given(name: str, value: str | float) -> Given:
     return Given(variable(name), read.quantity, "given", "given", read.note)
 
 
-
-
 @lru_cache(maxsize=256)
 def _record_givens(name: str, option: str, targets: tuple[str, ...],
                    taken: frozenset[str], records: object = None) -> dict[str, Given]:
