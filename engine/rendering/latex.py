@@ -50,19 +50,27 @@ def _fallback(char: str) -> str:
 
 
 def text(value: str) -> str:
-    """Plain text (a note, a title, a source) as LaTeX text mode."""
+    """Plain text (a note, a title, a source) as LaTeX text mode; runs of symbols become one
+    math group ($\\alpha \\cdot \\rho$)."""
     out: list[str] = []
+    run: list[str] = []  # math symbols waiting to be closed into one $...$
     for char in value:
+        if char in _MATH and char not in _SPECIAL:
+            run.append(_MATH[char])
+            continue
+        if run:
+            out.append("$" + " ".join(run) + "$")
+            run = []
         if char in _SPECIAL:
             out.append(_SPECIAL[char])
         elif char.isascii():
             out.append(char)
         elif char in _TEXT:
             out.append(_TEXT[char])
-        elif char in _MATH:
-            out.append(f"${_MATH[char]}$")
         else:
             out.append(_fallback(char))
+    if run:
+        out.append("$" + " ".join(run) + "$")
     return "".join(out)
 
 

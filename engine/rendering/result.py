@@ -20,7 +20,7 @@ from napkinmath.errors import InputError
 from napkinmath.library.declare import Constraint, Formula, Variable
 from napkinmath.rendering.exprprint import Printer
 from napkinmath.rendering.latex import document as latex_document
-from napkinmath.rendering.numbers import DEFAULT_DIGITS, format_value
+from napkinmath.rendering.numbers import DEFAULT_DIGITS, format_value, is_fraction
 from napkinmath.rendering.roundoff import ROUNDOFF_NOTE, cancels
 from napkinmath.rendering.sources import Sources, record_source
 from napkinmath.units import Quantity, format_number, format_quantity, format_unit, humanize, ureg
@@ -101,12 +101,13 @@ class ConstraintRecord:
         c = self.constraint
         unit = _base_unit(c.lhs)
         left, right = humanize(Quantity(self.lhs, unit)), humanize(Quantity(self.rhs, unit))
+        var = _fraction_symbol(c.lhs)  # utilization < 1: 62.5% < 100%
         sign = ("<" if c.strict else "≤") if self.holds else ("≥" if c.strict else ">")
         if self.holds:
             margin = f"{self.share:.0%} of the limit"
         else:
             margin = f"{format_number(self.share, sig=3)}× the limit"
-        return f"{format_quantity(left)} {sign} {format_quantity(right)} ({margin})"
+        return f"{format_value(left, var)} {sign} {format_value(right, var)} ({margin})"
 
     def line(self) -> str:
         c = self.constraint
@@ -135,6 +136,14 @@ def _base_unit(expr: sympy.Expr) -> pint.Unit:
 
     value = walk(expr)
     return value.to_base_units().units if hasattr(value, "units") else ureg.dimensionless
+
+
+def _fraction_symbol(expr: sympy.Expr) -> Variable | None:
+    """The variable when `expr` is a lone fraction variable (shown as a percent)."""
+    from napkinmath.library.lookup import variables
+
+    var = variables().get(expr.name) if isinstance(expr, sympy.Symbol) else None
+    return var if var is not None and is_fraction(var) else None
 
 
 def from_base(base_value: float, var: Variable) -> pint.Quantity:
