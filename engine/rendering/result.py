@@ -23,7 +23,7 @@ from napkinmath.rendering.latex import document as latex_document
 from napkinmath.rendering.numbers import DEFAULT_DIGITS, format_value, is_fraction
 from napkinmath.rendering.roundoff import ROUNDOFF_NOTE, cancels
 from napkinmath.rendering.sources import Sources, record_source
-from napkinmath.units import Quantity, format_number, format_quantity, format_unit, humanize, ureg
+from napkinmath.units import Quantity, format_number, format_unit, humanize, ureg
 
 
 @dataclass(frozen=True)
