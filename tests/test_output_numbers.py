@@ -26,7 +26,7 @@ COST_USD = 6 * 70e9 * 15e12 / (0.4 * PEAK) / 3600 * 2.5
 
 def test_fractions_show_as_percent_everywhere():
     r = nm.solve("mfu", **W6)
-    assert MFU_W6 == pytest.approx(0.345063, rel=1e-6)
+    assert pytest.approx(0.345063, rel=1e-6) == MFU_W6
     assert r.headline() == ["mfu = 34.51%"]
     assert r.to_markdown().startswith("**mfu = 34.51%**")
     assert "<strong>mfu = 34.51%</strong>" in r._repr_html_()
@@ -60,7 +60,7 @@ def test_exponents_and_ratios_stay_plain_numbers():
 
 def test_money_and_counts_use_the_words_practitioners_write():
     r = nm.solve("train_cost", **COST)
-    assert COST_USD == pytest.approx(1.105356e7, rel=1e-6)
+    assert pytest.approx(1.105356e7, rel=1e-6) == COST_USD
     text = str(r)
     assert text.startswith("train_cost = 11.05M USD")
     assert "= 6 FLOP/(param·token) × 70B param × 15T token" in text
