@@ -174,8 +174,8 @@ def html(r: Result) -> str:
             if not all(_explicit(f, var) for f in step.formulas):
                 math.append(f"\\Rightarrow {tex.math(var.latex)} = "
                             f"{tex.math(symbol(step.solved[var.name]))}")
-            math += [f"{tex.math(var.latex)} = {tex.math(line)}"
-                     for line in r._value_lines(step, var, "latex")[-1:]]
+            math += [f"\\phantom{{{tex.math(var.latex)}}} = {tex.math(line)}"
+                     for line in r._value_lines(step, var, "latex")]
         out.append(f"<li><strong>{esc(_head(step))}</strong> {esc(cited)}<br>"
                    + "<br>".join(f"${esc(m)}$" for m in math) + "</li>")
     out.append("</ol>")
