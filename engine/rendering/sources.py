@@ -10,6 +10,8 @@ Numbers follow the order of first citation, so the same answer always numbers th
 
 from __future__ import annotations
 
+import re
+
 #: citations at most this long stay inline ("definition", "assumption")
 SHORT = 40
 
@@ -48,17 +50,16 @@ def record_source(origin: str, note: str) -> tuple[str, str]:
     'H100-SXM: dense BF16; NVIDIA H100 datasheet (2023-06)' -> ('H100-SXM: dense BF16',
     'NVIDIA H100 datasheet (2023-06)'), found by matching the record's own source and date;
     ('…', '') when the note names no record value."""
-    record_id, sep, _ = note.partition(":")
-    if origin not in ("record", "given", "assumption") or not sep:
-        return note, ""
-    record_id = record_id.strip()
-    if record_id.startswith("the ") and record_id.endswith(" record's"):
+    from napkinmath.errors import NapkinError
+
+    named = re.match(r"the (\S+) record's |([^:\s]+):", note)  # given by key, or bound
+    if origin not in ("record", "given", "assumption") or named is None:
         return note, ""
     try:
         from napkinmath.hardware import get
 
-        record = get(record_id)
-    except Exception:  # not a record id: a plain note
+        record = get(named.group(1) or named.group(2))
+    except NapkinError:  # not a record id: a plain note
         return note, ""
     cited = sorted({f"{v.source} ({v.date})" for v in record.values.values()}, key=len,
                    reverse=True)
