@@ -127,3 +127,12 @@ def test_sources_are_numbered_once_in_order_in_every_format():
     html = r._repr_html_()
     assert '<li value="2">Kaplan et al. 2020' in html
     assert "\\item[{[2]}] Kaplan et al. 2020" in r.to_latex()
+
+
+def test_record_values_cite_their_source_by_number():
+    r = nm.solve("kv_bytes_per_token", model="llama-3-70b")
+    # 2 (K and V) × 128 head_dim × 2 B × 8 KV heads × 80 layers = 327,680 B/token
+    assert r.headline() == ["kv_bytes_per_token = 327,680 B/token"]
+    body, listing = str(r).split("\nSources:\n")
+    assert "  n_layers             = 80   (llama-3-70b [1])" in body
+    assert listing.startswith("  [1] ") and "(llama-3-70b" not in listing

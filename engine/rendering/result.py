@@ -1,7 +1,9 @@
 """The answer to a question: values, the givens with their origins, the steps, the checks.
 
 A Result renders its derivation as Unicode text (``str``), Markdown, LaTeX, or a JSON-ready
-dict; in Jupyter it shows as Markdown.
+dict; in Jupyter it shows as HTML with typeset math (`typeset`). Numbers are shown as people
+write them (`numbers`: percent, 11.05M USD, `digits`), round-off of zero as 0 (`roundoff`),
+long citations as numbers into a sources list (`sources`); the values themselves stay exact.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ def record_source(origin: str, note: str) -> tuple[str, str]:
     for citation in cited:
         at = note.rfind(citation)
         if at > 0:
-            before = note[:at].rstrip().rstrip(";,").rstrip()
+            before = note[:at].rstrip().rstrip(";,:").rstrip()
             after = note[at + len(citation):].strip()
             return (f"{before} {after}".strip() if after else before), citation
     return note, ""
