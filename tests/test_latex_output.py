@@ -45,6 +45,8 @@ def test_every_formula_has_an_answer_and_its_latex_is_plain_ascii():
         text = r.to_latex()
         odd = sorted({c for c in text if not c.isascii()})
         assert not odd, f"{name}: characters pdflatex cannot typeset: {odd}"
+        # 10⁻⁵ as ^{-5}: TeX refuses ^{-}^{5} or $^{-} ^{5}$ as a double superscript
+        assert not re.search(r"\^\{[^{}]*\}\s*\^", text), name
         assert "\\noindent\\textbf{Answer:}" in text.split("\n")[0]
 
 

@@ -28,7 +28,7 @@ _MATH = {
     "∈": r"\in", "′": r"\prime", "°": r"^\circ", "…": r"\ldots", "✓": r"\surd",
     "⁰": "^{0}", "¹": "^{1}", "²": "^{2}", "³": "^{3}", "⁴": "^{4}", "⁵": "^{5}",
     "⁶": "^{6}", "⁷": "^{7}", "⁸": "^{8}", "⁹": "^{9}", "⁻": "^{-}", "₀": "_{0}", "₁": "_{1}",
-    "₂": "_{2}", "₃": "_{3}", "₄": "_{4}",
+    "₂": "_{2}", "₃": "_{3}", "₄": "_{4}",  # runs (10⁻¹⁶) merge into one ^{-16}: see _add
     **{k: "\\" + v for k, v in _GREEK.items()},
 }
 #: text-mode spellings
@@ -49,6 +49,15 @@ def _fallback(char: str) -> str:
     return plain or "?"
 
 
+def _add(run: list[str], spelled: str) -> None:
+    """Append a math spelling; a superscript or subscript digit joins the one before it
+    (⁻¹⁶ is ^{-16}, not ^{-}^{1}^{6}, which TeX refuses as a double superscript)."""
+    if run and spelled[:2] in ("^{", "_{") and run[-1][:2] == spelled[:2]:
+        run[-1] = run[-1][:-1] + spelled[2:]
+    else:
+        run.append(spelled)
+
+
 def text(value: str) -> str:
     """Plain text (a note, a title, a source) as LaTeX text mode; runs of symbols become one
     math group ($\\alpha \\cdot \\rho$)."""
@@ -56,7 +65,7 @@ def text(value: str) -> str:
     run: list[str] = []  # math symbols waiting to be closed into one $...$
     for char in value:
         if char in _MATH and char not in _SPECIAL:
-            run.append(_MATH[char])
+            _add(run, _MATH[char])
             continue
         if run:
             out.append("$" + " ".join(run) + "$")
@@ -82,7 +91,7 @@ def math(value: str) -> str:
             out.append(char)
         elif char in _MATH:
             spelled = _MATH[char]
-            out.append(spelled + " " if spelled[-1].isalpha() else spelled)
+            _add(out, spelled + " " if spelled[-1].isalpha() else spelled)
         else:
             out.append(r"\text{" + text(char) + "}")
     return "".join(out)
