@@ -136,3 +136,12 @@ def test_record_values_cite_their_source_by_number():
     body, listing = str(r).split("\nSources:\n")
     assert "  n_layers             = 80   (llama-3-70b [1])" in body
     assert listing.startswith("  [1] ") and "(llama-3-70b" not in listing
+
+
+def test_a_fraction_inside_a_power_prints_as_a_number():
+    # ρ = 50 × 0.1 / 8 = 0.625; W_q = 0.1 s × 0.625^(√18 − 1) / (8 × 0.375) = 7.261 ms
+    r = nm.solve("time_in_queue", arrival_rate="50 request/s", service_time="0.1 s",
+                 n_servers=8, requests_per_server=1)
+    assert r.value.to("s").magnitude == pytest.approx(0.1 * 0.625 ** (18 ** 0.5 - 1) / 3)
+    assert "= (0.1 s × (0.625)^(√(2 × 8 + 2) − 1)) / (8 × (1 − 62.5%))" in _lines(r)
+    assert "= 62.5%" in _lines(r)

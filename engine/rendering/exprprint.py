@@ -24,8 +24,11 @@ Leaf = Callable[[sympy.Symbol], str]
 class Printer:
     """Render a sympy expression; `leaf` prints each symbol, `style` is 'text' or 'latex'."""
 
-    def __init__(self, leaf: Leaf, style: str = "text", substituted: bool = False) -> None:
+    def __init__(self, leaf: Leaf, style: str = "text", substituted: bool = False,
+                 plain_leaf: Leaf | None = None) -> None:
         self.leaf = leaf
+        #: prints a symbol inside a power, where a percent would read oddly: 0.431^(…)
+        self.plain_leaf = plain_leaf
         self.latex = style == "latex"
         self.substituted = substituted
         if self.latex:
@@ -124,6 +127,15 @@ class Printer:
         return [*rest[:first], merged, *rest[first:]]
 
     def power(self, expr: sympy.Pow) -> str:
+        if self.plain_leaf is None or self.plain_leaf is self.leaf:
+            return self._power(expr)
+        shown, self.leaf = self.leaf, self.plain_leaf
+        try:
+            return self._power(expr)
+        finally:
+            self.leaf = shown
+
+    def _power(self, expr: sympy.Pow) -> str:
         base, exponent = expr.args
         roots = {2: ("√", ""), 3: ("∛", "[3]"), 4: ("∜", "[4]")}
         if exponent.is_Rational and exponent.p == 1 and int(exponent.q) in roots:

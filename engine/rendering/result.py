@@ -340,17 +340,20 @@ class Result:
     def _value_lines(self, step: StepRecord, var: Variable, style: str = "text") -> list[str]:
         """The substituted line and the result, once when they read the same."""
         expr = step.solved[var.name]
-        values = Printer(self._leaf_text(step, style), style=style, substituted=True)(expr)
+        values = Printer(self._leaf_text(step, style), style=style, substituted=True,
+                         plain_leaf=self._leaf_text(step, style, plain=True))(expr)
         result = self._fmt(self._display(var.name), var, style)
         if var.name in self._roundoff:
             result += (f"\\quad\\text{{({ROUNDOFF_NOTE})}}" if style == "latex"
                        else f"   ({ROUNDOFF_NOTE})")
         return [result] if values == result else [values, result]
 
-    def _leaf_text(self, step: StepRecord, style: str = "text"):
+    def _leaf_text(self, step: StepRecord, style: str = "text", plain: bool = False):
+        """Prints a symbol of `step` as its value; `plain`: a fraction as a number, not %."""
+
         def leaf(symbol: sympy.Symbol) -> str:
             q = self._display(symbol.name, step.values.get(symbol.name))
-            return self._fmt(q, self._var(symbol.name), style)
+            return self._fmt(q, None if plain else self._var(symbol.name), style)
 
         return leaf
 
