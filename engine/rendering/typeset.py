@@ -48,8 +48,6 @@ def markdown(r: Result) -> str:
     out += ["", "| given | value | from |", "|---|---|---|"]
     for name, given in r.givens.items():
         origin = r._origin_text(given, sources)
-        if given.origin == "given":
-            origin = "you" + origin[3:]
         out.append(f"| `{name}` | {_md_cell(r._fmt(given.quantity, given.variable))} | "
                    f"{_md_cell(origin)} |")
     if r.unused:
