@@ -6,6 +6,11 @@ from __future__ import annotations
 class NapkinError(Exception):
     """Base class of every error napkinmath raises on purpose."""
 
+    def _render_traceback_(self) -> list[str]:
+        """What IPython and Jupyter show instead of a traceback: the message, which says
+        what was wrong and the fix (the stack is napkinmath's, not the user's)."""
+        return [f"{type(self).__name__}: {self}"]
+
 
 class InputError(NapkinError, ValueError):
     """A given value is malformed, has the wrong dimension, or is out of bounds."""

@@ -60,7 +60,7 @@ def test_ascii_locale_gets_ascii_spellings():
     assert done.returncode == 0, done.stderr
     out = done.stdout.decode("ascii")  # every byte is ASCII
     assert "n_gpus = 58.48 GPU" in out
-    assert "x10^9" in out and "TFLOP/(s*GPU)" in out  # × and · spelled out
+    assert "x10^22" in out and "TFLOP/(s*GPU)" in out  # × and · spelled out
     assert not done.stderr
 
 

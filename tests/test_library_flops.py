@@ -183,5 +183,5 @@ def test_training_run_records_give_the_wall_clock_their_gpu_hours_imply():
 def test_the_cli_back_solve_reads_the_run_record(napkin):
     status, out, _ = napkin("solve", "mfu", "--model", "llama-3.1-405b-pretraining", "--gpu",
                             "H100")
-    assert status == 0 and out.startswith("mfu = 0.3459")
+    assert status == 0 and out.startswith("mfu = 34.59%")
     assert "llama-3-405b-pretraining" in out and "model card" in out

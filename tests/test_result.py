@@ -21,12 +21,13 @@ def test_value_is_a_pint_quantity_in_a_person_s_unit(w12):
 
 def test_text_derivation_has_formula_rearrangement_substitution_and_result(w12):
     text = str(w12)
-    assert "1. Training compute, 6ND rule  [Kaplan et al. 2020" in text
+    assert "1. Training compute, 6ND rule  [2]" in text  # [1] is the GPU datasheet
+    assert "  [2] Kaplan et al. 2020, Scaling Laws" in text.split("Sources:")[1]
     assert "train_compute = flop_per_param_token · params · tokens" in text
-    assert "= 6 FLOP/(param·token) × 7×10⁹ param × 1×10¹² token" in text
+    assert "= 6 FLOP/(param·token) × 7B param × 1T token" in text
     assert "2. Fleet equation, solved for n_gpus" in text
     assert "⇒ n_gpus = train_compute / (mfu · peak_flops · train_time)" in text
-    assert "= 4.2×10²² FLOP / (0.4 × 989.5 TFLOP/(s·GPU) × 21 day)" in text
+    assert "= 4.2×10²² FLOP / (40% × 989.5 TFLOP/(s·GPU) × 21 day)" in text
     assert "= 58.48 GPU" in text
 
 
@@ -63,5 +64,5 @@ def test_times_bytes_and_money_read_naturally():
 def test_givens_the_answer_did_not_need_are_named():
     r = nm.solve("train_compute", params="7B", tokens="1T", mfu=0.4)
     assert list(r.unused) == ["mfu"]
-    assert "(given but not needed for this answer: mfu = 0.4)" in str(r)
+    assert "(given but not needed for this answer: mfu = 40%)" in str(r)
     assert r.to_dict()["unused_givens"] == ["mfu"]

@@ -202,6 +202,6 @@ def test_cli_w2_and_w3(napkin):
 def test_cli_w6_w11(napkin):
     status, out, _ = napkin("solve", "mfu", "params=405B", "tokens=15.6T",
                             "gpu_hours=30.84e6 GPU*h", "--gpu", "H100")
-    assert status == 0 and out.startswith("mfu = 0.3451")  # 3.79e25 / (30.84e6 h x 989.5e12)
+    assert status == 0 and out.startswith("mfu = 34.51%")  # 3.79e25 / (30.84e6 h x 989.5e12)
     status, out, _ = napkin("solve", "cost_per_token", "params=70B", "mfu=0.4", "--gpu", "H100")
     assert status == 0 and out.startswith("cost_per_token = 7.369×10⁻⁷ USD/token")

@@ -141,7 +141,7 @@ def test_cli_w14(napkin):
     status, out, err = napkin("solve", "mfu", "params=8e9", "global_batch=1024", "seq_len=8192",
                               "step_time=4 s", "n_gpus=256", "--gpu", "H100")
     assert status == 0, err
-    assert out.startswith("mfu = 0.3974")
+    assert out.startswith("mfu = 39.74%")
     assert "MFU from a measured step time" in out
 
 

@@ -131,6 +131,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="the record's peak at this precision, and its bytes per value for "
                             "weights and KV cache")
     solve.add_argument("--format", choices=("text", "markdown", "latex", "json"), default="text")
+    solve.add_argument("--digits", type=int, metavar="N",
+                       help="significant figures of the numbers shown (default 4; JSON values "
+                            "stay exact)")
     solve.add_argument("--tolerance", type=float, default=0.01,
                        help="relative tolerance for over-determined givens (default 0.01)")
     solve.add_argument("--strict", action="store_true",
@@ -284,6 +287,11 @@ def _solve(args: argparse.Namespace) -> int:
     if args.warn_inconsistent:
         options["on_inconsistent"] = "warn"
     result = solve(targets, **options, **givens)
+    if args.digits is not None:
+        if not hasattr(result, "_with_digits"):
+            raise NapkinError("--digits is for single answers; ranges and samples show 4 "
+                              "significant figures")
+        result = result._with_digits(args.digits)
     from napkinmath.cli import jsonout
 
     render = {"text": str, "markdown": lambda r: r.to_markdown(),

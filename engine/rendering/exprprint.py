@@ -16,14 +16,19 @@ import sympy
 from napkinmath.library.declare import pow2_ceil
 from napkinmath.units import format_number
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
 Leaf = Callable[[sympy.Symbol], str]
 
 
 class Printer:
     """Render a sympy expression; `leaf` prints each symbol, `style` is 'text' or 'latex'."""
 
-    def __init__(self, leaf: Leaf, style: str = "text", substituted: bool = False) -> None:
+    def __init__(self, leaf: Leaf, style: str = "text", substituted: bool = False,
+                 plain_leaf: Leaf | None = None) -> None:
         self.leaf = leaf
+        #: prints a symbol inside a power, where a percent would read oddly: 0.431^(…)
+        self.plain_leaf = plain_leaf
         self.latex = style == "latex"
         self.substituted = substituted
         if self.latex:
@@ -53,8 +58,12 @@ class Printer:
         return self.function(expr)
 
     def add(self, expr: sympy.Add) -> str:
+        """Terms in sympy's order, but a positive one first: 1 − a − b, not −a − b + 1."""
+        terms = list(expr.as_ordered_terms())
+        first = next((i for i, t in enumerate(terms) if not t.could_extract_minus_sign()), 0)
+        terms.insert(0, terms.pop(first))
         parts: list[str] = []
-        for term in expr.as_ordered_terms():
+        for term in terms:
             negative = term.could_extract_minus_sign()
             body = self.show(-term if negative else term)
             if parts:
@@ -85,18 +94,24 @@ class Printer:
                 denominator.append(arg.base ** -arg.exp)
             else:
                 numerator.append(arg)
+        if sign:  # −(b − a) / c reads better as (a − b) / c
+            numerator, denominator, sign = _absorb_sign(numerator, denominator, sign)
         numerator = self._merge_roots(numerator)
         top = self.times.join(self.factor(a) for a in numerator) or "1"
         if not denominator:
             return sign + top
-        if self.latex:
-            bottom = self.times.join(self.factor(a) for a in denominator)
+        if self.latex:  # \frac groups its parts: a lone sum needs no parentheses
+            if len(numerator) == 1:
+                top = self.show(numerator[0])
+            bottom = (self.show(denominator[0]) if len(denominator) == 1
+                      else self.times.join(self.factor(a) for a in denominator))
             return f"{sign}\\frac{{{top}}}{{{bottom}}}"
         if len(numerator) > 1 and self.substituted:
             top = f"({top})"
         bottom_parts = [self.factor(a) for a in denominator]
         bottom = self.times.join(bottom_parts)
-        if len(denominator) > 1 or (self.substituted and " " in bottom):
+        wrapped = len(denominator) == 1 and isinstance(denominator[0], sympy.Add)
+        if len(denominator) > 1 or (self.substituted and " " in bottom and not wrapped):
             bottom = f"({bottom})"
         return f"{sign}{top} / {bottom}"
 
@@ -112,10 +127,21 @@ class Printer:
         return [*rest[:first], merged, *rest[first:]]
 
     def power(self, expr: sympy.Pow) -> str:
+        if self.plain_leaf is None or self.plain_leaf is self.leaf:
+            return self._power(expr)
+        shown, self.leaf = self.leaf, self.plain_leaf
+        try:
+            return self._power(expr)
+        finally:
+            self.leaf = shown
+
+    def _power(self, expr: sympy.Pow) -> str:
         base, exponent = expr.args
-        if exponent == sympy.Rational(1, 2):
+        roots = {2: ("√", ""), 3: ("∛", "[3]"), 4: ("∜", "[4]")}
+        if exponent.is_Rational and exponent.p == 1 and int(exponent.q) in roots:
             inner = self.show(base)
-            return f"\\sqrt{{{inner}}}" if self.latex else f"√({inner})"
+            sign, index = roots[int(exponent.q)]
+            return f"\\sqrt{index}{{{inner}}}" if self.latex else f"{sign}({inner})"
         if exponent.is_number and exponent < 0:
             return self.mul(sympy.Mul(sympy.Integer(1), expr, evaluate=False))
         base_text = self.show(base)
@@ -123,7 +149,12 @@ class Printer:
             base_text = f"\\left({base_text}\\right)" if self.latex else f"({base_text})"
         if self.latex:
             return f"{base_text}^{{{self.show(exponent)}}}"
-        return f"{base_text}^{self.factor(exponent)}"
+        if exponent.is_Integer:  # x², x³
+            return base_text + str(int(exponent)).translate(_SUPERSCRIPT)
+        power = self.show(exponent)
+        simple = isinstance(exponent, sympy.Symbol) or (exponent.is_Number
+                                                        and not exponent.is_Rational)
+        return f"{base_text}^{power}" if simple else f"{base_text}^({power})"
 
     def function(self, expr: sympy.Expr) -> str:
         args = [self.show(a) for a in expr.args]
@@ -140,3 +171,21 @@ class Printer:
         if self.latex:
             return f"\\operatorname{{{name}}}\\left({', '.join(args)}\\right)"
         return f"{name}({', '.join(args)})"
+
+
+def _negated(add: sympy.Add) -> sympy.Expr:
+    return sympy.Add(*(-term for term in add.args))
+
+
+def _absorb_sign(numerator: list[sympy.Expr], denominator: list[sympy.Expr],
+                 sign: str) -> tuple[list[sympy.Expr], list[sympy.Expr], str]:
+    """Move a leading minus into a sum whose terms are mostly negative (same value)."""
+    for factors in (numerator, denominator):
+        for i, f in enumerate(factors):
+            if isinstance(f, sympy.Add) and sum(t.could_extract_minus_sign()
+                                                for t in f.args) * 2 >= len(f.args):
+                flipped = _negated(f)
+                return ([*factors[:i], flipped, *factors[i + 1:]], denominator, "") \
+                    if factors is numerator else (numerator, [*factors[:i], flipped,
+                                                              *factors[i + 1:]], "")
+    return numerator, denominator, sign

@@ -5,6 +5,8 @@
     nm.to_frame(nm.variables())       # the vocabulary: name, unit, bounds, default, meaning
     nm.to_frame(nm.formulas)          # the formulas: name, title, equation, subject, source
     nm.to_frame(nm.hardware)          # every record value with its source and date
+    nm.to_frame(nm.formula("fleet_equation")), nm.to_frame(nm.hardware.get("H100-SXM"))
+                                      # one formula, variable or record (or a list of them)
 
 Each goes through `napkinmath.whatif.table.Table`, whose `to_pandas()` needs pandas
 (``pip install 'napkinmath[frames]'``); `to_table(...)` gives the Table itself.
@@ -25,6 +27,18 @@ def to_table(obj: object):
 
     if isinstance(obj, Result):
         return _results([obj])
+    if isinstance(obj, Variable):
+        return _variables([obj])
+    if isinstance(obj, Formula):
+        return _formulas([obj])
+    if type(obj).__name__ == "Record":
+        return _records([obj])
+    if isinstance(obj, (list, tuple)) and obj:
+        for kind, build in ((Variable, _variables), (Formula, _formulas)):
+            if all(isinstance(x, kind) for x in obj):
+                return build(obj)
+        if all(type(x).__name__ == "Record" for x in obj):
+            return _records(obj)
     name = getattr(obj, "__name__", obj) if not isinstance(obj, Mapping) else None
     if name in ("variables", "napkinmath.formulas", "formulas", "napkinmath.hardware",
                 "records", "hardware"):
@@ -49,6 +63,7 @@ def to_table(obj: object):
         return _results(list(obj))
     raise InputError(f"to_frame takes a Result, a list of Results, nm.variables(), "
                      f"nm.formulas or nm.hardware (or 'variables', 'formulas', 'records'), "
+                     f"or one variable, formula or record (or a list of them), "
                      f"not {type(obj).__name__}")
 
 
@@ -119,6 +134,9 @@ def _formulas(formulas: Iterable):
 
 
 def _records(records: Iterable):
+    """One row per record value: its text, its number and unit (one unit per row), source."""
+    import numpy as np
+
     from napkinmath.whatif.table import Column, Table
 
     rows = [(r, v) for r in records for v in r.values.values()]
@@ -127,6 +145,9 @@ def _records(records: Iterable):
         Column("kind", "", [r.kind for r, _ in rows], role="info"),
         Column("key", "", [v.key for _, v in rows], role="info"),
         Column("value", "", [format_quantity(v.quantity) for _, v in rows], role="info"),
+        Column("magnitude", "", np.array([float(v.quantity.magnitude) for _, v in rows],
+                                         dtype=float), role="info"),
+        Column("unit", "", [format_unit(v.quantity.units) for _, v in rows], role="info"),
         Column("qualifier", "", [v.qualifier for _, v in rows], role="info"),
         Column("source", "", [v.source for _, v in rows], role="info"),
         Column("date", "", [v.date for _, v in rows], role="info"),

@@ -1,11 +1,14 @@
 """The answer to a question: values, the givens with their origins, the steps, the checks.
 
 A Result renders its derivation as Unicode text (``str``), Markdown, LaTeX, or a JSON-ready
-dict; in Jupyter it shows as Markdown.
+dict; in Jupyter it shows as HTML with typeset math (`typeset`). Numbers are shown as people
+write them (`numbers`: percent, 11.05M USD, `digits`), round-off of zero as 0 (`roundoff`),
+long citations as numbers into a sources list (`sources`); the values themselves stay exact.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -15,9 +18,14 @@ from functools import cached_property
 import pint
 import sympy
 
+from napkinmath.errors import InputError
 from napkinmath.library.declare import Constraint, Formula, Variable
 from napkinmath.rendering.exprprint import Printer
-from napkinmath.units import Quantity, format_number, format_quantity, format_unit, humanize, ureg
+from napkinmath.rendering.latex import document as latex_document
+from napkinmath.rendering.numbers import DEFAULT_DIGITS, format_value, is_fraction
+from napkinmath.rendering.roundoff import ROUNDOFF_NOTE, cancels
+from napkinmath.rendering.sources import Sources, record_source
+from napkinmath.units import Quantity, format_number, format_unit, humanize, ureg
 
 
 @dataclass(frozen=True)
@@ -72,8 +80,8 @@ class CheckRecord:
         var = self.lhs_variable
         if var is None:
             return f"left side {self.lhs:.6g}, right side {self.rhs:.6g}"
-        left = format_quantity(display(self.lhs, var))
-        right = format_quantity(display(self.rhs, var))
+        left = format_value(display(self.lhs, var), var)
+        right = format_value(display(self.rhs, var), var)
         rhs_text = Printer(_name)(self.formula.equation.rhs)
         return f"{var.name} = {left}; {rhs_text} = {right}"
 
@@ -97,12 +105,13 @@ class ConstraintRecord:
         c = self.constraint
         unit = _base_unit(c.lhs)
         left, right = humanize(Quantity(self.lhs, unit)), humanize(Quantity(self.rhs, unit))
+        var = _fraction_symbol(c.lhs)  # utilization < 1: 62.5% < 100%
         sign = ("<" if c.strict else "≤") if self.holds else ("≥" if c.strict else ">")
         if self.holds:
             margin = f"{self.share:.0%} of the limit"
         else:
             margin = f"{format_number(self.share, sig=3)}× the limit"
-        return f"{format_quantity(left)} {sign} {format_quantity(right)} ({margin})"
+        return f"{format_value(left, var)} {sign} {format_value(right, var)} ({margin})"
 
     def line(self) -> str:
         c = self.constraint
@@ -131,6 +140,14 @@ def _base_unit(expr: sympy.Expr) -> pint.Unit:
 
     value = walk(expr)
     return value.to_base_units().units if hasattr(value, "units") else ureg.dimensionless
+
+
+def _fraction_symbol(expr: sympy.Expr) -> Variable | None:
+    """The variable when `expr` is a lone fraction variable (shown as a percent)."""
+    from napkinmath.library.lookup import variables
+
+    var = variables().get(expr.name) if isinstance(expr, sympy.Symbol) else None
+    return var if var is not None and is_fraction(var) else None
 
 
 def from_base(base_value: float, var: Variable) -> pint.Quantity:
@@ -171,6 +188,8 @@ class Result:
         self.notes: list[str] = []
         #: units the user chose for some variables (solve(..., units={...}))
         self.units: dict[str, pint.Unit] = {}
+        #: significant figures of the numbers shown (the values themselves stay exact)
+        self.digits: int = DEFAULT_DIGITS
 
     @property
     def warnings(self) -> list[str]:
@@ -214,6 +233,8 @@ class Result:
     def _display(self, name: str, base: float | None = None) -> pint.Quantity:
         if name in self.givens:
             return self.givens[name].quantity
+        if name in self._roundoff:
+            return self._zero(name)
         shown = display(base if base is not None else self._base(name), self._var(name))
         return shown.to(self.units[name]) if name in self.units else shown
 
@@ -224,30 +245,81 @@ class Result:
         q = self._raw[name]
         return float(q.to_base_units().magnitude)
 
+    # --- display --------------------------------------------------------------------------
+    def _fmt(self, q: pint.Quantity, var: Variable | None = None, style: str = "text") -> str:
+        """A value as a person reads it: percent for fractions, 11.06M USD, `digits` figures."""
+        return format_value(q, var, self.digits, style)
+
+    @cached_property
+    def _roundoff(self) -> frozenset[str]:
+        """Results that are round-off of zero: the terms they come from cancel (5.5×10⁻¹⁷ s
+        left of 0.8 s − 800 ms)."""
+        return frozenset(v.name for s in self.steps for v in s.unknowns
+                         if s.values.get(v.name) and cancels(s.solved[v.name], s.values))
+
+    def _shown(self, name: str) -> pint.Quantity:
+        """A target as displayed: in its chosen or human unit, 0 when it is round-off."""
+        if name in self._roundoff:
+            return self._zero(name)
+        return self.values[name]
+
+    def _zero(self, name: str) -> pint.Quantity:
+        var = self._var(name)
+        return Quantity(0, self.units.get(name) or var.display_unit or var.unit)
+
+    def _with_digits(self, digits: int | None) -> Result:
+        if digits is None or digits == self.digits:
+            return self
+        if not isinstance(digits, int) or isinstance(digits, bool) or not 1 <= digits <= 15:
+            raise InputError(f"digits={digits!r}: give the significant figures as a whole "
+                             "number from 1 to 15, like digits=3")
+        shown = copy.copy(self)
+        shown.digits = digits
+        return shown
+
+    def format(self, digits: int | None = None, style: str = "text") -> str:
+        """The answer as 'text', 'markdown', 'latex', 'html' or 'json', numbers shown to
+        `digits` significant figures (the values themselves stay exact)."""
+        renderers = {"text": Result.to_text, "markdown": Result.to_markdown,
+                     "latex": Result.to_latex, "html": Result._repr_html_,
+                     "json": Result.to_json}
+        if style not in renderers:
+            raise InputError(f"style={style!r}: choose one of {', '.join(renderers)}")
+        return renderers[style](self._with_digits(digits))
+
     # --- renderers ------------------------------------------------------------------------
     def headline(self, style: str = "text") -> list[str]:
         lines = []
         rounded = {v.name: v for s in self.steps if s.rounding for v in s.unknowns}
         for name in self.targets:
-            text = f"{name} = {format_quantity(self.values[name], style=style)}"
-            extra = [f"{r} = {format_quantity(self._display(r), style=style)}"
-                     for r in self._var(name).rounding if r in rounded]
+            var = self._var(name)
+            text = f"{name} = {self._fmt(self._shown(name), var, style)}"
+            extra = [f"{r} = {self._fmt(self._display(r), self._var(r), style)}"
+                     for r in var.rounding if r in rounded]
             if extra:
                 text += f"   (rounded: {', '.join(extra)})"
+            if name in self._roundoff:
+                text += f"   ({ROUNDOFF_NOTE})"
             lines.append(text)
         return lines
 
-    def _steps_text(self, spread: Callable[[str], str] | None = None) -> list[str]:
-        """The derivation's steps; `spread(name)` replaces each result's numbers (what-ifs)."""
+    def _step_head(self, number: int, step: StepRecord, sources: Sources | None) -> str:
+        names = ", ".join(v.name for v in step.unknowns)
+        head = " + ".join(f.title for f in step.formulas)
+        if any(not _explicit(f, v) for f in step.formulas for v in step.unknowns):
+            head += f", solved for {names}"
+        cited = [f.source for f in step.formulas]
+        where = (sources.cite(*cited) if sources is not None
+                 else f"[{'; '.join(dict.fromkeys(cited))}]")
+        return f"{number}. {head}  {where}"
+
+    def _steps_text(self, spread: Callable[[str], str] | None = None,
+                    sources: Sources | None = None) -> list[str]:
+        """The derivation's steps; `spread(name)` replaces each result's numbers (what-ifs);
+        with `sources`, citations are numbers into it."""
         lines: list[str] = []
         for number, step in enumerate(self.steps, 1):
-            names = ", ".join(v.name for v in step.unknowns)
-            head = " + ".join(f.title for f in step.formulas)
-            solved_for = ""
-            if any(not _explicit(f, v) for f in step.formulas for v in step.unknowns):
-                solved_for = f", solved for {names}"
-            sources = "; ".join(dict.fromkeys(f.source for f in step.formulas))
-            lines.append(f"{number}. {head}{solved_for}  [{sources}]")
+            lines.append(self._step_head(number, step, sources))
             for f in step.formulas:
                 lines.append("   " + _equation_text(f))
             for var in step.unknowns:
@@ -259,30 +331,55 @@ class Result:
                 if spread is not None:  # a what-if answer: the step's range or percentiles
                     lines.append(f"   {pad}= {spread(var.name)}")
                     continue
-                values = Printer(self._leaf_text(step), substituted=True)(expr)
-                result = format_quantity(self._display(var.name))
-                if values != result:
-                    lines.append(f"   {pad}= {values}")
-                lines.append(f"   {pad}= {result}")
+                for shown in self._value_lines(step, var):
+                    lines.append(f"   {pad}= {shown}")
             notes = [f.note for f in step.formulas if f.note and step.rounding]
             notes += [f"ASSUMPTION: {f.note}" for f in step.formulas if f.assumption]
             notes += [step.note] if step.note and spread is None else []
             lines.extend(f"   ({note})" for note in notes)
         return lines
 
-    def _leaf_text(self, step: StepRecord):
+    def _value_lines(self, step: StepRecord, var: Variable, style: str = "text") -> list[str]:
+        """The substituted line and the result, once when they read the same."""
+        expr = step.solved[var.name]
+        values = Printer(self._leaf_text(step, style), style=style, substituted=True,
+                         plain_leaf=self._leaf_text(step, style, plain=True))(expr)
+        result = self._fmt(self._display(var.name), var, style)
+        if var.name in self._roundoff:
+            result += (f"\\quad\\text{{({ROUNDOFF_NOTE})}}" if style == "latex"
+                       else f"   ({ROUNDOFF_NOTE})")
+        return [result] if values == result else [values, result]
+
+    def _leaf_text(self, step: StepRecord, style: str = "text", plain: bool = False):
+        """Prints a symbol of `step` as its value; `plain`: a fraction as a number, not %."""
+
         def leaf(symbol: sympy.Symbol) -> str:
-            return format_quantity(self._display(symbol.name, step.values.get(symbol.name)))
+            q = self._display(symbol.name, step.values.get(symbol.name))
+            return self._fmt(q, None if plain else self._var(symbol.name), style)
 
         return leaf
 
-    def _givens_text(self, shown: Mapping[str, str] | None = None) -> list[str]:
+    def _origin_text(self, given: Given, sources: Sources | None) -> str:
+        """Where a given came from; with `sources`, a record's citation becomes [n]."""
+        if sources is None:
+            return _origin(given)
+        what, cited = record_source(given.origin, given.note)
+        if not cited:
+            return _origin(given)
+        marker = sources.cite(cited)
+        trimmed = Given(given.variable, given.quantity, given.origin, f"{what} {marker}",
+                        given.reading)
+        return _origin(trimmed)
+
+    def _givens_text(self, shown: Mapping[str, str] | None = None,
+                     sources: Sources | None = None) -> list[str]:
         """One line per given; `shown` replaces the value text of some (ranges, spreads)."""
         lines = []
         width = max((len(n) for n in self.givens), default=0)
         for name, given in self.givens.items():
-            value = (shown or {}).get(name) or format_quantity(given.quantity)
-            lines.append(f"  {name.ljust(width)} = {value}   ({_origin(given)})")
+            value = (shown or {}).get(name) or self._fmt(given.quantity, given.variable)
+            lines.append(f"  {name.ljust(width)} = {value}   "
+                         f"({self._origin_text(given, sources)})")
         return lines
 
     def _checks_text(self) -> list[str]:
@@ -302,7 +399,7 @@ class Result:
         by_reason: dict[str, list[str]] = {}
         for n, (g, why) in self.set_aside.items():
             by_reason.setdefault(why, []).append(
-                f"{n} = {format_quantity(g.quantity)} ({_origin(g)})")
+                f"{n} = {self._fmt(g.quantity, g.variable)} ({_origin(g)})")
         lines = []
         for why, shown in by_reason.items():
             lines.append(f"  {why}:")
@@ -322,116 +419,70 @@ class Result:
         lines += [f"Note: {n}" for n in self.notes]
         return lines
 
+    def _unused_text(self) -> str:
+        shown = ", ".join(f"{n} = {self._fmt(g.quantity, g.variable)}"
+                          for n, g in self.unused.items())
+        return f"(given but not needed for this answer: {shown})"
+
     def __str__(self) -> str:
+        sources = Sources()
         lines = self.headline()
         lines += [f"WARNING: {w}" for w in self.warnings]
-        lines += ["", "Given:", *self._givens_text()]
+        lines += ["", "Given:", *self._givens_text(sources=sources)]
         if self.unused:
-            shown = ", ".join(f"{n} = {format_quantity(g.quantity)}"
-                              for n, g in self.unused.items())
-            lines.append(f"  (given but not needed for this answer: {shown})")
-        lines += ["", "Derivation:", *(self._steps_text() or [
+            lines.append(f"  {self._unused_text()}")
+        lines += ["", "Derivation:", *(self._steps_text(sources=sources) or [
             "  none needed: every target is a given or a record value"])]
         lines += self._extra_text()
+        if sources:
+            lines += ["", "Sources:", *[f"  [{n}] {s}" for n, s in sources.entries()]]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         inner = ", ".join(self.headline())
         return f"<Result {inner}>"
 
-    def to_text(self) -> str:
-        return str(self)
+    def to_text(self, digits: int | None = None) -> str:
+        """The derivation as Unicode text (what `print(r)` shows), to `digits` figures."""
+        return str(self._with_digits(digits))
 
-    def to_markdown(self) -> str:
-        out = [f"**{line}**  " for line in self.headline()]
-        out += [f"> **Warning:** {w}  " for w in self.warnings]
-        out += ["", "| given | value | from |", "|---|---|---|"]
-        for name, given in self.givens.items():
-            origin = "you" if given.origin == "given" else given.note
-            if given.reading:
-                origin += f" ({given.reading})"
-            if given.origin == "assumption":
-                origin = "**assumption**: " + given.note
-            out.append(f"| `{name}` | {format_quantity(given.quantity)} | {origin} |")
-        out.append("")
-        for number, step in enumerate(self.steps, 1):
-            head = " + ".join(f.title for f in step.formulas)
-            sources = "; ".join(dict.fromkeys(f.source for f in step.formulas))
-            out.append(f"{number}. **{head}** — *{sources}*")
-            for f in step.formulas:
-                out.append(f"   - `{_equation_text(f)}`")
-            for var in step.unknowns:
-                expr = step.solved[var.name]
-                if not all(_explicit(f, var) for f in step.formulas):
-                    out.append(f"   - solved for `{var.name}`: `{var.name} = "
-                               f"{Printer(_name)(expr)}`")
-                values = Printer(self._leaf_text(step), substituted=True)(expr)
-                out.append(f"   - `= {values}`")
-                out.append(f"   - `= {format_quantity(self._display(var.name))}`")
-        if self.set_aside:
-            out += ["", "Set aside (your values replace them):", ""]
-            out += [f"- {line.strip()}" if not line.startswith("    ") else f"  - {line.strip()}"
-                    for line in self._set_aside_text()]
-        if self.checks:
-            out += ["", "Checks:", ""] + [f"- {line.strip()}" for line in self._checks_text()]
-        if self.constraints:
-            out += ["", "Constraints:", ""] + [f"- {c.line()}" for c in self.constraints]
-        out += [f"\n*Note:* {n}" for n in self.notes]
-        return "\n".join(out)
+    def to_markdown(self, digits: int | None = None) -> str:
+        """The answer as Markdown: headline, a table of givens, numbered steps, sources."""
+        from napkinmath.rendering.typeset import markdown
+
+        return markdown(self._with_digits(digits))
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
 
-    def to_latex(self) -> str:
-        """A LaTeX fragment (needs amsmath): the result, the givens and one align* per step."""
-        out = [f"\\textbf{{Warning:}} {_latex_escape(w)}\\\\" for w in self.warnings]
-        out.append(r"\begin{itemize}")
-        for name, given in self.givens.items():
-            origin = "given" if given.origin == "given" else _latex_escape(given.note)
-            out.append(f"  \\item ${given.variable.latex}$ (\\texttt{{{_latex_escape(name)}}}) "
-                       f"$= {format_quantity(given.quantity, style='latex')}$ --- {origin}")
-        out.append(r"\end{itemize}")
-        for number, step in enumerate(self.steps, 1):
-            head = " + ".join(f.title for f in step.formulas)
-            sources = "; ".join(dict.fromkeys(f.source for f in step.formulas))
-            out.append(f"\\paragraph{{{number}. {_latex_escape(head)}}} "
-                       f"{{\\small {_latex_escape(sources)}}}")
-            out.append(r"\begin{align*}")
-            symbol = Printer(_latex_symbol, style="latex")
-            for f in step.formulas:
-                out.append(f"  {symbol(f.equation.lhs)} &= {symbol(f.equation.rhs)} \\\\")
-            for var in step.unknowns:
-                expr = step.solved[var.name]
+    def to_latex(self, digits: int | None = None, math_only: bool = False,
+                 standalone: bool = False) -> str:
+        """LaTeX for pdflatex (needs amsmath): the headline, the givens, one align* per step
+        and the numbered sources. `math_only=True` gives the headline and the equations as
+        one $$...$$ block that `IPython.display.Latex` and MathJax render; `standalone=True`
+        wraps the fragment in a document that pdflatex compiles as is."""
+        from napkinmath.rendering.typeset import latex, latex_math
 
-                def leaf(s: sympy.Symbol, step: StepRecord = step) -> str:
-                    q = self._display(s.name, step.values.get(s.name))
-                    return format_quantity(q, style="latex")
-
-                values = Printer(leaf, style="latex", substituted=True)(expr)
-                result = format_quantity(self._display(var.name), style="latex")
-                if not all(_explicit(f, var) for f in step.formulas):
-                    out.append(f"  \\Rightarrow {var.latex} &= {symbol(expr)} \\\\")
-                out.append(f"  &= {values} \\\\")
-                out.append(f"  &= {result}")
-            out.append(r"\end{align*}")
-        extra = [line for line in self._extra_text() if line]
-        if extra:
-            out.append(r"\begin{itemize}")
-            out += [f"  \\item {_latex_escape(line.strip())}" for line in extra]
-            out.append(r"\end{itemize}")
-        return "\n".join(out)
+        shown = self._with_digits(digits)
+        if math_only:
+            return latex_math(shown)
+        body = latex(shown)
+        return latex_document(body) if standalone else body
 
     def to_dict(self) -> dict:
-        """A JSON-ready form of the whole answer."""
+        """A JSON-ready form of the whole answer: exact values, display text beside them."""
 
-        def qty(q: pint.Quantity) -> dict:
+        def qty(q: pint.Quantity, var: Variable | None = None,
+                shown: pint.Quantity | None = None) -> dict:
             return {"value": float(q.magnitude), "unit": format_unit(q.units, style="ascii"),
-                    "text": format_quantity(q)}
+                    "text": self._fmt(q if shown is None else shown, var)}
 
         return {
-            "targets": {name: qty(q) for name, q in self.values.items()},
-            "givens": [{"name": n, **qty(g.quantity), "origin": g.origin, "source": g.note,
-                        "reading": g.reading or None} for n, g in self.givens.items()],
+            "targets": {name: qty(q, self._var(name), self._shown(name))
+                        for name, q in self.values.items()},
+            "givens": [{"name": n, **qty(g.quantity, g.variable), "origin": g.origin,
+                        "source": g.note, "reading": g.reading or None}
+                       for n, g in self.givens.items()],
             "steps": [{
                 "formulas": [f.name for f in s.formulas],
                 "titles": [f.title for f in s.formulas],
@@ -442,7 +493,8 @@ class Result:
                                for v in s.unknowns},
                 "substituted": {v.name: Printer(self._leaf_text(s), substituted=True)(
                     s.solved[v.name]) for v in s.unknowns},
-                "results": {v.name: qty(self._display(v.name)) for v in s.unknowns},
+                "results": {v.name: qty(self._exact(v.name), v, self._display(v.name))
+                            for v in s.unknowns},
                 "rounding": s.rounding,
             } for s in self.steps],
             "checks": [{"formula": c.formula.name, "relative_difference": c.relative_difference,
@@ -453,13 +505,21 @@ class Result:
                              "text": c.describe(), "source": c.constraint.source,
                              "message": "" if c.holds else c.constraint.message}
                             for c in self.constraints],
-            "set_aside": [{"name": n, **qty(g.quantity), "origin": g.origin, "source": g.note,
-                           "reason": why} for n, (g, why) in self.set_aside.items()],
+            "set_aside": [{"name": n, **qty(g.quantity, g.variable), "origin": g.origin,
+                           "source": g.note, "reason": why}
+                          for n, (g, why) in self.set_aside.items()],
             "warnings": self.warnings,
             "notes": self.notes,
             "assumptions": [{"name": n, "text": g.note} for n, g in self.assumptions.items()],
             "unused_givens": sorted(self.unused),
         }
+
+    def _exact(self, name: str) -> pint.Quantity:
+        """A step's result, exact, in the unit it is displayed in (round-off kept)."""
+        if name in self.givens:
+            return self.givens[name].quantity
+        shown = display(self._base(name), self._var(name))
+        return shown.to(self.units[name]) if name in self.units else shown
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text; never NaN or Infinity (non-finite numbers become null)."""
@@ -473,47 +533,14 @@ class Result:
         return to_frame(self)
 
     def _repr_html_(self) -> str:
-        """The headline, givens and steps in HTML, the formulas as $...$ for MathJax/KaTeX."""
-        import html
+        """The headline, givens and steps in HTML, the math as $...$ for MathJax/KaTeX."""
+        from napkinmath.rendering.typeset import html
 
-        out = [f"<p><strong>{html.escape(line)}</strong></p>" for line in self.headline()]
-        out += [f"<p><strong>Warning:</strong> {html.escape(w)}</p>" for w in self.warnings]
-        out.append("<table><thead><tr><th>given</th><th>value</th><th>from</th></tr></thead>"
-                   "<tbody>")
-        for name, given in self.givens.items():
-            out.append(f"<tr><td><code>{html.escape(name)}</code></td>"
-                       f"<td>{html.escape(format_quantity(given.quantity))}</td>"
-                       f"<td>{html.escape(_origin(given))}</td></tr>")
-        out.append("</tbody></table><ol>")
-        symbol = Printer(_latex_symbol, style="latex")
-        for step in self.steps:
-            head = " + ".join(f.title for f in step.formulas)
-            sources = "; ".join(dict.fromkeys(f.source for f in step.formulas))
-            math_lines = [f"{symbol(f.equation.lhs)} = {symbol(f.equation.rhs)}"
-                          for f in step.formulas]
-            results = [f"{v.latex} = {format_quantity(self._display(v.name), style='latex')}"
-                       for v in step.unknowns]
-            out.append(f"<li><strong>{html.escape(head)}</strong> <em>{html.escape(sources)}"
-                       "</em><br>" + "<br>".join(f"${html.escape(m)}$"
-                                                 for m in math_lines + results) + "</li>")
-        out.append("</ol>")
-        extra = [line for line in self._extra_text() if line]
-        if extra:
-            out.append("<pre>" + html.escape("\n".join(extra)) + "</pre>")
-        return "\n".join(out)
+        return html(self)
 
     def _repr_latex_(self) -> str:
         """Math only, for IPython.display.Latex: the headline and each step's equations."""
-        symbol = Printer(_latex_symbol, style="latex")
-        lines = []
-        for name in self.targets:
-            var = self._var(name)
-            lines.append(f"{var.latex} = {format_quantity(self.values[name], style='latex')}")
-        for step in self.steps:
-            lines += [f"{symbol(f.equation.lhs)} = {symbol(f.equation.rhs)}"
-                      for f in step.formulas]
-        return "$$\\begin{aligned}" + " \\\\ ".join(
-            line.replace("=", "&=", 1) for line in lines) + "\\end{aligned}$$"
+        return self.to_latex(math_only=True)
 
     def sensitivity(self, target: str | None = None, relative: float = 0.1):
         """Which input this answer hangs on: the elasticity d ln y / d ln x of `target` (the
@@ -555,17 +582,3 @@ def _explicit(f: Formula, var: Variable) -> bool:
 def _equation_text(f: Formula) -> str:
     printer = Printer(_name)
     return f"{printer(f.equation.lhs)} = {printer(f.equation.rhs)}"
-
-
-def _latex_symbol(symbol: sympy.Symbol) -> str:
-    from napkinmath.library.lookup import variables
-
-    return variables()[symbol.name].latex
-
-
-def _latex_escape(text: str) -> str:
-    for char, repl in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
-                       ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\~{}"),
-                       ("^", r"\^{}")):
-        text = text.replace(char, repl)
-    return text

@@ -139,6 +139,7 @@ _BYTES = ureg.Quantity(1, "B").dimensionality
 _BYTE_RATE = ureg.Quantity(1, "B/s").dimensionality
 _POWER = ureg.Quantity(1, "W").dimensionality
 _ENERGY = ureg.Quantity(1, "J").dimensionality
+_FREQUENCY = ureg.Quantity(1, "Hz").dimensionality
 _DECIMAL = ("", "k", "M", "G", "T", "P", "E")
 
 
@@ -161,6 +162,8 @@ def _human(q: pint.Quantity) -> pint.Quantity:
         return _prefixed(q.to("W"), "W", 1e3)
     if dim == _ENERGY:
         return _prefixed(q.to("Wh"), "Wh", 1e3)
+    if dim == _FREQUENCY:  # 2 GHz, not 2×10⁹ 1/s
+        return _prefixed(q.to("Hz"), "Hz", 1e3)
     spelled = canonical_unit(dim)
     time_power = dim.get("[time]", 0)
     q = q.to(spelled)

@@ -1,0 +1,186 @@
+"""A Result as Markdown, LaTeX (pdflatex-safe) and HTML with $...$ math for notebooks.
+
+Each renderer numbers long citations in a sources list at its end (`Sources`), shows values
+as `Result._fmt` does (percent, 11.06M USD, `digits`) and prints a substituted line only when
+it differs from the result.
+"""
+
+from __future__ import annotations
+
+import html as _html
+from typing import TYPE_CHECKING
+
+import sympy
+
+from napkinmath.rendering import latex as tex
+from napkinmath.rendering.exprprint import Printer
+from napkinmath.rendering.sources import Sources
+
+if TYPE_CHECKING:
+    from napkinmath.rendering.result import Result
+
+
+def _latex_symbol(symbol: sympy.Symbol) -> str:
+    from napkinmath.library.lookup import variables
+
+    return variables()[symbol.name].latex
+
+
+def _explicit(f, var) -> bool:
+    return f.equation.lhs == var.symbol
+
+
+def _equation_text(f) -> str:
+    from napkinmath.rendering.result import _equation_text as text
+
+    return text(f)
+
+
+def _head(step) -> str:
+    return " + ".join(f.title for f in step.formulas)
+
+
+# --- Markdown -------------------------------------------------------------------------------
+def markdown(r: Result) -> str:
+    sources = Sources()
+    out = [f"**{line}**  " for line in r.headline()]
+    out += [f"> **Warning:** {w}  " for w in r.warnings]
+    out += ["", "| given | value | from |", "|---|---|---|"]
+    for name, given in r.givens.items():
+        origin = r._origin_text(given, sources)
+        out.append(f"| `{name}` | {_md_cell(r._fmt(given.quantity, given.variable))} | "
+                   f"{_md_cell(origin)} |")
+    if r.unused:
+        out += ["", f"*{r._unused_text()}*"]
+    out.append("")
+    for number, step in enumerate(r.steps, 1):
+        cited = sources.cite(*(f.source for f in step.formulas))
+        out.append(f"{number}. **{_head(step)}** {cited}")
+        for f in step.formulas:
+            out.append(f"   - `{_equation_text(f)}`")
+        for var in step.unknowns:
+            expr = step.solved[var.name]
+            if not all(_explicit(f, var) for f in step.formulas):
+                out.append(f"   - solved for `{var.name}`: `{var.name} = "
+                           f"{Printer(lambda s: s.name)(expr)}`")
+            out += [f"   - `= {line}`" for line in r._value_lines(step, var)]
+        notes = [f"ASSUMPTION: {f.note}" for f in step.formulas if f.assumption]
+        out += [f"   - *{note}*" for note in notes]
+    if r.set_aside:
+        out += ["", "Set aside (your values replace them):", ""]
+        out += [f"- {line.strip()}" if not line.startswith("    ") else f"  - {line.strip()}"
+                for line in r._set_aside_text()]
+    if r.checks:
+        out += ["", "Checks:", ""] + [f"- {line.strip()}" for line in r._checks_text()]
+    if r.constraints:
+        out += ["", "Constraints:", ""] + [f"- {c.line()}" for c in r.constraints]
+    out += [f"\n*Note:* {n}" for n in r.notes]
+    if sources:
+        out += ["", "Sources:", ""] + [f"- [{n}] {s}" for n, s in sources.entries()]
+    return "\n".join(out)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+# --- LaTeX ----------------------------------------------------------------------------------
+def _headline_math(r: Result) -> list[str]:
+    lines = []
+    for name in r.targets:
+        var = r._var(name)
+        lines.append(f"{tex.math(var.latex)} = {tex.math(r._fmt(r._shown(name), var, 'latex'))}")
+    return lines
+
+
+def latex(r: Result) -> str:
+    """A fragment for pdflatex with amsmath: every Unicode character spelled in LaTeX."""
+    sources = Sources()
+    symbol = Printer(_latex_symbol, style="latex")
+    out = [f"\\noindent\\textbf{{Answer:}} ${line}$\\\\" for line in _headline_math(r)]
+    out += [f"\\textbf{{Warning:}} {tex.text(w)}\\\\" for w in r.warnings]
+    if r.givens:
+        out.append(r"\begin{itemize}")
+        for name, given in r.givens.items():
+            origin = tex.text(r._origin_text(given, sources))
+            value = tex.math(r._fmt(given.quantity, given.variable, "latex"))
+            out.append(f"  \\item ${tex.math(given.variable.latex)}$ "
+                       f"(\\texttt{{{tex.text(name)}}}) $= {value}$ --- {origin}")
+        out.append(r"\end{itemize}")
+    for number, step in enumerate(r.steps, 1):
+        cited = sources.cite(*(f.source for f in step.formulas))
+        out.append(f"\\paragraph{{{number}. {tex.text(_head(step))}}} {tex.text(cited)}")
+        out.append(r"\begin{align*}")
+        rows = [f"  {tex.math(symbol(f.equation.lhs))} &= {tex.math(symbol(f.equation.rhs))}"
+                for f in step.formulas]
+        for var in step.unknowns:
+            if not all(_explicit(f, var) for f in step.formulas):
+                rows.append(f"  \\Rightarrow {tex.math(var.latex)} &= "
+                            f"{tex.math(symbol(step.solved[var.name]))}")
+            rows += [f"  &= {tex.math(line)}" for line in r._value_lines(step, var, "latex")]
+        out.append(" \\\\\n".join(rows))
+        out.append(r"\end{align*}")
+    extra = [line for line in r._extra_text() if line]
+    if extra:
+        out.append(r"\begin{itemize}")
+        out += [f"  \\item {tex.text(line.strip())}" for line in extra]
+        out.append(r"\end{itemize}")
+    if sources:
+        out.append(r"\paragraph{Sources}")
+        out.append(r"\begin{description}")
+        out += [f"  \\item[{{[{n}]}}] {tex.text(s)}" for n, s in sources.entries()]
+        out.append(r"\end{description}")
+    return "\n".join(out)
+
+
+def latex_math(r: Result) -> str:
+    """The headline and each step's equations and values as one $$\\begin{aligned}$$ block
+    (what IPython.display.Latex and MathJax render)."""
+    symbol = Printer(_latex_symbol, style="latex")
+    rows = [line.replace("=", "&=", 1) for line in _headline_math(r)]
+    for step in r.steps:
+        rows += [f"{tex.math(symbol(f.equation.lhs))} &= {tex.math(symbol(f.equation.rhs))}"
+                 for f in step.formulas]
+        for var in step.unknowns:
+            if not all(_explicit(f, var) for f in step.formulas):
+                rows.append(f"\\Rightarrow {tex.math(var.latex)} &= "
+                            f"{tex.math(symbol(step.solved[var.name]))}")
+            rows += [f"&= {tex.math(line)}" for line in r._value_lines(step, var, "latex")]
+    return "$$\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}$$"
+
+
+# --- HTML -----------------------------------------------------------------------------------
+def html(r: Result) -> str:
+    """HTML for Jupyter: the headline and the math as $...$ (MathJax/KaTeX), sources listed."""
+    esc = _html.escape
+    sources = Sources()
+    symbol = Printer(_latex_symbol, style="latex")
+    out = [f"<p><strong>{esc(line)}</strong></p>" for line in r.headline()]
+    out += [f"<p><strong>Warning:</strong> {esc(w)}</p>" for w in r.warnings]
+    out.append("<table><thead><tr><th>given</th><th>value</th><th>from</th></tr></thead>"
+               "<tbody>")
+    for name, given in r.givens.items():
+        out.append(f"<tr><td><code>{esc(name)}</code></td>"
+                   f"<td>{esc(r._fmt(given.quantity, given.variable))}</td>"
+                   f"<td>{esc(r._origin_text(given, sources))}</td></tr>")
+    out.append("</tbody></table><ol>")
+    for step in r.steps:
+        cited = sources.cite(*(f.source for f in step.formulas))
+        math = [f"{tex.math(symbol(f.equation.lhs))} = {tex.math(symbol(f.equation.rhs))}"
+                for f in step.formulas]
+        for var in step.unknowns:
+            if not all(_explicit(f, var) for f in step.formulas):
+                math.append(f"\\Rightarrow {tex.math(var.latex)} = "
+                            f"{tex.math(symbol(step.solved[var.name]))}")
+            math += [f"\\phantom{{{tex.math(var.latex)}}} = {tex.math(line)}"
+                     for line in r._value_lines(step, var, "latex")]
+        out.append(f"<li><strong>{esc(_head(step))}</strong> {esc(cited)}<br>"
+                   + "<br>".join(f"${esc(m)}$" for m in math) + "</li>")
+    out.append("</ol>")
+    extra = [line for line in r._extra_text() if line]
+    if extra:
+        out.append("<pre>" + esc("\n".join(extra)) + "</pre>")
+    if sources:
+        out.append("<p>Sources:</p><ol>" + "".join(
+            f'<li value="{n}">{esc(s)}</li>' for n, s in sources.entries()) + "</ol>")
+    return "\n".join(out)

@@ -1,0 +1,30 @@
+"""Notebook representations without a kernel: what Jupyter would store, and the error and
+completion hooks IPython uses (the executed-notebook test is tests/test_notebook.py)."""
+
+from __future__ import annotations
+
+import napkinmath as nm
+
+
+def test_napkin_errors_render_as_their_message():
+    try:
+        nm.solve("n_gpus", params="7B")
+    except nm.NapkinError as exc:
+        shown = exc._render_traceback_()
+    assert len(shown) == 1 and shown[0].startswith("UnderDeterminedError: ")
+    assert str(nm.InputError("bad")._render_traceback_()) == "['InputError: bad']"
+
+
+def test_repr_html_typesets_every_step_and_lists_sources():
+    r = nm.solve("n_ranks", allreduce_bytes_per_rank="7.14 GB", message_bytes="24.68 GB")
+    html = r._repr_html_()
+    assert html.startswith("<p><strong>n_ranks = 1.169</strong></p>")
+    # the rearranged form and the value, as $...$ for MathJax/KaTeX
+    assert "\\Rightarrow n &= " not in html and "$\\Rightarrow " in html
+    assert html.count("$") % 2 == 0 and "<p>Sources:</p><ol><li value=\"1\">" in html
+
+
+def test_dir_offers_the_lazily_loaded_names():
+    names = dir(nm)
+    assert {"solve", "check", "check_claims", "to_frame", "formula", "graph"} <= set(names)
+    assert names == sorted(names)
