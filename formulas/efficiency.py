@@ -74,16 +74,17 @@ decode_step_time_measured = var(
 # MBU against the measured bandwidth instead of the datasheet's.
 mbu_achievable = var("mbu_achievable", "",
                      "model bandwidth utilization against the measured (achievable) HBM "
-                     "bandwidth", symbol="\\mathrm{MBU}_{\\mathrm{ach}}")
+                     "bandwidth, as a fraction", symbol="\\mathrm{MBU}_{\\mathrm{ach}}")
 # MFU against the measured matmul FLOP/s instead of the datasheet's.
 mfu_achievable = var("mfu_achievable", "",
-                     "model FLOPs utilization against the measured (achievable) matmul FLOP/s",
+                     "model FLOPs utilization against the measured (achievable) matmul "
+                     "FLOP/s, as a fraction",
                      symbol="\\mathrm{MFU}_{\\mathrm{ach}}")
 # Share of the predicted-to-measured decode time gap that the measured bandwidth explains.
 bandwidth_gap_explained = var(
     "bandwidth_gap_explained", "",
     "share of the gap between the datasheet-bandwidth prediction and the measured decode "
-    "time that the measured (achievable) bandwidth explains", symbol="g_{\\mathrm{HBM}}",
+    "time that the measured (achievable) bandwidth explains, as a fraction", symbol="g_{\\mathrm{HBM}}",
     bounds=NON_NEGATIVE)
 
 # --- Formulas ------------------------------------------------------------------------------

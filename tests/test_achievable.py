@@ -95,7 +95,7 @@ def test_mbu_cli_from_a_measured_step(napkin):
                             "kv_cache_memory=0 GB", "n_gpus=1",
                             "decode_step_time_measured=4.84 ms", "--gpu", "H200")
     assert status == 0
-    assert "mbu = 0.646" in out and "mbu_achievable = 0.7178" in out
+    assert "mbu = 64.6%" in out and "mbu_achievable = 71.78%" in out
     assert "MBU from a measured decode step time" in out
 
 

@@ -186,12 +186,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _record_options(parsers: dict[str, argparse.ArgumentParser]) -> None:
     """--records FILE (every command that reads records) and --achievable (those that solve)."""
-    for name in ("solve", "check", "sweep", "compare", "hardware"):
+    for name in ("solve", "check", "sweep", "compare", "hardware", "plan"):
         parsers[name].add_argument(
             "--records", action="append", metavar="FILE",
             help="your own records (TOML, the format of hardware/*.toml): new accelerators, "
                  "models and prices, or values that replace a shipped record's; repeatable")
-    for name in ("solve", "sweep", "compare"):
+    for name in ("solve", "sweep", "compare", "plan"):
         parsers[name].add_argument(
             "--achievable", action="store_true",
             help="use the record's measured (achievable) matmul FLOP/s and HBM bandwidth in "

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from napkinmath.cli.whatif import _writing
     from napkinmath.scenario import plan
 
-    answered = plan(args.file)
+    answered = plan(args.file, records=args.records, achievable=args.achievable or None)
     if args.output:
         with _writing(args.output):
             answered.write(args.output)

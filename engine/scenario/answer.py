@@ -155,12 +155,26 @@ class Plan:
         return self.to_markdown()
 
 
-def plan(source: str | Path | Mapping) -> Plan:
+def plan(source: str | Path | Mapping, records: object = None,
+         achievable: bool | None = None) -> Plan:
     """Answer a scenario file (.toml or .json) or dict as one plan; see napkinmath.scenario.
 
     Sweeps and comparisons see the file's givens, the answers a section `feeds` on under a
-    new name, and their own givens."""
-    scenario = source if isinstance(source, Scenario) else load(source)
+    new name, and their own givens. `records` (a path or list of paths) lays the user's
+    records files over the shipped ones, after those the file names ([records] files);
+    `achievable=True` uses measured peaks as the file's `achievable = true` does."""
+    from napkinmath.solving.records import user_records
+
+    if achievable is not None and not isinstance(achievable, bool):
+        raise InputError(f"achievable={achievable!r}: expected True or False", "achievable")
+    scenario = source if isinstance(source, Scenario) else load(source, records)
+    if achievable:
+        scenario.achievable = True
+    with user_records(scenario.record_files or None):
+        return _plan(scenario)
+
+
+def _plan(scenario: Scenario) -> Plan:
     files = {name: (value, f"plan file{_line(scenario, ('givens', name))}")
              for name, value in scenario.givens.items()}
     handed: dict[str, tuple[object, str]] = {}  # answers so far, by the name they feed
@@ -227,6 +241,11 @@ def _answer(scenario: Scenario, section: Section, known: Mapping[str, tuple[obje
     spread = any(is_spread(v) for v in givens.values())
     if section.units and not spread:
         options["units"] = section.units
+    if scenario.achievable:
+        if spread:
+            raise _located(scenario, ("records", "achievable"), "achievable applies to "
+                           f"single answers; section {section.title!r} has a ranged given")
+        options["achievable"] = True
     if spread:
         options.pop("on_inconsistent")
         if options.pop("precision", None):
@@ -324,7 +343,7 @@ def _sweep(scenario: Scenario, spec, known: Mapping[str, object]):
     givens = _context(scenario, spec, known, {*spec.target, *spec.over})
     try:
         return sweep(list(spec.target), over=spec.over, tolerance=scenario.tolerance,
-                     points=spec.points, **records, **givens)
+                     points=spec.points, achievable=scenario.achievable, **records, **givens)
     except NapkinError as exc:
         name = getattr(exc, "variable", None)
         path = (*spec.where, "over" if name in spec.over else "givens", name) \
@@ -340,7 +359,7 @@ def _compare(scenario: Scenario, spec, known: Mapping[str, object]):
     givens = _context(scenario, spec, known, set(spec.target))
     try:
         return compare(list(spec.target), tolerance=scenario.tolerance, best=spec.best,
-                       **records, **givens)
+                       achievable=scenario.achievable, **records, **givens)
     except NapkinError as exc:
         raise InputError(f"{scenario.where(spec.where)}: comparison {spec.title!r}: {exc}"
                          ) from None

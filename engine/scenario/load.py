@@ -7,6 +7,8 @@
 
     [records]                 # gpu, model, precision (as solve's gpu=, model=, precision=)
     gpu = "H100-SXM"
+    files = ["ours.toml"]     # your records files (paths from the plan file's folder)
+    achievable = false        # true: measured peaks in place of datasheet ones (--achievable)
 
     [givens]                  # name = value, as on the command line: "7B", "3 weeks", 0.4,
     params = "7B"             # a range "0.3..0.5", a distribution "0.3 to 0.5", [low, high]
@@ -45,6 +47,8 @@ Where = tuple[str | int, ...]
 TOP_KEYS = ("title", "notes", "tolerance", "strict", "records", "givens", "sections", "sweeps",
             "comparisons")
 RECORD_KEYS = ("gpu", "model", "precision")
+#: the top-level [records] table also takes the user's records files and --achievable
+TOP_RECORD_KEYS = (*RECORD_KEYS, "files", "achievable")
 SECTION_KEYS = ("title", "notes", "ask", "uses", "givens", "feeds", "units", "sensitivity",
                 *RECORD_KEYS)
 SWEEP_KEYS = ("title", "target", "over", "givens", "gpu", "model", "points")
@@ -105,6 +109,8 @@ class Scenario:
     source: str = "<dict>"  # the file name, or <dict>
     lines: dict = field(default_factory=dict, repr=False)
     is_json: bool = False
+    record_files: tuple[str, ...] = ()  # the user's records files, laid over the shipped
+    achievable: bool = False  # measured peaks in place of datasheet ones
 
     def where(self, path: Where) -> str:
         """'plan.toml, line 12, key sections[0].ask' (or without a line for a dict)."""
@@ -119,10 +125,12 @@ def describe(source: str, lines: dict, path: Where, is_json: bool = False) -> st
     return f"{source}{at}, key {key}" if key else f"{source}{at}"
 
 
-def load(source: str | Path | Mapping) -> Scenario:
-    """Read a scenario from a .toml or .json file, or take it from a dict."""
+def load(source: str | Path | Mapping, records: object = None) -> Scenario:
+    """Read a scenario from a .toml or .json file, or take it from a dict; `records` (a path
+    or a list of paths) adds the user's records files to those the file names."""
+    extra = _record_paths(records)
     if isinstance(source, Mapping):
-        return _Checker(dict(source), "<dict>", {}, False).scenario()
+        return _Checker(dict(source), "<dict>", {}, False, extra).scenario()
     path = Path(source)
     text = path.read_text(encoding="utf-8")
     is_json = path.suffix.lower() == ".json"
@@ -136,14 +144,27 @@ def load(source: str | Path | Mapping) -> Scenario:
         raise InputError(f"{path}: a scenario is a table (a JSON object) of title, givens, "
                          "sections, ...")
     lines = json_lines(text) if is_json else toml_lines(text)
-    return _Checker(data, str(path), lines, is_json).scenario()
+    return _Checker(data, str(path), lines, is_json, extra).scenario()
+
+
+def _record_paths(records: object) -> tuple[str, ...]:
+    if records is None:
+        return ()
+    paths = [records] if isinstance(records, (str, Path)) else records
+    if not isinstance(paths, (list, tuple)) or not all(isinstance(p, (str, Path))
+                                                        for p in paths):
+        raise InputError(f"records={records!r}: expected the path of a TOML records file, or "
+                         "a list of paths", "records")
+    return tuple(str(p) for p in paths)
 
 
 class _Checker:
     """Type and name checks, each failure naming file, line and key."""
 
-    def __init__(self, data: dict, source: str, lines: dict, is_json: bool) -> None:
+    def __init__(self, data: dict, source: str, lines: dict, is_json: bool,
+                 extra_files: tuple[str, ...] = ()) -> None:
         self.data, self.source, self.lines, self.is_json = data, source, lines, is_json
+        self.extra_files = extra_files
 
     def fail(self, path: Where, message: str) -> InputError:
         return InputError(f"{describe(self.source, self.lines, path, self.is_json)}: {message}",
@@ -240,7 +261,48 @@ class _Checker:
                 raise self.fail(path, str(exc)) from None
 
     def scenario(self) -> Scenario:
+        """The checked scenario; record names are checked with the user's records in force."""
+        from napkinmath.solving.records import user_records
+
         d = self.keys(self.data, TOP_KEYS, ())
+        table = self.keys(d.get("records", {}), TOP_RECORD_KEYS, ("records",))
+        files = (*self.record_files(table.get("files")), *self.extra_files)
+        achievable = table.get("achievable", False)
+        if not isinstance(achievable, bool):
+            raise self.fail(("records", "achievable"), f"expected true or false, got "
+                            f"{achievable!r}")
+        try:
+            with user_records(files or None):
+                found = self.checked(d, table)
+        except InputError:
+            raise
+        except NapkinError as exc:  # a records file named by --records / records=
+            raise InputError(f"{self.source}: {exc}", "records") from None
+        found.record_files, found.achievable = files, achievable
+        return found
+
+    def record_files(self, value: object) -> tuple[str, ...]:
+        """The [records] files, each found from the plan file's folder (a dict: from here)."""
+        if value is None:
+            return ()
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not items or \
+                not all(isinstance(v, str) and v for v in items):
+            raise self.fail(("records", "files"), f"expected the path of a records file or a "
+                            f"list of paths, got {value!r}")
+        base = Path(self.source).parent if self.source != "<dict>" else Path()
+        found = []
+        for i, item in enumerate(items):
+            path = base / item
+            if not path.is_file():
+                where = ("records", "files", i) if isinstance(value, list) else \
+                    ("records", "files")
+                raise self.fail(where, f"no records file {str(path)!r} (paths are read from "
+                                "the plan file's folder)")
+            found.append(str(path))
+        return tuple(found)
+
+    def checked(self, d: dict, table: dict) -> Scenario:
         title = self.text(d.get("title"), ("title",), required=True)
         tolerance = d.get("tolerance", 0.01)
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
@@ -249,8 +311,7 @@ class _Checker:
         strict = d.get("strict", False)
         if not isinstance(strict, bool):
             raise self.fail(("strict",), f"expected true or false, got {strict!r}")
-        records = self.records(self.keys(d.get("records", {}), RECORD_KEYS, ("records",)),
-                               ("records",))
+        records = self.records(table, ("records",))
         sections = [self.section(s, ("sections", i))
                     for i, s in enumerate(self.array(d, "sections", required=True))]
         titles = [s.title for s in sections]
