@@ -139,7 +139,7 @@ def test_a_fraction_in_percent_and_units_with_spaces(napkin):
     for target in ("mfu:%", "mfu:percent"):
         status, out, _ = napkin("solve", target, "params=405B", "tokens=15.6T",
                                 "gpu_hours=30.84e6 GPU*h", "--gpu", "H100")
-        assert status == 0 and out.startswith(f"mfu = {100 * mfu:.2f} %\n")  # 34.51 %
+        assert status == 0 and out.startswith(f"mfu = {100 * mfu:.2f}%\n")  # 34.51%
     status, out, _ = napkin("solve", "train_time : h, train_cost:USD/ (1)", *TRAIN)
     assert status == 0 and out.startswith(f"train_time = {_hours():.1f} h\ntrain_cost = ")
     status, _, err = napkin("solve", "train_time:3 h", *TRAIN)

@@ -25,7 +25,7 @@ def test_a_rate_without_per_gpu_is_read_per_gpu_and_says_so(napkin):
     assert status == 0
     assert "peak_flops           = 989 TFLOP/(s·GPU)   (you: 989 TFLOP/s, read as per GPU)" in out
     _, out, _ = napkin(*args, "--format", "markdown")
-    assert "| `peak_flops` | 989 TFLOP/(s·GPU) | you (989 TFLOP/s, read as per GPU) |" in out
+    assert "| `peak_flops` | 989 TFLOP/(s·GPU) | you: 989 TFLOP/s, read as per GPU |" in out
     _, out, _ = napkin(*args, "--format", "json")
     givens = {g["name"]: g for g in json.loads(out)["givens"]}
     assert givens["peak_flops"]["reading"] == "989 TFLOP/s, read as per GPU"
