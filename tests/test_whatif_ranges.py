@@ -47,7 +47,7 @@ def test_w2_swing_from_the_shell(napkin):
     assert status == 0
     head = out.splitlines()[0]
     assert head.startswith("train_time = 9.067 … 15.11 day")
-    assert "low at mfu = 0.5; high at mfu = 0.3" in head
+    assert "low at mfu = 50%; high at mfu = 30%" in head
     assert "proved symbolically" in out
 
 
@@ -79,7 +79,7 @@ def test_w3_backward_range_names_the_end_that_guarantees_the_deadline():
     assert round(low) == 5502 and round(high) == 7074
     guarantee = r.guarantees["n_gpus"]
     assert "to be sure of train_time = 30 day" in guarantee
-    assert "the high end, 7,074 GPU (at mfu = 0.35)" in guarantee
+    assert "the high end, 7,074 GPU (at mfu = 35%)" in guarantee
     # whole 8-GPU nodes at the guaranteeing end: ceil(7073.8 / 8) = 885 nodes = 7,080 GPUs
     assert "n_gpus_whole_nodes = 7,080 GPU" in guarantee and "n_nodes = 885 node" in guarantee
     whole = r.extremes["n_nodes"]

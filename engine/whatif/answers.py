@@ -14,8 +14,10 @@ import pint
 
 from napkinmath.library.declare import Variable
 from napkinmath.library.lookup import variables
+from napkinmath.rendering.numbers import format_value
 from napkinmath.rendering.result import Given, Result, from_base
-from napkinmath.units import format_quantity, format_unit, humanize
+from napkinmath.rendering.sources import Sources
+from napkinmath.units import format_unit, humanize
 from napkinmath.whatif.box import Extreme
 from napkinmath.whatif.spread import Bound, Interval, format_interval
 
@@ -32,7 +34,7 @@ def point_text(at: dict[str, float]) -> str:
     """'mfu = 0.5, n_gpus = 1,024 GPU'."""
     known = variables()
     shown = (humanize(quantity(x, known[n]), known[n].display_unit) for n, x in at.items())
-    return ", ".join(f"{n} = {format_quantity(q)}" for n, q in zip(at, shown, strict=True))
+    return ", ".join(f"{n} = {format_value(q, known[n])}" for n, q in zip(at, shown, strict=True))
 
 
 class _SpreadAnswer:
@@ -61,27 +63,31 @@ class _SpreadAnswer:
     def headline(self) -> list[str]:
         return [f"{n} = {self._spread(n)}{self._headline_extra(n)}" for n in self.targets]
 
-    def _givens_lines(self) -> list[str]:
-        return self.center._givens_text({b.name: b.describe() for b in self.bounds})
+    def _givens_lines(self, sources: Sources | None = None) -> list[str]:
+        return self.center._givens_text({b.name: b.describe() for b in self.bounds}, sources)
 
-    def _step_lines(self) -> list[str]:
-        return self.center._steps_text(lambda name: self._spread(name) + self._step_extra(name))
+    def _step_lines(self, sources: Sources | None = None) -> list[str]:
+        return self.center._steps_text(lambda name: self._spread(name) + self._step_extra(name),
+                                       sources)
 
     def _step_extra(self, name: str) -> str:
         return ""
 
     def __str__(self) -> str:
+        sources = Sources()
         lines = self.headline()
-        lines += ["", "Given:", *self._givens_lines()]
+        lines += ["", "Given:", *self._givens_lines(sources)]
         if self.center.unused:
             lines.append("  (given but not needed for this answer: "
                          f"{', '.join(self.center.unused)})")
-        lines += ["", f"Derivation ({self.kind}):", *self._step_lines()]
+        lines += ["", f"Derivation ({self.kind}):", *self._step_lines(sources)]
         if self.center.checks:
             lines += ["", "Checks (over-determined givens, at the centre; every point of the "
                       "ranges is checked too):", *self.center._checks_text()]
         if self.notes:
             lines += ["", *[f"Note: {n}" for n in self.notes]]
+        if sources:
+            lines += ["", "Sources:", *[f"  [{n}] {s}" for n, s in sources.entries()]]
         return "\n".join(lines)
 
     def to_text(self) -> str:
@@ -148,8 +154,9 @@ class RangeResult(_SpreadAnswer):
 
     def _spread(self, name: str) -> str:
         if self._constant(name):
-            return format_quantity(self[name].high)
-        return str(self[name])
+            return format_value(self[name].high, variables()[name])
+        i = self[name]
+        return format_interval(i.low, i.high, variable=variables()[name])
 
     def _constant(self, name: str) -> bool:
         e = self.extremes[name]
@@ -244,7 +251,8 @@ class SampleResult(_SpreadAnswer):
     def _spread(self, name: str) -> str:
         i = self._interval(name)
         median = self.percentile(name, 50).to(i.high.units)
-        return f"{format_quantity(median)} [{format_interval(i.low, i.high)}]"
+        var = variables()[name]
+        return f"{format_value(median, var)} [{format_interval(i.low, i.high, variable=var)}]"
 
     def _headline_extra(self, name: str) -> str:
         return f"   (median [5th, 95th percentile], {self.kept:,} samples, seed {self.seed})"

@@ -66,12 +66,20 @@ class Interval:
         return f"Interval({self})"
 
 
-def format_interval(low: pint.Quantity, high: pint.Quantity, style: str = "text") -> str:
-    """'9.07 … 15.1 day': both ends in the unit a person would choose for the larger one."""
+def format_interval(low: pint.Quantity, high: pint.Quantity, style: str = "text",
+                    variable: Variable | None = None) -> str:
+    """'9.07 … 15.1 day': both ends in the unit a person would choose for the larger one;
+    a `variable` declared as a fraction shows in percent, '30% … 50%'."""
+    from napkinmath.rendering.numbers import format_percent, is_fraction
+
+    dots = r" \ldots " if style == "latex" else " … "
+    if variable is not None and is_fraction(variable) and low.dimensionless \
+            and high.dimensionless:
+        return dots.join(format_percent(float(q.to("").magnitude), style=style)
+                         for q in (low, high))
     unit = high.units
     number = [format_number(float(q.to(unit).magnitude), style=style) for q in (low, high)]
     text = format_unit(unit, style=style)
-    dots = r" \ldots " if style == "latex" else " … "
     joined = number[0] + dots + number[1]
     if not text:
         return joined
@@ -139,7 +147,7 @@ class Bound:
                 "lognormal": "lognormal, 90% of it between the ends",
                 "normal": "normal, 90% of it between the ends"}[self.kind]
         low, high = (humanize(q, self.variable.display_unit) for q in (self.low, self.high))
-        shown = (format_interval(low, high) if low.units == high.units else
+        shown = (format_interval(low, high, variable=self.variable) if low.units == high.units else
                  f"{format_quantity(low)} … {format_quantity(high)}")
         return f"{shown} ({what})"
 
