@@ -117,3 +117,34 @@ def test_cli_digits(napkin):
     status, _, err = napkin("solve", "mfu", "params=405B", "tokens=15.6T",
                             "gpu_hours=30.84e6 GPU*h", "--gpu", "H100", "--digits", "0")
     assert status == 2 and "significant figures" in err
+
+
+def test_checks_write_money_counts_and_a_bare_fraction_as_a_person_would(napkin):
+    # 2.5 USD/(GPU·h) · 16,384 GPU · 720 h = 29,491,200 USD
+    status, out, _ = napkin("check", "2.5 USD/GPU/h * 16384 GPU * 30 day",
+                            "--expect", "29.5M USD")
+    assert status == 0
+    assert out.splitlines()[:2] == [
+        "2.5 USD/GPU/h * 16384 GPU * 30 day = 29.49M USD   (an amount of money)",
+        "claimed: 29.5M USD"]
+    # a library fraction named bare is a percent; the same number in an expression is not
+    status, out, _ = napkin("check", "mfu", "params=405B", "tokens=15.6T",
+                            "gpu_hours=30.84e6 GPU*h", "--gpu", "H100")
+    assert status == 0 and out.startswith(f"mfu = {100 * MFU_W6:.2f}%")  # 34.51%
+    assert nm.check("0.5 * 0.69").value_text == "0.345"
+    assert json.loads(nm.check("mfu", **W6).to_json())["value"]["value"] == \
+        pytest.approx(MFU_W6)  # exact in JSON
+
+
+def test_ranges_and_samples_show_fractions_in_percent_and_sources_at_the_end(napkin):
+    # n_gpus = 4.2e22 FLOP / (mfu · 989.5e12 FLOP/s · 1,814,400 s): 46.79 at 0.5, 77.98 at 0.3
+    status, out, _ = napkin("solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks",
+                            "mfu=0.3..0.5", "--gpu", "H100-SXM")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == "n_gpus = 46.79 … 77.98 GPU   (low at mfu = 50%; high at mfu = 30%)"
+    assert any(line.startswith("  mfu ") and "= 30% … 50% (range)" in line for line in lines)
+    sources = lines.index("Sources:")
+    assert lines[sources + 1] == "  [1] NVIDIA H100 Tensor Core GPU datasheet (2023-06)"
+    assert "(H100-SXM: dense BF16 Tensor Core: half of the datasheet's 1,979 TFLOP/s, which " \
+           "assumes 2:4 sparsity [1])" in out

@@ -59,7 +59,6 @@ from napkinmath.errors import (
     UnderDeterminedError,
     UnknownNameError,
 )
-from napkinmath.units import format_quantity
 
 #: Limits on a table of claims, so that a hostile file is refused quickly. Work is bounded
 #: too: see `napkinmath.checking.budget` (MAX_TABLE_WORK, MAX_CONFIRM_NODES).
@@ -254,7 +253,7 @@ class ClaimsReport(Rendered):
     def _cells(self) -> list[tuple[str, ...]]:
         rows = []
         for row in self.rows:
-            value = format_quantity(row.result.value) if row.result else "—"
+            value = row.result.value_text if row.result else "—"
             verdict = {"agree": "agree", "disagree": "DISAGREE",
                        "unchecked": "could not check"}[row.status]
             if row.category == budget.TABLE_BUDGET_SPENT:

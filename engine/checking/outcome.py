@@ -11,6 +11,7 @@ import pint
 from napkinmath.checking.confusions import Candidate
 from napkinmath.checking.escape import clip, md_code, md_prose, md_text, visible
 from napkinmath.checking.names import Resolved
+from napkinmath.rendering.numbers import format_value
 from napkinmath.text.dimensions import (
     dimension_name,
     dimension_text,
@@ -156,15 +157,27 @@ class CheckResult(Rendered):
                 f"({_percent(self.ratio - 1)}; tolerance {_percent(self.tolerance, sign=False)})")
 
     @property
+    def value_text(self) -> str:
+        """The value as a person writes it: 29.49M USD, 7B param, and a percent for a library
+        variable declared as a fraction when the expression is its bare name (mfu = 34.51%)."""
+        var = None
+        name = self.expression.strip()
+        if self.unit is None and name.isidentifier():
+            from napkinmath.library.lookup import variables
+
+            var = variables().get(name)
+        return format_value(self.value, var)
+
+    @property
     def text(self) -> str:
         """The verdict as plain text (what `napkin check` prints); text from the user is shown
         with its control characters escaped."""
         shown = visible(clip(self.label, 200)) + ": " if self.label else ""
         lines = [f"{shown}{visible(self.reading or self.expression)} = "
-                 f"{format_quantity(self.value)}   ({self.dimension})"]
+                 f"{self.value_text}   ({self.dimension})"]
         if self.claimed is not None:
             also = self._claimed_in_unit()
-            lines.append(f"claimed: {format_quantity(self.claimed)}"
+            lines.append(f"claimed: {format_value(self.claimed)}"
                          + (f"   (napkinmath: {also})" if also else ""))
             lines.append(("✓ " if self.status == "agree" else "✗ ") + self.verdict())
         shown, others = self._shown_candidates()
@@ -191,10 +204,10 @@ class CheckResult(Rendered):
         """The verdict as Markdown; text from the user cannot add headings, HTML or links."""
         shown = f"**{md_text(clip(self.label, 200))}**: " if self.label else ""
         lines = [f"{shown}{md_code(self.reading or self.expression)} = "
-                 f"**{format_quantity(self.value)}** ({self.dimension})", ""]
+                 f"**{self.value_text}** ({self.dimension})", ""]
         if self.claimed is not None:
             mark = "✅" if self.status == "agree" else "❌"
-            lines += [f"- claimed: {md_prose(format_quantity(self.claimed))}",
+            lines += [f"- claimed: {md_prose(format_value(self.claimed))}",
                       f"- {mark} {md_prose(self.verdict())}"]
         shown, others = self._shown_candidates()
         if shown:
