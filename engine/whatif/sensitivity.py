@@ -19,11 +19,12 @@ import sympy
 from napkinmath.errors import InputError
 from napkinmath.library.declare import ROUNDING_FUNCTIONS
 from napkinmath.library.lookup import variables
+from napkinmath.rendering.numbers import format_value
 from napkinmath.rendering.result import Result
-from napkinmath.units import format_number, format_quantity, format_unit, humanize
+from napkinmath.units import format_number, format_unit, humanize
 from napkinmath.whatif.answers import quantity
 from napkinmath.whatif.box import composed
-from napkinmath.whatif.spread import Bound
+from napkinmath.whatif.spread import Bound, format_interval
 from napkinmath.whatif.vectorize import VectorChain, vector_closure
 
 STEP = 1e-4
@@ -131,9 +132,16 @@ def sensitivity(result: Result, bounds: list[Bound] = (), target: str | None = N
         given = result.givens[n]
         origin = {"given": "you", "assumption": "assumption"}.get(
             given.origin, f"record {given.note.split(':')[0]}")
-        value = (str(ranged[n].interval) if n in ranged else format_quantity(given.quantity))
+        value = (_range_text(ranged[n]) if n in ranged
+                 else format_value(given.quantity, given.variable))
         rows.append(Row(n, origin, value, elasticity[n], lows[n], highs[n], swings[n]))
     return Sensitivity(target, base, rows, method)
+
+
+def _range_text(bound: Bound) -> str:
+    """'30% … 50%' for a fraction, '9.07 … 15.1 day' otherwise."""
+    interval = bound.interval
+    return format_interval(interval.low, interval.high, variable=bound.variable)
 
 
 def _symbolic_elasticities(chain: VectorChain, target: str, point: dict[str, float],
@@ -181,7 +189,7 @@ def _swings(chain: VectorChain, target: str, point: dict[str, float], names: lis
     for i, n in enumerate(names):
         if n in ranged:
             lo, hi = ranged[n].low_base, ranged[n].high_base
-            swings[n] = f"range {ranged[n].interval}"
+            swings[n] = f"range {_range_text(ranged[n])}"
         else:
             lo, hi = point[n] * (1 - relative), point[n] * (1 + relative)
             swings[n] = f"±{relative:.0%}"
