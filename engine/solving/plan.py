@@ -16,8 +16,9 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import networkx as nx
 import sympy
@@ -52,8 +53,38 @@ class Plan:
 class _Analysis:
     determined: frozenset[str]
     computed_by: dict[str, Formula]  # determined variable -> the formula that computes it
-    graph: nx.DiGraph  # u -> v: v's formula reads u (determined variables only)
+    reads: dict[str, tuple[str, ...]]  # v -> the determined variables v's formula reads
     leftover: tuple[Formula, ...]  # unmatched formulas whose unknowns are all determined
+    coupled: frozenset[str] = frozenset()  # determined variables in coupled blocks
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """u -> v: v's formula reads u (determined variables only)."""
+        graph = nx.DiGraph()
+        graph.add_nodes_from(sorted(self.determined))
+        graph.add_edges_from((u, v) for v in sorted(self.reads) for u in self.reads[v])
+        return graph
+
+    def ancestors(self, names: Iterable[str]) -> set[str]:
+        """`names` and every determined variable they are computed from."""
+        found: set[str] = set()
+        stack = list(names)
+        while stack:
+            name = stack.pop()
+            if name not in found:
+                found.add(name)
+                stack.extend(self.reads.get(name, ()))
+        return found
+
+
+@lru_cache(maxsize=2)
+def _ordered(relaxed: bool) -> tuple[tuple[str, tuple[str, ...], str | None], ...]:
+    """Every formula as (name, its variables, the output it alone may be matched to), in the
+    matching order: invertible formulas first, then forward-only ones (which may only compute
+    their output, unless `relaxed`), each group by name."""
+    chosen = sorted(formulas().values(), key=lambda f: (f.forward_only and not relaxed, f.name))
+    return tuple((f.name, tuple(v.name for v in f.variables),
+                  None if relaxed or f.output is None else f.output.name) for f in chosen)
 
 
 def _incidence(knowns: frozenset[str], names: frozenset[str], relaxed: bool = False
@@ -61,13 +92,9 @@ def _incidence(knowns: frozenset[str], names: frozenset[str], relaxed: bool = Fa
     """Each formula of `names` with the unknowns it may be matched to, in a fixed order:
     invertible formulas first, then forward-only ones (which may only compute their output,
     unless `relaxed`), each group by name; unknowns by name."""
-    edges: dict[str, tuple[str, ...]] = {}
-    chosen = [f for f in formulas().values() if f.name in names]
-    for f in sorted(chosen, key=lambda f: (f.forward_only and not relaxed, f.name)):
-        output = None if relaxed else f.output
-        edges[f.name] = tuple(v.name for v in f.variables if v.name not in knowns
-                              and (output is None or v is output))
-    return edges
+    return {name: tuple(v for v in variables if v not in knowns
+                        and (output is None or v == output))
+            for name, variables, output in _ordered(relaxed) if name in names}
 
 
 def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
@@ -87,9 +114,55 @@ def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
                 return True
         return False
 
-    for f in edges:
-        augment(f, set())
+    for f, vs in edges.items():
+        if vs and vs[0] not in owner:
+            owner[vs[0]] = f  # what augment would choose, without the search
+        else:
+            augment(f, set())
     return {f: v for v, f in owner.items()}
+
+
+def _cycles(successors: dict[str, list[str]]) -> list[set[str]]:
+    """The strongly connected components with more than one member (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[set[str]] = []
+    for root in successors:
+        if root in index:
+            continue
+        work = [(root, iter(successors.get(root, ())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(successors.get(child, ()))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.add(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(component)
+    return found
 
 
 @lru_cache(maxsize=1024)
@@ -127,17 +200,20 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
                 stack.append(other)
 
     computed_by = {v: all_formulas[f] for f, v in matched.items() if v not in under}
-    deps = nx.DiGraph()
-    deps.add_nodes_from(unknowns)
+    successors: dict[str, list[str]] = {v: [] for v in unknowns}
+    reads: dict[str, tuple[str, ...]] = {}
     for name in sorted(computed_by):
-        deps.add_edges_from((v.name, name) for v in computed_by[name].variables
-                            if v.name not in knowns and v.name != name)
+        reads[name] = tuple(dict.fromkeys(v.name for v in computed_by[name].variables
+                                          if v.name not in knowns and v.name != name))
+        for u in reads[name]:
+            successors[u].append(name)
+    cycles = _cycles(successors)
     bad = set(unknowns) - set(computed_by)
     if strict:
-        bad |= _singular_blocks(deps, computed_by, bad, quick)
+        bad |= _singular_blocks(cycles, computed_by, bad, quick)
     stack = sorted(bad)  # everything downstream of an undetermined variable is undetermined
     while stack:
-        for successor in sorted(deps.successors(stack.pop())):
+        for successor in sorted(successors[stack.pop()]):
             if successor not in bad:
                 bad.add(successor)
                 stack.append(successor)
@@ -149,10 +225,13 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     leftover = tuple(f for f in all_formulas.values() if f.name not in matched
                      and all(v.name in knowns or v.name in determined for v in f.variables))
     return _Analysis(determined, {k: v for k, v in computed_by.items() if k in determined},
-                     deps.subgraph(sorted(determined)).copy(), leftover)
+                     {k: tuple(u for u in vs if u in determined)
+                      for k, vs in reads.items() if k in determined},
+                     leftover,
+                     frozenset(n for c in cycles if c <= determined for n in c))
 
 
-def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set[str],
+def _singular_blocks(cycles: list[set[str]], computed_by: dict[str, Formula], bad: set[str],
                      quick: bool = False) -> set[str]:
     """Variables of coupled blocks that cannot fix their unknowns (see `_is_singular`).
 
@@ -160,8 +239,8 @@ def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set
     the formulas it combines, or a rounding step that sympy cannot solve jointly.
     """
     singular: set[str] = set()
-    for component in sorted(nx.strongly_connected_components(deps), key=min):
-        if len(component) > 1 and not component & bad:
+    for component in sorted(cycles, key=min):
+        if not component & bad:
             names = tuple(sorted(component))
             if _is_singular(tuple(computed_by[n].name for n in names), names, quick):
                 singular |= component
@@ -251,23 +330,30 @@ def _scope(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
     the component of the targets (plus formulas whose variables are all known, which can only
     be checks) gives the same answer as the whole library, faster.
     """
-    by_variable: dict[str, list[Formula]] = {}
-    for f in formulas().values():
-        for v in f.variables:
-            by_variable.setdefault(v.name, []).append(f)
-    scope = {f.name for f in formulas().values() if all(v.name in knowns for v in f.variables)}
+    by_variable = _by_variable()
+    scope = {name for name, names, _ in _ordered(False) if knowns.issuperset(names)}
     stack = [t for t in targets if t not in knowns]
     seen = set(stack)
     while stack:
-        for f in by_variable.get(stack.pop(), ()):
-            if f.name in scope:
+        for name, names in by_variable.get(stack.pop(), ()):
+            if name in scope:
                 continue
-            scope.add(f.name)
-            for v in f.variables:
-                if v.name not in knowns and v.name not in seen:
-                    seen.add(v.name)
-                    stack.append(v.name)
+            scope.add(name)
+            for v in names:
+                if v not in knowns and v not in seen:
+                    seen.add(v)
+                    stack.append(v)
     return frozenset(scope)
+
+
+@lru_cache(maxsize=1)
+def _by_variable() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """Each variable's formulas, as (name, variable names), in library order."""
+    found: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for f in formulas().values():
+        for v in f.variables:
+            found.setdefault(v.name, []).append((f.name, tuple(u.name for u in f.variables)))
+    return {name: tuple(fs) for name, fs in found.items()}
 
 
 def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | None:
@@ -302,8 +388,8 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
                   ) -> tuple[_Analysis, tuple[Block, ...], set[str]] | None:
     """The first formula set whose plan determines the targets without restating itself.
 
-    `quick` (for suggestions) uses the numeric singularity test and tries only the shortcuts
-    (derived formulas) in scope.
+    `quick` (for suggestions) uses the numeric singularity test, tries only the shortcuts
+    (derived formulas) in scope, and builds no blocks (they come back empty).
     """
     scope = _scope(targets, knowns)
     sets = _formula_sets()
@@ -312,18 +398,15 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
     for names in sets:
         analysis = _analyse(knowns, names & scope, quick=quick)
         if all(t in analysis.determined or t in knowns for t in targets):
-            blocks, needed = _blocks(analysis, targets)
-            if not _restates_itself(blocks):
-                return analysis, blocks, needed
+            needed = analysis.ancestors(t for t in targets if t in analysis.determined)
+            if not _restates_itself(analysis, needed):
+                return analysis, () if quick else _blocks(analysis, needed), needed
     return None
 
 
-def _blocks(analysis: _Analysis, targets: tuple[str, ...]) -> tuple[tuple[Block, ...], set[str]]:
-    """The blocks that compute the targets, in block-triangular (topological) order."""
-    needed: set[str] = set()
-    for t in targets:
-        if t in analysis.determined:
-            needed |= {t} | nx.ancestors(analysis.graph, t)
+def _blocks(analysis: _Analysis, needed: set[str]) -> tuple[Block, ...]:
+    """The blocks that compute the `needed` variables (closed under `analysis.ancestors`), in
+    block-triangular (topological) order."""
     order = nx.condensation(analysis.graph.subgraph(sorted(needed)))
     blocks = []
     members = nx.get_node_attributes(order, "members")
@@ -331,30 +414,32 @@ def _blocks(analysis: _Analysis, targets: tuple[str, ...]) -> tuple[tuple[Block,
         names = sorted(order.nodes[node]["members"])
         fs = tuple(dict.fromkeys(analysis.computed_by[n] for n in names))
         blocks.append(Block(fs, tuple(variables()[n] for n in names)))
-    return tuple(blocks), needed
+    return tuple(blocks)
 
 
-def _restates_itself(blocks: tuple[Block, ...]) -> bool:
-    """True when a derived formula is used beside every formula it follows from.
+def _restates_itself(analysis: _Analysis, needed: set[str]) -> bool:
+    """True when a derived formula is used beside every formula it follows from, in the plan
+    that computes `needed`.
 
     Such a plan counts one relation twice and leaves a dependent block behind it (MFU from
     GPU-hours, with the fleet equation and GPU-hours, does not fix n_gpus and train_time).
     A derived formula that names no sources is only trusted in plans without coupled blocks.
     """
-    used = {f.name for b in blocks for f in b.formulas}
-    coupled = any(len(b.unknowns) > 1 for b in blocks)
+    chosen = {analysis.computed_by[n] for n in needed}
+    used = {f.name for f in chosen}
+    coupled = not analysis.coupled.isdisjoint(needed)
     return any(f.derived and (set(f.derived_from) <= used if f.derived_from else coupled)
-               for b in blocks for f in b.formulas)
+               for f in chosen)
 
 
 @lru_cache(maxsize=512)
-def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
-    """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError."""
+def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan | tuple[str, ...]:
+    """The plan, or the targets it cannot determine (cached either way)."""
     found = _analysis_for(targets, knowns)
     if found is None:
         full = _analyse(knowns, _scope(targets, knowns))
         missing = [t for t in targets if t not in full.determined and t not in knowns]
-        raise _under_determined(targets, missing or list(targets), knowns)
+        return tuple(missing or targets)
     analysis, blocks, needed = found
     available = knowns | needed
     checks = tuple(f for f in analysis.leftover if not f.derived
@@ -366,6 +451,24 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
                 frozenset(block_inputs & knowns))
 
 
+def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = True) -> Plan:
+    """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError.
+
+    Without `suggest` the error names no inputs to add and is never a NotInvertibleError:
+    for callers that try something else on failure (the search for suggestions is the
+    costly part of a failure)."""
+    found = _plan(targets, knowns)
+    if isinstance(found, Plan):
+        return found
+    missing = list(found)
+    if not suggest:
+        error = UnderDeterminedError(under_determined_message(missing, sorted(knowns), []),
+                                     list(targets), [])
+        error.missing, error.explanation = missing, ""
+        raise error
+    raise _under_determined(targets, missing, knowns)
+
+
 def determines(targets: tuple[str, ...], knowns: frozenset[str], shortcuts: bool = True
                ) -> bool:
     """True when `knowns` determine every target (a quick test, for suggestions; without
@@ -375,14 +478,19 @@ def determines(targets: tuple[str, ...], knowns: frozenset[str], shortcuts: bool
 
 def _under_determined(targets: tuple[str, ...], missing: list[str],
                       knowns: frozenset[str]) -> UnderDeterminedError:
-    suggestions = suggest_inputs(tuple(missing), knowns)
-    blocked = _forward_only_blockers(missing, knowns)
-    message = under_determined_message(missing, sorted(knowns), suggestions, blocked)
+    suggestions, blocked = _failure(tuple(missing), knowns)
+    message = under_determined_message(missing, sorted(knowns), list(suggestions), blocked)
     error_type = NotInvertibleError if blocked else UnderDeterminedError
-    error = error_type(message, list(targets), suggestions)
+    error = error_type(message, list(targets), list(suggestions))
     error.missing = missing
     error.explanation = blocked
     return error
+
+
+@lru_cache(maxsize=256)
+def _failure(missing: tuple[str, ...], knowns: frozenset[str]) -> tuple[tuple[str, ...], str]:
+    """The suggestions and the forward-only explanation of a failure (cached)."""
+    return tuple(suggest_inputs(missing, knowns)), _forward_only_blockers(list(missing), knowns)
 
 
 def under_determined_message(missing: list[str], shown_knowns: list[str],
@@ -449,16 +557,16 @@ def _screen(candidates: list[tuple[str, ...]], missing: tuple[str, ...],
     """The candidates that propagation says may determine the targets: with the independent
     formulas and small blocks, or with shortcuts (derived formulas) one at a time. Empty
     when the screen cannot tell (the knowns alone already pass it)."""
-    kept = []
+    kept: set[tuple[str, ...]] = set()
     told = False
     for shortcuts in (False, True):
         base = _propagated(knowns, shortcuts)
-        if all(t in base for t in missing):
+        if all(t in base[0] for t in missing):
             continue  # this screen cannot tell
         told = True
-        kept += [c for c in candidates if c not in kept
-                 and _propagates(missing, base, c, shortcuts)]
-    return sorted(kept, key=candidates.index) if told else []
+        kept.update(c for c in candidates if c not in kept
+                    and _propagates(missing, base, c, shortcuts))
+    return [c for c in candidates if c in kept] if told else []
 
 
 @lru_cache(maxsize=2)
@@ -476,54 +584,76 @@ def _independent() -> tuple[Formula, ...]:
     return tuple(f for f in formulas().values() if not f.derived)
 
 
-def _propagates(missing: tuple[str, ...], base: frozenset[str], extra: tuple[str, ...],
-                shortcuts: bool = False) -> bool:
-    """Whether the targets follow from `base` (already propagated) and the `extra` knowns by
-    single formulas (a forward-only one only toward its output) and, without `shortcuts`,
-    blocks of two or three formulas with as many unknowns left."""
-    known = set(base)
-    known.update(extra)
-    return all(t in known for t in missing) or _extend(known, missing, set(extra), shortcuts)
+def _propagates(missing: tuple[str, ...], base: tuple[frozenset[str], tuple[int, ...]],
+                extra: tuple[str, ...], shortcuts: bool = False) -> bool:
+    """Whether the targets follow from `base` (already propagated, see `_propagated`) and the
+    `extra` knowns by single formulas (a forward-only one only toward its output) and,
+    without `shortcuts`, blocks of two or three formulas with as many unknowns left.
+
+    Incremental: only the formulas that mention what is new are looked at again."""
+    known_base, left_base = base
+    known = set(known_base)
+    left = list(left_base)
+    queue: list[int] = []
+    by_name = _formulas_by_name(shortcuts)
+    for name in extra:
+        if name not in known:
+            known.add(name)
+            for i in by_name.get(name, ()):
+                left[i] -= 1
+                if left[i] == 1:
+                    queue.append(i)
+    if all(t in known for t in missing):
+        return True
+    return _extend(known, missing, set(extra), shortcuts, left, queue)
 
 
 @lru_cache(maxsize=256)
-def _propagated(knowns: frozenset[str], shortcuts: bool = False) -> frozenset[str]:
-    """Everything the knowns give by propagation (see `_propagates`), cached: the candidates
-    of one suggestion search all start from it."""
+def _propagated(knowns: frozenset[str], shortcuts: bool = False
+                ) -> tuple[frozenset[str], tuple[int, ...]]:
+    """Everything the knowns give by propagation (see `_propagates`), with each formula's
+    count of unknown variables left, cached: the candidates of one suggestion search all
+    start from it."""
     known = set(knowns)
-    _extend(known, (), None, shortcuts)
-    return frozenset(known)
+    left = [sum(n not in known for n in names) for names, _ in _incidence_index(shortcuts)]
+    queue = [i for i, count in enumerate(left) if count == 1]
+    _extend(known, (), None, shortcuts, left, queue)
+    return frozenset(known), tuple(left)
 
 
 def _extend(known: set[str], missing: tuple[str, ...], fresh: set[str] | None,
-            shortcuts: bool = False) -> bool:
+            shortcuts: bool, left: list[int], queue: list[int]) -> bool:
     """Grow `known` by propagation; True once every name of `missing` (if any) is known.
 
-    `fresh` holds what was added to an already propagated set: a new block must then contain
-    a formula that mentions one of them (None: look everywhere)."""
+    `left` counts each formula's unknown variables and is kept up to date; `queue` holds the
+    formulas to look at first (those down to one unknown). `fresh` holds what was added to an
+    already propagated set: a new block must then contain a formula that mentions one of them
+    (None: look everywhere)."""
     index, by_name = _incidence_index(shortcuts), _formulas_by_name(shortcuts)
+
+    def learn(name: str) -> None:
+        known.add(name)
+        if fresh is not None:
+            fresh.add(name)
+        for i in by_name.get(name, ()):
+            left[i] -= 1
+            if left[i] == 1:
+                queue.append(i)
+
     while True:
-        left = [sum(n not in known for n in names) for names, _ in index]
-        queue = [i for i, count in enumerate(left) if count == 1]
         while queue:
             names, output = index[queue.pop()]
             open_names = [n for n in names if n not in known]
             if len(open_names) != 1 or (output is not None and open_names[0] != output):
                 continue
-            known.add(open_names[0])
-            if fresh is not None:
-                fresh.add(open_names[0])
+            learn(open_names[0])
             if missing and all(t in known for t in missing):
                 return True
-            for i in by_name.get(open_names[0], ()):
-                left[i] -= 1
-                if left[i] == 1:
-                    queue.append(i)
-        learned = frozenset() if shortcuts else _block(index, known, fresh)
+        learned = frozenset() if shortcuts else _block(index, known, fresh, left)
         if not learned:
             return bool(missing) and all(t in known for t in missing)
-        if fresh is not None:
-            fresh.update(learned)
+        for name in sorted(learned):
+            learn(name)
 
 
 @lru_cache(maxsize=2)
@@ -535,23 +665,30 @@ def _formulas_by_name(shortcuts: bool = False) -> dict[str, tuple[int, ...]]:
     return {n: tuple(ix) for n, ix in found.items()}
 
 
+@lru_cache(maxsize=1)
+def _block_candidates() -> tuple[int, ...]:
+    """The independent formulas that may take part in a block: not forward-only."""
+    return tuple(i for i, (_, output) in enumerate(_incidence_index(False)) if output is None)
+
+
 def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str],
-           fresh: set[str] | None) -> frozenset[str]:
+           fresh: set[str] | None, left: list[int]) -> frozenset[str]:
     """Learn one small coupled block: two formulas in the same two unknowns, or three whose
     unknowns lie in the same three, that really fix them (not a derived formula beside its
     sources, not products of powers that only fix a product). Forward-only and derived
-    formulas never take part. Returns what it learned (empty: nothing)."""
+    formulas never take part. Returns what it learned, not yet added to `known` (empty:
+    nothing)."""
     all_formulas = _independent()
     members: dict[frozenset[str], list[str]] = {}
     changed: list[frozenset[str]] = []
-    for (names, output), f in zip(index, all_formulas, strict=True):
-        if output is not None or f.derived:
+    for i in _block_candidates():
+        if left[i] not in (2, 3):
             continue
-        left = frozenset(n for n in names if n not in known)
-        if len(left) in (2, 3):
-            members.setdefault(left, []).append(f.name)
-            if fresh is None or not fresh.isdisjoint(names):
-                changed.append(left)
+        names = index[i][0]
+        left_names = frozenset(n for n in names if n not in known)
+        members.setdefault(left_names, []).append(all_formulas[i].name)
+        if fresh is None or not fresh.isdisjoint(names):
+            changed.append(left_names)
     by_name: dict[str, list[frozenset[str]]] = {}
     for block in members:
         if len(block) == 2:
@@ -560,7 +697,6 @@ def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str
     unions: set[frozenset[str]] = set()
     for block in changed:
         if len(block) == 2 and len(members[block]) >= 2 and _fixes(members[block][:2], block):
-            known.update(block)
             return block
         if len(block) == 3:
             unions.add(block)
@@ -570,7 +706,6 @@ def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str
     for union in sorted(unions, key=sorted):
         inside = [f for sub, fs in members.items() if sub <= union for f in fs]
         if len(inside) >= 3 and _fixes(inside[:3], union):
-            known.update(union)
             return union
     return frozenset()
 
@@ -622,9 +757,7 @@ def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
     relaxed = _analyse(knowns, _scope(tuple(missing), knowns), strict=False, relaxed=True)
     if not all(name in relaxed.determined for name in missing):
         return ""
-    upstream = set(missing)
-    for name in missing:
-        upstream |= nx.ancestors(relaxed.graph, name)
+    upstream = relaxed.ancestors(missing)
     reasons = []
     for name in sorted(upstream):
         f = relaxed.computed_by.get(name)

@@ -90,7 +90,7 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     chosen = chosen_units(units, names)
     bound = bind(names, givens, gpu=gpu, model=model, precision=precision)
     try:
-        result = solve_bound(names, bound, tolerance, on_inconsistent)
+        result = solve_bound(names, bound, tolerance, on_inconsistent, suggest=False)
         # a record's stated value beats a stated assumption (dense: total = active)
         needs_record = any(f.assumption and v.name in names
                            for s in result.steps for f in s.formulas for v in s.unknowns)
@@ -102,6 +102,7 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
         result.notes[:0] = [f"{name} is read from the {g.note.split(':')[0]} record: the givens "
                             "do not determine it" for name, g in read.items()]
     elif result is None:
+        solve_bound(names, bound, tolerance, on_inconsistent)  # raises, with suggestions
         raise failure
     result.units = chosen
     return result
@@ -300,14 +301,15 @@ def _record_givens(name: str, option: str, targets: tuple[str, ...],
     return bound
 
 
-def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str]) -> Plan:
+def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str],
+             suggest: bool = True) -> Plan:
     """Plan with the user's givens and only those context values (hardware, defaults) it uses.
 
     Context values are kept where a step reads them, or where a check compares them with
     something the user gave; hardware specs and defaults are never checked only against each
-    other.
+    other. Without `suggest`, a failure names no inputs to add (see `make_plan`).
     """
-    plan = make_plan(targets, user | context)
+    plan = make_plan(targets, user | context, suggest)
     keep = plan.block_inputs & context
     for check in plan.checks:
         names = {v.name for v in check.variables}
@@ -319,19 +321,21 @@ def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[
 
 
 def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
-                tolerance: float = DEFAULT_TOLERANCE, on_inconsistent: str = "error") -> Result:
+                tolerance: float = DEFAULT_TOLERANCE, on_inconsistent: str = "error",
+                suggest: bool = True) -> Result:
     """Solve from already bound givens (see `bind`).
 
     Record and default values that a user's value contradicts are set aside; every check of
     the givens (in the answer's plan or anywhere in the graph) that disagrees raises
-    InconsistentError, or with ``on_inconsistent="warn"`` is shown as a warning.
+    InconsistentError, or with ``on_inconsistent="warn"`` is shown as a warning. Without
+    `suggest`, an UnderDeterminedError names no inputs to add (for callers that retry).
     """
     aside = set_aside(bound, _BaseValues(bound), tolerance, _run_check)
     if aside:
         bound = {name: g for name, g in bound.items() if name not in aside}
     user = frozenset(n for n, g in bound.items() if g.origin == "given")
     try:
-        plan = plan_for(targets, user, frozenset(bound) - user)
+        plan = plan_for(targets, user, frozenset(bound) - user, suggest)
     except UnderDeterminedError as exc:
         shown = sorted(user) + sorted({g.note.split(":")[0] + " record" for g in bound.values()
                                        if g.origin == "record"})
@@ -539,7 +543,7 @@ def _rounding(targets: tuple[str, ...], values: dict[str, float],
         return [], {}
     context = frozenset(n for n in bound if n not in values)
     try:
-        plan = plan_for(wanted, frozenset(values), context)
+        plan = plan_for(wanted, frozenset(values), context, suggest=False)
     except UnderDeterminedError:
         return [], {}
     extra = {name: bound[name] for name in sorted(plan.used & context)}
