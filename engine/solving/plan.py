@@ -103,10 +103,13 @@ def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
     augmenting path re-routes earlier formulas but never unmatches them, so an invertible
     formula keeps an unknown rather than yielding it to a forward-only one."""
     owner: dict[str, str] = {}  # unknown -> formula
+    # Unknowns a failed search visited: no augmenting path leaves them until the matching
+    # changes, so later searches skip them (the same matching, found faster).
+    dead: set[str] = set()
 
     def augment(f: str, seen: set[str]) -> bool:
         for v in edges[f]:
-            if v in seen:
+            if v in seen or v in dead:
                 continue
             seen.add(v)
             if v not in owner or augment(owner[v], seen):
@@ -117,13 +120,20 @@ def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
     for f, vs in edges.items():
         if vs and vs[0] not in owner:
             owner[vs[0]] = f  # what augment would choose, without the search
+            dead.clear()
+            continue
+        seen: set[str] = set()
+        if augment(f, seen):
+            dead.clear()
         else:
-            augment(f, set())
+            dead |= seen
     return {f: v for v, f in owner.items()}
 
 
 def _cycles(successors: dict[str, list[str]]) -> list[set[str]]:
-    """The strongly connected components with more than one member (Tarjan, iterative)."""
+    """The strongly connected components with more than one member (Tarjan, iterative),
+    after trimming the nodes that no edge enters or none leaves (they lie on no cycle)."""
+    successors = _trimmed(successors)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
@@ -163,6 +173,37 @@ def _cycles(successors: dict[str, list[str]]) -> list[set[str]]:
                     if len(component) > 1:
                         found.append(component)
     return found
+
+
+def _trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The graph without the nodes that lie on no cycle (repeatedly: no edge in or out)."""
+    inward: dict[str, int] = dict.fromkeys(successors, 0)
+    for targets in successors.values():
+        for t in targets:
+            inward[t] += 1
+    outward = {n: len(ts) for n, ts in successors.items()}
+    predecessors: dict[str, list[str]] = {}
+    for n, ts in successors.items():
+        for t in ts:
+            predecessors.setdefault(t, []).append(n)
+    gone: set[str] = set()
+    stack = [n for n in successors if not inward[n] or not outward[n]]
+    while stack:
+        n = stack.pop()
+        if n in gone:
+            continue
+        gone.add(n)
+        for t in successors[n]:
+            inward[t] -= 1
+            if not inward[t] and t not in gone:
+                stack.append(t)
+        for p in predecessors.get(n, ()):
+            outward[p] -= 1
+            if not outward[p] and p not in gone:
+                stack.append(p)
+    if not gone:
+        return successors
+    return {n: [t for t in ts if t not in gone] for n, ts in successors.items() if n not in gone}
 
 
 @lru_cache(maxsize=1024)
