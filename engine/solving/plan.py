@@ -16,6 +16,7 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -26,6 +27,12 @@ import sympy
 from napkinmath.errors import NotInvertibleError, UnderDeterminedError
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.lookup import formulas, variables
+
+#: Work done by the planner (analyses, singularity tests, propagations, confirmations),
+#: counted since the last `work.clear()`: tests bound it per question.
+work: Counter[str] = Counter()
+#: The most plans a suggestion search confirms (a bound on its work).
+MAX_CONFIRMATIONS = 48
 
 
 @dataclass(frozen=True)
@@ -216,6 +223,7 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     formula whose inputs turn out undetermined is dropped and the analysis repeated, so that
     it never holds an unknown that an invertible formula would determine.
     """
+    work["analyses"] += 1
     edges = _incidence(knowns, names, relaxed)
     matched = _matching(edges)  # formula -> unknown
     partner = {v: f for f, v in matched.items()}
@@ -340,6 +348,7 @@ def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...],
     that fixes every unknown all mark the block as singular. (Coupled blocks are rare here; the
     answer is cached.)
     """
+    work["singularity tests"] += 1
     all_formulas, all_vars = formulas(), variables()
     if any(all_formulas[n].derived for n in formula_names):
         return True
@@ -514,6 +523,7 @@ def determines(targets: tuple[str, ...], knowns: frozenset[str], shortcuts: bool
                ) -> bool:
     """True when `knowns` determine every target (a quick test, for suggestions; without
     `shortcuts`, derived formulas are only tried all together)."""
+    work["confirmations"] += 1
     return _analysis_for(targets, knowns, quick=True, shortcuts=shortcuts) is not None
 
 
@@ -553,6 +563,7 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
     graph). A fast screen propagates knowns through formulas with one unknown left; what it
     finds is confirmed by planning. Where the screen finds nothing (a coupled block decides),
     the nearest candidates are planned directly. A pair reads "tokens and train_time".
+    At most MAX_CONFIRMATIONS candidates are planned for singles, and as many for pairs.
     """
     full = _analyse(knowns, _scope(missing, knowns), quick=True)
     distance = _distances(missing)
@@ -572,7 +583,7 @@ def _confirmed(candidates: list[tuple[str]], missing: tuple[str, ...],
     screened = _screen(candidates, missing, knowns)
     shortcuts = bool(screened)  # a blind fallback plans only the nearest few, without them
     found = []
-    for (name,) in screened or candidates[:12]:
+    for (name,) in (screened or candidates[:12])[:MAX_CONFIRMATIONS]:
         if determines(missing, knowns | {name}, shortcuts):
             found.append(name)
             if len(found) == limit:
@@ -585,7 +596,7 @@ def _confirmed_pairs(pairs: list[tuple[str, str]], missing: tuple[str, ...],
     screened = _screen(pairs, missing, knowns)
     shortcuts = bool(screened)
     found = []
-    for pair in screened or pairs[:10]:
+    for pair in (screened or pairs[:10])[:MAX_CONFIRMATIONS]:
         if determines(missing, knowns | set(pair), shortcuts):
             found.append(pair)
             if len(found) == limit:
@@ -632,6 +643,7 @@ def _propagates(missing: tuple[str, ...], base: tuple[frozenset[str], tuple[int,
     without `shortcuts`, blocks of two or three formulas with as many unknowns left.
 
     Incremental: only the formulas that mention what is new are looked at again."""
+    work["propagations"] += 1
     known_base, left_base = base
     known = set(known_base)
     left = list(left_base)
