@@ -17,7 +17,6 @@ from napkinmath.errors import (
     UnderDeterminedError,
     UnknownNameError,
 )
-from napkinmath.units import Quantity, ureg
 
 __all__ = [
     "Comparison",
@@ -67,6 +66,10 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str):
     """Load the solver and the library on first use, keeping `import napkinmath` light."""
+    if name in ("Quantity", "ureg"):  # pint, loaded on first use (not for `napkin --help`)
+        from napkinmath import units
+
+        return getattr(units, name)
     if name in ("solve", "Result"):
         from napkinmath.solving import solver as _solve_module
 

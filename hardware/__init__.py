@@ -15,12 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from importlib import resources
-
-import pint
+from typing import TYPE_CHECKING
 
 from napkinmath.errors import UnknownNameError
-from napkinmath.library.lookup import variables
-from napkinmath.text.values import parse_quantity
+
+if TYPE_CHECKING:
+    import pint
 
 _RECORD_FIELDS = {"name", "kind", "aliases", "note", "source", "url", "date"}
 KINDS = ("accelerator", "link", "storage", "model")
@@ -69,6 +69,8 @@ class Value:
     @cached_property
     def quantity(self) -> pint.Quantity:
         """The value as a Quantity, parsed on first use (records load without parsing)."""
+        from napkinmath.text.values import parse_quantity
+
         return parse_quantity(self.text)
 
     def provenance(self) -> str:
@@ -122,6 +124,8 @@ def check_keys(record_id: str, keys: Iterable[str]) -> None:
     Raises ValueError naming the record, the key and the closest variable name, e.g. for
     ``n_experts_per_token``: "did you mean experts_per_token?".
     """
+    from napkinmath.library.lookup import variables
+
     known = variables()
     for key in keys:
         if key in known or key in METADATA_KEYS:
@@ -134,11 +138,13 @@ def check_keys(record_id: str, keys: Iterable[str]) -> None:
             "napkinmath.hardware.METADATA_KEYS with its reason)")
 
 
-def load_toml(text: str, loaded: dict[str, Record] | None = None) -> dict[str, Record]:
+def load_toml(text: str, loaded: dict[str, Record] | None = None, *,
+              keys: bool = True) -> dict[str, Record]:
     """The records of one TOML document, checked, added to `loaded` (a new dict if None).
 
     Raises ValueError for an unknown field, a value without value/source/date, a record
-    defined twice, an unknown kind, or a key that binds nothing (`check_keys`)."""
+    defined twice, an unknown kind, or (unless not `keys`) a key that binds nothing
+    (`check_keys`, which loads the formula library)."""
     loaded = {} if loaded is None else loaded
     for record_id, table in tomllib.loads(text).items():
         defaults = {k: table[k] for k in ("source", "url", "date") if k in table}
@@ -151,7 +157,8 @@ def load_toml(text: str, loaded: dict[str, Record] | None = None) -> dict[str, R
             raise ValueError(f"hardware record {record_id!r} is defined twice")
         if table.get("kind", "accelerator") not in KINDS:
             raise ValueError(f"{record_id}: kind must be one of {', '.join(KINDS)}")
-        check_keys(record_id, values)
+        if keys:
+            check_keys(record_id, values)
         loaded[record_id] = Record(record_id, table.get("name", record_id),
                                    table.get("kind", "accelerator"), values,
                                    tuple(table.get("aliases", ())), table.get("note", ""))
@@ -161,17 +168,27 @@ def load_toml(text: str, loaded: dict[str, Record] | None = None) -> dict[str, R
 @cache
 def records() -> dict[str, Record]:
     """Every hardware record, by id, loaded from the TOML files of this package (`load_toml`)."""
+    loaded = shown()
+    for record in loaded.values():
+        check_keys(record.id, record.values)
+    return loaded
+
+
+@cache
+def shown() -> dict[str, Record]:
+    """Every record, for display: as `records`, without checking the keys against the
+    formula library (so `napkin hardware` loads no formulas; `records` checks them)."""
     loaded: dict[str, Record] = {}
     for item in sorted(resources.files(__name__).iterdir(), key=lambda p: p.name):
         if item.name.endswith(".toml"):
-            load_toml(item.read_text(encoding="utf-8"), loaded)
+            load_toml(item.read_text(encoding="utf-8"), loaded, keys=False)
     return loaded
 
 
 @cache
 def _index() -> dict[str, str]:
     index: dict[str, str] = {}
-    for record in records().values():
+    for record in shown().values():
         for name in (record.id, *record.aliases):
             other = index.setdefault(_normalize(name), record.id)
             if other != record.id:
@@ -179,14 +196,15 @@ def _index() -> dict[str, str]:
     return index
 
 
-def get(name: str) -> Record:
-    """The record called `name` (case, dashes and spaces ignored; aliases accepted)."""
+def get(name: str, *, checked: bool = True) -> Record:
+    """The record called `name` (case, dashes and spaces ignored; aliases accepted); for
+    display, without `checked`, its keys are not checked against the library (see `shown`)."""
     record_id = _index().get(_normalize(name))
     if record_id is None:
-        known = sorted(records())
+        known = sorted(shown())
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
         hint = f"did you mean {' or '.join(close)}? " if close else ""
         raise UnknownNameError(
             f"unknown hardware {name!r}: {hint}known records are {', '.join(known)} "
             "(list them with `napkin hardware`)")
-    return records()[record_id]
+    return (records() if checked else shown())[record_id]

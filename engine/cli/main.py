@@ -34,7 +34,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from napkinmath.errors import NapkinError
-from napkinmath.text.expr import visible
+from napkinmath.text.visible import visible
 
 EXAMPLES = """\
 examples:
@@ -226,11 +226,11 @@ def _vars(args: argparse.Namespace) -> int:
 
 
 def _hardware(args: argparse.Namespace) -> int:
-    from napkinmath.hardware import get, records
+    from napkinmath.hardware import get, shown
     from napkinmath.units import format_quantity
 
     if args.name:
-        record = get(args.name)
+        record = get(args.name, checked=False)
         print(f"{record.id}: {record.name} ({record.kind})")
         if record.aliases:
             print(f"  aliases: {', '.join(record.aliases)}")
@@ -242,7 +242,7 @@ def _hardware(args: argparse.Namespace) -> int:
             for other, where in value.alternatives.items():
                 print(f"      also published: {other} ({where})")
         return 0
-    for record in records().values():
+    for record in shown().values():
         if args.kind and record.kind != args.kind:
             continue
         print(f"{record.id:<22} {record.kind:<12} {record.name}")

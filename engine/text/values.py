@@ -10,11 +10,11 @@ import math
 import numbers
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import pint
 
 from napkinmath.errors import InputError, ParseError
-from napkinmath.library.declare import Variable
 from napkinmath.text.dimensions import COUNT_DIMENSIONS, dimension_text, unit_spelling
 from napkinmath.text.evaluation import evaluate, has_ambiguous_suffix
 from napkinmath.text.expr import parse
@@ -27,6 +27,9 @@ from napkinmath.units import (
     out_of_float_range,
     ureg,
 )
+
+if TYPE_CHECKING:
+    from napkinmath.library.declare import Variable
 
 #: "30-50%" or "2-3 days": a subtraction that was meant as a range
 _DASHED_RANGE = re.compile(r"\s*([0-9.]+\s*%?)\s*[-–]\s*([0-9.]+\s*[%A-Za-z/ ]*)\s*")
