@@ -213,6 +213,12 @@ def _trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
     return {n: [t for t in ts if t not in gone] for n, ts in successors.items() if n not in gone}
 
 
+@lru_cache(maxsize=1)
+def _variable_sets() -> dict[str, frozenset[str]]:
+    """Each formula's variable names."""
+    return {f.name: frozenset(v.name for v in f.variables) for f in formulas().values()}
+
+
 @lru_cache(maxsize=1024)
 def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
              relaxed: bool = False, quick: bool = False) -> _Analysis:
@@ -232,7 +238,8 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
         for v in vs:
             formulas_of.setdefault(v, []).append(f)
     all_formulas = {n: f for n, f in formulas().items() if n in names}
-    unknowns = sorted({v.name for f in all_formulas.values() for v in f.variables} - knowns)
+    variable_sets = _variable_sets()
+    unknowns = sorted(set().union(*(variable_sets[n] for n in all_formulas)) - knowns)
 
     # Dulmage-Mendelsohn: alternating paths from unmatched unknowns reach the under-determined.
     under: set[str] = set()
@@ -250,13 +257,16 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
 
     computed_by = {v: all_formulas[f] for f, v in matched.items() if v not in under}
     successors: dict[str, list[str]] = {v: [] for v in unknowns}
+    inner: dict[str, list[str]] = {v: [] for v in computed_by}  # among computed variables
     reads: dict[str, tuple[str, ...]] = {}
     for name in sorted(computed_by):
         reads[name] = tuple(dict.fromkeys(v.name for v in computed_by[name].variables
                                           if v.name not in knowns and v.name != name))
         for u in reads[name]:
             successors[u].append(name)
-    cycles = _cycles(successors)
+            if u in inner:
+                inner[u].append(name)
+    cycles = _cycles(inner)  # a variable no formula computes lies on no cycle
     bad = set(unknowns) - set(computed_by)
     if strict:
         bad |= _singular_blocks(cycles, computed_by, bad, quick)
@@ -613,7 +623,7 @@ def _screen(candidates: list[tuple[str, ...]], missing: tuple[str, ...],
     told = False
     for shortcuts in (False, True):
         base = _propagated(knowns, shortcuts)
-        if all(t in base[0] for t in missing):
+        if all(t in base.known for t in missing):
             continue  # this screen cannot tell
         told = True
         kept.update(c for c in candidates if c not in kept
@@ -636,17 +646,16 @@ def _independent() -> tuple[Formula, ...]:
     return tuple(f for f in formulas().values() if not f.derived)
 
 
-def _propagates(missing: tuple[str, ...], base: tuple[frozenset[str], tuple[int, ...]],
-                extra: tuple[str, ...], shortcuts: bool = False) -> bool:
+def _propagates(missing: tuple[str, ...], base: _Propagated, extra: tuple[str, ...],
+                shortcuts: bool = False) -> bool:
     """Whether the targets follow from `base` (already propagated, see `_propagated`) and the
     `extra` knowns by single formulas (a forward-only one only toward its output) and,
     without `shortcuts`, blocks of two or three formulas with as many unknowns left.
 
     Incremental: only the formulas that mention what is new are looked at again."""
     work["propagations"] += 1
-    known_base, left_base = base
-    known = set(known_base)
-    left = list(left_base)
+    known = set(base.known)
+    left = list(base.left)
     queue: list[int] = []
     by_name = _formulas_by_name(shortcuts)
     for name in extra:
@@ -658,30 +667,56 @@ def _propagates(missing: tuple[str, ...], base: tuple[frozenset[str], tuple[int,
                     queue.append(i)
     if all(t in known for t in missing):
         return True
-    return _extend(known, missing, set(extra), shortcuts, left, queue)
+    return _extend(known, missing, set(extra), shortcuts, left, queue, base)
+
+
+@dataclass(frozen=True)
+class _Propagated:
+    """What a set of knowns gives by propagation, as a start for each candidate."""
+
+    known: frozenset[str]
+    left: tuple[int, ...]  # each formula's count of unknown variables left
+    #: the formulas that may form a block (two or three unknowns left), by those unknowns,
+    #: each list in index order; and the two-unknown sets by the names in them
+    members: dict[frozenset[str], tuple[int, ...]]
+    pairs: dict[str, tuple[frozenset[str], ...]]
 
 
 @lru_cache(maxsize=256)
-def _propagated(knowns: frozenset[str], shortcuts: bool = False
-                ) -> tuple[frozenset[str], tuple[int, ...]]:
-    """Everything the knowns give by propagation (see `_propagates`), with each formula's
-    count of unknown variables left, cached: the candidates of one suggestion search all
-    start from it."""
+def _propagated(knowns: frozenset[str], shortcuts: bool = False) -> _Propagated:
+    """Everything the knowns give by propagation (see `_propagates`), cached: the candidates
+    of one suggestion search all start from it."""
     known = set(knowns)
-    left = [sum(n not in known for n in names) for names, _ in _incidence_index(shortcuts)]
+    index = _incidence_index(shortcuts)
+    left = [sum(n not in known for n in names) for names, _ in index]
     queue = [i for i, count in enumerate(left) if count == 1]
     _extend(known, (), None, shortcuts, left, queue)
-    return frozenset(known), tuple(left)
+    members: dict[frozenset[str], list[int]] = {}
+    if not shortcuts:
+        for i in _block_candidates():
+            if left[i] in (2, 3):
+                members.setdefault(frozenset(n for n in index[i][0] if n not in known),
+                                   []).append(i)
+    pairs: dict[str, list[frozenset[str]]] = {}
+    for sub in members:
+        if len(sub) == 2:
+            for name in sub:
+                pairs.setdefault(name, []).append(sub)
+    return _Propagated(frozenset(known), tuple(left),
+                       {sub: tuple(ix) for sub, ix in members.items()},
+                       {name: tuple(subs) for name, subs in pairs.items()})
 
 
 def _extend(known: set[str], missing: tuple[str, ...], fresh: set[str] | None,
-            shortcuts: bool, left: list[int], queue: list[int]) -> bool:
+            shortcuts: bool, left: list[int], queue: list[int],
+            base: _Propagated | None = None) -> bool:
     """Grow `known` by propagation; True once every name of `missing` (if any) is known.
 
     `left` counts each formula's unknown variables and is kept up to date; `queue` holds the
     formulas to look at first (those down to one unknown). `fresh` holds what was added to an
     already propagated set: a new block must then contain a formula that mentions one of them
-    (None: look everywhere)."""
+    (None: look everywhere); `base`, the propagated set it grows, lets blocks be found from
+    what changed since."""
     index, by_name = _incidence_index(shortcuts), _formulas_by_name(shortcuts)
 
     def learn(name: str) -> None:
@@ -702,7 +737,12 @@ def _extend(known: set[str], missing: tuple[str, ...], fresh: set[str] | None,
             learn(open_names[0])
             if missing and all(t in known for t in missing):
                 return True
-        learned = frozenset() if shortcuts else _block(index, known, fresh, left)
+        if shortcuts:
+            learned: frozenset[str] = frozenset()
+        elif base is not None and fresh is not None:
+            learned = _new_block(index, known, fresh, left, base)
+        else:
+            learned = _block(index, known, fresh, left)
         if not learned:
             return bool(missing) and all(t in known for t in missing)
         for name in sorted(learned):
@@ -761,6 +801,57 @@ def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str
         if len(inside) >= 3 and _fixes(inside[:3], union):
             return union
     return frozenset()
+
+
+def _new_block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str],
+               fresh: set[str], left: list[int], base: _Propagated) -> frozenset[str]:
+    """`_block` for a propagated `base` grown by `fresh`: the same block, found from the
+    formulas that mention a fresh name (the others are as in `base`)."""
+    all_formulas, by_name = _independent(), _formulas_by_name(False)
+    candidate = _block_candidate_set()
+    touched = sorted({i for n in fresh for i in by_name.get(n, ()) if i in candidate})
+    gone = set(touched)
+    new: dict[frozenset[str], list[int]] = {}
+    changed: list[frozenset[str]] = []
+    for i in touched:
+        if left[i] in (2, 3):
+            sub = frozenset(n for n in index[i][0] if n not in known)
+            new.setdefault(sub, []).append(i)
+            changed.append(sub)
+
+    def members(sub: frozenset[str]) -> list[int]:
+        found = [i for i in base.members.get(sub, ()) if i not in gone]
+        found += new.get(sub, ())
+        found.sort()
+        return found
+
+    def names(ixs: list[int]) -> list[str]:
+        return [all_formulas[i].name for i in ixs]
+
+    unions: set[frozenset[str]] = set()
+    for block in changed:
+        if len(block) == 3:
+            unions.add(block)
+            continue
+        found = members(block)
+        if len(found) >= 2 and _fixes(names(found[:2]), block):
+            return block
+        for name in block:
+            others = [s for s in base.pairs.get(name, ()) if s not in new and members(s)]
+            others += [s for s in new if len(s) == 2 and name in s]
+            unions.update(block | other for other in others if other != block)
+    for union in sorted(unions, key=sorted):
+        subs = [union, *(union - {n} for n in sorted(union))]
+        present = sorted((found[0], found) for found in map(members, subs) if found)
+        inside = [i for _, found in present for i in found]
+        if len(inside) >= 3 and _fixes(names(inside[:3]), union):
+            return union
+    return frozenset()
+
+
+@lru_cache(maxsize=1)
+def _block_candidate_set() -> frozenset[int]:
+    return frozenset(_block_candidates())
 
 
 def _fixes(formula_names: list[str], unknowns: frozenset[str]) -> bool:
