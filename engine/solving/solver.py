@@ -10,9 +10,11 @@ steps run on plain floats, and the results become Quantities again in the variab
 
 from __future__ import annotations
 
+import copy
 import math
 import sys
-from collections.abc import Iterable, Mapping
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Mapping
 from functools import lru_cache
 
 import pint
@@ -69,7 +71,78 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     into a `SampleResult` of percentiles. `units` chooses how targets are shown:
     ``units={"train_time": "hour"}``. `precision` ("bf16", "fp8", "fp4", "int8") picks the
     record's peak at that precision and the bytes per value of weights and KV cache.
+
+    A question asked again with the same plain values (text and numbers) is answered from a
+    bounded memo of recent answers, as a fresh copy.
     """
+    key = _memo_key(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units,
+                    precision, givens)
+    if key is not None and key in _MEMO:
+        _MEMO.move_to_end(key)
+        return _fresh(_MEMO[key])
+    result = _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units,
+                    precision, givens)
+    if key is not None and type(result) is Result:
+        _MEMO[key] = _fresh(result)
+        if len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return result
+
+
+#: recent answers by their question (plain values only), oldest first
+_MEMO: OrderedDict[Hashable, Result] = OrderedDict()
+_MEMO_SIZE = 256
+
+
+class _NotPlainError(Exception):
+    pass
+
+
+def _plain(x: object) -> tuple[type, object]:
+    """`x` with its type (True and 1 are different questions), if plain text, a number or
+    None."""
+    if x is None or type(x) in (str, int, float):
+        return type(x), x
+    raise _NotPlainError
+
+
+def _memo_key(targets: object, gpu: object, model: object, tolerance: object,
+              samples: object, seed: object, on_inconsistent: object, units: object,
+              precision: object, givens: Mapping[str, object]) -> Hashable | None:
+    """The question as a key when every part of it is plain (see `_plain`), else None."""
+    if samples is not None or seed is not None:
+        return None
+    try:
+        if isinstance(targets, str):
+            names = (_plain(targets),)
+        elif isinstance(targets, (list, tuple)):
+            names = tuple(_plain(t) for t in targets)
+        else:
+            return None
+        chosen = None
+        if units is not None:
+            if not isinstance(units, Mapping):
+                return None
+            chosen = tuple((_plain(k), _plain(v)) for k, v in sorted(units.items()))
+        options = tuple(_plain(x) for x in (gpu, model, tolerance, on_inconsistent, precision))
+        values = tuple((name, _plain(v)) for name, v in givens.items())
+    except (_NotPlainError, TypeError):
+        return None
+    return names, options, chosen, values
+
+
+def _fresh(result: Result) -> Result:
+    """A copy of `result` whose containers (dicts, lists) are its own."""
+    new = copy.copy(result)
+    for name, value in vars(result).items():
+        if isinstance(value, (dict, list)):
+            setattr(new, name, copy.copy(value))
+    return new
+
+
+def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units, precision,
+           givens):
+    """`solve` without the memo."""
     names = _target_names(targets)
     check_tolerance(tolerance)
     if on_inconsistent not in ("error", "warn"):
