@@ -19,7 +19,6 @@ from napkinmath.errors import (
     UnderDeterminedError,
     UnknownNameError,
 )
-from napkinmath.units import Quantity, ureg
 
 if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checkers and IDEs
     from napkinmath import formulas, hardware
@@ -95,6 +94,10 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str):
     """Load the solver and the library on first use, keeping `import napkinmath` light."""
+    if name in ("Quantity", "ureg"):  # pint, loaded on first use (not for `napkin --help`)
+        from napkinmath import units
+
+        return getattr(units, name)
     if name in ("solve", "Result"):
         from napkinmath.solving import solver as _solve_module
 

@@ -17,12 +17,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from importlib import resources
-
-import pint
+from typing import TYPE_CHECKING
 
 from napkinmath.errors import UnknownNameError
-from napkinmath.library.lookup import variables
-from napkinmath.text.values import parse_quantity
+
+if TYPE_CHECKING:
+    import pint
 
 _RECORD_FIELDS = {"name", "kind", "aliases", "note", "source", "url", "date"}
 KINDS = ("accelerator", "link", "storage", "model")
@@ -73,6 +73,8 @@ class Value:
     @cached_property
     def quantity(self) -> pint.Quantity:
         """The value as a Quantity, parsed on first use (records load without parsing)."""
+        from napkinmath.text.values import parse_quantity
+
         return parse_quantity(self.text)
 
     def provenance(self) -> str:
@@ -140,6 +142,8 @@ def check_keys(record_id: str, keys: Iterable[str]) -> None:
     Raises ValueError naming the record, the key and the closest variable name, e.g. for
     ``n_experts_per_token``: "did you mean experts_per_token?".
     """
+    from napkinmath.library.lookup import variables
+
     known = variables()
     for key in keys:
         if key in known or key in METADATA_KEYS:
@@ -152,11 +156,13 @@ def check_keys(record_id: str, keys: Iterable[str]) -> None:
             "napkinmath.hardware.METADATA_KEYS with its reason)", record_id, key)
 
 
-def load_toml(text: str, loaded: dict[str, Record] | None = None) -> dict[str, Record]:
+def load_toml(text: str, loaded: dict[str, Record] | None = None, *,
+              keys: bool = True) -> dict[str, Record]:
     """The records of one TOML document, checked, added to `loaded` (a new dict if None).
 
     Raises ValueError for an unknown field, a value without value/source/date, a record
-    defined twice, an unknown kind, or a key that binds nothing (`check_keys`)."""
+    defined twice, an unknown kind, or (unless not `keys`) a key that binds nothing
+    (`check_keys`, which loads the formula library)."""
     loaded = {} if loaded is None else loaded
     for record_id, table in tomllib.loads(text).items():
         defaults = {k: table[k] for k in ("source", "url", "date") if k in table}
@@ -172,7 +178,8 @@ def load_toml(text: str, loaded: dict[str, Record] | None = None) -> dict[str, R
         if table.get("kind", "accelerator") not in KINDS:
             raise RecordError(f"{record_id}: kind must be one of {', '.join(KINDS)}",
                               record_id, "kind")
-        check_keys(record_id, values)
+        if keys:
+            check_keys(record_id, values)
         loaded[record_id] = Record(record_id, table.get("name", record_id),
                                    table.get("kind", "accelerator"), values,
                                    tuple(table.get("aliases", ())), table.get("note", ""))
@@ -181,11 +188,21 @@ def load_toml(text: str, loaded: dict[str, Record] | None = None) -> dict[str, R
 
 @cache
 def shipped() -> dict[str, Record]:
-    """The records shipped with napkinmath, by id, loaded from this package's TOML files."""
+    """The records shipped with napkinmath, by id, their keys checked against the library."""
+    loaded = shown()
+    for record in loaded.values():
+        check_keys(record.id, record.values)
+    return loaded
+
+
+@cache
+def shown() -> dict[str, Record]:
+    """The shipped records, for display: as `shipped`, without checking the keys against the
+    formula library (so `napkin hardware` loads no formulas; `shipped` checks them)."""
     loaded: dict[str, Record] = {}
     for item in sorted(resources.files(__name__).iterdir(), key=lambda p: p.name):
         if item.name.endswith(".toml"):
-            load_toml(item.read_text(encoding="utf-8"), loaded)
+            load_toml(item.read_text(encoding="utf-8"), loaded, keys=False)
     return loaded
 
 
@@ -205,6 +222,13 @@ def records() -> dict[str, Record]:
     """Every record, by id: the shipped ones and, inside `using`, the user's laid over them."""
     active = _ACTIVE.get()
     return shipped() if active is None else active.records
+
+
+def listed() -> dict[str, Record]:
+    """Every record, for display: `records` inside `using`, else the shipped ones unchecked
+    (`shown`: no formulas loaded)."""
+    active = _ACTIVE.get()
+    return shown() if active is None else active.records
 
 
 def scope() -> Overlay | None:
@@ -230,7 +254,7 @@ def using(paths: object) -> Iterator[Overlay | None]:
 
 @cache
 def _index() -> dict[str, str]:
-    return build_index(shipped().values())
+    return build_index(shown().values())
 
 
 def build_index(loaded: Iterable[Record]) -> dict[str, str]:
@@ -251,14 +275,19 @@ def find(name: str) -> str | None:
     return index.get(_normalize(name))
 
 
-def get(name: str) -> Record:
-    """The record called `name` (case, dashes and spaces ignored; aliases accepted)."""
+def get(name: str, *, checked: bool = True) -> Record:
+    """The record called `name` (case, dashes and spaces ignored; aliases accepted); for
+    display, without `checked`, the shipped records' keys are not checked against the library
+    (see `shown`)."""
     record_id = find(name)
     if record_id is None:
-        known = sorted(records())
+        known = sorted(listed())
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
         hint = f"did you mean {' or '.join(close)}? " if close else ""
         raise UnknownNameError(
             f"unknown hardware {name!r}: {hint}known records are {', '.join(known)} "
             "(list them with `napkin hardware`)")
-    return records()[record_id]
+    active = _ACTIVE.get()
+    if active is not None:
+        return active.records[record_id]
+    return (shipped() if checked else shown())[record_id]

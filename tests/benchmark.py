@@ -1,20 +1,33 @@
-"""Benchmark: cold start and repeated solves, each against a baseline measured in the same run.
+"""Benchmark: every speed figure as a ratio against a baseline measured in the same run.
 
-    python tests/benchmark.py            # prints a table; no assertion, timings vary by machine
+    python tests/benchmark.py              # the table; no assertion, timings vary by machine
+    python tests/benchmark.py --quick      # fewer runs and a 300-question sweep
+    python tests/benchmark.py --audit      # also the suggestion audit (minutes)
 
-1. Cold start: `napkin solve` for W12 in a fresh process, against a fresh process that only
-   imports napkinmath's three dependencies (`python -c "import sympy, pint, networkx"`).
-   The two alternate, so that drift in the machine's speed hits both alike. Measured with
-   compiled bytecode, as after a normal install, and without it (PYTHONDONTWRITEBYTECODE=1,
-   as on this project's CI machines, recompiles napkinmath's sources on every start while the
-   dependencies keep the bytecode pip wrote).
-2. Repeated solve: the median time of `nm.solve` for W12 in a warm process, against the same
-   arithmetic written by hand on floats (unit conversions included).
+1. Cold start, each in a fresh process against a fresh `python -c "import sympy, pint,
+   networkx"` (the two alternate, so that drift in the machine's speed hits both alike):
+   `napkin solve` W12 with compiled bytecode and without it (PYTHONDONTWRITEBYTECODE=1
+   recompiles napkinmath's sources on every start), `napkin --help`, `napkin --version`,
+   `napkin hardware H100-SXM` and a pure-unit `napkin check`.
+2. Warm, in one process: a repeated W12 solve; W12's shape with new values every call; new
+   shapes (the first answer of answerable random questions); new under-determined questions
+   (the first refusal, suggestions included) and a repeated one. Baselines: the W12
+   arithmetic by hand with pint quantities, and on floats.
+3. A sweep of random questions (those of tests/test_properties.py, another seed): median, p99
+   and max time per question, and how many took over 1 s.
+4. A 1,000-row claims table of the examples' rows, varied, per row against a single
+   `nm.check` of a row.
+With --audit, the under-determined questions of the sweep are audited: how many got no
+suggestion although one input (any library variable) or two (of the 20 nearest the target)
+would determine them, and how many single suggestions, given a plausible value, end in a
+disagreement with a default assumption.
 """
 
 from __future__ import annotations
 
 import compileall
+import contextlib
+import csv
 import os
 import re
 import shutil
@@ -26,13 +39,21 @@ import timeit
 from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-W12_CLI = ["-m", "napkinmath.cli", "solve", "n_gpus", "params=7B", "tokens=1T",
-           "train_time=3 weeks", "mfu=0.4", "--gpu", "H100-SXM"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+NAPKIN = ["-m", "napkinmath.cli"]
+W12 = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4",
+       "--gpu", "H100-SXM"]
 DEPS = ["-c", "import sympy, pint, networkx"]
+COLD = {
+    "cold `napkin solve` W12 (bytecode)": W12,
+    "cold `napkin --help`": ["--help"],
+    "cold `napkin --version`": ["--version"],
+    "cold `napkin hardware H100-SXM`": ["hardware", "H100-SXM"],
+    "cold `napkin check` of units only": ["check", "140 GB / (400 Gb/s)", "--expect", "0.35 s"],
+}
 
 
-def cold(runs: int, bytecode: bool) -> tuple[float, float]:
-    """Median wall times of fresh `napkin solve` and dependency-import processes, alternating."""
+def _env(bytecode: bool) -> dict[str, str]:
     env = dict(os.environ)
     if bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -42,51 +63,239 @@ def cold(runs: int, bytecode: bool) -> tuple[float, float]:
         for folder in ("engine", "formulas", "hardware"):
             for cache in list(Path(ROOT, folder).rglob("__pycache__")):
                 shutil.rmtree(cache, ignore_errors=True)
-    times: dict[str, list[float]] = {"napkin": [], "deps": []}
+    return env
+
+
+def _run(args: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, *args], capture_output=True, env=env, check=False)
+    return time.perf_counter() - start
+
+
+def cold(runs: int) -> list[tuple[str, float, float]]:
+    """(label, median seconds, median seconds of the dependency import), pair by pair."""
+    rows = []
+    env = _env(bytecode=True)
+    _run(NAPKIN + W12, env)  # warm the file cache
+    for label, args in COLD.items():
+        ours, deps = [], []
+        for _ in range(runs):
+            deps.append(_run(DEPS, env))
+            ours.append(_run(NAPKIN + args, env))
+        rows.append((label, statistics.median(ours), statistics.median(deps)))
+    env = _env(bytecode=False)
+    ours, deps = [], []
     for _ in range(runs):
-        for name, args in (("deps", DEPS), ("napkin", W12_CLI)):
-            start = time.perf_counter()
-            subprocess.run([sys.executable, *args], check=True, capture_output=True, env=env)
-            times[name].append(time.perf_counter() - start)
-    return statistics.median(times["napkin"]), statistics.median(times["deps"])
+        deps.append(_run(DEPS, env))
+        ours.append(_run(NAPKIN + W12, env))
+    rows.append(("cold `napkin solve` W12 (no bytecode cache)", statistics.median(ours),
+                 statistics.median(deps)))
+    _env(bytecode=True)
+    return rows
 
 
 def by_hand() -> float:
-    """W12 by hand: GPUs = 6 N D / (T * peak * MFU), with the unit conversions."""
+    """W12 on floats: GPUs = 6 N D / (T * peak * MFU), with the unit conversions."""
     params, tokens = 7 * 1e9, 1 * 1e12
     seconds = 3 * 7 * 86_400.0
     peak = 989.5 * 1e12  # the H100-SXM record: 1,979 / 2 TFLOP/(s*GPU)
     return 6 * params * tokens / (seconds * peak * 0.4)
 
 
-def warm(repeat: int = 7, number: int = 200) -> tuple[float, float]:
+def by_hand_pint():
+    """W12 with pint quantities, as one would write it by hand."""
+    from napkinmath.units import ureg
+
+    q = ureg.Quantity
+    compute = q(6, "FLOP/(param*token)") * q(7e9, "param") * q(1e12, "token")
+    return (compute / (q(3, "week") * q(989.5, "TFLOP/(s*GPU)") * 0.4)).to("GPU")
+
+
+def _best(fn, number: int, repeat: int = 5) -> float:
+    return min(timeit.repeat(fn, repeat=repeat, number=number)) / number
+
+
+def warm(quick: bool) -> dict[str, float]:
+    import test_properties as props
+
     import napkinmath as nm
 
-    def solve():
-        return nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
+    def w12(params: str = "7B"):
+        return nm.solve("n_gpus", params=params, tokens="1T", train_time="3 weeks", mfu=0.4,
                         gpu="H100-SXM")
 
-    assert abs(solve().value.magnitude - by_hand()) < 1e-9 * by_hand()
-    ours = min(timeit.repeat(solve, repeat=repeat, number=number)) / number
-    base = min(timeit.repeat(by_hand, repeat=repeat, number=number * 100)) / (number * 100)
-    return ours, base
+    assert abs(w12().value.magnitude - by_hand()) < 1e-9 * by_hand()
+    assert abs(by_hand_pint().magnitude - by_hand()) < 1e-9 * by_hand()
+    number = 100 if quick else 300
+    out = {"float": _best(by_hand, number * 100), "pint": _best(by_hand_pint, number),
+           "repeated": _best(w12, number)}
+    fresh = iter(f"{7 + i * 1e-6:.6f}B" for i in range(10**7))
+    out["new values"] = _best(lambda: w12(next(fresh)), number)
+
+    questions = props.questions(400 if quick else 1200, seed=4242)
+    for q in questions[:50]:  # warm the library's compiled formulas a little
+        props.answer(q)
+    new_ok, new_under = [], []
+    for q in questions[50:]:
+        start = time.perf_counter()
+        kind, _ = props.answer(q)
+        spent = time.perf_counter() - start
+        if kind == "ok":
+            new_ok.append(spent)
+        elif kind in ("UnderDeterminedError", "NotInvertibleError"):
+            new_under.append((spent, q))
+    out["new shape"] = statistics.median(new_ok)
+    out["new under-determined"] = statistics.median(t for t, _ in new_under)
+    repeat_q = new_under[0][1]
+    out["repeated under-determined"] = _best(lambda: props.answer(repeat_q), number)
+    return out
+
+
+def sweep(n: int, seed: int = 777) -> tuple[list[float], list[tuple]]:
+    """Seconds per question, and the under-determined questions with their refusals."""
+    import test_properties as props
+
+    questions = props.questions(n, seed)
+    times, refused = [], []
+    for q in questions:
+        start = time.perf_counter()
+        kind, found = props.answer(q)
+        times.append(time.perf_counter() - start)
+        if kind in ("UnderDeterminedError", "NotInvertibleError"):
+            refused.append((q, found))
+    return times, refused
+
+
+def _error(q):
+    import napkinmath as nm
+
+    target, values, gpu = q
+    try:
+        nm.solve(target, gpu=gpu, **values)
+    except nm.UnderDeterminedError as exc:
+        return exc
+    return None
+
+
+def audit(refused: list[tuple]) -> tuple[int, int, int, int]:
+    """(no suggestion, of which one or two inputs would do; single suggestions tried, of which
+    end in a disagreement with a default)."""
+    import random
+
+    import test_properties as props
+
+    import napkinmath as nm
+    from napkinmath.solving import plan
+    from napkinmath.solving.solver import bind
+
+    names = sorted(nm.variables())
+    empty = would_do = tried = clash = 0
+    rng = random.Random(5)
+    for (target, values, gpu), _message in refused:
+        exc = _error((target, values, gpu))
+        if exc is None:
+            continue
+        if not exc.suggestions:
+            empty += 1
+            knowns = frozenset(bind((target,), values, gpu=gpu))
+            near = plan._distances((target,))
+            nearest = sorted((n for n in near if n not in knowns and n != target),
+                             key=lambda n: (near[n], n))[:20]
+            options = [(n,) for n in names if n not in knowns and n != target]
+            options += [(a, b) for i, a in enumerate(nearest) for b in nearest[i + 1:]]
+            if any(isinstance(plan._plan((target,), knowns | set(o)), plan.Plan)
+                   for o in options):
+                would_do += 1
+            continue
+        for suggestion in exc.suggestions:
+            if " and " in suggestion:
+                continue
+            tried += 1
+            var = nm.variables()[suggestion]
+            more = {**values, suggestion: props._plausible(var, rng, {})}
+            try:
+                nm.solve(target, gpu=gpu, **more)
+            except nm.InconsistentError as problem:
+                clash += "(assumption)" in str(problem)
+            except nm.NapkinError:
+                pass
+    return empty, would_do, tried, clash
+
+
+def claims(rows: int) -> tuple[float, float, int]:
+    """(seconds per row of a table, seconds of a single check of a row, rows checked)."""
+    import napkinmath as nm
+
+    with open(Path(ROOT, "examples", "claims.csv"), encoding="utf-8") as handle:
+        base = [r for r in csv.DictReader(line for line in handle if not line.startswith("#"))]
+    table = []
+    for i in range(rows):
+        row = dict(base[i % len(base)])
+        factor = 1 + (i // len(base)) * 1e-3
+        number, _, unit = row["claimed"].partition(" ")
+        row["claimed"] = f"{float(number) * factor:.6g} {unit}"
+        row["id"] = f"{row['id']}-{i}"
+        table.append(row)
+    single = []
+    for row in base:
+        context = dict(p.strip().split("=", 1) for p in row["context"].split(";") if "=" in p)
+        what = row["expression"] or row["quantity"]
+        start = time.perf_counter()
+        with contextlib.suppress(nm.NapkinError):
+            nm.check(what, expect=row["claimed"], **context)
+        single.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    report = nm.check_claims(table)
+    spent = time.perf_counter() - start
+    checked = sum(1 for r in report.rows if r.status != "unchecked")
+    return spent / rows, statistics.median(single), checked
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 9
-    cold(1, bytecode=True)  # warm the file cache and write the bytecode
-    rows = []
-    for bytecode in (True, False):
-        napkin, deps = cold(runs, bytecode)
-        label = "with bytecode" if bytecode else "no bytecode cache"
-        rows.append((f"cold `napkin solve` W12 vs import deps ({label})",
-                     f"{napkin * 1e3:.0f} ms", f"{deps * 1e3:.0f} ms", f"{napkin / deps:.2f}"))
-    ours, base = warm()
-    rows.append(("repeated nm.solve W12 vs hand arithmetic", f"{ours * 1e3:.3f} ms",
-                 f"{base * 1e6:.3f} µs", f"{ours / base:.0f}"))
-    print(f"{'measurement':<62}{'median':>11}{'baseline':>12}{'ratio':>8}")
-    for label, median, baseline, ratio in rows:
-        print(f"{label:<62}{median:>11}{baseline:>12}{ratio:>8}")
+    quick = "--quick" in sys.argv
+    rows: list[tuple[str, str, str, str]] = []
+
+    def row(label: str, ours: float, base: float, base_label: str) -> None:
+        rows.append((label, _shown(ours), f"{_shown(base)} {base_label}", f"{ours / base:.2f}x"))
+
+    for label, ours, deps in cold(3 if quick else 9):
+        row(label, ours, deps, "import deps")
+    w = warm(quick)
+    for label in ("repeated", "new values"):
+        row(f"warm W12 solve, {label}", w[label], w["pint"], "pint by hand")
+    row("warm W12 solve, repeated", w["repeated"], w["float"], "floats by hand")
+    row("warm new shape (median first answer)", w["new shape"], w["pint"], "pint by hand")
+    row("warm new under-determined question (median)", w["new under-determined"], w["pint"],
+        "pint by hand")
+    row("warm repeated under-determined question", w["repeated under-determined"], w["pint"],
+        "pint by hand")
+    per_row, single, checked = claims(1000)
+    row(f"claims table, 1,000 rows ({checked} checked), per row", per_row, single,
+        "one check")
+    n = 300 if quick else 1000
+    times, refused = sweep(n)
+    ordered = sorted(times)
+    print(f"{'measurement':<58}{'ours':>11}{'baseline':>26}{'ratio':>9}")
+    for label, ours, base, ratio in rows:
+        print(f"{label:<58}{ours:>11}{base:>26}{ratio:>9}")
+    print(f"\nsweep of {n} random questions: median {_shown(statistics.median(times))}, "
+          f"p99 {_shown(ordered[int(0.99 * n)])}, max {_shown(ordered[-1])}, "
+          f"{sum(t > 1 for t in times)} over 1 s; median / pint by hand "
+          f"{statistics.median(times) / w['pint']:.0f}x")
+    if "--audit" in sys.argv:
+        empty, would_do, tried, clash = audit(refused)
+        print(f"suggestion audit of {len(refused)} under-determined questions: {empty} with no "
+              f"suggestion, {would_do} of them determinable with one or two more inputs; "
+              f"{tried} single suggestions given a plausible value, {clash} of them disagree "
+              "with a default assumption")
+
+
+def _shown(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds * 1e6:.1f} µs"
 
 
 if __name__ == "__main__":

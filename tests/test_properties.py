@@ -3,7 +3,10 @@ givens with plausible values near it), each checked for
 
 - no exception but the package's own (`napkinmath.NapkinError` subclasses);
 - an answer that satisfies every formula its derivation used, substituted back (1e-6);
-- the same text and JSON from a second process with another hash seed, byte for byte.
+- the same text and JSON from a second process with another hash seed, byte for byte;
+- bounded planner work (analyses, singularity tests, propagations, confirmations counted
+  by `napkinmath.solving.plan.work`): no question may set off an unbounded search. The
+  wall-clock side (no question over 1 s) is reported by `tests/benchmark.py`, not asserted.
 
 Questions are built two ways: along formulas (the other variables of a formula holding the
 target, some of them replaced by the other variables of a formula of theirs), which mostly
@@ -25,9 +28,18 @@ import time
 import napkinmath as nm
 from napkinmath.hardware import get
 from napkinmath.library.lookup import formulas, variables
+from napkinmath.solving import plan
 
 N_QUESTIONS = 1200
 SEED = 20261130
+#: The most planner work one question may do. Structural bounds, not timings: propagations
+#: are two per candidate input (about 290 variables) plus two per pair of the 12 nearest;
+#: confirmations are MAX_CONFIRMATIONS per search for singles and for pairs; each confirmation
+#: analyses at most 2 + 12 formula sets (twice with a forward-only step dropped). The largest
+#: seen over these questions: 383 analyses, 33 singularity tests, 600 propagations, 22
+#: confirmations.
+WORK_BOUND = {"analyses": 800, "singularity tests": 100, "propagations": 800,
+              "confirmations": 2 * plan.MAX_CONFIRMATIONS}
 
 
 def _plausible(var, rng: random.Random, records: dict) -> object:
@@ -117,9 +129,12 @@ def test_random_questions_over_the_whole_library():
     kinds: dict[str, int] = {}
     times, digests, answered = [], [], 0
     for question in questions():
+        plan.work.clear()
         start = time.perf_counter()
         kind, found = answer(question)
         times.append(time.perf_counter() - start)
+        over = {k: n for k, n in plan.work.items() if n > WORK_BOUND[k]}
+        assert not over, (question, over)
         kinds[kind] = kinds.get(kind, 0) + 1
         digests.append(digest(kind, found))
         if kind != "ok":

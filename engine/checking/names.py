@@ -25,6 +25,12 @@ from napkinmath.text.expr import parse_with_notes
 from napkinmath.units import Quantity, format_quantity, format_unit
 
 
+def variable_names() -> frozenset[str]:
+    from napkinmath.library.names import variable_names
+
+    return variable_names()
+
+
 def _variables() -> dict:
     from napkinmath.library.lookup import variables
 
@@ -80,7 +86,7 @@ class Names:
         if name in self.given:
             self.used.add(name)
             return Resolved(name, self.given[name], "given", "given")
-        known = _variables()
+        known = variable_names()  # names only: a unit needs no formulas (nor sympy)
         if self.whole_name and name in known:
             return self.variable(name, pos)
         unit_notes: list[str] = []

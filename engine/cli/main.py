@@ -35,7 +35,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from napkinmath.errors import NapkinError
-from napkinmath.text.expr import visible
+from napkinmath.text.visible import visible
 
 EXAMPLES = """\
 examples:
@@ -368,11 +368,11 @@ def _vars(args: argparse.Namespace) -> int:
 
 
 def _hardware(args: argparse.Namespace) -> int:
-    from napkinmath.hardware import get, records
+    from napkinmath.hardware import get, listed
     from napkinmath.units import format_quantity
 
     if args.name:
-        record = get(args.name)
+        record = get(args.name, checked=False)
         print(f"{record.id}: {record.name} ({record.kind})")
         if record.aliases:
             print(f"  aliases: {', '.join(record.aliases)}")
@@ -384,7 +384,7 @@ def _hardware(args: argparse.Namespace) -> int:
             for other, where in value.alternatives.items():
                 print(f"      also published: {other} ({where})")
         return 0
-    for record in records().values():
+    for record in listed().values():
         if args.kind and record.kind != args.kind:
             continue
         mine = f"   (your record {record.origin})" if record.origin else ""

@@ -137,7 +137,7 @@ def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given
     unknown = tuple(n for n in needed if n not in values and n in analysis.determined)
     failed: set[str] = set()
     if unknown:
-        blocks, _ = _blocks(analysis, unknown)
+        blocks = _blocks(analysis, analysis.ancestors(unknown))
         for block in blocks:
             if all(v.name in values for v in block.unknowns):
                 continue

@@ -16,8 +16,10 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 from __future__ import annotations
 
 import random
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import networkx as nx
 import sympy
@@ -25,6 +27,12 @@ import sympy
 from napkinmath.errors import NotInvertibleError, UnderDeterminedError
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.lookup import formulas, variables
+
+#: Work done by the planner (analyses, singularity tests, propagations, confirmations),
+#: counted since the last `work.clear()`: tests bound it per question.
+work: Counter[str] = Counter()
+#: The most plans a suggestion search confirms (a bound on its work).
+MAX_CONFIRMATIONS = 48
 
 
 @dataclass(frozen=True)
@@ -52,8 +60,38 @@ class Plan:
 class _Analysis:
     determined: frozenset[str]
     computed_by: dict[str, Formula]  # determined variable -> the formula that computes it
-    graph: nx.DiGraph  # u -> v: v's formula reads u (determined variables only)
+    reads: dict[str, tuple[str, ...]]  # v -> the determined variables v's formula reads
     leftover: tuple[Formula, ...]  # unmatched formulas whose unknowns are all determined
+    coupled: frozenset[str] = frozenset()  # determined variables in coupled blocks
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """u -> v: v's formula reads u (determined variables only)."""
+        graph = nx.DiGraph()
+        graph.add_nodes_from(sorted(self.determined))
+        graph.add_edges_from((u, v) for v in sorted(self.reads) for u in self.reads[v])
+        return graph
+
+    def ancestors(self, names: Iterable[str]) -> set[str]:
+        """`names` and every determined variable they are computed from."""
+        found: set[str] = set()
+        stack = list(names)
+        while stack:
+            name = stack.pop()
+            if name not in found:
+                found.add(name)
+                stack.extend(self.reads.get(name, ()))
+        return found
+
+
+@lru_cache(maxsize=2)
+def _ordered(relaxed: bool) -> tuple[tuple[str, tuple[str, ...], str | None], ...]:
+    """Every formula as (name, its variables, the output it alone may be matched to), in the
+    matching order: invertible formulas first, then forward-only ones (which may only compute
+    their output, unless `relaxed`), each group by name."""
+    chosen = sorted(formulas().values(), key=lambda f: (f.forward_only and not relaxed, f.name))
+    return tuple((f.name, tuple(v.name for v in f.variables),
+                  None if relaxed or f.output is None else f.output.name) for f in chosen)
 
 
 def _incidence(knowns: frozenset[str], names: frozenset[str], relaxed: bool = False
@@ -61,13 +99,9 @@ def _incidence(knowns: frozenset[str], names: frozenset[str], relaxed: bool = Fa
     """Each formula of `names` with the unknowns it may be matched to, in a fixed order:
     invertible formulas first, then forward-only ones (which may only compute their output,
     unless `relaxed`), each group by name; unknowns by name."""
-    edges: dict[str, tuple[str, ...]] = {}
-    chosen = [f for f in formulas().values() if f.name in names]
-    for f in sorted(chosen, key=lambda f: (f.forward_only and not relaxed, f.name)):
-        output = None if relaxed else f.output
-        edges[f.name] = tuple(v.name for v in f.variables if v.name not in knowns
-                              and (output is None or v is output))
-    return edges
+    return {name: tuple(v for v in variables if v not in knowns
+                        and (output is None or v == output))
+            for name, variables, output in _ordered(relaxed) if name in names}
 
 
 def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
@@ -76,10 +110,13 @@ def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
     augmenting path re-routes earlier formulas but never unmatches them, so an invertible
     formula keeps an unknown rather than yielding it to a forward-only one."""
     owner: dict[str, str] = {}  # unknown -> formula
+    # Unknowns a failed search visited: no augmenting path leaves them until the matching
+    # changes, so later searches skip them (the same matching, found faster).
+    dead: set[str] = set()
 
     def augment(f: str, seen: set[str]) -> bool:
         for v in edges[f]:
-            if v in seen:
+            if v in seen or v in dead:
                 continue
             seen.add(v)
             if v not in owner or augment(owner[v], seen):
@@ -87,9 +124,99 @@ def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
                 return True
         return False
 
-    for f in edges:
-        augment(f, set())
+    for f, vs in edges.items():
+        if vs and vs[0] not in owner:
+            owner[vs[0]] = f  # what augment would choose, without the search
+            dead.clear()
+            continue
+        seen: set[str] = set()
+        if augment(f, seen):
+            dead.clear()
+        else:
+            dead |= seen
     return {f: v for v, f in owner.items()}
+
+
+def _cycles(successors: dict[str, list[str]]) -> list[set[str]]:
+    """The strongly connected components with more than one member (Tarjan, iterative),
+    after trimming the nodes that no edge enters or none leaves (they lie on no cycle)."""
+    successors = _trimmed(successors)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[set[str]] = []
+    for root in successors:
+        if root in index:
+            continue
+        work = [(root, iter(successors.get(root, ())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(successors.get(child, ()))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.add(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(component)
+    return found
+
+
+def _trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The graph without the nodes that lie on no cycle (repeatedly: no edge in or out)."""
+    inward: dict[str, int] = dict.fromkeys(successors, 0)
+    for targets in successors.values():
+        for t in targets:
+            inward[t] += 1
+    outward = {n: len(ts) for n, ts in successors.items()}
+    predecessors: dict[str, list[str]] = {}
+    for n, ts in successors.items():
+        for t in ts:
+            predecessors.setdefault(t, []).append(n)
+    gone: set[str] = set()
+    stack = [n for n in successors if not inward[n] or not outward[n]]
+    while stack:
+        n = stack.pop()
+        if n in gone:
+            continue
+        gone.add(n)
+        for t in successors[n]:
+            inward[t] -= 1
+            if not inward[t] and t not in gone:
+                stack.append(t)
+        for p in predecessors.get(n, ()):
+            outward[p] -= 1
+            if not outward[p] and p not in gone:
+                stack.append(p)
+    if not gone:
+        return successors
+    return {n: [t for t in ts if t not in gone] for n, ts in successors.items() if n not in gone}
+
+
+@lru_cache(maxsize=1)
+def _variable_sets() -> dict[str, frozenset[str]]:
+    """Each formula's variable names."""
+    return {f.name: frozenset(v.name for v in f.variables) for f in formulas().values()}
 
 
 @lru_cache(maxsize=1024)
@@ -102,6 +229,7 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     formula whose inputs turn out undetermined is dropped and the analysis repeated, so that
     it never holds an unknown that an invertible formula would determine.
     """
+    work["analyses"] += 1
     edges = _incidence(knowns, names, relaxed)
     matched = _matching(edges)  # formula -> unknown
     partner = {v: f for f, v in matched.items()}
@@ -110,7 +238,8 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
         for v in vs:
             formulas_of.setdefault(v, []).append(f)
     all_formulas = {n: f for n, f in formulas().items() if n in names}
-    unknowns = sorted({v.name for f in all_formulas.values() for v in f.variables} - knowns)
+    variable_sets = _variable_sets()
+    unknowns = sorted(set().union(*(variable_sets[n] for n in all_formulas)) - knowns)
 
     # Dulmage-Mendelsohn: alternating paths from unmatched unknowns reach the under-determined.
     under: set[str] = set()
@@ -127,17 +256,23 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
                 stack.append(other)
 
     computed_by = {v: all_formulas[f] for f, v in matched.items() if v not in under}
-    deps = nx.DiGraph()
-    deps.add_nodes_from(unknowns)
+    successors: dict[str, list[str]] = {v: [] for v in unknowns}
+    inner: dict[str, list[str]] = {v: [] for v in computed_by}  # among computed variables
+    reads: dict[str, tuple[str, ...]] = {}
     for name in sorted(computed_by):
-        deps.add_edges_from((v.name, name) for v in computed_by[name].variables
-                            if v.name not in knowns and v.name != name)
+        reads[name] = tuple(dict.fromkeys(v.name for v in computed_by[name].variables
+                                          if v.name not in knowns and v.name != name))
+        for u in reads[name]:
+            successors[u].append(name)
+            if u in inner:
+                inner[u].append(name)
+    cycles = _cycles(inner)  # a variable no formula computes lies on no cycle
     bad = set(unknowns) - set(computed_by)
     if strict:
-        bad |= _singular_blocks(deps, computed_by, bad, quick)
+        bad |= _singular_blocks(cycles, computed_by, bad, quick)
     stack = sorted(bad)  # everything downstream of an undetermined variable is undetermined
     while stack:
-        for successor in sorted(deps.successors(stack.pop())):
+        for successor in sorted(successors[stack.pop()]):
             if successor not in bad:
                 bad.add(successor)
                 stack.append(successor)
@@ -149,10 +284,13 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     leftover = tuple(f for f in all_formulas.values() if f.name not in matched
                      and all(v.name in knowns or v.name in determined for v in f.variables))
     return _Analysis(determined, {k: v for k, v in computed_by.items() if k in determined},
-                     deps.subgraph(sorted(determined)).copy(), leftover)
+                     {k: tuple(u for u in vs if u in determined)
+                      for k, vs in reads.items() if k in determined},
+                     leftover,
+                     frozenset(n for c in cycles if c <= determined for n in c))
 
 
-def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set[str],
+def _singular_blocks(cycles: list[set[str]], computed_by: dict[str, Formula], bad: set[str],
                      quick: bool = False) -> set[str]:
     """Variables of coupled blocks that cannot fix their unknowns (see `_is_singular`).
 
@@ -160,8 +298,8 @@ def _singular_blocks(deps: nx.DiGraph, computed_by: dict[str, Formula], bad: set
     the formulas it combines, or a rounding step that sympy cannot solve jointly.
     """
     singular: set[str] = set()
-    for component in sorted(nx.strongly_connected_components(deps), key=min):
-        if len(component) > 1 and not component & bad:
+    for component in sorted(cycles, key=min):
+        if not component & bad:
             names = tuple(sorted(component))
             if _is_singular(tuple(computed_by[n].name for n in names), names, quick):
                 singular |= component
@@ -220,6 +358,7 @@ def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...],
     that fixes every unknown all mark the block as singular. (Coupled blocks are rare here; the
     answer is cached.)
     """
+    work["singularity tests"] += 1
     all_formulas, all_vars = formulas(), variables()
     if any(all_formulas[n].derived for n in formula_names):
         return True
@@ -251,23 +390,30 @@ def _scope(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
     the component of the targets (plus formulas whose variables are all known, which can only
     be checks) gives the same answer as the whole library, faster.
     """
-    by_variable: dict[str, list[Formula]] = {}
-    for f in formulas().values():
-        for v in f.variables:
-            by_variable.setdefault(v.name, []).append(f)
-    scope = {f.name for f in formulas().values() if all(v.name in knowns for v in f.variables)}
+    by_variable = _by_variable()
+    scope = {name for name, names, _ in _ordered(False) if knowns.issuperset(names)}
     stack = [t for t in targets if t not in knowns]
     seen = set(stack)
     while stack:
-        for f in by_variable.get(stack.pop(), ()):
-            if f.name in scope:
+        for name, names in by_variable.get(stack.pop(), ()):
+            if name in scope:
                 continue
-            scope.add(f.name)
-            for v in f.variables:
-                if v.name not in knowns and v.name not in seen:
-                    seen.add(v.name)
-                    stack.append(v.name)
+            scope.add(name)
+            for v in names:
+                if v not in knowns and v not in seen:
+                    seen.add(v)
+                    stack.append(v)
     return frozenset(scope)
+
+
+@lru_cache(maxsize=1)
+def _by_variable() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """Each variable's formulas, as (name, variable names), in library order."""
+    found: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for f in formulas().values():
+        for v in f.variables:
+            found.setdefault(v.name, []).append((f.name, tuple(u.name for u in f.variables)))
+    return {name: tuple(fs) for name, fs in found.items()}
 
 
 def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | None:
@@ -302,8 +448,8 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
                   ) -> tuple[_Analysis, tuple[Block, ...], set[str]] | None:
     """The first formula set whose plan determines the targets without restating itself.
 
-    `quick` (for suggestions) uses the numeric singularity test and tries only the shortcuts
-    (derived formulas) in scope.
+    `quick` (for suggestions) uses the numeric singularity test, tries only the shortcuts
+    (derived formulas) in scope, and builds no blocks (they come back empty).
     """
     scope = _scope(targets, knowns)
     sets = _formula_sets()
@@ -312,18 +458,15 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
     for names in sets:
         analysis = _analyse(knowns, names & scope, quick=quick)
         if all(t in analysis.determined or t in knowns for t in targets):
-            blocks, needed = _blocks(analysis, targets)
-            if not _restates_itself(blocks):
-                return analysis, blocks, needed
+            needed = analysis.ancestors(t for t in targets if t in analysis.determined)
+            if not _restates_itself(analysis, needed):
+                return analysis, () if quick else _blocks(analysis, needed), needed
     return None
 
 
-def _blocks(analysis: _Analysis, targets: tuple[str, ...]) -> tuple[tuple[Block, ...], set[str]]:
-    """The blocks that compute the targets, in block-triangular (topological) order."""
-    needed: set[str] = set()
-    for t in targets:
-        if t in analysis.determined:
-            needed |= {t} | nx.ancestors(analysis.graph, t)
+def _blocks(analysis: _Analysis, needed: set[str]) -> tuple[Block, ...]:
+    """The blocks that compute the `needed` variables (closed under `analysis.ancestors`), in
+    block-triangular (topological) order."""
     order = nx.condensation(analysis.graph.subgraph(sorted(needed)))
     blocks = []
     members = nx.get_node_attributes(order, "members")
@@ -331,30 +474,32 @@ def _blocks(analysis: _Analysis, targets: tuple[str, ...]) -> tuple[tuple[Block,
         names = sorted(order.nodes[node]["members"])
         fs = tuple(dict.fromkeys(analysis.computed_by[n] for n in names))
         blocks.append(Block(fs, tuple(variables()[n] for n in names)))
-    return tuple(blocks), needed
+    return tuple(blocks)
 
 
-def _restates_itself(blocks: tuple[Block, ...]) -> bool:
-    """True when a derived formula is used beside every formula it follows from.
+def _restates_itself(analysis: _Analysis, needed: set[str]) -> bool:
+    """True when a derived formula is used beside every formula it follows from, in the plan
+    that computes `needed`.
 
     Such a plan counts one relation twice and leaves a dependent block behind it (MFU from
     GPU-hours, with the fleet equation and GPU-hours, does not fix n_gpus and train_time).
     A derived formula that names no sources is only trusted in plans without coupled blocks.
     """
-    used = {f.name for b in blocks for f in b.formulas}
-    coupled = any(len(b.unknowns) > 1 for b in blocks)
+    chosen = {analysis.computed_by[n] for n in needed}
+    used = {f.name for f in chosen}
+    coupled = not analysis.coupled.isdisjoint(needed)
     return any(f.derived and (set(f.derived_from) <= used if f.derived_from else coupled)
-               for b in blocks for f in b.formulas)
+               for f in chosen)
 
 
 @lru_cache(maxsize=512)
-def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
-    """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError."""
+def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan | tuple[str, ...]:
+    """The plan, or the targets it cannot determine (cached either way)."""
     found = _analysis_for(targets, knowns)
     if found is None:
         full = _analyse(knowns, _scope(targets, knowns))
         missing = [t for t in targets if t not in full.determined and t not in knowns]
-        raise _under_determined(targets, missing or list(targets), knowns)
+        return tuple(missing or targets)
     analysis, blocks, needed = found
     available = knowns | needed
     checks = tuple(f for f in analysis.leftover if not f.derived
@@ -366,23 +511,47 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan:
                 frozenset(block_inputs & knowns))
 
 
+def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = True) -> Plan:
+    """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError.
+
+    Without `suggest` the error names no inputs to add and is never a NotInvertibleError:
+    for callers that try something else on failure (the search for suggestions is the
+    costly part of a failure)."""
+    found = _plan(targets, knowns)
+    if isinstance(found, Plan):
+        return found
+    missing = list(found)
+    if not suggest:
+        error = UnderDeterminedError(under_determined_message(missing, sorted(knowns), []),
+                                     list(targets), [])
+        error.missing, error.explanation = missing, ""
+        raise error
+    raise _under_determined(targets, missing, knowns)
+
+
 def determines(targets: tuple[str, ...], knowns: frozenset[str], shortcuts: bool = True
                ) -> bool:
     """True when `knowns` determine every target (a quick test, for suggestions; without
     `shortcuts`, derived formulas are only tried all together)."""
+    work["confirmations"] += 1
     return _analysis_for(targets, knowns, quick=True, shortcuts=shortcuts) is not None
 
 
 def _under_determined(targets: tuple[str, ...], missing: list[str],
                       knowns: frozenset[str]) -> UnderDeterminedError:
-    suggestions = suggest_inputs(tuple(missing), knowns)
-    blocked = _forward_only_blockers(missing, knowns)
-    message = under_determined_message(missing, sorted(knowns), suggestions, blocked)
+    suggestions, blocked = _failure(tuple(missing), knowns)
+    message = under_determined_message(missing, sorted(knowns), list(suggestions), blocked)
     error_type = NotInvertibleError if blocked else UnderDeterminedError
-    error = error_type(message, list(targets), suggestions)
+    error = error_type(message, list(targets), list(suggestions))
     error.missing = missing
     error.explanation = blocked
     return error
+
+
+@lru_cache(maxsize=256)
+def _failure(missing: tuple[str, ...], knowns: frozenset[str]) -> tuple[tuple[str, ...], str]:
+    """The suggestions and the forward-only explanation of a failure (cached)."""
+    return tuple(suggest_inputs(missing, knowns)), _forward_only_blockers(list(missing), knowns)
 
 
 def under_determined_message(missing: list[str], shown_knowns: list[str],
@@ -404,6 +573,7 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
     graph). A fast screen propagates knowns through formulas with one unknown left; what it
     finds is confirmed by planning. Where the screen finds nothing (a coupled block decides),
     the nearest candidates are planned directly. A pair reads "tokens and train_time".
+    At most MAX_CONFIRMATIONS candidates are planned for singles, and as many for pairs.
     """
     full = _analyse(knowns, _scope(missing, knowns), quick=True)
     distance = _distances(missing)
@@ -423,7 +593,7 @@ def _confirmed(candidates: list[tuple[str]], missing: tuple[str, ...],
     screened = _screen(candidates, missing, knowns)
     shortcuts = bool(screened)  # a blind fallback plans only the nearest few, without them
     found = []
-    for (name,) in screened or candidates[:12]:
+    for (name,) in (screened or candidates[:12])[:MAX_CONFIRMATIONS]:
         if determines(missing, knowns | {name}, shortcuts):
             found.append(name)
             if len(found) == limit:
@@ -436,7 +606,7 @@ def _confirmed_pairs(pairs: list[tuple[str, str]], missing: tuple[str, ...],
     screened = _screen(pairs, missing, knowns)
     shortcuts = bool(screened)
     found = []
-    for pair in screened or pairs[:10]:
+    for pair in (screened or pairs[:10])[:MAX_CONFIRMATIONS]:
         if determines(missing, knowns | set(pair), shortcuts):
             found.append(pair)
             if len(found) == limit:
@@ -449,16 +619,16 @@ def _screen(candidates: list[tuple[str, ...]], missing: tuple[str, ...],
     """The candidates that propagation says may determine the targets: with the independent
     formulas and small blocks, or with shortcuts (derived formulas) one at a time. Empty
     when the screen cannot tell (the knowns alone already pass it)."""
-    kept = []
+    kept: set[tuple[str, ...]] = set()
     told = False
     for shortcuts in (False, True):
         base = _propagated(knowns, shortcuts)
-        if all(t in base for t in missing):
+        if all(t in base.known for t in missing):
             continue  # this screen cannot tell
         told = True
-        kept += [c for c in candidates if c not in kept
-                 and _propagates(missing, base, c, shortcuts)]
-    return sorted(kept, key=candidates.index) if told else []
+        kept.update(c for c in candidates if c not in kept
+                    and _propagates(missing, base, c, shortcuts))
+    return [c for c in candidates if c in kept] if told else []
 
 
 @lru_cache(maxsize=2)
@@ -476,54 +646,107 @@ def _independent() -> tuple[Formula, ...]:
     return tuple(f for f in formulas().values() if not f.derived)
 
 
-def _propagates(missing: tuple[str, ...], base: frozenset[str], extra: tuple[str, ...],
+def _propagates(missing: tuple[str, ...], base: _Propagated, extra: tuple[str, ...],
                 shortcuts: bool = False) -> bool:
-    """Whether the targets follow from `base` (already propagated) and the `extra` knowns by
-    single formulas (a forward-only one only toward its output) and, without `shortcuts`,
-    blocks of two or three formulas with as many unknowns left."""
-    known = set(base)
-    known.update(extra)
-    return all(t in known for t in missing) or _extend(known, missing, set(extra), shortcuts)
+    """Whether the targets follow from `base` (already propagated, see `_propagated`) and the
+    `extra` knowns by single formulas (a forward-only one only toward its output) and,
+    without `shortcuts`, blocks of two or three formulas with as many unknowns left.
+
+    Incremental: only the formulas that mention what is new are looked at again."""
+    work["propagations"] += 1
+    known = set(base.known)
+    left = list(base.left)
+    queue: list[int] = []
+    by_name = _formulas_by_name(shortcuts)
+    for name in extra:
+        if name not in known:
+            known.add(name)
+            for i in by_name.get(name, ()):
+                left[i] -= 1
+                if left[i] == 1:
+                    queue.append(i)
+    if all(t in known for t in missing):
+        return True
+    return _extend(known, missing, set(extra), shortcuts, left, queue, base)
+
+
+@dataclass(frozen=True)
+class _Propagated:
+    """What a set of knowns gives by propagation, as a start for each candidate."""
+
+    known: frozenset[str]
+    left: tuple[int, ...]  # each formula's count of unknown variables left
+    #: the formulas that may form a block (two or three unknowns left), by those unknowns,
+    #: each list in index order; and the two-unknown sets by the names in them
+    members: dict[frozenset[str], tuple[int, ...]]
+    pairs: dict[str, tuple[frozenset[str], ...]]
 
 
 @lru_cache(maxsize=256)
-def _propagated(knowns: frozenset[str], shortcuts: bool = False) -> frozenset[str]:
+def _propagated(knowns: frozenset[str], shortcuts: bool = False) -> _Propagated:
     """Everything the knowns give by propagation (see `_propagates`), cached: the candidates
     of one suggestion search all start from it."""
     known = set(knowns)
-    _extend(known, (), None, shortcuts)
-    return frozenset(known)
+    index = _incidence_index(shortcuts)
+    left = [sum(n not in known for n in names) for names, _ in index]
+    queue = [i for i, count in enumerate(left) if count == 1]
+    _extend(known, (), None, shortcuts, left, queue)
+    members: dict[frozenset[str], list[int]] = {}
+    if not shortcuts:
+        for i in _block_candidates():
+            if left[i] in (2, 3):
+                members.setdefault(frozenset(n for n in index[i][0] if n not in known),
+                                   []).append(i)
+    pairs: dict[str, list[frozenset[str]]] = {}
+    for sub in members:
+        if len(sub) == 2:
+            for name in sub:
+                pairs.setdefault(name, []).append(sub)
+    return _Propagated(frozenset(known), tuple(left),
+                       {sub: tuple(ix) for sub, ix in members.items()},
+                       {name: tuple(subs) for name, subs in pairs.items()})
 
 
 def _extend(known: set[str], missing: tuple[str, ...], fresh: set[str] | None,
-            shortcuts: bool = False) -> bool:
+            shortcuts: bool, left: list[int], queue: list[int],
+            base: _Propagated | None = None) -> bool:
     """Grow `known` by propagation; True once every name of `missing` (if any) is known.
 
-    `fresh` holds what was added to an already propagated set: a new block must then contain
-    a formula that mentions one of them (None: look everywhere)."""
+    `left` counts each formula's unknown variables and is kept up to date; `queue` holds the
+    formulas to look at first (those down to one unknown). `fresh` holds what was added to an
+    already propagated set: a new block must then contain a formula that mentions one of them
+    (None: look everywhere); `base`, the propagated set it grows, lets blocks be found from
+    what changed since."""
     index, by_name = _incidence_index(shortcuts), _formulas_by_name(shortcuts)
+
+    def learn(name: str) -> None:
+        known.add(name)
+        if fresh is not None:
+            fresh.add(name)
+        for i in by_name.get(name, ()):
+            left[i] -= 1
+            if left[i] == 1:
+                queue.append(i)
+
     while True:
-        left = [sum(n not in known for n in names) for names, _ in index]
-        queue = [i for i, count in enumerate(left) if count == 1]
         while queue:
             names, output = index[queue.pop()]
             open_names = [n for n in names if n not in known]
             if len(open_names) != 1 or (output is not None and open_names[0] != output):
                 continue
-            known.add(open_names[0])
-            if fresh is not None:
-                fresh.add(open_names[0])
+            learn(open_names[0])
             if missing and all(t in known for t in missing):
                 return True
-            for i in by_name.get(open_names[0], ()):
-                left[i] -= 1
-                if left[i] == 1:
-                    queue.append(i)
-        learned = frozenset() if shortcuts else _block(index, known, fresh)
+        if shortcuts:
+            learned: frozenset[str] = frozenset()
+        elif base is not None and fresh is not None:
+            learned = _new_block(index, known, fresh, left, base)
+        else:
+            learned = _block(index, known, fresh, left)
         if not learned:
             return bool(missing) and all(t in known for t in missing)
-        if fresh is not None:
-            fresh.update(learned)
+        for name in sorted(learned):
+            learn(name)
 
 
 @lru_cache(maxsize=2)
@@ -535,23 +758,30 @@ def _formulas_by_name(shortcuts: bool = False) -> dict[str, tuple[int, ...]]:
     return {n: tuple(ix) for n, ix in found.items()}
 
 
+@lru_cache(maxsize=1)
+def _block_candidates() -> tuple[int, ...]:
+    """The independent formulas that may take part in a block: not forward-only."""
+    return tuple(i for i, (_, output) in enumerate(_incidence_index(False)) if output is None)
+
+
 def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str],
-           fresh: set[str] | None) -> frozenset[str]:
+           fresh: set[str] | None, left: list[int]) -> frozenset[str]:
     """Learn one small coupled block: two formulas in the same two unknowns, or three whose
     unknowns lie in the same three, that really fix them (not a derived formula beside its
     sources, not products of powers that only fix a product). Forward-only and derived
-    formulas never take part. Returns what it learned (empty: nothing)."""
+    formulas never take part. Returns what it learned, not yet added to `known` (empty:
+    nothing)."""
     all_formulas = _independent()
     members: dict[frozenset[str], list[str]] = {}
     changed: list[frozenset[str]] = []
-    for (names, output), f in zip(index, all_formulas, strict=True):
-        if output is not None or f.derived:
+    for i in _block_candidates():
+        if left[i] not in (2, 3):
             continue
-        left = frozenset(n for n in names if n not in known)
-        if len(left) in (2, 3):
-            members.setdefault(left, []).append(f.name)
-            if fresh is None or not fresh.isdisjoint(names):
-                changed.append(left)
+        names = index[i][0]
+        left_names = frozenset(n for n in names if n not in known)
+        members.setdefault(left_names, []).append(all_formulas[i].name)
+        if fresh is None or not fresh.isdisjoint(names):
+            changed.append(left_names)
     by_name: dict[str, list[frozenset[str]]] = {}
     for block in members:
         if len(block) == 2:
@@ -560,7 +790,6 @@ def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str
     unions: set[frozenset[str]] = set()
     for block in changed:
         if len(block) == 2 and len(members[block]) >= 2 and _fixes(members[block][:2], block):
-            known.update(block)
             return block
         if len(block) == 3:
             unions.add(block)
@@ -570,9 +799,59 @@ def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str
     for union in sorted(unions, key=sorted):
         inside = [f for sub, fs in members.items() if sub <= union for f in fs]
         if len(inside) >= 3 and _fixes(inside[:3], union):
-            known.update(union)
             return union
     return frozenset()
+
+
+def _new_block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str],
+               fresh: set[str], left: list[int], base: _Propagated) -> frozenset[str]:
+    """`_block` for a propagated `base` grown by `fresh`: the same block, found from the
+    formulas that mention a fresh name (the others are as in `base`)."""
+    all_formulas, by_name = _independent(), _formulas_by_name(False)
+    candidate = _block_candidate_set()
+    touched = sorted({i for n in fresh for i in by_name.get(n, ()) if i in candidate})
+    gone = set(touched)
+    new: dict[frozenset[str], list[int]] = {}
+    changed: list[frozenset[str]] = []
+    for i in touched:
+        if left[i] in (2, 3):
+            sub = frozenset(n for n in index[i][0] if n not in known)
+            new.setdefault(sub, []).append(i)
+            changed.append(sub)
+
+    def members(sub: frozenset[str]) -> list[int]:
+        found = [i for i in base.members.get(sub, ()) if i not in gone]
+        found += new.get(sub, ())
+        found.sort()
+        return found
+
+    def names(ixs: list[int]) -> list[str]:
+        return [all_formulas[i].name for i in ixs]
+
+    unions: set[frozenset[str]] = set()
+    for block in changed:
+        if len(block) == 3:
+            unions.add(block)
+            continue
+        found = members(block)
+        if len(found) >= 2 and _fixes(names(found[:2]), block):
+            return block
+        for name in block:
+            others = [s for s in base.pairs.get(name, ()) if s not in new and members(s)]
+            others += [s for s in new if len(s) == 2 and name in s]
+            unions.update(block | other for other in others if other != block)
+    for union in sorted(unions, key=sorted):
+        subs = [union, *(union - {n} for n in sorted(union))]
+        present = sorted((found[0], found) for found in map(members, subs) if found)
+        inside = [i for _, found in present for i in found]
+        if len(inside) >= 3 and _fixes(names(inside[:3]), union):
+            return union
+    return frozenset()
+
+
+@lru_cache(maxsize=1)
+def _block_candidate_set() -> frozenset[int]:
+    return frozenset(_block_candidates())
 
 
 def _fixes(formula_names: list[str], unknowns: frozenset[str]) -> bool:
@@ -622,9 +901,7 @@ def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
     relaxed = _analyse(knowns, _scope(tuple(missing), knowns), strict=False, relaxed=True)
     if not all(name in relaxed.determined for name in missing):
         return ""
-    upstream = set(missing)
-    for name in missing:
-        upstream |= nx.ancestors(relaxed.graph, name)
+    upstream = relaxed.ancestors(missing)
     reasons = []
     for name in sorted(upstream):
         f = relaxed.computed_by.get(name)

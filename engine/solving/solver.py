@@ -10,9 +10,11 @@ steps run on plain floats, and the results become Quantities again in the variab
 
 from __future__ import annotations
 
+import copy
 import math
 import sys
-from collections.abc import Iterable, Mapping
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Mapping
 from functools import lru_cache
 
 import pint
@@ -52,7 +54,8 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
           tolerance: float = DEFAULT_TOLERANCE, samples: int | None = None,
           seed: int | None = None, on_inconsistent: str = "error",
           units: Mapping[str, str] | None = None, precision: str | None = None,
-          achievable: bool = False, records: object = None, **givens: object):
+          achievable: bool = False, records: object = None, digits: int | None = None,
+          **givens: object):
     """Solve for `targets` (a name or a list of names) from keyword givens.
 
     Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
@@ -72,7 +75,11 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     record's peak at that precision and the bytes per value of weights and KV cache.
     `achievable` uses the record's measured figures (`napkinmath.solving.achievable`) in place
     of its datasheet peaks; `records` (a path or a list of paths) loads the user's own records
-    files over the shipped ones (`napkinmath.hardware.user`).
+    files over the shipped ones (`napkinmath.hardware.user`); `digits` sets the significant
+    figures shown (the values stay exact).
+
+    A question asked again with the same plain values (text and numbers) and the same records
+    in force is answered from a bounded memo of recent answers, as a fresh copy.
     """
     if records is not None:
         from napkinmath.solving.records import user_records
@@ -80,7 +87,81 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
         with user_records(records):
             return solve(targets, gpu=gpu, model=model, tolerance=tolerance, samples=samples,
                          seed=seed, on_inconsistent=on_inconsistent, units=units,
-                         precision=precision, achievable=achievable, **givens)
+                         precision=precision, achievable=achievable, digits=digits, **givens)
+    key = _memo_key(targets, (gpu, model, tolerance, on_inconsistent, precision, achievable),
+                    samples, seed, units, givens)
+    if key is not None and key in _MEMO:
+        _MEMO.move_to_end(key)
+        return _fresh(_MEMO[key])._with_digits(digits)
+    result = _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units,
+                    precision, achievable, givens)
+    if key is not None and type(result) is Result:
+        _MEMO[key] = _fresh(result)
+        if len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    if digits is not None:
+        if not hasattr(result, "_with_digits"):
+            raise InputError("digits= applies to single answers; ranges and samples show 4 "
+                             "significant figures", "digits")
+        result = result._with_digits(digits)
+    return result
+
+
+#: recent answers by their question (plain values only), oldest first
+_MEMO: OrderedDict[Hashable, Result] = OrderedDict()
+_MEMO_SIZE = 256
+
+
+class _NotPlainError(Exception):
+    pass
+
+
+def _plain(x: object) -> tuple[type, object]:
+    """`x` with its type (True and 1 are different questions), if plain text, a number, a
+    bool or None."""
+    if x is None or type(x) in (str, int, float, bool):
+        return type(x), x
+    raise _NotPlainError
+
+
+def _memo_key(targets: object, options: tuple, samples: object, seed: object, units: object,
+              givens: Mapping[str, object]) -> Hashable | None:
+    """The question as a key when every part of it is plain (see `_plain`), else None; the
+    user records in force (`scope()`, one object per set of files as they stand) are part
+    of it."""
+    if samples is not None or seed is not None:
+        return None
+    try:
+        if isinstance(targets, str):
+            names = (_plain(targets),)
+        elif isinstance(targets, (list, tuple)):
+            names = tuple(_plain(t) for t in targets)
+        else:
+            return None
+        chosen = None
+        if units is not None:
+            if not isinstance(units, Mapping):
+                return None
+            chosen = tuple((_plain(k), _plain(v)) for k, v in sorted(units.items()))
+        plain_options = tuple(_plain(x) for x in options)
+        values = tuple((name, _plain(v)) for name, v in givens.items())
+    except (_NotPlainError, TypeError):
+        return None
+    return names, plain_options, chosen, values, scope()
+
+
+def _fresh(result: Result) -> Result:
+    """A copy of `result` whose containers (dicts, lists) are its own."""
+    new = copy.copy(result)
+    for name, value in vars(result).items():
+        if isinstance(value, (dict, list)):
+            setattr(new, name, copy.copy(value))
+    return new
+
+
+def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units, precision,
+           achievable, givens):
+    """`solve` without the memo."""
     names = _target_names(targets)
     check_tolerance(tolerance)
     if on_inconsistent not in ("error", "warn"):
@@ -111,7 +192,7 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     bound = bind(names, givens, gpu=gpu, model=model, precision=precision,
                  achievable=achievable)
     try:
-        result = solve_bound(names, bound, tolerance, on_inconsistent)
+        result = solve_bound(names, bound, tolerance, on_inconsistent, suggest=False)
         # a record's stated value beats a stated assumption (dense: total = active)
         needs_record = any(f.assumption and v.name in names
                            for s in result.steps for f in s.formulas for v in s.unknowns)
@@ -123,6 +204,7 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
         result.notes[:0] = [f"{name} is read from the {g.note.split(':')[0]} record: the givens "
                             "do not determine it" for name, g in read.items()]
     elif result is None:
+        solve_bound(names, bound, tolerance, on_inconsistent)  # raises, with suggestions
         raise failure
     if achievable:
         from napkinmath.solving.achievable import mark_steps
@@ -337,14 +419,15 @@ def _record_givens(name: str, option: str, targets: tuple[str, ...],
     return bound
 
 
-def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str]) -> Plan:
+def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str],
+             suggest: bool = True) -> Plan:
     """Plan with the user's givens and only those context values (hardware, defaults) it uses.
 
     Context values are kept where a step reads them, or where a check compares them with
     something the user gave; hardware specs and defaults are never checked only against each
-    other.
+    other. Without `suggest`, a failure names no inputs to add (see `make_plan`).
     """
-    plan = make_plan(targets, user | context)
+    plan = make_plan(targets, user | context, suggest)
     keep = plan.block_inputs & context
     for check in plan.checks:
         names = {v.name for v in check.variables}
@@ -356,19 +439,21 @@ def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[
 
 
 def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
-                tolerance: float = DEFAULT_TOLERANCE, on_inconsistent: str = "error") -> Result:
+                tolerance: float = DEFAULT_TOLERANCE, on_inconsistent: str = "error",
+                suggest: bool = True) -> Result:
     """Solve from already bound givens (see `bind`).
 
     Record and default values that a user's value contradicts are set aside; every check of
     the givens (in the answer's plan or anywhere in the graph) that disagrees raises
-    InconsistentError, or with ``on_inconsistent="warn"`` is shown as a warning.
+    InconsistentError, or with ``on_inconsistent="warn"`` is shown as a warning. Without
+    `suggest`, an UnderDeterminedError names no inputs to add (for callers that retry).
     """
     aside = set_aside(bound, _BaseValues(bound), tolerance, _run_check)
     if aside:
         bound = {name: g for name, g in bound.items() if name not in aside}
     user = frozenset(n for n, g in bound.items() if g.origin == "given")
     try:
-        plan = plan_for(targets, user, frozenset(bound) - user)
+        plan = plan_for(targets, user, frozenset(bound) - user, suggest)
     except UnderDeterminedError as exc:
         shown = sorted(user) + sorted({g.note.split(":")[0] + " record" for g in bound.values()
                                        if g.origin == "record"})
@@ -576,7 +661,7 @@ def _rounding(targets: tuple[str, ...], values: dict[str, float],
         return [], {}
     context = frozenset(n for n in bound if n not in values)
     try:
-        plan = plan_for(wanted, frozenset(values), context)
+        plan = plan_for(wanted, frozenset(values), context, suggest=False)
     except UnderDeterminedError:
         return [], {}
     extra = {name: bound[name] for name in sorted(plan.used & context)}

@@ -11,11 +11,11 @@ import numbers
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import pint
 
 from napkinmath.errors import InputError, ParseError
-from napkinmath.library.declare import Variable
 from napkinmath.text.dimensions import (
     COUNT_DIMENSIONS,
     canonical_unit,
@@ -33,6 +33,9 @@ from napkinmath.units import (
     out_of_float_range,
     ureg,
 )
+
+if TYPE_CHECKING:
+    from napkinmath.library.declare import Variable
 
 #: "30-50%" or "2-3 days": a subtraction that was meant as a range
 _DASHED_RANGE = re.compile(r"\s*([0-9.]+\s*%?)\s*[-–]\s*([0-9.]+\s*[%A-Za-z/ ]*)\s*")
