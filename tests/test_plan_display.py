@@ -105,3 +105,15 @@ def test_the_sources_list_matches_a_single_answer(startup):
     single = str(compute)
     for number, source in re.findall(r"^  \[(\d+)\] (.*)$", single, re.M):
         assert f"  [{number}] {source}" in startup.to_text()
+
+
+def test_a_section_answer_is_the_answer_from_the_givens_it_reads(startup):
+    """The Memory section reads none of the file's givens but `params`: its answer is the one
+    `solve` gives from `params` alone (not the file's other givens, listed as unused)."""
+    memory = startup.sections[2].result
+    alone = nm.solve(["training_state_memory", "n_gpus_for_state"], params="7B", gpu="H100-SXM",
+                     tolerance=0.01, on_inconsistent="warn")
+    assert str(memory) == str(alone)
+    assert memory.to_json() == alone.to_json()
+    assert not memory.unused and "given but not needed" not in startup.to_text()
+    assert memory["training_state_memory"].to("GB").magnitude == pytest.approx(16 * 7)
