@@ -82,6 +82,7 @@ def render(plan: Plan, figures: Path | None = None) -> str:
 
     def cited(text: str, source: str) -> str:
         return f"{tex(text)} {tex(sources.cite(source))}" if source else tex(text)
+
     out = [r"\documentclass[11pt]{article}", r"\usepackage[T1]{fontenc}",
            r"\usepackage[margin=2cm]{geometry}", r"\usepackage{amsmath,amssymb}",
            r"\usepackage{graphicx}", r"\usepackage{array,longtable}",
