@@ -9,6 +9,7 @@ not checked against the rest of the file.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -286,6 +287,13 @@ def _needed_only(section: Section, whole, options: dict, givens: dict):
     needed = {n: v for n, v in givens.items() if n in read}
     if len(needed) == len(givens):
         return whole
+    if whole is point and not (point.checks or point.constraints or point.set_aside
+                               or point.notes):
+        # nothing but the unread givens sets the first answer apart: the same answer,
+        # without solving it again
+        answer = copy.copy(point)
+        answer.unused = {}
+        return answer
     try:
         answer = solve(list(section.ask), **options, **needed)
     except NapkinError:

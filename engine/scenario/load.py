@@ -205,7 +205,7 @@ class _Checker:
 
     def given_values(self, table: object, path: Where) -> dict[str, object]:
         from napkinmath.library.lookup import variable
-        from napkinmath.text.values import to_quantity
+        from napkinmath.text.values import read_given
         from napkinmath.whatif.spread import bind_spread, is_spread, to_spread
 
         if table is None:
@@ -224,8 +224,8 @@ class _Checker:
             try:
                 if is_spread(value):
                     bind_spread(to_spread(value, name), variable(name))
-                elif not _names_record_key(value):
-                    to_quantity(value, variable(name))
+                elif not _names_record_key(value):  # read as solve reads it ("989
+                    read_given(value, variable(name))  # TFLOP/s" is per GPU, and says so)
             except NapkinError as exc:
                 raise self.fail(where, str(exc)) from None
             out[name] = value

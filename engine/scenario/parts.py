@@ -1,16 +1,19 @@
 """What every report format shows, as data: the summary lines, each given's origin, sources.
 
 The formats (text, Markdown, HTML, LaTeX) differ only in markup; they take their content from
-here and from each Result's own data and renderers, so they say the same thing.
+here and from each Result's own data and renderers (numbers as `Result` shows them: percent
+for fractions, 11.05M USD; a user's value with how it was read), so they say the same thing.
+Long citations are numbered into the report's one sources list, as `rendering.sources`
+numbers them for a single answer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from napkinmath.rendering.result import Given
+from napkinmath.rendering.result import Given, StepRecord
+from napkinmath.rendering.sources import Sources, record_source
 from napkinmath.scenario.answer import Plan, SectionAnswer
-from napkinmath.units import format_quantity
 
 
 @dataclass(frozen=True)
@@ -19,7 +22,7 @@ class Line:
 
     section: str
     name: str
-    value: str  # "64 GPU", or a range "0.3 … 0.5"
+    value: str  # "64 GPU", "34.5%", or a range "0.3 … 0.5"
     meaning: str  # the variable's description
     fed: str = ""  # "used as n_gpus from here on"
 
@@ -35,7 +38,10 @@ def summary(plan: Plan, style: str = "text") -> list[Line]:
         renamed = {mine: later for later, mine in s.section.feeds.items() if later != mine}
         for name in s.section.ask:
             value = values[name]
-            text = format_quantity(value, style=style) if hasattr(value, "units") else str(value)
+            if hasattr(value, "units"):  # a point answer, shown as its Result shows it
+                text = s.result._fmt(s.result._shown(name), known[name], style)
+            else:  # an interval or a spread: its own text
+                text = str(value)
             fed = f"used as {renamed[name]} from here on" if name in renamed else ""
             lines.append(Line(s.title, name, text, known[name].description, fed))
     return lines
@@ -52,25 +58,38 @@ def status(plan: Plan) -> str:
     return " ".join(parts)
 
 
-def origin(s: SectionAnswer, name: str, given: Given) -> str:
-    """Where a section's given came from: the plan file's line, an earlier answer, a record's
-    source, or a stated assumption."""
+def origin(s: SectionAnswer, name: str, given: Given) -> tuple[str, str]:
+    """Where a section's given came from, and the citation it carries ('' when none): the
+    plan file's line (with how a value was read), an earlier answer, a record value (the
+    user's own records labelled so) or a stated assumption."""
+    what, cited = record_source(given.origin, given.note)
     if given.origin == "given":
         where = s.origins.get(name, "you")
-        return where if given.note == "given" else f"{where}: {given.note}"
+        said = [t for t in (what if given.note != "given" else "", given.reading) if t]
+        return (f"{where}: {'; '.join(said)}" if said else where), cited
     if given.origin == "assumption":
-        return f"ASSUMPTION: {given.note}"
-    return f"record {given.note}"
+        return f"ASSUMPTION: {what}", cited
+    return f"record {what}", cited
 
 
-def givens(s: SectionAnswer, style: str = "text") -> list[tuple[str, str, str]]:
-    """(name, value, origin) for every given of the section's answer, in the answer's order."""
+@dataclass(frozen=True)
+class Row:
+    """One given of a section: its value as shown, where it came from, its citation."""
+
+    name: str
+    value: str
+    origin: str
+    source: str  # a citation for the sources list, or ''
+
+
+def givens(s: SectionAnswer) -> list[Row]:
+    """Every given of the section's answer, in the answer's order."""
     spreads = {b.name: b.describe() for b in getattr(s.answer, "bounds", [])}
-    shown = []
+    rows = []
     for name, given in s.result.givens.items():
-        value = spreads.get(name) or format_quantity(given.quantity, style=style)
-        shown.append((name, value, origin(s, name, given)))
-    return shown
+        value = spreads.get(name) or s.result._fmt(given.quantity, given.variable)
+        rows.append(Row(name, value, *origin(s, name, given)))
+    return rows
 
 
 def centre_note(s: SectionAnswer) -> str:
@@ -82,24 +101,25 @@ def centre_note(s: SectionAnswer) -> str:
            "span the whole range."
 
 
-def sources(plan: Plan) -> list[str]:
-    """Every formula's source, record value's provenance and constraint's source, numbered in
-    the order they first appear (formulas, then records, then constraints)."""
-    found: dict[str, None] = {}
+def constraint_source(finding) -> str:
+    return getattr(getattr(finding.record, "constraint", None), "source", "") or ""
+
+
+def sources(plan: Plan) -> Sources:
+    """The report's citations, numbered in the order a reader meets them (each section's
+    givens, then its steps; then the constraints); short ones ('definition') stay inline."""
+    found = Sources()
     for s in plan.sections:
+        for row in givens(s):
+            if row.source:
+                found.number(row.source)
         for step in s.result.steps:
             for f in step.formulas:
-                if not f.source.startswith("definition"):  # a definition cites nothing
-                    found.setdefault(f.source)
-    for s in plan.sections:
-        for given in s.result.givens.values():
-            if given.origin == "record":
-                found.setdefault(given.note)
+                found.number(f.source)
     for f in plan.constraints:
-        source = getattr(f.record.constraint, "source", "")
-        if source:
-            found.setdefault(source)
-    return list(found)
+        if constraint_source(f):
+            found.number(constraint_source(f))
+    return found
 
 
 def assumptions(plan: Plan) -> list[tuple[str, str]]:
@@ -119,13 +139,15 @@ def sweep_note(table) -> str:
 
 @dataclass(frozen=True)
 class Solved:
-    """One unknown of a step: its rearranged expression, the numbers put in, the result."""
+    """One unknown of a step: its rearranged expression and its value lines."""
 
     name: str
+    var: object  # the library Variable
     expr: object  # sympy expression of the other variables
     explicit: bool  # the formula already reads `name = ...` (no rearranging shown)
-    substituted: str  # the expression with every variable replaced by its value (text)
-    value: object  # pint Quantity, in the unit a person would choose
+    #: the substituted line (when it differs from the result) and the result, as Result
+    #: prints them
+    lines: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -136,36 +158,31 @@ class Step:
     formulas: tuple  # Formula objects (equation, title, source)
     solved: tuple[Solved, ...]
     notes: tuple[str, ...]
-    values: dict  # base-unit values of the step's variables
+    record: StepRecord
 
 
 def steps(s: SectionAnswer) -> list[Step]:
     """The derivation of a section's point answer, step by step, from the Result's data."""
-    from napkinmath.rendering.exprprint import Printer
-
     result = s.result
     out = []
     for number, step in enumerate(result.steps, 1):
         solved = []
         for var in step.unknowns:
-            expr = step.solved[var.name]
             explicit = all(f.equation.lhs == var.symbol for f in step.formulas)
-            text = Printer(result._leaf_text(step), substituted=True)(expr)
-            solved.append(Solved(var.name, expr, explicit, text, result._display(var.name)))
+            solved.append(Solved(var.name, var, step.solved[var.name], explicit,
+                                 tuple(result._value_lines(step, var))))
         notes = [f.note for f in step.formulas if f.note and step.rounding]
         notes += [f"ASSUMPTION: {f.note}" for f in step.formulas if f.assumption]
         notes += [step.note] if step.note else []
         out.append(Step(number, " + ".join(f.title for f in step.formulas),
                         tuple(dict.fromkeys(f.source for f in step.formulas)),
-                        tuple(step.formulas), tuple(solved), tuple(notes), dict(step.values)))
+                        tuple(step.formulas), tuple(solved), tuple(notes), step))
     return out
 
 
 def equation_text(formula) -> str:
     """'train_time = train_compute / (mfu · n_gpus · peak_flops)'."""
-    from napkinmath.rendering.result import _equation_text
-
-    return _equation_text(formula)
+    return f"{expression_text(formula.equation.lhs)} = {expression_text(formula.equation.rhs)}"
 
 
 def expression_text(expr) -> str:
@@ -174,10 +191,16 @@ def expression_text(expr) -> str:
     return Printer(lambda symbol: symbol.name)(expr)
 
 
-def leaf(s: SectionAnswer, step: Step):
-    """name -> the value a step used for it, as text with its unit."""
+def latex_symbol(symbol) -> str:
+    """A variable's own LaTeX symbol (n_{\\mathrm{GPU}} for n_gpus)."""
+    from napkinmath.library.lookup import variables
 
-    def shown(name: str) -> str:
-        return format_quantity(s.result._display(name, step.values.get(name)))
+    return variables()[symbol.name].latex
 
-    return shown
+
+def leaf(s: SectionAnswer, step: Step, style: str = "text"):
+    """name -> the value a step used for it, as the Result shows it (percent, 7B param)."""
+    import sympy
+
+    shown = s.result._leaf_text(step.record, style)
+    return lambda name: shown(sympy.Symbol(name))

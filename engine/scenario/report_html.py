@@ -80,12 +80,15 @@ def render(plan: Plan) -> str:
     from napkinmath.scenario import svg
 
     sources = parts.sources(plan)
-    number = {source: i for i, source in enumerate(sources, 1)}
 
     def cite(source: str) -> str:
-        if source not in number:
-            return _e(source)
-        return f'<a href="#source-{number[source]}">[{number[source]}]</a>'
+        number = sources.number(source)
+        if number is None:  # a short citation stays inline, as in Result
+            return f"[{_e(source.strip())}]"
+        return f'<a href="#source-{number}">[{number}]</a>'
+
+    def cited(text: str, source: str) -> str:
+        return f"{_e(text)} {cite(source)}" if source else _e(text)
 
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -123,7 +126,8 @@ def render(plan: Plan) -> str:
         out += [f'<p class="answer">{_e(line)}</p>' for line in s.answer.headline()]
         out.append("<h3>Given</h3>")
         out.append(_table(["given", "value", "from"], [
-            [f"<code>{_e(n)}</code>", _e(v), _e(o)] for n, v, o in parts.givens(s)], {1}))
+            [f"<code>{_e(r.name)}</code>", _e(r.value), cited(r.origin, r.source)]
+            for r in parts.givens(s)], {1}))
         out.append("<h3>Derivation</h3>")
         if parts.centre_note(s):
             out.append(f'<p class="muted">{_e(parts.centre_note(s))}</p>')
@@ -131,7 +135,7 @@ def render(plan: Plan) -> str:
             out.append("<p>None needed: every question is a given or a record value.</p>")
         out.append('<ol class="steps">')
         for step in parts.steps(s):
-            refs = " ".join(cite(src) for src in step.sources)
+            refs = " ".join(cite(src) for src in step.sources if src.strip())
             out.append(f"<li><strong>{_e(step.head)}</strong> <span class=\"src\">{refs}</span>")
             for f in step.formulas:
                 out.append(mathml.block(mathml.names(f.equation.lhs),
@@ -140,8 +144,10 @@ def render(plan: Plan) -> str:
                 if not solved.explicit:
                     out.append(mathml.block("<mo>⇒</mo>" + mathml.name(solved.name),
                                             mathml.names(solved.expr)))
-                out.append(mathml.block("", mathml.values(solved.expr, parts.leaf(s, step))))
-                out.append(mathml.block("", mathml.text(_q(solved.value))))
+                if len(solved.lines) > 1:  # the substituted line differs from the result
+                    out.append(mathml.block("", mathml.values(solved.expr,
+                                                              parts.leaf(s, step))))
+                out.append(mathml.block("", mathml.text(solved.lines[-1])))
             out += [f'<p class="muted">{_e(note)}</p>' for note in step.notes]
             out.append("</li>")
         out.append("</ol>")
@@ -169,7 +175,8 @@ def render(plan: Plan) -> str:
         out += ["</ul>", "</section>"]
     if plan.constraints:
         out += ['<section id="constraints">', "<h2>Constraints</h2><ul>"]
-        out += [f'<li class="{"ok" if f.ok else "bad"}">{_e(f.line())} '
+        out += [f'<li class="{"ok" if f.ok else "bad"}">'
+                f"{cited(f.line(), parts.constraint_source(f))} "
                 f'<span class="muted">({_e(", ".join(f.sections))})</span></li>'
                 for f in plan.constraints]
         out += ["</ul>", "</section>"]
@@ -191,12 +198,7 @@ def render(plan: Plan) -> str:
         out += [f"<li><code>{_e(n)}</code>: {_e(a)}</li>" for n, a in assumed]
         out += ["</ul>", "</section>"]
     out += ['<section id="sources">', "<h2>Sources</h2><ol>"]
-    out += [f'<li id="source-{i}">{_e(source)}</li>' for i, source in enumerate(sources, 1)]
+    out += [f'<li id="source-{n}" value="{n}">{_e(source)}</li>'
+            for n, source in sources.entries()]
     out += ["</ol>", "</section>", "</main>", "</body>", "</html>"]
     return "\n".join(out)
-
-
-def _q(q) -> str:
-    from napkinmath.units import format_quantity
-
-    return format_quantity(q)

@@ -65,20 +65,24 @@ def tex(text: str) -> str:
 
 
 def _math(text: str) -> str:
-    """A LaTeX math string from napkinmath's printers, with stray Unicode translated."""
-    return "".join(c if ord(c) < 128 else _UNICODE.get(c, tex(c)) for c in text)
+    """A LaTeX math string from napkinmath's printers, with stray Unicode translated (as a
+    single answer's LaTeX does it)."""
+    from napkinmath.rendering.latex import math
+
+    return math(text)
 
 
 def render(plan: Plan, figures: Path | None = None) -> str:
     """The report as a LaTeX document; with `figures` (a folder), the sweep plots and the
     sensitivities' tornado charts are saved there as PDF and included."""
     from napkinmath.rendering.exprprint import Printer
-    from napkinmath.rendering.result import _latex_symbol
-    from napkinmath.units import format_quantity
 
-    symbol = Printer(_latex_symbol, style="latex")
+    symbol = Printer(parts.latex_symbol, style="latex")
     sources = parts.sources(plan)
-    number = {source: i for i, source in enumerate(sources, 1)}
+
+    def cited(text: str, source: str) -> str:
+        return f"{tex(text)} {tex(sources.cite(source))}" if source else tex(text)
+
     out = [r"\documentclass[11pt]{article}", r"\usepackage[T1]{fontenc}",
            r"\usepackage[margin=2cm]{geometry}", r"\usepackage{amsmath,amssymb}",
            r"\usepackage{graphicx}", r"\usepackage{array,longtable}",
@@ -114,32 +118,25 @@ def render(plan: Plan, figures: Path | None = None) -> str:
         out += [r"\subsection*{Given}", r"\begin{longtable}{p{0.27\linewidth}p{0.2\linewidth}"
                 r"p{0.45\linewidth}}", r"\textbf{given} & \textbf{value} & \textbf{from} \\"
                 r" \hline"]
-        out += [f"\\texttt{{{tex(n)}}} & {tex(v)} & {tex(o)} \\\\" for n, v, o in parts.givens(s)]
+        out += [f"\\texttt{{{tex(r.name)}}} & {tex(r.value)} & {cited(r.origin, r.source)} \\\\"
+                for r in parts.givens(s)]
         out += [r"\end{longtable}", r"\subsection*{Derivation}"]
         if parts.centre_note(s):
             out.append(tex(parts.centre_note(s)))
         if not s.result.steps:
             out.append("None needed: every question is a given or a record value.")
         for step in parts.steps(s):
-            refs = ", ".join(str(number[src]) for src in step.sources if src in number)
-            cite = f" [{refs}]" if refs else ""
-            out.append(f"\\paragraph{{{step.number}. {tex(step.head)}{cite}}}")
+            cite = sources.cite(*step.sources)
+            out.append(f"\\paragraph{{{step.number}. {tex(step.head)} {tex(cite)}}}")
             out.append(r"\begin{align*}")
             rows = [f"  {_math(symbol(f.equation.lhs))} &= {_math(symbol(f.equation.rhs))}"
                     for f in step.formulas]
             for solved in step.solved:
-                var = s.result._var(solved.name)
-
-                def leaf(sym, s=s, step=step) -> str:
-                    q = s.result._display(sym.name, step.values.get(sym.name))
-                    return format_quantity(q, style="latex")
-
                 if not solved.explicit:
-                    rows.append(f"  \\Rightarrow {_math(var.latex)} &= "
+                    rows.append(f"  \\Rightarrow {_math(solved.var.latex)} &= "
                                 f"{_math(symbol(solved.expr))}")
-                values = Printer(leaf, style="latex", substituted=True)(solved.expr)
-                rows.append(f"  &= {_math(values)}")
-                rows.append(f"  &= {_math(format_quantity(solved.value, style='latex'))}")
+                rows += [f"  &= {_math(line)}"
+                         for line in s.result._value_lines(step.record, solved.var, "latex")]
             out.append(" \\\\\n".join(rows))
             out.append(r"\end{align*}")
             out += [f"\\par{{\\small {tex(note)}}}" for note in step.notes]
@@ -163,8 +160,8 @@ def render(plan: Plan, figures: Path | None = None) -> str:
         out.append(r"\end{itemize}")
     if plan.constraints:
         out += [r"\section*{Constraints}", r"\begin{itemize}"]
-        out += [f"  \\item {tex(f.line())} ({tex(', '.join(f.sections))})"
-                for f in plan.constraints]
+        out += [f"  \\item {cited(f.line(), parts.constraint_source(f))} "
+                f"({tex(', '.join(f.sections))})" for f in plan.constraints]
         out.append(r"\end{itemize}")
     for i, (spec, table) in enumerate(plan.sweeps, 1):
         out.append(f"\\section*{{Sweep: {tex(spec.title)}}}")
@@ -182,9 +179,9 @@ def render(plan: Plan, figures: Path | None = None) -> str:
         out += [r"\section*{Assumptions}", r"\begin{itemize}"]
         out += [f"  \\item \\texttt{{{tex(n)}}}: {tex(a)}" for n, a in assumed]
         out.append(r"\end{itemize}")
-    out += [r"\section*{Sources}", r"\begin{enumerate}"]
-    out += [f"  \\item {tex(source)}" for source in sources]
-    out += [r"\end{enumerate}", r"\end{document}"]
+    out += [r"\section*{Sources}", r"\begin{description}"]
+    out += [f"  \\item[{{[{n}]}}] {tex(source)}" for n, source in sources.entries()]
+    out += [r"\end{description}", r"\end{document}"]
     return "\n".join(out)
 
 

@@ -18,6 +18,7 @@ def _code(text: str) -> str:
 
 
 def render(plan: Plan) -> str:
+    sources = parts.sources(plan)
     out = [f"# {plan.title}", ""]
     if plan.scenario.notes.strip():
         out += [plan.scenario.notes.strip(), ""]
@@ -36,20 +37,20 @@ def render(plan: Plan) -> str:
             out += [s.section.notes.strip(), ""]
         out += [f"**{_cell(line)}**  " for line in s.answer.headline()]
         out += ["", "| given | value | from |", "|---|---|---|"]
-        out += [f"| {_code(n)} | {_cell(v)} | {_cell(o)} |" for n, v, o in parts.givens(s)]
+        out += [f"| {_code(r.name)} | {_cell(r.value)} | "
+                f"{_cell(_cited(r.origin, r.source, sources))} |" for r in parts.givens(s)]
         out.append("")
         if parts.centre_note(s):
             out += [f"*{parts.centre_note(s)}*", ""]
         for step in parts.steps(s):
-            sources = _cell("; ".join(step.sources))
-            out.append(f"{step.number}. **{_cell(step.head)}** — *{sources}*")
+            cited = _cell(sources.cite(*step.sources))
+            out.append(f"{step.number}. **{_cell(step.head)}** {cited}")
             out += [f"   - {_code(parts.equation_text(f))}" for f in step.formulas]
             for solved in step.solved:
                 if not solved.explicit:
                     out.append(f"   - solved for {_code(solved.name)}: "
                                f"{_code(solved.name + ' = ' + parts.expression_text(solved.expr))}")
-                out.append(f"   - {_code('= ' + solved.substituted)}")
-                out.append(f"   - {_code('= ' + _q(solved.value))}")
+                out += [f"   - {_code('= ' + line)}" for line in solved.lines]
             out += [f"   - *{_cell(note)}*" for note in step.notes]
         if not s.result.steps:
             out.append("None needed: every question is a given or a record value.")
@@ -64,8 +65,8 @@ def render(plan: Plan) -> str:
         out += [f"- {_cell(f.line())} *({_cell(', '.join(f.sections))})*" for f in plan.checks]
     if plan.constraints:
         out += ["", "## Constraints", ""]
-        out += [f"- {_cell(f.line())} *({_cell(', '.join(f.sections))})*"
-                for f in plan.constraints]
+        out += [f"- {_cell(_cited(f.line(), parts.constraint_source(f), sources))} "
+                f"*({_cell(', '.join(f.sections))})*" for f in plan.constraints]
     for spec, table in plan.sweeps:
         out += ["", f"## Sweep: {spec.title}", "", table.to_markdown()]
     for spec, comparison in plan.comparisons:
@@ -75,11 +76,9 @@ def render(plan: Plan) -> str:
         out += ["", "## Assumptions", ""]
         out += [f"- {_code(n)}: {_cell(a)}" for n, a in assumed]
     out += ["", "## Sources", ""]
-    out += [f"{i}. {_cell(source)}" for i, source in enumerate(parts.sources(plan), 1)]
+    out += [f"{n}. {_cell(source)}" for n, source in sources.entries()]
     return "\n".join(out)
 
 
-def _q(q) -> str:
-    from napkinmath.units import format_quantity
-
-    return format_quantity(q)
+def _cited(text: str, source: str, sources) -> str:
+    return f"{text} {sources.cite(source)}" if source else text

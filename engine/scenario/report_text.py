@@ -11,6 +11,7 @@ def _rule(text: str, char: str) -> list[str]:
 
 
 def render(plan: Plan) -> str:
+    sources = parts.sources(plan)
     out = _rule(plan.title, "=")
     if plan.scenario.notes.strip():
         out += ["", plan.scenario.notes.strip()]
@@ -30,19 +31,19 @@ def render(plan: Plan) -> str:
         out += ["", *s.answer.headline()]
         out += ["", "Given:"]
         rows = parts.givens(s)
-        width = max((len(n) for n, _, _ in rows), default=0)
-        out += [f"  {n.ljust(width)} = {v}   ({o})" for n, v, o in rows]
+        width = max((len(r.name) for r in rows), default=0)
+        out += [f"  {r.name.ljust(width)} = {r.value}   ({_cited(r.origin, r.source, sources)})"
+                for r in rows]
         out += ["", "Derivation:"]
         if parts.centre_note(s):
             out.append(f"({parts.centre_note(s)})")
         for step in parts.steps(s):
-            out.append(f"{step.number}. {step.head}  [{'; '.join(step.sources)}]")
+            out.append(f"{step.number}. {step.head}  {sources.cite(*step.sources)}")
             out += [f"   {parts.equation_text(f)}" for f in step.formulas]
             for solved in step.solved:
                 if not solved.explicit:
                     out.append(f"   ⇒ {solved.name} = {parts.expression_text(solved.expr)}")
-                out.append(f"     = {solved.substituted}")
-                out.append(f"     = {_q(solved.value)}")
+                out += [f"     = {line}" for line in solved.lines]
             out += [f"   ({note})" for note in step.notes]
         if not s.result.steps:
             out.append("  none needed: every question is a given or a record value")
@@ -51,7 +52,7 @@ def render(plan: Plan) -> str:
             out += ["", "Constraints:", *[f"  {c.line()}" for c in s.result.constraints]]
         for sens in s.sensitivities:
             out += ["", f"What {sens.target} hangs on:", str(sens)]
-    out += _findings(plan)
+    out += _findings(plan, sources)
     for spec, table in plan.sweeps:
         out += ["", *_rule(f"Sweep: {spec.title}", "-"), str(table)]
     for spec, comparison in plan.comparisons:
@@ -60,14 +61,12 @@ def render(plan: Plan) -> str:
     if assumed:
         out += ["", *_rule("Assumptions", "-"), *[f"  {n}: {a}" for n, a in assumed]]
     out += ["", *_rule("Sources", "-")]
-    out += [f"  [{i}] {source}" for i, source in enumerate(parts.sources(plan), 1)]
+    out += [f"  [{n}] {source}" for n, source in sources.entries()]
     return "\n".join(out)
 
 
-def _q(q) -> str:
-    from napkinmath.units import format_quantity
-
-    return format_quantity(q)
+def _cited(text: str, source: str, sources) -> str:
+    return f"{text} {sources.cite(source)}" if source else text
 
 
 def _status(plan: Plan) -> list[str]:
@@ -77,12 +76,13 @@ def _status(plan: Plan) -> list[str]:
     return lines
 
 
-def _findings(plan: Plan) -> list[str]:
+def _findings(plan: Plan, sources) -> list[str]:
     out = []
     if plan.checks:
         out += ["", *_rule("Consistency of the givens (checked once for the file)", "-")]
         out += [f"  {f.line()}  [{', '.join(f.sections)}]" for f in plan.checks]
     if plan.constraints:
         out += ["", *_rule("Constraints", "-")]
-        out += [f"  {f.line()}  [{', '.join(f.sections)}]" for f in plan.constraints]
+        out += [f"  {_cited(f.line(), parts.constraint_source(f), sources)}  "
+                f"[{', '.join(f.sections)}]" for f in plan.constraints]
     return out
