@@ -177,7 +177,7 @@ def test_a_ranged_given_gives_a_ranged_answer_in_every_format(tmp_path):
     assert p.sections[1].result.givens["n_gpus"].quantity.magnitude == 64
     assert p.sections[1].origins["n_gpus"].endswith("at the centre of its range")
     for render in (p.to_text, p.to_markdown, p.to_html, p.to_latex):
-        assert "0.3 … 0.5 (range)" in render() or "0.3 \\ldots{} 0.5" in render()
+        assert "30% … 50% (range)" in render() or "30\\% \\ldots{} 50\\% (range)" in render()
 
 
 def test_lines_are_found_past_multiline_strings(tmp_path):
