@@ -84,8 +84,8 @@ mfu_achievable = var("mfu_achievable", "",
 bandwidth_gap_explained = var(
     "bandwidth_gap_explained", "",
     "share of the gap between the datasheet-bandwidth prediction and the measured decode "
-    "time that the measured (achievable) bandwidth explains, as a fraction", symbol="g_{\\mathrm{HBM}}",
-    bounds=NON_NEGATIVE)
+    "time that the measured (achievable) bandwidth explains, as a fraction",
+    symbol="g_{\\mathrm{HBM}}", bounds=NON_NEGATIVE)
 
 # --- Formulas ------------------------------------------------------------------------------
 formula("matmul_efficiency", "Matmul efficiency",
