@@ -96,6 +96,11 @@ def read_given(value: object, variable: Variable) -> Reading:
         fast = _fast_reading(value, variable)
         if fast is not None:
             return fast
+    return _full_reading(value, variable)
+
+
+def _full_reading(value: object, variable: Variable) -> Reading:
+    """`read_given` through the full parser (every form, every error)."""
     quantity, shown = _raw_quantity(value, variable)
     quantity = _promote_count(quantity, variable)
     notes = []
@@ -152,6 +157,8 @@ def _plain_parts(text: str) -> tuple[float, str, float, str] | None:
     if match is None:
         return None
     number, end = match[1], match.end()
+    if len(number) > 30:
+        return None  # the tokenizer's limits on digits and exponents stay its own
     suffix = _suffix_at(text, end)
     end += len(suffix)
     value = float(number)
@@ -164,7 +171,7 @@ def _plain_parts(text: str) -> tuple[float, str, float, str] | None:
         return None  # short: the number's link cannot take the tree past MAX_DEPTH
     magnitude = value * (COUNT_SUFFIXES[suffix] if suffix else 1.0)
     if magnitude == 0:
-        if len(number) > 30 or number.strip("0."):
+        if number.strip("0."):
             return None  # "1e-400" is refused by the tokenizer, not 0
     elif not 1e-150 < abs(magnitude) < 1e150:
         return None
