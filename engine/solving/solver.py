@@ -154,7 +154,9 @@ def _fresh(result: Result) -> Result:
     """A copy of `result` whose containers (dicts, lists) are its own."""
     new = copy.copy(result)
     for name, value in vars(result).items():
-        if isinstance(value, (dict, list)):
+        if type(value) in (dict, list):
+            setattr(new, name, value.copy())
+        elif isinstance(value, (dict, list)):
             setattr(new, name, copy.copy(value))
     return new
 
