@@ -421,6 +421,17 @@ def _record_givens(name: str, option: str, targets: tuple[str, ...],
     return bound
 
 
+@lru_cache(maxsize=256)
+def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
+                   context: frozenset[str]) -> Plan | None:
+    """The plan of the roundings `wanted`, or None when the values do not determine them
+    (cached: plans depend on names only)."""
+    try:
+        return plan_for(wanted, computed, context, suggest=False)
+    except UnderDeterminedError:
+        return None
+
+
 def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str],
              suggest: bool = True) -> Plan:
     """Plan with the user's givens and only those context values (hardware, defaults) it uses.
@@ -450,12 +461,15 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     InconsistentError, or with ``on_inconsistent="warn"`` is shown as a warning. Without
     `suggest`, an UnderDeterminedError names no inputs to add (for callers that retry).
     """
-    aside = set_aside(bound, _BaseValues(bound), tolerance, _run_check)
+    user = frozenset(n for n, g in bound.items() if g.origin == "given")
+    knowns = frozenset(bound)
+    aside = set_aside(bound, _BaseValues(bound), tolerance, _run_check, user, knowns)
     if aside:
         bound = {name: g for name, g in bound.items() if name not in aside}
-    user = frozenset(n for n, g in bound.items() if g.origin == "given")
+        user = frozenset(n for n, g in bound.items() if g.origin == "given")
+        knowns = frozenset(bound)
     try:
-        plan = plan_for(targets, user, frozenset(bound) - user, suggest)
+        plan = plan_for(targets, user, knowns - user, suggest)
     except UnderDeterminedError as exc:
         shown = sorted(user) + sorted({g.note.split(":")[0] + " record" for g in bound.values()
                                        if g.origin == "record"})
@@ -470,17 +484,17 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     values = {name: g.base for name, g in inputs.items()}
     steps = [_run_block(block, values) for block in plan.blocks]
     checks = [_run_check(f, values) for f in plan.checks]
-    extra_steps, extra_inputs = _rounding(targets, values, bound)
+    extra_steps, extra_inputs = _rounding(targets, values, bound, knowns)
     steps.extend(extra_steps)
     inputs.update(extra_inputs)
-    more = beyond(plan, values, bound, lambda g: g.base, _run_block, _run_check)
+    more = beyond(plan, values, bound, lambda g: g.base, _run_block, _run_check, user, knowns)
     checks += more.checks
     for check in checks:
         check.tolerance = tolerance
     failed = [c for c in checks if not c.agrees]
     if failed and on_inconsistent == "error":
         everything = {**inputs, **more.inputs}
-        raise _inconsistent(failed, everything, plan, tolerance, user, frozenset(bound))
+        raise _inconsistent(failed, everything, plan, tolerance, user, knowns)
     inputs.update({n: more.inputs[n] for n in sorted(more.inputs, key=lambda n: (
         order[more.inputs[n].origin], n)) if n not in inputs})
     results = {name: from_base(values[name], variables()[name]) for name in targets}
@@ -655,16 +669,18 @@ def _givens_behind(check: CheckRecord, inputs: Mapping[str, Given], plan: Plan,
 
 
 def _rounding(targets: tuple[str, ...], values: dict[str, float],
-              bound: Mapping[str, Given]) -> tuple[list[StepRecord], dict[str, Given]]:
-    """Practical roundings a target declares (n_gpus -> whole nodes), when computable."""
+              bound: Mapping[str, Given], knowns: frozenset[str] | None = None
+              ) -> tuple[list[StepRecord], dict[str, Given]]:
+    """Practical roundings a target declares (n_gpus -> whole nodes), when computable;
+    `knowns` is the names of `bound`, when known."""
     wanted = tuple(name for t in targets for name in variables()[t].rounding
                    if name not in values)
     if not wanted:
         return [], {}
-    context = frozenset(n for n in bound if n not in values)
-    try:
-        plan = plan_for(wanted, frozenset(values), context, suggest=False)
-    except UnderDeterminedError:
+    computed = frozenset(values)
+    context = (frozenset(bound) if knowns is None else knowns) - computed
+    plan = _rounding_plan(wanted, computed, context)
+    if plan is None:
         return [], {}
     extra = {name: bound[name] for name in sorted(plan.used & context)}
     scratch = dict(values)
