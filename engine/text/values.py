@@ -107,7 +107,7 @@ def _full_reading(value: object, variable: Variable) -> Reading:
     count = _missing_count(quantity, variable)
     if count is not None:
         quantity = quantity / ureg.Unit(count)
-        notes.append(f"{' '.join(shown.split())}, read as per {count}")
+        notes.append(f"{' '.join(_text(shown).split())}, read as per {count}")
     if isinstance(value, str):
         notes += _text_notes(value, variable)
     return Reading(_checked(quantity, variable, shown), "; ".join(notes))
@@ -244,7 +244,25 @@ def _units_only(tree: Node) -> bool:
     return True
 
 
-def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, str]:
+class _Later:
+    """A Quantity as a given is shown in messages, written out only when one needs it."""
+
+    def __init__(self, quantity: pint.Quantity) -> None:
+        self.quantity = quantity
+
+    def __str__(self) -> str:
+        return format_quantity(self.quantity)
+
+
+#: how a given is shown in messages: its text, or a Quantity written out when needed
+Shown = str | _Later
+
+
+def _text(shown: Shown) -> str:
+    return shown if isinstance(shown, str) else str(shown)
+
+
+def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, Shown]:
     """The value parsed (text) or taken over (a number, a Quantity), not yet checked."""
     name = variable.name
     if isinstance(value, bool) or value is None:
@@ -254,8 +272,9 @@ def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, str
         return _parse_for(value, variable), value  # the text grammar bounds its own numbers
     if isinstance(value, pint.Quantity):
         value = _scalar(value, name, variable)
-        quantity = foreign_quantity(value, name, _example(variable))
-        shown = format_quantity(quantity)
+        quantity = value if value._REGISTRY is ureg else foreign_quantity(
+            value, name, _example(variable))
+        shown = _Later(quantity)  # written out only for a message or a note
         check_finite(quantity, name, shown)
         return quantity, shown
     if isinstance(value, numbers.Real):
@@ -264,7 +283,7 @@ def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, str
                      f"number or text such as '{_example(variable)}'", name)
 
 
-def _checked(quantity: pint.Quantity, variable: Variable, shown: str) -> pint.Quantity:
+def _checked(quantity: pint.Quantity, variable: Variable, shown: Shown) -> pint.Quantity:
     _check_dimension(quantity, variable, shown)
     if variable.unit != ureg.dimensionless:
         quantity = _converted(quantity, variable, shown)
@@ -349,14 +368,14 @@ def _scalar(value: pint.Quantity, name: str, variable: Variable) -> pint.Quantit
     return value.__class__(plain_number(magnitude, name), value.units)
 
 
-def _converted(quantity: pint.Quantity, variable: Variable, shown: str) -> pint.Quantity:
+def _converted(quantity: pint.Quantity, variable: Variable, shown: Shown) -> pint.Quantity:
     """`quantity` in the variable's unit, refused when that overflows or underflows."""
     converted = quantity.to(variable.unit)
     problem = out_of_float_range(float(converted.magnitude),
                                  was_nonzero=float(quantity.magnitude) != 0)
     if problem:
-        raise InputError(f"{variable.name}={shown}: in {format_unit(variable.unit)}, the unit "
-                         f"of {variable.name}, the number is {problem}; {_WITHIN}",
+        raise InputError(f"{variable.name}={_text(shown)}: in {format_unit(variable.unit)}, the "
+                         f"unit of {variable.name}, the number is {problem}; {_WITHIN}",
                          variable.name)
     return converted
 
@@ -398,7 +417,7 @@ def plain_number(value: numbers.Real, name: str | None) -> float:
     return number
 
 
-def check_finite(quantity: pint.Quantity, name: str | None, shown: str) -> None:
+def check_finite(quantity: pint.Quantity, name: str | None, shown: Shown) -> None:
     """Refuse a given Quantity whose number is not finite, or that overflows or underflows
     in base units (the limits that `evaluate` puts on text)."""
     label = name or "the value"
@@ -411,7 +430,7 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: str) -> None:
                          f"{type(quantity.magnitude).__name__}", name) from None
     problem = out_of_float_range(magnitude)
     if problem:
-        raise InputError(f"{label}={shown}: the number is {problem}; {_WITHIN}", name)
+        raise InputError(f"{label}={_text(shown)}: the number is {problem}; {_WITHIN}", name)
     try:
         factor, base = _base_factor(quantity.units)
         in_base = magnitude * factor
@@ -420,7 +439,7 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: str) -> None:
     problem = out_of_float_range(in_base, was_nonzero=magnitude != 0)
     if problem:
         where = f" ({format_unit(base)})" if base is not None else ""
-        raise InputError(f"{label}={shown}: in base units{where} the number is {problem}; "
+        raise InputError(f"{label}={_text(shown)}: in base units{where} the number is {problem}; "
                          f"{_WITHIN}", name)
 
 
@@ -618,9 +637,10 @@ def _promote_count(quantity: pint.Quantity, variable: Variable) -> pint.Quantity
     return quantity
 
 
-def _check_dimension(quantity: pint.Quantity, variable: Variable, shown: str) -> None:
+def _check_dimension(quantity: pint.Quantity, variable: Variable, shown: Shown) -> None:
     if quantity.dimensionality == variable.dimensionality:
         return
+    shown = _text(shown)
     expected = format_unit(variable.unit) or "a plain number"
     message = (f"{shown} for {variable.name}: expected {expected} "
                f"[{dimension_text(variable.dimensionality)}], got "
@@ -676,10 +696,11 @@ def format_number_plain(quantity: pint.Quantity) -> str:
     return f"{float(quantity.to('').magnitude):g}"
 
 
-def _check_bounds(quantity: pint.Quantity, variable: Variable, shown: str) -> None:
+def _check_bounds(quantity: pint.Quantity, variable: Variable, shown: Shown) -> None:
     magnitude = float(quantity.magnitude)
     if variable.bounds.contains(magnitude):
         return
+    shown = _text(shown)
     unit = format_unit(variable.unit)
     hint = ""
     if variable.bounds.hi == 1.0 and magnitude > 1 and magnitude <= 100:
