@@ -401,8 +401,19 @@ def _cached_given(name: str, value: str | float) -> Given:
 @lru_cache(maxsize=256)
 def _record_givens(name: str, option: str, targets: tuple[str, ...],
                    taken: frozenset[str], records: object = None) -> dict[str, Given]:
-    """A record's values as givens; `records` (the user records in force, `scope()`) keys
-    the cache only."""
+    """A record's values as givens, but those `taken` or asked for; `records` (the user
+    records in force, `scope()`) keys the cache only."""
+    bound = {}
+    for key, given in _record_values(name, option, records).items():
+        if key not in taken and key not in targets:
+            bound[key] = given if given is not None else _record_given(name, key)  # raises
+    return bound
+
+
+@lru_cache(maxsize=64)
+def _record_values(name: str, option: str, records: object = None) -> dict[str, Given | None]:
+    """Each value of a record that names a library variable, in the record's order, as a
+    Given; None where reading it fails (`_record_givens` raises that error where it is used)."""
     from napkinmath.hardware import get
 
     record = get(name)
@@ -411,14 +422,26 @@ def _record_givens(name: str, option: str, targets: tuple[str, ...],
         raise InputError(f"{option}={name!r} names {record.id}, a {record.kind} record; {option}= "
                          f"takes {wanted} (list them with `napkin hardware --kind "
                          f"{'model' if option == 'model' else 'accelerator'}`)", option)
-    known = variables()
-    bound = {}
-    for key, value in record.values.items():
-        if key in known and key not in taken and key not in targets:
-            origin = "assumption" if value.assumption else "record"
-            quantity = to_quantity(value.quantity, known[key])
-            bound[key] = Given(known[key], quantity, origin, f"{record.id}: {value.provenance()}")
-    return bound
+    found: dict[str, Given | None] = {}
+    for key in record.values:
+        if key in variables():
+            try:
+                found[key] = _record_given(name, key)
+            except Exception:  # raised again, as it was, where the value is used
+                found[key] = None
+    return found
+
+
+def _record_given(name: str, key: str) -> Given:
+    """The value `key` of the record `name` as a Given."""
+    from napkinmath.hardware import get
+
+    record = get(name)
+    value = record.values[key]
+    var = variables()[key]
+    origin = "assumption" if value.assumption else "record"
+    return Given(var, to_quantity(value.quantity, var), origin,
+                 f"{record.id}: {value.provenance()}")
 
 
 @lru_cache(maxsize=256)
