@@ -42,7 +42,11 @@ class Given:
     @cached_property
     def base(self) -> float:
         """The value as a float in base units (computed once per Given)."""
-        return float(self.quantity.m_as(self.variable.unit)) * self.variable.base_factor
+        quantity, unit = self.quantity, self.variable.unit
+        # already in the variable's unit: pint's conversion would return the magnitude as is
+        same = quantity._units == unit._units
+        magnitude = quantity.magnitude if same else quantity.m_as(unit)
+        return float(magnitude) * self.variable.base_factor
 
 
 @dataclass

@@ -53,11 +53,14 @@ def _pinning(names: frozenset[str], user: frozenset[str]) -> tuple[Formula, ...]
 
 
 def set_aside(bound: Mapping[str, Given], values: Mapping[str, float], tolerance: float,
-              run_check) -> dict[str, SetAside]:
-    """The record and default values that a user's value contradicts directly (see 1.)."""
-    user = frozenset(n for n, g in bound.items() if g.origin == "given")
+              run_check, user: frozenset[str] | None = None,
+              knowns: frozenset[str] | None = None) -> dict[str, SetAside]:
+    """The record and default values that a user's value contradicts directly (see 1.);
+    `user` and `knowns`, when given, are the user's names and all of `bound`'s."""
+    if user is None:
+        user = frozenset(n for n, g in bound.items() if g.origin == "given")
     aside: dict[str, SetAside] = {}
-    for f in _pinning(frozenset(bound), user):
+    for f in _pinning(frozenset(bound) if knowns is None else knowns, user):
         names = [v.name for v in f.variables]
         if any(n in aside for n in names):
             continue
@@ -121,10 +124,14 @@ class Beyond:
 
 
 def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given],
-           to_base, run_block, run_check) -> Beyond:
-    """Checks of every given the answer did not need, and the constraints it touches."""
-    user = frozenset(n for n, g in bound.items() if g.origin == "given")
-    knowns = frozenset(bound)
+           to_base, run_block, run_check, user: frozenset[str] | None = None,
+           knowns: frozenset[str] | None = None) -> Beyond:
+    """Checks of every given the answer did not need, and the constraints it touches;
+    `user` and `knowns` as for `set_aside`."""
+    if user is None:
+        user = frozenset(n for n, g in bound.items() if g.origin == "given")
+    if knowns is None:
+        knowns = frozenset(bound)
     analysis = closure(user, knowns).analysis
     extra, wanted_constraints, needed = _selection(plan, user, knowns,
                                                    frozenset(steps_values))

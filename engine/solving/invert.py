@@ -46,16 +46,31 @@ def _closure(expr: sympy.Expr, index: dict[sympy.Symbol, int]) -> Evaluator:
         return lambda x: value
     parts = [_closure(arg, index) for arg in expr.args]
     if isinstance(expr, sympy.Add):
-        return lambda x: math.fsum(p(x) for p in parts)
+        return lambda x: math.fsum([p(x) for p in parts])
     if isinstance(expr, sympy.Mul):
-        return lambda x: math.prod(p(x) for p in parts)
+        return _product(parts)
     if isinstance(expr, sympy.Pow):
         base, exponent = parts
+        if expr.exp.is_Number:  # the same power of a constant float, without a call
+            power = float(expr.exp)
+            return lambda x: base(x) ** power
         return lambda x: base(x) ** exponent(x)
     function = _FUNCTIONS.get(type(expr)) or NUMERIC_FUNCTIONS.get(type(expr).__name__)
     if function is None:
         raise NotImplementedError(type(expr).__name__)
     return lambda x: function(*(p(x) for p in parts))
+
+
+def _product(parts: list[Evaluator]) -> Evaluator:
+    """The product of `parts` left to right, as `math.prod` takes it (1 * a * b ...: the
+    same floats), with no generator for two or three factors."""
+    if len(parts) == 2:
+        a, b = parts
+        return lambda x: a(x) * b(x)
+    if len(parts) == 3:
+        a, b, c = parts
+        return lambda x: a(x) * b(x) * c(x)
+    return lambda x: math.prod([p(x) for p in parts])
 
 
 def compile_expr(expr: sympy.Expr) -> Compiled:

@@ -154,7 +154,9 @@ def _fresh(result: Result) -> Result:
     """A copy of `result` whose containers (dicts, lists) are its own."""
     new = copy.copy(result)
     for name, value in vars(result).items():
-        if isinstance(value, (dict, list)):
+        if type(value) in (dict, list):
+            setattr(new, name, value.copy())
+        elif isinstance(value, (dict, list)):
             setattr(new, name, copy.copy(value))
     return new
 
@@ -399,8 +401,19 @@ def _cached_given(name: str, value: str | float) -> Given:
 @lru_cache(maxsize=256)
 def _record_givens(name: str, option: str, targets: tuple[str, ...],
                    taken: frozenset[str], records: object = None) -> dict[str, Given]:
-    """A record's values as givens; `records` (the user records in force, `scope()`) keys
-    the cache only."""
+    """A record's values as givens, but those `taken` or asked for; `records` (the user
+    records in force, `scope()`) keys the cache only."""
+    bound = {}
+    for key, given in _record_values(name, option, records).items():
+        if key not in taken and key not in targets:
+            bound[key] = given if given is not None else _record_given(name, key)  # raises
+    return bound
+
+
+@lru_cache(maxsize=64)
+def _record_values(name: str, option: str, records: object = None) -> dict[str, Given | None]:
+    """Each value of a record that names a library variable, in the record's order, as a
+    Given; None where reading it fails (`_record_givens` raises that error where it is used)."""
     from napkinmath.hardware import get
 
     record = get(name)
@@ -409,14 +422,37 @@ def _record_givens(name: str, option: str, targets: tuple[str, ...],
         raise InputError(f"{option}={name!r} names {record.id}, a {record.kind} record; {option}= "
                          f"takes {wanted} (list them with `napkin hardware --kind "
                          f"{'model' if option == 'model' else 'accelerator'}`)", option)
-    known = variables()
-    bound = {}
-    for key, value in record.values.items():
-        if key in known and key not in taken and key not in targets:
-            origin = "assumption" if value.assumption else "record"
-            quantity = to_quantity(value.quantity, known[key])
-            bound[key] = Given(known[key], quantity, origin, f"{record.id}: {value.provenance()}")
-    return bound
+    found: dict[str, Given | None] = {}
+    for key in record.values:
+        if key in variables():
+            try:
+                found[key] = _record_given(name, key)
+            except Exception:  # raised again, as it was, where the value is used
+                found[key] = None
+    return found
+
+
+def _record_given(name: str, key: str) -> Given:
+    """The value `key` of the record `name` as a Given."""
+    from napkinmath.hardware import get
+
+    record = get(name)
+    value = record.values[key]
+    var = variables()[key]
+    origin = "assumption" if value.assumption else "record"
+    return Given(var, to_quantity(value.quantity, var), origin,
+                 f"{record.id}: {value.provenance()}")
+
+
+@lru_cache(maxsize=256)
+def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
+                   context: frozenset[str]) -> Plan | None:
+    """The plan of the roundings `wanted`, or None when the values do not determine them
+    (cached: plans depend on names only)."""
+    try:
+        return plan_for(wanted, computed, context, suggest=False)
+    except UnderDeterminedError:
+        return None
 
 
 def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str],
@@ -448,12 +484,15 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     InconsistentError, or with ``on_inconsistent="warn"`` is shown as a warning. Without
     `suggest`, an UnderDeterminedError names no inputs to add (for callers that retry).
     """
-    aside = set_aside(bound, _BaseValues(bound), tolerance, _run_check)
+    user = frozenset(n for n, g in bound.items() if g.origin == "given")
+    knowns = frozenset(bound)
+    aside = set_aside(bound, _BaseValues(bound), tolerance, _run_check, user, knowns)
     if aside:
         bound = {name: g for name, g in bound.items() if name not in aside}
-    user = frozenset(n for n, g in bound.items() if g.origin == "given")
+        user = frozenset(n for n, g in bound.items() if g.origin == "given")
+        knowns = frozenset(bound)
     try:
-        plan = plan_for(targets, user, frozenset(bound) - user, suggest)
+        plan = plan_for(targets, user, knowns - user, suggest)
     except UnderDeterminedError as exc:
         shown = sorted(user) + sorted({g.note.split(":")[0] + " record" for g in bound.values()
                                        if g.origin == "record"})
@@ -468,17 +507,17 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     values = {name: g.base for name, g in inputs.items()}
     steps = [_run_block(block, values) for block in plan.blocks]
     checks = [_run_check(f, values) for f in plan.checks]
-    extra_steps, extra_inputs = _rounding(targets, values, bound)
+    extra_steps, extra_inputs = _rounding(targets, values, bound, knowns)
     steps.extend(extra_steps)
     inputs.update(extra_inputs)
-    more = beyond(plan, values, bound, lambda g: g.base, _run_block, _run_check)
+    more = beyond(plan, values, bound, lambda g: g.base, _run_block, _run_check, user, knowns)
     checks += more.checks
     for check in checks:
         check.tolerance = tolerance
     failed = [c for c in checks if not c.agrees]
     if failed and on_inconsistent == "error":
         everything = {**inputs, **more.inputs}
-        raise _inconsistent(failed, everything, plan, tolerance, user, frozenset(bound))
+        raise _inconsistent(failed, everything, plan, tolerance, user, knowns)
     inputs.update({n: more.inputs[n] for n in sorted(more.inputs, key=lambda n: (
         order[more.inputs[n].origin], n)) if n not in inputs})
     results = {name: from_base(values[name], variables()[name]) for name in targets}
@@ -653,16 +692,18 @@ def _givens_behind(check: CheckRecord, inputs: Mapping[str, Given], plan: Plan,
 
 
 def _rounding(targets: tuple[str, ...], values: dict[str, float],
-              bound: Mapping[str, Given]) -> tuple[list[StepRecord], dict[str, Given]]:
-    """Practical roundings a target declares (n_gpus -> whole nodes), when computable."""
+              bound: Mapping[str, Given], knowns: frozenset[str] | None = None
+              ) -> tuple[list[StepRecord], dict[str, Given]]:
+    """Practical roundings a target declares (n_gpus -> whole nodes), when computable;
+    `knowns` is the names of `bound`, when known."""
     wanted = tuple(name for t in targets for name in variables()[t].rounding
                    if name not in values)
     if not wanted:
         return [], {}
-    context = frozenset(n for n in bound if n not in values)
-    try:
-        plan = plan_for(wanted, frozenset(values), context, suggest=False)
-    except UnderDeterminedError:
+    computed = frozenset(values)
+    context = (frozenset(bound) if knowns is None else knowns) - computed
+    plan = _rounding_plan(wanted, computed, context)
+    if plan is None:
         return [], {}
     extra = {name: bound[name] for name in sorted(plan.used & context)}
     scratch = dict(values)

@@ -23,7 +23,7 @@ from napkinmath.text.dimensions import (
     unit_spelling,
 )
 from napkinmath.text.evaluation import evaluate, has_ambiguous_suffix
-from napkinmath.text.expr import parse
+from napkinmath.text.expr import AMBIGUOUS_SUFFIXES, COUNT_SUFFIXES, Node, _suffix_at, parse
 from napkinmath.units import (
     Quantity,
     base_units,
@@ -92,19 +92,177 @@ def read_given(value: object, variable: Variable) -> Reading:
     token/sequence) is read per that count. Any other mismatch stays an InputError. The note
     also tells how a count shorthand that people read in binary ("8k", "128k") was taken,
     and where a RECORD.key value came from."""
+    if isinstance(value, str):
+        fast = _fast_reading(value, variable)
+        if fast is not None:
+            return fast
+    return _full_reading(value, variable)
+
+
+def _full_reading(value: object, variable: Variable) -> Reading:
+    """`read_given` through the full parser (every form, every error)."""
     quantity, shown = _raw_quantity(value, variable)
     quantity = _promote_count(quantity, variable)
     notes = []
     count = _missing_count(quantity, variable)
     if count is not None:
         quantity = quantity / ureg.Unit(count)
-        notes.append(f"{' '.join(shown.split())}, read as per {count}")
+        notes.append(f"{' '.join(_text(shown).split())}, read as per {count}")
     if isinstance(value, str):
         notes += _text_notes(value, variable)
     return Reading(_checked(quantity, variable, shown), "; ".join(notes))
 
 
-def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, str]:
+# --- the fast path for plain forms: "7B", "0.4", "3 weeks", "989 TFLOP/(s*GPU)" ----------------
+#: a number as the tokenizer reads it (`expr._TOKEN`), after spaces
+_LEADING_NUMBER = re.compile(r"[ ]*((?:[0-9]+(?:_[0-9]+)*\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+#: what may follow it: unit names joined by spaces, '*', '/', '^' and parentheses
+_UNIT_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9_ */^()]*")
+
+
+def _fast_reading(text: str, variable: Variable) -> Reading | None:
+    """`read_given` of a plain form, a number (with a count suffix or '%') and units, without
+    the full parser; None for anything else, and for anything the full path would refuse or
+    read differently (it then decides). The answer is the same Quantity and note as the full
+    path's: a number leftmost in a product of units with magnitude 1 multiplies the product
+    exactly, and a range check keeps every intermediate value far from the float limits."""
+    parts = _plain_parts(text)
+    if parts is None:
+        return None
+    magnitude, suffix, value, unit_text = parts
+    if suffix in AMBIGUOUS_SUFFIXES and "[information]" in variable.dimensionality:
+        return None  # "7B" for a size: the full path explains the ambiguity
+    recipe = _recipe(unit_text, variable)
+    if recipe is None:
+        return None
+    if recipe.plain and not (recipe.promote or magnitude == 0):
+        return None  # a plain number for a quantity with units: the full path's error
+    converted = magnitude * recipe.factor
+    if out_of_float_range(converted, was_nonzero=magnitude != 0) \
+            or not variable.bounds.contains(converted):
+        return None
+    notes = [f"{' '.join(text.split())}, read as per {recipe.count}"] if recipe.count else []
+    if suffix in _BINARY and recipe.binary_minded:
+        notes += _binary_note(value, suffix)
+    return Reading(Quantity(converted, recipe.unit), "; ".join(notes))
+
+
+def _plain_parts(text: str) -> tuple[float, str, float, str] | None:
+    """(the number's magnitude, its count suffix, its value before the suffix, the unit text
+    after it) for "7B", "0.4", "40%", "3 weeks"; None for other forms or numbers whose
+    magnitude is not well inside the float range."""
+    if len(text) > 80:
+        return None
+    match = _LEADING_NUMBER.match(text)
+    if match is None:
+        return None
+    number, end = match[1], match.end()
+    if len(number) > 30:
+        return None  # the tokenizer's limits on digits and exponents stay its own
+    suffix = _suffix_at(text, end)
+    end += len(suffix)
+    value = float(number)
+    if text.startswith("%", end):
+        value, end = value / 100, end + 1
+        if text[end:].strip(" "):
+            return None
+    unit_text = text[end:].strip(" ")
+    if unit_text and (len(unit_text) > 40 or not _UNIT_TEXT.fullmatch(unit_text)):
+        return None  # short: the number's link cannot take the tree past MAX_DEPTH
+    magnitude = value * (COUNT_SUFFIXES[suffix] if suffix else 1.0)
+    if magnitude == 0:
+        if number.strip("0."):
+            return None  # "1e-400" is refused by the tokenizer, not 0
+    elif not 1e-150 < abs(magnitude) < 1e150:
+        return None
+    return magnitude, suffix, value, unit_text
+
+
+@dataclass(frozen=True)
+class _Recipe:
+    """How a plain form with these units is read for one variable."""
+
+    plain: bool  # no units: a plain number
+    promote: bool  # a plain number means that many of the variable's unit
+    count: str | None  # the count it lacks ("GPU" for "989 TFLOP/s" as a per-GPU rate)
+    unit: pint.Unit  # the variable's unit
+    factor: float  # from the units as written to the variable's unit
+    binary_minded: bool
+
+
+@lru_cache(maxsize=1024)
+def _recipe(unit_text: str, variable: Variable) -> _Recipe | None:
+    """The reading of `unit_text` for `variable`, or None when the fast path does not apply
+    (units with a number or a function in them, of another dimension, or none at all for a
+    quantity with units)."""
+    binary_minded = variable.dimensionality in _binary_minded()
+    if not unit_text:
+        promote = _is_count(variable.dimensionality)
+        return _Recipe(True, promote, None, variable.unit, 1.0, binary_minded)
+    try:
+        tree = parse(unit_text)
+        if not _units_only(tree):
+            return None
+        units = evaluate(tree, unit_text)
+    except ParseError:
+        return None
+    if units.magnitude != 1.0 or units.dimensionless or variable.unit == ureg.dimensionless:
+        return None
+    count = _missing_count(units, variable)
+    if count is not None:
+        units = units / ureg.Unit(count)
+    if units.dimensionality != variable.dimensionality:
+        return None
+    factor = float(units.to(variable.unit).magnitude)
+    if not 1e-100 < abs(factor) < 1e100 or not 1e-100 < abs(_base_factor(units.units)[0]) < 1e100:
+        return None
+    probe = float(Quantity(3.0, units.units).to(variable.unit).magnitude)
+    if probe != 3.0 * factor or float(Quantity(0.0, units.units).to(variable.unit).magnitude):
+        return None  # not a plain scale (an offset unit)
+    return _Recipe(False, False, count, variable.unit, factor, binary_minded)
+
+
+def _units_only(tree: Node) -> bool:
+    """The tree is a product of unit names: names, '*', '/' and powers by plain numbers."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node.kind == "name":
+            if "." in node.text:
+                return False
+        elif node.kind == "binop":
+            if node.op not in "*/":
+                return False
+            stack.extend(node.args)
+        elif node.kind == "pow":
+            base, exponent = node.args
+            if exponent.kind != "num" or exponent.suffix:
+                return False
+            stack.append(base)
+        else:
+            return False
+    return True
+
+
+class _Later:
+    """A Quantity as a given is shown in messages, written out only when one needs it."""
+
+    def __init__(self, quantity: pint.Quantity) -> None:
+        self.quantity = quantity
+
+    def __str__(self) -> str:
+        return format_quantity(self.quantity)
+
+
+#: how a given is shown in messages: its text, or a Quantity written out when needed
+Shown = str | _Later
+
+
+def _text(shown: Shown) -> str:
+    return shown if isinstance(shown, str) else str(shown)
+
+
+def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, Shown]:
     """The value parsed (text) or taken over (a number, a Quantity), not yet checked."""
     name = variable.name
     if isinstance(value, bool) or value is None:
@@ -114,8 +272,9 @@ def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, str
         return _parse_for(value, variable), value  # the text grammar bounds its own numbers
     if isinstance(value, pint.Quantity):
         value = _scalar(value, name, variable)
-        quantity = foreign_quantity(value, name, _example(variable))
-        shown = format_quantity(quantity)
+        quantity = value if value._REGISTRY is ureg else foreign_quantity(
+            value, name, _example(variable))
+        shown = _Later(quantity)  # written out only for a message or a note
         check_finite(quantity, name, shown)
         return quantity, shown
     if isinstance(value, numbers.Real):
@@ -124,7 +283,7 @@ def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, str
                      f"number or text such as '{_example(variable)}'", name)
 
 
-def _checked(quantity: pint.Quantity, variable: Variable, shown: str) -> pint.Quantity:
+def _checked(quantity: pint.Quantity, variable: Variable, shown: Shown) -> pint.Quantity:
     _check_dimension(quantity, variable, shown)
     if variable.unit != ureg.dimensionless:
         quantity = _converted(quantity, variable, shown)
@@ -209,14 +368,14 @@ def _scalar(value: pint.Quantity, name: str, variable: Variable) -> pint.Quantit
     return value.__class__(plain_number(magnitude, name), value.units)
 
 
-def _converted(quantity: pint.Quantity, variable: Variable, shown: str) -> pint.Quantity:
+def _converted(quantity: pint.Quantity, variable: Variable, shown: Shown) -> pint.Quantity:
     """`quantity` in the variable's unit, refused when that overflows or underflows."""
     converted = quantity.to(variable.unit)
     problem = out_of_float_range(float(converted.magnitude),
                                  was_nonzero=float(quantity.magnitude) != 0)
     if problem:
-        raise InputError(f"{variable.name}={shown}: in {format_unit(variable.unit)}, the unit "
-                         f"of {variable.name}, the number is {problem}; {_WITHIN}",
+        raise InputError(f"{variable.name}={_text(shown)}: in {format_unit(variable.unit)}, the "
+                         f"unit of {variable.name}, the number is {problem}; {_WITHIN}",
                          variable.name)
     return converted
 
@@ -258,7 +417,7 @@ def plain_number(value: numbers.Real, name: str | None) -> float:
     return number
 
 
-def check_finite(quantity: pint.Quantity, name: str | None, shown: str) -> None:
+def check_finite(quantity: pint.Quantity, name: str | None, shown: Shown) -> None:
     """Refuse a given Quantity whose number is not finite, or that overflows or underflows
     in base units (the limits that `evaluate` puts on text)."""
     label = name or "the value"
@@ -271,7 +430,7 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: str) -> None:
                          f"{type(quantity.magnitude).__name__}", name) from None
     problem = out_of_float_range(magnitude)
     if problem:
-        raise InputError(f"{label}={shown}: the number is {problem}; {_WITHIN}", name)
+        raise InputError(f"{label}={_text(shown)}: the number is {problem}; {_WITHIN}", name)
     try:
         factor, base = _base_factor(quantity.units)
         in_base = magnitude * factor
@@ -280,7 +439,7 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: str) -> None:
     problem = out_of_float_range(in_base, was_nonzero=magnitude != 0)
     if problem:
         where = f" ({format_unit(base)})" if base is not None else ""
-        raise InputError(f"{label}={shown}: in base units{where} the number is {problem}; "
+        raise InputError(f"{label}={_text(shown)}: in base units{where} the number is {problem}; "
                          f"{_WITHIN}", name)
 
 
@@ -478,9 +637,10 @@ def _promote_count(quantity: pint.Quantity, variable: Variable) -> pint.Quantity
     return quantity
 
 
-def _check_dimension(quantity: pint.Quantity, variable: Variable, shown: str) -> None:
+def _check_dimension(quantity: pint.Quantity, variable: Variable, shown: Shown) -> None:
     if quantity.dimensionality == variable.dimensionality:
         return
+    shown = _text(shown)
     expected = format_unit(variable.unit) or "a plain number"
     message = (f"{shown} for {variable.name}: expected {expected} "
                f"[{dimension_text(variable.dimensionality)}], got "
@@ -536,10 +696,11 @@ def format_number_plain(quantity: pint.Quantity) -> str:
     return f"{float(quantity.to('').magnitude):g}"
 
 
-def _check_bounds(quantity: pint.Quantity, variable: Variable, shown: str) -> None:
+def _check_bounds(quantity: pint.Quantity, variable: Variable, shown: Shown) -> None:
     magnitude = float(quantity.magnitude)
     if variable.bounds.contains(magnitude):
         return
+    shown = _text(shown)
     unit = format_unit(variable.unit)
     hint = ""
     if variable.bounds.hi == 1.0 and magnitude > 1 and magnitude <= 100:

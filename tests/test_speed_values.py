@@ -1,0 +1,117 @@
+"""The fast path for plain given values (issue 12) reads every text exactly as the full
+parser does: the same Quantity (number, units, their order), the same note ("8k read as
+8,000", "read as per GPU"), and it steps aside for anything the full path refuses."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import napkinmath as nm
+from napkinmath.errors import InputError
+from napkinmath.text import values
+from napkinmath.text.expr import COUNT_SUFFIXES
+
+#: variables of many dimensions: counts, sizes, rates per GPU, times, fractions, money
+NAMES = ("params", "tokens", "train_time", "mfu", "peak_flops", "n_gpus", "hbm_bandwidth",
+         "hbm_capacity", "seq_len", "global_batch", "price_per_gpu_hour", "hidden_size",
+         "kv_bytes_per_token", "training_state_memory", "n_nodes", "tp")
+UNITS = ("", "B", "GB", "GiB", "TB", "b", "Gb", "param", "params", "token", "tokens", "GPU",
+         "GPUs", "node", "s", "h", "day", "days", "week", "weeks", "min", "ms", "year",
+         "FLOP", "TFLOP", "PFLOP", "USD", "percent", "sequence", "W", "kW", "x", "max",
+         "KB", "mb", "Gbps", "FLOPS", "TFLOPS", "foo", "degC", "GPU_hours")
+NUMBERS = st.one_of(
+    st.integers(0, 10**6).map(str),
+    st.floats(0, 1e4, allow_nan=False).map(lambda x: f"{x:.4g}"),
+    st.sampled_from(["0", "0.0", "00", "0e5", "1e-400", "1e400", "1e300", "1e-200", ".5",
+                     "1.", "1_000", "1__0", "7.001", "989", "0.4", "8", "128", "2.5e3",
+                     "1" * 45, "0" * 35, "1e", "1.5.3"]),
+)
+
+
+@st.composite
+def unit_texts(draw) -> str:
+    """Unit names joined as people write them ("TFLOP/(s*GPU)", "GB / s", "m^2"), or not."""
+    parts = [draw(st.sampled_from(UNITS))]
+    for _ in range(draw(st.integers(0, 3))):
+        op = draw(st.sampled_from(["/", "*", " ", " / ", "/(", "^2", "^-1", "^40", " x ",
+                                   "·", "(", ")", " 2 ", "-", "+", "."]))
+        parts += [op, draw(st.sampled_from(UNITS))]
+    text = "".join(parts)
+    if text.count("(") > text.count(")") and draw(st.booleans()):
+        text += ")"
+    return text
+
+
+@st.composite
+def value_texts(draw) -> str:
+    number = draw(NUMBERS)
+    suffix = draw(st.sampled_from(["", "", "", *COUNT_SUFFIXES]))
+    percent = draw(st.sampled_from(["", "", "%", " %"]))
+    space = draw(st.sampled_from(["", " ", " ", "  ", "\t"]))
+    lead = draw(st.sampled_from(["", "", " ", "-", "$", "\r"]))
+    tail = draw(st.sampled_from(["", "", " ", "\n"]))
+    units = draw(unit_texts()) if draw(st.booleans()) else ""
+    return f"{lead}{number}{suffix}{percent}{space}{units}{tail}"
+
+
+def _full(text: str, var):
+    try:
+        return values._full_reading(text, var)
+    except InputError as exc:
+        return exc
+
+
+def _same(fast: values.Reading, full: values.Reading) -> bool:
+    q, r = fast.quantity, full.quantity
+    return (type(q.magnitude) is type(r.magnitude) and q.magnitude == r.magnitude
+            and list(q.units._units.items()) == list(r.units._units.items())
+            and str(q) == str(r) and fast.note == full.note)
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=value_texts(), name=st.sampled_from(NAMES))
+def test_the_fast_path_reads_every_text_as_the_full_parser(text, name):
+    var = nm.variables()[name]
+    fast = values._fast_reading(text, var)
+    full = _full(text, var)
+    if fast is not None:
+        assert not isinstance(full, InputError), (text, name, fast, full)
+        assert _same(fast, full), (text, name, fast, full)
+    read = _full(text, var) if fast is None else fast
+    try:
+        assert values.read_given(text, var) == read or _same(values.read_given(text, var), read)
+    except InputError as exc:
+        assert isinstance(full, InputError) and str(exc) == str(full)
+
+
+@pytest.mark.parametrize(("text", "name", "note"), [
+    ("7B", "params", ""), ("7.001B", "params", ""), ("1T", "tokens", ""), ("0.4", "mfu", ""),
+    ("40%", "mfu", ""), ("3 weeks", "train_time", ""), ("989 TFLOP/(s*GPU)", "peak_flops", ""),
+    ("989 TFLOP/s", "peak_flops", "989 TFLOP/s, read as per GPU"),
+    ("80 GB", "hbm_capacity", "80 GB, read as per GPU"),
+    ("8k", "seq_len", "8k read as 8,000; write 8Ki for 8,192"),
+    ("16k", "n_gpus", "16k read as 16,000; write 16Ki for 16,384"),
+    ("8Ki", "seq_len", ""), ("64", "n_gpus", ""), ("0", "master_bytes_per_param", ""),
+    ("2.5 USD/(GPU*h)", "price_per_gpu_hour", ""),
+    ("3.35 TB/s", "hbm_bandwidth", "3.35 TB/s, read as per GPU"),
+    ("8192 token", "seq_len", "8192 token, read as per sequence"),
+])
+def test_the_common_forms_take_the_fast_path_with_the_same_reading(text, name, note):
+    var = nm.variables()[name]
+    fast = values._fast_reading(text, var)
+    assert fast is not None, "a common form should not need the full parser"
+    assert _same(fast, values._full_reading(text, var))
+    assert fast.note == note
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("7B", "message_bytes"), ("70G", "hbm_capacity"), ("1.5", "hbm_capacity"), ("1.5 h", "params"),
+    ("1e400", "params"), ("0e999", "params"), ("150%", "mfu"), ("3 weeks + 2 days", "train_time"),
+    ("H100-SXM.peak_flops", "peak_flops"), ("-1 GB", "hbm_capacity"), ("5 KB", "hbm_capacity"),
+    ("2 (GB)", "hbm_capacity"), ("40 percent", "mfu"), ("1e300 TB", "hbm_capacity"),
+])
+def test_the_fast_path_steps_aside_for_other_forms_and_errors(text, name):
+    """Errors, ambiguities and forms with more than a number and units go the full way."""
+    if name not in nm.variables():
+        pytest.skip(f"no variable {name} in this library")
+    assert values._fast_reading(text, nm.variables()[name]) is None
