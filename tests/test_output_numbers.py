@@ -95,6 +95,18 @@ def test_digits_sets_significant_figures_of_the_display_only():
             r.to_text(digits=bad)
 
 
+def test_solve_takes_digits_and_the_memo_keeps_the_default():
+    # 11,053,560 USD (COST_USD): 3 figures 11.1M, then the same question at the default 4
+    assert str(nm.solve("train_cost", digits=3, **COST)).startswith("train_cost = 11.1M USD")
+    assert str(nm.solve("train_cost", **COST)).startswith("train_cost = 11.05M USD")
+    assert nm.solve("train_cost", digits=3, **COST).value.magnitude == \
+        pytest.approx(COST_USD, rel=1e-12)
+    with pytest.raises(nm.InputError, match="significant figures"):
+        nm.solve("train_cost", digits=0, **COST)
+    with pytest.raises(nm.InputError, match="single answers"):
+        nm.solve("train_cost", digits=3, **{**COST, "mfu": "0.3..0.5"})
+
+
 def test_value_stays_an_exact_pint_quantity():
     r = nm.solve("mfu", **W6)
     assert isinstance(r.value, nm.Quantity)
