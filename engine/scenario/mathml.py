@@ -65,6 +65,9 @@ def text(value: str) -> str:
 def block(*parts: str) -> str:
     """A display-style equation of fragments joined by '=' (the first may be empty: '= …'),
     on its own line, left-aligned, scrolling sideways on a narrow screen."""
-    joined = "<mo>=</mo>".join(parts)
+    # Chromium sets a leading '=' flush against a lone <mtext> (a value): space it by hand
+    gap = '<mspace width="0.2778em"/>'
+    joined = "<mo>=</mo>".join(gap + p if i and p.startswith("<mtext>") and not parts[0] else p
+                               for i, p in enumerate(parts))
     return f'<div class="eq"><math><mstyle displaystyle="true"><mrow>{joined}</mrow></mstyle>' \
            "</math></div>"
