@@ -40,7 +40,7 @@ _ASSIGN = re.compile(r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*=")
 
 def overlay(paths: object) -> Overlay:
     """The shipped records with the files `paths` (a path or a list of paths) laid over them."""
-    files = _paths(paths)
+    files = record_paths(paths)
     stamps = []
     for path in files:
         try:
@@ -53,7 +53,8 @@ def overlay(paths: object) -> Overlay:
     return _overlay(tuple(stamps))
 
 
-def _paths(paths: object) -> tuple[str, ...]:
+def record_paths(paths: object) -> tuple[str, ...]:
+    """`paths` (a path or a non-empty list of paths) as absolute paths, or an InputError."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     if not isinstance(paths, (list, tuple)) or not paths \

@@ -286,12 +286,9 @@ def _solve(args: argparse.Namespace) -> int:
         options["seed"] = args.seed
     if args.warn_inconsistent:
         options["on_inconsistent"] = "warn"
-    result = solve(targets, **options, **givens)
     if args.digits is not None:
-        if not hasattr(result, "_with_digits"):
-            raise NapkinError("--digits is for single answers; ranges and samples show 4 "
-                              "significant figures")
-        result = result._with_digits(args.digits)
+        options["digits"] = args.digits
+    result = solve(targets, **options, **givens)
     from napkinmath.cli import jsonout
 
     render = {"text": str, "markdown": lambda r: r.to_markdown(),

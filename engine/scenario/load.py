@@ -148,14 +148,13 @@ def load(source: str | Path | Mapping, records: object = None) -> Scenario:
 
 
 def _record_paths(records: object) -> tuple[str, ...]:
+    """The user's records files given beside the plan (records=, --records), checked as
+    solve checks them."""
     if records is None:
         return ()
-    paths = [records] if isinstance(records, (str, Path)) else records
-    if not isinstance(paths, (list, tuple)) or not all(isinstance(p, (str, Path))
-                                                        for p in paths):
-        raise InputError(f"records={records!r}: expected the path of a TOML records file, or "
-                         "a list of paths", "records")
-    return tuple(str(p) for p in paths)
+    from napkinmath.hardware.user import record_paths
+
+    return record_paths(records)
 
 
 class _Checker:

@@ -101,8 +101,8 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
             _MEMO.popitem(last=False)
     if digits is not None:
         if not hasattr(result, "_with_digits"):
-            raise InputError("digits= applies to single answers; ranges and samples show 4 "
-                             "significant figures", "digits")
+            raise InputError("digits= (--digits) applies to single answers; ranges and "
+                             "samples show 4 significant figures", "digits")
         result = result._with_digits(digits)
     return result
 
