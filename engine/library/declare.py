@@ -9,7 +9,9 @@ equation over variables, with a name, a title and a source::
             Eq(train_compute, flop_per_param_token * params * tokens), source=KAPLAN_2020)
 
 Import `Eq`, `ceiling` and `floor` from this module, not from sympy: they do not evaluate,
-which keeps importing the library fast.
+which keeps importing the library fast. The classes here import neither sympy nor the formula
+modules: a library read back from its snapshot (`napkinmath.library.snapshot`) builds them
+from stored names, units and expression trees, and makes sympy objects only when asked.
 
 Formulas that round (whole nodes, powers of two) are declared `forward_only`: their left side
 is computed from the right, never the other way round.
@@ -18,13 +20,28 @@ is computed from the right, never the other way round.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
-import pint
-import sympy
+from napkinmath.library.numeric import NUMERIC_FUNCTIONS  # noqa: F401 - re-exported
 
-from napkinmath.units import Quantity, Unit, ureg
+if TYPE_CHECKING:
+    import pint
+    import sympy
+
+    from napkinmath.library.tree import Tree
+
+#: names this module serves from `napkinmath.library.functions` (which imports sympy)
+_SYMPY_NAMES = ("Eq", "ceiling", "floor", "pow2_ceil", "ROUNDING_FUNCTIONS")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SYMPY_NAMES:
+        from napkinmath.library import functions
+
+        return getattr(functions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -62,21 +79,53 @@ class Default:
     note: str
 
 
-@dataclass(eq=False)
 class Variable:
-    """A named quantity of the library. `symbol` is the sympy Symbol used in formulas."""
+    """A named quantity of the library. `symbol` is the sympy Symbol used in formulas.
 
-    name: str
-    unit: pint.Unit
-    description: str
-    symbol: sympy.Symbol
-    latex: str
-    bounds: Bounds = POSITIVE
-    default: Default | None = None
-    display_unit: str | None = None
-    #: name of a forward-only formula output to show next to this variable as a practical
-    #: rounding, e.g. n_gpus -> n_nodes ("64 GPU as 8 whole nodes of 8").
-    rounding: tuple[str, ...] = ()
+    `unit` may be given as its text and `default` as (magnitude, note): both are then read
+    with pint on first use; `symbol` None makes the Symbol (and imports sympy) on first use.
+    """
+
+    def __init__(self, name: str, unit: pint.Unit | str, description: str,
+                 symbol: sympy.Symbol | None = None, latex: str = "",
+                 bounds: Bounds = POSITIVE, default: Default | tuple | None = None,
+                 display_unit: str | None = None, rounding: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.description = description
+        self.latex = latex
+        self.bounds = bounds
+        self.display_unit = display_unit
+        #: name of a forward-only formula output to show next to this variable as a practical
+        #: rounding, e.g. n_gpus -> n_nodes ("64 GPU as 8 whole nodes of 8").
+        self.rounding = rounding
+        self.unit_text = unit if isinstance(unit, str) else None
+        if not isinstance(unit, str):
+            self.__dict__["unit"] = unit
+        if symbol is not None:
+            self.__dict__["symbol"] = symbol
+        if isinstance(default, tuple):
+            self._default_read = default
+        else:
+            self.__dict__["default"] = default
+
+    @cached_property
+    def unit(self) -> pint.Unit:
+        from napkinmath.units import Unit, ureg
+
+        return Unit(self.unit_text) if self.unit_text else ureg.dimensionless
+
+    @cached_property
+    def default(self) -> Default | None:
+        from napkinmath.units import Quantity
+
+        magnitude, note = self._default_read
+        return Default(Quantity(magnitude, self.unit), note)
+
+    @cached_property
+    def symbol(self) -> sympy.Symbol:
+        import sympy
+
+        return sympy.Symbol(self.name, positive=self.bounds.lo >= 0, real=True)
 
     @cached_property
     def base_factor(self) -> float:
@@ -95,6 +144,8 @@ _BASE_FACTORS: dict[pint.Unit, float] = {}
 
 
 def _base_factor(unit: pint.Unit) -> float:
+    from napkinmath.units import Quantity
+
     factor = _BASE_FACTORS.get(unit)
     if factor is None:
         factor = float(Quantity(1.0, unit).to_base_units().magnitude)
@@ -102,33 +153,84 @@ def _base_factor(unit: pint.Unit) -> float:
     return factor
 
 
-@dataclass(eq=False)
-class Formula:
-    """An equation over library variables, with its provenance."""
+def _symbol_of(name: str) -> sympy.Symbol:
+    return VARIABLES[name].symbol
 
-    name: str
-    title: str
-    equation: sympy.Eq
-    source: str
-    subject: str
-    note: str = ""
-    forward_only: bool = False
-    #: a consequence of other formulas, declared so that questions they cannot reach
-    #: structurally (MFU from GPU-hours without a GPU count) still plan; never run as a check.
-    derived: bool = False
-    #: the formulas it follows from; a plan may not use it together with all of them
-    derived_from: tuple[str, ...] = ()
-    variables: tuple[Variable, ...] = field(default=())
-    #: a stated assumption rather than a law (dense: total = active parameters): used only
-    #: where the other formulas cannot answer, never as a check, and labelled in the answer
-    assumption: bool = False
+
+class _Expressions:
+    """Sympy expressions and their trees, each made from the other on first use."""
+
+    _SIDES: tuple[str, str] = ("lhs", "rhs")
+
+    @cached_property
+    def trees(self) -> tuple[Tree, Tree]:
+        """The two sides as trees (`napkinmath.library.tree`); NoTreeError for a side that has
+        none."""
+        from napkinmath.library.tree import from_sympy
+
+        return tuple(from_sympy(side) for side in self._sympy_sides())  # type: ignore
+
+    @cached_property
+    def layouts(self) -> tuple[tuple, tuple]:
+        """The two sides laid out for printing (`napkinmath.rendering.exprprint.lower`)."""
+        from napkinmath.rendering.exprprint import lower
+
+        return tuple(lower(side) for side in self._sympy_sides())  # type: ignore
+
+    def _sympy_sides(self) -> tuple[sympy.Expr, sympy.Expr]:
+        raise NotImplementedError
+
+    def _from_trees(self) -> tuple[sympy.Expr, sympy.Expr]:
+        from napkinmath.library.tree import to_sympy
+
+        lhs, rhs = self.trees
+        return to_sympy(lhs, _symbol_of), to_sympy(rhs, _symbol_of)
+
+
+class Formula(_Expressions):
+    """An equation over library variables, with its provenance.
+
+    `equation` None (a formula read from the snapshot) is made from its trees on first use.
+    """
+
+    def __init__(self, name: str, title: str, equation: sympy.Eq | None, source: str,
+                 subject: str, note: str = "", forward_only: bool = False,
+                 derived: bool = False, derived_from: tuple[str, ...] = (),
+                 variables: tuple[Variable, ...] = (), assumption: bool = False) -> None:
+        self.name = name
+        self.title = title
+        self.source = source
+        self.subject = subject
+        self.note = note
+        self.forward_only = forward_only
+        #: a consequence of other formulas, declared so that questions they cannot reach
+        #: structurally (MFU from GPU-hours without a GPU count) still plan; never run as a
+        #: check.
+        self.derived = derived
+        #: the formulas it follows from; a plan may not use it together with all of them
+        self.derived_from = derived_from
+        self.variables = variables
+        #: a stated assumption rather than a law (dense: total = active parameters): used only
+        #: where the other formulas cannot answer, never as a check, and labelled in the answer
+        self.assumption = assumption
+        if equation is not None:
+            self.__dict__["equation"] = equation
+
+    @cached_property
+    def equation(self) -> sympy.Eq:
+        import sympy
+
+        return sympy.Eq(*self._from_trees(), evaluate=False)
+
+    def _sympy_sides(self) -> tuple[sympy.Expr, sympy.Expr]:
+        return self.equation.lhs, self.equation.rhs
 
     @property
     def output(self) -> Variable | None:
         """The computed side of a forward-only formula."""
         if not self.forward_only:
             return None
-        return VARIABLES_BY_SYMBOL[self.equation.lhs]
+        return VARIABLES[self.trees[0][1]]
 
     @property
     def residual(self) -> sympy.Expr:
@@ -138,9 +240,29 @@ class Formula:
         return f"Formula({self.name!r})"
 
 
+class _BySymbol(dict):
+    """Variables by sympy Symbol, found through the name (Symbols are made on demand)."""
+
+    def __missing__(self, symbol: object) -> Variable:
+        found = VARIABLES.get(getattr(symbol, "name", None))  # type: ignore[arg-type]
+        if found is None or found.symbol != symbol:
+            raise KeyError(symbol)
+        return found
+
+    def __contains__(self, symbol: object) -> bool:
+        try:
+            self[symbol]
+        except (KeyError, TypeError):
+            return False
+        return True
+
+
 VARIABLES: dict[str, Variable] = {}
-VARIABLES_BY_SYMBOL: dict[sympy.Symbol, Variable] = {}
+VARIABLES_BY_SYMBOL: dict[sympy.Symbol, Variable] = _BySymbol()
 FORMULAS: dict[str, Formula] = {}
+#: names read from the snapshot and not yet declared again by importing their module: such a
+#: declaration attaches its sympy objects to them instead of declaring a name twice
+_FROM_SNAPSHOT: set[tuple[str, str]] = set()
 
 
 def var(name: str, unit: str, description: str, *, symbol: str | None = None,
@@ -152,6 +274,13 @@ def var(name: str, unit: str, description: str, *, symbol: str | None = None,
     `symbol` is the LaTeX symbol shown in typeset derivations; `default` (with `default_note`
     saying why) is an assumption used only when a question needs it and the user gave none.
     """
+    import sympy
+
+    from napkinmath.units import Quantity, Unit, ureg
+
+    if ("var", name) in _FROM_SNAPSHOT:
+        _FROM_SNAPSHOT.discard(("var", name))
+        return VARIABLES[name].symbol
     if name in VARIABLES:
         raise ValueError(f"variable {name!r} is declared twice")
     if not name.isidentifier() or name != name.lower():
@@ -166,8 +295,8 @@ def var(name: str, unit: str, description: str, *, symbol: str | None = None,
         default_value = Default(quantity.to(parsed_unit), default_note)
     variable = Variable(name, parsed_unit, description, sym, symbol or _latex_name(name),
                         bounds, default_value, display_unit, rounding)
+    variable.unit_text = unit
     VARIABLES[name] = variable
-    VARIABLES_BY_SYMBOL[sym] = variable
     return sym
 
 
@@ -190,6 +319,10 @@ def formula(name: str, title: str, equation: sympy.Eq, *, source: str, subject: 
     `note` saying when it fails) plans like a derived formula and is labelled as an assumption
     in every answer that uses it.
     """
+    if ("formula", name) in _FROM_SNAPSHOT:
+        _FROM_SNAPSHOT.discard(("formula", name))
+        FORMULAS[name].__dict__["equation"] = equation
+        return FORMULAS[name]
     if assumption and not note:
         raise ValueError(f"assumption {name!r} needs a note saying when it does not hold")
     if name in FORMULAS:
@@ -208,27 +341,47 @@ def formula(name: str, title: str, equation: sympy.Eq, *, source: str, subject: 
     return declared
 
 
-@dataclass(eq=False)
-class Constraint:
+class Constraint(_Expressions):
     """A feasibility condition lhs ≤ rhs (or <) that an answer must meet to be a plan that fits:
-    memory within HBM, a queue below saturation. Evaluated in every answer that touches it."""
+    memory within HBM, a queue below saturation. Evaluated in every answer that touches it.
 
-    name: str
-    title: str
-    lhs: sympy.Expr
-    rhs: sympy.Expr
-    strict: bool
-    source: str
-    subject: str
-    #: what a violation means and how to fix it
-    message: str
-    variables: tuple[Variable, ...] = field(default=())
-    #: a unit the right side is multiplied by: per="GPU" compares bytes on one GPU with
-    #: hbm_capacity in bytes per GPU
-    per: str = ""
-    #: the variables that make an answer about this constraint: it is evaluated when the
-    #: answer computes, gives or asks for one of them
-    touch: tuple[str, ...] = ()
+    `lhs` and `rhs` None (a constraint read from the snapshot) are made from its trees."""
+
+    def __init__(self, name: str, title: str, lhs: sympy.Expr | None, rhs: sympy.Expr | None,
+                 strict: bool, source: str, subject: str, message: str,
+                 variables: tuple[Variable, ...] = (), per: str = "",
+                 touch: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.title = title
+        self.strict = strict
+        self.source = source
+        self.subject = subject
+        #: what a violation means and how to fix it
+        self.message = message
+        self.variables = variables
+        #: a unit the right side is multiplied by: per="GPU" compares bytes on one GPU with
+        #: hbm_capacity in bytes per GPU
+        self.per = per
+        #: the variables that make an answer about this constraint: it is evaluated when the
+        #: answer computes, gives or asks for one of them
+        self.touch = touch
+        if lhs is not None and rhs is not None:
+            self.__dict__["_sides"] = (lhs, rhs)
+
+    @cached_property
+    def _sides(self) -> tuple[sympy.Expr, sympy.Expr]:
+        return self._from_trees()
+
+    @property
+    def lhs(self) -> sympy.Expr:
+        return self._sides[0]
+
+    @property
+    def rhs(self) -> sympy.Expr:
+        return self._sides[1]
+
+    def _sympy_sides(self) -> tuple[sympy.Expr, sympy.Expr]:
+        return self._sides
 
     def __repr__(self) -> str:
         return f"Constraint({self.name!r})"
@@ -247,6 +400,12 @@ def constraint(name: str, title: str, lhs: sympy.Expr, rhs: sympy.Expr, *, sourc
     `touch` lists the variables whose presence in an answer makes the constraint relevant
     (default: those of the left side).
     """
+    import sympy
+
+    if ("constraint", name) in _FROM_SNAPSHOT:
+        _FROM_SNAPSHOT.discard(("constraint", name))
+        CONSTRAINTS[name].__dict__["_sides"] = (sympy.sympify(lhs), sympy.sympify(rhs))
+        return CONSTRAINTS[name]
     if name in CONSTRAINTS:
         raise ValueError(f"constraint {name!r} is declared twice")
     symbols = sorted((sympy.sympify(lhs) - sympy.sympify(rhs)).free_symbols, key=lambda s: s.name)
@@ -260,38 +419,3 @@ def constraint(name: str, title: str, lhs: sympy.Expr, rhs: sympy.Expr, *, sourc
                           touched)
     CONSTRAINTS[name] = declared
     return declared
-
-
-def Eq(lhs: sympy.Expr, rhs: sympy.Expr) -> sympy.Eq:  # noqa: N802 - mirrors sympy.Eq
-    """sympy.Eq without evaluation: formulas are declarations, never decided at import time.
-
-    (sympy's evaluating Eq and ceiling consult the assumptions system, ~50 ms per formula.)
-    """
-    return sympy.Eq(lhs, rhs, evaluate=False)
-
-
-def ceiling(arg: sympy.Expr) -> sympy.Expr:
-    """Round up, unevaluated at declaration time (see `Eq`)."""
-    return sympy.ceiling(arg, evaluate=False)
-
-
-def floor(arg: sympy.Expr) -> sympy.Expr:
-    """Round down, unevaluated at declaration time (see `Eq`)."""
-    return sympy.floor(arg, evaluate=False)
-
-
-class pow2_ceil(sympy.Function):  # noqa: N801 - sympy functions are lower-case by convention
-    """Round up to the next power of two, keeping the unit: pow2_ceil(6193 GPU) = 8192 GPU."""
-
-    nargs = 1
-
-    @classmethod
-    def eval(cls, arg: sympy.Expr) -> sympy.Expr | None:
-        if arg.is_Number and arg > 0:
-            return sympy.Integer(2) ** sympy.ceiling(sympy.log(arg, 2))
-        return None
-
-
-#: Functions that round a quantity in its own unit; they keep its dimension.
-ROUNDING_FUNCTIONS = (sympy.ceiling, sympy.floor, pow2_ceil)
-NUMERIC_FUNCTIONS = {"pow2_ceil": lambda x: 2.0 ** math.ceil(math.log2(x) - 1e-12)}

@@ -3,43 +3,71 @@
 from __future__ import annotations
 
 import difflib
-
-import pint
-import sympy
+import sys
+from typing import TYPE_CHECKING
 
 from napkinmath.errors import UnknownNameError
 from napkinmath.library.declare import (
     CONSTRAINTS,
     FORMULAS,
-    ROUNDING_FUNCTIONS,
     VARIABLES,
-    VARIABLES_BY_SYMBOL,
     Constraint,
     Formula,
     Variable,
 )
-from napkinmath.units import ureg
+
+if TYPE_CHECKING:
+    import pint
+    import sympy
+
+_loaded = False
+_loading = False
 
 
 def _load() -> None:
-    import napkinmath.formulas  # noqa: F401  (declares every formula on import)
+    """The library, read from its snapshot when one matches the source, else declared by
+    importing the formula modules (and stored for the next process)."""
+    global _loaded, _loading
+    if _loaded or _loading:
+        return
+    from napkinmath.library import snapshot
+
+    _loading = True
+    try:
+        if "napkinmath.formulas" in sys.modules or not snapshot.load():
+            import napkinmath.formulas  # noqa: F401  (declares every formula on import)
+
+            snapshot.save_once()
+    finally:
+        _loading = False
+    _loaded = True
+
+
+def declared() -> None:
+    """Declare the library's sympy objects by importing the formula modules (they attach to
+    the objects read from the snapshot): for code that walks the formula modules themselves."""
+    _load()
+    import napkinmath.formulas  # noqa: F401
 
 
 def variables() -> dict[str, Variable]:
     """Every library variable, by name."""
-    _load()
+    if not _loaded:
+        _load()
     return VARIABLES
 
 
 def formulas() -> dict[str, Formula]:
     """Every library formula, by name."""
-    _load()
+    if not _loaded:
+        _load()
     return FORMULAS
 
 
 def constraints() -> dict[str, Constraint]:
     """Every feasibility constraint of the library, by name."""
-    _load()
+    if not _loaded:
+        _load()
     return CONSTRAINTS
 
 
@@ -71,8 +99,13 @@ def dimension_of(expr: sympy.Expr) -> pint.util.UnitsContainer:
     Sums need terms of one dimension; functions other than rounding need dimensionless
     arguments; powers need plain-number exponents.
     """
+    import sympy
+
+    from napkinmath.library.functions import ROUNDING_FUNCTIONS
+    from napkinmath.units import ureg
+
     if isinstance(expr, sympy.Symbol):
-        return VARIABLES_BY_SYMBOL[expr].dimensionality
+        return VARIABLES[expr.name].dimensionality
     if expr.is_Number or expr.is_NumberSymbol:
         return ureg.dimensionless.dimensionality
     if isinstance(expr, sympy.Add):
@@ -121,6 +154,8 @@ def check_constraint_dimensions(c: Constraint) -> str | None:
     except DimensionMismatchError as exc:
         return f"constraint {c.name!r}: {exc}"
     if c.per:
+        from napkinmath.units import ureg
+
         right = right * ureg.Unit(c.per).dimensionality
     if left != right and c.rhs != 0:
         return (f"constraint {c.name!r}: left side {c.lhs} is [{_text(left)}] but right side "

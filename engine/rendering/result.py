@@ -14,18 +14,23 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-
-import pint
-import sympy
+from typing import TYPE_CHECKING
 
 from napkinmath.errors import InputError
 from napkinmath.library.declare import Constraint, Formula, Variable
-from napkinmath.rendering.exprprint import Printer
+from napkinmath.rendering.exprprint import Name, Printer
 from napkinmath.rendering.latex import document as latex_document
 from napkinmath.rendering.numbers import DEFAULT_DIGITS, format_value, is_fraction
 from napkinmath.rendering.roundoff import ROUNDOFF_NOTE, cancels
 from napkinmath.rendering.sources import Sources, record_source
 from napkinmath.units import Quantity, format_number, format_unit, humanize, ureg
+
+if TYPE_CHECKING:
+    import pint
+    import sympy
+
+    from napkinmath.library.tree import Tree
+    from napkinmath.solving.invert import Compiled
 
 
 @dataclass(frozen=True)
@@ -55,10 +60,16 @@ class StepRecord:
 
     formulas: tuple[Formula, ...]
     unknowns: tuple[Variable, ...]
-    solved: dict[str, sympy.Expr]
+    #: each unknown's rearranged expression, compiled (`.tree`, `.layout`, `.expr` in sympy)
+    roots: dict[str, Compiled]
     values: dict[str, float]  # base-unit values of every variable of the formulas
     rounding: bool = False
     note: str = ""  # e.g. other roots the bounds also admit
+
+    @property
+    def solved(self) -> dict[str, sympy.Expr]:
+        """Each unknown's rearranged expression in sympy (imports sympy)."""
+        return {name: root.expr for name, root in self.roots.items()}
 
 
 @dataclass
@@ -86,7 +97,7 @@ class CheckRecord:
             return f"left side {self.lhs:.6g}, right side {self.rhs:.6g}"
         left = format_value(display(self.lhs, var), var)
         right = format_value(display(self.rhs, var), var)
-        rhs_text = Printer(_name)(self.formula.equation.rhs)
+        rhs_text = Printer(_name)(self.formula.layouts[1])
         return f"{var.name} = {left}; {rhs_text} = {right}"
 
 
@@ -107,9 +118,9 @@ class ConstraintRecord:
     def describe(self) -> str:
         """'226.9 GB ≤ 320 GB (71% of the limit)' or '1,024 sequence > 186.3 sequence (5.5×)'."""
         c = self.constraint
-        unit = _base_unit(c.lhs)
+        unit = _base_unit(c.trees[0])
         left, right = humanize(Quantity(self.lhs, unit)), humanize(Quantity(self.rhs, unit))
-        var = _fraction_symbol(c.lhs)  # utilization < 1: 62.5% < 100%
+        var = _fraction_symbol(c.trees[0])  # utilization < 1: 62.5% < 100%
         sign = ("<" if c.strict else "≤") if self.holds else ("≥" if c.strict else ">")
         if self.holds:
             margin = f"{self.share:.0%} of the limit"
@@ -124,33 +135,32 @@ class ConstraintRecord:
         return f"✗ VIOLATED: {c.title}: {self.describe()}. {_sentence(c.message)}"
 
 
-def _base_unit(expr: sympy.Expr) -> pint.Unit:
-    """The base unit of an expression over library variables (for showing its value)."""
+def _base_unit(expr: Tree) -> pint.Unit:
+    """The base unit of an expression tree over library variables (for showing its value)."""
+    from napkinmath.library import tree
     from napkinmath.library.lookup import variables
 
-    def walk(e: sympy.Expr):
-        if isinstance(e, sympy.Symbol):
-            return Quantity(1.0, variables()[e.name].unit)
-        if e.is_Number:
-            return float(e)
-        parts = [walk(a) for a in e.args]
-        if isinstance(e, sympy.Add):
-            return parts[0]
-        if isinstance(e, sympy.Mul):
+    def walk(e: Tree):
+        if e[0] == "s":
+            return Quantity(1.0, variables()[e[1]].unit)
+        if tree.is_number(e):
+            return tree.number(e)
+        if e[0] == "^":
+            return walk(e[1]) ** tree.evaluate(e[2], {})
+        parts = [walk(a) for a in e[-1]]
+        if e[0] == "*":
             return math.prod(parts)
-        if isinstance(e, sympy.Pow):
-            return parts[0] ** float(e.args[1])
         return parts[0]
 
     value = walk(expr)
     return value.to_base_units().units if hasattr(value, "units") else ureg.dimensionless
 
 
-def _fraction_symbol(expr: sympy.Expr) -> Variable | None:
+def _fraction_symbol(expr: Tree) -> Variable | None:
     """The variable when `expr` is a lone fraction variable (shown as a percent)."""
     from napkinmath.library.lookup import variables
 
-    var = variables().get(expr.name) if isinstance(expr, sympy.Symbol) else None
+    var = variables().get(expr[1]) if expr[0] == "s" else None
     return var if var is not None and is_fraction(var) else None
 
 
@@ -164,7 +174,7 @@ def display(base_value: float, var: Variable) -> pint.Quantity:
     return humanize(from_base(base_value, var), var.display_unit)
 
 
-def _name(symbol: sympy.Symbol) -> str:
+def _name(symbol: Name) -> str:
     return symbol.name
 
 
@@ -259,7 +269,7 @@ class Result:
         """Results that are round-off of zero: the terms they come from cancel (5.5×10⁻¹⁷ s
         left of 0.8 s − 800 ms)."""
         return frozenset(v.name for s in self.steps for v in s.unknowns
-                         if s.values.get(v.name) and cancels(s.solved[v.name], s.values))
+                         if s.values.get(v.name) and cancels(s.roots[v.name], s.values))
 
     def _shown(self, name: str) -> pint.Quantity:
         """A target as displayed: in its chosen or human unit, 0 when it is round-off."""
@@ -327,7 +337,7 @@ class Result:
             for f in step.formulas:
                 lines.append("   " + _equation_text(f))
             for var in step.unknowns:
-                expr = step.solved[var.name]
+                expr = step.roots[var.name].layout
                 pad = " " * (len(var.name) + 1)
                 if not all(_explicit(f, var) for f in step.formulas):
                     lines.append(f"   ⇒ {var.name} = {Printer(_name)(expr)}")
@@ -345,7 +355,7 @@ class Result:
 
     def _value_lines(self, step: StepRecord, var: Variable, style: str = "text") -> list[str]:
         """The substituted line and the result, once when they read the same."""
-        expr = step.solved[var.name]
+        expr = step.roots[var.name].layout
         values = Printer(self._leaf_text(step, style), style=style, substituted=True,
                          plain_leaf=self._leaf_text(step, style, plain=True))(expr)
         result = self._fmt(self._display(var.name), var, style)
@@ -357,7 +367,7 @@ class Result:
     def _leaf_text(self, step: StepRecord, style: str = "text", plain: bool = False):
         """Prints a symbol of `step` as its value; `plain`: a fraction as a number, not %."""
 
-        def leaf(symbol: sympy.Symbol) -> str:
+        def leaf(symbol: Name) -> str:
             q = self._display(symbol.name, step.values.get(symbol.name))
             return self._fmt(q, None if plain else self._var(symbol.name), style)
 
@@ -493,10 +503,10 @@ class Result:
                 "sources": [f.source for f in s.formulas],
                 "equations": [_equation_text(f) for f in s.formulas],
                 "solved_for": [v.name for v in s.unknowns],
-                "rearranged": {v.name: f"{v.name} = {Printer(_name)(s.solved[v.name])}"
+                "rearranged": {v.name: f"{v.name} = {Printer(_name)(s.roots[v.name].layout)}"
                                for v in s.unknowns},
                 "substituted": {v.name: Printer(self._leaf_text(s), substituted=True)(
-                    s.solved[v.name]) for v in s.unknowns},
+                    s.roots[v.name].layout) for v in s.unknowns},
                 "results": {v.name: qty(self._exact(v.name), v, self._display(v.name))
                             for v in s.unknowns},
                 "rounding": s.rounding,
@@ -580,9 +590,10 @@ def _origin(g: Given) -> str:
 
 
 def _explicit(f: Formula, var: Variable) -> bool:
-    return f.equation.lhs == var.symbol
+    """Whether `f` reads `var` = ... as declared (no rearranging to show)."""
+    return f.trees[0] == ("s", var.name)
 
 
 def _equation_text(f: Formula) -> str:
     printer = Printer(_name)
-    return f"{printer(f.equation.lhs)} = {printer(f.equation.rhs)}"
+    return f"{printer(f.layouts[0])} = {printer(f.layouts[1])}"

@@ -20,8 +20,6 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import sympy
-
 from napkinmath.errors import NoRootError
 from napkinmath.library.declare import Constraint, Formula
 from napkinmath.library.lookup import constraints, formulas
@@ -188,20 +186,14 @@ def _selection(plan: Plan, user: frozenset[str], knowns: frozenset[str],
 
 def evaluate_constraint(c: Constraint, values: Mapping[str, float]) -> ConstraintRecord:
     """Both sides in base units, whether it holds, and the margin."""
-    from napkinmath.solving.invert import compile_expr
+    from napkinmath.solving.invert import sides
     from napkinmath.units import ureg
 
     scale = 1.0
     if c.per:
         scale = float(ureg.Quantity(1.0, c.per).to_base_units().magnitude)
-    lhs = _value(c.lhs, values, compile_expr)
-    rhs = _value(c.rhs, values, compile_expr) * scale
+    left, right = sides(c)
+    lhs = float(left.fn(*(values[a] for a in left.args)))
+    rhs = float(right.fn(*(values[a] for a in right.args))) * scale
     holds = lhs < rhs if c.strict else lhs <= rhs
     return ConstraintRecord(c, lhs, rhs, holds)
-
-
-def _value(expr: sympy.Expr, values: Mapping[str, float], compile_expr) -> float:
-    if expr.is_Number:
-        return float(expr)
-    compiled = compile_expr(expr)
-    return float(compiled.fn(*(values[a] for a in compiled.args)))

@@ -1,91 +1,86 @@
 """Rearranging formulas for an unknown, symbolically, and compiling the result to float code.
 
 Products of powers (most formulas here) are inverted directly, linear formulas by their slope;
-anything else goes to `sympy.solve`. Both the rearranged expressions and the compiled functions
-are cached, so a repeated question costs a few float operations per step.
+anything else goes to `sympy.solve`. Each rearrangement is kept as a tree with its print layout
+(`napkinmath.library.tree`, `napkinmath.rendering.exprprint`), in memory and, for the library's
+own formulas, on disk beside the library's snapshot (`napkinmath.library.snapshot`): a
+rearrangement sympy found once, in any process, is read back without importing sympy.
 
-Compiling builds nested Python closures over the sympy tree (arithmetic and a fixed table of
-math functions); no source code is generated or evaluated.
+Compiling turns a tree into a small Python function: fixed operators and a fixed table of math
+functions over numbered arguments (`tree.compile_tree`); nothing a user typed or a file holds
+becomes source text.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import sympy
+from napkinmath.library.declare import FORMULAS, NUMERIC_FUNCTIONS, Constraint, Formula
+from napkinmath.library.tree import NoTreeError, Tree, compile_tree, from_sympy, to_sympy
 
-from napkinmath.library.declare import NUMERIC_FUNCTIONS, Formula
+if TYPE_CHECKING:
+    import sympy
 
 
-@dataclass(frozen=True)
 class Compiled:
-    """An expression and a float function of its arguments (in base units)."""
+    """An expression and a float function of its arguments (in base units).
 
-    expr: sympy.Expr
-    args: tuple[str, ...]
-    fn: Callable[..., float]
+    `tree` is None only for an expression with no tree form (compiled by sympy's lambdify);
+    `expr` (sympy) and `layout` (for printing) are made from the tree on first use.
+    """
 
+    __slots__ = ("_expr", "_layout", "args", "fn", "tree")
 
-_FUNCTIONS: dict[type, Callable[..., float]] = {
-    sympy.ceiling: math.ceil, sympy.floor: math.floor, sympy.log: math.log, sympy.exp: math.exp,
-    sympy.Max: max, sympy.Min: min, sympy.Abs: abs}
+    def __init__(self, tree: Tree | None, args: tuple[str, ...], fn: Callable[..., float],
+                 expr: sympy.Expr | None = None, layout: tuple | None = None) -> None:
+        self.tree, self.args, self.fn = tree, args, fn
+        self._expr, self._layout = expr, layout
 
-Evaluator = Callable[[tuple[float, ...]], float]
+    @property
+    def expr(self) -> sympy.Expr:
+        if self._expr is None:
+            from napkinmath.library.declare import _symbol_of
 
+            self._expr = to_sympy(self.tree, _symbol_of)
+        return self._expr
 
-def _closure(expr: sympy.Expr, index: dict[sympy.Symbol, int]) -> Evaluator:
-    """A float function of the argument tuple, built from closures (no code generation)."""
-    if isinstance(expr, sympy.Symbol):
-        i = index[expr]
-        return lambda x: x[i]
-    if expr.is_Number or expr.is_NumberSymbol:
-        value = float(expr)
-        return lambda x: value
-    parts = [_closure(arg, index) for arg in expr.args]
-    if isinstance(expr, sympy.Add):
-        return lambda x: math.fsum([p(x) for p in parts])
-    if isinstance(expr, sympy.Mul):
-        return _product(parts)
-    if isinstance(expr, sympy.Pow):
-        base, exponent = parts
-        if expr.exp.is_Number:  # the same power of a constant float, without a call
-            power = float(expr.exp)
-            return lambda x: base(x) ** power
-        return lambda x: base(x) ** exponent(x)
-    function = _FUNCTIONS.get(type(expr)) or NUMERIC_FUNCTIONS.get(type(expr).__name__)
-    if function is None:
-        raise NotImplementedError(type(expr).__name__)
-    return lambda x: function(*(p(x) for p in parts))
+    @property
+    def layout(self) -> tuple:
+        if self._layout is None:
+            from napkinmath.rendering.exprprint import lower
 
+            self._layout = lower(self.expr)
+        return self._layout
 
-def _product(parts: list[Evaluator]) -> Evaluator:
-    """The product of `parts` left to right, as `math.prod` takes it (1 * a * b ...: the
-    same floats), with no generator for two or three factors."""
-    if len(parts) == 2:
-        a, b = parts
-        return lambda x: a(x) * b(x)
-    if len(parts) == 3:
-        a, b, c = parts
-        return lambda x: a(x) * b(x) * c(x)
-    return lambda x: math.prod([p(x) for p in parts])
+    def __repr__(self) -> str:
+        return f"Compiled({self.tree!r})"
 
 
 def compile_expr(expr: sympy.Expr) -> Compiled:
     """Compile `expr` to a float function of its free symbols (sorted by name)."""
-    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
     try:
-        evaluate = _closure(expr, {s: i for i, s in enumerate(symbols)})
-        fn = lambda *args: evaluate(args)  # noqa: E731
-    except NotImplementedError:
+        tree = from_sympy(expr)
+        args, fn = compile_tree(tree)
+    except NoTreeError:
+        import sympy
+
+        symbols = sorted(expr.free_symbols, key=lambda s: s.name)
         fn = sympy.lambdify(symbols, expr, modules=[NUMERIC_FUNCTIONS, "math"])
-    return Compiled(expr, tuple(s.name for s in symbols), fn)
+        return Compiled(None, tuple(s.name for s in symbols), fn, expr)
+    return Compiled(tree, args, fn, expr)
+
+
+def _from_tree(tree: Tree, layout: tuple | None = None) -> Compiled:
+    args, fn = compile_tree(tree)
+    return Compiled(tree, args, fn, layout=layout)
 
 
 def _invert_monomial(equation: sympy.Eq, unknown: sympy.Symbol) -> sympy.Expr | None:
     """Solve lhs = rhs for `unknown` when lhs/rhs is a product of powers, else None."""
+    import sympy
+
     ratio = equation.lhs / equation.rhs
     exponent = sympy.Integer(0)
     rest = []
@@ -104,6 +99,8 @@ def _invert_monomial(equation: sympy.Eq, unknown: sympy.Symbol) -> sympy.Expr | 
 
 @lru_cache(maxsize=1024)
 def _solutions(f: Formula, unknown: sympy.Symbol) -> tuple[sympy.Expr, ...]:
+    import sympy
+
     if f.forward_only:
         return (f.equation.rhs,)
     if f.equation.lhs == unknown and not f.equation.rhs.has(unknown):
@@ -119,22 +116,68 @@ def _solutions(f: Formula, unknown: sympy.Symbol) -> tuple[sympy.Expr, ...]:
 
 def _invert_linear(residual: sympy.Expr, unknown: sympy.Symbol) -> sympy.Expr | None:
     """Solve a*x + b = 0 for x when the slope a does not involve x, else None."""
+    import sympy
+
     slope = sympy.diff(residual, unknown)
     if slope == 0 or slope.has(unknown):
         return None
     return sympy.together(-residual.subs(unknown, 0) / slope)
 
 
+
+
+def _symbol(name: str) -> sympy.Symbol:
+    from napkinmath.library.declare import VARIABLES
+
+    return VARIABLES[name].symbol
+
+
 @lru_cache(maxsize=1024)
-def rearranged(f: Formula, unknown: sympy.Symbol) -> tuple[Compiled, ...]:
-    """Every root of `f` solved for `unknown`, compiled; empty when sympy finds none."""
-    return tuple(compile_expr(expr) for expr in _solutions(f, unknown))
+def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
+    """Every root of `f` solved for `unknown` (a variable name, or its Symbol), compiled;
+    empty when sympy finds none."""
+    name = unknown if isinstance(unknown, str) else unknown.name
+    if f.forward_only:  # computed from its right side only
+        return (_from_tree(f.trees[1], f.layouts[1]),)
+    key = f"{f.name}\t{name}"
+    library = FORMULAS.get(f.name) is f
+    if library:
+        stored = _store().get("roots", key)
+        if stored is not None:
+            return tuple(_from_tree(t, layout) for t, layout in stored)
+    roots = tuple(compile_expr(expr) for expr in _solutions(f, _symbol(name)))
+    if library and all(r.tree is not None for r in roots):
+        _store().put("roots", key, [(r.tree, r.layout) for r in roots])
+    return roots
+
+
+@lru_cache(maxsize=256)
+def joint_roots(fs: tuple[Formula, ...], unknowns: tuple[str, ...]
+                ) -> tuple[dict[str, Compiled], ...]:
+    """Every solution of a coupled block, each a compiled expression per unknown (by name)."""
+    key = f"{','.join(f.name for f in fs)}\t{','.join(unknowns)}"
+    library = all(FORMULAS.get(f.name) is f for f in fs)
+    if library:
+        stored = _store().get("joint", key)
+        if stored is not None:
+            return tuple({n: _from_tree(t, layout) for n, (t, layout) in zip(unknowns, solution,
+                                                                              strict=True)}
+                         for solution in stored)
+    symbols = tuple(_symbol(n) for n in unknowns)
+    solutions = tuple({s.name: c for s, c in solution.items()}
+                      for solution in solved_jointly(fs, symbols))
+    if library and all(c.tree is not None for sol in solutions for c in sol.values()):
+        _store().put("joint", key, [[(sol[n].tree, sol[n].layout) for n in unknowns]
+                                    for sol in solutions])
+    return solutions
 
 
 @lru_cache(maxsize=256)
 def solved_jointly(fs: tuple[Formula, ...], unknowns: tuple[sympy.Symbol, ...]
                    ) -> tuple[dict[sympy.Symbol, Compiled], ...]:
     """Every solution of a coupled block, each a compiled expression per unknown."""
+    import sympy
+
     try:
         solutions = sympy.solve([f.residual for f in fs], list(unknowns), dict=True)
     except NotImplementedError:
@@ -144,6 +187,78 @@ def solved_jointly(fs: tuple[Formula, ...], unknowns: tuple[sympy.Symbol, ...]
 
 
 @lru_cache(maxsize=1024)
-def sides(f: Formula) -> tuple[Compiled, Compiled]:
-    """Both sides of `f`, compiled, for checking an over-determined formula."""
-    return compile_expr(f.equation.lhs), compile_expr(f.equation.rhs)
+def sides(f: Formula | Constraint) -> tuple[Compiled, Compiled]:
+    """Both sides of a formula (checking an over-determined one) or of a constraint,
+    compiled."""
+    try:
+        (lhs, rhs), (left, right) = f.trees, f.layouts
+    except NoTreeError:
+        if isinstance(f, Formula):
+            return compile_expr(f.equation.lhs), compile_expr(f.equation.rhs)
+        return compile_expr(f.lhs), compile_expr(f.rhs)
+    return _from_tree(lhs, left), _from_tree(rhs, right)
+
+
+def remembered(kind: str, key: str, decide: Callable[[], bool]) -> bool:
+    """A yes/no fact about the library's own formulas (`kind`: 'singular'), kept on disk with
+    its rearrangements: `decide()` (which may take sympy) runs only the first time."""
+    found = _store().get(kind, key)
+    if found is not None:
+        return found
+    answer = decide()
+    _store().put(kind, key, answer)
+    return answer
+
+
+class _Store:
+    """Rearrangements kept on disk (see the module's docstring), read once per process."""
+
+    def __init__(self) -> None:
+        from napkinmath.library import snapshot
+
+        data = snapshot.read("inversions") or {}
+        self.entries: dict[str, dict[str, list]] = {
+            kind: dict(data.get(kind) or {}) if isinstance(data.get(kind), dict) else {}
+            for kind in _KINDS}
+
+    def get(self, kind: str, key: str):
+        """The stored rearrangement (trees with layouts) or fact, or None when absent or
+        malformed."""
+        from napkinmath.library import tree
+        from napkinmath.rendering import exprprint
+
+        found = self.entries[kind].get(key)
+        if found is None:
+            return None
+        try:
+            if kind == "singular":
+                if not isinstance(found, bool):
+                    raise TypeError("not a yes or no")
+                return found
+            if kind == "roots":
+                return [(tree.from_json(t), exprprint.from_json(layout)) for t, layout in found]
+            return [[(tree.from_json(t), exprprint.from_json(layout)) for t, layout in solution]
+                    for solution in found]
+        except (TypeError, ValueError):
+            del self.entries[kind][key]
+            return None
+
+    def put(self, kind: str, key: str, value: object) -> None:
+        """Keep `value`, merged with what other processes stored meanwhile."""
+        import json
+
+        from napkinmath.library import snapshot
+
+        self.entries[kind][key] = json.loads(json.dumps(value))
+        current = snapshot.read("inversions") or {}
+        merged = {k: {**(current.get(k) if isinstance(current.get(k), dict) else {}),
+                      **self.entries[k]} for k in _KINDS}
+        snapshot.write("inversions", merged)
+
+
+_KINDS = ("roots", "joint", "singular")
+
+
+@lru_cache(maxsize=1)
+def _store() -> _Store:
+    return _Store()

@@ -20,13 +20,16 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
 
 import networkx as nx
-import sympy
 
 from napkinmath.errors import NotInvertibleError, UnderDeterminedError
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.lookup import formulas, variables
+
+if TYPE_CHECKING:
+    import sympy
 
 #: Work done by the planner (analyses, singularity tests, propagations, confirmations),
 #: counted since the last `work.clear()`: tests bound it per question.
@@ -313,6 +316,8 @@ def _numeric_rank(residuals: list[sympy.Expr], symbols: list[sympy.Symbol]) -> i
     beside GPU-hours) has rank below its size at every point; a regular one reaches full rank
     at almost every point. Floats and a fixed seed: fast and the same on every run.
     """
+    import sympy
+
     jacobian = sympy.Matrix(residuals).jacobian(symbols)
     free = sorted(jacobian.free_symbols, key=lambda s: s.name)
     rng = random.Random(20261130)
@@ -359,14 +364,26 @@ def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...],
     answer is cached.)
     """
     work["singularity tests"] += 1
-    all_formulas, all_vars = formulas(), variables()
+    all_formulas = formulas()
     if any(all_formulas[n].derived for n in formula_names):
         return True
+    from napkinmath.solving.invert import remembered
+
+    return remembered("singular", f"{','.join(formula_names)}\t{','.join(unknown_names)}\t"
+                      f"{quick:d}", lambda: _decide_singular(formula_names, unknown_names, quick))
+
+
+def _decide_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...],
+                     quick: bool) -> bool:
+    """`_is_singular` worked out with sympy (its answer is kept on disk with the library)."""
+    all_formulas, all_vars = formulas(), variables()
     residuals = [all_formulas[n].residual for n in formula_names]
     symbols = [all_vars[n].symbol for n in unknown_names]
     exponents = [_log_linear(all_formulas[n], symbols) for n in formula_names]
     if all(row is not None for row in exponents):
         # products of powers are linear in logarithms: singular iff the exponents are
+        import sympy
+
         return sympy.Matrix(exponents).rank() < len(symbols)
     rounding = any(all_formulas[n].forward_only for n in formula_names)
     if not rounding and _numeric_rank(residuals, symbols) < len(symbols):
@@ -420,6 +437,8 @@ def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | N
     """The exponents of `symbols` in lhs/rhs when `f` is a product of powers, else None."""
     if f.forward_only:
         return None
+    import sympy
+
     powers: dict[sympy.Expr, sympy.Expr] = {}
     for factor in sympy.Mul.make_args(f.equation.lhs / f.equation.rhs):
         base, exponent = factor.as_base_exp()

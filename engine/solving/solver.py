@@ -18,7 +18,6 @@ from collections.abc import Hashable, Iterable, Mapping
 from functools import lru_cache
 
 import pint
-import sympy
 
 from napkinmath.errors import (
     InconsistentError,
@@ -40,7 +39,7 @@ from napkinmath.rendering.result import (
     from_base,
 )
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
-from napkinmath.solving.invert import Compiled, rearranged, sides, solved_jointly
+from napkinmath.solving.invert import Compiled, joint_roots, rearranged, sides
 from napkinmath.solving.plan import Block, Plan, make_plan, under_determined_message
 from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
 from napkinmath.text.values import parse_quantity, parse_unit, read_given, to_quantity
@@ -556,7 +555,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
     if len(block.unknowns) == 1:
         (f,), (var,) = block.formulas, block.unknowns
         tried, admitted = [], []
-        for root in rearranged(f, var.symbol):
+        for root in rearranged(f, var.name):
             try:
                 x = _call(root, values)
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
@@ -579,13 +578,12 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
             shown = ", ".join(format_quantity(display(y, var)) for y, _ in others)
             note = (f"{var.name} has another admissible root: {shown}; the first is shown, "
                     "give a value to choose")
-        return StepRecord((f,), (var,), {var.name: root.expr}, _snapshot(values, block),
+        return StepRecord((f,), (var,), {var.name: root}, _snapshot(values, block),
                           note=note)
-    symbols = tuple(v.symbol for v in block.unknowns)
     admitted = []
-    for solution in solved_jointly(block.formulas, symbols):
+    for solution in joint_roots(block.formulas, tuple(v.name for v in block.unknowns)):
         try:
-            xs = {v.name: _call(solution[v.symbol], values) for v in block.unknowns}
+            xs = {v.name: _call(solution[v.name], values) for v in block.unknowns}
         except (ValueError, ZeroDivisionError, OverflowError, TypeError):
             continue
         if all(_admissible(xs[v.name], v) for v in block.unknowns) \
@@ -594,7 +592,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
     if admitted:
         (xs, solution), others = admitted[0], admitted[1:]
         values.update(xs)
-        exprs = {v.name: solution[v.symbol].expr for v in block.unknowns}
+        exprs = {v.name: solution[v.name] for v in block.unknowns}
         note = ""
         if others:
             shown = "; ".join(", ".join(f"{v.name} = {format_quantity(display(o[v.name], v))}"
@@ -635,8 +633,13 @@ def _check_underflow(x: float, root: Compiled, values: Mapping[str, float], f: F
     """A product of non-zero numbers that comes out 0 (or subnormal) has underflowed."""
     if x != 0 and abs(x) >= sys.float_info.min:
         return
-    expr = root.expr
-    if isinstance(expr, (sympy.Mul, sympy.Pow)) and all(values[a] != 0 for a in root.args):
+    if root.tree is not None:
+        product = root.tree[0] in ("*", "^")
+    else:
+        import sympy
+
+        product = isinstance(root.expr, (sympy.Mul, sympy.Pow))
+    if product and all(values[a] != 0 for a in root.args):
         raise NumericError(f"{f.title} ({f.name}) gives {var.name} = {x!r}: a product of "
                            "non-zero givens underflowed below the float range (about "
                            "2.2×10⁻³⁰⁸); check their magnitudes", var.name)
@@ -654,8 +657,8 @@ def _run_check(f: Formula, values: Mapping[str, float]) -> CheckRecord:
                            "1.8×10³⁰⁸); check their magnitudes")
     scale = max(abs(lhs), abs(rhs))
     difference = abs(lhs - rhs) / scale if scale else 0.0
-    output = f.equation.lhs
-    unit_var = variables()[output.name] if output.is_Symbol else None
+    output = f.trees[0]
+    unit_var = variables()[output[1]] if output[0] == "s" else None
     return CheckRecord(f, lhs, rhs, difference, unit_var,
                        {v.name: values[v.name] for v in f.variables})
 

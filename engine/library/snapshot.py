@@ -1,0 +1,204 @@
+"""The declared library kept on disk, so that a solve needs neither sympy nor the formula modules.
+
+Declaring the library imports sympy and builds every formula (most of a cold start). Once
+declared, its names, units, bounds, defaults, sources and expression trees (`tree`) with their
+print layouts (`napkinmath.rendering.exprprint`) are written to the user's cache directory in
+a JSON file keyed by a hash of everything that decides them: the formula modules, the code that
+declares, lays out and inverts them, the unit definitions and sympy's version. The next process
+reads that file instead; objects read back make their sympy counterparts on first use.
+
+Rearrangements (a formula solved for one of its variables, or a coupled block solved jointly)
+are kept beside it, keyed the same way, as sympy finds them: a question asked before in any
+process is answered without sympy. Files are written whole and atomically (two processes may
+race; each writes a consistent file), an unreadable or malformed file is ignored and rebuilt,
+and an unwritable directory only means the work is done again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import math
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from napkinmath.library import declare
+from napkinmath.library.names import _sources, _write, cache_dir
+
+_FORMAT = "1"  # bump when a file's layout changes
+_ENGINE = ("tree.py", "snapshot.py", "functions.py", "numeric.py", "declare.py")
+_OTHERS = (("rendering", "exprprint.py"), ("solving", "invert.py"))
+
+
+@cache
+def digest() -> str | None:
+    """A hash of everything the stored library and rearrangements depend on; None when a
+    source cannot be read (then nothing is stored)."""
+    here = Path(__file__).resolve().parent
+    paths = list(_sources()) + [here / name for name in _ENGINE]
+    paths += [here.parent / folder / name for folder, name in _OTHERS]
+    spec = importlib.util.find_spec("sympy")
+    if spec is None or spec.origin is None:
+        return None
+    paths.append(Path(spec.origin).parent / "release.py")
+    hashed = hashlib.sha256(f"{_FORMAT}:{sys.version_info[:2]}".encode())
+    try:
+        for path in paths:
+            hashed.update(path.name.encode() + b"\0" + path.read_bytes())
+    except OSError:
+        return None
+    return hashed.hexdigest()[:24]
+
+
+def path(kind: str) -> Path | None:
+    """The cache file of `kind` ('library' or 'inversions') for this source."""
+    key = digest()
+    return None if key is None else cache_dir() / f"{kind}-{key}.json"
+
+
+def read(kind: str) -> dict | None:
+    """The stored JSON object of `kind`, or None when missing, unreadable or not ours."""
+    where = path(kind)
+    if where is None:
+        return None
+    try:
+        data = json.loads(where.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("napkinmath") != kind \
+            or data.get("digest") != digest():
+        return None
+    return data
+
+
+def write(kind: str, data: dict) -> None:
+    where = path(kind)
+    if where is not None:
+        _write(where, json.dumps({"napkinmath": kind, "digest": digest(), **data},
+                                 ensure_ascii=False, separators=(",", ":")))
+
+
+# --- the library --------------------------------------------------------------------------
+
+def save_once() -> None:
+    """Store the declared library unless this source's file is already there and reads."""
+    if read("library") is None:
+        save()
+
+
+def save() -> None:
+    """Store the declared library (nothing when a part has no stored form)."""
+    from napkinmath.library.tree import NoTreeError
+
+    try:
+        data = {"variables": [_variable(v) for v in declare.VARIABLES.values()],
+                "formulas": [_formula(f) for f in declare.FORMULAS.values()],
+                "constraints": [_constraint(c) for c in declare.CONSTRAINTS.values()]}
+    except (NoTreeError, TypeError, ValueError):
+        return
+    write("library", data)
+
+
+def _variable(v: declare.Variable) -> list:
+    b = v.bounds
+    default = None
+    if v.default is not None:
+        magnitude = v.default.value.magnitude
+        if type(magnitude) not in (int, float) or v.default.value.units != v.unit:
+            raise TypeError(f"default of {v.name}")
+        default = [magnitude, v.default.note]
+    if v.unit_text is None:
+        raise TypeError(f"unit of {v.name}")
+    return [v.name, v.unit_text, v.description, v.latex, [b.lo, b.hi, b.lo_inclusive,
+            b.hi_inclusive], default, v.display_unit, list(v.rounding)]
+
+
+def _formula(f: declare.Formula) -> list:
+    return [f.name, f.title, f.source, f.subject, f.note, f.forward_only, f.derived,
+            list(f.derived_from), [v.name for v in f.variables], f.assumption,
+            *f.trees, *f.layouts]
+
+
+def _constraint(c: declare.Constraint) -> list:
+    return [c.name, c.title, c.strict, c.source, c.subject, c.message,
+            [v.name for v in c.variables], c.per, list(c.touch), *c.trees, *c.layouts]
+
+
+def load() -> bool:
+    """Fill the library's registries from the stored file; False (registries untouched) when
+    there is none or it does not read."""
+    data = read("library")
+    if data is None or declare.VARIABLES or declare.FORMULAS:
+        return False
+    try:
+        variables = {row[0]: _read_variable(row) for row in data["variables"]}
+        formulas = {row[0]: _read_formula(row, variables) for row in data["formulas"]}
+        constraints = {row[0]: _read_constraint(row, variables) for row in data["constraints"]}
+    except (KeyError, IndexError, TypeError, ValueError):
+        return False
+    declare.VARIABLES.update(variables)
+    declare.FORMULAS.update(formulas)
+    declare.CONSTRAINTS.update(constraints)
+    declare._FROM_SNAPSHOT.update([("var", n) for n in variables]
+                                  + [("formula", n) for n in formulas]
+                                  + [("constraint", n) for n in constraints])
+    return True
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("expected text")
+    return value
+
+
+def _read_variable(row: list) -> declare.Variable:
+    name, unit, description, latex, bounds, default, display_unit, rounding = row
+    lo, hi, lo_inclusive, hi_inclusive = bounds
+    if not all(isinstance(x, (int, float)) and not math.isnan(x) for x in (lo, hi)):
+        raise TypeError("bounds")
+    if default is not None:
+        magnitude, note = default
+        if type(magnitude) not in (int, float):
+            raise TypeError("default")
+        default = (magnitude, _text(note))
+    return declare.Variable(_text(name), _text(unit), _text(description), None, _text(latex),
+                            declare.Bounds(lo, hi, bool(lo_inclusive), bool(hi_inclusive)),
+                            default, None if display_unit is None else _text(display_unit),
+                            tuple(_text(r) for r in rounding))
+
+
+def _read_formula(row: list, variables: dict[str, declare.Variable]) -> declare.Formula:
+    (name, title, source, subject, note, forward_only, derived, derived_from, names,
+     assumption, *stored) = row
+    f = declare.Formula(_text(name), _text(title), None, _text(source), _text(subject),
+                        _text(note), bool(forward_only), bool(derived),
+                        tuple(_text(n) for n in derived_from),
+                        tuple(variables[n] for n in names), bool(assumption))
+    _attach(f, stored)
+    return f
+
+
+def _read_constraint(row: list, variables: dict[str, declare.Variable]) -> declare.Constraint:
+    name, title, strict, source, subject, message, names, per, touch, *stored = row
+    c = declare.Constraint(_text(name), _text(title), None, None, bool(strict), _text(source),
+                           _text(subject), _text(message), tuple(variables[n] for n in names),
+                           _text(per), tuple(_text(t) for t in touch))
+    _attach(f=c, stored=stored)
+    return c
+
+
+def _attach(f: declare.Formula | declare.Constraint, stored: list) -> None:
+    """Trees and layouts, checked: a tree may read only the formula's own variables."""
+    from napkinmath.library import tree
+    from napkinmath.rendering import exprprint
+
+    if len(stored) != 4:
+        raise ValueError("expected two trees and two layouts")
+    trees = (tree.from_json(stored[0]), tree.from_json(stored[1]))
+    if not (tree.names(trees[0]) | tree.names(trees[1])) <= {v.name for v in f.variables}:
+        raise ValueError(f"{f.name}: a tree reads a variable the formula does not have")
+    f.__dict__["trees"] = trees
+    f.__dict__["layouts"] = (exprprint.from_json(stored[2]), exprprint.from_json(stored[3]))
