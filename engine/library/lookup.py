@@ -34,20 +34,17 @@ def _load() -> None:
 
     _loading = True
     try:
-        if "napkinmath.formulas" in sys.modules or not snapshot.load():
-            import napkinmath.formulas  # noqa: F401  (declares every formula on import)
+        if "napkinmath.formulas" in sys.modules:  # declared already (or being declared)
+            import napkinmath.formulas
 
             snapshot.save_once()
+        elif not snapshot.load():
+            import napkinmath.formulas  # noqa: F401  (declares every formula on import)
+
+            snapshot.save()
     finally:
         _loading = False
     _loaded = True
-
-
-def declared() -> None:
-    """Declare the library's sympy objects by importing the formula modules (they attach to
-    the objects read from the snapshot): for code that walks the formula modules themselves."""
-    _load()
-    import napkinmath.formulas  # noqa: F401
 
 
 def variables() -> dict[str, Variable]:

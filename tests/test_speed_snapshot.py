@@ -1,0 +1,168 @@
+"""The library's snapshot and stored rearrangements: a solve without sympy, the same answer.
+
+Each test runs fresh Python processes with their own cache directory (XDG_CACHE_HOME), as a
+user's first and second `napkin solve` would.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+import sympy
+
+import napkinmath as nm
+from napkinmath.library import snapshot, tree
+from napkinmath.library.lookup import constraints, formulas
+from napkinmath.rendering import exprprint
+from napkinmath.rendering.exprprint import Printer, lower
+from napkinmath.solving import invert
+
+W12 = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4",
+       "--gpu", "H100-SXM"]
+PROBE = ("import sys, json; from napkinmath.cli.main import main; status = main({args!r}); "
+         "print(json.dumps({{'status': status, 'sympy': 'sympy' in sys.modules, "
+         "'formulas': 'napkinmath.formulas' in sys.modules}}))")
+
+
+def _napkin(cache: str, args: list[str]) -> tuple[str, dict]:
+    env = dict(os.environ, XDG_CACHE_HOME=cache)
+    done = subprocess.run([sys.executable, "-c", PROBE.format(args=args)], capture_output=True,
+                          text=True, env=env, check=True)
+    *output, status = done.stdout.rstrip("\n").split("\n")
+    return "\n".join(output), json.loads(status)
+
+
+def _files(cache) -> list[str]:
+    return sorted(p.name.split("-")[0] for p in (cache / "napkinmath").glob("*.json"))
+
+
+def test_the_second_solve_imports_neither_sympy_nor_the_formula_modules(tmp_path):
+    first, how = _napkin(str(tmp_path), W12)
+    assert how == {"status": 0, "sympy": True, "formulas": True}
+    assert _files(tmp_path) == ["inversions", "library"]
+    second, how = _napkin(str(tmp_path), W12)
+    assert how == {"status": 0, "sympy": False, "formulas": False}
+    assert second == first
+    assert "n_gpus = 58.48 GPU" in second and "⇒ n_gpus = train_compute / (mfu · peak_flops" \
+        " · train_time)" in second
+
+
+def test_a_new_inversion_is_found_with_sympy_then_kept(tmp_path):
+    _napkin(str(tmp_path), W12)
+    mfu = ["solve", "mfu", "params=7B", "tokens=1T", "train_time=3 weeks", "n_gpus=64",
+           "--gpu", "H100-SXM"]
+    first, how = _napkin(str(tmp_path), mfu)
+    assert how["sympy"] and not how["formulas"]  # the library from disk, the inversion new
+    second, how = _napkin(str(tmp_path), mfu)
+    assert not how["sympy"] and second == first
+    assert "mfu = 36.55%" in second
+
+
+@pytest.mark.parametrize("garbage", [b"\xff\xfe not json", b"[]", b'{"napkinmath": "library"}',
+                                     b'{"napkinmath": "library", "digest": "%s", '
+                                     b'"variables": [["x"]], "formulas": [], '
+                                     b'"constraints": []}'])
+def test_a_damaged_file_is_ignored_and_rebuilt(tmp_path, garbage):
+    expected, _ = _napkin(str(tmp_path), W12)
+    folder = tmp_path / "napkinmath"
+    for path in folder.glob("*.json"):
+        path.write_bytes(garbage.replace(b"%s", snapshot.digest().encode()))
+    again, how = _napkin(str(tmp_path), W12)
+    assert again == expected and how["status"] == 0
+    third, how = _napkin(str(tmp_path), W12)  # rebuilt: no sympy again
+    assert third == expected and not how["sympy"]
+
+
+def test_a_tampered_rearrangement_is_refused_not_run(tmp_path):
+    expected, _ = _napkin(str(tmp_path), W12)
+    path = next((tmp_path / "napkinmath").glob("inversions-*.json"))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    key = next(k for k in data["roots"] if k.startswith("fleet_equation\t"))
+    data["roots"][key] = [[["fn", "__import__('os').system('echo hacked')", []], ["sym", "x"]]]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    again, how = _napkin(str(tmp_path), W12)
+    assert again == expected and "hacked" not in again and how["status"] == 0
+
+
+def test_an_unwritable_cache_only_costs_time(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    first, _ = _napkin(str(blocked), W12)
+    second, how = _napkin(str(blocked), W12)
+    assert first == second and how["sympy"] and how["status"] == 0
+
+
+def test_the_formula_modules_attach_to_a_library_read_from_disk(tmp_path):
+    _napkin(str(tmp_path), W12)
+    code = ("import napkinmath as nm, sys\n"
+            "from napkinmath.library.lookup import formulas\n"
+            "fleet = formulas()['fleet_equation']\n"
+            "assert 'sympy' not in sys.modules\n"
+            "from napkinmath.formulas import training\n"  # declares again: attaches, no error
+            "assert formulas()['fleet_equation'] is fleet\n"
+            "print(fleet.equation, fleet.variables[0].symbol is not None)\n")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, check=True)
+    assert done.stdout.strip() == ("Eq(train_time, train_compute/(mfu*n_gpus*peak_flops)) "
+                                   "True")
+
+
+# --- trees and layouts, over the whole library (in this process) ---------------------------
+
+def _sides(item):
+    return ((item.equation.lhs, item.equation.rhs) if hasattr(item, "equation")
+            else (item.lhs, item.rhs))
+
+
+def _library():
+    return [*formulas().values(), *constraints().values()]
+
+
+def test_every_formula_and_constraint_has_a_tree_that_gives_back_its_sympy_expression():
+    for item in _library():
+        for side, expr in zip(item.trees, _sides(item), strict=True):
+            rebuilt = tree.to_sympy(side, lambda n: nm.variables()[n].symbol)
+            assert rebuilt == expr, item.name
+            assert tree.from_json(json.loads(json.dumps(side))) == side
+
+
+def test_every_layout_prints_as_the_expression_it_was_made_from():
+    printers = [Printer(lambda s: s.name), Printer(lambda s: f"[{s.name}]", substituted=True),
+                Printer(lambda s: s.name, style="latex")]
+    for item in _library():
+        for layout, expr in zip(item.layouts, _sides(item), strict=True):
+            assert exprprint.from_json(json.loads(json.dumps(layout))) == layout
+            assert layout == lower(expr)
+            for printer in printers:
+                assert printer(layout) == printer(expr)
+
+
+def test_compiled_trees_agree_with_sympy_at_random_points():
+    """Each side, compiled from its tree, against sympy's own evaluation of the expression."""
+    rng = random.Random(7)
+    for item in _library():
+        for side, expr in zip(invert.sides(item), _sides(item), strict=True):
+            point = {name: rng.uniform(0.5, 4.0) for name in side.args}
+            ours = float(side.fn(*(point[a] for a in side.args)))
+            theirs = complex(expr.evalf(subs={nm.variables()[n].symbol: sympy.Float(x)
+                                              for n, x in point.items()}))
+            # (abs_tol: a difference that cancels is 0 here and round-off in sympy)
+            assert math.isclose(ours, theirs.real, rel_tol=1e-12, abs_tol=1e-9), item.name
+
+
+def test_a_tree_never_becomes_code_from_its_text():
+    with pytest.raises(ValueError):
+        tree.from_json(["fn", "__import__", []])
+    with pytest.raises(ValueError):
+        tree.from_json(["s", 1])
+    with pytest.raises(ValueError):
+        tree.from_json(["i", "1 + 1"])
+    args, fn = tree.compile_tree(("+", (("s", "os.system('x')"), ("i", 2))))
+    assert args == ("os.system('x')",) and fn(1.0) == 3.0
