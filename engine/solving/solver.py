@@ -150,13 +150,17 @@ def _memo_key(targets: object, options: tuple, samples: object, seed: object, un
 
 
 def _fresh(result: Result) -> Result:
-    """A copy of `result` whose containers (dicts, lists) are its own."""
-    new = copy.copy(result)
+    """A copy of `result` whose containers (dicts, lists) are its own (a Result defines no
+    copy hooks: its attributes, copied one level deep, are the whole of it)."""
+    new = object.__new__(type(result))
+    state = new.__dict__
     for name, value in vars(result).items():
         if type(value) in (dict, list):
-            setattr(new, name, value.copy())
+            state[name] = value.copy()
         elif isinstance(value, (dict, list)):
-            setattr(new, name, copy.copy(value))
+            state[name] = copy.copy(value)
+        else:
+            state[name] = value
     return new
 
 
@@ -169,18 +173,18 @@ def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units
         raise InputError(f"on_inconsistent={on_inconsistent!r}: expected 'error' or 'warn'",
                          "on_inconsistent")
     _refuse_lists(gpu=gpu, model=model, **givens)
-    if precision is not None and (samples is not None
-                                  or any(is_spread(v) for v in givens.values())):
+    spread = samples is not None or any(is_spread(v) for v in givens.values())
+    if precision is not None and spread:
         raise InputError("precision= applies to single answers; give peak_flops and the byte "
                          "sizes for ranges and samples", "precision")
     if not isinstance(achievable, bool):
         raise InputError(f"achievable={achievable!r}: expected True or False", "achievable")
-    if achievable and (samples is not None or any(is_spread(v) for v in givens.values())):
+    if achievable and spread:
         raise InputError("achievable= applies to single answers; give peak_flops or "
                          "hbm_bandwidth as the measured figure for ranges and samples",
                          "achievable")
     chosen = chosen_units(units, names)
-    if samples is not None or any(is_spread(v) for v in givens.values()):
+    if spread:
         if chosen:
             raise InputError("units= applies to single answers; ranges and samples show each "
                              "target in its own unit", "units")
@@ -544,7 +548,7 @@ class _BaseValues(dict):
 
 
 def _call(c: Compiled, values: Mapping[str, float]) -> float:
-    return float(c.fn(*(values[a] for a in c.args)))
+    return float(c.fn(*[values[a] for a in c.args]))
 
 
 def _admissible(x: float, var: Variable) -> bool:
@@ -611,8 +615,13 @@ def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
 
 
 def _snapshot(values: Mapping[str, float], block: Block) -> dict[str, float]:
-    names = {v.name for f in block.formulas for v in f.variables}
-    return {n: values[n] for n in names if n in values}
+    return {n: values[n] for n in _names_of(block) if n in values}
+
+
+@lru_cache(maxsize=4096)
+def _names_of(block: Block) -> frozenset[str]:
+    """The variables a block's formulas read."""
+    return frozenset(v.name for f in block.formulas for v in f.variables)
 
 
 def _no_root(f: Formula, var: Variable, tried: list[float]) -> NoRootError:
