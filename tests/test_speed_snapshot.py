@@ -39,7 +39,12 @@ def _napkin(cache: str, args: list[str]) -> tuple[str, dict]:
 
 
 def _files(cache) -> list[str]:
-    return sorted(p.name.split("-")[0] for p in (cache / "napkinmath").glob("*.json"))
+    return sorted(p.name.split("-")[0] for p in (cache / "napkinmath").glob("*-*")
+                  if p.name.startswith(("library", "inversions")))
+
+
+def _entries(cache, kind: str) -> list:
+    return sorted((cache / "napkinmath").glob(f"inversions-*/{kind}-*.json"))
 
 
 def test_the_second_solve_imports_neither_sympy_nor_the_formula_modules(tmp_path):
@@ -71,7 +76,9 @@ def test_a_new_inversion_is_found_with_sympy_then_kept(tmp_path):
 def test_a_damaged_file_is_ignored_and_rebuilt(tmp_path, garbage):
     expected, _ = _napkin(str(tmp_path), W12)
     folder = tmp_path / "napkinmath"
-    for path in folder.glob("*.json"):
+    damaged = [*folder.glob("library-*.json"), *_entries(tmp_path, "roots")]
+    assert len(damaged) > 1
+    for path in damaged:
         path.write_bytes(garbage.replace(b"%s", snapshot.digest().encode()))
     again, how = _napkin(str(tmp_path), W12)
     assert again == expected and how["status"] == 0
@@ -81,11 +88,10 @@ def test_a_damaged_file_is_ignored_and_rebuilt(tmp_path, garbage):
 
 def test_a_tampered_rearrangement_is_refused_not_run(tmp_path):
     expected, _ = _napkin(str(tmp_path), W12)
-    path = next((tmp_path / "napkinmath").glob("inversions-*.json"))
-    data = json.loads(path.read_text(encoding="utf-8"))
-    key = next(k for k in data["roots"] if k.startswith("fleet_equation\t"))
-    data["roots"][key] = [[["fn", "__import__('os').system('echo hacked')", []], ["sym", "x"]]]
-    path.write_text(json.dumps(data), encoding="utf-8")
+    for path in _entries(tmp_path, "roots"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["value"] = [[["fn", "__import__('os').system('echo hacked')", []], ["sym", "x"]]]
+        path.write_text(json.dumps(data), encoding="utf-8")
     again, how = _napkin(str(tmp_path), W12)
     assert again == expected and "hacked" not in again and how["status"] == 0
 
@@ -166,3 +172,20 @@ def test_a_tree_never_becomes_code_from_its_text():
         tree.from_json(["i", "1 + 1"])
     args, fn = tree.compile_tree(("+", (("s", "os.system('x')"), ("i", 2))))
     assert args == ("os.system('x')",) and fn(1.0) == 3.0
+
+
+def test_files_of_an_old_source_are_removed_once_stale(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = tmp_path / "napkinmath"
+    folder.mkdir()
+    stale, recent = folder / "library-0123456789abcdef01234567.json", folder / "library-1.json"
+    old_inversions = folder / "inversions-0123456789abcdef01234567"
+    old_inversions.mkdir()
+    for path in (stale, recent):
+        path.write_text("{}")
+    month_ago = os.stat(stale).st_mtime - (snapshot.STALE_DAYS + 1) * 86_400
+    for path in (stale, old_inversions):
+        os.utime(path, (month_ago, month_ago))
+    snapshot.save()
+    left = sorted(p.name for p in folder.iterdir())
+    assert left == ["library-1.json", f"library-{snapshot.digest()}.json"]

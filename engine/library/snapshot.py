@@ -8,10 +8,12 @@ declares, lays out and inverts them, the unit definitions and sympy's version. T
 reads that file instead; objects read back make their sympy counterparts on first use.
 
 Rearrangements (a formula solved for one of its variables, or a coupled block solved jointly)
-are kept beside it, keyed the same way, as sympy finds them: a question asked before in any
-process is answered without sympy. Files are written whole and atomically (two processes may
-race; each writes a consistent file), an unreadable or malformed file is ignored and rebuilt,
-and an unwritable directory only means the work is done again.
+are kept beside it in a folder keyed the same way, one small file each, as sympy finds them
+(`napkinmath.solving.invert`): a question asked before in any process is answered without
+sympy. Files are written whole and atomically (two processes may race; each writes a
+consistent file), an unreadable or malformed file is ignored and rebuilt, and an unwritable
+directory only means the work is done again. Files of other sources untouched for
+`STALE_DAYS` are removed when a library file is written.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ import hashlib
 import importlib.util
 import json
 import math
+import shutil
 import sys
+import time
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -30,7 +34,8 @@ from napkinmath.library.names import _sources, _write, cache_dir
 
 _FORMAT = "1"  # bump when a file's layout changes
 _ENGINE = ("tree.py", "snapshot.py", "functions.py", "numeric.py", "declare.py")
-_OTHERS = (("rendering", "exprprint.py"), ("solving", "invert.py"))
+#: (the planner's singularity facts are stored with the rearrangements: plan.py decides them)
+_OTHERS = (("rendering", "exprprint.py"), ("solving", "invert.py"), ("solving", "plan.py"))
 
 
 @cache
@@ -54,9 +59,11 @@ def digest() -> str | None:
 
 
 def path(kind: str) -> Path | None:
-    """The cache file of `kind` ('library' or 'inversions') for this source."""
+    """The cache file of `kind` ('library') or folder ('inversions') for this source."""
     key = digest()
-    return None if key is None else cache_dir() / f"{kind}-{key}.json"
+    if key is None:
+        return None
+    return cache_dir() / (f"{kind}-{key}" if kind == "inversions" else f"{kind}-{key}.json")
 
 
 def read(kind: str) -> dict | None:
@@ -90,7 +97,8 @@ def save_once() -> None:
 
 
 def save() -> None:
-    """Store the declared library (nothing when a part has no stored form)."""
+    """Store the declared library (nothing when a part has no stored form), and remove the
+    files of other sources that have not been written for `STALE_DAYS`."""
     from napkinmath.library.tree import NoTreeError
 
     try:
@@ -100,6 +108,25 @@ def save() -> None:
     except (NoTreeError, TypeError, ValueError):
         return
     write("library", data)
+    _prune()
+
+
+#: files of another source (an older napkinmath) untouched this long are removed; one still in
+#: use is written again by its own process, at the cost of declaring its library once
+STALE_DAYS = 30
+
+
+def _prune() -> None:
+    current = digest()
+    cutoff = time.time() - STALE_DAYS * 86_400
+    try:
+        for old in cache_dir().glob("*-*"):
+            kind, _, key = old.name.removesuffix(".json").partition("-")
+            if kind in ("library", "inversions") and key != current \
+                    and old.stat().st_mtime < cutoff:
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
+    except OSError:
+        pass
 
 
 def _variable(v: declare.Variable) -> list:

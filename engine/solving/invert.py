@@ -211,52 +211,55 @@ def remembered(kind: str, key: str, decide: Callable[[], bool]) -> bool:
 
 
 class _Store:
-    """Rearrangements kept on disk (see the module's docstring), read once per process."""
+    """Rearrangements and facts kept on disk, one small file per entry in a folder beside the
+    library's snapshot (see `napkinmath.library.snapshot`): a question reads only the entries
+    it needs, and two processes never overwrite each other's entries."""
 
     def __init__(self) -> None:
         from napkinmath.library import snapshot
 
-        data = snapshot.read("inversions") or {}
-        self.entries: dict[str, dict[str, list]] = {
-            kind: dict(data.get(kind) or {}) if isinstance(data.get(kind), dict) else {}
-            for kind in _KINDS}
+        self.folder = snapshot.path("inversions")
+
+    def _file(self, kind: str, key: str):
+        import hashlib
+
+        name = hashlib.sha256(f"{kind}\0{key}".encode()).hexdigest()[:24]
+        return None if self.folder is None else self.folder / f"{kind}-{name}.json"
 
     def get(self, kind: str, key: str):
         """The stored rearrangement (trees with layouts) or fact, or None when absent or
         malformed."""
+        import json
+
         from napkinmath.library import tree
         from napkinmath.rendering import exprprint
 
-        found = self.entries[kind].get(key)
-        if found is None:
+        where = self._file(kind, key)
+        if where is None:
             return None
         try:
+            data = json.loads(where.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("key") != key:
+                return None
+            found = data["value"]
             if kind == "singular":
-                if not isinstance(found, bool):
-                    raise TypeError("not a yes or no")
-                return found
+                return found if isinstance(found, bool) else None
             if kind == "roots":
                 return [(tree.from_json(t), exprprint.from_json(layout)) for t, layout in found]
             return [[(tree.from_json(t), exprprint.from_json(layout)) for t, layout in solution]
                     for solution in found]
-        except (TypeError, ValueError):
-            del self.entries[kind][key]
+        except (OSError, UnicodeDecodeError, KeyError, TypeError, ValueError):
             return None
 
     def put(self, kind: str, key: str, value: object) -> None:
-        """Keep `value`, merged with what other processes stored meanwhile."""
         import json
 
-        from napkinmath.library import snapshot
+        from napkinmath.library.names import _write
 
-        self.entries[kind][key] = json.loads(json.dumps(value))
-        current = snapshot.read("inversions") or {}
-        merged = {k: {**(current.get(k) if isinstance(current.get(k), dict) else {}),
-                      **self.entries[k]} for k in _KINDS}
-        snapshot.write("inversions", merged)
-
-
-_KINDS = ("roots", "joint", "singular")
+        where = self._file(kind, key)
+        if where is not None:
+            _write(where, json.dumps({"key": key, "value": value}, ensure_ascii=False,
+                                     separators=(",", ":")))
 
 
 @lru_cache(maxsize=1)
