@@ -10,24 +10,22 @@ from __future__ import annotations
 import html as _html
 from typing import TYPE_CHECKING
 
-import sympy
-
 from napkinmath.rendering import latex as tex
-from napkinmath.rendering.exprprint import Printer
+from napkinmath.rendering.exprprint import Name, Printer
 from napkinmath.rendering.sources import Sources
 
 if TYPE_CHECKING:
     from napkinmath.rendering.result import Result
 
 
-def _latex_symbol(symbol: sympy.Symbol) -> str:
+def _latex_symbol(symbol: Name) -> str:
     from napkinmath.library.lookup import variables
 
     return variables()[symbol.name].latex
 
 
 def _explicit(f, var) -> bool:
-    return f.equation.lhs == var.symbol
+    return f.trees[0] == ("s", var.name)
 
 
 def _equation_text(f) -> str:
@@ -59,7 +57,7 @@ def markdown(r: Result) -> str:
         for f in step.formulas:
             out.append(f"   - `{_equation_text(f)}`")
         for var in step.unknowns:
-            expr = step.solved[var.name]
+            expr = step.roots[var.name].layout
             if not all(_explicit(f, var) for f in step.formulas):
                 out.append(f"   - solved for `{var.name}`: `{var.name} = "
                            f"{Printer(lambda s: s.name)(expr)}`")
@@ -111,12 +109,12 @@ def latex(r: Result) -> str:
         cited = sources.cite(*(f.source for f in step.formulas))
         out.append(f"\\paragraph{{{number}. {tex.text(_head(step))}}} {tex.text(cited)}")
         out.append(r"\begin{align*}")
-        rows = [f"  {tex.math(symbol(f.equation.lhs))} &= {tex.math(symbol(f.equation.rhs))}"
+        rows = [f"  {tex.math(symbol(f.layouts[0]))} &= {tex.math(symbol(f.layouts[1]))}"
                 for f in step.formulas]
         for var in step.unknowns:
             if not all(_explicit(f, var) for f in step.formulas):
                 rows.append(f"  \\Rightarrow {tex.math(var.latex)} &= "
-                            f"{tex.math(symbol(step.solved[var.name]))}")
+                            f"{tex.math(symbol(step.roots[var.name].layout))}")
             rows += [f"  &= {tex.math(line)}" for line in r._value_lines(step, var, "latex")]
         out.append(" \\\\\n".join(rows))
         out.append(r"\end{align*}")
@@ -139,12 +137,12 @@ def latex_math(r: Result) -> str:
     symbol = Printer(_latex_symbol, style="latex")
     rows = [line.replace("=", "&=", 1) for line in _headline_math(r)]
     for step in r.steps:
-        rows += [f"{tex.math(symbol(f.equation.lhs))} &= {tex.math(symbol(f.equation.rhs))}"
+        rows += [f"{tex.math(symbol(f.layouts[0]))} &= {tex.math(symbol(f.layouts[1]))}"
                  for f in step.formulas]
         for var in step.unknowns:
             if not all(_explicit(f, var) for f in step.formulas):
                 rows.append(f"\\Rightarrow {tex.math(var.latex)} &= "
-                            f"{tex.math(symbol(step.solved[var.name]))}")
+                            f"{tex.math(symbol(step.roots[var.name].layout))}")
             rows += [f"&= {tex.math(line)}" for line in r._value_lines(step, var, "latex")]
     return "$$\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}$$"
 
@@ -166,12 +164,12 @@ def html(r: Result) -> str:
     out.append("</tbody></table><ol>")
     for step in r.steps:
         cited = sources.cite(*(f.source for f in step.formulas))
-        math = [f"{tex.math(symbol(f.equation.lhs))} = {tex.math(symbol(f.equation.rhs))}"
+        math = [f"{tex.math(symbol(f.layouts[0]))} = {tex.math(symbol(f.layouts[1]))}"
                 for f in step.formulas]
         for var in step.unknowns:
             if not all(_explicit(f, var) for f in step.formulas):
                 math.append(f"\\Rightarrow {tex.math(var.latex)} = "
-                            f"{tex.math(symbol(step.solved[var.name]))}")
+                            f"{tex.math(symbol(step.roots[var.name].layout))}")
             math += [f"\\phantom{{{tex.math(var.latex)}}} = {tex.math(line)}"
                      for line in r._value_lines(step, var, "latex")]
         out.append(f"<li><strong>{esc(_head(step))}</strong> {esc(cited)}<br>"
