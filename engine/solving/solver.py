@@ -458,6 +458,7 @@ def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
         return None
 
 
+@lru_cache(maxsize=1024)
 def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str],
              suggest: bool = True) -> Plan:
     """Plan with the user's givens and only those context values (hardware, defaults) it uses.
