@@ -24,6 +24,7 @@ from napkinmath.errors import NoRootError
 from napkinmath.library.declare import Constraint, Formula
 from napkinmath.library.lookup import constraints, formulas
 from napkinmath.rendering.result import CheckRecord, ConstraintRecord, Given
+from napkinmath.solving.invert import sides
 from napkinmath.solving.plan import Plan, _analyse, _Analysis, _blocks, _formula_sets
 
 
@@ -186,14 +187,17 @@ def _selection(plan: Plan, user: frozenset[str], knowns: frozenset[str],
 
 def evaluate_constraint(c: Constraint, values: Mapping[str, float]) -> ConstraintRecord:
     """Both sides in base units, whether it holds, and the margin."""
-    from napkinmath.solving.invert import sides
-    from napkinmath.units import ureg
-
-    scale = 1.0
-    if c.per:
-        scale = float(ureg.Quantity(1.0, c.per).to_base_units().magnitude)
+    scale = _per_scale(c.per) if c.per else 1.0
     left, right = sides(c)
     lhs = float(left.fn(*(values[a] for a in left.args)))
     rhs = float(right.fn(*(values[a] for a in right.args))) * scale
     holds = lhs < rhs if c.strict else lhs <= rhs
     return ConstraintRecord(c, lhs, rhs, holds)
+
+
+@lru_cache(maxsize=64)
+def _per_scale(per: str) -> float:
+    """One `per` unit (a constraint's right side is per GPU, say) in base units."""
+    from napkinmath.units import ureg
+
+    return float(ureg.Quantity(1.0, per).to_base_units().magnitude)
