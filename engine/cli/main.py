@@ -330,10 +330,8 @@ def _solve(args: argparse.Namespace) -> int:
     if args.digits is not None:
         options["digits"] = args.digits
     result = solve(targets, **options, **givens)
-    from napkinmath.cli import jsonout
-
     render = {"text": str, "markdown": lambda r: r.to_markdown(),
-              "latex": lambda r: r.to_latex(), "json": jsonout.answer}[args.format]
+              "latex": lambda r: r.to_latex(), "json": _json_answer}[args.format]
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError("--format latex is for single answers; use markdown or json for "
                           "ranges and samples")
@@ -347,6 +345,12 @@ def _solve(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def _json_answer(result) -> str:
+    from napkinmath.cli.jsonout import answer
+
+    return answer(result)
 
 
 def _one_record(name: str | None, option: str) -> str | None:
