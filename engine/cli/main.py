@@ -443,6 +443,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # else; memory stays within 1 MB of a run with the collector (a 1,000-row claims table,
     # 10^5 Monte Carlo samples, a plan). It is switched back on when main returns.
     gc.disable()
+    if argv is None and "numpy" not in sys.modules:  # the process's own command line
+        # pint imports numpy, whose OpenBLAS starts a thread per core at import (a third of
+        # numpy's import on a 2-core machine). napkin's numpy work is element by element,
+        # which BLAS threads do not speed up; a user's own setting is kept.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         return _main(argv)
     finally:
