@@ -26,6 +26,8 @@ def _registry() -> pint.UnitRegistry:
 
     definitions = str(Path(__file__).with_name("units.txt"))
     folder = cache_dir() / f"pint-{pint.__version__}"
+    if not folder.is_absolute():  # no home directory: no cache rather than one in the cwd
+        return pint.UnitRegistry(definitions, on_redefinition="raise")
     try:
         return pint.UnitRegistry(definitions, on_redefinition="raise", cache_folder=folder)
     except Exception:  # any failure of the cache: build without it (a bad definition raises)
