@@ -9,8 +9,6 @@ loader refuses it unless it is declared reference-only metadata in `METADATA_KEY
 
 from __future__ import annotations
 
-import difflib
-import tomllib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -20,6 +18,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from napkinmath.errors import UnknownNameError
+from napkinmath.hardware.layout import Layout, scan
 
 if TYPE_CHECKING:
     import pint
@@ -148,6 +147,8 @@ def check_keys(record_id: str, keys: Iterable[str]) -> None:
     for key in keys:
         if key in known or key in METADATA_KEYS:
             continue
+        import difflib
+
         close = difflib.get_close_matches(key, [*known, *METADATA_KEYS], n=1, cutoff=0.5)
         hint = f"; did you mean {close[0]}?" if close else " (`napkin vars` lists the variables)"
         raise RecordError(
@@ -163,6 +164,8 @@ def load_toml(text: str, loaded: dict[str, Record] | None = None, *,
     Raises ValueError for an unknown field, a value without value/source/date, a record
     defined twice, an unknown kind, or (unless not `keys`) a key that binds nothing
     (`check_keys`, which loads the formula library)."""
+    import tomllib  # here, not at import: a shipped record's file is parsed only when needed
+
     loaded = {} if loaded is None else loaded
     for record_id, table in tomllib.loads(text).items():
         defaults = {k: table[k] for k in ("source", "url", "date") if k in table}
@@ -190,8 +193,8 @@ def load_toml(text: str, loaded: dict[str, Record] | None = None, *,
 def shipped() -> dict[str, Record]:
     """The records shipped with napkinmath, by id, their keys checked against the library."""
     loaded = shown()
-    for record in loaded.values():
-        check_keys(record.id, record.values)
+    for record_id in loaded:
+        _checked(record_id)
     return loaded
 
 
@@ -200,10 +203,88 @@ def shown() -> dict[str, Record]:
     """The shipped records, for display: as `shipped`, without checking the keys against the
     formula library (so `napkin hardware` loads no formulas; `shipped` checks them)."""
     loaded: dict[str, Record] = {}
-    for item in sorted(resources.files(__name__).iterdir(), key=lambda p: p.name):
-        if item.name.endswith(".toml"):
-            load_toml(item.read_text(encoding="utf-8"), loaded, keys=False)
+    for name in _files():
+        layout = _layout(name)
+        found = _parsed(name) if layout is None else {
+            record_id: _chunk(name, record_id) for record_id in layout}
+        for record_id, record in found.items():
+            if record_id in loaded:
+                raise RecordError(f"hardware record {record_id!r} is defined twice", record_id)
+            loaded[record_id] = record
     return loaded
+
+
+# --- one shipped record without parsing every file (see napkinmath.hardware.layout) --------
+@cache
+def _files() -> tuple[str, ...]:
+    """The shipped records files' names, in the order they are loaded."""
+    return tuple(sorted(item.name for item in resources.files(__name__).iterdir()
+                        if item.name.endswith(".toml")))
+
+
+@cache
+def _text(name: str) -> str:
+    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+
+
+@cache
+def _parsed(name: str) -> dict[str, Record]:
+    """The records of the shipped file `name`, parsed whole, unchecked against the library."""
+    return load_toml(_text(name), keys=False)
+
+
+@cache
+def _layout(name: str) -> Layout | None:
+    """Where each record of the shipped file `name` is; None: parse the file whole."""
+    return scan(_text(name))
+
+
+def _names(name: str) -> dict[str, tuple[str, ...]]:
+    """{record id: aliases} of the shipped file `name`: scanned, else parsed."""
+    layout = _layout(name)
+    if layout is not None:
+        return {record_id: aliases for record_id, (aliases, _, _) in layout.items()}
+    return {record.id: record.aliases for record in _parsed(name).values()}
+
+
+@cache
+def _chunk(name: str, record_id: str) -> Record:
+    """The record `record_id` of the shipped file `name`, parsed from its own text alone."""
+    aliases, start, end = _layout(name)[record_id]
+    found = load_toml(_text(name)[start:end], keys=False)
+    if list(found) != [record_id] or found[record_id].aliases != aliases:
+        raise RecordError(f"hardware/{name}: the scan of {record_id}'s text disagrees with its "
+                          "parse (write a record's value tables after it, its aliases on one "
+                          "line)", record_id)
+    return found[record_id]
+
+
+@cache
+def _homes() -> dict[str, str]:
+    """Each shipped record's file, by record id."""
+    homes: dict[str, str] = {}
+    for name in _files():
+        for record_id in _names(name):
+            if record_id in homes:
+                raise RecordError(f"hardware record {record_id!r} is defined twice", record_id)
+            homes[record_id] = name
+    return homes
+
+
+def _shipped_record(record_id: str, checked: bool) -> Record:
+    """The shipped record `record_id`, parsed alone where the scan allows; with `checked`, its
+    keys checked against the library (`check_keys`)."""
+    name = _homes()[record_id]
+    record = _parsed(name)[record_id] if _layout(name) is None else _chunk(name, record_id)
+    if checked:
+        _checked(record_id)
+    return record
+
+
+@cache
+def _checked(record_id: str) -> None:
+    record = _shipped_record(record_id, checked=False)
+    check_keys(record.id, record.values)
 
 
 @dataclass(frozen=True, eq=False)
@@ -254,17 +335,22 @@ def using(paths: object) -> Iterator[Overlay | None]:
 
 @cache
 def _index() -> dict[str, str]:
-    return build_index(shown().values())
+    return _build_index((record_id, aliases) for name in _files()
+                        for record_id, aliases in _names(name).items())
 
 
 def build_index(loaded: Iterable[Record]) -> dict[str, str]:
     """Normalized names and aliases -> record id; a name of two records is an error."""
+    return _build_index((record.id, record.aliases) for record in loaded)
+
+
+def _build_index(names: Iterable[tuple[str, tuple[str, ...]]]) -> dict[str, str]:
     index: dict[str, str] = {}
-    for record in loaded:
-        for name in (record.id, *record.aliases):
-            other = index.setdefault(_normalize(name), record.id)
-            if other != record.id:
-                raise ValueError(f"the name {name!r} belongs to both {other} and {record.id}")
+    for record_id, aliases in names:
+        for name in (record_id, *aliases):
+            other = index.setdefault(_normalize(name), record_id)
+            if other != record_id:
+                raise ValueError(f"the name {name!r} belongs to both {other} and {record_id}")
     return index
 
 
@@ -281,6 +367,8 @@ def get(name: str, *, checked: bool = True) -> Record:
     (see `shown`)."""
     record_id = find(name)
     if record_id is None:
+        import difflib
+
         known = sorted(listed())
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
         hint = f"did you mean {' or '.join(close)}? " if close else ""
@@ -290,4 +378,4 @@ def get(name: str, *, checked: bool = True) -> Record:
     active = _ACTIVE.get()
     if active is not None:
         return active.records[record_id]
-    return (shipped() if checked else shown())[record_id]
+    return _shipped_record(record_id, checked)

@@ -46,18 +46,17 @@ _TABLE_SUFFIXES = (".csv", ".tsv", ".json", ".toml")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
-def register(commands: argparse._SubParsersAction) -> None:
-    """Add the `check` command to the `napkin` parser's subcommands."""
-    parser = commands.add_parser(
-        "check", help="check an expression, a claimed value, or a table of claims for unit "
-                      "mistakes",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        usage="napkin check EXPRESSION|FILE [name=value ...] [options]",
-        description="Evaluate an expression with units, compare it with a claimed value, and "
-                    "name the unit confusion behind a disagreement (bits vs bytes, GB vs GiB, "
-                    "one-way vs two-way, 6N vs 2N, hours vs days ...). A .csv, .json or .toml "
-                    "file (or '-' for standard input) is a table of claims.",
-        epilog=EXAMPLES)
+def options(parser: argparse.ArgumentParser) -> None:
+    """The `check` command's usage, description and options (its line in `napkin --help` is
+    in `napkinmath.cli.main`)."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.usage = "napkin check EXPRESSION|FILE [name=value ...] [options]"
+    parser.description = (
+        "Evaluate an expression with units, compare it with a claimed value, and name the "
+        "unit confusion behind a disagreement (bits vs bytes, GB vs GiB, one-way vs two-way, "
+        "6N vs 2N, hours vs days ...). A .csv, .json or .toml file (or '-' for standard "
+        "input) is a table of claims.")
+    parser.epilog = EXAMPLES
     parser.add_argument("terms", nargs="+", metavar="EXPRESSION|FILE name=value",
                         help="an expression (quote it) or a claims file, then values for "
                              "names such as params=70B n_gpus=64, before the options")

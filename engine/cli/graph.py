@@ -16,14 +16,14 @@ examples:
 """
 
 
-def register(commands: argparse._SubParsersAction) -> None:
-    """Add the `graph` command to the `napkin` parser's subcommands."""
-    parser = commands.add_parser(
-        "graph", help="the formula-variable graph around a variable (text or Graphviz DOT)",
-        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES,
-        description="Show the formulas that mention a variable and the variables they link "
-                    "it to; --format dot writes Graphviz DOT, nodes and edges in sorted "
-                    "order.")
+def options(parser: argparse.ArgumentParser) -> None:
+    """`napkin graph`'s description and options (its line in `napkin --help` is in
+    `napkinmath.cli.main`)."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EXAMPLES
+    parser.description = ("Show the formulas that mention a variable and the variables they "
+                          "link it to; --format dot writes Graphviz DOT, nodes and edges in "
+                          "sorted order.")
     parser.add_argument("target", nargs="?", metavar="VARIABLE|FORMULA",
                         help="the variable or formula at the centre (default: the whole "
                              "library)")

@@ -26,6 +26,8 @@ from __future__ import annotations
 import argparse
 import codecs
 import errno
+import gc
+import importlib
 import io
 import itertools
 import os
@@ -106,18 +108,64 @@ def _wants_json(argv: Sequence[str]) -> bool:
         a == "--format" and b == "json" for a, b in itertools.pairwise(items))
 
 
-def _parser() -> argparse.ArgumentParser:
+#: napkin's commands in the order `napkin --help` lists them: (its line there, the function
+#: that adds its options, as "module:function"). A command's module is imported, and its
+#: options added, only for the command that runs (`_parser`).
+_COMMANDS = {
+    "solve": ("solve for one or more variables and show the derivation",
+              "napkinmath.cli.main:_solve_options"),
+    "formulas": ("list or search the formulas, with sources",
+                 "napkinmath.cli.main:_formulas_options"),
+    "vars": ("list or search the variables, with units", "napkinmath.cli.main:_vars_options"),
+    "hardware": ("list hardware and model records, or show one",
+                 "napkinmath.cli.main:_hardware_options"),
+    "check": ("check an expression, a claimed value, or a table of claims for unit mistakes",
+              "napkinmath.cli.check:options"),
+    "sweep": ("solve over swept inputs (a range, a log range, a list) as a table",
+              "napkinmath.cli.whatif:sweep_options"),
+    "compare": ("the same question across records, ranked",
+                "napkinmath.cli.whatif:compare_options"),
+    "plan": ("answer a scenario file (TOML or JSON) as one report",
+             "napkinmath.cli.plan:options"),
+    "graph": ("the formula-variable graph around a variable (text or Graphviz DOT)",
+              "napkinmath.cli.graph:options"),
+    "completion": ("print a shell completion script (needs shtab)",
+                   "napkinmath.cli.main:_completion_options"),
+}
+#: the commands that read records (--records) and those that solve (--achievable)
+_READ_RECORDS = ("solve", "check", "sweep", "compare", "hardware", "plan")
+_SOLVE_WITH_RECORDS = ("solve", "sweep", "compare", "plan")
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The `napkin` parser. With `command`, only that command's options are added: the other
+    commands are there by name and help line (for `napkin --help` and a mistyped command), as
+    in the full parser, which `napkin completion` uses."""
     parser = _ArgumentParser(
         prog="napkin", description="Napkin math for AI infrastructure, with units and derivations.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (line, where) in _COMMANDS.items():
+        sub = commands.add_parser(name, help=line)
+        if command is None or command == name:
+            module, _, function = where.partition(":")
+            getattr(importlib.import_module(module), function)(sub)
+            _record_options(name, sub)
+    return parser
 
-    solve = commands.add_parser(
-        "solve", help="solve for one or more variables and show the derivation",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Solve for TARGETs from name=value givens, planning through the formula graph.",
-        epilog=EXAMPLES)
+
+def _command(argv: Sequence[str]) -> str:
+    """The command a command line runs: its first word that is not an option ("" if none;
+    napkin's own options take no value)."""
+    return next((word for word in argv if not word.startswith("-")), "")
+
+
+def _solve_options(solve: argparse.ArgumentParser) -> None:
+    solve.formatter_class = argparse.RawDescriptionHelpFormatter
+    solve.description = ("Solve for TARGETs from name=value givens, planning through the "
+                         "formula graph.")
+    solve.epilog = EXAMPLES
     solve.add_argument("terms", nargs="+", metavar="TARGET[:UNIT]|name=value",
                        help="variables to solve for (train_time:h shows it in hours) and "
                             "givens such as params=7B mfu=0.4 train_time='3 weeks', in any "
@@ -151,48 +199,41 @@ def _parser() -> argparse.ArgumentParser:
                             "the answer hangs on)")
     solve.set_defaults(handler=_solve)
 
-    listing = commands.add_parser("formulas", help="list or search the formulas, with sources")
+
+def _formulas_options(listing: argparse.ArgumentParser) -> None:
     listing.add_argument("query", nargs="?", default="", help="text to look for")
     listing.add_argument("--subject", help="only this subject (training, memory, ...)")
     listing.set_defaults(handler=_formulas)
 
-    names = commands.add_parser("vars", help="list or search the variables, with units")
+
+def _vars_options(names: argparse.ArgumentParser) -> None:
     names.add_argument("query", nargs="?", default="", help="text to look for")
     names.set_defaults(handler=_vars)
 
-    hardware = commands.add_parser("hardware", help="list hardware and model records, or show one")
+
+def _hardware_options(hardware: argparse.ArgumentParser) -> None:
     hardware.add_argument("name", nargs="?", help="record to show in full")
     hardware.add_argument("--kind", help="only records of this kind (accelerator, link, ...)")
     hardware.set_defaults(handler=_hardware)
 
-    from napkinmath.cli.check import register as register_check
-    from napkinmath.cli.graph import register as register_graph
-    from napkinmath.cli.plan import register as register_plan
-    from napkinmath.cli.whatif import register as register_whatif
 
-    register_check(commands)
-    register_whatif(commands)
-    register_plan(commands)
-    register_graph(commands)
-    _record_options(commands.choices)
-    completion = commands.add_parser(
-        "completion", help="print a shell completion script (needs shtab)",
-        description="Print a completion script for the shell: "
-                    "napkin completion bash > ~/.local/share/bash-completion/completions/napkin")
+def _completion_options(completion: argparse.ArgumentParser) -> None:
+    completion.description = ("Print a completion script for the shell: "
+                              "napkin completion bash > "
+                              "~/.local/share/bash-completion/completions/napkin")
     completion.add_argument("shell", choices=("bash", "zsh", "tcsh"))
     completion.set_defaults(handler=_completion)
-    return parser
 
 
-def _record_options(parsers: dict[str, argparse.ArgumentParser]) -> None:
+def _record_options(name: str, parser: argparse.ArgumentParser) -> None:
     """--records FILE (every command that reads records) and --achievable (those that solve)."""
-    for name in ("solve", "check", "sweep", "compare", "hardware", "plan"):
-        parsers[name].add_argument(
+    if name in _READ_RECORDS:
+        parser.add_argument(
             "--records", action="append", metavar="FILE",
             help="your own records (TOML, the format of hardware/*.toml): new accelerators, "
                  "models and prices, or values that replace a shipped record's; repeatable")
-    for name in ("solve", "sweep", "compare", "plan"):
-        parsers[name].add_argument(
+    if name in _SOLVE_WITH_RECORDS:
+        parser.add_argument(
             "--achievable", action="store_true",
             help="use the record's measured (achievable) matmul FLOP/s and HBM bandwidth in "
                  "place of its datasheet peaks, and say so in every step")
@@ -289,10 +330,8 @@ def _solve(args: argparse.Namespace) -> int:
     if args.digits is not None:
         options["digits"] = args.digits
     result = solve(targets, **options, **givens)
-    from napkinmath.cli import jsonout
-
     render = {"text": str, "markdown": lambda r: r.to_markdown(),
-              "latex": lambda r: r.to_latex(), "json": jsonout.answer}[args.format]
+              "latex": lambda r: r.to_latex(), "json": _json_answer}[args.format]
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError("--format latex is for single answers; use markdown or json for "
                           "ranges and samples")
@@ -306,6 +345,12 @@ def _solve(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def _json_answer(result) -> str:
+    from napkinmath.cli.jsonout import answer
+
+    return answer(result)
 
 
 def _one_record(name: str | None, option: str) -> str | None:
@@ -391,6 +436,26 @@ def _hardware(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (see the module docstring)."""
+    collecting = gc.isenabled()
+    # A command is one short process: Python's cyclic garbage collector would traverse the
+    # ~200,000 objects that importing sympy, pint and networkx creates several times over (13%
+    # of a cold solve) to free about 1% of them. Reference counting still frees everything
+    # else; memory stays within 1 MB of a run with the collector (a 1,000-row claims table,
+    # 10^5 Monte Carlo samples, a plan). It is switched back on when main returns.
+    gc.disable()
+    if argv is None and "numpy" not in sys.modules:  # the process's own command line
+        # pint imports numpy, whose OpenBLAS starts a thread per core at import (a third of
+        # numpy's import on a 2-core machine). napkin's numpy work is element by element,
+        # which BLAS threads do not speed up; a user's own setting is kept.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    try:
+        return _main(argv)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     stdout, stderr = sys.stdout, sys.stderr
     output = None if stdout is None else _Output(stdout, escape=_is_terminal(stdout))
     if output is not None:
@@ -421,8 +486,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    parser = _parser()
-    _ArgumentParser.json_errors = _wants_json(sys.argv[1:] if argv is None else argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = _parser(_command(words))
+    _ArgumentParser.json_errors = _wants_json(words)
     try:
         return _parsed(parser, argv)
     finally:

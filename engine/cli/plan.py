@@ -20,14 +20,14 @@ examples:
 """
 
 
-def register(commands: argparse._SubParsersAction) -> None:
-    """Add `plan` to the `napkin` parser's subcommands."""
-    parser = commands.add_parser(
-        "plan", help="answer a scenario file (TOML or JSON) as one report",
-        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=PLAN_EXAMPLES,
-        description="Answer every section of a plan file in order (answers feed later "
-                    "sections by name), check the givens and the constraints once for the "
-                    "file, and write the report.")
+def options(parser: argparse.ArgumentParser) -> None:
+    """`napkin plan`'s description and options (its line in `napkin --help` is in
+    `napkinmath.cli.main`)."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = PLAN_EXAMPLES
+    parser.description = ("Answer every section of a plan file in order (answers feed later "
+                          "sections by name), check the givens and the constraints once for "
+                          "the file, and write the report.")
     parser.add_argument("file", metavar="FILE", help="the plan: a .toml or .json scenario")
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="write the report to OUT; its suffix picks the format: .html, .md, "

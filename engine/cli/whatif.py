@@ -35,36 +35,39 @@ examples:
 """
 
 
-def register(commands: argparse._SubParsersAction) -> None:
-    """Add `sweep` and `compare` to the `napkin` parser's subcommands."""
-    sweep = commands.add_parser(
-        "sweep", help="solve over swept inputs (a range, a log range, a list) as a table",
-        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=SWEEP_EXAMPLES,
-        usage="napkin sweep TARGET name=low..high[:log:N] name=value ... [options]",
-        description="Plan the question once, then evaluate every point of the swept inputs "
-                    "in one vectorised pass.")
-    _common(sweep, "TARGET name=value|name=low..high[:log:N]|name=a,b,c")
-    sweep.add_argument("--points", type=int, default=11,
-                       help="points for a range given without :N (default 11)")
-    sweep.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
-    sweep.add_argument("--json", metavar="FILE", help="also write the table as JSON")
-    sweep.add_argument("--plot", metavar="FILE", help="also plot it to FILE.png or FILE.svg")
-    sweep.set_defaults(handler=_sweep)
+def sweep_options(parser: argparse.ArgumentParser) -> None:
+    """`napkin sweep`'s usage, description and options (its line in `napkin --help` is in
+    `napkinmath.cli.main`)."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = SWEEP_EXAMPLES
+    parser.usage = "napkin sweep TARGET name=low..high[:log:N] name=value ... [options]"
+    parser.description = ("Plan the question once, then evaluate every point of the swept "
+                          "inputs in one vectorised pass.")
+    _common(parser, "TARGET name=value|name=low..high[:log:N]|name=a,b,c")
+    parser.add_argument("--points", type=int, default=11,
+                        help="points for a range given without :N (default 11)")
+    parser.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
+    parser.add_argument("--json", metavar="FILE", help="also write the table as JSON")
+    parser.add_argument("--plot", metavar="FILE", help="also plot it to FILE.png or FILE.svg")
+    parser.set_defaults(handler=_sweep)
 
-    compare = commands.add_parser(
-        "compare", help="the same question across records, ranked",
-        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=COMPARE_EXAMPLES,
-        usage="napkin compare TARGET --gpu A,B[,C] [--model M] name=value ... [options]",
-        description="Solve the question with each record (comma-separated --gpu or --model "
-                    "lists) and rank the answers, with each record's values and sources.")
-    _common(compare, "TARGET name=value")
-    compare.add_argument("--best", choices=("lower", "higher"),
-                         help="which way is better (default: the target's natural direction)")
-    compare.add_argument("--derivations", action="store_true",
-                         help="also print each record's full derivation")
-    compare.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
-    compare.add_argument("--plot", metavar="FILE", help="also plot it to FILE.png or FILE.svg")
-    compare.set_defaults(handler=_compare)
+
+def compare_options(parser: argparse.ArgumentParser) -> None:
+    """`napkin compare`'s usage, description and options."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = COMPARE_EXAMPLES
+    parser.usage = "napkin compare TARGET --gpu A,B[,C] [--model M] name=value ... [options]"
+    parser.description = ("Solve the question with each record (comma-separated --gpu or "
+                          "--model lists) and rank the answers, with each record's values and "
+                          "sources.")
+    _common(parser, "TARGET name=value")
+    parser.add_argument("--best", choices=("lower", "higher"),
+                        help="which way is better (default: the target's natural direction)")
+    parser.add_argument("--derivations", action="store_true",
+                        help="also print each record's full derivation")
+    parser.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
+    parser.add_argument("--plot", metavar="FILE", help="also plot it to FILE.png or FILE.svg")
+    parser.set_defaults(handler=_compare)
 
 
 def _common(parser: argparse.ArgumentParser, metavar: str) -> None:
