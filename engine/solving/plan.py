@@ -20,13 +20,17 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from itertools import filterfalse
+from typing import TYPE_CHECKING
 
 import networkx as nx
-import sympy
 
 from napkinmath.errors import NotInvertibleError, UnderDeterminedError
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.lookup import formulas, variables
+
+if TYPE_CHECKING:
+    import sympy
 
 #: Work done by the planner (analyses, singularity tests, propagations, confirmations),
 #: counted since the last `work.clear()`: tests bound it per question.
@@ -84,37 +88,70 @@ class _Analysis:
         return found
 
 
-@lru_cache(maxsize=2)
-def _ordered(relaxed: bool) -> tuple[tuple[str, tuple[str, ...], str | None], ...]:
-    """Every formula as (name, its variables, the output it alone may be matched to), in the
-    matching order: invertible formulas first, then forward-only ones (which may only compute
-    their output, unless `relaxed`), each group by name."""
-    chosen = sorted(formulas().values(), key=lambda f: (f.forward_only and not relaxed, f.name))
-    return tuple((f.name, tuple(v.name for v in f.variables),
-                  None if relaxed or f.output is None else f.output.name) for f in chosen)
+@dataclass(frozen=True)
+class _Index:
+    """The library as integers, for the analyses: a variable's id is its rank by name (so
+    sorting ids sorts names), a formula's is its position in the library."""
+
+    names: tuple[str, ...]  # variable names by id
+    ids: dict[str, int]
+    formulas: tuple[Formula, ...]  # library order
+    formula_ids: dict[str, int]
+    variables: tuple[tuple[int, ...], ...]  # each formula's variables, as declared
+    output: tuple[int | None, ...]  # a forward-only formula's output (None: invertible)
+    #: the matching order (see `_ordered`) as formula ids, and each formula's rank in it,
+    #: strict and relaxed
+    order: tuple[tuple[int, ...], tuple[int, ...]]
+    rank: tuple[tuple[int, ...], tuple[int, ...]]
 
 
-def _incidence(knowns: frozenset[str], names: frozenset[str], relaxed: bool = False
-               ) -> dict[str, tuple[str, ...]]:
-    """Each formula of `names` with the unknowns it may be matched to, in a fixed order:
-    invertible formulas first, then forward-only ones (which may only compute their output,
-    unless `relaxed`), each group by name; unknowns by name."""
-    return {name: tuple(v for v in variables if v not in knowns
-                        and (output is None or v == output))
-            for name, variables, output in _ordered(relaxed) if name in names}
+@lru_cache(maxsize=1)
+def _index() -> _Index:
+    library = tuple(formulas().values())
+    names = tuple(sorted(set(variables()) | {v.name for f in library for v in f.variables}))
+    ids = {n: i for i, n in enumerate(names)}
+    orders, ranks = [], []
+    for relaxed in (False, True):
+        order = sorted(range(len(library)), key=lambda i: (library[i].forward_only
+                                                           and not relaxed, library[i].name))
+        rank = [0] * len(library)
+        for position, i in enumerate(order):
+            rank[i] = position
+        orders.append(tuple(order))
+        ranks.append(tuple(rank))
+    return _Index(names, ids, library, {f.name: i for i, f in enumerate(library)},
+                  tuple(tuple(dict.fromkeys(ids[v.name] for v in f.variables)) for f in library),
+                  tuple(None if f.output is None else ids[f.output.name] for f in library),
+                  (orders[0], orders[1]), (ranks[0], ranks[1]))
 
 
-def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
+def _incidence(known: set[int], members: list[int], relaxed: bool = False
+               ) -> dict[int, tuple[int, ...]]:
+    """Each formula of `members` (ids, in matching order: invertible formulas first, then
+    forward-only ones, each group by name) with the unknowns it may be matched to: a
+    forward-only formula only its output, unless `relaxed`; unknowns as declared (by name)."""
+    index = _index()
+    edges: dict[int, tuple[int, ...]] = {}
+    for i in members:
+        output = None if relaxed else index.output[i]
+        if output is None:
+            edges[i] = tuple(filterfalse(known.__contains__, index.variables[i]))
+        else:
+            edges[i] = () if output in known else (output,)
+    return edges
+
+
+def _matching(edges: dict[int, tuple[int, ...]]) -> dict[int, int]:
     """A maximum matching formula -> unknown by augmenting paths (Kuhn), deterministic by
     construction: formulas are tried in the order of `edges`, unknowns in name order. An
     augmenting path re-routes earlier formulas but never unmatches them, so an invertible
     formula keeps an unknown rather than yielding it to a forward-only one."""
-    owner: dict[str, str] = {}  # unknown -> formula
+    owner: dict[int, int] = {}  # unknown -> formula
     # Unknowns a failed search visited: no augmenting path leaves them until the matching
     # changes, so later searches skip them (the same matching, found faster).
-    dead: set[str] = set()
+    dead: set[int] = set()
 
-    def augment(f: str, seen: set[str]) -> bool:
+    def augment(f: int, seen: set[int]) -> bool:
         for v in edges[f]:
             if v in seen or v in dead:
                 continue
@@ -125,11 +162,13 @@ def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
         return False
 
     for f, vs in edges.items():
-        if vs and vs[0] not in owner:
+        if not vs:
+            continue
+        if vs[0] not in owner:
             owner[vs[0]] = f  # what augment would choose, without the search
             dead.clear()
             continue
-        seen: set[str] = set()
+        seen: set[int] = set()
         if augment(f, seen):
             dead.clear()
         else:
@@ -213,12 +252,6 @@ def _trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
     return {n: [t for t in ts if t not in gone] for n, ts in successors.items() if n not in gone}
 
 
-@lru_cache(maxsize=1)
-def _variable_sets() -> dict[str, frozenset[str]]:
-    """Each formula's variable names."""
-    return {f.name: frozenset(v.name for v in f.variables) for f in formulas().values()}
-
-
 @lru_cache(maxsize=1024)
 def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
              relaxed: bool = False, quick: bool = False) -> _Analysis:
@@ -230,21 +263,27 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     it never holds an unknown that an invertible formula would determine.
     """
     work["analyses"] += 1
-    edges = _incidence(knowns, names, relaxed)
+    index = _index()
+    ids, library, fvars = index.ids, index.formulas, index.variables
+    known = {ids[n] for n in knowns if n in ids}
+    rank = index.rank[relaxed]
+    fids = index.formula_ids
+    members = sorted((fids[n] for n in names if n in fids), key=rank.__getitem__)
+    edges = _incidence(known, members, relaxed)
     matched = _matching(edges)  # formula -> unknown
-    partner = {v: f for f, v in matched.items()}
-    formulas_of: dict[str, list[str]] = {}
+    formulas_of: dict[int, list[int]] = {}
     for f, vs in edges.items():
         for v in vs:
             formulas_of.setdefault(v, []).append(f)
-    all_formulas = {n: f for n, f in formulas().items() if n in names}
-    variable_sets = _variable_sets()
-    unknowns = sorted(set().union(*(variable_sets[n] for n in all_formulas)) - knowns)
+    present: set[int] = set()
+    for i in members:
+        present.update(fvars[i])
+    unknowns = sorted(present - known)
 
     # Dulmage-Mendelsohn: alternating paths from unmatched unknowns reach the under-determined.
-    under: set[str] = set()
-    stack = [v for v in unknowns if v not in partner and v in formulas_of]
-    stack += [v for v in unknowns if v not in formulas_of]
+    under: set[int] = set()
+    partner = {v: f for f, v in matched.items()}
+    stack = [v for v in unknowns if v not in partner]  # unmatched, or no formula may take it
     while stack:
         v = stack.pop()
         if v in under:
@@ -255,39 +294,46 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
             if other is not None and other != v:
                 stack.append(other)
 
-    computed_by = {v: all_formulas[f] for f, v in matched.items() if v not in under}
-    successors: dict[str, list[str]] = {v: [] for v in unknowns}
-    inner: dict[str, list[str]] = {v: [] for v in computed_by}  # among computed variables
-    reads: dict[str, tuple[str, ...]] = {}
-    for name in sorted(computed_by):
-        reads[name] = tuple(dict.fromkeys(v.name for v in computed_by[name].variables
-                                          if v.name not in knowns and v.name != name))
-        for u in reads[name]:
-            successors[u].append(name)
+    computed_by = {v: f for f, v in matched.items() if v not in under}  # unknown -> formula
+    successors: dict[int, list[int]] = {v: [] for v in unknowns}
+    inner: dict[int, list[int]] = {v: [] for v in computed_by}  # among computed variables
+    reads: dict[int, tuple[int, ...]] = {}
+    for v in sorted(computed_by):
+        reads[v] = tuple(u for u in fvars[computed_by[v]] if u not in known and u != v)
+        for u in reads[v]:
+            successors[u].append(v)
             if u in inner:
-                inner[u].append(name)
+                inner[u].append(v)
     cycles = _cycles(inner)  # a variable no formula computes lies on no cycle
-    bad = set(unknowns) - set(computed_by)
-    if strict:
-        bad |= _singular_blocks(cycles, computed_by, bad, quick)
+    bad = set(unknowns) - computed_by.keys()
+    if strict and cycles:
+        names_of = index.names
+        bad |= {ids[n] for n in _singular_blocks(
+            [{names_of[v] for v in c} for c in cycles],
+            {names_of[v]: library[f] for v, f in computed_by.items()},
+            {names_of[v] for v in bad}, quick)}
     stack = sorted(bad)  # everything downstream of an undetermined variable is undetermined
     while stack:
-        for successor in sorted(successors[stack.pop()]):
+        for successor in successors[stack.pop()]:
             if successor not in bad:
                 bad.add(successor)
                 stack.append(successor)
     if not relaxed:
-        stuck = sorted(f.name for v, f in computed_by.items() if f.forward_only and v in bad)
+        stuck = sorted(library[f].name for v, f in computed_by.items()
+                       if library[f].forward_only and v in bad)
         if stuck:
             return _analyse(knowns, names - set(stuck), strict, relaxed, quick)
-    determined = frozenset(set(unknowns) - bad)
-    leftover = tuple(f for f in all_formulas.values() if f.name not in matched
-                     and all(v.name in knowns or v.name in determined for v in f.variables))
-    return _Analysis(determined, {k: v for k, v in computed_by.items() if k in determined},
-                     {k: tuple(u for u in vs if u in determined)
-                      for k, vs in reads.items() if k in determined},
+    determined = set(unknowns) - bad
+    names_of = index.names
+    leftover = tuple(library[i] for i in sorted(i for i in members if i not in matched)
+                     if all(v in known or v in determined for v in fvars[i]))
+    return _Analysis(frozenset(names_of[v] for v in determined),
+                     {names_of[v]: library[f] for v, f in computed_by.items()
+                      if v in determined},
+                     {names_of[v]: tuple(names_of[u] for u in vs if u in determined)
+                      for v, vs in reads.items() if v in determined},
                      leftover,
-                     frozenset(n for c in cycles if c <= determined for n in c))
+                     frozenset(names_of[v] for c in cycles if c <= determined for v in c))
 
 
 def _singular_blocks(cycles: list[set[str]], computed_by: dict[str, Formula], bad: set[str],
@@ -313,6 +359,8 @@ def _numeric_rank(residuals: list[sympy.Expr], symbols: list[sympy.Symbol]) -> i
     beside GPU-hours) has rank below its size at every point; a regular one reaches full rank
     at almost every point. Floats and a fixed seed: fast and the same on every run.
     """
+    import sympy
+
     jacobian = sympy.Matrix(residuals).jacobian(symbols)
     free = sorted(jacobian.free_symbols, key=lambda s: s.name)
     rng = random.Random(20261130)
@@ -367,6 +415,8 @@ def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...],
     exponents = [_log_linear(all_formulas[n], symbols) for n in formula_names]
     if all(row is not None for row in exponents):
         # products of powers are linear in logarithms: singular iff the exponents are
+        import sympy
+
         return sympy.Matrix(exponents).rank() < len(symbols)
     rounding = any(all_formulas[n].forward_only for n in formula_names)
     if not rounding and _numeric_rank(residuals, symbols) < len(symbols):
@@ -391,7 +441,8 @@ def _scope(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
     be checks) gives the same answer as the whole library, faster.
     """
     by_variable = _by_variable()
-    scope = {name for name, names, _ in _ordered(False) if knowns.issuperset(names)}
+    scope = {name for k in knowns for name, names in by_variable.get(k, ())
+             if knowns.issuperset(names)}
     stack = [t for t in targets if t not in knowns]
     seen = set(stack)
     while stack:
@@ -420,6 +471,8 @@ def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | N
     """The exponents of `symbols` in lhs/rhs when `f` is a product of powers, else None."""
     if f.forward_only:
         return None
+    import sympy
+
     powers: dict[sympy.Expr, sympy.Expr] = {}
     for factor in sympy.Mul.make_args(f.equation.lhs / f.equation.rhs):
         base, exponent = factor.as_base_exp()
