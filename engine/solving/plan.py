@@ -103,6 +103,9 @@ class _Index:
     #: strict and relaxed
     order: tuple[tuple[int, ...], tuple[int, ...]]
     rank: tuple[tuple[int, ...], tuple[int, ...]]
+    #: each variable's formulas that may be matched to it while it is unknown (a
+    #: forward-only formula only to its output), strict and relaxed
+    takers: tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]
 
 
 @lru_cache(maxsize=1)
@@ -119,10 +122,18 @@ def _index() -> _Index:
             rank[i] = position
         orders.append(tuple(order))
         ranks.append(tuple(rank))
-    return _Index(names, ids, library, {f.name: i for i, f in enumerate(library)},
-                  tuple(tuple(dict.fromkeys(ids[v.name] for v in f.variables)) for f in library),
-                  tuple(None if f.output is None else ids[f.output.name] for f in library),
-                  (orders[0], orders[1]), (ranks[0], ranks[1]))
+    of = tuple(tuple(dict.fromkeys(ids[v.name] for v in f.variables)) for f in library)
+    output = tuple(None if f.output is None else ids[f.output.name] for f in library)
+    takers: list[tuple[tuple[int, ...], ...]] = []
+    for relaxed in (False, True):
+        found: list[list[int]] = [[] for _ in names]
+        for i, vs in enumerate(of):
+            for v in vs:
+                if relaxed or output[i] is None or output[i] == v:
+                    found[v].append(i)
+        takers.append(tuple(map(tuple, found)))
+    return _Index(names, ids, library, {f.name: i for i, f in enumerate(library)}, of, output,
+                  (orders[0], orders[1]), (ranks[0], ranks[1]), (takers[0], takers[1]))
 
 
 def _incidence(known: set[int], members: list[int], relaxed: bool = False
@@ -252,6 +263,62 @@ def _trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
     return {n: [t for t in ts if t not in gone] for n, ts in successors.items() if n not in gone}
 
 
+@dataclass(frozen=True)
+class _Decomposition:
+    """A maximum matching and the under-determined part it shows (ids, see `_Index`)."""
+
+    known: set[int]
+    members: list[int]  # the formulas, in matching order
+    matched: dict[int, int]  # formula -> unknown
+    unknowns: list[int]  # by name
+    under: set[int]
+
+
+def _decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> _Decomposition:
+    """Match the formulas `names` with the unknowns; Dulmage-Mendelsohn: alternating paths
+    from unmatched unknowns reach the under-determined ones."""
+    index = _index()
+    ids, fids, fvars = index.ids, index.formula_ids, index.variables
+    known = {ids[n] for n in knowns if n in ids}
+    rank = index.rank[relaxed]
+    members = sorted((fids[n] for n in names if n in fids), key=rank.__getitem__)
+    edges = _incidence(known, members, relaxed)
+    matched = _matching(edges)  # formula -> unknown
+    present: set[int] = set()
+    for i in members:
+        present.update(fvars[i])
+    unknowns = sorted(present - known)
+    # an unknown's formulas (those of the library that may take it; only members are matched)
+    takers = index.takers[relaxed]
+    taken = set(matched.values())
+    under: set[int] = set()
+    stack = [v for v in unknowns if v not in taken]  # unmatched, or no formula may take it
+    while stack:
+        v = stack.pop()
+        if v in under:
+            continue
+        under.add(v)
+        for f in takers[v]:
+            other = matched.get(f)
+            if other is not None and other not in under:
+                stack.append(other)
+    return _Decomposition(known, members, matched, unknowns, under)
+
+
+@lru_cache(maxsize=512)
+def _structurally_determined(knowns: frozenset[str], names: frozenset[str]) -> frozenset[str]:
+    """The unknowns that the formulas `names` determine by structure alone (forward-only
+    formulas only toward their output), before singular blocks and stuck rounding steps are
+    taken out: what an analysis with any subset of `names` can determine lies within it.
+
+    (Adding a formula never leaves a structurally determined unknown undetermined: it is
+    covered by every maximum matching, and stays so with one more row.)"""
+    work["structural analyses"] += 1
+    found = _decompose(knowns, names, False)
+    names_of = _index().names
+    return frozenset(names_of[v] for v in found.unknowns if v not in found.under)
+
+
 @lru_cache(maxsize=1024)
 def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
              relaxed: bool = False, quick: bool = False) -> _Analysis:
@@ -265,56 +332,30 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     work["analyses"] += 1
     index = _index()
     ids, library, fvars = index.ids, index.formulas, index.variables
-    known = {ids[n] for n in knowns if n in ids}
-    rank = index.rank[relaxed]
-    fids = index.formula_ids
-    members = sorted((fids[n] for n in names if n in fids), key=rank.__getitem__)
-    edges = _incidence(known, members, relaxed)
-    matched = _matching(edges)  # formula -> unknown
-    formulas_of: dict[int, list[int]] = {}
-    for f, vs in edges.items():
-        for v in vs:
-            formulas_of.setdefault(v, []).append(f)
-    present: set[int] = set()
-    for i in members:
-        present.update(fvars[i])
-    unknowns = sorted(present - known)
-
-    # Dulmage-Mendelsohn: alternating paths from unmatched unknowns reach the under-determined.
-    under: set[int] = set()
-    partner = {v: f for f, v in matched.items()}
-    stack = [v for v in unknowns if v not in partner]  # unmatched, or no formula may take it
-    while stack:
-        v = stack.pop()
-        if v in under:
-            continue
-        under.add(v)
-        for f in formulas_of.get(v, ()):
-            other = matched.get(f)
-            if other is not None and other != v:
-                stack.append(other)
+    found = _decompose(knowns, names, relaxed)
+    known, members, matched = found.known, found.members, found.matched
+    under = found.under
 
     computed_by = {v: f for f, v in matched.items() if v not in under}  # unknown -> formula
-    successors: dict[int, list[int]] = {v: [] for v in unknowns}
-    inner: dict[int, list[int]] = {v: [] for v in computed_by}  # among computed variables
+    inner: dict[int, list[int]] = {v: [] for v in computed_by}  # u -> the v that read it
     reads: dict[int, tuple[int, ...]] = {}
+    bad: set[int] = set()  # computed variables downstream of an undetermined one
     for v in sorted(computed_by):
         reads[v] = tuple(u for u in fvars[computed_by[v]] if u not in known and u != v)
         for u in reads[v]:
-            successors[u].append(v)
             if u in inner:
                 inner[u].append(v)
+            else:  # u is not computed: v reads an undetermined variable
+                bad.add(v)
     cycles = _cycles(inner)  # a variable no formula computes lies on no cycle
-    bad = set(unknowns) - computed_by.keys()
     if strict and cycles:
         names_of = index.names
         bad |= {ids[n] for n in _singular_blocks(
             [{names_of[v] for v in c} for c in cycles],
-            {names_of[v]: library[f] for v, f in computed_by.items()},
-            {names_of[v] for v in bad}, quick)}
+            {names_of[v]: library[f] for v, f in computed_by.items()}, set(), quick)}
     stack = sorted(bad)  # everything downstream of an undetermined variable is undetermined
     while stack:
-        for successor in successors[stack.pop()]:
+        for successor in inner[stack.pop()]:
             if successor not in bad:
                 bad.add(successor)
                 stack.append(successor)
@@ -323,7 +364,7 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
                        if library[f].forward_only and v in bad)
         if stuck:
             return _analyse(knowns, names - set(stuck), strict, relaxed, quick)
-    determined = set(unknowns) - bad
+    determined = computed_by.keys() - bad
     names_of = index.names
     leftover = tuple(library[i] for i in sorted(i for i in members if i not in matched)
                      if all(v in known or v in determined for v in fvars[i]))
@@ -508,7 +549,11 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
     sets = _formula_sets()
     if quick:  # the shortcuts that can matter: derived formulas in scope, one at a time
         sets = sets[:2] + [s for s in sets[2:] if shortcuts and (s - sets[0]) <= scope]
-    for names in sets:
+    for tried, names in enumerate(sets):
+        if tried == 1:  # the first set failed: can any? (every set lies within the scope)
+            possible = _structurally_determined(knowns, scope)
+            if not all(t in possible or t in knowns for t in targets):
+                return None
         analysis = _analyse(knowns, names & scope, quick=quick)
         if all(t in analysis.determined or t in knowns for t in targets):
             needed = analysis.ancestors(t for t in targets if t in analysis.determined)
