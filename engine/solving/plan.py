@@ -313,7 +313,7 @@ def _structurally_determined(knowns: frozenset[str], names: frozenset[str]) -> f
 
     (Adding a formula never leaves a structurally determined unknown undetermined: it is
     covered by every maximum matching, and stays so with one more row.)"""
-    work["structural analyses"] += 1
+    work["analyses"] += 1  # a cheaper one, counted as one
     found = _decompose(knowns, names, False)
     names_of = _index().names
     return frozenset(names_of[v] for v in found.unknowns if v not in found.under)
@@ -524,7 +524,8 @@ def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | N
     return [powers.get(s, sympy.Integer(0)) for s in symbols]
 
 
-def _formula_sets() -> list[frozenset[str]]:
+@lru_cache(maxsize=1)
+def _formula_sets() -> tuple[frozenset[str], ...]:
     """The formula sets to plan with, in order of preference.
 
     First the independent formulas alone; then all of them; then the independent ones with one
@@ -534,7 +535,13 @@ def _formula_sets() -> list[frozenset[str]]:
     all_formulas = formulas()
     base = frozenset(n for n, f in all_formulas.items() if not f.derived)
     derived = [n for n, f in all_formulas.items() if f.derived]
-    return [base, frozenset(all_formulas), *(base | {d} for d in derived)]
+    return (base, frozenset(all_formulas), *(base | {d} for d in derived))
+
+
+@lru_cache(maxsize=1)
+def _derived() -> tuple[str, ...]:
+    """The derived formulas, in the order of `_formula_sets`."""
+    return tuple(n for n, f in formulas().items() if f.derived)
 
 
 def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool = False,
@@ -542,13 +549,15 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
                   ) -> tuple[_Analysis, tuple[Block, ...], set[str]] | None:
     """The first formula set whose plan determines the targets without restating itself.
 
-    `quick` (for suggestions) uses the numeric singularity test, tries only the shortcuts
-    (derived formulas) in scope, and builds no blocks (they come back empty).
+    `quick` (for suggestions) uses the numeric singularity test and builds no blocks (they
+    come back empty); without `shortcuts`, derived formulas are only tried all together.
     """
     scope = _scope(targets, knowns)
     sets = _formula_sets()
-    if quick:  # the shortcuts that can matter: derived formulas in scope, one at a time
-        sets = sets[:2] + [s for s in sets[2:] if shortcuts and (s - sets[0]) <= scope]
+    # the shortcuts that can matter: derived formulas in scope, one at a time (one out of
+    # scope adds nothing to the independent formulas, which were tried first)
+    sets = (*sets[:2], *(s for s, d in zip(sets[2:], _derived(), strict=True)
+                         if shortcuts and d in scope))
     for tried, names in enumerate(sets):
         if tried == 1:  # the first set failed: can any? (every set lies within the scope)
             possible = _structurally_determined(knowns, scope)
