@@ -695,13 +695,70 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
     return [" and ".join(pair) for pair in _confirmed_pairs(pairs, missing, knowns, limit)]
 
 
+@lru_cache(maxsize=16)
+def _library_matching(knowns: frozenset[str]) -> tuple[dict[int, tuple[int, ...]],
+                                                       dict[int, int]]:
+    """The incidence of every formula with the unknowns (see `_incidence`) and a maximum
+    matching of it, unknown -> formula: the start of `_possible` (do not modify them)."""
+    index = _index()
+    known = {index.ids[n] for n in knowns if n in index.ids}
+    edges = _incidence(known, list(index.order[False]))
+    return edges, {v: f for f, v in _matching(edges).items()}
+
+
+def _possible(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str, ...]) -> bool:
+    """Whether `knowns` and `extra` may determine the targets: whether the whole library
+    determines them by structure (see `_structurally_determined`), which every plan needs.
+
+    Incremental: the maximum matching with `knowns` loses the edges of each extra known, and
+    one augmenting path from the formula that held it restores a maximum; a target is then
+    structurally determined unless an alternating path from an unmatched unknown reaches it.
+    """
+    edges, owner = _library_matching(knowns)
+    ids = _index().ids
+    gone = {ids[n] for n in extra if n in ids and n not in knowns}
+    owner = dict(owner)
+
+    def augment(f: int, seen: set[int]) -> bool:
+        for v in edges[f]:
+            if v in seen or v in gone:
+                continue
+            seen.add(v)
+            if v not in owner or augment(owner[v], seen):
+                owner[v] = f
+                return True
+        return False
+
+    for v in sorted(gone):
+        f = owner.pop(v, None)
+        if f is not None:
+            augment(f, set())
+    for t in targets:
+        if t in knowns or t in extra:
+            continue
+        if t not in ids:
+            return False
+        stack, seen = [ids[t]], {ids[t]}
+        while stack:  # back along alternating paths: does one start at an unmatched unknown?
+            v = stack.pop()
+            f = owner.get(v)
+            if f is None:
+                return False
+            for u in edges[f]:
+                if u not in seen and u not in gone:
+                    seen.add(u)
+                    stack.append(u)
+    return True
+
+
 def _confirmed(candidates: list[tuple[str]], missing: tuple[str, ...],
                knowns: frozenset[str], limit: int) -> list[str]:
     screened = _screen(candidates, missing, knowns)
     shortcuts = bool(screened)  # a blind fallback plans only the nearest few, without them
     found = []
     for (name,) in (screened or candidates[:12])[:MAX_CONFIRMATIONS]:
-        if determines(missing, knowns | {name}, shortcuts):
+        if _possible(missing, knowns, (name,)) and determines(missing, knowns | {name},
+                                                              shortcuts):
             found.append(name)
             if len(found) == limit:
                 break
@@ -714,7 +771,8 @@ def _confirmed_pairs(pairs: list[tuple[str, str]], missing: tuple[str, ...],
     shortcuts = bool(screened)
     found = []
     for pair in (screened or pairs[:10])[:MAX_CONFIRMATIONS]:
-        if determines(missing, knowns | set(pair), shortcuts):
+        if _possible(missing, knowns, pair) and determines(missing, knowns | set(pair),
+                                                           shortcuts):
             found.append(pair)
             if len(found) == limit:
                 break
