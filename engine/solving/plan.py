@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from itertools import filterfalse
+from itertools import filterfalse, islice
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -152,12 +152,17 @@ def _incidence(known: set[int], members: list[int], relaxed: bool = False
     return edges
 
 
-def _matching(edges: dict[int, tuple[int, ...]]) -> dict[int, int]:
+def _matching(edges: dict[int, tuple[int, ...]], owner: dict[int, int] | None = None,
+              start: int = 0) -> dict[int, int]:
     """A maximum matching formula -> unknown by augmenting paths (Kuhn), deterministic by
     construction: formulas are tried in the order of `edges`, unknowns in name order. An
     augmenting path re-routes earlier formulas but never unmatches them, so an invertible
-    formula keeps an unknown rather than yielding it to a forward-only one."""
-    owner: dict[int, int] = {}  # unknown -> formula
+    formula keeps an unknown rather than yielding it to a forward-only one.
+
+    To resume a matching, `owner` (unknown -> formula, in the order they were first
+    matched) holds it for the first `start` formulas of `edges`; it is updated in place."""
+    if owner is None:
+        owner = {}
     # Unknowns a failed search visited: no augmenting path leaves them until the matching
     # changes, so later searches skip them (the same matching, found faster).
     dead: set[int] = set()
@@ -172,7 +177,7 @@ def _matching(edges: dict[int, tuple[int, ...]]) -> dict[int, int]:
                 return True
         return False
 
-    for f, vs in edges.items():
+    for f, vs in islice(edges.items(), start, None):
         if not vs:
             continue
         if vs[0] not in owner:
@@ -185,6 +190,25 @@ def _matching(edges: dict[int, tuple[int, ...]]) -> dict[int, int]:
         else:
             dead |= seen
     return {f: v for v, f in owner.items()}
+
+
+@lru_cache(maxsize=256)
+def _invertible_matching(knowns: frozenset[str], names: frozenset[str]
+                         ) -> tuple[dict[int, tuple[int, ...]], dict[int, int]]:
+    """The incidence and matching (unknown -> formula) of the invertible formulas of
+    `names`, which come first in the matching order: analyses that differ only in
+    forward-only formulas (those dropped as stuck) resume from it. Not to be modified."""
+    index = _index()
+    known = {index.ids[n] for n in knowns if n in index.ids}
+    fids, rank = index.formula_ids, index.rank[False]
+    members = sorted((fids[n] for n in names if n in fids), key=rank.__getitem__)
+    edges = _incidence(known, members)
+    return edges, {v: f for f, v in _matching(edges).items()}
+
+
+@lru_cache(maxsize=1)
+def _forward_only() -> frozenset[str]:
+    return frozenset(n for n, f in formulas().items() if f.forward_only)
 
 
 def _cycles(successors: dict[str, list[str]]) -> list[set[str]]:
@@ -282,8 +306,13 @@ def _decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> 
     known = {ids[n] for n in knowns if n in ids}
     rank = index.rank[relaxed]
     members = sorted((fids[n] for n in names if n in fids), key=rank.__getitem__)
-    edges = _incidence(known, members, relaxed)
-    matched = _matching(edges)  # formula -> unknown
+    if relaxed:
+        edges = _incidence(known, members, relaxed)
+        matched = _matching(edges)  # formula -> unknown
+    else:  # the invertible formulas first (shared), then the forward-only ones
+        first, owner = _invertible_matching(knowns, names - _forward_only())
+        edges = {**first, **_incidence(known, members[len(first):])}
+        matched = _matching(edges, dict(owner), len(first))
     present: set[int] = set()
     for i in members:
         present.update(fvars[i])
