@@ -88,6 +88,9 @@ class _Analysis:
         return found
 
 
+_Row = tuple[int, str, tuple[int, ...], int | None]
+
+
 @dataclass(frozen=True)
 class _Index:
     """The library as integers, for the analyses: a variable's id is its rank by name (so
@@ -96,16 +99,15 @@ class _Index:
     names: tuple[str, ...]  # variable names by id
     ids: dict[str, int]
     formulas: tuple[Formula, ...]  # library order
-    formula_ids: dict[str, int]
     variables: tuple[tuple[int, ...], ...]  # each formula's variables, as declared
     output: tuple[int | None, ...]  # a forward-only formula's output (None: invertible)
-    #: the matching order (see `_ordered`) as formula ids, and each formula's rank in it,
-    #: strict and relaxed
-    order: tuple[tuple[int, ...], tuple[int, ...]]
-    rank: tuple[tuple[int, ...], tuple[int, ...]]
     #: each variable's formulas that may be matched to it while it is unknown (a
     #: forward-only formula only to its output), strict and relaxed
     takers: tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]
+    #: the formulas in matching order as (id, name, variables, the only unknown it may take
+    #: or None), strict and relaxed; strictly the invertible ones come first, this many
+    rows: tuple[tuple[_Row, ...], tuple[_Row, ...]]
+    invertible: int
 
 
 @lru_cache(maxsize=1)
@@ -113,15 +115,11 @@ def _index() -> _Index:
     library = tuple(formulas().values())
     names = tuple(sorted(set(variables()) | {v.name for f in library for v in f.variables}))
     ids = {n: i for i, n in enumerate(names)}
-    orders, ranks = [], []
-    for relaxed in (False, True):
-        order = sorted(range(len(library)), key=lambda i: (library[i].forward_only
-                                                           and not relaxed, library[i].name))
-        rank = [0] * len(library)
-        for position, i in enumerate(order):
-            rank[i] = position
-        orders.append(tuple(order))
-        ranks.append(tuple(rank))
+    # the matching order: invertible formulas first, then forward-only ones (which may only
+    # compute their output, unless relaxed), each group by name
+    orders = [sorted(range(len(library)), key=lambda i: (library[i].forward_only
+                                                         and not relaxed, library[i].name))
+              for relaxed in (False, True)]
     of = tuple(tuple(dict.fromkeys(ids[v.name] for v in f.variables)) for f in library)
     output = tuple(None if f.output is None else ids[f.output.name] for f in library)
     takers: list[tuple[tuple[int, ...], ...]] = []
@@ -132,21 +130,24 @@ def _index() -> _Index:
                 if relaxed or output[i] is None or output[i] == v:
                     found[v].append(i)
         takers.append(tuple(map(tuple, found)))
-    return _Index(names, ids, library, {f.name: i for i, f in enumerate(library)}, of, output,
-                  (orders[0], orders[1]), (ranks[0], ranks[1]), (takers[0], takers[1]))
+    rows = tuple(tuple((i, library[i].name, of[i], None if relaxed else output[i])
+                       for i in order) for relaxed, order in enumerate(orders))
+    return _Index(names, ids, library, of, output, (takers[0], takers[1]), (rows[0], rows[1]),
+                  sum(not f.forward_only for f in library))
 
 
-def _incidence(known: set[int], members: list[int], relaxed: bool = False
+def _incidence(known: set[int], names: frozenset[str] | None, rows: Iterable[_Row]
                ) -> dict[int, tuple[int, ...]]:
-    """Each formula of `members` (ids, in matching order: invertible formulas first, then
-    forward-only ones, each group by name) with the unknowns it may be matched to: a
-    forward-only formula only its output, unless `relaxed`; unknowns as declared (by name)."""
-    index = _index()
+    """Each formula of `rows` (see `_Index.rows`: in matching order, invertible formulas
+    first, then forward-only ones, each group by name) that is in `names` (None: all), with
+    the unknowns it may be matched to: a forward-only formula only its output, unless
+    relaxed; unknowns as declared (by name)."""
     edges: dict[int, tuple[int, ...]] = {}
-    for i in members:
-        output = None if relaxed else index.output[i]
+    for i, name, vs, output in rows:
+        if names is not None and name not in names:
+            continue
         if output is None:
-            edges[i] = tuple(filterfalse(known.__contains__, index.variables[i]))
+            edges[i] = tuple(filterfalse(known.__contains__, vs))
         else:
             edges[i] = () if output in known else (output,)
     return edges
@@ -200,9 +201,7 @@ def _invertible_matching(knowns: frozenset[str], names: frozenset[str]
     forward-only formulas (those dropped as stuck) resume from it. Not to be modified."""
     index = _index()
     known = {index.ids[n] for n in knowns if n in index.ids}
-    fids, rank = index.formula_ids, index.rank[False]
-    members = sorted((fids[n] for n in names if n in fids), key=rank.__getitem__)
-    edges = _incidence(known, members)
+    edges = _incidence(known, names, index.rows[False][:index.invertible])
     return edges, {v: f for f, v in _matching(edges).items()}
 
 
@@ -302,17 +301,16 @@ def _decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> 
     """Match the formulas `names` with the unknowns; Dulmage-Mendelsohn: alternating paths
     from unmatched unknowns reach the under-determined ones."""
     index = _index()
-    ids, fids, fvars = index.ids, index.formula_ids, index.variables
+    ids, fvars = index.ids, index.variables
     known = {ids[n] for n in knowns if n in ids}
-    rank = index.rank[relaxed]
-    members = sorted((fids[n] for n in names if n in fids), key=rank.__getitem__)
     if relaxed:
-        edges = _incidence(known, members, relaxed)
+        edges = _incidence(known, names, index.rows[True])
         matched = _matching(edges)  # formula -> unknown
     else:  # the invertible formulas first (shared), then the forward-only ones
         first, owner = _invertible_matching(knowns, names - _forward_only())
-        edges = {**first, **_incidence(known, members[len(first):])}
+        edges = {**first, **_incidence(known, names, index.rows[False][index.invertible:])}
         matched = _matching(edges, dict(owner), len(first))
+    members = list(edges)
     present: set[int] = set()
     for i in members:
         present.update(fvars[i])
@@ -731,7 +729,7 @@ def _library_matching(knowns: frozenset[str]) -> tuple[dict[int, tuple[int, ...]
     matching of it, unknown -> formula: the start of `_possible` (do not modify them)."""
     index = _index()
     known = {index.ids[n] for n in knowns if n in index.ids}
-    edges = _incidence(known, list(index.order[False]))
+    edges = _incidence(known, None, index.rows[False])
     return edges, {v: f for f, v in _matching(edges).items()}
 
 
