@@ -508,31 +508,23 @@ def _scope(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
     the component of the targets (plus formulas whose variables are all known, which can only
     be checks) gives the same answer as the whole library, faster.
     """
-    by_variable = _by_variable()
-    scope = {name for k in knowns for name, names in by_variable.get(k, ())
-             if knowns.issuperset(names)}
-    stack = [t for t in targets if t not in knowns]
+    index = _index()
+    ids, fvars, mentions = index.ids, index.variables, index.takers[True]
+    known = {ids[n] for n in knowns if n in ids}
+    scope = {f for k in known for f in mentions[k] if known.issuperset(fvars[f])}
+    stack = [ids[t] for t in targets if t not in knowns and t in ids]
     seen = set(stack)
     while stack:
-        for name, names in by_variable.get(stack.pop(), ()):
-            if name in scope:
+        for f in mentions[stack.pop()]:
+            if f in scope:
                 continue
-            scope.add(name)
-            for v in names:
-                if v not in knowns and v not in seen:
+            scope.add(f)
+            for v in fvars[f]:
+                if v not in known and v not in seen:
                     seen.add(v)
                     stack.append(v)
-    return frozenset(scope)
-
-
-@lru_cache(maxsize=1)
-def _by_variable() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
-    """Each variable's formulas, as (name, variable names), in library order."""
-    found: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-    for f in formulas().values():
-        for v in f.variables:
-            found.setdefault(v.name, []).append((f.name, tuple(u.name for u in f.variables)))
-    return {name: tuple(fs) for name, fs in found.items()}
+    library = index.formulas
+    return frozenset(library[f].name for f in scope)
 
 
 def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | None:
