@@ -136,7 +136,14 @@ def _index() -> _Index:
                   sum(not f.forward_only for f in library))
 
 
-def _incidence(known: set[int], names: frozenset[str] | None, rows: Iterable[_Row]
+@lru_cache(maxsize=256)
+def _known_ids(knowns: frozenset[str]) -> frozenset[int]:
+    """The ids of the knowns that formulas mention."""
+    ids = _index().ids
+    return frozenset(ids[n] for n in knowns if n in ids)
+
+
+def _incidence(known: frozenset[int], names: frozenset[str] | None, rows: Iterable[_Row]
                ) -> dict[int, tuple[int, ...]]:
     """Each formula of `rows` (see `_Index.rows`: in matching order, invertible formulas
     first, then forward-only ones, each group by name) that is in `names` (None: all), with
@@ -200,7 +207,7 @@ def _invertible_matching(knowns: frozenset[str], names: frozenset[str]
     `names`, which come first in the matching order: analyses that differ only in
     forward-only formulas (those dropped as stuck) resume from it. Not to be modified."""
     index = _index()
-    known = {index.ids[n] for n in knowns if n in index.ids}
+    known = _known_ids(knowns)
     edges = _incidence(known, names, index.rows[False][:index.invertible])
     return edges, {v: f for f, v in _matching(edges).items()}
 
@@ -290,7 +297,7 @@ def _trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
 class _Decomposition:
     """A maximum matching and the under-determined part it shows (ids, see `_Index`)."""
 
-    known: set[int]
+    known: frozenset[int]
     members: list[int]  # the formulas, in matching order
     matched: dict[int, int]  # formula -> unknown
     unknowns: list[int]  # by name
@@ -301,8 +308,8 @@ def _decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> 
     """Match the formulas `names` with the unknowns; Dulmage-Mendelsohn: alternating paths
     from unmatched unknowns reach the under-determined ones."""
     index = _index()
-    ids, fvars = index.ids, index.variables
-    known = {ids[n] for n in knowns if n in ids}
+    fvars = index.variables
+    known = _known_ids(knowns)
     if relaxed:
         edges = _incidence(known, names, index.rows[True])
         matched = _matching(edges)  # formula -> unknown
@@ -314,7 +321,7 @@ def _decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> 
     present: set[int] = set()
     for i in members:
         present.update(fvars[i])
-    unknowns = sorted(present - known)
+    unknowns = present - known
     # an unknown's formulas (those of the library that may take it; only members are matched)
     takers = index.takers[relaxed]
     taken = set(matched.values())
@@ -510,7 +517,7 @@ def _scope(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
     """
     index = _index()
     ids, fvars, mentions = index.ids, index.variables, index.takers[True]
-    known = {ids[n] for n in knowns if n in ids}
+    known = _known_ids(knowns)
     scope = {f for k in known for f in mentions[k] if known.issuperset(fvars[f])}
     stack = [ids[t] for t in targets if t not in knowns and t in ids]
     seen = set(stack)
@@ -720,7 +727,7 @@ def _library_matching(knowns: frozenset[str]) -> tuple[dict[int, tuple[int, ...]
     """The incidence of every formula with the unknowns (see `_incidence`) and a maximum
     matching of it, unknown -> formula: the start of `_possible` (do not modify them)."""
     index = _index()
-    known = {index.ids[n] for n in knowns if n in index.ids}
+    known = _known_ids(knowns)
     edges = _incidence(known, None, index.rows[False])
     return edges, {v: f for f, v in _matching(edges).items()}
 
