@@ -11,6 +11,12 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 3. Matched edges, read as "formula f computes v from its other variables", give a directed
    graph; its strongly connected components are the blocks to solve, one variable or several
    coupled, and a topological order of them is the block-triangular order.
+
+The graph work runs on integers (`planning_graph`). What makes planning fast without
+changing a plan: the invertible formulas' matching is shared by the re-analyses that drop
+stuck rounding steps; a formula-set search stops once the whole scope cannot determine the
+targets by structure (no subset of it can); and a suggestion's candidate is first tested
+incrementally (one augmenting path from the library's matching with the knowns).
 """
 
 from __future__ import annotations
