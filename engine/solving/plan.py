@@ -516,7 +516,9 @@ def _screen(candidates: list[tuple[str, ...]], missing: tuple[str, ...],
         if all(t in base.known for t in missing):
             continue  # this screen cannot tell
         told = True
+        # (what propagation learns, the library determines by structure: `possible` first)
         kept.update(c for c in candidates if c not in kept
+                    and planning_graph.possible(missing, knowns, c)
                     and _propagates(missing, base, c, shortcuts))
     return [c for c in candidates if c in kept] if told else []
 
