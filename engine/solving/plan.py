@@ -11,6 +11,12 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 3. Matched edges, read as "formula f computes v from its other variables", give a directed
    graph; its strongly connected components are the blocks to solve, one variable or several
    coupled, and a topological order of them is the block-triangular order.
+
+The graph work runs on integers (`planning_graph`). What makes planning fast without
+changing a plan: the invertible formulas' matching is shared by the re-analyses that drop
+stuck rounding steps; a formula-set search stops once the whole scope cannot determine the
+targets by structure (no subset of it can); and a suggestion's candidate is first tested
+incrementally (one augmenting path from the library's matching with the knowns).
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ import networkx as nx
 from napkinmath.errors import NotInvertibleError, UnderDeterminedError
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.lookup import formulas, variables
+from napkinmath.solving import planning_graph
+
+if TYPE_CHECKING:
+    import sympy
 
 if TYPE_CHECKING:
     import sympy
@@ -87,139 +97,18 @@ class _Analysis:
         return found
 
 
-@lru_cache(maxsize=2)
-def _ordered(relaxed: bool) -> tuple[tuple[str, tuple[str, ...], str | None], ...]:
-    """Every formula as (name, its variables, the output it alone may be matched to), in the
-    matching order: invertible formulas first, then forward-only ones (which may only compute
-    their output, unless `relaxed`), each group by name."""
-    chosen = sorted(formulas().values(), key=lambda f: (f.forward_only and not relaxed, f.name))
-    return tuple((f.name, tuple(v.name for v in f.variables),
-                  None if relaxed or f.output is None else f.output.name) for f in chosen)
+@lru_cache(maxsize=512)
+def _structurally_determined(knowns: frozenset[str], names: frozenset[str]) -> frozenset[str]:
+    """The unknowns that the formulas `names` determine by structure alone (forward-only
+    formulas only toward their output), before singular blocks and stuck rounding steps are
+    taken out: what an analysis with any subset of `names` can determine lies within it.
 
-
-def _incidence(knowns: frozenset[str], names: frozenset[str], relaxed: bool = False
-               ) -> dict[str, tuple[str, ...]]:
-    """Each formula of `names` with the unknowns it may be matched to, in a fixed order:
-    invertible formulas first, then forward-only ones (which may only compute their output,
-    unless `relaxed`), each group by name; unknowns by name."""
-    return {name: tuple(v for v in variables if v not in knowns
-                        and (output is None or v == output))
-            for name, variables, output in _ordered(relaxed) if name in names}
-
-
-def _matching(edges: dict[str, tuple[str, ...]]) -> dict[str, str]:
-    """A maximum matching formula -> unknown by augmenting paths (Kuhn), deterministic by
-    construction: formulas are tried in the order of `edges`, unknowns in name order. An
-    augmenting path re-routes earlier formulas but never unmatches them, so an invertible
-    formula keeps an unknown rather than yielding it to a forward-only one."""
-    owner: dict[str, str] = {}  # unknown -> formula
-    # Unknowns a failed search visited: no augmenting path leaves them until the matching
-    # changes, so later searches skip them (the same matching, found faster).
-    dead: set[str] = set()
-
-    def augment(f: str, seen: set[str]) -> bool:
-        for v in edges[f]:
-            if v in seen or v in dead:
-                continue
-            seen.add(v)
-            if v not in owner or augment(owner[v], seen):
-                owner[v] = f
-                return True
-        return False
-
-    for f, vs in edges.items():
-        if vs and vs[0] not in owner:
-            owner[vs[0]] = f  # what augment would choose, without the search
-            dead.clear()
-            continue
-        seen: set[str] = set()
-        if augment(f, seen):
-            dead.clear()
-        else:
-            dead |= seen
-    return {f: v for v, f in owner.items()}
-
-
-def _cycles(successors: dict[str, list[str]]) -> list[set[str]]:
-    """The strongly connected components with more than one member (Tarjan, iterative),
-    after trimming the nodes that no edge enters or none leaves (they lie on no cycle)."""
-    successors = _trimmed(successors)
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[set[str]] = []
-    for root in successors:
-        if root in index:
-            continue
-        work = [(root, iter(successors.get(root, ())))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            for child in children:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(successors.get(child, ()))))
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            else:
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index[node]:
-                    component = set()
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.add(member)
-                        if member == node:
-                            break
-                    if len(component) > 1:
-                        found.append(component)
-    return found
-
-
-def _trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
-    """The graph without the nodes that lie on no cycle (repeatedly: no edge in or out)."""
-    inward: dict[str, int] = dict.fromkeys(successors, 0)
-    for targets in successors.values():
-        for t in targets:
-            inward[t] += 1
-    outward = {n: len(ts) for n, ts in successors.items()}
-    predecessors: dict[str, list[str]] = {}
-    for n, ts in successors.items():
-        for t in ts:
-            predecessors.setdefault(t, []).append(n)
-    gone: set[str] = set()
-    stack = [n for n in successors if not inward[n] or not outward[n]]
-    while stack:
-        n = stack.pop()
-        if n in gone:
-            continue
-        gone.add(n)
-        for t in successors[n]:
-            inward[t] -= 1
-            if not inward[t] and t not in gone:
-                stack.append(t)
-        for p in predecessors.get(n, ()):
-            outward[p] -= 1
-            if not outward[p] and p not in gone:
-                stack.append(p)
-    if not gone:
-        return successors
-    return {n: [t for t in ts if t not in gone] for n, ts in successors.items() if n not in gone}
-
-
-@lru_cache(maxsize=1)
-def _variable_sets() -> dict[str, frozenset[str]]:
-    """Each formula's variable names."""
-    return {f.name: frozenset(v.name for v in f.variables) for f in formulas().values()}
+    (Adding a formula never leaves a structurally determined unknown undetermined: it is
+    covered by every maximum matching, and stays so with one more row.)"""
+    work["analyses"] += 1  # a cheaper one, counted as one
+    found = planning_graph.decompose(knowns, names, False)
+    names_of = planning_graph.library_index().names
+    return frozenset(names_of[v] for v in found.unknowns if v not in found.under)
 
 
 @lru_cache(maxsize=1024)
@@ -233,64 +122,51 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     it never holds an unknown that an invertible formula would determine.
     """
     work["analyses"] += 1
-    edges = _incidence(knowns, names, relaxed)
-    matched = _matching(edges)  # formula -> unknown
-    partner = {v: f for f, v in matched.items()}
-    formulas_of: dict[str, list[str]] = {}
-    for f, vs in edges.items():
-        for v in vs:
-            formulas_of.setdefault(v, []).append(f)
-    all_formulas = {n: f for n, f in formulas().items() if n in names}
-    variable_sets = _variable_sets()
-    unknowns = sorted(set().union(*(variable_sets[n] for n in all_formulas)) - knowns)
+    index = planning_graph.library_index()
+    ids, library, fvars = index.ids, index.formulas, index.variables
+    found = planning_graph.decompose(knowns, names, relaxed)
+    known, members, matched = found.known, found.members, found.matched
+    under = found.under
 
-    # Dulmage-Mendelsohn: alternating paths from unmatched unknowns reach the under-determined.
-    under: set[str] = set()
-    stack = [v for v in unknowns if v not in partner and v in formulas_of]
-    stack += [v for v in unknowns if v not in formulas_of]
-    while stack:
-        v = stack.pop()
-        if v in under:
-            continue
-        under.add(v)
-        for f in formulas_of.get(v, ()):
-            other = matched.get(f)
-            if other is not None and other != v:
-                stack.append(other)
-
-    computed_by = {v: all_formulas[f] for f, v in matched.items() if v not in under}
-    successors: dict[str, list[str]] = {v: [] for v in unknowns}
-    inner: dict[str, list[str]] = {v: [] for v in computed_by}  # among computed variables
-    reads: dict[str, tuple[str, ...]] = {}
-    for name in sorted(computed_by):
-        reads[name] = tuple(dict.fromkeys(v.name for v in computed_by[name].variables
-                                          if v.name not in knowns and v.name != name))
-        for u in reads[name]:
-            successors[u].append(name)
+    computed_by = {v: f for f, v in matched.items() if v not in under}  # unknown -> formula
+    inner: dict[int, list[int]] = {v: [] for v in computed_by}  # u -> the v that read it
+    reads: dict[int, tuple[int, ...]] = {}
+    bad: set[int] = set()  # computed variables downstream of an undetermined one
+    for v in sorted(computed_by):
+        reads[v] = tuple(u for u in fvars[computed_by[v]] if u not in known and u != v)
+        for u in reads[v]:
             if u in inner:
-                inner[u].append(name)
-    cycles = _cycles(inner)  # a variable no formula computes lies on no cycle
-    bad = set(unknowns) - set(computed_by)
-    if strict:
-        bad |= _singular_blocks(cycles, computed_by, bad, quick)
+                inner[u].append(v)
+            else:  # u is not computed: v reads an undetermined variable
+                bad.add(v)
+    cycles = planning_graph.cycles(inner)  # a variable no formula computes lies on no cycle
+    if strict and cycles:
+        names_of = index.names
+        bad |= {ids[n] for n in _singular_blocks(
+            [{names_of[v] for v in c} for c in cycles],
+            {names_of[v]: library[f] for v, f in computed_by.items()}, set(), quick)}
     stack = sorted(bad)  # everything downstream of an undetermined variable is undetermined
     while stack:
-        for successor in sorted(successors[stack.pop()]):
+        for successor in inner[stack.pop()]:
             if successor not in bad:
                 bad.add(successor)
                 stack.append(successor)
     if not relaxed:
-        stuck = sorted(f.name for v, f in computed_by.items() if f.forward_only and v in bad)
+        stuck = sorted(library[f].name for v, f in computed_by.items()
+                       if library[f].forward_only and v in bad)
         if stuck:
             return _analyse(knowns, names - set(stuck), strict, relaxed, quick)
-    determined = frozenset(set(unknowns) - bad)
-    leftover = tuple(f for f in all_formulas.values() if f.name not in matched
-                     and all(v.name in knowns or v.name in determined for v in f.variables))
-    return _Analysis(determined, {k: v for k, v in computed_by.items() if k in determined},
-                     {k: tuple(u for u in vs if u in determined)
-                      for k, vs in reads.items() if k in determined},
+    determined = computed_by.keys() - bad
+    names_of = index.names
+    leftover = tuple(library[i] for i in sorted(i for i in members if i not in matched)
+                     if all(v in known or v in determined for v in fvars[i]))
+    return _Analysis(frozenset(names_of[v] for v in determined),
+                     {names_of[v]: library[f] for v, f in computed_by.items()
+                      if v in determined},
+                     {names_of[v]: tuple(names_of[u] for u in vs if u in determined)
+                      for v, vs in reads.items() if v in determined},
                      leftover,
-                     frozenset(n for c in cycles if c <= determined for n in c))
+                     frozenset(names_of[v] for c in cycles if c <= determined for v in c))
 
 
 def _singular_blocks(cycles: list[set[str]], computed_by: dict[str, Formula], bad: set[str],
@@ -407,30 +283,23 @@ def _scope(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
     the component of the targets (plus formulas whose variables are all known, which can only
     be checks) gives the same answer as the whole library, faster.
     """
-    by_variable = _by_variable()
-    scope = {name for name, names, _ in _ordered(False) if knowns.issuperset(names)}
-    stack = [t for t in targets if t not in knowns]
+    index = planning_graph.library_index()
+    ids, fvars, mentions = index.ids, index.variables, index.takers[True]
+    known = planning_graph.known_ids(knowns)
+    scope = {f for k in known for f in mentions[k] if known.issuperset(fvars[f])}
+    stack = [ids[t] for t in targets if t not in knowns and t in ids]
     seen = set(stack)
     while stack:
-        for name, names in by_variable.get(stack.pop(), ()):
-            if name in scope:
+        for f in mentions[stack.pop()]:
+            if f in scope:
                 continue
-            scope.add(name)
-            for v in names:
-                if v not in knowns and v not in seen:
+            scope.add(f)
+            for v in fvars[f]:
+                if v not in known and v not in seen:
                     seen.add(v)
                     stack.append(v)
-    return frozenset(scope)
-
-
-@lru_cache(maxsize=1)
-def _by_variable() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
-    """Each variable's formulas, as (name, variable names), in library order."""
-    found: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-    for f in formulas().values():
-        for v in f.variables:
-            found.setdefault(v.name, []).append((f.name, tuple(u.name for u in f.variables)))
-    return {name: tuple(fs) for name, fs in found.items()}
+    library = index.formulas
+    return frozenset(library[f].name for f in scope)
 
 
 def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | None:
@@ -449,7 +318,8 @@ def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | N
     return [powers.get(s, sympy.Integer(0)) for s in symbols]
 
 
-def _formula_sets() -> list[frozenset[str]]:
+@lru_cache(maxsize=1)
+def _formula_sets() -> tuple[frozenset[str], ...]:
     """The formula sets to plan with, in order of preference.
 
     First the independent formulas alone; then all of them; then the independent ones with one
@@ -459,7 +329,13 @@ def _formula_sets() -> list[frozenset[str]]:
     all_formulas = formulas()
     base = frozenset(n for n, f in all_formulas.items() if not f.derived)
     derived = [n for n, f in all_formulas.items() if f.derived]
-    return [base, frozenset(all_formulas), *(base | {d} for d in derived)]
+    return (base, frozenset(all_formulas), *(base | {d} for d in derived))
+
+
+@lru_cache(maxsize=1)
+def _derived() -> tuple[str, ...]:
+    """The derived formulas, in the order of `_formula_sets`."""
+    return tuple(n for n, f in formulas().items() if f.derived)
 
 
 def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool = False,
@@ -467,14 +343,20 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
                   ) -> tuple[_Analysis, tuple[Block, ...], set[str]] | None:
     """The first formula set whose plan determines the targets without restating itself.
 
-    `quick` (for suggestions) uses the numeric singularity test, tries only the shortcuts
-    (derived formulas) in scope, and builds no blocks (they come back empty).
+    `quick` (for suggestions) uses the numeric singularity test and builds no blocks (they
+    come back empty); without `shortcuts`, derived formulas are only tried all together.
     """
     scope = _scope(targets, knowns)
     sets = _formula_sets()
-    if quick:  # the shortcuts that can matter: derived formulas in scope, one at a time
-        sets = sets[:2] + [s for s in sets[2:] if shortcuts and (s - sets[0]) <= scope]
-    for names in sets:
+    # the shortcuts that can matter: derived formulas in scope, one at a time (one out of
+    # scope adds nothing to the independent formulas, which were tried first)
+    sets = (*sets[:2], *(s for s, d in zip(sets[2:], _derived(), strict=True)
+                         if shortcuts and d in scope))
+    for tried, names in enumerate(sets):
+        if tried == 1:  # the first set failed: can any? (every set lies within the scope)
+            possible = _structurally_determined(knowns, scope)
+            if not all(t in possible or t in knowns for t in targets):
+                return None
         analysis = _analyse(knowns, names & scope, quick=quick)
         if all(t in analysis.determined or t in knowns for t in targets):
             needed = analysis.ancestors(t for t in targets if t in analysis.determined)
@@ -613,7 +495,8 @@ def _confirmed(candidates: list[tuple[str]], missing: tuple[str, ...],
     shortcuts = bool(screened)  # a blind fallback plans only the nearest few, without them
     found = []
     for (name,) in (screened or candidates[:12])[:MAX_CONFIRMATIONS]:
-        if determines(missing, knowns | {name}, shortcuts):
+        if (planning_graph.possible(missing, knowns, (name,))
+                and determines(missing, knowns | {name}, shortcuts)):
             found.append(name)
             if len(found) == limit:
                 break
@@ -626,7 +509,8 @@ def _confirmed_pairs(pairs: list[tuple[str, str]], missing: tuple[str, ...],
     shortcuts = bool(screened)
     found = []
     for pair in (screened or pairs[:10])[:MAX_CONFIRMATIONS]:
-        if determines(missing, knowns | set(pair), shortcuts):
+        if (planning_graph.possible(missing, knowns, pair)
+                and determines(missing, knowns | set(pair), shortcuts)):
             found.append(pair)
             if len(found) == limit:
                 break
@@ -645,7 +529,9 @@ def _screen(candidates: list[tuple[str, ...]], missing: tuple[str, ...],
         if all(t in base.known for t in missing):
             continue  # this screen cannot tell
         told = True
+        # (what propagation learns, the library determines by structure: `possible` first)
         kept.update(c for c in candidates if c not in kept
+                    and planning_graph.possible(missing, knowns, c)
                     and _propagates(missing, base, c, shortcuts))
     return [c for c in candidates if c in kept] if told else []
 
