@@ -38,9 +38,6 @@ from napkinmath.solving import planning_graph
 if TYPE_CHECKING:
     import sympy
 
-if TYPE_CHECKING:
-    import sympy
-
 #: Work done by the planner (analyses, singularity tests, propagations, confirmations),
 #: counted since the last `work.clear()`: tests bound it per question.
 work: Counter[str] = Counter()
