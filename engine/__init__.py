@@ -93,7 +93,14 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):
-    """Load the solver and the library on first use, keeping `import napkinmath` light."""
+    """Load the solver and the library on first use, keeping `import napkinmath` light; each
+    name is then kept in the module, so that the next `nm.solve` is a plain attribute."""
+    value = _load(name)
+    globals()[name] = value
+    return value
+
+
+def _load(name: str):
     if name in ("Quantity", "ureg"):  # pint, loaded on first use (not for `napkin --help`)
         from napkinmath import units
 

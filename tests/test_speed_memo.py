@@ -29,10 +29,26 @@ def test_values_of_another_type_are_another_question():
     assert ones[0] == ones[1] == pytest.approx(58.4845 * 0.4, rel=1e-5)
 
 
+def test_an_answer_is_kept_from_the_second_asking():
+    question = {**W12, "params": "7.123456B"}
+    key = solver._memo_key("n_gpus", ("H100-SXM", None, 0.01, "error", None, False), None,
+                           None, None, {k: v for k, v in question.items() if k != "gpu"})
+    first = nm.solve("n_gpus", **question)
+    assert key in solver._SEEN and key not in solver._MEMO  # a one-off question is not kept
+    second = nm.solve("n_gpus", **question)
+    assert key in solver._MEMO and str(second) == str(first)
+    third = nm.solve("n_gpus", **question)
+    assert third is not solver._MEMO[key] and str(third) == str(first)
+
+
 def test_the_memo_is_bounded_and_skips_quantities():
     for i in range(solver._MEMO_SIZE + 20):
-        nm.solve("n_gpus", **{**W12, "params": f"{7 + i / 1000:.3f}B"})
+        for _ in range(2):  # kept from the second asking
+            nm.solve("n_gpus", **{**W12, "params": f"{7 + i / 1000:.3f}B"})
     assert len(solver._MEMO) == solver._MEMO_SIZE
+    for i in range(solver._SEEN_SIZE + 10):
+        solver._remember(("one-off", i), None)
+    assert len(solver._SEEN) == solver._SEEN_SIZE
     before = len(solver._MEMO)
     nm.solve("n_gpus", **{**W12, "params": nm.Quantity(7e9, "param")})
     assert len(solver._MEMO) == before

@@ -78,7 +78,8 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     figures shown (the values stay exact).
 
     A question asked again with the same plain values (text and numbers) and the same records
-    in force is answered from a bounded memo of recent answers, as a fresh copy.
+    in force is answered from a bounded memo of recent answers, as a fresh copy (an answer is
+    kept from the second time its question is asked).
     """
     if records is not None:
         from napkinmath.solving.records import user_records
@@ -95,9 +96,7 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
     result = _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units,
                     precision, achievable, givens)
     if key is not None and type(result) is Result:
-        _MEMO[key] = _fresh(result)
-        if len(_MEMO) > _MEMO_SIZE:
-            _MEMO.popitem(last=False)
+        _remember(key, result)
     if digits is not None:
         if not hasattr(result, "_with_digits"):
             raise InputError("digits= (--digits) applies to single answers; ranges and "
@@ -109,10 +108,29 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
 #: recent answers by their question (plain values only), oldest first
 _MEMO: OrderedDict[Hashable, Result] = OrderedDict()
 _MEMO_SIZE = 256
+#: questions asked once lately: an answer is kept from the second time its question comes,
+#: so that one-off questions (a sweep of new values) neither pay for a copy nor push out
+#: the answers that are asked again
+_SEEN: OrderedDict[Hashable, None] = OrderedDict()
+_SEEN_SIZE = 4096
+
+
+def _remember(key: Hashable, result: Result) -> None:
+    if key not in _SEEN:
+        _SEEN[key] = None
+        if len(_SEEN) > _SEEN_SIZE:
+            _SEEN.popitem(last=False)
+        return
+    _MEMO[key] = _fresh(result)
+    if len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)
 
 
 class _NotPlainError(Exception):
     pass
+
+
+_PLAIN = (str, int, float, bool, type(None))
 
 
 def _plain(x: object) -> tuple[type, object]:
@@ -130,6 +148,10 @@ def _memo_key(targets: object, options: tuple, samples: object, seed: object, un
     of it."""
     if samples is not None or seed is not None:
         return None
+    if type(targets) is str and units is None and all(type(x) in _PLAIN for x in options) \
+            and all(type(v) in _PLAIN for v in givens.values()):  # the common case, at once
+        return (((str, targets),), tuple([(type(x), x) for x in options]), None,
+                tuple([(name, (type(v), v)) for name, v in givens.items()]), scope())
     try:
         if isinstance(targets, str):
             names = (_plain(targets),)
@@ -266,6 +288,9 @@ def check_tolerance(tolerance: object) -> None:
 
 
 def _refuse_lists(**options: object) -> None:
+    if type(options.get("gpu")) in _NAME and type(options.get("model")) in _NAME \
+            and all(type(v) in _ONE_VALUE for v in options.values()):
+        return  # the common case, decided in one pass
     for name, value in options.items():
         if isinstance(value, (list, set, frozenset)):
             what = "nm.compare(...)" if name in ("gpu", "model") else "nm.sweep(...)"
@@ -275,6 +300,11 @@ def _refuse_lists(**options: object) -> None:
             raise InputError(f"{name}={value!r}: expected a record name such as "
                              f"{'H100-SXM' if name == 'gpu' else 'llama-3-70b'} "
                              f"(list them with `napkin hardware`)", name)
+
+
+#: value types that are one value; for gpu= and model=, a record name or none
+_ONE_VALUE = (str, float, int, type(None))
+_NAME = (str, type(None))
 
 
 def _target_names(targets: str | Iterable[str]) -> tuple[str, ...]:
@@ -326,12 +356,18 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
         from napkinmath.solving.achievable import achievable_givens
 
         bound.update(achievable_givens(gpu, bound, precision))
-    for name, given in _default_givens().items():
-        if name not in bound and name not in targets:
-            bound[name] = given
+    bound.update(_defaults_wanted(frozenset(bound), targets))
     for name, (quantity, per, error) in pending.items():
         bound[name] = _converted(variable(name), quantity, per, bound, error)
     return bound
+
+
+@lru_cache(maxsize=1024)
+def _defaults_wanted(taken: frozenset[str], targets: tuple[str, ...]) -> dict[str, Given]:
+    """The stated defaults of the names neither `taken` nor asked for, in the library's
+    order (never a user's value: a default fills only what nothing else gave)."""
+    return {name: given for name, given in _default_givens().items()
+            if name not in taken and name not in targets}
 
 
 @lru_cache(maxsize=1)
@@ -448,6 +484,25 @@ def _record_given(name: str, key: str) -> Given:
 
 
 @lru_cache(maxsize=256)
+def _rounding_after(wanted: tuple[str, ...], plan: Plan, knowns: frozenset[str]
+                    ) -> tuple[Plan, tuple[str, ...]] | None:
+    """`_rounding_with` after `plan` has run on `knowns` (its values: what it read and what
+    its blocks computed)."""
+    computed = plan.used | {v.name for block in plan.blocks for v in block.unknowns}
+    return _rounding_with(wanted, computed, knowns - computed)
+
+
+def _rounding_with(wanted: tuple[str, ...], computed: frozenset[str],
+                   context: frozenset[str]) -> tuple[Plan, tuple[str, ...]] | None:
+    """The rounding plan and the context values it adds, in name order; None when the
+    values do not determine the roundings."""
+    plan = _rounding_plan(wanted, computed, context)
+    if plan is None:
+        return None
+    return plan, tuple(sorted(plan.used & context))
+
+
+@lru_cache(maxsize=256)
 def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
                    context: frozenset[str]) -> Plan | None:
     """The plan of the roundings `wanted`, or None when the values do not determine them
@@ -511,7 +566,7 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     values = {name: g.base for name, g in inputs.items()}
     steps = [_run_block(block, values) for block in plan.blocks]
     checks = [_run_check(f, values) for f in plan.checks]
-    extra_steps, extra_inputs = _rounding(targets, values, bound, knowns)
+    extra_steps, extra_inputs = _rounding(targets, values, bound, knowns, plan)
     steps.extend(extra_steps)
     inputs.update(extra_inputs)
     more = beyond(plan, values, bound, lambda g: g.base, _run_block, _run_check, user, knowns)
@@ -566,7 +621,8 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                 continue
             tried.append(x)
-            _check_underflow(x, root, values, f, var)
+            if not (x != 0 and abs(x) >= _SMALLEST):  # 0, subnormal or NaN: underflowed?
+                _check_underflow(x, root, values, f, var)
             if _admissible(x, var):
                 admitted.append((x, root))
         if not admitted:
@@ -638,6 +694,9 @@ def _no_root(f: Formula, var: Variable, tried: list[float]) -> NoRootError:
     return NoRootError(message, var.name)
 
 
+_SMALLEST = sys.float_info.min
+
+
 def _check_underflow(x: float, root: Compiled, values: Mapping[str, float], f: Formula,
                      var: Variable) -> None:
     """A product of non-zero numbers that comes out 0 (or subnormal) has underflowed."""
@@ -705,20 +764,25 @@ def _givens_behind(check: CheckRecord, inputs: Mapping[str, Given], plan: Plan,
 
 
 def _rounding(targets: tuple[str, ...], values: dict[str, float],
-              bound: Mapping[str, Given], knowns: frozenset[str] | None = None
-              ) -> tuple[list[StepRecord], dict[str, Given]]:
+              bound: Mapping[str, Given], knowns: frozenset[str] | None = None,
+              plan: Plan | None = None) -> tuple[list[StepRecord], dict[str, Given]]:
     """Practical roundings a target declares (n_gpus -> whole nodes), when computable;
-    `knowns` is the names of `bound`, when known."""
+    `knowns` is the names of `bound`, and `plan` the plan whose steps made `values`, when
+    known."""
     wanted = tuple(name for t in targets for name in variables()[t].rounding
                    if name not in values)
     if not wanted:
         return [], {}
-    computed = frozenset(values)
-    context = (frozenset(bound) if knowns is None else knowns) - computed
-    plan = _rounding_plan(wanted, computed, context)
-    if plan is None:
+    if plan is not None and knowns is not None:
+        found = _rounding_after(wanted, plan, knowns)
+    else:
+        computed = frozenset(values)
+        found = _rounding_with(wanted, computed,
+                               (frozenset(bound) if knowns is None else knowns) - computed)
+    if found is None:
         return [], {}
-    extra = {name: bound[name] for name in sorted(plan.used & context)}
+    plan, extra_names = found
+    extra = {name: bound[name] for name in extra_names}
     scratch = dict(values)
     scratch.update({name: g.base for name, g in extra.items()})
     try:
