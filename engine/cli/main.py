@@ -438,10 +438,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (see the module docstring)."""
     collecting = gc.isenabled()
     # A command is one short process: Python's cyclic garbage collector would traverse the
-    # ~200,000 objects that importing sympy, pint and networkx creates several times over (13%
-    # of a cold solve) to free about 1% of them. Reference counting still frees everything
-    # else; memory stays within 1 MB of a run with the collector (a 1,000-row claims table,
-    # 10^5 Monte Carlo samples, a plan). It is switched back on when main returns.
+    # objects that importing pint, networkx and numpy (and sympy, when a step needs it)
+    # creates several times over (13% of a cold solve, measured with sympy loaded) to free
+    # about 1% of them. Reference counting still frees everything else; memory stays within
+    # 1 MB of a run with the collector (a 1,000-row claims table, 10^5 Monte Carlo samples, a
+    # plan). It is switched back on when main returns.
     gc.disable()
     if argv is None and "numpy" not in sys.modules:  # the process's own command line
         # pint imports numpy, whose OpenBLAS starts a thread per core at import (a third of
