@@ -202,16 +202,7 @@ def shipped() -> dict[str, Record]:
 def shown() -> dict[str, Record]:
     """The shipped records, for display: as `shipped`, without checking the keys against the
     formula library (so `napkin hardware` loads no formulas; `shipped` checks them)."""
-    loaded: dict[str, Record] = {}
-    for name in _files():
-        layout = _layout(name)
-        found = _parsed(name) if layout is None else {
-            record_id: _chunk(name, record_id) for record_id in layout}
-        for record_id, record in found.items():
-            if record_id in loaded:
-                raise RecordError(f"hardware record {record_id!r} is defined twice", record_id)
-            loaded[record_id] = record
-    return loaded
+    return {record_id: _shipped_record(record_id, checked=False) for record_id in _homes()}
 
 
 # --- one shipped record without parsing every file (see napkinmath.hardware.layout) --------

@@ -160,8 +160,6 @@ def _symbol_of(name: str) -> sympy.Symbol:
 class _Expressions:
     """Sympy expressions and their trees, each made from the other on first use."""
 
-    _SIDES: tuple[str, str] = ("lhs", "rhs")
-
     @cached_property
     def trees(self) -> tuple[Tree, Tree]:
         """The two sides as trees (`napkinmath.library.tree`); NoTreeError for a side that has

@@ -34,9 +34,7 @@ def _load() -> None:
 
     _loading = True
     try:
-        if "napkinmath.formulas" in sys.modules:  # declared already (or being declared)
-            import napkinmath.formulas
-
+        if "napkinmath.formulas" in sys.modules:  # the formula modules declared it already
             snapshot.save_once()
         elif not snapshot.load():
             import napkinmath.formulas  # noqa: F401  (declares every formula on import)

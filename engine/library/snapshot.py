@@ -33,7 +33,8 @@ from napkinmath.library import declare
 from napkinmath.library.names import _sources, _write, cache_dir
 
 _FORMAT = "1"  # bump when a file's layout changes
-_ENGINE = ("tree.py", "snapshot.py", "functions.py", "numeric.py", "declare.py")
+#: (declare.py, the formula modules and units.txt are hashed as `names._sources`)
+_ENGINE = ("tree.py", "snapshot.py", "functions.py", "numeric.py")
 #: (the planner's singularity facts are stored with the rearrangements: plan.py decides them)
 _OTHERS = (("rendering", "exprprint.py"), ("solving", "invert.py"), ("solving", "plan.py"))
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from napkinmath.rendering import latex as tex
 from napkinmath.rendering.exprprint import Name, Printer
+from napkinmath.rendering.result import _equation_text, _explicit
 from napkinmath.rendering.sources import Sources
 
 if TYPE_CHECKING:
@@ -22,16 +23,6 @@ def _latex_symbol(symbol: Name) -> str:
     from napkinmath.library.lookup import variables
 
     return variables()[symbol.name].latex
-
-
-def _explicit(f, var) -> bool:
-    return f.trees[0] == ("s", var.name)
-
-
-def _equation_text(f) -> str:
-    from napkinmath.rendering.result import _equation_text as text
-
-    return text(f)
 
 
 def _head(step) -> str:

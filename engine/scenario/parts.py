@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from napkinmath.rendering.result import Given, StepRecord
+from napkinmath.rendering.result import Given, StepRecord, _explicit
 from napkinmath.rendering.sources import Sources, record_source
 from napkinmath.scenario.answer import Plan, SectionAnswer
 
@@ -168,7 +168,7 @@ def steps(s: SectionAnswer) -> list[Step]:
     for number, step in enumerate(result.steps, 1):
         solved = []
         for var in step.unknowns:
-            explicit = all(f.equation.lhs == var.symbol for f in step.formulas)
+            explicit = all(_explicit(f, var) for f in step.formulas)
             solved.append(Solved(var.name, var, step.solved[var.name], explicit,
                                  tuple(result._value_lines(step, var))))
         notes = [f.note for f in step.formulas if f.note and step.rounding]

@@ -189,8 +189,8 @@ def evaluate_constraint(c: Constraint, values: Mapping[str, float]) -> Constrain
     """Both sides in base units, whether it holds, and the margin."""
     scale = _per_scale(c.per) if c.per else 1.0
     left, right = sides(c)
-    lhs = float(left.fn(*(values[a] for a in left.args)))
-    rhs = float(right.fn(*(values[a] for a in right.args))) * scale
+    lhs = left.at(values)
+    rhs = right.at(values) * scale
     holds = lhs < rhs if c.strict else lhs <= rhs
     return ConstraintRecord(c, lhs, rhs, holds)
 

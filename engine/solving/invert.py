@@ -13,11 +13,17 @@ becomes source text.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from napkinmath.library.declare import FORMULAS, NUMERIC_FUNCTIONS, Constraint, Formula
+from napkinmath.library.declare import (
+    FORMULAS,
+    NUMERIC_FUNCTIONS,
+    Constraint,
+    Formula,
+    _symbol_of,
+)
 from napkinmath.library.tree import NoTreeError, Tree, compile_tree, from_sympy, to_sympy
 
 if TYPE_CHECKING:
@@ -41,8 +47,6 @@ class Compiled:
     @property
     def expr(self) -> sympy.Expr:
         if self._expr is None:
-            from napkinmath.library.declare import _symbol_of
-
             self._expr = to_sympy(self.tree, _symbol_of)
         return self._expr
 
@@ -53,6 +57,10 @@ class Compiled:
 
             self._layout = lower(self.expr)
         return self._layout
+
+    def at(self, values: Mapping[str, float]) -> float:
+        """The value at `values` (base-unit floats by name)."""
+        return float(self.fn(*[values[a] for a in self.args]))
 
     def __repr__(self) -> str:
         return f"Compiled({self.tree!r})"
@@ -126,12 +134,6 @@ def _invert_linear(residual: sympy.Expr, unknown: sympy.Symbol) -> sympy.Expr | 
 
 
 
-def _symbol(name: str) -> sympy.Symbol:
-    from napkinmath.library.declare import VARIABLES
-
-    return VARIABLES[name].symbol
-
-
 @lru_cache(maxsize=1024)
 def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
     """Every root of `f` solved for `unknown` (a variable name, or its Symbol), compiled;
@@ -145,7 +147,7 @@ def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
         stored = _store().get("roots", key)
         if stored is not None:
             return tuple(_from_tree(t, layout) for t, layout in stored)
-    roots = tuple(compile_expr(expr) for expr in _solutions(f, _symbol(name)))
+    roots = tuple(compile_expr(expr) for expr in _solutions(f, _symbol_of(name)))
     if library and all(r.tree is not None for r in roots):
         _store().put("roots", key, [(r.tree, r.layout) for r in roots])
     return roots
@@ -163,7 +165,7 @@ def joint_roots(fs: tuple[Formula, ...], unknowns: tuple[str, ...]
             return tuple({n: _from_tree(t, layout) for n, (t, layout) in zip(unknowns, solution,
                                                                               strict=True)}
                          for solution in stored)
-    symbols = tuple(_symbol(n) for n in unknowns)
+    symbols = tuple(_symbol_of(n) for n in unknowns)
     solutions = tuple({s.name: c for s, c in solution.items()}
                       for solution in solved_jointly(fs, symbols))
     if library and all(c.tree is not None for sol in solutions for c in sol.values()):

@@ -89,6 +89,20 @@ def incidence(known: frozenset[int], names: frozenset[str] | None, rows: Iterabl
     return edges
 
 
+def _augment(edges: dict[int, tuple[int, ...]], owner: dict[int, int], f: int, seen: set[int],
+             blocked: set[int]) -> bool:
+    """An augmenting path from formula `f` (Kuhn): unknowns in `edges` order, none of `seen`
+    or `blocked`; `owner` (unknown -> formula) is updated along the path found."""
+    for v in edges[f]:
+        if v in seen or v in blocked:
+            continue
+        seen.add(v)
+        if v not in owner or _augment(edges, owner, owner[v], seen, blocked):
+            owner[v] = f
+            return True
+    return False
+
+
 def matching(edges: dict[int, tuple[int, ...]], owner: dict[int, int] | None = None,
               start: int = 0) -> dict[int, int]:
     """A maximum matching formula -> unknown by augmenting paths (Kuhn), deterministic by
@@ -103,17 +117,6 @@ def matching(edges: dict[int, tuple[int, ...]], owner: dict[int, int] | None = N
     # Unknowns a failed search visited: no augmenting path leaves them until the matching
     # changes, so later searches skip them (the same matching, found faster).
     dead: set[int] = set()
-
-    def augment(f: int, seen: set[int]) -> bool:
-        for v in edges[f]:
-            if v in seen or v in dead:
-                continue
-            seen.add(v)
-            if v not in owner or augment(owner[v], seen):
-                owner[v] = f
-                return True
-        return False
-
     for f, vs in islice(edges.items(), start, None):
         if not vs:
             continue
@@ -122,7 +125,7 @@ def matching(edges: dict[int, tuple[int, ...]], owner: dict[int, int] | None = N
             dead.clear()
             continue
         seen: set[int] = set()
-        if augment(f, seen):
+        if _augment(edges, owner, f, seen, dead):
             dead.clear()
         else:
             dead |= seen
@@ -292,21 +295,10 @@ def possible(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str,
     ids = library_index().ids
     gone = {ids[n] for n in extra if n in ids and n not in knowns}
     owner = dict(owner)
-
-    def augment(f: int, seen: set[int]) -> bool:
-        for v in edges[f]:
-            if v in seen or v in gone:
-                continue
-            seen.add(v)
-            if v not in owner or augment(owner[v], seen):
-                owner[v] = f
-                return True
-        return False
-
     for v in sorted(gone):
         f = owner.pop(v, None)
         if f is not None:
-            augment(f, set())
+            _augment(edges, owner, f, set(), gone)
     for t in targets:
         if t in knowns or t in extra:
             continue

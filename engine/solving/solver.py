@@ -486,23 +486,17 @@ def _record_given(name: str, key: str) -> Given:
 @lru_cache(maxsize=256)
 def _rounding_after(wanted: tuple[str, ...], plan: Plan, knowns: frozenset[str]
                     ) -> tuple[Plan, tuple[str, ...]] | None:
-    """`_rounding_with` after `plan` has run on `knowns` (its values: what it read and what
-    its blocks computed)."""
+    """The plan of the roundings `wanted` after `plan` has run on `knowns` (its values:
+    what it read and what its blocks computed), with the context values it adds, in name
+    order; None when the values do not determine the roundings."""
     computed = plan.used | {v.name for block in plan.blocks for v in block.unknowns}
-    return _rounding_with(wanted, computed, knowns - computed)
-
-
-def _rounding_with(wanted: tuple[str, ...], computed: frozenset[str],
-                   context: frozenset[str]) -> tuple[Plan, tuple[str, ...]] | None:
-    """The rounding plan and the context values it adds, in name order; None when the
-    values do not determine the roundings."""
-    plan = _rounding_plan(wanted, computed, context)
-    if plan is None:
+    context = knowns - computed
+    rounding = _rounding_plan(wanted, computed, context)
+    if rounding is None:
         return None
-    return plan, tuple(sorted(plan.used & context))
+    return rounding, tuple(sorted(rounding.used & context))
 
 
-@lru_cache(maxsize=256)
 def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
                    context: frozenset[str]) -> Plan | None:
     """The plan of the roundings `wanted`, or None when the values do not determine them
@@ -603,10 +597,6 @@ class _BaseValues(dict):
 
 
 
-def _call(c: Compiled, values: Mapping[str, float]) -> float:
-    return float(c.fn(*[values[a] for a in c.args]))
-
-
 def _admissible(x: float, var: Variable) -> bool:
     return math.isfinite(x) and var.bounds.contains(x / var.base_factor)
 
@@ -617,7 +607,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
         tried, admitted = [], []
         for root in rearranged(f, var.name):
             try:
-                x = _call(root, values)
+                x = root.at(values)
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                 continue
             tried.append(x)
@@ -644,7 +634,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
     admitted = []
     for solution in joint_roots(block.formulas, tuple(v.name for v in block.unknowns)):
         try:
-            xs = {v.name: _call(solution[v.name], values) for v in block.unknowns}
+            xs = {v.name: solution[v.name].at(values) for v in block.unknowns}
         except (ValueError, ZeroDivisionError, OverflowError, TypeError):
             continue
         if all(_admissible(xs[v.name], v) for v in block.unknowns) \
@@ -717,7 +707,7 @@ def _check_underflow(x: float, root: Compiled, values: Mapping[str, float], f: F
 def _run_check(f: Formula, values: Mapping[str, float]) -> CheckRecord:
     left, right = sides(f)
     try:
-        lhs, rhs = _call(left, values), _call(right, values)
+        lhs, rhs = left.at(values), right.at(values)
     except (OverflowError, ZeroDivisionError, ValueError) as exc:
         raise NumericError(f"checking {f.title} ({f.name}) failed: {exc}") from None
     if not (math.isfinite(lhs) and math.isfinite(rhs)):
@@ -764,21 +754,15 @@ def _givens_behind(check: CheckRecord, inputs: Mapping[str, Given], plan: Plan,
 
 
 def _rounding(targets: tuple[str, ...], values: dict[str, float],
-              bound: Mapping[str, Given], knowns: frozenset[str] | None = None,
-              plan: Plan | None = None) -> tuple[list[StepRecord], dict[str, Given]]:
+              bound: Mapping[str, Given], knowns: frozenset[str], plan: Plan
+              ) -> tuple[list[StepRecord], dict[str, Given]]:
     """Practical roundings a target declares (n_gpus -> whole nodes), when computable;
-    `knowns` is the names of `bound`, and `plan` the plan whose steps made `values`, when
-    known."""
+    `knowns` is the names of `bound`, and `plan` the plan whose steps made `values`."""
     wanted = tuple(name for t in targets for name in variables()[t].rounding
                    if name not in values)
     if not wanted:
         return [], {}
-    if plan is not None and knowns is not None:
-        found = _rounding_after(wanted, plan, knowns)
-    else:
-        computed = frozenset(values)
-        found = _rounding_with(wanted, computed,
-                               (frozenset(bound) if knowns is None else knowns) - computed)
+    found = _rounding_after(wanted, plan, knowns)
     if found is None:
         return [], {}
     plan, extra_names = found
