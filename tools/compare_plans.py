@@ -81,13 +81,15 @@ def install(out) -> None:
         write({**row, **_plan(found)})
         return found
 
-    analyse = consistency._analyse
+    from napkinmath.solving.plan import _formula_sets
+
+    analyse = consistency.independent_analysis
 
     @functools.wraps(analyse)
-    def recorded_analyse(knowns, names, *args, **kwargs):
-        found = analyse(knowns, names, *args, **kwargs)
-        write({"call": "_analyse", "knowns": sorted(knowns), "names": sorted(names),
-               "args": [list(args), sorted(kwargs.items())], **_analysis(found)})
+    def recorded_analyse(knowns):  # rows as when the checks called _analyse(knowns, names)
+        found = analyse(knowns)
+        write({"call": "_analyse", "knowns": sorted(knowns), "names": sorted(_formula_sets()[0]),
+               "args": [[], []], **_analysis(found)})
         return found
 
     blocks = consistency._blocks
@@ -100,7 +102,7 @@ def install(out) -> None:
         return found
 
     solver.make_plan = recorded_plan
-    consistency._analyse = recorded_analyse
+    consistency.independent_analysis = recorded_analyse
     consistency._blocks = recorded_blocks
 
 

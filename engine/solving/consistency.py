@@ -25,7 +25,7 @@ from napkinmath.library.declare import Constraint, Formula
 from napkinmath.library.lookup import constraints, formulas
 from napkinmath.rendering.result import CheckRecord, ConstraintRecord, Given
 from napkinmath.solving.invert import sides
-from napkinmath.solving.plan import Plan, _analyse, _Analysis, _blocks, _formula_sets
+from napkinmath.solving.plan import Plan, _Analysis, _blocks, independent_analysis
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,15 @@ def _pinning(names: frozenset[str], user: frozenset[str]) -> tuple[Formula, ...]
     """Formulas whose variables are all given: one by the user, the rest by records or
     defaults. (Where several user values meet a record, the user's values are checked
     against it instead: a contradiction among them is theirs to resolve.)"""
-    found = []
-    for f in formulas().values():
-        if f.derived or f.forward_only:
-            continue
-        vs = {v.name for v in f.variables}
-        if vs <= names and len(vs & user) == 1 and vs - user:
-            found.append(f)
-    return tuple(found)
+    return tuple(f for f, vs in _pinnable() if vs <= names and len(vs & user) == 1
+                 and not vs <= user)
+
+
+@lru_cache(maxsize=1)
+def _pinnable() -> tuple[tuple[Formula, frozenset[str]], ...]:
+    """The formulas that may pin a value (neither derived nor rounding), with their names."""
+    return tuple((f, frozenset(v.name for v in f.variables)) for f in formulas().values()
+                 if not f.derived and not f.forward_only)
 
 
 def set_aside(bound: Mapping[str, Given], values: Mapping[str, float], tolerance: float,
@@ -106,7 +107,7 @@ def behind(analysis: _Analysis | Mapping[str, list[str]], names: list[str],
 @lru_cache(maxsize=256)
 def closure(user: frozenset[str], knowns: frozenset[str]) -> Closure:
     """Plan everything the givens determine with the independent formulas (cached)."""
-    analysis = _analyse(knowns, _formula_sets()[0])
+    analysis = independent_analysis(knowns)
     checks = tuple(f for f in analysis.leftover if not f.derived and not f.forward_only
                    and behind(analysis, [v.name for v in f.variables], knowns) & user)
     return Closure(analysis, checks)

@@ -25,7 +25,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -73,14 +73,6 @@ class _Analysis:
     reads: dict[str, tuple[str, ...]]  # v -> the determined variables v's formula reads
     leftover: tuple[Formula, ...]  # unmatched formulas whose unknowns are all determined
     coupled: frozenset[str] = frozenset()  # determined variables in coupled blocks
-
-    @cached_property
-    def graph(self) -> nx.DiGraph:
-        """u -> v: v's formula reads u (determined variables only)."""
-        graph = nx.DiGraph()
-        graph.add_nodes_from(sorted(self.determined))
-        graph.add_edges_from((u, v) for v in sorted(self.reads) for u in self.reads[v])
-        return graph
 
     def ancestors(self, names: Iterable[str]) -> set[str]:
         """`names` and every determined variable they are computed from."""
@@ -354,7 +346,11 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
             possible = _structurally_determined(knowns, scope)
             if not all(t in possible or t in knowns for t in targets):
                 return None
-        analysis = _analyse(knowns, names & scope, quick=quick)
+        whole = None if tried or quick else _INDEPENDENT.get(knowns)
+        if whole is not None:  # the independent formulas, analysed whole already
+            analysis = _within(whole, names & scope)
+        else:
+            analysis = _analyse(knowns, names & scope, quick=quick)
         if all(t in analysis.determined or t in knowns for t in targets):
             needed = analysis.ancestors(t for t in targets if t in analysis.determined)
             if not _restates_itself(analysis, needed):
@@ -362,10 +358,47 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
     return None
 
 
+#: `independent_analysis` by knowns, oldest first (bounded); plans read it without adding
+_INDEPENDENT: dict[frozenset[str], _Analysis] = {}
+
+
+def independent_analysis(knowns: frozenset[str]) -> _Analysis:
+    """Everything the independent formulas determine from `knowns`: the consistency checks'
+    closure. Computed before the answer's plan, whose first formula set it serves (see
+    `_within`): the plan's own analysis is the part of it that bears on the targets."""
+    found = _INDEPENDENT.get(knowns)
+    if found is None:
+        found = _INDEPENDENT[knowns] = _analyse(knowns, _formula_sets()[0])
+        if len(_INDEPENDENT) > 256:
+            del _INDEPENDENT[next(iter(_INDEPENDENT))]
+    return found
+
+
+def _within(analysis: _Analysis, names: frozenset[str]) -> _Analysis:
+    """`analysis` restricted to the formulas `names`: the same as analysing `names` alone
+    when `names` is a union of connected components of the analysed formulas' graph (each
+    formula joined to its unknowns), as a scope within them is (see `_scope`).
+
+    Matching, the Dulmage-Mendelsohn decomposition, cycles, singular blocks and the drop of
+    stuck rounding steps all work component by component, and the matching's fixed order
+    holds within each component: restricting the whole gives every field of the part,
+    orders included (`tests/test_plan_reuse.py` compares them)."""
+    computed_by = {v: f for v, f in analysis.computed_by.items() if f.name in names}
+    return _Analysis(frozenset(computed_by), computed_by,
+                     {v: reads for v, reads in analysis.reads.items() if v in computed_by},
+                     tuple(f for f in analysis.leftover if f.name in names),
+                     analysis.coupled & computed_by.keys())
+
+
 def _blocks(analysis: _Analysis, needed: set[str]) -> tuple[Block, ...]:
     """The blocks that compute the `needed` variables (closed under `analysis.ancestors`), in
-    block-triangular (topological) order."""
-    order = nx.condensation(analysis.graph.subgraph(sorted(needed)))
+    block-triangular (topological) order: the strongly connected components of "v's formula
+    reads u", each after those it reads, ties to the smallest name (one order, whatever the
+    components' numbering)."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(sorted(needed))
+    graph.add_edges_from((u, v) for v in sorted(needed) for u in analysis.reads.get(v, ()))
+    order = nx.condensation(graph)
     blocks = []
     members = nx.get_node_attributes(order, "members")
     for node in nx.lexicographical_topological_sort(order, key=lambda n: min(members[n])):

@@ -40,7 +40,13 @@ from napkinmath.rendering.result import (
 )
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import Compiled, joint_roots, rearranged, sides
-from napkinmath.solving.plan import Block, Plan, make_plan, under_determined_message
+from napkinmath.solving.plan import (
+    Block,
+    Plan,
+    independent_analysis,
+    make_plan,
+    under_determined_message,
+)
 from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
 from napkinmath.text.values import parse_quantity, parse_unit, read_given, to_quantity
 from napkinmath.units import Quantity, format_quantity, format_unit
@@ -544,6 +550,7 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
         bound = {name: g for name, g in bound.items() if name not in aside}
         user = frozenset(n for n, g in bound.items() if g.origin == "given")
         knowns = frozenset(bound)
+    independent_analysis(knowns)  # the checks beyond the answer need it; its plan reuses it
     try:
         plan = plan_for(targets, user, knowns - user, suggest)
     except UnderDeterminedError as exc:

@@ -96,6 +96,10 @@ def read_given(value: object, variable: Variable) -> Reading:
         fast = _fast_reading(value, variable)
         if fast is not None:
             return fast
+    elif isinstance(value, pint.Quantity):
+        fast = _fast_quantity(value, variable)
+        if fast is not None:
+            return fast
     return _full_reading(value, variable)
 
 
@@ -145,6 +149,50 @@ def _fast_reading(text: str, variable: Variable) -> Reading | None:
     if suffix in _BINARY and recipe.binary_minded:
         notes += _binary_note(value, suffix)
     return Reading(Quantity(converted, recipe.unit), "; ".join(notes))
+
+
+def _fast_quantity(value: pint.Quantity, variable: Variable) -> Reading | None:
+    """`read_given` of a Quantity of napkinmath's registry with one int or float, already of
+    the variable's dimension (or plain, for a plain variable), without the full path; None
+    for anything else (the full path then decides, with its notes and errors). The number is
+    the one pint's conversion gives: the magnitude times pint's factor between the units."""
+    if value._REGISTRY is not ureg:
+        return None
+    magnitude = value.magnitude
+    if type(magnitude) is not float and type(magnitude) is not int:
+        return None
+    factor = _quantity_factor(value.units, variable)
+    if factor is None:
+        return None
+    try:
+        number = float(magnitude)
+    except OverflowError:
+        return None
+    if number != 0 and not 1e-150 < abs(number) < 1e150:
+        return None
+    converted = number * factor
+    if out_of_float_range(converted, was_nonzero=number != 0) \
+            or not variable.bounds.contains(converted):
+        return None
+    return Reading(Quantity(converted, variable.unit))
+
+
+@lru_cache(maxsize=1024)
+def _quantity_factor(units: pint.Unit, variable: Variable) -> float | None:
+    """pint's factor from `units` to the variable's unit, when a Quantity in `units` is read
+    by that factor alone: the same dimension, a plain scale well inside the float range (see
+    `_recipe`), or a plain number for a plain variable; else None ("40 percent", a count)."""
+    if variable.unit == ureg.dimensionless:
+        return 1.0 if units == ureg.dimensionless else None
+    if units.dimensionality != variable.dimensionality:
+        return None
+    factor = float(Quantity(1.0, units).to(variable.unit).magnitude)
+    if not 1e-100 < abs(factor) < 1e100 or not 1e-100 < abs(_base_factor(units)[0]) < 1e100:
+        return None
+    probe = float(Quantity(3.0, units).to(variable.unit).magnitude)
+    if probe != 3.0 * factor or float(Quantity(0.0, units).to(variable.unit).magnitude):
+        return None  # not a plain scale (an offset unit)
+    return factor
 
 
 def _plain_parts(text: str) -> tuple[float, str, float, str] | None:

@@ -1,0 +1,73 @@
+"""The answer's plan reuses the consistency checks' analysis of the whole independent library
+(issue 12): restricted to the targets' scope, it must equal the scope analysed alone, field by
+field and order by order, so that a plan never depends on what was analysed before it."""
+
+import pytest
+import test_properties as props
+
+import napkinmath as nm
+from napkinmath.errors import NapkinError
+from napkinmath.solving import plan
+from napkinmath.solving.solver import bind
+
+
+def _knowns(question) -> tuple[tuple[str, ...], frozenset[str]] | None:
+    target, values, gpu = question
+    try:
+        return (target,), frozenset(bind((target,), values, gpu=gpu))
+    except NapkinError:
+        return None
+
+
+def _fields(analysis) -> tuple:
+    return (analysis.determined, list(analysis.computed_by.items()),
+            list(analysis.reads.items()), analysis.leftover, analysis.coupled)
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_the_whole_analysis_restricted_to_a_scope_is_the_scope_analysed_alone(seed):
+    independent = plan._formula_sets()[0]
+    compared = 0
+    for question in props.questions(150, seed=seed):
+        found = _knowns(question)
+        if found is None:
+            continue
+        targets, knowns = found
+        for known in (knowns, knowns - {sorted(knowns)[0]} if knowns else knowns):
+            names = independent & plan._scope(targets, known)
+            alone = plan._analyse.__wrapped__(known, names)
+            within = plan._within(plan.independent_analysis(known), names)
+            assert _fields(within) == _fields(alone), (targets, sorted(known))
+            compared += 1
+    assert compared > 200
+
+
+def test_a_plan_is_the_same_with_the_whole_analysis_known_or_not():
+    question = ("n_gpus", dict(params="7B", tokens="1T", train_time="3 weeks", mfu=0.4),
+                "H100-SXM")
+    targets, knowns = _knowns(question)
+    plan._INDEPENDENT.clear()
+    plan._plan.cache_clear()
+    alone = plan._plan(targets, knowns)
+    plan._plan.cache_clear()
+    plan.independent_analysis(knowns)
+    assert knowns in plan._INDEPENDENT
+    reused = plan._plan(targets, knowns)
+    assert reused == alone and reused is not alone
+    assert [b.unknowns[0].name for b in reused.blocks] == ["train_compute", "n_gpus"]
+
+
+def test_the_whole_analyses_kept_are_bounded():
+    for n in range(300):
+        plan.independent_analysis(frozenset({"params", f"not_a_variable_{n}"}))
+    assert len(plan._INDEPENDENT) <= 256
+
+
+def test_a_solve_answers_alike_after_other_questions():
+    """The W12 derivation is the same text in a fresh process as after many questions."""
+    w12 = dict(params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
+    first = str(nm.solve("n_gpus", **w12))
+    for question in props.questions(40, seed=3):
+        props.answer(question)
+    plan._plan.cache_clear()
+    assert str(nm.solve("n_gpus", **w12)) == first
