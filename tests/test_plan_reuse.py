@@ -71,3 +71,35 @@ def test_a_solve_answers_alike_after_other_questions():
         props.answer(question)
     plan._plan.cache_clear()
     assert str(nm.solve("n_gpus", **w12)) == first
+
+
+def _blocks_by_networkx(analysis, needed) -> list:
+    """The block order by networkx: condensation, then the lexicographic topological order."""
+    import networkx as nx
+
+    graph = nx.DiGraph()
+    graph.add_nodes_from(sorted(needed))
+    graph.add_edges_from((u, v) for v in sorted(needed) for u in analysis.reads.get(v, ()))
+    order = nx.condensation(graph)
+    members = nx.get_node_attributes(order, "members")
+    return [([f.name for f in dict.fromkeys(analysis.computed_by[n]
+                                             for n in sorted(members[node]))],
+             sorted(members[node]))
+            for node in nx.lexicographical_topological_sort(order, key=lambda n: min(members[n]))]
+
+
+def test_blocks_are_ordered_as_networkx_orders_the_condensation():
+    compared = coupled = 0
+    for question in props.questions(120, seed=8):
+        found = _knowns(question)
+        if found is None:
+            continue
+        analysis = plan.independent_analysis(found[1])
+        for names in ([n] for n in [*sorted(analysis.determined), None]):
+            needed = analysis.ancestors(analysis.determined if names == [None] else names)
+            mine = [([f.name for f in b.formulas], [v.name for v in b.unknowns])
+                    for b in plan._blocks(analysis, needed)]
+            assert mine == _blocks_by_networkx(analysis, needed), (names, sorted(found[1]))
+            compared += 1
+            coupled += bool(analysis.coupled & needed)
+    assert compared > 1000 and coupled > 10, (compared, coupled)

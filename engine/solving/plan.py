@@ -21,14 +21,13 @@ incrementally (one augmenting path from the library's matching with the knowns).
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
-
-import networkx as nx
 
 from napkinmath.errors import NotInvertibleError, UnderDeterminedError
 from napkinmath.library.declare import Formula, Variable
@@ -393,18 +392,44 @@ def _within(analysis: _Analysis, names: frozenset[str]) -> _Analysis:
 def _blocks(analysis: _Analysis, needed: set[str]) -> tuple[Block, ...]:
     """The blocks that compute the `needed` variables (closed under `analysis.ancestors`), in
     block-triangular (topological) order: the strongly connected components of "v's formula
-    reads u", each after those it reads, ties to the smallest name (one order, whatever the
-    components' numbering)."""
-    graph = nx.DiGraph()
-    graph.add_nodes_from(sorted(needed))
-    graph.add_edges_from((u, v) for v in sorted(needed) for u in analysis.reads.get(v, ()))
-    order = nx.condensation(graph)
+    reads u", each after the blocks it reads, the one with the smallest name first where
+    several are ready (Kahn's algorithm with a heap: the lexicographic topological order of
+    the condensation, one order whatever the components' numbering).
+
+    A component of several variables lies on a cycle, so it is within `analysis.coupled`:
+    only those variables need a reachability test, the rest are blocks of one."""
+    block_of = {n: n for n in needed}  # each variable's block, by its smallest name
+    members: dict[str, list[str]] = {n: [n] for n in needed}
+    for v in sorted(analysis.coupled & needed):
+        if block_of[v] != v or len(members[v]) > 1:
+            continue  # already in the block of a smaller name
+        upstream = analysis.ancestors([v])
+        cycle = sorted(w for w in upstream & analysis.coupled
+                       if w == v or v in analysis.ancestors([w]))
+        for w in cycle:
+            block_of[w] = cycle[0]
+            members.pop(w, None)
+        members[cycle[0]] = cycle
+    waiting: dict[str, set[str]] = {b: set() for b in members}  # the blocks each one reads
+    readers: dict[str, list[str]] = {b: [] for b in members}
+    for v in needed:
+        for u in analysis.reads.get(v, ()):
+            first, then = block_of[u], block_of[v]
+            if first != then and first not in waiting[then]:
+                waiting[then].add(first)
+                readers[first].append(then)
+    ready = sorted(b for b, before in waiting.items() if not before)
     blocks = []
-    members = nx.get_node_attributes(order, "members")
-    for node in nx.lexicographical_topological_sort(order, key=lambda n: min(members[n])):
-        names = sorted(order.nodes[node]["members"])
+    all_variables = variables()
+    while ready:
+        b = heapq.heappop(ready)
+        names = members[b]
         fs = tuple(dict.fromkeys(analysis.computed_by[n] for n in names))
-        blocks.append(Block(fs, tuple(variables()[n] for n in names)))
+        blocks.append(Block(fs, tuple(all_variables[n] for n in names)))
+        for then in readers[b]:
+            waiting[then].discard(b)
+            if not waiting[then]:
+                heapq.heappush(ready, then)
     return tuple(blocks)
 
 
