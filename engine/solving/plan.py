@@ -15,8 +15,10 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 The graph work runs on integers (`planning_graph`). What makes planning fast without
 changing a plan: the invertible formulas' matching is shared by the re-analyses that drop
 stuck rounding steps; a formula-set search stops once the whole scope cannot determine the
-targets by structure (no subset of it can); and a suggestion's candidate is first tested
-incrementally (one augmenting path from the library's matching with the knowns).
+targets by structure (no subset of it can); a suggestion's candidate is first tested
+incrementally (one augmenting path from the library's matching with the knowns); and an
+answer's plan takes its first analysis from the checks' analysis of the whole independent
+library with the same knowns (`_within`), which a solve makes first.
 """
 
 from __future__ import annotations
