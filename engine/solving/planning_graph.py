@@ -9,10 +9,11 @@ from these is ordered as it was when it worked on names.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import filterfalse, islice
+from functools import lru_cache, reduce
+from itertools import chain, filterfalse, islice
+from operator import getitem, or_
 
 from napkinmath.library.declare import Formula
 from napkinmath.library.lookup import formulas, variables
@@ -37,6 +38,13 @@ class Index:
     #: or None), strict and relaxed; strictly the invertible ones come first, this many
     rows: tuple[tuple[Row, ...], tuple[Row, ...]]
     invertible: int
+    #: `takers` as formula sets: bit i for formula i
+    taker_masks: tuple[tuple[int, ...], tuple[int, ...]]
+    #: the unknowns each formula may be matched to (strict) while none is known
+    open: tuple[tuple[int, ...], ...]
+    #: for each byte of a formula set (`int.to_bytes`, little-endian), the formulas of each
+    #: value of it, to list a set's members a byte at a time (see `members`)
+    bytes: tuple[tuple[tuple[int, ...], ...], ...]
 
 
 @lru_cache(maxsize=1)
@@ -61,8 +69,19 @@ def library_index() -> Index:
         takers.append(tuple(map(tuple, found)))
     rows = tuple(tuple((i, library[i].name, of[i], None if relaxed else output[i])
                        for i in order) for relaxed, order in enumerate(orders))
+    masks = tuple(tuple(sum(1 << i for i in fs) for fs in found) for found in takers)
     return Index(names, ids, library, of, output, (takers[0], takers[1]), (rows[0], rows[1]),
-                  sum(not f.forward_only for f in library))
+                 sum(not f.forward_only for f in library), (masks[0], masks[1]),
+                 tuple(vs if o is None else (o,) for vs, o in zip(of, output, strict=True)),
+                 tuple(tuple(tuple(8 * k + j for j in range(8) if value >> j & 1)
+                             for value in range(256))
+                       for k in range((len(library) + 7) // 8)))
+
+
+def members(mask: int, table: tuple[tuple[tuple[int, ...], ...], ...]) -> Iterator[int]:
+    """The formulas of the set `mask` (bit i: formula i) in ascending order, looked up a byte
+    at a time in `table` (`Index.bytes`)."""
+    return chain.from_iterable(map(getitem, table, mask.to_bytes(len(table), "little")))
 
 
 @lru_cache(maxsize=256)
@@ -89,47 +108,106 @@ def incidence(known: frozenset[int], names: frozenset[str] | None, rows: Iterabl
     return edges
 
 
-def _augment(edges: dict[int, tuple[int, ...]], owner: dict[int, int], f: int, seen: set[int],
-             blocked: set[int]) -> bool:
+def _augment(edges: dict[int, tuple[int, ...]], owner: dict[int, int], f: int,
+             seen: set[int]) -> bool:
     """An augmenting path from formula `f` (Kuhn): unknowns in `edges` order, none of `seen`
-    or `blocked`; `owner` (unknown -> formula) is updated along the path found."""
+    (those it visits are added: a caller blocks unknowns by putting them there first);
+    `owner` (unknown -> formula) is updated along the path found."""
     for v in edges[f]:
-        if v in seen or v in blocked:
+        if v in seen:
             continue
         seen.add(v)
-        if v not in owner or _augment(edges, owner, owner[v], seen, blocked):
+        if v not in owner or _augment(edges, owner, owner[v], seen):
             owner[v] = f
             return True
     return False
 
 
 def matching(edges: dict[int, tuple[int, ...]], owner: dict[int, int] | None = None,
-              start: int = 0) -> dict[int, int]:
+             start: int = 0) -> dict[int, int]:
     """A maximum matching formula -> unknown by augmenting paths (Kuhn), deterministic by
     construction: formulas are tried in the order of `edges`, unknowns in name order. An
     augmenting path re-routes earlier formulas but never unmatches them, so an invertible
     formula keeps an unknown rather than yielding it to a forward-only one.
 
     To resume a matching, `owner` (unknown -> formula, in the order they were first
-    matched) holds it for the first `start` formulas of `edges`; it is updated in place."""
-    if owner is None:
-        owner = {}
+    matched) holds it for the first `start` formulas of `edges`; it is updated in place.
+    The result is in that order too."""
+    owner = _kuhn(edges, {} if owner is None else owner, start)
+    return dict(zip(owner.values(), owner))
+
+
+def _kuhn(edges: dict[int, tuple[int, ...]], owner: dict[int, int], start: int
+          ) -> dict[int, int]:
+    """`matching` as unknown -> formula: `owner`, extended in place."""
     # Unknowns a failed search visited: no augmenting path leaves them until the matching
-    # changes, so later searches skip them (the same matching, found faster).
+    # changes, so later searches skip them (the same matching, found faster). A search
+    # starts from them and adds what it visits, which is what to skip after it fails.
     dead: set[int] = set()
     for f, vs in islice(edges.items(), start, None):
         if not vs:
             continue
         if vs[0] not in owner:
             owner[vs[0]] = f  # what augment would choose, without the search
-            dead.clear()
-            continue
-        seen: set[int] = set()
-        if _augment(edges, owner, f, seen, dead):
-            dead.clear()
-        else:
-            dead |= seen
-    return {f: v for v, f in owner.items()}
+            if dead:
+                dead = set()
+        elif _augment(edges, owner, f, dead):
+            dead = set()
+    return owner
+
+
+@lru_cache(maxsize=256)
+def unknown_variables(knowns: frozenset[str]) -> tuple[tuple[int, ...], ...]:
+    """Each formula's variables that are not known, as declared, by formula id (only the
+    formulas that mention a known differ from `Index.variables`)."""
+    index = library_index()
+    known = known_ids(knowns)
+    found = list(index.variables)
+    for f in set().union(*map(index.takers[True].__getitem__, known)):  # those with a known
+        found[f] = tuple(filterfalse(known.__contains__, found[f]))
+    return tuple(found)
+
+
+@lru_cache(maxsize=256)
+def library_incidence(knowns: frozenset[str]) -> tuple[tuple[int, ...], ...]:
+    """Each formula's unknowns that it may be matched to (see `incidence`, strict), by
+    formula id: analyses with the same knowns and other formulas look them up."""
+    index = library_index()
+    known = known_ids(knowns)
+    edges = list(unknown_variables(knowns))
+    for f, _, _, output in index.rows[False][index.invertible:]:  # forward-only: the output
+        edges[f] = () if output in known else (output,)
+    return tuple(edges)
+
+
+@dataclass(frozen=True, eq=False)
+class Part:
+    """Formulas in matching order and the variables they mention (ids, see `Index`)."""
+
+    names: frozenset[str]
+    formulas: tuple[int, ...]
+    present: frozenset[int]
+
+
+@lru_cache(maxsize=512)
+def invertible_part(names: frozenset[str]) -> Part:
+    """The formulas `names`, all invertible: `Part.names` is the key's own object, so that the
+    caches keyed by it (`invertible_matching`) hash it once and compare it by identity."""
+    index = library_index()
+    found = tuple(i for i, name, _, _ in index.rows[False][:index.invertible] if name in names)
+    return Part(names, found, frozenset().union(*map(index.variables.__getitem__, found)))
+
+
+@lru_cache(maxsize=1024)
+def scope(names: frozenset[str]) -> tuple[Part, Part]:
+    """The invertible formulas of `names` and the forward-only ones (strict matching order),
+    each with the variables it mentions: analyses with `names` share them whatever the
+    knowns, and those without some forward-only formulas share the first."""
+    index = library_index()
+    forward = tuple(i for i, name, _, _ in index.rows[False][index.invertible:]
+                    if name in names)
+    present = frozenset().union(*map(index.variables.__getitem__, forward))
+    return invertible_part(names - forward_only()), Part(names, forward, present)
 
 
 @lru_cache(maxsize=256)
@@ -138,10 +216,9 @@ def invertible_matching(knowns: frozenset[str], names: frozenset[str]
     """The incidence and matching (unknown -> formula) of the invertible formulas of
     `names`, which come first in the matching order: analyses that differ only in
     forward-only formulas (those dropped as stuck) resume from it. Not to be modified."""
-    index = library_index()
-    known = known_ids(knowns)
-    edges = incidence(known, names, index.rows[False][:index.invertible])
-    return edges, {v: f for f, v in matching(edges).items()}
+    unknowns = library_incidence(knowns)
+    edges = {i: unknowns[i] for i in invertible_part(names).formulas}
+    return edges, _kuhn(edges, {}, 0)
 
 
 @lru_cache(maxsize=1)
@@ -196,33 +273,39 @@ def cycles(successors: dict[str, list[str]]) -> list[set[str]]:
 
 def trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
     """The graph without the nodes that lie on no cycle (repeatedly: no edge in or out)."""
-    inward: dict[str, int] = dict.fromkeys(successors, 0)
-    for targets in successors.values():
-        for t in targets:
-            inward[t] += 1
-    outward = {n: len(ts) for n, ts in successors.items()}
-    predecessors: dict[str, list[str]] = {}
-    for n, ts in successors.items():
-        for t in ts:
-            predecessors.setdefault(t, []).append(n)
-    gone: set[str] = set()
-    stack = [n for n in successors if not inward[n] or not outward[n]]
-    while stack:
-        n = stack.pop()
-        if n in gone:
-            continue
-        gone.add(n)
-        for t in successors[n]:
-            inward[t] -= 1
-            if not inward[t] and t not in gone:
-                stack.append(t)
-        for p in predecessors.get(n, ()):
-            outward[p] -= 1
-            if not outward[p] and p not in gone:
-                stack.append(p)
-    if not gone:
+    # first those that no edge leaves or none enters (most, in a planner's graph), then the
+    # rest by counting the edges among those left
+    entered = set(chain.from_iterable(successors.values()))
+    live = {n for n, ts in successors.items() if ts and n in entered}
+    if live:
+        inward = dict.fromkeys(live, 0)
+        outward = dict.fromkeys(live, 0)
+        predecessors: dict[str, list[str]] = {n: [] for n in live}
+        for n in live:
+            for t in successors[n]:
+                if t in live:
+                    inward[t] += 1
+                    outward[n] += 1
+                    predecessors[t].append(n)
+        stack = [n for n in live if not inward[n] or not outward[n]]
+        while stack:
+            n = stack.pop()
+            if n not in live:
+                continue
+            live.discard(n)
+            for t in successors[n]:
+                if t in live:
+                    inward[t] -= 1
+                    if not inward[t]:
+                        stack.append(t)
+            for p in predecessors[n]:
+                if p in live:
+                    outward[p] -= 1
+                    if not outward[p]:
+                        stack.append(p)
+    if len(live) == len(successors):
         return successors
-    return {n: [t for t in ts if t not in gone] for n, ts in successors.items() if n not in gone}
+    return {n: [t for t in ts if t in live] for n, ts in successors.items() if n in live}
 
 
 @dataclass(frozen=True)
@@ -232,43 +315,101 @@ class Decomposition:
     known: frozenset[int]
     members: list[int]  # the formulas, in matching order
     matched: dict[int, int]  # formula -> unknown
-    unknowns: list[int]  # by name
+    unknowns: set[int]
     under: set[int]
 
 
 def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> Decomposition:
     """Match the formulas `names` with the unknowns; Dulmage-Mendelsohn: alternating paths
-    from unmatched unknowns reach the under-determined ones."""
+    from unmatched unknowns reach the under-determined ones.
+
+    When the last strict decomposition had the same knowns and invertible formulas and more
+    forward-only ones (an analysis that drops stuck rounding steps), and this matching is its
+    own less the formulas dropped, the under-determined unknowns are its own and those that
+    alternating paths reach from the unknowns the dropped formulas held (see `_reuses`)."""
+    global _last
     index = library_index()
-    fvars = index.variables
     known = known_ids(knowns)
     if relaxed:
         edges = incidence(known, names, index.rows[True])
         matched = matching(edges)  # formula -> unknown
-    else:  # the invertible formulas first (shared), then the forward-only ones
-        first, owner = invertible_matching(knowns, names - forward_only())
-        edges = {**first, **incidence(known, names, index.rows[False][index.invertible:])}
-        matched = matching(edges, dict(owner), len(first))
-    members = list(edges)
-    present: set[int] = set()
-    for i in members:
-        present.update(fvars[i])
-    unknowns = present - known
-    # an unknown's formulas (those of the library that may take it; only members are matched)
-    takers = index.takers[relaxed]
-    taken = set(matched.values())
-    under: set[int] = set()
-    stack = [v for v in unknowns if v not in taken]  # unmatched, or no formula may take it
-    while stack:
-        v = stack.pop()
-        if v in under:
-            continue
-        under.add(v)
-        for f in takers[v]:
-            other = matched.get(f)
-            if other is not None and other not in under:
-                stack.append(other)
-    return Decomposition(known, members, matched, unknowns, under)
+        present = frozenset().union(*map(index.variables.__getitem__, edges))
+        unknowns = set(present.difference(known))
+        under = unknowns.difference(matched.values())  # unmatched, or no formula may take them
+        return Decomposition(known, list(edges), matched, unknowns,
+                             _spread(under, under, matched, index.taker_masks[True], index.bytes))
+    # the invertible formulas first (shared), then the forward-only ones
+    invertible, forward = scope(names)
+    first, owner = invertible_matching(knowns, invertible.names)
+    unknowns = library_incidence(knowns)
+    edges = {**first, **{i: unknowns[i] for i in forward.formulas}}
+    matched = matching(edges, dict(owner), len(first))
+    unknowns = set(invertible.present.union(forward.present).difference(known))
+    last = _last
+    if last is not None and last[0] == knowns and last[1] is invertible:
+        under = _reuses(last[3], last[2], forward, matched, unknowns)
+    else:
+        under = None
+    if under is None:
+        under = unknowns.difference(matched.values())  # unmatched, or no formula may take them
+        under = _spread(under, under, matched, index.taker_masks[False], index.bytes)
+    found = Decomposition(known, list(edges), matched, unknowns, under)
+    _last = (knowns, invertible, forward, found)
+    return found
+
+
+#: the last strict decomposition: its knowns, its invertible and forward-only formulas
+_last: tuple[frozenset[str], Part, Part, Decomposition] | None = None
+
+
+def _reuses(before: Decomposition, had: Part, forward: Part, matched: dict[int, int],
+            unknowns: set[int]) -> set[int] | None:
+    """The under-determined unknowns of a decomposition with the same knowns and invertible
+    formulas as `before`, and fewer forward-only ones (`forward`, of `had`), from those of
+    `before`; None where the matching of `before` less the formulas dropped is not maximum.
+
+    Alternating paths from unmatched unknowns reach the same unknowns from every maximum
+    matching (those that some maximum matching leaves unmatched), so any maximum matching
+    shows them, not only `matched`. The matching of `before` less the dropped formulas is
+    one, of as many pairs; each unknown under-determined before still is, where present (a
+    maximum matching that leaves it unmatched less the dropped formulas is one, or one with
+    as many pairs avoids them), and they are closed under its alternating steps (each pair
+    is one of before). What is new is what the unknowns that the dropped formulas held reach.
+    """
+    if not set(forward.formulas) <= set(had.formulas):
+        return None
+    old = before.matched
+    kept = set(forward.formulas)
+    freed = [old[f] for f in had.formulas if f not in kept and f in old]
+    if len(old) - len(freed) != len(matched):
+        return None
+    index = library_index()
+    under = before.under & unknowns if len(unknowns) < len(before.unknowns) else set(before.under)
+    start = {v for v in freed if v in unknowns and v not in under}
+    under |= start
+    # the steps of the dropped formulas lead to the unknowns they held: in `start` already
+    return _spread(under, start, old, index.taker_masks[False], index.bytes)
+
+
+def _spread(under: set[int], level: set[int], matched: dict[int, int], takers: tuple[int, ...],
+            table: tuple[tuple[tuple[int, ...], ...], ...]) -> set[int]:
+    """`under` and the unknowns that alternating paths reach from `level` (a part of it):
+    from an under-determined unknown to each formula that may take it (`takers`: a formula
+    set for each unknown, see `Index.taker_masks`; those not in `matched` end a path) and on
+    to the unknown that formula is matched to (Dulmage-Mendelsohn). `under` is extended.
+
+    Breadth first, a level at a time, the formulas reached as one integer: with few knowns
+    most unknowns are under-determined, and each formula is passed once, not once for each
+    of its under-determined unknowns; `table` (`Index.bytes`) lists the new ones."""
+    passed = 0  # the formulas reached
+    while level:
+        reached = reduce(or_, map(takers.__getitem__, level), passed)
+        level = set(map(matched.get, members(reached ^ passed, table)))
+        level.discard(None)
+        level -= under
+        under |= level
+        passed = reached
+    return under
 
 
 @lru_cache(maxsize=16)
@@ -276,10 +417,9 @@ def library_matching(knowns: frozenset[str]) -> tuple[dict[int, tuple[int, ...]]
                                                        dict[int, int]]:
     """The incidence of every formula with the unknowns (see `incidence`) and a maximum
     matching of it, unknown -> formula: the start of `possible` (do not modify them)."""
-    index = library_index()
-    known = known_ids(knowns)
-    edges = incidence(known, None, index.rows[False])
-    return edges, {v: f for f, v in matching(edges).items()}
+    unknowns = library_incidence(knowns)
+    edges = {i: unknowns[i] for i, _, _, _ in library_index().rows[False]}
+    return edges, _kuhn(edges, {}, 0)
 
 
 def possible(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str, ...]) -> bool:
@@ -298,7 +438,7 @@ def possible(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str,
     for v in sorted(gone):
         f = owner.pop(v, None)
         if f is not None:
-            _augment(edges, owner, f, set(), gone)
+            _augment(edges, owner, f, set(gone))
     for t in targets:
         if t in knowns or t in extra:
             continue
