@@ -134,12 +134,13 @@ def matching(edges: dict[int, tuple[int, ...]], owner: dict[int, int] | None = N
     matched) holds it for the first `start` formulas of `edges`; it is updated in place.
     The result is in that order too."""
     owner = _kuhn(edges, {} if owner is None else owner, start)
-    return dict(zip(owner.values(), owner))
+    return dict(zip(owner.values(), owner, strict=True))
 
 
-def _kuhn(edges: dict[int, tuple[int, ...]], owner: dict[int, int], start: int
-          ) -> dict[int, int]:
-    """`matching` as unknown -> formula: `owner`, extended in place."""
+def _kuhn(edges: dict[int, tuple[int, ...]], owner: dict[int, int], start: int,
+          moved: set[int] | None = None) -> dict[int, int]:
+    """`matching` as unknown -> formula: `owner`, extended in place. `moved`, if given, gets
+    (at least) every unknown given a formula, a first or another one."""
     # Unknowns a failed search visited: no augmenting path leaves them until the matching
     # changes, so later searches skip them (the same matching, found faster). A search
     # starts from them and adds what it visits, which is what to skip after it fails.
@@ -149,9 +150,13 @@ def _kuhn(edges: dict[int, tuple[int, ...]], owner: dict[int, int], start: int
             continue
         if vs[0] not in owner:
             owner[vs[0]] = f  # what augment would choose, without the search
+            if moved is not None:
+                moved.add(vs[0])
             if dead:
                 dead = set()
         elif _augment(edges, owner, f, dead):
+            if moved is not None:
+                moved |= dead  # the path is among what the search visited
             dead = set()
     return owner
 
@@ -212,13 +217,14 @@ def scope(names: frozenset[str]) -> tuple[Part, Part]:
 
 @lru_cache(maxsize=256)
 def invertible_matching(knowns: frozenset[str], names: frozenset[str]
-                         ) -> tuple[dict[int, tuple[int, ...]], dict[int, int]]:
-    """The incidence and matching (unknown -> formula) of the invertible formulas of
-    `names`, which come first in the matching order: analyses that differ only in
+                         ) -> tuple[dict[int, tuple[int, ...]], dict[int, int], frozenset[int]]:
+    """The incidence, matching (unknown -> formula) and unknowns of the invertible formulas
+    of `names`, which come first in the matching order: analyses that differ only in
     forward-only formulas (those dropped as stuck) resume from it. Not to be modified."""
     unknowns = library_incidence(knowns)
-    edges = {i: unknowns[i] for i in invertible_part(names).formulas}
-    return edges, _kuhn(edges, {}, 0)
+    part = invertible_part(names)
+    edges = {i: unknowns[i] for i in part.formulas}
+    return edges, _kuhn(edges, {}, 0), part.present.difference(known_ids(knowns))
 
 
 @lru_cache(maxsize=1)
@@ -340,55 +346,82 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
                              _spread(under, under, matched, index.taker_masks[True], index.bytes))
     # the invertible formulas first (shared), then the forward-only ones
     invertible, forward = scope(names)
-    first, owner = invertible_matching(knowns, invertible.names)
-    unknowns = library_incidence(knowns)
-    edges = {**first, **{i: unknowns[i] for i in forward.formulas}}
-    matched = matching(edges, dict(owner), len(first))
-    unknowns = set(invertible.present.union(forward.present).difference(known))
+    first, owner, unknowns = invertible_matching(knowns, invertible.names)
+    incident = library_incidence(knowns)
+    edges = {**first, **{i: incident[i] for i in forward.formulas}}
+    owner = dict(owner)
+    moved: set[int] = set()  # the unknowns the forward-only formulas' matching moved
+    _kuhn(edges, owner, len(first), moved)
+    matched = dict(zip(owner.values(), owner, strict=True))  # formula -> unknown
+    unknowns = set(unknowns)
+    unknowns.update(forward.present.difference(known))
     last = _last
-    if last is not None and last[0] == knowns and last[1] is invertible:
-        under = _reuses(last[3], last[2], forward, matched, unknowns)
-    else:
-        under = None
+    under = None
+    if last is not None and last.knowns == knowns and last.invertible is invertible:
+        under = _reuses(last, forward, owner, matched, moved, unknowns, edges)
     if under is None:
-        under = unknowns.difference(matched.values())  # unmatched, or no formula may take them
+        under = unknowns.difference(owner)  # unmatched, or no formula may take them
         under = _spread(under, under, matched, index.taker_masks[False], index.bytes)
     found = Decomposition(known, list(edges), matched, unknowns, under)
-    _last = (knowns, invertible, forward, found)
+    _last = _Last(knowns, invertible, forward, found, owner, moved)
     return found
 
 
-#: the last strict decomposition: its knowns, its invertible and forward-only formulas
-_last: tuple[frozenset[str], Part, Part, Decomposition] | None = None
+@dataclass(frozen=True)
+class _Last:
+    """The last strict decomposition, its formulas, matching (unknown -> formula) and the
+    unknowns its forward-only formulas moved (see `_kuhn`)."""
+
+    knowns: frozenset[str]
+    invertible: Part
+    forward: Part
+    found: Decomposition
+    owner: dict[int, int]
+    moved: set[int]
 
 
-def _reuses(before: Decomposition, had: Part, forward: Part, matched: dict[int, int],
-            unknowns: set[int]) -> set[int] | None:
+_last: _Last | None = None
+
+
+def _reuses(before: _Last, forward: Part, owner: dict[int, int], matched: dict[int, int],
+            moved: set[int], unknowns: set[int], edges: dict[int, tuple[int, ...]]
+            ) -> set[int] | None:
     """The under-determined unknowns of a decomposition with the same knowns and invertible
-    formulas as `before`, and fewer forward-only ones (`forward`, of `had`), from those of
-    `before`; None where the matching of `before` less the formulas dropped is not maximum.
+    formulas as `before`, and fewer forward-only ones (`forward`), from those of `before`;
+    None unless it has fewer. `owner` and `matched` are its matching (unknown -> formula and
+    formula -> unknown), `moved` the
+    unknowns its forward-only formulas moved, `edges` its incidence.
 
     Alternating paths from unmatched unknowns reach the same unknowns from every maximum
-    matching (those that some maximum matching leaves unmatched), so any maximum matching
-    shows them, not only `matched`. The matching of `before` less the dropped formulas is
-    one, of as many pairs; each unknown under-determined before still is, where present (a
-    maximum matching that leaves it unmatched less the dropped formulas is one, or one with
-    as many pairs avoids them), and they are closed under its alternating steps (each pair
-    is one of before). What is new is what the unknowns that the dropped formulas held reach.
-    """
-    if not set(forward.formulas) <= set(had.formulas):
+    matching (those that some maximum matching leaves unmatched). With fewer formulas, each
+    unknown under-determined before still is, where present: a maximum matching that leaves
+    it unmatched, less the formulas dropped, is one, or one with as many pairs avoids them
+    and leaves it unmatched too. And they are closed under the alternating steps through
+    the formulas that kept their unknown (the matchings differ only where the forward-only
+    formulas of either moved one). So the paths to follow start from the unknowns now
+    unmatched and those held anew by a formula that an under-determined one may take."""
+    if not set(forward.formulas) < set(before.forward.formulas):
         return None
-    old = before.matched
-    kept = set(forward.formulas)
-    freed = [old[f] for f in had.formulas if f not in kept and f in old]
-    if len(old) - len(freed) != len(matched):
-        return None
-    index = library_index()
-    under = before.under & unknowns if len(unknowns) < len(before.unknowns) else set(before.under)
-    start = {v for v in freed if v in unknowns and v not in under}
-    under |= start
-    # the steps of the dropped formulas lead to the unknowns they held: in `start` already
-    return _spread(under, start, old, index.taker_masks[False], index.bytes)
+    under = set(before.found.under)
+    # less those no formula mentions now: only the dropped ones did
+    under.difference_update(before.forward.present.difference(forward.present, unknowns))
+    had = before.owner
+    start = []
+    for v in moved | before.moved:
+        f = owner.get(v)
+        if f != had.get(v) and v not in under and v in unknowns and (
+                f is None or any(u in under for u in edges[f])):
+            start.append(v)
+    under.update(start)
+    # then the few the new starts reach, one at a time
+    takers = library_index().takers[False]
+    while start:
+        for f in takers[start.pop()]:
+            v = matched.get(f)
+            if v is not None and v not in under:
+                under.add(v)
+                start.append(v)
+    return under
 
 
 def _spread(under: set[int], level: set[int], matched: dict[int, int], takers: tuple[int, ...],
