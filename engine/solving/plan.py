@@ -26,7 +26,6 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from itertools import compress, filterfalse
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -126,11 +125,7 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     known, members, matched = found.known, found.members, found.matched
     unknowns = planning_graph.unknown_variables(knowns)  # by formula
 
-    # unknown -> formula, in matching order: those of the matched unknowns (all but the
-    # under-determined ones) whose alternating paths no unmatched unknown starts
-    kept = found.unknowns - found.under
-    computed_by = {matched[f]: f for f in compress(matched, map(kept.__contains__,
-                                                                 matched.values()))}
+    computed_by = planning_graph.computed(found)  # unknown -> formula
     inner: dict[int, list[int]] = {v: [] for v in computed_by}  # u -> the v that read it
     reads: dict[int, tuple[int, ...]] = {}
     bad: set[int] = set()  # computed variables downstream of an undetermined one
@@ -160,7 +155,7 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
             return _analyse(knowns, names - set(stuck), strict, relaxed, quick)
     determined = computed_by.keys() - bad
     names_of = index.names
-    leftover = tuple(library[i] for i in sorted(filterfalse(matched.__contains__, members))
+    leftover = tuple(library[i] for i in sorted(set(members).difference(matched))
                      if all(v in known or v in determined for v in index.variables[i]))
     return _Analysis(frozenset(names_of[v] for v in determined),
                      {names_of[v]: library[f] for v, f in computed_by.items()

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache, reduce
-from itertools import chain, filterfalse, islice
+from itertools import chain, compress, filterfalse, islice
 from operator import getitem, or_
+from typing import NamedTuple
 
 from napkinmath.library.declare import Formula
 from napkinmath.library.lookup import formulas, variables
@@ -134,7 +135,7 @@ def matching(edges: dict[int, tuple[int, ...]], owner: dict[int, int] | None = N
     matched) holds it for the first `start` formulas of `edges`; it is updated in place.
     The result is in that order too."""
     owner = _kuhn(edges, {} if owner is None else owner, start)
-    return dict(zip(owner.values(), owner, strict=True))
+    return dict(zip(owner.values(), owner, strict=False))
 
 
 def _kuhn(edges: dict[int, tuple[int, ...]], owner: dict[int, int], start: int,
@@ -325,6 +326,14 @@ class Decomposition:
     under: set[int]
 
 
+def computed(found: Decomposition) -> dict[int, int]:
+    """The matched unknowns that are not under-determined, unknown -> formula, in the order
+    of `found.matched`."""
+    kept = found.unknowns - found.under
+    matched = found.matched
+    return {matched[f]: f for f in compress(matched, map(kept.__contains__, matched.values()))}
+
+
 def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> Decomposition:
     """Match the formulas `names` with the unknowns; Dulmage-Mendelsohn: alternating paths
     from unmatched unknowns reach the under-determined ones.
@@ -352,7 +361,7 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
     owner = dict(owner)
     moved: set[int] = set()  # the unknowns the forward-only formulas' matching moved
     _kuhn(edges, owner, len(first), moved)
-    matched = dict(zip(owner.values(), owner, strict=True))  # formula -> unknown
+    matched = dict(zip(owner.values(), owner, strict=False))  # formula -> unknown
     unknowns = set(unknowns)
     unknowns.update(forward.present.difference(known))
     last = _last
@@ -367,8 +376,7 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
     return found
 
 
-@dataclass(frozen=True)
-class _Last:
+class _Last(NamedTuple):
     """The last strict decomposition, its formulas, matching (unknown -> formula) and the
     unknowns its forward-only formulas moved (see `_kuhn`)."""
 
