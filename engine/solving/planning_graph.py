@@ -20,6 +20,8 @@ from napkinmath.library.declare import Formula
 from napkinmath.library.lookup import formulas, variables
 
 Row = tuple[int, str, tuple[int, ...], int | None]
+#: each formula's unknowns that it may be matched to, by formula id (a dict or a tuple)
+Edges = dict[int, tuple[int, ...]] | tuple[tuple[int, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -109,18 +111,17 @@ def incidence(known: frozenset[int], names: frozenset[str] | None, rows: Iterabl
     return edges
 
 
-def _augment(edges: dict[int, tuple[int, ...]], owner: dict[int, int], f: int,
-             seen: set[int]) -> bool:
+def _augment(edges: Edges, owner: dict[int, int], f: int, seen: set[int]) -> bool:
     """An augmenting path from formula `f` (Kuhn): unknowns in `edges` order, none of `seen`
     (those it visits are added: a caller blocks unknowns by putting them there first);
     `owner` (unknown -> formula) is updated along the path found."""
     for v in edges[f]:
-        if v in seen:
-            continue
-        seen.add(v)
-        if v not in owner or _augment(edges, owner, owner[v], seen):
-            owner[v] = f
-            return True
+        if v not in seen:
+            seen.add(v)
+            g = owner.get(v)
+            if g is None or _augment(edges, owner, g, seen):
+                owner[v] = f
+                return True
     return False
 
 
@@ -134,19 +135,21 @@ def matching(edges: dict[int, tuple[int, ...]], owner: dict[int, int] | None = N
     To resume a matching, `owner` (unknown -> formula, in the order they were first
     matched) holds it for the first `start` formulas of `edges`; it is updated in place.
     The result is in that order too."""
-    owner = _kuhn(edges, {} if owner is None else owner, start)
+    owner = _kuhn(islice(edges, start, None), edges, {} if owner is None else owner)
     return dict(zip(owner.values(), owner, strict=False))
 
 
-def _kuhn(edges: dict[int, tuple[int, ...]], owner: dict[int, int], start: int,
+def _kuhn(order: Iterable[int], edges: Edges, owner: dict[int, int],
           moved: set[int] | None = None) -> dict[int, int]:
-    """`matching` as unknown -> formula: `owner`, extended in place. `moved`, if given, gets
-    (at least) every unknown given a formula, a first or another one."""
+    """`matching` as unknown -> formula, the formulas `order` tried in turn: `owner`, extended
+    in place. `edges[f]` are formula f's unknowns (a dict, or by id: see `library_incidence`).
+    `moved`, if given, gets (at least) every unknown given a formula, a first or another."""
     # Unknowns a failed search visited: no augmenting path leaves them until the matching
     # changes, so later searches skip them (the same matching, found faster). A search
     # starts from them and adds what it visits, which is what to skip after it fails.
     dead: set[int] = set()
-    for f, vs in islice(edges.items(), start, None):
+    for f in order:
+        vs = edges[f]
         if not vs:
             continue
         if vs[0] not in owner:
@@ -218,14 +221,13 @@ def scope(names: frozenset[str]) -> tuple[Part, Part]:
 
 @lru_cache(maxsize=256)
 def invertible_matching(knowns: frozenset[str], names: frozenset[str]
-                         ) -> tuple[dict[int, tuple[int, ...]], dict[int, int], frozenset[int]]:
-    """The incidence, matching (unknown -> formula) and unknowns of the invertible formulas
-    of `names`, which come first in the matching order: analyses that differ only in
+                         ) -> tuple[dict[int, int], frozenset[int]]:
+    """The matching (unknown -> formula) and the unknowns of the invertible formulas of
+    `names`, which come first in the matching order: analyses that differ only in
     forward-only formulas (those dropped as stuck) resume from it. Not to be modified."""
-    unknowns = library_incidence(knowns)
     part = invertible_part(names)
-    edges = {i: unknowns[i] for i in part.formulas}
-    return edges, _kuhn(edges, {}, 0), part.present.difference(known_ids(knowns))
+    return (_kuhn(part.formulas, library_incidence(knowns), {}),
+            part.present.difference(known_ids(knowns)))
 
 
 @lru_cache(maxsize=1)
@@ -355,12 +357,11 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
                              _spread(under, under, matched, index.taker_masks[True], index.bytes))
     # the invertible formulas first (shared), then the forward-only ones
     invertible, forward = scope(names)
-    first, owner, unknowns = invertible_matching(knowns, invertible.names)
-    incident = library_incidence(knowns)
-    edges = {**first, **{i: incident[i] for i in forward.formulas}}
+    owner, unknowns = invertible_matching(knowns, invertible.names)
+    edges = library_incidence(knowns)
     owner = dict(owner)
     moved: set[int] = set()  # the unknowns the forward-only formulas' matching moved
-    _kuhn(edges, owner, len(first), moved)
+    _kuhn(forward.formulas, edges, owner, moved)
     matched = dict(zip(owner.values(), owner, strict=False))  # formula -> unknown
     unknowns = set(unknowns)
     unknowns.update(forward.present.difference(known))
@@ -371,7 +372,8 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
     if under is None:
         under = unknowns.difference(owner)  # unmatched, or no formula may take them
         under = _spread(under, under, matched, index.taker_masks[False], index.bytes)
-    found = Decomposition(known, list(edges), matched, unknowns, under)
+    found = Decomposition(known, [*invertible.formulas, *forward.formulas], matched, unknowns,
+                          under)
     _last = _Last(knowns, invertible, forward, found, owner, moved)
     return found
 
@@ -392,8 +394,7 @@ _last: _Last | None = None
 
 
 def _reuses(before: _Last, forward: Part, owner: dict[int, int], matched: dict[int, int],
-            moved: set[int], unknowns: set[int], edges: dict[int, tuple[int, ...]]
-            ) -> set[int] | None:
+            moved: set[int], unknowns: set[int], edges: Edges) -> set[int] | None:
     """The under-determined unknowns of a decomposition with the same knowns and invertible
     formulas as `before`, and fewer forward-only ones (`forward`), from those of `before`;
     None unless it has fewer. `owner` and `matched` are its matching (unknown -> formula and
@@ -460,7 +461,7 @@ def library_matching(knowns: frozenset[str]) -> tuple[dict[int, tuple[int, ...]]
     matching of it, unknown -> formula: the start of `possible` (do not modify them)."""
     unknowns = library_incidence(knowns)
     edges = {i: unknowns[i] for i, _, _, _ in library_index().rows[False]}
-    return edges, _kuhn(edges, {}, 0)
+    return edges, _kuhn(edges, edges, {})
 
 
 def possible(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str, ...]) -> bool:
