@@ -3,6 +3,11 @@ indexed once, the incidence of formulas with unknowns, a deterministic maximum m
 (Kuhn), the Dulmage-Mendelsohn under-determined part, strongly connected components, and an
 incremental structural test for candidate inputs.
 
+What makes an analysis fast without changing it: the incidence is computed once per set of
+knowns and the formulas in matching order once per formula set; the under-determined part
+is reached with formula sets as integers, and carried over to the analysis that follows
+without some forward-only formulas (it is the same for every maximum matching).
+
 A variable's id is its rank by name, so sorting ids sorts names: what the planner derives
 from these is ordered as it was when it worked on names.
 """
@@ -340,10 +345,11 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
     """Match the formulas `names` with the unknowns; Dulmage-Mendelsohn: alternating paths
     from unmatched unknowns reach the under-determined ones.
 
-    When the last strict decomposition had the same knowns and invertible formulas and more
-    forward-only ones (an analysis that drops stuck rounding steps), and this matching is its
-    own less the formulas dropped, the under-determined unknowns are its own and those that
-    alternating paths reach from the unknowns the dropped formulas held (see `_reuses`)."""
+    The incidence is looked up by knowns, the formulas by `names` (`scope`), the invertible
+    formulas' matching is shared (`invertible_matching`); when the last strict decomposition
+    had the same knowns and invertible formulas and more forward-only ones (an analysis that
+    drops stuck rounding steps), its under-determined unknowns are carried over and only the
+    alternating paths that this matching changes are followed (see `_reuses`)."""
     global _last
     index = library_index()
     known = known_ids(knowns)
