@@ -113,17 +113,17 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     """
     work["analyses"] += 1
     index = planning_graph.library_index()
-    ids, library, fvars = index.ids, index.formulas, index.variables
+    ids, library = index.ids, index.formulas
     found = planning_graph.decompose(knowns, names, relaxed)
     known, members, matched = found.known, found.members, found.matched
-    under = found.under
+    unknowns = planning_graph.unknown_variables(knowns)  # by formula
 
-    computed_by = {v: f for f, v in matched.items() if v not in under}  # unknown -> formula
+    computed_by = planning_graph.computed(found)  # unknown -> formula
     inner: dict[int, list[int]] = {v: [] for v in computed_by}  # u -> the v that read it
     reads: dict[int, tuple[int, ...]] = {}
     bad: set[int] = set()  # computed variables downstream of an undetermined one
     for v in sorted(computed_by):
-        reads[v] = tuple(u for u in fvars[computed_by[v]] if u not in known and u != v)
+        reads[v] = tuple(filter(v.__ne__, unknowns[computed_by[v]]))
         for u in reads[v]:
             if u in inner:
                 inner[u].append(v)
@@ -142,14 +142,14 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
                 bad.add(successor)
                 stack.append(successor)
     if not relaxed:
-        stuck = sorted(library[f].name for v, f in computed_by.items()
-                       if library[f].forward_only and v in bad)
+        stuck = sorted(library[computed_by[v]].name for v in bad
+                       if library[computed_by[v]].forward_only)
         if stuck:
             return _analyse(knowns, names - set(stuck), strict, relaxed, quick)
     determined = computed_by.keys() - bad
     names_of = index.names
-    leftover = tuple(library[i] for i in sorted(i for i in members if i not in matched)
-                     if all(v in known or v in determined for v in fvars[i]))
+    leftover = tuple(library[i] for i in sorted(set(members).difference(matched))
+                     if all(v in known or v in determined for v in index.variables[i]))
     return _Analysis(frozenset(names_of[v] for v in determined),
                      {names_of[v]: library[f] for v, f in computed_by.items()
                       if v in determined},

@@ -3,21 +3,30 @@ indexed once, the incidence of formulas with unknowns, a deterministic maximum m
 (Kuhn), the Dulmage-Mendelsohn under-determined part, strongly connected components, and an
 incremental structural test for candidate inputs.
 
+What makes an analysis fast without changing it: the incidence is computed once per set of
+knowns and the formulas in matching order once per formula set; the under-determined part
+is reached with formula sets as integers, and carried over to the analysis that follows
+without some forward-only formulas (it is the same for every maximum matching).
+
 A variable's id is its rank by name, so sorting ids sorts names: what the planner derives
 from these is ordered as it was when it worked on names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import filterfalse, islice
+from functools import lru_cache, reduce
+from itertools import chain, compress, filterfalse, islice
+from operator import getitem, or_
+from typing import NamedTuple
 
 from napkinmath.library.declare import Formula
 from napkinmath.library.lookup import formulas, variables
 
 Row = tuple[int, str, tuple[int, ...], int | None]
+#: each formula's unknowns that it may be matched to, by formula id (a dict or a tuple)
+Edges = dict[int, tuple[int, ...]] | tuple[tuple[int, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,13 @@ class Index:
     #: or None), strict and relaxed; strictly the invertible ones come first, this many
     rows: tuple[tuple[Row, ...], tuple[Row, ...]]
     invertible: int
+    #: `takers` as formula sets: bit i for formula i
+    taker_masks: tuple[tuple[int, ...], tuple[int, ...]]
+    #: the unknowns each formula may be matched to (strict) while none is known
+    open: tuple[tuple[int, ...], ...]
+    #: for each byte of a formula set (`int.to_bytes`, little-endian), the formulas of each
+    #: value of it, to list a set's members a byte at a time (see `members`)
+    bytes: tuple[tuple[tuple[int, ...], ...], ...]
 
 
 @lru_cache(maxsize=1)
@@ -61,8 +77,19 @@ def library_index() -> Index:
         takers.append(tuple(map(tuple, found)))
     rows = tuple(tuple((i, library[i].name, of[i], None if relaxed else output[i])
                        for i in order) for relaxed, order in enumerate(orders))
+    masks = tuple(tuple(sum(1 << i for i in fs) for fs in found) for found in takers)
     return Index(names, ids, library, of, output, (takers[0], takers[1]), (rows[0], rows[1]),
-                  sum(not f.forward_only for f in library))
+                 sum(not f.forward_only for f in library), (masks[0], masks[1]),
+                 tuple(vs if o is None else (o,) for vs, o in zip(of, output, strict=True)),
+                 tuple(tuple(tuple(8 * k + j for j in range(8) if value >> j & 1)
+                             for value in range(256))
+                       for k in range((len(library) + 7) // 8)))
+
+
+def members(mask: int, table: tuple[tuple[tuple[int, ...], ...], ...]) -> Iterator[int]:
+    """The formulas of the set `mask` (bit i: formula i) in ascending order, looked up a byte
+    at a time in `table` (`Index.bytes`)."""
+    return chain.from_iterable(map(getitem, table, mask.to_bytes(len(table), "little")))
 
 
 @lru_cache(maxsize=256)
@@ -89,59 +116,123 @@ def incidence(known: frozenset[int], names: frozenset[str] | None, rows: Iterabl
     return edges
 
 
-def _augment(edges: dict[int, tuple[int, ...]], owner: dict[int, int], f: int, seen: set[int],
-             blocked: set[int]) -> bool:
+def _augment(edges: Edges, owner: dict[int, int], f: int, seen: set[int]) -> bool:
     """An augmenting path from formula `f` (Kuhn): unknowns in `edges` order, none of `seen`
-    or `blocked`; `owner` (unknown -> formula) is updated along the path found."""
+    (those it visits are added: a caller blocks unknowns by putting them there first);
+    `owner` (unknown -> formula) is updated along the path found."""
     for v in edges[f]:
-        if v in seen or v in blocked:
-            continue
-        seen.add(v)
-        if v not in owner or _augment(edges, owner, owner[v], seen, blocked):
-            owner[v] = f
-            return True
+        if v not in seen:
+            seen.add(v)
+            g = owner.get(v)
+            if g is None or _augment(edges, owner, g, seen):
+                owner[v] = f
+                return True
     return False
 
 
 def matching(edges: dict[int, tuple[int, ...]], owner: dict[int, int] | None = None,
-              start: int = 0) -> dict[int, int]:
+             start: int = 0) -> dict[int, int]:
     """A maximum matching formula -> unknown by augmenting paths (Kuhn), deterministic by
     construction: formulas are tried in the order of `edges`, unknowns in name order. An
     augmenting path re-routes earlier formulas but never unmatches them, so an invertible
     formula keeps an unknown rather than yielding it to a forward-only one.
 
     To resume a matching, `owner` (unknown -> formula, in the order they were first
-    matched) holds it for the first `start` formulas of `edges`; it is updated in place."""
-    if owner is None:
-        owner = {}
+    matched) holds it for the first `start` formulas of `edges`; it is updated in place.
+    The result is in that order too."""
+    owner = _kuhn(islice(edges, start, None), edges, {} if owner is None else owner)
+    return dict(zip(owner.values(), owner, strict=False))
+
+
+def _kuhn(order: Iterable[int], edges: Edges, owner: dict[int, int],
+          moved: set[int] | None = None) -> dict[int, int]:
+    """`matching` as unknown -> formula, the formulas `order` tried in turn: `owner`, extended
+    in place. `edges[f]` are formula f's unknowns (a dict, or by id: see `library_incidence`).
+    `moved`, if given, gets (at least) every unknown given a formula, a first or another."""
     # Unknowns a failed search visited: no augmenting path leaves them until the matching
-    # changes, so later searches skip them (the same matching, found faster).
+    # changes, so later searches skip them (the same matching, found faster). A search
+    # starts from them and adds what it visits, which is what to skip after it fails.
     dead: set[int] = set()
-    for f, vs in islice(edges.items(), start, None):
+    for f in order:
+        vs = edges[f]
         if not vs:
             continue
         if vs[0] not in owner:
             owner[vs[0]] = f  # what augment would choose, without the search
-            dead.clear()
-            continue
-        seen: set[int] = set()
-        if _augment(edges, owner, f, seen, dead):
-            dead.clear()
-        else:
-            dead |= seen
-    return {f: v for v, f in owner.items()}
+            if moved is not None:
+                moved.add(vs[0])
+            if dead:
+                dead = set()
+        elif _augment(edges, owner, f, dead):
+            if moved is not None:
+                moved |= dead  # the path is among what the search visited
+            dead = set()
+    return owner
+
+
+@lru_cache(maxsize=256)
+def unknown_variables(knowns: frozenset[str]) -> tuple[tuple[int, ...], ...]:
+    """Each formula's variables that are not known, as declared, by formula id (only the
+    formulas that mention a known differ from `Index.variables`)."""
+    index = library_index()
+    known = known_ids(knowns)
+    found = list(index.variables)
+    for f in set().union(*map(index.takers[True].__getitem__, known)):  # those with a known
+        found[f] = tuple(filterfalse(known.__contains__, found[f]))
+    return tuple(found)
+
+
+@lru_cache(maxsize=256)
+def library_incidence(knowns: frozenset[str]) -> tuple[tuple[int, ...], ...]:
+    """Each formula's unknowns that it may be matched to (see `incidence`, strict), by
+    formula id: analyses with the same knowns and other formulas look them up."""
+    index = library_index()
+    known = known_ids(knowns)
+    edges = list(unknown_variables(knowns))
+    for f, _, _, output in index.rows[False][index.invertible:]:  # forward-only: the output
+        edges[f] = () if output in known else (output,)
+    return tuple(edges)
+
+
+@dataclass(frozen=True, eq=False)
+class Part:
+    """Formulas in matching order and the variables they mention (ids, see `Index`)."""
+
+    names: frozenset[str]
+    formulas: tuple[int, ...]
+    present: frozenset[int]
+
+
+@lru_cache(maxsize=512)
+def invertible_part(names: frozenset[str]) -> Part:
+    """The formulas `names`, all invertible: `Part.names` is the key's own object, so that the
+    caches keyed by it (`invertible_matching`) hash it once and compare it by identity."""
+    index = library_index()
+    found = tuple(i for i, name, _, _ in index.rows[False][:index.invertible] if name in names)
+    return Part(names, found, frozenset().union(*map(index.variables.__getitem__, found)))
+
+
+@lru_cache(maxsize=1024)
+def scope(names: frozenset[str]) -> tuple[Part, Part]:
+    """The invertible formulas of `names` and the forward-only ones (strict matching order),
+    each with the variables it mentions: analyses with `names` share them whatever the
+    knowns, and those without some forward-only formulas share the first."""
+    index = library_index()
+    forward = tuple(i for i, name, _, _ in index.rows[False][index.invertible:]
+                    if name in names)
+    present = frozenset().union(*map(index.variables.__getitem__, forward))
+    return invertible_part(names - forward_only()), Part(names, forward, present)
 
 
 @lru_cache(maxsize=256)
 def invertible_matching(knowns: frozenset[str], names: frozenset[str]
-                         ) -> tuple[dict[int, tuple[int, ...]], dict[int, int]]:
-    """The incidence and matching (unknown -> formula) of the invertible formulas of
+                         ) -> tuple[dict[int, int], frozenset[int]]:
+    """The matching (unknown -> formula) and the unknowns of the invertible formulas of
     `names`, which come first in the matching order: analyses that differ only in
     forward-only formulas (those dropped as stuck) resume from it. Not to be modified."""
-    index = library_index()
-    known = known_ids(knowns)
-    edges = incidence(known, names, index.rows[False][:index.invertible])
-    return edges, {v: f for f, v in matching(edges).items()}
+    part = invertible_part(names)
+    return (_kuhn(part.formulas, library_incidence(knowns), {}),
+            part.present.difference(known_ids(knowns)))
 
 
 @lru_cache(maxsize=1)
@@ -196,33 +287,39 @@ def cycles(successors: dict[str, list[str]]) -> list[set[str]]:
 
 def trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
     """The graph without the nodes that lie on no cycle (repeatedly: no edge in or out)."""
-    inward: dict[str, int] = dict.fromkeys(successors, 0)
-    for targets in successors.values():
-        for t in targets:
-            inward[t] += 1
-    outward = {n: len(ts) for n, ts in successors.items()}
-    predecessors: dict[str, list[str]] = {}
-    for n, ts in successors.items():
-        for t in ts:
-            predecessors.setdefault(t, []).append(n)
-    gone: set[str] = set()
-    stack = [n for n in successors if not inward[n] or not outward[n]]
-    while stack:
-        n = stack.pop()
-        if n in gone:
-            continue
-        gone.add(n)
-        for t in successors[n]:
-            inward[t] -= 1
-            if not inward[t] and t not in gone:
-                stack.append(t)
-        for p in predecessors.get(n, ()):
-            outward[p] -= 1
-            if not outward[p] and p not in gone:
-                stack.append(p)
-    if not gone:
+    # first those that no edge leaves or none enters (most, in a planner's graph), then the
+    # rest by counting the edges among those left
+    entered = set(chain.from_iterable(successors.values()))
+    live = {n for n, ts in successors.items() if ts and n in entered}
+    if live:
+        inward = dict.fromkeys(live, 0)
+        outward = dict.fromkeys(live, 0)
+        predecessors: dict[str, list[str]] = {n: [] for n in live}
+        for n in live:
+            for t in successors[n]:
+                if t in live:
+                    inward[t] += 1
+                    outward[n] += 1
+                    predecessors[t].append(n)
+        stack = [n for n in live if not inward[n] or not outward[n]]
+        while stack:
+            n = stack.pop()
+            if n not in live:
+                continue
+            live.discard(n)
+            for t in successors[n]:
+                if t in live:
+                    inward[t] -= 1
+                    if not inward[t]:
+                        stack.append(t)
+            for p in predecessors[n]:
+                if p in live:
+                    outward[p] -= 1
+                    if not outward[p]:
+                        stack.append(p)
+    if len(live) == len(successors):
         return successors
-    return {n: [t for t in ts if t not in gone] for n, ts in successors.items() if n not in gone}
+    return {n: [t for t in ts if t in live] for n, ts in successors.items() if n in live}
 
 
 @dataclass(frozen=True)
@@ -232,43 +329,135 @@ class Decomposition:
     known: frozenset[int]
     members: list[int]  # the formulas, in matching order
     matched: dict[int, int]  # formula -> unknown
-    unknowns: list[int]  # by name
+    unknowns: set[int]
     under: set[int]
+
+
+def computed(found: Decomposition) -> dict[int, int]:
+    """The matched unknowns that are not under-determined, unknown -> formula, in the order
+    of `found.matched`."""
+    kept = found.unknowns - found.under
+    matched = found.matched
+    return {matched[f]: f for f in compress(matched, map(kept.__contains__, matched.values()))}
 
 
 def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> Decomposition:
     """Match the formulas `names` with the unknowns; Dulmage-Mendelsohn: alternating paths
-    from unmatched unknowns reach the under-determined ones."""
+    from unmatched unknowns reach the under-determined ones.
+
+    The incidence is looked up by knowns, the formulas by `names` (`scope`), the invertible
+    formulas' matching is shared (`invertible_matching`); when the last strict decomposition
+    had the same knowns and invertible formulas and more forward-only ones (an analysis that
+    drops stuck rounding steps), its under-determined unknowns are carried over and only the
+    alternating paths that this matching changes are followed (see `_reuses`)."""
+    global _last
     index = library_index()
-    fvars = index.variables
     known = known_ids(knowns)
     if relaxed:
         edges = incidence(known, names, index.rows[True])
         matched = matching(edges)  # formula -> unknown
-    else:  # the invertible formulas first (shared), then the forward-only ones
-        first, owner = invertible_matching(knowns, names - forward_only())
-        edges = {**first, **incidence(known, names, index.rows[False][index.invertible:])}
-        matched = matching(edges, dict(owner), len(first))
-    members = list(edges)
-    present: set[int] = set()
-    for i in members:
-        present.update(fvars[i])
-    unknowns = present - known
-    # an unknown's formulas (those of the library that may take it; only members are matched)
-    takers = index.takers[relaxed]
-    taken = set(matched.values())
-    under: set[int] = set()
-    stack = [v for v in unknowns if v not in taken]  # unmatched, or no formula may take it
-    while stack:
-        v = stack.pop()
-        if v in under:
-            continue
-        under.add(v)
-        for f in takers[v]:
-            other = matched.get(f)
-            if other is not None and other not in under:
-                stack.append(other)
-    return Decomposition(known, members, matched, unknowns, under)
+        present = frozenset().union(*map(index.variables.__getitem__, edges))
+        unknowns = set(present.difference(known))
+        under = unknowns.difference(matched.values())  # unmatched, or no formula may take them
+        return Decomposition(known, list(edges), matched, unknowns,
+                             _spread(under, under, matched, index.taker_masks[True], index.bytes))
+    # the invertible formulas first (shared), then the forward-only ones
+    invertible, forward = scope(names)
+    owner, unknowns = invertible_matching(knowns, invertible.names)
+    edges = library_incidence(knowns)
+    owner = dict(owner)
+    moved: set[int] = set()  # the unknowns the forward-only formulas' matching moved
+    _kuhn(forward.formulas, edges, owner, moved)
+    matched = dict(zip(owner.values(), owner, strict=False))  # formula -> unknown
+    unknowns = set(unknowns)
+    unknowns.update(forward.present.difference(known))
+    last = _last
+    under = None
+    if last is not None and last.knowns == knowns and last.invertible is invertible:
+        under = _reuses(last, forward, owner, matched, moved, unknowns, edges)
+    if under is None:
+        under = unknowns.difference(owner)  # unmatched, or no formula may take them
+        under = _spread(under, under, matched, index.taker_masks[False], index.bytes)
+    found = Decomposition(known, [*invertible.formulas, *forward.formulas], matched, unknowns,
+                          under)
+    _last = _Last(knowns, invertible, forward, found, owner, moved)
+    return found
+
+
+class _Last(NamedTuple):
+    """The last strict decomposition, its formulas, matching (unknown -> formula) and the
+    unknowns its forward-only formulas moved (see `_kuhn`)."""
+
+    knowns: frozenset[str]
+    invertible: Part
+    forward: Part
+    found: Decomposition
+    owner: dict[int, int]
+    moved: set[int]
+
+
+_last: _Last | None = None
+
+
+def _reuses(before: _Last, forward: Part, owner: dict[int, int], matched: dict[int, int],
+            moved: set[int], unknowns: set[int], edges: Edges) -> set[int] | None:
+    """The under-determined unknowns of a decomposition with the same knowns and invertible
+    formulas as `before`, and fewer forward-only ones (`forward`), from those of `before`;
+    None unless it has fewer. `owner` and `matched` are its matching (unknown -> formula and
+    formula -> unknown), `moved` the
+    unknowns its forward-only formulas moved, `edges` its incidence.
+
+    Alternating paths from unmatched unknowns reach the same unknowns from every maximum
+    matching (those that some maximum matching leaves unmatched). With fewer formulas, each
+    unknown under-determined before still is, where present: a maximum matching that leaves
+    it unmatched, less the formulas dropped, is one, or one with as many pairs avoids them
+    and leaves it unmatched too. And they are closed under the alternating steps through
+    the formulas that kept their unknown (the matchings differ only where the forward-only
+    formulas of either moved one). So the paths to follow start from the unknowns now
+    unmatched and those held anew by a formula that an under-determined one may take."""
+    if not set(forward.formulas) < set(before.forward.formulas):
+        return None
+    under = set(before.found.under)
+    # less those no formula mentions now: only the dropped ones did
+    under.difference_update(before.forward.present.difference(forward.present, unknowns))
+    had = before.owner
+    start = []
+    for v in moved | before.moved:
+        f = owner.get(v)
+        if f != had.get(v) and v not in under and v in unknowns and (
+                f is None or any(u in under for u in edges[f])):
+            start.append(v)
+    under.update(start)
+    # then the few the new starts reach, one at a time
+    takers = library_index().takers[False]
+    while start:
+        for f in takers[start.pop()]:
+            v = matched.get(f)
+            if v is not None and v not in under:
+                under.add(v)
+                start.append(v)
+    return under
+
+
+def _spread(under: set[int], level: set[int], matched: dict[int, int], takers: tuple[int, ...],
+            table: tuple[tuple[tuple[int, ...], ...], ...]) -> set[int]:
+    """`under` and the unknowns that alternating paths reach from `level` (a part of it):
+    from an under-determined unknown to each formula that may take it (`takers`: a formula
+    set for each unknown, see `Index.taker_masks`; those not in `matched` end a path) and on
+    to the unknown that formula is matched to (Dulmage-Mendelsohn). `under` is extended.
+
+    Breadth first, a level at a time, the formulas reached as one integer: with few knowns
+    most unknowns are under-determined, and each formula is passed once, not once for each
+    of its under-determined unknowns; `table` (`Index.bytes`) lists the new ones."""
+    passed = 0  # the formulas reached
+    while level:
+        reached = reduce(or_, map(takers.__getitem__, level), passed)
+        level = set(map(matched.get, members(reached ^ passed, table)))
+        level.discard(None)
+        level -= under
+        under |= level
+        passed = reached
+    return under
 
 
 @lru_cache(maxsize=16)
@@ -276,10 +465,9 @@ def library_matching(knowns: frozenset[str]) -> tuple[dict[int, tuple[int, ...]]
                                                        dict[int, int]]:
     """The incidence of every formula with the unknowns (see `incidence`) and a maximum
     matching of it, unknown -> formula: the start of `possible` (do not modify them)."""
-    index = library_index()
-    known = known_ids(knowns)
-    edges = incidence(known, None, index.rows[False])
-    return edges, {v: f for f, v in matching(edges).items()}
+    unknowns = library_incidence(knowns)
+    edges = {i: unknowns[i] for i, _, _, _ in library_index().rows[False]}
+    return edges, _kuhn(edges, edges, {})
 
 
 def possible(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str, ...]) -> bool:
@@ -298,7 +486,7 @@ def possible(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str,
     for v in sorted(gone):
         f = owner.pop(v, None)
         if f is not None:
-            _augment(edges, owner, f, set(), gone)
+            _augment(edges, owner, f, set(gone))
     for t in targets:
         if t in knowns or t in extra:
             continue
