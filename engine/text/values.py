@@ -186,12 +186,19 @@ def _quantity_factor(units: pint.Unit, variable: Variable) -> float | None:
         return 1.0 if units == ureg.dimensionless else None
     if units.dimensionality != variable.dimensionality:
         return None
-    factor = float(Quantity(1.0, units).to(variable.unit).magnitude)
+    return _plain_scale(units, variable.unit)
+
+
+def _plain_scale(units: pint.Unit, unit: pint.Unit) -> float | None:
+    """pint's factor from `units` to `unit` (of the same dimension), when a number in `units`
+    is that many times the factor in `unit`: a plain scale (not an offset unit such as degC),
+    the factor and the base-unit factor well inside the float range; else None."""
+    factor = float(Quantity(1.0, units).to(unit).magnitude)
     if not 1e-100 < abs(factor) < 1e100 or not 1e-100 < abs(_base_factor(units)[0]) < 1e100:
         return None
-    probe = float(Quantity(3.0, units).to(variable.unit).magnitude)
-    if probe != 3.0 * factor or float(Quantity(0.0, units).to(variable.unit).magnitude):
-        return None  # not a plain scale (an offset unit)
+    probe = float(Quantity(3.0, units).to(unit).magnitude)
+    if probe != 3.0 * factor or float(Quantity(0.0, units).to(unit).magnitude):
+        return None
     return factor
 
 
@@ -261,12 +268,9 @@ def _recipe(unit_text: str, variable: Variable) -> _Recipe | None:
         units = units / ureg.Unit(count)
     if units.dimensionality != variable.dimensionality:
         return None
-    factor = float(units.to(variable.unit).magnitude)
-    if not 1e-100 < abs(factor) < 1e100 or not 1e-100 < abs(_base_factor(units.units)[0]) < 1e100:
+    factor = _plain_scale(units.units, variable.unit)  # units.magnitude is 1.0
+    if factor is None:
         return None
-    probe = float(Quantity(3.0, units.units).to(variable.unit).magnitude)
-    if probe != 3.0 * factor or float(Quantity(0.0, units.units).to(variable.unit).magnitude):
-        return None  # not a plain scale (an offset unit)
     return _Recipe(False, False, count, variable.unit, factor, binary_minded)
 
 
