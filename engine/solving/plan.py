@@ -371,7 +371,7 @@ def independent_analysis(knowns: frozenset[str]) -> _Analysis:
     if found is None:
         found = _INDEPENDENT[knowns] = _analyse(knowns, _formula_sets()[0])
         if len(_INDEPENDENT) > 256:
-            del _INDEPENDENT[next(iter(_INDEPENDENT))]
+            _INDEPENDENT.pop(next(iter(_INDEPENDENT)), None)
     return found
 
 
@@ -403,7 +403,7 @@ def _blocks(analysis: _Analysis, needed: set[str]) -> tuple[Block, ...]:
     block_of = {n: n for n in needed}  # each variable's block, by its smallest name
     members: dict[str, list[str]] = {n: [n] for n in needed}
     for v in sorted(analysis.coupled & needed):
-        if block_of[v] != v or len(members[v]) > 1:
+        if block_of[v] != v:
             continue  # already in the block of a smaller name
         upstream = analysis.ancestors([v])
         cycle = sorted(w for w in upstream & analysis.coupled
