@@ -119,8 +119,9 @@ def test_matching_resumes_as_kuhn_would():
         edges = pg.incidence(pg.known_ids(knowns), names, pg.library_index().rows[False])
         split = len(edges) // 2
         first = dict(list(edges.items())[:split])
-        owner = {v: f for f, v in pg.matching(first).items()}
-        assert list(pg.matching(edges, owner, split).items()) \
+        owner = pg._kuhn(first, edges, {})  # the first half, then resumed (as `decompose`)
+        pg._kuhn(list(edges)[split:], edges, owner)
+        assert list(zip(owner.values(), owner, strict=True)) \
             == list(_reference_matching(edges).items())
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache, reduce
-from itertools import chain, compress, filterfalse, islice
+from itertools import chain, compress, filterfalse
 from operator import getitem, or_
 from typing import NamedTuple
 
@@ -48,8 +48,6 @@ class Index:
     invertible: int
     #: `takers` as formula sets: bit i for formula i
     taker_masks: tuple[tuple[int, ...], tuple[int, ...]]
-    #: the unknowns each formula may be matched to (strict) while none is known
-    open: tuple[tuple[int, ...], ...]
     #: for each byte of a formula set (`int.to_bytes`, little-endian), the formulas of each
     #: value of it, to list a set's members a byte at a time (see `members`)
     bytes: tuple[tuple[tuple[int, ...], ...], ...]
@@ -80,7 +78,6 @@ def library_index() -> Index:
     masks = tuple(tuple(sum(1 << i for i in fs) for fs in found) for found in takers)
     return Index(names, ids, library, of, output, (takers[0], takers[1]), (rows[0], rows[1]),
                  sum(not f.forward_only for f in library), (masks[0], masks[1]),
-                 tuple(vs if o is None else (o,) for vs, o in zip(of, output, strict=True)),
                  tuple(tuple(tuple(8 * k + j for j in range(8) if value >> j & 1)
                              for value in range(256))
                        for k in range((len(library) + 7) // 8)))
@@ -130,17 +127,13 @@ def _augment(edges: Edges, owner: dict[int, int], f: int, seen: set[int]) -> boo
     return False
 
 
-def matching(edges: dict[int, tuple[int, ...]], owner: dict[int, int] | None = None,
-             start: int = 0) -> dict[int, int]:
+def matching(edges: dict[int, tuple[int, ...]]) -> dict[int, int]:
     """A maximum matching formula -> unknown by augmenting paths (Kuhn), deterministic by
     construction: formulas are tried in the order of `edges`, unknowns in name order. An
     augmenting path re-routes earlier formulas but never unmatches them, so an invertible
-    formula keeps an unknown rather than yielding it to a forward-only one.
-
-    To resume a matching, `owner` (unknown -> formula, in the order they were first
-    matched) holds it for the first `start` formulas of `edges`; it is updated in place.
-    The result is in that order too."""
-    owner = _kuhn(islice(edges, start, None), edges, {} if owner is None else owner)
+    formula keeps an unknown rather than yielding it to a forward-only one (the strict
+    analyses resume the invertible formulas' matching with `_kuhn`)."""
+    owner = _kuhn(edges, edges, {})
     return dict(zip(owner.values(), owner, strict=False))
 
 
