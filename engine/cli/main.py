@@ -339,7 +339,7 @@ def _solve(args: argparse.Namespace) -> int:
     if args.sensitivity:
         report = result.sensitivity()
         print("\n" + (report.to_markdown() if args.format == "markdown" else str(report)))
-    warnings = getattr(getattr(result, "center", result), "warnings", [])
+    warnings = result.warnings  # a range's and samples': over the whole spread
     if args.strict and warnings:
         print(f"napkin: --strict: {len(warnings)} warning(s): " + " | ".join(warnings),
               file=sys.stderr)

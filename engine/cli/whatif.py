@@ -79,6 +79,18 @@ def _common(parser: argparse.ArgumentParser, metavar: str) -> None:
                         default="text")
     parser.add_argument("--tolerance", type=float, default=0.01,
                         help="relative tolerance for over-determined givens (default 0.01)")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit with status 1 when a row violates a constraint (memory "
+                             "over HBM, a saturated queue, ...)")
+
+
+def _strict(args: argparse.Namespace, warnings: list[str]) -> int:
+    """1 (after saying why on stderr) when --strict and a row violates a constraint."""
+    if args.strict and warnings:
+        print(f"napkin: --strict: {len(warnings)} warning(s): " + " | ".join(warnings),
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def _records(text: str | None) -> list[str] | str | None:
@@ -100,7 +112,7 @@ def _sweep(args: argparse.Namespace) -> int:
     if args.json:
         with _writing(args.json), open(args.json, "w", encoding="utf-8") as out:
             out.write(table.to_json() + "\n")
-    return 0
+    return _strict(args, table.warnings)
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -122,7 +134,7 @@ def _compare(args: argparse.Namespace) -> int:
             answer = result.results[label]
             print(f"\n## {label}\n" if markdown else f"\n=== {label}")
             print(answer.to_markdown() if markdown else answer)
-    return 0
+    return _strict(args, result.warnings)
 
 
 def _emit(table, args: argparse.Namespace) -> None:

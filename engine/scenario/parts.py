@@ -101,6 +101,16 @@ def centre_note(s: SectionAnswer) -> str:
            "span the whole range."
 
 
+def section_constraints(s: SectionAnswer) -> tuple[str, list[tuple[bool, str]]]:
+    """The section's constraints as (holds, line), under their heading: over the whole
+    range or the samples for a ranged or distributed given, else at the answer's point."""
+    answer = s.answer
+    if answer is not s.result:  # a range or samples: the constraints over the spread
+        return (answer.constraints_heading.rstrip(":"),
+                [(not c.warning(), c.line()) for c in answer.constraints])
+    return "Constraints", [(c.holds, c.line()) for c in s.result.constraints]
+
+
 def constraint_source(finding) -> str:
     return getattr(getattr(finding.record, "constraint", None), "source", "") or ""
 

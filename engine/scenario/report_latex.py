@@ -141,9 +141,10 @@ def render(plan: Plan, figures: Path | None = None) -> str:
             out.append(r"\end{align*}")
             out += [f"\\par{{\\small {tex(note)}}}" for note in step.notes]
         out += [f"\\par{{\\small Note: {tex(n)}}}" for n in s.result.notes]
-        if s.result.constraints:
-            out += [r"\subsection*{Constraints}", r"\begin{itemize}"]
-            out += [f"  \\item {tex(c.line())}" for c in s.result.constraints]
+        heading, limits = parts.section_constraints(s)
+        if limits:
+            out += [f"\\subsection*{{{tex(heading)}}}", r"\begin{itemize}"]
+            out += [f"  \\item {tex(line)}" for _, line in limits]
             out.append(r"\end{itemize}")
         for sens in s.sensitivities:
             out.append(f"\\subsection*{{What \\texttt{{{tex(sens.target)}}} hangs on}}")
@@ -186,14 +187,16 @@ def render(plan: Plan, figures: Path | None = None) -> str:
 
 
 def _table(table) -> str:
-    """A what-if Table as a longtable, from its own cells."""
+    """A what-if Table as a longtable, from its own cells; a row that does not fit in bold."""
     # every column wraps in its share of the line, less its padding
     width = f"\\dimexpr {0.98 / len(table.columns):.3f}\\linewidth-2\\tabcolsep\\relax"
     columns = "".join(f"p{{{width}}}" if c.is_labels else
                       f">{{\\raggedleft\\arraybackslash}}p{{{width}}}" for c in table.columns)
     lines = [f"{{\\footnotesize\\begin{{longtable}}{{{columns}}}",
              " & ".join(f"\\textbf{{{tex(h)}}}" for h in table.headers) + r" \\ \hline"]
-    lines += [" & ".join(tex(c) for c in row) + r" \\" for row in table._cells()]
+    for row, bad in zip(table._cells(), table._infeasible(), strict=True):
+        cells = [f"\\textbf{{{tex(c)}}}" if bad and c else tex(c) for c in row]
+        lines.append(" & ".join(cells) + r" \\")
     lines.append(r"\end{longtable}}")
     if table.notes:
         lines.append(f"{{\\small {tex(' '.join(table.notes))}}}")

@@ -132,7 +132,11 @@ class Beyond:
     constraints: list[ConstraintRecord] = field(default_factory=list)
     inputs: dict[str, Given] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    #: the blocks run beyond the answer's plan, in order (what-ifs evaluate them vectorised)
+    #: the constraints the answer touches (evaluated or not: a value without a root leaves
+    #: one out here, not at every point of a what-if)
+    wanted: tuple[Constraint, ...] = ()
+    #: the blocks beyond the answer's plan that compute what the checks and constraints
+    #: read, in order, run or not (what-ifs evaluate them at every point)
     blocks: list[Block] = field(default_factory=list)
 
 
@@ -148,7 +152,7 @@ def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given
     analysis = closure(user, knowns).analysis
     extra, wanted_constraints, needed, routes = _selection(plan, user, knowns,
                                                            frozenset(steps_values))
-    out = Beyond()
+    out = Beyond(wanted=tuple(wanted_constraints))
     values = dict(steps_values)
     for name in needed:
         if name in knowns and name not in values:
@@ -180,6 +184,7 @@ def _run_blocks(blocks, values: dict[str, float], bound: Mapping[str, Given],
     for block in blocks:
         if all(v.name in values for v in block.unknowns):
             continue
+        out.blocks.append(block)
         reads = {v.name for f in block.formulas for v in f.variables}
         for name in sorted(reads & knowns - set(values)):
             values[name] = to_base(bound[name])
@@ -193,7 +198,6 @@ def _run_blocks(blocks, values: dict[str, float], bound: Mapping[str, Given],
             failed |= {v.name for v in block.unknowns}
             out.notes.append(f"not checked beyond this answer: {exc}")
             continue
-        out.blocks.append(block)
         out.notes += [f"checked beyond this answer through an assumption: {f.title} "
                       f"(ASSUMPTION: {f.note})" for f in block.formulas if f.assumption]
 
@@ -238,7 +242,7 @@ def _route(missing: tuple[str, ...], known: frozenset[str]) -> Plan | None:
 
 def evaluate_constraint(c: Constraint, values: Mapping[str, float]) -> ConstraintRecord:
     """Both sides in base units, whether it holds, and the margin."""
-    scale = _per_scale(c.per) if c.per else 1.0
+    scale = per_scale(c.per) if c.per else 1.0
     left, right = sides(c)
     lhs = left.at(values)
     rhs = right.at(values) * scale
@@ -247,7 +251,7 @@ def evaluate_constraint(c: Constraint, values: Mapping[str, float]) -> Constrain
 
 
 @lru_cache(maxsize=64)
-def _per_scale(per: str) -> float:
+def per_scale(per: str) -> float:
     """One `per` unit (a constraint's right side is per GPU, say) in base units."""
     from napkinmath.units import ureg
 

@@ -585,6 +585,7 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     result.unused = {name: bound[name] for name in sorted(user - plan.used - set(more.inputs))}
     result.set_aside = {name: (a.given, a.reason) for name, a in aside.items()}
     result.constraints = more.constraints
+    result.feasibility = (more.wanted, tuple(more.blocks))
     result.notes = more.notes
     return result
 
