@@ -534,10 +534,12 @@ def _wants_log(values: list[float], span: float) -> bool:
 
 
 def _mark_infeasible(ax, xcol: Column, series: list, bad: list[bool], label: str) -> None:
-    """A hatched band over each x where a row does not fit (reaching halfway to the
-    neighbouring x, geometrically on a log axis), and a cross on each such point."""
+    """A cross on each point that does not fit, and a hatched band over each x where no row
+    fits (reaching halfway to the neighbouring x, geometrically on a log axis)."""
     xs = sorted({float(v) for v in xcol.values if math.isfinite(float(v))})
-    failing = {float(xcol.values[i]) for i, b in enumerate(bad) if b}
+    rows_at: dict[float, list[bool]] = {}
+    for i, b in enumerate(bad):
+        rows_at.setdefault(float(xcol.values[i]), []).append(b)
     log = xcol.scale == "log" and bool(xs) and xs[0] > 0
     if len(xs) > 1:
         inner = [math.sqrt(a * b) if log else (a + b) / 2 for a, b in itertools.pairwise(xs)]
@@ -546,20 +548,20 @@ def _mark_infeasible(ax, xcol: Column, series: list, bad: list[bool], label: str
         edges = [first, *inner, last]
     else:
         edges = [xs[0] / 1.2, xs[0] * 1.2] if log else [xs[0] - 0.5, xs[0] + 0.5]
-    labelled = False
+    banded = False
     for j, x in enumerate(xs):
-        if x in failing:
+        if all(rows_at.get(x, [False])):
             ax.axvspan(edges[j], edges[j + 1], facecolor=INFEASIBLE_TINT,
                        edgecolor=INFEASIBLE_HATCH, hatch="//", linewidth=0, zorder=0,
-                       label=None if labelled else label)
-            labelled = True
+                       label=None if banded else label)
+            banded = True
     marked = False
     for _, rows, ycol in series:
         points = [(float(xcol.values[i]), float(ycol.values[i])) for i in rows if bad[i]]
         if points:
             ax.scatter([p[0] for p in points], [p[1] for p in points], marker="x", s=36,
-                       color=INFEASIBLE_EDGE, zorder=3,
-                       label=None if marked else "point that does not fit")
+                       color=INFEASIBLE_EDGE, zorder=3, label=None if marked else
+                       "point that does not fit" if banded else label)
             marked = True
 
 
