@@ -129,6 +129,8 @@ class Crossing:
     name: str
     value: float  # base units
     violated: str  # "above" or "below"
+    #: the other ranged inputs, at their centres (base units)
+    others: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -165,7 +167,8 @@ class RangeConstraint:
             shown = point_text({x.name: x.value})
             kept = "≤" if x.violated == "above" else "≥"
             name, _, value = shown.partition(" = ")
-            parts.append(f"holds for {name} {kept} {value}, violated {x.violated} it")
+            at = f" (at {point_text(x.others)})" if x.others else ""
+            parts.append(f"holds for {name} {kept} {value}, violated {x.violated} it{at}")
         return "; ".join(parts)
 
     def line(self) -> str:
@@ -204,7 +207,8 @@ class RangeConstraint:
                 "holds_everywhere": self.everywhere, "holds_somewhere": self.somewhere,
                 "best": end(self.best, self.best_at), "worst": end(self.worst, self.worst_at),
                 "crossings": [{"input": x.name, "value": x.value, "violated": x.violated,
-                               "text": point_text({x.name: x.value})} for x in self.crossings],
+                               "others": x.others, "text": point_text({x.name: x.value})}
+                              for x in self.crossings],
                 "text": self.line(), "message": "" if self.everywhere else
                 self.constraint.message}
 
@@ -310,7 +314,9 @@ def _crossings(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound],
                     lo = mid
                 else:
                     hi = mid
-            found.append(Crossing(b.name, (lo + hi) / 2, "above" if m1 > 0 else "below"))
+            others = {n: v for n, v in centre.items() if n != b.name}
+            found.append(Crossing(b.name, (lo + hi) / 2, "above" if m1 > 0 else "below",
+                                  others))
     return found
 
 
