@@ -10,6 +10,7 @@ numbers them for a single answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from napkinmath.rendering.result import Given, StepRecord, _explicit
 from napkinmath.rendering.sources import Sources, record_source
@@ -104,7 +105,7 @@ def centre_note(s: SectionAnswer) -> str:
 def section_constraints(s: SectionAnswer) -> tuple[str, list[tuple[bool, str]]]:
     """The section's constraints as (holds, line), under their heading: over the whole
     range or the samples for a ranged or distributed given, else at the answer's point."""
-    answer = s.answer
+    answer: Any = s.answer
     if answer is not s.result:  # a range or samples: the constraints over the spread
         return (answer.constraints_heading.rstrip(":"),
                 [(not c.warning(), c.line()) for c in answer.constraints])

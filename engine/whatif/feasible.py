@@ -52,7 +52,7 @@ def columns(fits: list[bool | None], binding: list[str], shares: list[float]) ->
     """The three feasibility columns of a table, one value per row."""
     return [Column(FEASIBLE, "", list(fits), role="info"),
             Column(BINDING, "", list(binding), role="info"),
-            Column(SHARE, "%", np.array(shares, dtype=float) * 100, role="info")]
+            Column(SHARE, "%", (np.array(shares, dtype=float) * 100).tolist(), role="info")]
 
 
 def rows(feasibility: Feasibility) -> tuple[list[bool | None], list[str], list[float]]:
@@ -230,12 +230,13 @@ def over_box(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound]
         if np.isnan(share).all():
             continue
         ends = [_end(grid, c, sense) for sense in ("low", "high")]
-        for _ in range(REFINEMENTS if bounds else 0):
-            for i, sense in enumerate(("low", "high")):
+        for i, sense in enumerate(("low", "high")):
+            box = list(full)
+            for _ in range(REFINEMENTS if bounds else 0):  # one grid step around the end
                 value, at = ends[i]
                 box = [(max(lo, at[name] - (hi - lo) / (n - 1)),
                         min(hi, at[name] + (hi - lo) / (n - 1)))
-                       for name, (lo, hi) in zip(names, full, strict=True)]
+                       for name, (lo, hi) in zip(names, box, strict=True)]
                 closer = _end(_at(chain, fixed, names, _grid(box, n)), c, sense)
                 if (closer[0] < value) if sense == "low" else (closer[0] > value):
                     ends[i] = closer
@@ -260,7 +261,7 @@ def _at(chain: VectorChain, fixed: dict[str, float], names: list[str],
         points: list[np.ndarray]) -> tuple[Feasibility, dict[str, np.ndarray]]:
     """The constraints at these points of the box, and the points by input name."""
     size = len(points[0]) if points else 1
-    inputs: dict[str, object] = dict(fixed)
+    inputs: dict[str, np.ndarray | float] = dict(fixed)
     inputs.update(dict(zip(names, points, strict=True)))
     values, ok = chain.evaluate(inputs, (size,))
     return chain.feasibility(values, ok), dict(zip(names, points, strict=True))
@@ -280,7 +281,7 @@ def _end(at: tuple[Feasibility, dict[str, np.ndarray]], c: Constraint, sense: st
 
 def _record_at(chain: VectorChain, fixed: dict[str, float], c: Constraint,
                at: dict[str, float]) -> ConstraintRecord | None:
-    point: dict[str, object] = dict(fixed)
+    point: dict[str, np.ndarray | float] = dict(fixed)
     point.update({n: np.array([v]) for n, v in at.items()})
     values, ok = chain.evaluate(point, (1,))
     feasibility = chain.feasibility(values, ok)
@@ -323,7 +324,7 @@ def _crossings(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound],
 def _margin(chain: VectorChain, fixed: dict[str, float], centre: dict[str, float],
             name: str, xs: np.ndarray, c: Constraint) -> np.ndarray:
     """The share of `c` less 1 along `name` (NaN where unknown)."""
-    inputs: dict[str, object] = dict(fixed)
+    inputs: dict[str, np.ndarray | float] = dict(fixed)
     inputs.update({n: np.full(len(xs), v) for n, v in centre.items()})
     inputs[name] = xs
     values, ok = chain.evaluate(inputs, (len(xs),))
