@@ -3,8 +3,7 @@
     kv_bytes_per_token = 2 · n_layers · n_kv_heads · head_dim · kv_bytes_per_element   (MHA/GQA/MQA)
     kv_bytes_per_token = n_layers · (kv_lora_rank + qk_rope_head_dim) · kv_bytes_per_element  (MLA)
     kv_cache_memory    = kv_bytes_per_token · seq_len · batch_size
-    decode_step_time   = (weight_memory + kv_cache_memory) / (n_gpus · hbm_bandwidth)
-    prefill_time       = inference_flop_per_token · prompt_tokens / (n_gpus · peak_flops · mfu)
+    decode_speed       = tokens_per_step / decode_step_time
     ridge_point        = peak_flops / hbm_bandwidth                                    (roofline)
 
 Sources: Pope et al. 2022 (arXiv:2211.05102) for the inference cost model; Ainslie et al. 2023
@@ -12,6 +11,8 @@ Sources: Pope et al. 2022 (arXiv:2211.05102) for the inference cost model; Ainsl
 (arXiv:2405.04434) for MLA; Williams, Waterman and Patterson 2009 for the roofline.
 
 ``n_gpus`` here is the accelerators that hold one model replica (tensor/pipeline parallel).
+A decode step's and a prefill's time come from the roofline (`napkinmath.formulas.roofline`):
+the longer of the memory and the compute time, plus the tensor-parallel all-reduces.
 Quantization enters through ``weight_bytes_per_param`` (bf16 2, fp8/int8 1, int4 0.5 B/param)
 and ``kv_bytes_per_element`` (bf16 2, fp8/int8 1 B/token per cached element).
 """
@@ -29,7 +30,7 @@ from .model import (
     weight_memory,
 )
 from .sources import DEFINITION, KAPLAN_2020
-from .training import mfu, n_gpus, params
+from .training import n_gpus, params
 
 SUBJECT = "inference"
 
@@ -175,12 +176,6 @@ formula("whole_concurrent_sequences", "Whole sequences that fit",
         source=DEFINITION, subject=SUBJECT, forward_only=True,
         note="rounds down: a sequence's KV cache fits whole or not at all")
 
-formula("decode_step_time", "Bandwidth-bound decode step",
-        Eq(decode_step_time, (weight_memory + kv_cache_memory) / (n_gpus * hbm_bandwidth)),
-        source=f"{POPE_2022}, §2; {ROOFLINE_2009}", subject=SUBJECT,
-        note=("each step reads every weight once and the whole KV cache; peak bandwidth makes "
-              "it a lower bound on the step time (an upper bound on speed)"))
-
 formula("decode_speed", "Decode speed per sequence",
         Eq(decode_speed, tokens_per_step / decode_step_time),
         source=f"{POPE_2022}; speculative decoding: {LEVIATHAN_2023}", subject=SUBJECT)
@@ -196,11 +191,6 @@ formula("inference_flop_per_token", "Inference FLOP per token",
         source=KAPLAN_2020, subject=SUBJECT,
         note="active parameters (MoE: the experts a token uses); attention over the context "
              "adds 2·n_layers·seq_len·d_attn, left out")
-
-formula("prefill_time", "Compute-bound prefill",
-        Eq(prefill_time, inference_flop_per_token * prompt_tokens / (n_gpus * peak_flops * mfu)),
-        source=f"{POPE_2022}, §3; MFU as in training", subject=SUBJECT,
-        note="prompt tokens run in parallel, so prefill is bound by FLOPs, not bandwidth")
 
 formula("ridge_point", "Roofline ridge point",
         Eq(ridge_point, peak_flops / hbm_bandwidth), source=ROOFLINE_2009, subject=SUBJECT,

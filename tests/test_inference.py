@@ -191,16 +191,20 @@ def test_inference_flop_per_token_dense_and_moe():
     assert mag(moe.value, "FLOP/token") == pytest.approx(2 * 22e9)  # 4.4e10 (W7)
 
 
-def test_prefill_time_compute_bound():
-    r = nm.solve("prefill_time", params="70B", prompt_tokens="8192 token", n_gpus=4, mfu=0.5,
+def test_prefill_time_at_the_compute_roof_without_a_shape():
+    # No shape, no bandwidth, one GPU count: the compute roof alone, the rest stated.
+    r = nm.solve("prefill_time", params="70B", prompt_tokens="8192 token", n_gpus=4,
                  peak_flops="989 TFLOP/(s*GPU)")
-    hand = 2 * 70e9 * 8192 / (4 * 989e12 * 0.5)  # 1.147e15 FLOP / 1.978e15 FLOP/s = 0.58 s
+    hand = 2 * 70e9 * 8192 / (4 * 989e12)  # 1.147e15 FLOP / 3.956e15 FLOP/s = 0.29 s
     assert mag(r.value, "s") == pytest.approx(hand)
+    text = r.to_text()
+    assert "ASSUMPTION: attention over the context left out" in text
+    assert "ASSUMPTION: the time to read the weights left out" in text
 
 
-def test_prefill_inverse_mfu_from_a_measured_time():
-    r = nm.solve("mfu", params="70B", prompt_tokens="8192 token", n_gpus=4,
-                 prefill_time="0.8 s", peak_flops="989 TFLOP/(s*GPU)")
+def test_prefill_mfu_from_a_measured_time():
+    r = nm.solve("prefill_mfu", params="70B", prompt_tokens="8192 token", n_gpus=4,
+                 prefill_time_measured="0.8 s", peak_flops="989 TFLOP/(s*GPU)")
     assert r.value.magnitude == pytest.approx(2 * 70e9 * 8192 / (4 * 989e12 * 0.8))  # 0.362
 
 
