@@ -820,7 +820,8 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
             variable(quantity)  # an unknown name is an error that suggests the closest
             expression = quantity
         for option in ("gpu", "model"):
-            if settings.get(option) is not None and not isinstance(settings[option], str):
+            if settings.get(option) is not None and not isinstance(settings[option], str) \
+                    and not (option == "gpu" and isinstance(settings[option], tuple)):
                 raise InputError(f"{where}: {option} {shown_value(settings[option], 40)} is "
                                  "not a record name: give one like "
                                  f"{'H100-SXM' if option == 'gpu' else 'llama-3-70b'}", option)

@@ -79,9 +79,9 @@ def bound_records(names: object, option: str = "gpu",
             kind = _KIND_WORDS.get(record.kind, record.kind)
             raise InputError(
                 f"{first_label} and {label} are both {kind} records ({first_id}, {record.id}): "
-                f"a solve binds one record of each kind (an accelerator, a storage tier, a "
-                f"link, a model); keep one, or rank them with napkin compare TARGET "
-                f"--{option} {first_id},{record.id} (nm.compare)", option)
+                f"records of different kinds bind together (an accelerator, a storage tier, a "
+                f"link, a model), two of one kind cannot; keep one, or rank them with napkin "
+                f"compare TARGET --{option} {first_id},{record.id} (nm.compare)", option)
         seen[record.kind] = (record.id, name, label)
         kept.append(name)
     return kept[0] if len(kept) == 1 else tuple(kept)
