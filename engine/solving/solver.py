@@ -390,8 +390,11 @@ def _refuse_overlap(gpu: tuple[str, ...], taken: frozenset[str],
             if key in taken or key in targets:
                 continue
             if key in stated:
-                raise InputError(f"gpu=: {stated[key]} and {name} both state {key}; give "
-                                 f"{key}=... yourself to choose (or bind one of them)", key)
+                from napkinmath.hardware import get
+
+                raise InputError(f"{get(stated[key]).id} and {get(name).id} both state {key}: "
+                                 f"give {key}=... yourself to choose, or bind one of the two",
+                                 key)
             stated[key] = name
 
 
