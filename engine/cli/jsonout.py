@@ -35,11 +35,15 @@ def document(kind: str, data: dict) -> str:
                       ensure_ascii=False, allow_nan=False)
 
 
-def answer(result: object) -> str:
-    """A solve's answer: a single answer, a range, or Monte Carlo samples."""
+def answer(result: object, sensitivity: object = None) -> str:
+    """A solve's answer: a single answer, a range, or Monte Carlo samples; with
+    `sensitivity` (`--sensitivity`), its table as the field "sensitivity", by target."""
     name = type(result).__name__
     kind = {"RangeResult": "range", "SampleResult": "samples"}.get(name, "answer")
-    return document(kind, result.to_dict())
+    data = result.to_dict()
+    if sensitivity is not None:
+        data["sensitivity"] = {sensitivity.target: sensitivity.to_dict()}
+    return document(kind, data)
 
 
 def error(exc: BaseException, status: int) -> str:

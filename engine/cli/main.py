@@ -391,27 +391,29 @@ def _solve(args: argparse.Namespace) -> int:
     if args.digits is not None:
         options["digits"] = args.digits
     result = solve(targets, **options, **givens)
-    render = {"text": str, "markdown": lambda r: r.to_markdown(),
-              "latex": lambda r: r.to_latex(), "json": _json_answer}[args.format]
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError("--format latex is for single answers; use markdown or json for "
                           "ranges and samples")
-    print(render(result))
-    if args.sensitivity:
-        report = result.sensitivity()
-        print("\n" + (report.to_markdown() if args.format == "markdown" else str(report)))
+    # the sensitivity is part of the document, in its format: a field of the JSON answer,
+    # a Markdown table, a LaTeX tabular, the text table
+    report = result.sensitivity() if args.sensitivity else None
+    if args.format == "json":
+        from napkinmath.cli.jsonout import answer
+
+        print(answer(result, report))
+    else:
+        render = {"text": str, "markdown": lambda r: r.to_markdown(),
+                  "latex": lambda r: r.to_latex()}[args.format]
+        print(render(result))
+        if report is not None:
+            print("\n" + {"markdown": report.to_markdown, "latex": report.to_latex}.get(
+                args.format, report.__str__)())
     warnings = getattr(getattr(result, "center", result), "warnings", [])
     if args.strict and warnings:
         print(f"napkin: --strict: {len(warnings)} warning(s): " + " | ".join(warnings),
               file=sys.stderr)
         return 1
     return 0
-
-
-def _json_answer(result) -> str:
-    from napkinmath.cli.jsonout import answer
-
-    return answer(result)
 
 
 def _matches(query: str, *texts: str) -> bool:
