@@ -11,8 +11,12 @@ meaning; new fields may appear within a version.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from napkinmath.errors import NapkinError
+
+if TYPE_CHECKING:
+    from napkinmath.whatif.sensitivity import Sensitivity
 
 #: schema name of each kind of document, with its version
 SCHEMAS = {
@@ -35,7 +39,7 @@ def document(kind: str, data: dict) -> str:
                       ensure_ascii=False, allow_nan=False)
 
 
-def answer(result: object, sensitivity: object = None) -> str:
+def answer(result: object, sensitivity: Sensitivity | None = None) -> str:
     """A solve's answer: a single answer, a range, or Monte Carlo samples; with
     `sensitivity` (`--sensitivity`), its table as the field "sensitivity", by target."""
     name = type(result).__name__

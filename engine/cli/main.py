@@ -283,11 +283,11 @@ def record_terms(args: argparse.Namespace, givens: dict[str, str], command: str,
         if not written:
             continue
         if name == "precision":
-            values = {v.strip().lower() for _, v in written}
-            if len(values) > 1:
+            precisions = {v.strip().lower() for _, v in written}
+            if len(precisions) > 1:
                 raise NapkinError(f"{' and '.join(label for label, _ in written)}: two "
                                   "precisions; give one")
-            value = values.pop()
+            value = precisions.pop()
             if value not in PRECISIONS:
                 raise NapkinError(f"{written[-1][0]}: expected one of {', '.join(PRECISIONS)}")
             chosen[name] = value

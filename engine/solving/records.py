@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 
 @contextmanager
@@ -44,8 +45,7 @@ _KIND_WORDS = {"accelerator": "accelerator", "link": "link", "storage": "storage
                "model": "model"}
 
 
-def bound_records(names: object, option: str = "gpu",
-                  labels: list[str] | None = None) -> str | tuple[str, ...] | None:
+def bound_records(names: Any, option: str = "gpu", labels: list[str] | None = None) -> Any:
     """The records a solve binds through `option` (gpu= or model=): None, one name, or, for
     a list of records of different kinds (an accelerator, a storage tier, a link), a tuple
     of their names in the order given (one name if the list names one record). Two records
