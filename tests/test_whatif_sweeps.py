@@ -251,3 +251,38 @@ def test_compare_higher_is_better_and_failures_listed():
     assert c.direction == "higher" and c.ranking[0].startswith("MI300X")
     with pytest.raises(nm.InputError, match="at least two records"):
         nm.compare("decode_throughput", gpu="H100-SXM", **W18)
+
+
+SENSITIVE = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.3..0.5",
+             "--gpu", "H100-SXM", "--sensitivity"]
+
+
+def test_sensitivity_in_json_is_a_field_of_the_one_document(napkin):
+    """Issue 20: the text table followed the JSON document (json.loads: "Extra data")."""
+    status, out, err = napkin(*SENSITIVE, "--format", "json")
+    assert status == 0, err
+    data = json.loads(out)  # one document, nothing after it
+    table = data["sensitivity"]["n_gpus"]
+    # 4.2e22 / (0.4 x 989.5e12 x 1,814,400 s) = 58.48 GPU at the centre; at MFU 30%, 77.98
+    assert table["value"]["value"] == pytest.approx(58.484, rel=1e-4)
+    first = table["inputs"][0]
+    assert first["name"] == "mfu" and first["origin"] == "you"
+    assert first["elasticity"] == pytest.approx(-1)
+    assert first["low"]["value"] == pytest.approx(58.484 * 0.4 / 0.3, rel=1e-4)
+    assert first["low"]["unit"] == "GPU" and "Sensitivity" not in out
+
+
+@pytest.mark.parametrize(("fmt", "words"), [
+    ("markdown", ["**Sensitivity of n_gpus = 58.48 GPU**", "| input | origin |", "| mfu | you |"]),
+    ("latex", [r"\paragraph{Sensitivity of n\_gpus = 58.48 GPU}", r"\begin{tabular}{lllrlrr}",
+               r"peak\_flops & record H100-SXM", r"\end{tabular}"]),
+    ("text", ["Sensitivity of n_gpus = 58.48 GPU", "elasticity"]),
+])
+def test_sensitivity_in_the_format_of_the_document(napkin, fmt, words):
+    args = [a if a != "mfu=0.3..0.5" else "mfu=0.4" for a in SENSITIVE]  # LaTeX: one answer
+    status, out, err = napkin(*args, "--format", fmt)
+    assert status == 0, err
+    for word in words:
+        assert word in out, (word, out[-800:])
+    if fmt != "text":
+        assert "--------------------" not in out  # not the text table

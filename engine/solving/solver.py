@@ -14,7 +14,7 @@ import copy
 import math
 import sys
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import pint
@@ -55,6 +55,7 @@ from napkinmath.solving.plan import (
     under_determined_message,
 )
 from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
+from napkinmath.solving.records import bound_records, each_record, main_record
 from napkinmath.text.values import parse_quantity, parse_unit, read_given, to_quantity
 from napkinmath.units import Quantity, format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
@@ -62,7 +63,8 @@ from napkinmath.whatif.spread import is_spread
 DEFAULT_TOLERANCE = 0.01
 
 
-def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str | None = None,
+def solve(targets: str | Iterable[str], /, *, gpu: str | Sequence[str] | None = None,
+          model: str | None = None,
           tolerance: float = DEFAULT_TOLERANCE, samples: int | None = None,
           seed: int | None = None, on_inconsistent: str = "error",
           units: Mapping[str, str] | None = None, precision: str | None = None,
@@ -72,7 +74,10 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
 
     Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
     for dimensionless and count variables. `gpu` names a hardware record and `model` a model
-    record (see `napkin hardware`) whose values are used where the user gave none.
+    record (see `napkin hardware`) whose values are used where the user gave none; `gpu` may
+    be a list of records of different kinds, bound together (``gpu=["H100",
+    "Parallel-FS-100GBs"]``: an accelerator and a storage tier); two of the same kind are an
+    InputError (rank those with `nm.compare`).
     Over-determined givens are checked against each other to a relative `tolerance`,
     wherever they meet in the graph: a disagreement raises InconsistentError, or with
     ``on_inconsistent="warn"`` is a warning in the answer. Record and default values that a
@@ -101,6 +106,8 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
             return solve(targets, gpu=gpu, model=model, tolerance=tolerance, samples=samples,
                          seed=seed, on_inconsistent=on_inconsistent, units=units,
                          precision=precision, achievable=achievable, digits=digits, **givens)
+    if gpu is not None and type(gpu) is not str:
+        gpu = bound_records(gpu, "gpu")
     key = _memo_key(targets, (gpu, model, tolerance, on_inconsistent, precision, achievable),
                     samples, seed, units, givens)
     if key is not None and key in _MEMO:
@@ -249,7 +256,7 @@ def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units
     if achievable:
         from napkinmath.solving.achievable import mark_steps
 
-        mark_steps(result, gpu, precision)
+        mark_steps(result, main_record(gpu), precision)
     result.units = chosen
     return result
 
@@ -283,7 +290,7 @@ def _record_targets(targets: tuple[str, ...], gpu: str | None, model: str | None
                     bound: Mapping[str, Given]) -> dict[str, Given]:
     """Targets that a record states (`napkin solve peak_flops --gpu H100`), as givens."""
     found: dict[str, Given] = {}
-    for option, name in (("model", model), ("gpu", gpu)):
+    for option, name in (("model", model), *(("gpu", g) for g in each_record(gpu))):
         if name is not None:
             record = _record_givens(name, option, (), frozenset(bound), scope())
             found.update({t: record[t] for t in targets if t in record and t not in found})
@@ -309,6 +316,8 @@ def _refuse_lists(**options: object) -> None:
             what = "nm.compare(...)" if name in ("gpu", "model") else "nm.sweep(...)"
             raise InputError(f"{name}={value!r}: solve takes one value per name; for several "
                              f"use {what}, or a range (low, high)", name)
+        if name == "gpu" and type(value) is tuple and all(type(v) is str for v in value):
+            continue  # several records of different kinds (`bound_records`)
         if name in ("gpu", "model") and value is not None and not isinstance(value, str):
             raise InputError(f"{name}={value!r}: expected a record name such as "
                              f"{'H100-SXM' if name == 'gpu' else 'llama-3-70b'} "
@@ -343,7 +352,7 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
     record's peak at that precision and the bytes per value of weights and KV cache."""
     bound: dict[str, Given] = {}
     pending: dict[str, tuple[pint.Quantity, Variable, InputError]] = {}
-    records = [r for r in (gpu, model) if r is not None]
+    records = [*each_record(gpu), *([model] if model is not None else [])]
     for name, value in givens.items():
         var = variable(name)
         if name in targets:
@@ -360,19 +369,40 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
                 raise record_key_error(name, value, records) or exc from None
             pending[name] = (per[0], per[1], exc)
     if precision is not None:
-        bound.update({n: g for n, g in precision_givens(precision, gpu, bound).items()
+        bound.update({n: g for n, g in precision_givens(precision, main_record(gpu),
+                                                        bound).items()
                       if n not in targets})
-    for option, name in (("model", model), ("gpu", gpu)):
+    if type(gpu) is tuple:
+        _refuse_overlap(gpu, frozenset(bound), targets)
+    for option, name in (("model", model), *(("gpu", g) for g in each_record(gpu))):
         if name is not None:
             bound.update(_record_givens(name, option, targets, frozenset(bound), scope()))
     if achievable:
         from napkinmath.solving.achievable import achievable_givens
 
-        bound.update(achievable_givens(gpu, bound, precision, targets))
+        bound.update(achievable_givens(main_record(gpu), bound, precision, targets))
     bound.update(_defaults_wanted(frozenset(bound), targets))
     for name, (quantity, per, error) in pending.items():
         bound[name] = _converted(variable(name), quantity, per, bound, error)
     return bound
+
+
+def _refuse_overlap(gpu: tuple[str, ...], taken: frozenset[str],
+                    targets: tuple[str, ...]) -> None:
+    """Records bound together must not both state a value the user left to them (which
+    would silently keep the first); an InputError names the records and the key."""
+    stated: dict[str, str] = {}
+    for name in gpu:
+        for key in _record_values(name, "gpu", scope()):
+            if key in taken or key in targets:
+                continue
+            if key in stated:
+                from napkinmath.hardware import get
+
+                raise InputError(f"{get(stated[key]).id} and {get(name).id} both state {key}: "
+                                 f"give {key}=... yourself to choose, or bind one of the two",
+                                 key)
+            stated[key] = name
 
 
 @lru_cache(maxsize=1024)
