@@ -2,9 +2,9 @@
 representations, the library as objects, tab completion."""
 
 import pytest
+from hand import llama70b_decode_step
 
 import napkinmath as nm
-from hand import llama70b_decode_step
 from napkinmath.hardware import get
 
 W12 = dict(params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")

@@ -40,7 +40,7 @@ def hand_step(model: str, b: float, seq: int = SEQ) -> tuple[float, float, float
 
 def ridge(model: str) -> float:
     """The batch where the compute time reaches the memory time (KV reads included)."""
-    n, layers, heads, hd, kvh, hidden, gpus = MODELS[model]
+    n, layers, heads, hd, kvh, _, gpus = MODELS[model]
     flop_per_token = 2 * n + 4 * layers * heads * hd * SEQ
     kv_per_sequence = 2 * layers * kvh * hd * 2 * SEQ
     return (2 * n / (gpus * B)) / (flop_per_token / (gpus * P) - kv_per_sequence / (gpus * B))

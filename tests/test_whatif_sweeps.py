@@ -13,9 +13,9 @@ import struct
 import matplotlib
 import numpy as np
 import pytest
+from hand import llama70b_decode_step
 
 import napkinmath as nm
-from hand import llama70b_decode_step
 
 matplotlib.use("Agg")
 
