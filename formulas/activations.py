@@ -181,7 +181,8 @@ formula("stage_activation_memory", "Activations of the first pipeline stage, per
            * ((1 - recomputed_layer_fraction) * activation_memory_per_layer
               + recomputed_layer_fraction * activation_memory_per_layer_recompute)),
         source=(f"{KORTHIKANTI_2022}, §4.2.3 (the first stage holds p micro-batches of L/p "
-                "layers) and Appendix C (recomputing only some layers)"), subject=SUBJECT,
+                "layers) and §5 (checkpointing only some of the layers; Megatron's "
+                "--recompute-num-layers)"), subject=SUBJECT,
         note=("the busiest stage: its micro-batches in flight, each through its n_layers/pp "
               "layers; layers under full recomputation keep only their input; with "
               "FlashAttention or selective recomputation give attention_score_bytes = 0"))

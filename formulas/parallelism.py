@@ -97,8 +97,8 @@ pipeline_fill = var(
     "interleaved pipeline holds (1: at least pp micro-batches per step)", symbol="f_{fill}",
     default=1, default_note=(
         "the pipeline kept full: at least pp micro-batches per step, as 1F1B needs for a small "
-        "bubble (Narayanan et al. 2021, §2.2); with fewer (n_microbatches < pp) give "
-        "n_microbatches/pp, for GPipe (every micro-batch in flight) n_microbatches/pp"))
+        "bubble (Narayanan et al. 2021, §2.2); give n_microbatches/pp for 1F1B with fewer "
+        "micro-batches than stages, or for GPipe, which holds every micro-batch of the step"))
 # Idle pipeline time over ideal compute time in one step.
 pipeline_bubble_fraction = var(
     "pipeline_bubble_fraction", "", "pipeline bubble: idle time over ideal compute time per step",
