@@ -20,7 +20,7 @@ and ``kv_bytes_per_element`` (bf16 2, fp8/int8 1 B/token per cached element).
 
 from napkinmath.library.declare import NON_NEGATIVE, Eq, floor, formula, var
 
-from .accelerator import hbm_bandwidth, hbm_capacity, peak_flops
+from .accelerator import hbm_bandwidth, hbm_capacity, hbm_usable_fraction, peak_flops
 from .model import (
     batch_size,
     head_dim,
@@ -161,10 +161,12 @@ formula("kv_cache_memory", "KV cache of a batch",
         note="every sequence at its full context; solved for seq_len, the context that fits")
 
 formula("kv_memory_budget", "HBM left for the KV cache",
-        Eq(kv_memory_budget, n_gpus * hbm_capacity - weight_memory),
-        source=KWON_2023, subject=SUBJECT,
-        note=("activations and the framework also take some HBM (vLLM reserves 10% by "
-              "default): lower hbm_capacity to account for it"))
+        Eq(kv_memory_budget, n_gpus * hbm_capacity * hbm_usable_fraction - weight_memory),
+        source=(f"{KWON_2023}; vLLM engine argument --gpu-memory-utilization (default 0.9: "
+                "weights, activations and KV cache share 90% of each GPU's HBM)"),
+        subject=SUBJECT,
+        note=("the usable share of the replica's HBM less the weights; vLLM also takes its "
+              "profiled activation peak (a few GB) out of that share"))
 
 formula("max_concurrent_sequences", "Sequences that fit in a replica",
         Eq(max_concurrent_sequences, kv_memory_budget / (kv_bytes_per_token * seq_len)),

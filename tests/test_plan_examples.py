@@ -99,7 +99,7 @@ def test_70b_serving_w15_w16_w17(plans):
     assert mag(saturation["time_in_system"], "s") == pytest.approx(1 / (1 - 0.9))  # 10 S
     assert mag(saturation["time_in_queue"], "s") == pytest.approx(0.9 / (1 - 0.9))
     fits = [f for f in p.constraints if f.record.constraint.name == "replica_fits_hbm"]
-    assert fits and all(f.ok for f in fits)  # 227 GB of 320 GB
+    assert fits and all(f.ok for f in fits)  # 227 GB of 288 GB usable (0.9 x 320 GB)
     assert p.ok and not p.warnings
     ranking = p.comparisons[0][1].ranking
     assert len(ranking) == 3
