@@ -257,6 +257,10 @@ def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units
         from napkinmath.solving.achievable import mark_steps
 
         mark_steps(result, main_record(gpu), precision)
+    if "flop_per_param_token" in result.givens:
+        from napkinmath.solving.meanings import mark_flop_counts
+
+        mark_flop_counts(result)
     result.units = chosen
     return result
 
