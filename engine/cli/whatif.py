@@ -73,8 +73,10 @@ def compare_options(parser: argparse.ArgumentParser) -> None:
 def _common(parser: argparse.ArgumentParser, metavar: str) -> None:
     parser.add_argument("terms", nargs="+", metavar=metavar,
                         help="the variable to solve for, then givens")
-    parser.add_argument("--gpu", help="accelerator record, or a comma-separated list")
-    parser.add_argument("--model", help="model record, or a comma-separated list")
+    parser.add_argument("--gpu", action="append",
+                        help="accelerator record, or a comma-separated list (also gpu=...)")
+    parser.add_argument("--model", action="append",
+                        help="model record, or a comma-separated list (also model=...)")
     parser.add_argument("--format", choices=("text", "markdown", "csv", "json"),
                         default="text")
     parser.add_argument("--tolerance", type=float, default=0.01,
@@ -93,19 +95,20 @@ def _strict(args: argparse.Namespace, warnings: list[str]) -> int:
     return 0
 
 
-def _records(text: str | None) -> list[str] | str | None:
-    if text is None:
+def _records(text: object) -> list[str] | str | None:
+    if not isinstance(text, str):
         return None
     names = [n.strip() for n in text.split(",") if n.strip()]
     return names if len(names) > 1 else (names[0] if names else None)
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import plain_terms
+    from napkinmath.cli.main import plain_terms, record_terms
     from napkinmath.whatif.sweep import sweep
 
     targets, givens = plain_terms(args.terms, "sweep")
-    table = sweep(targets, gpu=_records(args.gpu), model=_records(args.model),
+    chosen = record_terms(args, givens, "sweep")
+    table = sweep(targets, gpu=_records(chosen.get("gpu")), model=_records(chosen.get("model")),
                   tolerance=args.tolerance, points=args.points,
                   **({"achievable": True} if args.achievable else {}), **givens)
     _emit(table, args)
@@ -116,11 +119,13 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import plain_terms
+    from napkinmath.cli.main import plain_terms, record_terms
     from napkinmath.whatif.compare import compare
 
     targets, givens = plain_terms(args.terms, "compare")
-    result = compare(targets, gpu=_records(args.gpu), model=_records(args.model),
+    chosen = record_terms(args, givens, "compare")
+    result = compare(targets, gpu=_records(chosen.get("gpu")),
+                     model=_records(chosen.get("model")),
                      tolerance=args.tolerance, best=args.best, achievable=args.achievable,
                      **givens)
     if args.format == "text":

@@ -287,8 +287,7 @@ def _answer(scenario: Scenario, section: Section, known: Mapping[str, tuple[obje
     sensitivities = []
     for target in section.sensitivity:
         try:
-            sensitivities.append(answer.sensitivity(target) if not spread
-                                 else answer.sensitivity())
+            sensitivities.append(answer.sensitivity(target))
         except NapkinError as exc:
             raise _located(scenario, (*section.where, "sensitivity"), str(exc)) from None
     checked = getattr(whole, "center", whole)

@@ -100,6 +100,14 @@ def render(plan: Plan) -> str:
            "<main>", f"<h1>{_e(plan.title)}</h1>"]
     if plan.scenario.notes.strip():
         out.append(f"<p>{_e(plan.scenario.notes.strip())}</p>")
+    plots = not svg.wants_plots(plan) or svg.can_plot()
+    if not plots:
+        out.append(f'<p class="warning">Note: {_e(svg.LEFT_OUT)}</p>')
+
+    def figure(draw, caption: str) -> str:
+        if not plots:
+            return f'<p class="muted">{_e(svg.PLOT_LEFT_OUT)}</p>'
+        return f"<figure>{svg.render(draw)}<figcaption>{caption}</figcaption></figure>"
 
     out += ['<section id="summary">', "<h2>Summary</h2>"]
     rows, current = [], None
@@ -165,9 +173,8 @@ def render(plan: Plan) -> str:
             table = sens.to_table()
             out.append(_whatif_table(table))
             out.append(f'<p class="muted">{_e(" ".join(table.notes))}</p>')
-            out.append(f"<figure>{svg.render(lambda ax, sens=sens: sens.plot(ax=ax))}"
-                       f"<figcaption>Tornado: {_e(sens.target)} at each input's low and high"
-                       "</figcaption></figure>")
+            out.append(figure(lambda ax, sens=sens: sens.plot(ax=ax),
+                              f"Tornado: {_e(sens.target)} at each input's low and high"))
         out.append("</section>")
 
     if plan.checks:
@@ -186,8 +193,8 @@ def render(plan: Plan) -> str:
         out += ["</ul>", "</section>"]
     for i, (spec, table) in enumerate(plan.sweeps, 1):
         out += [f'<section id="sweep-{i}">', f"<h2>Sweep: {_e(spec.title)}</h2>",
-                f"<figure>{svg.render(lambda ax, table=table: table.plot(ax=ax))}"
-                f"<figcaption>{_e(table.title)}</figcaption></figure>", _whatif_table(table)]
+                figure(lambda ax, table=table: table.plot(ax=ax), _e(table.title)),
+                _whatif_table(table)]
         out += [f'<p class="muted">{_e(n)}</p>' for n in table.notes]
         out.append("</section>")
     for i, (spec, comparison) in enumerate(plan.comparisons, 1):

@@ -18,6 +18,7 @@ from pathlib import Path
 from napkinmath.errors import InputError
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan
+from napkinmath.scenario.svg import LEFT_OUT, can_plot, wants_plots
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
             "_": r"\_\allowbreak{}", "/": r"/\allowbreak{}", "{": r"\{", "}": r"\}",
@@ -92,6 +93,9 @@ def render(plan: Plan, figures: Path | None = None) -> str:
            r"\begin{document}", r"\maketitle"]
     if plan.scenario.notes.strip():
         out.append(tex(plan.scenario.notes.strip()))
+    if figures is not None and wants_plots(plan) and not can_plot():
+        figures = None  # the report is written without its plots, and says so
+        out.append(f"\\par\\textbf{{Note:}} {tex(LEFT_OUT)}")
     out += [r"\section*{Summary}", r"\begin{longtable}{p{0.62\linewidth}r}",
             r"\textbf{answer} & \textbf{value} \\ \hline"]
     current = None

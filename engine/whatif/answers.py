@@ -136,11 +136,12 @@ class _SpreadAnswer:
     def to_dict(self) -> dict:
         raise NotImplementedError
 
-    def sensitivity(self):
-        """Elasticities at the centre and the swing of each ranged input (see `Sensitivity`)."""
+    def sensitivity(self, target: str | None = None):
+        """Elasticities of `target` (the first target) at the centre and the swing of each
+        ranged input (see `Sensitivity`)."""
         from napkinmath.whatif.sensitivity import sensitivity
 
-        return sensitivity(self.center, self.bounds)
+        return sensitivity(self.center, self.bounds, target)
 
 
 class RangeResult(_SpreadAnswer):

@@ -23,7 +23,7 @@ import sympy
 from napkinmath.errors import InconsistentError, NoRootError
 from napkinmath.library.declare import Bounds, Constraint, Formula, Variable, pow2_ceil
 from napkinmath.library.lookup import variables
-from napkinmath.solving.invert import _solutions, sides, solved_jointly
+from napkinmath.solving.invert import _solutions, needs_substitution, sides, solved_jointly
 from napkinmath.solving.plan import Block
 from napkinmath.units import Quantity, format_quantity
 
@@ -88,6 +88,9 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
     if isinstance(expr, pow2_ceil):
         (inner,) = parts
         return lambda x: _pow2_ceil(inner(x))
+    if isinstance(expr, sympy.Heaviside):  # the derivative of a max() or min()
+        step, half = parts[0], (parts[1] if len(parts) > 1 else (lambda x: 0.5))
+        return lambda x: np.heaviside(step(x), half(x))
     ufunc = _UFUNCS.get(type(expr))
     if ufunc is None:
         raise NotImplementedError(f"no numpy form for {type(expr).__name__}")
@@ -152,6 +155,8 @@ class VectorStep:
     block: Block
     candidates: tuple[dict[str, sympy.Expr], ...]
     rounding: bool = False
+    #: formulas whose candidates came from the pieces of a max() or min(): substituted back
+    pieces: tuple[Formula, ...] = ()
 
 
 def _candidates(block: Block) -> tuple[dict[str, sympy.Expr], ...]:
@@ -249,6 +254,11 @@ class Feasibility:
                    each("holds", False))
 
 
+def _step(block: Block, rounding: bool = False) -> VectorStep:
+    return VectorStep(block, _candidates(block), rounding,
+                      needs_substitution(block.formulas, tuple(v.name for v in block.unknowns)))
+
+
 class VectorChain:
     """The steps of a solved question, evaluated on arrays of base-unit values.
 
@@ -260,12 +270,12 @@ class VectorChain:
     def __init__(self, steps: list[tuple[Block, bool]], checks: tuple[Formula, ...],
                  constraints: tuple[Constraint, ...] = (),
                  beyond: tuple[Block, ...] = ()) -> None:
-        self.steps = [VectorStep(b, _candidates(b), rounding) for b, rounding in steps]
+        self.steps = [_step(b, rounding) for b, rounding in steps]
         self.checks = checks
         #: the step that computes each variable
         self.computed = {v.name: s for s in self.steps for v in s.block.unknowns}
         self.constraints = constraints
-        self.beyond = [VectorStep(b, _candidates(b)) for b in beyond]
+        self.beyond = [_step(b) for b in beyond]
 
     @classmethod
     def from_result(cls, result) -> VectorChain:
@@ -341,7 +351,7 @@ class VectorChain:
 
     def _run(self, step: VectorStep, values: dict[str, Array], shape: tuple[int, ...]) -> Array:
         unknowns = step.block.unknowns
-        if len(step.candidates) == 1:  # the common case: no root to choose, no copies
+        if len(step.candidates) == 1 and not step.pieces:  # the common case: nothing to choose
             good = None
             for v in unknowns:
                 x = np.asarray(_compiled(step.candidates[0][v.name])(values), dtype=float)
@@ -358,6 +368,9 @@ class VectorChain:
             good = ~found
             for v in unknowns:
                 good &= admissible(xs[v.name], v)
+            for f in step.pieces:
+                good &= _satisfied(f, {**values, **xs},
+                                   unknowns[0].name if len(unknowns) == 1 else None)
             for v in unknowns:
                 chosen[v.name] = np.where(good, xs[v.name], chosen[v.name])
             found |= good
@@ -380,6 +393,19 @@ class VectorChain:
                 f"({f.name}) is {worst:.1%} apart at its worst point, tolerance "
                 f"{tolerance:.1%}. Narrow the ranges, drop a given, or pass a larger tolerance.",
                 [])
+
+
+def _satisfied(f: Formula, values: Mapping[str, Array], unknown: str | None) -> Array:
+    """True where both sides of `f` agree (a root of the piece of a max() that holds there)
+    and, with `unknown`, part when it moves by a millionth (as `invert.satisfies`)."""
+    left, right = sides(f)
+    lhs, rhs = _compiled(left.expr)(values), _compiled(right.expr)(values)
+    good = np.isclose(lhs, rhs, rtol=1e-9, atol=1e-300)
+    if unknown is not None:
+        moved = {**values, unknown: values[unknown] * (1 - 1e-6)}
+        lhs, rhs = _compiled(left.expr)(moved), _compiled(right.expr)(moved)
+        good &= ~np.isclose(lhs, rhs, rtol=1e-8, atol=1e-300)
+    return good
 
 
 def no_root_error(chain: VectorChain, ok: Array, inputs: Mapping[str, Array]) -> NoRootError:
