@@ -193,7 +193,11 @@ def test_a_constraint_through_an_assumption_the_answer_did_not_use_says_so():
                  seq_len=8192, kv_bytes_per_token="327680 B/token")
     shown = {c.constraint.name: c for c in r.constraints}
     replica = shown["replica_fits_hbm"]
-    # 70e9 × 2 B of weights + 32 × 8192 × 327,680 B of KV cache, against 4 × 80 GB
-    assert replica.share == pytest.approx((70e9 * 2 + 32 * 8192 * 327_680) / (4 * 80e9))
+    # 70e9 × 2 B of weights + 32 × 8192 × 327,680 B of KV cache, against the usable share
+    # of 4 × 80 GB (hbm_usable_fraction, where the library states one)
+    usable = r.givens["hbm_usable_fraction"].quantity.to("").magnitude \
+        if "hbm_usable_fraction" in r.givens else 1.0
+    assert replica.share == pytest.approx((70e9 * 2 + 32 * 8192 * 327_680)
+                                          / (4 * 80e9 * usable))
     assert replica.holds
     assert any("through an assumption: Dense model" in n for n in r.notes)

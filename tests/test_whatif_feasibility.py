@@ -5,9 +5,11 @@ Hand arithmetic (records: `napkin hardware llama-3-70b`, `napkin hardware H100`)
 holds 70.6e9 parameters (the record's rounding of 70,553,706,496), so its bf16 weights take
 141.2 GB; its KV cache per token is 2 (K and V) × 128 (head_dim) × 2 B × 8 KV heads × 80
 layers = 327,680 B, so one sequence of 8,192 tokens takes 2.684 GB. A replica of 4 H100
-(80 GB each) holds 320 GB, so a batch b fits while 141.2e9 + b × 2.684e9 ≤ 320e9: b ≤ 66.6.
-The limit itself is read back from the answer (`limit()`), so that a reserved fraction of
-HBM, should the constraint gain one, moves the boundary without breaking these tests.
+(80 GB each) holds 320 GB, of which the constraint counts hbm_usable_fraction (90% by default,
+288 GB), so a batch b fits while 141.2e9 + b × 2.684e9 ≤ 288e9: b ≤ 54.7 (66.6 with all of
+it). The limit itself is read back from the answer (`limit()`), so that the usable share moves
+the boundary without breaking these tests; rows are asserted from that boundary, or where
+they lie clearly inside (b ≤ 32) or outside (b ≥ 128) whatever the share.
 """
 
 from __future__ import annotations
@@ -16,21 +18,25 @@ import csv
 import io
 import json
 import math
+import re
 
 import matplotlib
 import numpy as np
 import pytest
 
 import napkinmath as nm
+from napkinmath.library.lookup import constraints
 
 matplotlib.use("Agg")
+
+REPLICA = constraints()["replica_fits_hbm"].title  # "Weights and KV cache fit in the ..."
+BUDGET = constraints()["batch_fits_kv_budget"].title
 
 WEIGHTS = 70.6e9 * 2  # B
 KV_PER_TOKEN = 2 * 128 * 2 * 8 * 80  # B/token
 SEQ = 8192
 PER_SEQUENCE = SEQ * KV_PER_TOKEN  # B of KV cache per sequence
 SERVING = dict(model="llama-3-70b", n_gpus=4, seq_len=SEQ)
-RECORDS_SEEN = "napkin hardware llama-3-70b: params_total 70.6B; napkin hardware H100: 80 GB"
 
 
 def limit(gpu: str = "H100", n_gpus: int = 4) -> float:
@@ -59,10 +65,14 @@ def test_the_hand_arithmetic_matches_the_records():
     r = nm.solve(["weight_memory", "kv_bytes_per_token"], model="llama-3-70b")
     assert r["weight_memory"].to("B").magnitude == pytest.approx(WEIGHTS, rel=1e-12)
     assert r["kv_bytes_per_token"].to("B/token").magnitude == pytest.approx(KV_PER_TOKEN)
-    assert limit() <= 4 * 80e9 * (1 + 1e-12)  # 4 × 80 GB, less any reserve
-    assert 64 < boundary() < 128  # so the sweep below has rows on both sides
-    if limit() == pytest.approx(320e9):
-        assert boundary() == pytest.approx(66.608, abs=1e-3)
+    point = nm.solve("cost_per_million_tokens", gpu="H100", batch_size=8, **SERVING)
+    usable = point.givens["hbm_usable_fraction"].quantity.to("").magnitude \
+        if "hbm_usable_fraction" in point.givens else 1.0  # the stated default, if any
+    assert limit() == pytest.approx(4 * 80e9 * usable)  # 4 × 80 GB, the usable share of it
+    assert boundary() == pytest.approx((4 * 80e9 * usable - WEIGHTS) / PER_SEQUENCE)
+    assert 32 < boundary() < 128  # so the sweep below has rows on both sides
+    if usable == 0.9:
+        assert boundary() == pytest.approx(54.687, abs=1e-3)
 
 
 # --- sweeps -----------------------------------------------------------------------------------
@@ -76,14 +86,14 @@ def test_a_sweep_says_per_row_whether_it_fits_and_what_binds(table):
     b = np.array(table["batch_size"])
     np.testing.assert_allclose(b, 2.0 ** np.arange(9), rtol=1e-12)
     assert table.fits == [bool(x <= boundary()) for x in b]
-    assert table.fits == [True] * 7 + [False] * 2  # 1 … 64 fit; 128 and 256 do not
+    assert table.fits[:6] == [True] * 6 and table.fits[7:] == [False] * 2  # 1 … 32; 128, 256
     replica, budget = shares(b)
     np.testing.assert_allclose(table["share of limit"], 100 * np.maximum(replica, budget),
                                rtol=1e-9)
     # below the boundary the replica's memory is nearer its limit; above, the batch is
     # further past the KV budget (both reach 1 at the same batch)
-    assert list(table["binding constraint"]) == (["replica_fits_hbm"] * 7
-                                                 + ["batch_fits_kv_budget"] * 2)
+    assert list(table["binding constraint"]) == ["replica_fits_hbm" if x <= boundary() else
+                                                 "batch_fits_kv_budget" for x in b]
     assert table.column("share of limit").unit == "%"
     assert table.column("feasible").role == "info"
 
@@ -94,12 +104,13 @@ def test_a_sweep_notes_and_warns_each_violated_constraint_with_its_rows(table):
            "batch_fits_kv_budget)" in text
     assert len(table.warnings) == 2
     replica, budget = table.warnings
-    assert replica.startswith("Weights and KV cache fit in the replica's HBM is violated in 2 "
-                              "of 9 rows (batch_size = 128 sequence; batch_size = 256 "
-                              "sequence); worst 828.4 GB > ")
+    failing = [f"batch_size = {x:g} sequence" for x in table["batch_size"] if x > boundary()]
+    assert len(failing) in (2, 3)  # 128 and 256, and 64 when 90% of HBM is usable
+    assert replica.startswith(f"{REPLICA} is violated in {len(failing)} of 9 rows "
+                              f"({'; '.join(failing)}); worst 828.4 GB > ")
     assert f"({(WEIGHTS + 256 * PER_SEQUENCE) / limit():.3g}× the limit) at batch_size = 256" \
         in replica
-    assert budget.startswith("The batch's sequences fit in the KV budget is violated in 2 of 9")
+    assert budget.startswith(f"{BUDGET} is violated in {len(failing)} of 9")
     assert all(f"does not fit: {w}" in table.notes for w in table.warnings)
 
 
@@ -107,21 +118,24 @@ def test_every_format_marks_the_rows_that_do_not_fit(table):
     text = str(table).splitlines()
     rows = {line.split()[0]: line for line in text if line[:21].strip().isdigit()}
     assert "NO" in rows["128"].split() and "NO" in rows["256"].split()
-    assert "yes" in rows["64"].split() and "NO" not in rows["64"].split()
+    assert "yes" in rows["32"].split() and "NO" not in rows["32"].split()
+    bad = sum(f is False for f in table.fits)
     markdown = table.to_markdown()
     assert "| feasible | binding constraint | share of limit [%] |" in markdown
-    assert "| 256 | 0.6708 | NO | batch_fits_kv_budget | 384.3 |" in markdown
+    cost = f"{table['cost_per_million_tokens'][-1]:.4g}"
+    assert f"| 256 | {cost} | NO | batch_fits_kv_budget | {100 * 256 / boundary():.4g} |" \
+        in markdown
     html = table._repr_html_()
-    assert html.count('class="infeasible"') == 2
-    assert html.count("<tr><td style") == 7  # the rows that fit, untinted
+    assert html.count('class="infeasible"') == bad
+    assert html.count("<tr><td style") == 9 - bad  # the rows that fit, untinted
     found = list(csv.DictReader(io.StringIO(table.to_csv())))
-    assert [r["feasible"] for r in found] == ["true"] * 7 + ["false"] * 2
+    assert [r["feasible"] for r in found] == [str(f).lower() for f in table.fits]
     assert found[-1]["binding constraint"] == "batch_fits_kv_budget"
     assert float(found[-1]["share of limit [%]"]) == pytest.approx(
         100 * 256 / boundary(), rel=1e-9)
     data = json.loads(table.to_json())
     columns = {c["name"]: c for c in data["columns"]}
-    assert columns["feasible"]["values"] == [True] * 7 + [False] * 2
+    assert columns["feasible"]["values"] == table.fits
     assert data["warnings"] == table.warnings
 
 
@@ -130,7 +144,8 @@ def test_the_dataframe_has_a_boolean_feasible_column(table):
     df = table.to_pandas()
     assert str(df["feasible"].dtype) == "boolean"
     fitting = df[df["feasible"]]
-    assert list(fitting["batch_size [sequence]"]) == [1, 2, 4, 8, 16, 32, 64]
+    assert list(fitting["batch_size [sequence]"]) == [x for x in table["batch_size"]
+                                                      if x <= boundary()]
     assert df.attrs["warnings"] == table.warnings
     assert df.attrs["units"]["share of limit"] == "%"
 
@@ -141,11 +156,12 @@ def test_the_plot_hatches_the_rows_that_do_not_fit(table, tmp_path):
     ax = table.plot()
     try:
         bands = [p for p in ax.patches if p.get_hatch() == "//"]
-        assert len(bands) == 2  # one band per x that does not fit: 128 and 256
+        bad = [i for i, f in enumerate(table.fits) if f is False]
+        assert len(bands) == len(bad)  # one band per x that does not fit
         (crosses,) = [c for c in ax.collections if len(c.get_offsets())]
         xy = np.asarray(crosses.get_offsets(), dtype=float)
-        np.testing.assert_allclose(xy, [[128, table["cost_per_million_tokens"][7]],
-                                        [256, table["cost_per_million_tokens"][8]]])
+        np.testing.assert_allclose(xy, [[table["batch_size"][i],
+                                         table["cost_per_million_tokens"][i]] for i in bad])
         labels = [t.get_text() for t in ax.get_legend().get_texts()]
         assert labels == ["does not fit (binding: batch_fits_kv_budget)",
                           "point that does not fit"]
@@ -195,13 +211,12 @@ def test_the_sweep_command_marks_rows_in_each_format_and_fails_strict(napkin, tm
     args = ["sweep", "cost_per_million_tokens", "batch_size=1..256:log:9", "--model",
             "llama-3-70b", "--gpu", "H100", "n_gpus=4", "seq_len=8192"]
     status, out, err = napkin(*args)
-    assert status == 0 and "NO" in out and "does not fit: Weights and KV cache" in out
+    assert status == 0 and "NO" in out and f"does not fit: {REPLICA}" in out
     status, out, err = napkin(*args, "--strict", "--csv", str(tmp_path / "s.csv"),
                               "--plot", str(tmp_path / "s.png"), "--json",
                               str(tmp_path / "s.json"))
     assert status == 1
-    assert "napkin: --strict: 2 warning(s): Weights and KV cache fit in the replica's HBM " \
-           "is violated in 2 of 9 rows" in err
+    assert f"napkin: --strict: 2 warning(s): {REPLICA} is violated in " in err
     assert (tmp_path / "s.csv").read_text().splitlines()[-1].split(",")[2] == "false"
     assert json.loads((tmp_path / "s.json").read_text())["warnings"]
     assert (tmp_path / "s.png").stat().st_size > 10_000
@@ -244,14 +259,16 @@ def test_a_comparison_ranks_the_rows_that_fit_first_and_says_why_the_others_fail
     assert c.best == "MI300X + llama-3-70b"
     text = str(c)
     assert "(lower is better, rows that fit first)" in text
-    assert "4. A100-SXM-40GB + llama-3-70b  1.521 USD/Mtoken   (2.045× the best)   ✗ DOES NOT " \
-           "FIT" in text
-    assert "✗ does not fit: Weights and KV cache fit in the replica's HBM: 227.1 GB > 160 GB " \
-           "(1.42× the limit)" in text
+    (last,) = [line for line in text.splitlines() if line.startswith("4. ")]
+    assert last.startswith("4. A100-SXM-40GB + llama-3-70b") and last.endswith(
+        "the best)   ✗ DOES NOT FIT")
+    a100 = 4 * 40e9 * limit() / 320e9  # its four GPUs' usable HBM
+    assert f"✗ does not fit: {REPLICA}: 227.1 GB > {a100 / 1e9:.4g} GB ({need / a100:.3g}× " \
+           "the limit)" in text
     t = c.to_table()
     assert t.fits == [True, True, True, False]
     assert list(t["gpu"]) == ["MI300X", "H100-SXM", "TPU-v5p", "A100-SXM-40GB"]
-    assert any(n.startswith("A100-SXM-40GB + llama-3-70b: does not fit: Weights and KV cache")
+    assert any(n.startswith(f"A100-SXM-40GB + llama-3-70b: does not fit: {REPLICA}")
                for n in t.notes)
     assert len(c.warnings) == 2 and c.warnings[0].startswith("A100-SXM-40GB + llama-3-70b: ")
     assert t.warnings == c.warnings
@@ -289,7 +306,7 @@ def test_the_compare_command_fails_strict_on_a_row_that_does_not_fit(napkin):
     status, out, _ = napkin(*args)
     assert status == 0 and out.index("MI300X") < out.index("H100-SXM + llama")
     status, _, err = napkin(*args, "--strict")
-    assert status == 1 and "H100-SXM + llama-3-70b: Weights and KV cache" in err
+    assert status == 1 and f"H100-SXM + llama-3-70b: {REPLICA}" in err
     status, out, _ = napkin(*args, "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [(r["gpu"], r["feasible"]) for r in rows] == [("MI300X", "true"),
@@ -314,11 +331,11 @@ def test_a_range_says_where_it_stops_fitting():
     assert replica.best.share == pytest.approx((WEIGHTS + 16 * PER_SEQUENCE) / limit())
     shown = f"{boundary():.4g}"
     text = str(r)
-    assert (f"WARNING: Weights and KV cache fit in the replica's HBM is violated in part of the "
-            f"range: holds for batch_size ≤ {shown} sequence, violated above it") in text
+    assert (f"WARNING: {REPLICA} is violated in part of the range: holds for batch_size ≤ "
+            f"{shown} sequence, violated above it") in text
     assert "Constraints (does the plan fit over the whole range?):" in text
-    assert f"✗ VIOLATED in part of the range: Weights and KV cache fit in the replica's HBM: " \
-           f"holds for batch_size ≤ {shown} sequence, violated above it (worst 828.4 GB > " in text
+    assert f"✗ VIOLATED in part of the range: {REPLICA}: holds for batch_size ≤ {shown} " \
+           "sequence, violated above it (worst 828.4 GB > " in text
     data = r.to_dict()
     assert data["fits"] is False
     assert data["constraints"][0]["crossings"][0]["value"] == pytest.approx(boundary())
@@ -330,15 +347,13 @@ def test_a_range_inside_or_outside_the_limit():
     inside = nm.solve("cost_per_million_tokens", batch_size="1..32", gpu="H100", **SERVING)
     assert inside.fits and not inside.warnings
     assert all(c.everywhere and not c.crossings for c in inside.constraints)
-    assert "✓ Weights and KV cache fit in the replica's HBM: holds over the whole range (at " \
-           "most " in str(inside)
+    assert f"✓ {REPLICA}: holds over the whole range (at most " in str(inside)
     outside = nm.solve("cost_per_million_tokens", batch_size="128..256", gpu="H100",
                        **SERVING)
     assert not outside.fits and not any(c.somewhere for c in outside.constraints)
     best = outside.constraints[0].best
     assert best.share == pytest.approx((WEIGHTS + 128 * PER_SEQUENCE) / limit())
-    assert "✗ VIOLATED over the whole range: Weights and KV cache fit in the replica's HBM: " \
-           "at best 484.8 GB > " in str(outside)
+    assert f"✗ VIOLATED over the whole range: {REPLICA}: at best 484.8 GB > " in str(outside)
 
 
 def test_a_range_of_two_inputs_gives_each_crossing_with_the_other_at_its_centre():
@@ -353,9 +368,9 @@ def test_a_range_of_two_inputs_gives_each_crossing_with_the_other_at_its_centre(
     assert along["n_gpus"].value == pytest.approx((WEIGHTS + 136 * PER_SEQUENCE) / per_gpu)
     assert along["n_gpus"].violated == "below"
     assert along["n_gpus"].others == {"batch_size": pytest.approx(136)}
-    if limit() == pytest.approx(320e9):  # (141.2 + 136 × 2.684) GB / 80 GB
-        assert "holds for n_gpus ≥ 6.328 GPU, violated below it (at batch_size = 136 " \
-               "sequence)" in replica.line()
+    gpus = (WEIGHTS + 136 * PER_SEQUENCE) / per_gpu  # (141.2 + 136 × 2.684) GB / 72 GB: 7.03
+    assert f"holds for n_gpus ≥ {gpus:.4g} GPU, violated below it (at batch_size = 136 " \
+           "sequence)" in replica.line()
     # the worst corner: the largest batch on the fewest GPUs
     assert replica.worst_at == {"batch_size": pytest.approx(256), "n_gpus": pytest.approx(4)}
 
@@ -393,7 +408,7 @@ def test_samples_report_the_share_that_fits():
     text = str(r)
     assert f"Constraints (over the samples): the plan fits in {r.fit_share:.1%} of the 4,000 " \
            "samples" in text
-    assert f"✗ VIOLATED in {1 - r.fit_share:.1%} of the samples: Weights and KV cache" in text
+    assert f"✗ VIOLATED in {1 - r.fit_share:.1%} of the samples: {REPLICA}" in text
     data = r.to_dict()
     assert data["fit_share"] == r.fit_share and data["fits"] is False
     assert not r.fits and len(r.warnings) == 2
@@ -403,7 +418,7 @@ def test_samples_that_all_fit(napkin):
     r = nm.solve("cost_per_million_tokens", batch_size="4 to 16", samples=500, gpu="H100",
                  **SERVING)
     assert r.fit_share == 1.0 and r.fits and not r.warnings
-    assert "✓ Weights and KV cache fit in the replica's HBM: holds in every sample" in str(r)
+    assert f"✓ {REPLICA}: holds in every sample" in str(r)
     args = ["solve", "cost_per_million_tokens", "--model", "llama-3-70b", "--gpu", "H100",
             "n_gpus=4", "seq_len=8192", "--samples", "500", "--strict"]
     assert napkin(*args, "batch_size=4 to 16")[0] == 0
@@ -430,7 +445,7 @@ givens = { batch_size = "16..256" }
 [[sweeps]]
 title = "Cost by batch"
 target = "cost_per_million_tokens"
-over = { batch_size = [16, 64, 256] }
+over = { batch_size = [16, 32, 256] }
 
 [[comparisons]]
 title = "Across accelerators"
@@ -456,18 +471,19 @@ def test_a_plan_warns_of_every_what_if_that_does_not_fit(plan_file):
            "over its range)" in warnings
     assert "is violated in 1 of 3 rows (batch_size = 256 sequence)" in warnings
     assert "(in sweep Cost by batch)" in warnings
-    assert "H100-SXM + llama-3-70b: Weights and KV cache fit in the replica's HBM is violated" \
-           in warnings and "(in comparison Across accelerators)" in warnings
+    assert f"H100-SXM + llama-3-70b: {REPLICA} is violated" in warnings
+    assert "(in comparison Across accelerators)" in warnings
 
 
 def test_every_report_format_carries_the_marks(plan_file):
     p = nm.plan(plan_file)
     text = p.to_text()
     assert "Constraints (does the plan fit over the whole range?):" in text
-    assert "✗ VIOLATED in part of the range: Weights and KV cache fit" in text
+    assert f"✗ VIOLATED in part of the range: {REPLICA}" in text
     assert "feasible  binding constraint" in text and "  NO  " in text
     markdown = p.to_markdown()
-    assert "| 256 | 0.6708 | NO | batch_fits_kv_budget | 384.3 |" in markdown
+    assert re.search(r"\| 256 \| [0-9.]+ \| NO \| batch_fits_kv_budget \| [0-9.,]+ \|",
+                     markdown)
     assert "- ✗ VIOLATED in part of the range:" in markdown
     assert "> **Warning:**" in markdown
     html = p.to_html()
@@ -487,7 +503,7 @@ def test_plan_check_and_strict_fail_on_a_what_if_that_does_not_fit(napkin, plan_
     status, _, err = napkin("plan", str(strict))
     assert status == 1 and "is strict" in err
     fits = tmp_path / "fits.toml"
-    fits.write_text(PLAN.replace('"16..256"', '"16..32"').replace("[16, 64, 256]", "[16, 32]")
+    fits.write_text(PLAN.replace('"16..256"', '"16..32"').replace("[16, 32, 256]", "[16, 32]")
                     .replace("batch_size = 128 }", "batch_size = 32 }"), encoding="utf-8")
     status, out, _ = napkin("plan", str(fits), "--check")
     assert status == 0, out
