@@ -114,8 +114,10 @@ def _solutions(f: Formula, unknown: sympy.Symbol) -> tuple[sympy.Expr, ...]:
     if f.equation.lhs == unknown and not f.equation.rhs.has(unknown):
         return (f.equation.rhs,)
     if _piecewise_in(f.residual, (unknown,)):
-        return _unique(root for case in cases(f.residual)
-                       for root in _roots_of(sympy.Eq(case, 0, evaluate=False), case, unknown))
+        pieces = cases(sympy.Tuple(f.equation.lhs, f.equation.rhs))
+        return _unique(root for lhs, rhs in pieces
+                       for root in _roots_of(sympy.Eq(lhs, rhs, evaluate=False), lhs - rhs,
+                                             unknown))
     return _roots_of(f.equation, f.residual, unknown)
 
 
@@ -149,7 +151,7 @@ def _piecewise_in(expr: sympy.Expr, unknowns: tuple[sympy.Symbol, ...]) -> bool:
     return any(m.has(*unknowns) for m in expr.atoms(sympy.Max, sympy.Min))
 
 
-def cases(expr: sympy.Expr) -> tuple[sympy.Expr, ...]:
+def cases(expr: sympy.Basic) -> tuple[sympy.Basic, ...]:
     """`expr` with each max() or min() replaced by each of its arguments in turn: the
     expressions it equals on the pieces of its domain (max(a, b) is a where a ≥ b, b where
     b ≥ a). A root of a case is a root of `expr` only on its own piece, so every root found
