@@ -138,3 +138,24 @@ def test_json_errors_for_records_given_twice(napkin):
     status, out, _ = napkin("solve", *W12, "gpu=H100", "--gpu", "MI300X", "--format", "json")
     assert status == 2
     assert json.loads(out)["error"]["message"].startswith("--gpu MI300X and gpu=H100")
+
+
+def test_precision_in_sweep_and_compare_either_way(napkin):
+    # 6.35e24 FLOP on 1,000 H100 at MFU 0.4: 185.7 days at BF16, half at FP8 (1,979 TFLOP/s)
+    sweep = ["sweep", "train_time", "n_gpus=1000,2000", "train_compute=6.35e24FLOP", "mfu=0.4",
+             "--gpu", "H100"]
+    status, written, err = napkin(*sweep, "precision=fp8")
+    assert status == 0, err
+    assert "92.84" in written and "185.7" not in written
+    assert napkin(*sweep, "--precision", "fp8")[1] == written
+    table = nm.sweep("train_time", over={"n_gpus": [1000]}, train_compute="6.35e24 FLOP",
+                     mfu=0.4, gpu="H100", precision="fp8")
+    assert table["train_time"][0] == pytest.approx(6.35e24 / (1000 * 1979e12 * 0.4) / 86400)
+    status, out, err = napkin("compare", "train_time", "--gpu", "H100,B200",
+                              "train_compute=6.35e24FLOP", "mfu=0.4", "n_gpus=1024",
+                              "--precision", "fp8")
+    assert status == 0, err
+    assert napkin("compare", "train_time", "--gpu", "H100,B200", "train_compute=6.35e24FLOP",
+                  "mfu=0.4", "n_gpus=1024", "precision=fp8")[1] == out
+    status, _, err = napkin(*sweep, "precision=fp9")
+    assert status == 2 and "expected one of bf16" in err

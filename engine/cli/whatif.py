@@ -71,12 +71,17 @@ def compare_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _common(parser: argparse.ArgumentParser, metavar: str) -> None:
+    from napkinmath.cli.main import PRECISIONS
+
     parser.add_argument("terms", nargs="+", metavar=metavar,
                         help="the variable to solve for, then givens")
     parser.add_argument("--gpu", action="append",
                         help="accelerator record, or a comma-separated list (also gpu=...)")
     parser.add_argument("--model", action="append",
                         help="model record, or a comma-separated list (also model=...)")
+    parser.add_argument("--precision", choices=PRECISIONS,
+                        help="each record's peak at this precision, and its bytes per value "
+                             "for weights and KV cache (also precision=NAME)")
     parser.add_argument("--format", choices=("text", "markdown", "csv", "json"),
                         default="text")
     parser.add_argument("--tolerance", type=float, default=0.01,
@@ -103,13 +108,14 @@ def _records(text: object) -> list[str] | str | None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import plain_terms, record_terms
+    from napkinmath.cli.main import RECORD_TERMS, plain_terms, record_terms
     from napkinmath.whatif.sweep import sweep
 
     targets, givens = plain_terms(args.terms, "sweep")
-    chosen = record_terms(args, givens, "sweep")
+    chosen = record_terms(args, givens, "sweep", RECORD_TERMS)
     table = sweep(targets, gpu=_records(chosen.get("gpu")), model=_records(chosen.get("model")),
-                  tolerance=args.tolerance, points=args.points,
+                  precision=chosen.get("precision"), tolerance=args.tolerance,
+                  points=args.points,
                   **({"achievable": True} if args.achievable else {}), **givens)
     _emit(table, args)
     if args.json:
@@ -119,13 +125,13 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import plain_terms, record_terms
+    from napkinmath.cli.main import RECORD_TERMS, plain_terms, record_terms
     from napkinmath.whatif.compare import compare
 
     targets, givens = plain_terms(args.terms, "compare")
-    chosen = record_terms(args, givens, "compare")
+    chosen = record_terms(args, givens, "compare", RECORD_TERMS)
     result = compare(targets, gpu=_records(chosen.get("gpu")),
-                     model=_records(chosen.get("model")),
+                     model=_records(chosen.get("model")), precision=chosen.get("precision"),
                      tolerance=args.tolerance, best=args.best, achievable=args.achievable,
                      **givens)
     if args.format == "text":

@@ -200,19 +200,21 @@ class Comparison:
 
 def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: object = None,
             tolerance: float = DEFAULT_TOLERANCE, best: str | None = None,
-            achievable: bool = False, records: object = None, **givens: object) -> Comparison:
+            achievable: bool = False, records: object = None, precision: str | None = None,
+            **givens: object) -> Comparison:
     """Solve `targets` for each record in `gpu` (and/or `model`) lists and rank the answers.
 
     `best` is 'lower' or 'higher' (default: the target's natural direction: costs and times
     lower, throughputs higher). A record that cannot answer is listed with the reason.
-    `achievable` and `records` are solve's (measured figures; the user's records files).
+    `achievable`, `records` and `precision` are solve's (measured figures; the user's
+    records files; each record's peak and bytes per value at that precision).
     """
     if records is not None:
         from napkinmath.solving.records import user_records
 
         with user_records(records):
             return compare(targets, gpu=gpu, model=model, tolerance=tolerance, best=best,
-                           achievable=achievable, **givens)
+                           achievable=achievable, precision=precision, **givens)
     names = _target_names(targets)
     check_tolerance(tolerance)
     gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
@@ -229,7 +231,7 @@ def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: objec
         label = " + ".join(x for x in (g, m) if x)
         try:
             result = solve(names, gpu=g, model=m, tolerance=tolerance, achievable=achievable,
-                           **givens)
+                           precision=precision, **givens)
         except NapkinError as exc:
             failures[label] = str(exc)
             continue

@@ -61,20 +61,21 @@ def record_list(value: object, option: str) -> list[str | None]:
 def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = None, *,
           gpu: object = None, model: object = None, tolerance: float = DEFAULT_TOLERANCE,
           points: int = 11, achievable: bool = False, records: object = None,
-          **givens: object) -> Table:
+          precision: str | None = None, **givens: object) -> Table:
     """Solve `targets` at every point of the swept inputs `over` (one or two; a list, an
     array, or text such as '1k..16k:log:9'), and for each record if `gpu` or `model` is a list.
 
     Returns a `Table` (columns named 'name [unit]') with to_pandas(), to_csv(), to_markdown()
     and plot(). `points` is the number of points of a range given without a count.
-    `achievable` and `records` are solve's (measured figures; the user's records files).
+    `achievable`, `records` and `precision` are solve's (measured figures; the user's records
+    files; the records' peak and bytes per value at that precision).
     """
     if records is not None:
         from napkinmath.solving.records import user_records
 
         with user_records(records):
             return sweep(targets, over, gpu=gpu, model=model, tolerance=tolerance,
-                         points=points, achievable=achievable, **givens)
+                         points=points, achievable=achievable, precision=precision, **givens)
     names = _target_names(targets)
     check_tolerance(tolerance)
     if isinstance(points, bool) or not isinstance(points, int):
@@ -104,26 +105,28 @@ def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = N
     size = int(np.prod([len(a.values) for a in axes])) * len(gpus) * len(models)
     if size > MAX_POINTS:
         raise InputError(f"{size:,} points; a sweep takes at most {MAX_POINTS:,}")
-    parts = [_sweep_records(names, axes, givens, g, m, tolerance, achievable)
+    parts = [_sweep_records(names, axes, givens, g, m, tolerance, achievable, precision)
              for g, m in itertools.product(gpus, models)]
     table = _table(names, axes, parts, gpus, models)
     if achievable:
         table.notes.append("--achievable: peak_flops and hbm_bandwidth are each record's "
                            "measured figures where it holds them (napkin hardware NAME shows "
-                           "them with their sources), else its datasheet peaks")
+                           "them with their sources), else its datasheet peaks; peak_flops "
+                           "stays the datasheet's where the question reads an MFU")
     table.notes.extend(readings(givens))  # "peak_flops: 989 TFLOP/s, read as per GPU"
     return table
 
 
 def _sweep_records(targets: tuple[str, ...], axes: list[Axis], givens: Mapping[str, object],
                    gpu: str | None, model: str | None, tolerance: float,
-                   achievable: bool = False
+                   achievable: bool = False, precision: str | None = None
                    ) -> tuple[list[np.ndarray], dict[str, np.ndarray], int, Feasibility]:
     first = dict(givens)
     first.update({a.name: quantity(a.values[0], a.variable) for a in axes})
     try:
         center = solve_bound(targets, bind(targets, first, gpu=gpu, model=model,
-                                           achievable=achievable), tolerance)
+                                           precision=precision, achievable=achievable),
+                             tolerance)
     except NapkinError as exc:
         if not (gpu or model):
             raise
