@@ -355,16 +355,15 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
         if all(t in analysis.determined or t in knowns for t in targets):
             needed = analysis.ancestors(t for t in targets if t in analysis.determined)
             if not _restates_itself(analysis, needed):
-                if tried:
+                if tried and not quick:  # (suggestions ask only whether a plan exists)
                     analysis, needed = _fewest_assumptions(targets, knowns, names & scope,
-                                                           analysis, needed, quick)
+                                                           analysis, needed)
                 return analysis, () if quick else _blocks(analysis, needed), needed
     return None
 
 
 def _fewest_assumptions(targets: tuple[str, ...], knowns: frozenset[str], names: frozenset[str],
-                        analysis: _Analysis, needed: set[str], quick: bool
-                        ) -> tuple[_Analysis, set[str]]:
+                        analysis: _Analysis, needed: set[str]) -> tuple[_Analysis, set[str]]:
     """The plan without each assumption it does not need: an assumption (a stated fallback
     such as "attention left out") answers only where the other formulas cannot. Each one the
     plan uses is dropped in turn, by name, where the targets stay determined by a plan whose
@@ -377,7 +376,7 @@ def _fewest_assumptions(targets: tuple[str, ...], knowns: frozenset[str], names:
     for name in sorted(current):
         if name not in current:
             continue
-        trial = _analyse(knowns, names - {name}, quick=quick)
+        trial = _analyse(knowns, names - {name})
         if not all(t in trial.determined or t in knowns for t in targets):
             continue
         trial_needed = trial.ancestors(t for t in targets if t in trial.determined)
