@@ -38,7 +38,7 @@ all-reduces (no shape, no batch), the step is the memory time alone and the pref
 compute time alone, each said in the answer as an assumption.
 """
 
-from sympy import Max, Min, Mul
+from sympy import Expr, Max, Min, Mul
 
 from napkinmath.library.declare import NON_NEGATIVE, Eq, formula, var
 
@@ -122,7 +122,14 @@ prefill_tp_comm_time = var("prefill_tp_comm_time", "s",
                            "tensor-parallel all-reduce time of one prefill (α-β)",
                            symbol="t_{pre,TP}", bounds=NON_NEGATIVE)
 
-_ring = Mul(2, replica_ranks - 1, evaluate=False) / replica_ranks
+
+
+def _tp_allreduces(message: Expr) -> Expr:
+    """The forward pass's all-reduces of `message` bytes each: α plus a ring's 2(r−1)/r of
+    the message over the link, per all-reduce (Thakur et al.'s α-β model)."""
+    ring = Mul(2, replica_ranks - 1, evaluate=False) / replica_ranks
+    return forward_tp_allreduces * (allreduce_message_latency + ring * message / link_bandwidth)
+
 
 # --- Formulas ------------------------------------------------------------------------------
 formula("attention_left_out", "Forward FLOPs per token without attention",
@@ -162,9 +169,7 @@ formula("decode_tp_message_bytes", "Decode all-reduce buffer",
         note="the b·k new tokens' hidden states, whole on every tensor-parallel rank")
 
 formula("decode_tp_comm_time", "Tensor-parallel all-reduces of a decode step",
-        Eq(decode_tp_comm_time,
-           forward_tp_allreduces
-           * (allreduce_message_latency + _ring * decode_tp_message_bytes / link_bandwidth)),
+        Eq(decode_tp_comm_time, _tp_allreduces(decode_tp_message_bytes)),
         source=f"{THAKUR_2005}; {MEGATRON_TP}; {LLM_ANALYSIS}", subject=SUBJECT,
         note=("α per all-reduce plus a ring's 2(r−1)/r of the buffer over the link; the "
               "replica's GPUs are one tensor-parallel group; not overlapped with compute"))
@@ -193,9 +198,7 @@ formula("prefill_tp_message_bytes", "Prefill all-reduce buffer",
         note="the prompt's hidden states, whole on every tensor-parallel rank")
 
 formula("prefill_tp_comm_time", "Tensor-parallel all-reduces of a prefill",
-        Eq(prefill_tp_comm_time,
-           forward_tp_allreduces
-           * (allreduce_message_latency + _ring * prefill_tp_message_bytes / link_bandwidth)),
+        Eq(prefill_tp_comm_time, _tp_allreduces(prefill_tp_message_bytes)),
         source=f"{THAKUR_2005}; {MEGATRON_TP}; {LLM_ANALYSIS}", subject=SUBJECT,
         note="as in a decode step, with the whole prompt's activations in each all-reduce")
 
