@@ -153,6 +153,7 @@ def test_achievable_leaves_mfu_against_the_datasheet_peak():
     assert measured.value.magnitude == pytest.approx(plain.value.magnitude)  # 58.48
     assert measured.givens["peak_flops"].quantity.to("TFLOP/(s*GPU)").magnitude == 989.5
     assert any("MFU is defined against it" in n for n in measured.notes)
+    assert not any("holds no achievable_flops" in n for n in measured.notes)  # it does
 
 
 def test_without_a_batch_or_a_shape_the_step_is_the_memory_time_said_as_an_assumption():

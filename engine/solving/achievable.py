@@ -59,9 +59,7 @@ def achievable_givens(gpu: str | None, bound: dict[str, Given], precision: str |
         if key is None or key not in record.values or current is None \
                 or current.origin == "given":
             continue
-        if name == "peak_flops" and any(
-                n in targets or (n in bound and bound[n].origin == "given")
-                for n in _PEAK_RELATIVE):
+        if name == "peak_flops" and _reads_an_mfu(targets, bound):
             continue
         value = record.values[key]
         var = known[name]
@@ -70,6 +68,12 @@ def achievable_givens(gpu: str | None, bound: dict[str, Given], precision: str |
         out[name] = Given(var, to_quantity(value.quantity, var),
                           "assumption" if value.assumption else "record", note)
     return out
+
+
+def _reads_an_mfu(targets: tuple[str, ...], givens: dict[str, Given]) -> bool:
+    """True when the question asks for an MFU-like share, or the user gives one."""
+    return any(n in targets or (n in givens and givens[n].origin == "given")
+               for n in _PEAK_RELATIVE)
 
 
 def holders() -> list[str]:
@@ -95,9 +99,8 @@ def mark_steps(result: Result, gpu: str | None, precision: str | None) -> None:
             said = "; ".join(f"{name} here is {_measured(measured[name])}, not the datasheet "
                              "figure" for name in reads)
             step.note = f"{step.note}; {said}" if step.note else said
-    if "peak_flops" not in measured and any(
-            (n in result.givens and result.givens[n].origin == "given") or n in result.targets
-            for n in _PEAK_RELATIVE):
+    mfu_question = _reads_an_mfu(result.targets, result.givens)
+    if mfu_question:
         result.notes.append("--achievable: peak_flops stays the datasheet figure, because MFU "
                             "is defined against it (PaLM); the fraction of the measured matmul "
                             "FLOP/s is mfu_achievable = mfu / matmul_efficiency")
@@ -107,6 +110,8 @@ def mark_steps(result: Result, gpu: str | None, precision: str | None) -> None:
               "hbm_bandwidth": BANDWIDTH_KEY}
     for name, key in wanted.items():
         given = result.givens.get(name)
+        if name == "peak_flops" and mfu_question:
+            continue  # kept at the datasheet figure on purpose, said above
         if given is not None and given.origin != "given" and TAG not in given.note:
             what = key or f"measured {precision} matmul figure"
             result.notes.append(f"--achievable: the {given.note.split(':')[0]} record holds no "
