@@ -39,6 +39,8 @@ from napkinmath.solving import planning_graph
 if TYPE_CHECKING:
     import sympy
 
+    from napkinmath.solving.cancel import Cancel
+
 #: Work done by the planner (analyses, singularity tests, propagations, confirmations),
 #: counted since the last `work.clear()`: tests bound it per question.
 work: Counter[str] = Counter()
@@ -52,6 +54,9 @@ class Block:
 
     formulas: tuple[Formula, ...]
     unknowns: tuple[Variable, ...]
+    #: for formulas that fix one unknown only combined, some of their variables cancelling
+    #: (`napkinmath.solving.cancel`): how, and the combined expression; None for the rest
+    cancel: Cancel | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,9 @@ class Plan:
     used: frozenset[str]
     #: the known variables that the blocks read (checks aside)
     block_inputs: frozenset[str] = frozenset()
+    #: the inputs that were planned as known and cancel (`napkinmath.solving.cancel`); empty
+    #: for a plan by structure alone
+    free: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -478,6 +486,11 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = 
     found = _plan(targets, knowns)
     if isinstance(found, Plan):
         return found
+    from napkinmath.solving.cancel import cancelled_plan
+
+    cancelled = cancelled_plan(targets, knowns)
+    if cancelled is not None:  # determined after all: the unknowns in the way cancel
+        return cancelled
     missing = list(found)
     if not suggest:
         error = UnderDeterminedError(under_determined_message(missing, sorted(knowns), []),

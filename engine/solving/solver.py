@@ -528,7 +528,11 @@ def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[
         names = {v.name for v in check.variables}
         if names - context:
             keep |= names & context
-    if keep != context:
+    if keep != context and plan.free:  # the same inputs cancel with fewer context values
+        from napkinmath.solving.cancel import attempt
+
+        plan = attempt(targets, user | keep, plan.free) or plan
+    elif keep != context:
         plan = make_plan(targets, user | keep)
     return plan
 
@@ -609,6 +613,8 @@ def _admissible(x: float, var: Variable) -> bool:
 
 
 def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
+    if block.cancel is not None:
+        return _run_cancelled(block, values)
     if len(block.unknowns) == 1:
         (f,), (var,) = block.formulas, block.unknowns
         tried, admitted = [], []
@@ -662,6 +668,22 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
     names = ", ".join(v.name for v in block.unknowns)
     raise NoRootError(f"the formulas {', '.join(f.name for f in block.formulas)} have no "
                       f"solution for {names} inside their bounds", block.unknowns[0].name)
+
+
+def _run_cancelled(block: Block, values: dict[str, float]) -> StepRecord:
+    """A block whose formulas fix its unknown combined, variables of theirs cancelling: the
+    combined expression, evaluated (`napkinmath.solving.cancel`)."""
+    cancel, (var,) = block.cancel, block.unknowns
+    assert cancel is not None
+    try:
+        x = cancel.root.at(values)
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+        raise _no_root(block.formulas[0], var, []) from None
+    if not _admissible(x, var):
+        raise _no_root(block.formulas[0], var, [x])
+    values[var.name] = x
+    return StepRecord(block.formulas, block.unknowns, {var.name: cancel.root},
+                      _snapshot(values, block), note=cancel.note, cancel=cancel)
 
 
 def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:

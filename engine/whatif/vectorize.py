@@ -153,6 +153,8 @@ class VectorStep:
 
 
 def _candidates(block: Block) -> tuple[dict[str, sympy.Expr], ...]:
+    if block.cancel is not None:  # formulas combined (napkinmath.solving.cancel)
+        return ({block.unknowns[0].name: block.cancel.root.expr},)
     if len(block.unknowns) == 1:
         (f,), (var,) = block.formulas, block.unknowns
         return tuple({var.name: expr} for expr in _solutions(f, var.symbol))
@@ -176,7 +178,7 @@ class VectorChain:
 
     @classmethod
     def from_result(cls, result) -> VectorChain:
-        steps = [(Block(s.formulas, s.unknowns), s.rounding) for s in result.steps]
+        steps = [(Block(s.formulas, s.unknowns, s.cancel), s.rounding) for s in result.steps]
         return cls(steps, tuple(c.formula for c in result.checks if not c.beyond))
 
     @property
