@@ -11,6 +11,9 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 3. Matched edges, read as "formula f computes v from its other variables", give a directed
    graph; its strongly connected components are the blocks to solve, one variable or several
    coupled, and a topological order of them is the block-triangular order.
+4. Where structure leaves a target under-determined, the unknowns in the way may still
+   cancel: `napkinmath.solving.cancel` plans with a suggested input taken as known and
+   composes away the steps that read it (sympy); the refusal stands where none cancels.
 
 The graph work runs on integers (`planning_graph`). What makes planning fast without
 changing a plan: the invertible formulas' matching is shared by the re-analyses that drop
@@ -480,9 +483,11 @@ def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan | tuple[str,
 def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = True) -> Plan:
     """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError.
 
-    Without `suggest` the error names no inputs to add and is never a NotInvertibleError:
-    for callers that try something else on failure (the search for suggestions is the
-    costly part of a failure)."""
+    Where structure alone cannot determine the targets, unknowns in the way may still
+    cancel (mfu and peak_flops, given achieved_flops): `napkinmath.solving.cancel` tries the
+    inputs a refusal would suggest, and a plan through them is returned (`Plan.free` names
+    them). Without `suggest` the error names no inputs to add and is never a
+    NotInvertibleError: for callers that try something else on failure."""
     found = _plan(targets, knowns)
     if isinstance(found, Plan):
         return found
