@@ -190,12 +190,37 @@ def _compose(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step, ..
 
 
 def _reduced(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> sympy.Expr:
-    """`expr` simplified when it still holds `symbols` and is small enough to try."""
+    """`expr` simplified when it still holds `symbols`, does not vary with them at two points
+    and is small enough to try."""
     import sympy
 
-    if not expr.free_symbols & symbols or sympy.count_ops(expr) > MAX_OPS:
+    if not expr.free_symbols & symbols or sympy.count_ops(expr) > MAX_OPS \
+            or _varies(expr, symbols):
         return expr
     return sympy.simplify(expr)
+
+
+def _varies(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> bool:
+    """Whether `expr` takes two different values at two points that differ only in
+    `symbols` (floats from a fixed seed): no simplification can then shed them. False when
+    it cannot tell (a value that is not a number)."""
+    import random
+
+    import sympy
+
+    rng = random.Random(20261201)
+    names = sorted(expr.free_symbols, key=lambda s: s.name)
+    fixed = {s: sympy.Float(rng.uniform(0.5, 2.0)) for s in names if s not in symbols}
+    found = []
+    for _ in range(2):
+        point = {**fixed, **{s: sympy.Float(rng.uniform(0.5, 2.0)) for s in names
+                             if s in symbols}}
+        try:
+            found.append(complex(expr.xreplace(point).evalf()))
+        except (TypeError, ValueError):
+            return False
+    scale = max(abs(found[0]), abs(found[1]))
+    return scale > 0 and abs(found[0] - found[1]) > 1e-9 * scale
 
 
 def _relation(expr: sympy.Expr, held: dict[sympy.Symbol, sympy.Expr],
