@@ -105,7 +105,10 @@ def attempt(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, .
     dependent = _dependent(with_free.blocks, free)
     if dependent is None:
         return None
-    composed = _composition(free, tuple(with_free.blocks[i] for i in dependent))
+    blocks = tuple(with_free.blocks[i] for i in dependent)
+    if _moves(targets, free, blocks):
+        return None
+    composed = _composition(free, blocks)
     if composed is None:
         return None
     return _cancelled(targets, knowns, free, with_free, dependent, composed)
@@ -122,6 +125,37 @@ def _dependent(blocks: tuple[Block, ...], free: tuple[str, ...]) -> tuple[int, .
             found.append(i)
             tainted.update(v.name for v in block.unknowns)
     return tuple(found) if len(found) <= MAX_CHAIN else None
+
+
+def _moves(targets: tuple[str, ...], free: tuple[str, ...], blocks: tuple[Block, ...]) -> bool:
+    """Whether a target that `blocks` compute takes two values when only the free inputs
+    change: the blocks run twice on floats (their other inputs fixed, all from a fixed seed).
+    Then it depends on them and no composition can shed them; a cheap test before sympy.
+    False when it cannot tell (several roots, a value outside a formula's domain)."""
+    import random
+
+    from napkinmath.solving.invert import rearranged
+
+    rng = random.Random(20261201)
+    made = {v.name for b in blocks for v in b.unknowns}
+    read = {v.name for b in blocks for f in b.formulas for v in f.variables}
+    fixed = {n: rng.uniform(0.5, 2.0) for n in sorted(read - made - set(free))}
+    runs = []
+    for _ in range(2):
+        values = {**fixed, **{n: rng.uniform(0.5, 2.0) for n in free}}
+        for block in blocks:
+            if len(block.unknowns) != 1 or len(block.formulas) != 1:
+                return False
+            roots = rearranged(block.formulas[0], block.unknowns[0].name)
+            if len(roots) != 1:
+                return False
+            try:
+                values[block.unknowns[0].name] = roots[0].at(values)
+            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                return False
+        runs.append(values)
+    return any(abs(runs[0][t] - runs[1][t]) > 1e-9 * max(abs(runs[0][t]), abs(runs[1][t]))
+               for t in targets if t in made)
 
 
 #: a composed step: its expression's tree and layout, and how the free variables cancel in
