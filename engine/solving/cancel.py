@@ -18,13 +18,16 @@ each cancelling step shown as its formulas combined, with a note naming what can
 Where the composition keeps the free input (or a step has several roots, or is a coupled
 block), the candidate is dropped; with none left the refusal is exactly as before.
 
-Bounded: at most `MAX_CANDIDATES` candidates, `MAX_CHAIN` composed steps each, and sympy's
-`simplify` only for expressions of at most `MAX_OPS` operations (products of powers, most of
-the library, cancel by sympy's own arithmetic). Deterministic: candidates in the order of the
-suggestions, steps in plan order. Cached: per question shape in memory, and the composition
-of each chain on disk with the library's rearrangements (`invert._Store`, kind ``cancel``,
-trees and layouts as JSON), so that a cancelling answer asked again in a new process imports
-no sympy.
+Bounded: at most `MAX_CANDIDATES` candidates, `MAX_CHAIN` composed steps each; a candidate
+whose steps, run twice on floats, move a target when only the free input changes is dropped
+before sympy is asked (most refusals end there); sympy's `simplify` only for expressions of
+at most `MAX_OPS` operations that do not vary with the free input at two points (products
+of powers, most of the library, cancel by sympy's own arithmetic). Deterministic: candidates
+in the order of the suggestions (the one with the fewest combined formulas kept), steps in
+plan order, random points from fixed seeds. Cached: per question shape in memory, and the
+composition of each chain on disk with the library's rearrangements (`invert._Store`, kind
+``cancel``, trees and layouts as JSON), so that a cancelling answer asked again in a new
+process imports no sympy.
 """
 
 from __future__ import annotations
