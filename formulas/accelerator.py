@@ -3,7 +3,7 @@
 Hardware records (``napkinmath.hardware``) bind these by name when a solve names a ``gpu=``.
 """
 
-from napkinmath.library.declare import Eq, formula, var
+from napkinmath.library.declare import FRACTION, Eq, formula, var
 
 from .sources import DEFINITION
 
@@ -19,6 +19,13 @@ peak_flops_fp8 = var("peak_flops_fp8", "TFLOP/(s*GPU)", "peak dense FP8 throughp
 # High-bandwidth memory on one accelerator (decimal GB).
 hbm_capacity = var("hbm_capacity", "GB/GPU", "HBM capacity per accelerator",
                    symbol="M_{\\mathrm{HBM}}")
+# Share of each accelerator's HBM a serving engine lets weights and KV cache use.
+hbm_usable_fraction = var(
+    "hbm_usable_fraction", "",
+    "share of each accelerator's HBM a serving engine uses for weights and KV cache",
+    symbol="u_{\\mathrm{HBM}}", bounds=FRACTION, default=0.9, default_note=(
+        "90% of HBM usable, vLLM's default gpu_memory_utilization = 0.9 (vLLM engine "
+        "arguments); the rest is left for activations, CUDA graphs and the runtime"))
 # HBM bandwidth of one accelerator.
 hbm_bandwidth = var("hbm_bandwidth", "TB/(s*GPU)", "HBM bandwidth per accelerator",
                     symbol="B_{\\mathrm{HBM}}")

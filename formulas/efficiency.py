@@ -9,6 +9,8 @@ measurements.
     mbu_achievable          = mbu / hbm_efficiency          (MBU against the measured bandwidth)
     mfu_achievable          = mfu / matmul_efficiency       (MFU against the measured matmul)
     bandwidth_gap_explained = (1/hbm_efficiency − 1) / (1/mbu − 1)
+    prefill_mfu             = prompt_tokens · C_tok,fwd
+                              / (prefill_time_measured · n_gpus · peak_flops)
 
 A datasheet peak is a clock times the units on the die; a matmul or a memory read measured on
 the device reaches less: the maximum achievable matmul FLOP/s (MAMF) of the best shape, or a
@@ -25,7 +27,8 @@ matrices).
 from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, formula, var
 
 from .accelerator import hbm_bandwidth, peak_flops, peak_flops_fp8
-from .inference import kv_cache_memory
+from .flops import PALM_B, inference_flop_per_token_with_attention
+from .inference import kv_cache_memory, prompt_tokens
 from .inference_metrics import DATABRICKS_2023, mbu
 from .model import weight_memory
 from .sources import DEFINITION
@@ -71,6 +74,14 @@ decode_step_time_measured = var(
     "decode_step_time_measured", "ms",
     "measured time of one decode step (every sequence gains its tokens)",
     symbol="t_{\\mathrm{dec,meas}}")
+# A prefill's time as measured (the roofline's is prefill_time).
+prefill_time_measured = var("prefill_time_measured", "s",
+                            "measured time of one prefill (the prompt tokens of the batch)",
+                            symbol="t_{\\mathrm{pre,meas}}")
+# MFU of a measured prefill.
+prefill_mfu = var("prefill_mfu", "",
+                  "model FLOPs utilization of a measured prefill, against the datasheet peak",
+                  symbol="\\mathrm{MFU}_{\\mathrm{pre}}", bounds=FRACTION)
 # MBU against the measured bandwidth instead of the datasheet's.
 mbu_achievable = var("mbu_achievable", "",
                      "model bandwidth utilization against the measured (achievable) HBM "
@@ -128,3 +139,9 @@ formula("bandwidth_gap_explained", "Share of a decode-time gap the achievable ba
         source=DEFINITION, subject=SUBJECT,
         note="(t_achievable − t_datasheet) / (t_measured − t_datasheet), with t ∝ 1/bandwidth: "
              "H200 decode (3.47 − 3.13) / (4.84 − 3.13) = 0.20")
+
+formula("prefill_mfu", "MFU of a measured prefill",
+        Eq(prefill_mfu, prompt_tokens * inference_flop_per_token_with_attention
+           / (prefill_time_measured * n_gpus * peak_flops)),
+        source=f"{PALM_B} (MFU against the datasheet peak)", subject=SUBJECT,
+        note="the prefill's FLOPs over the time it took, against the peak")

@@ -1,14 +1,22 @@
 """Feasibility: the conditions a plan must meet to fit, checked in every answer that touches them.
 
-    weight_memory + kv_cache_memory  ≤ hbm_capacity · n_gpus         (a serving replica fits)
+    weight_memory + kv_cache_memory  ≤ hbm_usable_fraction · hbm_capacity · n_gpus
+                                                                     (a serving replica fits)
     batch_size                       ≤ max_concurrent_sequences      (the batch's KV fits)
+    training_memory_per_gpu          ≤ hbm_capacity                  (a training layout fits)
     zero{0,1,2,3}_memory_per_gpu     ≤ hbm_capacity                  (training state per GPU)
-    activation_memory{,_flash,_recompute} / pp ≤ hbm_capacity        (one stage's activations)
+    microbatches_in_flight · activation_memory{,_flash,_recompute} / pp ≤ hbm_capacity
+                                                 (the first pipeline stage's activations)
     utilization                      < 1                             (a queue that drains)
     checkpoint_write_time            < checkpoint_interval           (blocking checkpoints)
     checkpoint_snapshot_time         < checkpoint_interval           (asynchronous snapshots)
     allreduce_time                   ≤ backward_time                 (gradient sync hides)
     pipeline_bubble_fraction         ≤ 1/4                           (assumed threshold)
+
+Memory constraints are per GPU: activation_memory is already per GPU (each tensor-parallel
+rank's share of one micro-batch through all n_layers), and under 1F1B the first pipeline stage
+holds microbatches_in_flight = pp micro-batches of n_layers/pp layers, the whole of it
+(Korthikanti et al. 2022, §4.2.3), not a pp-th.
 
 An answer shows each constraint its values touch as holds or violated, with the margin; a
 violation is a warning (and exit status 1 with `napkin solve --strict`).
@@ -18,18 +26,19 @@ from sympy import Rational
 
 from napkinmath.library.declare import constraint
 
-from .accelerator import hbm_capacity
+from .accelerator import hbm_capacity, hbm_usable_fraction
 from .activations import activation_memory, activation_memory_flash, activation_memory_recompute
 from .communication import allreduce_exposed_time, allreduce_time
 from .inference import kv_cache_memory, max_concurrent_sequences
 from .memory import (
+    training_memory_per_gpu,
     zero0_memory_per_gpu,
     zero1_memory_per_gpu,
     zero2_memory_per_gpu,
     zero3_memory_per_gpu,
 )
 from .model import batch_size, weight_memory
-from .parallelism import pipeline_bubble_fraction, pp
+from .parallelism import microbatches_in_flight, pipeline_bubble_fraction, pp
 from .serving import time_in_queue, utilization
 from .step_time import backward_time
 from .storage import (
@@ -47,7 +56,10 @@ KWON_2023 = ("Kwon et al. 2023, Efficient Memory Management for LLM Serving with
 RAJBHANDARI_2020 = ("Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training "
                     "Trillion Parameter Models, arXiv:1910.02054, §5")
 KORTHIKANTI_2022 = ("Korthikanti et al. 2022, Reducing Activation Recomputation in Large "
-                    "Transformer Models, arXiv:2205.05198, §4")
+                    "Transformer Models, arXiv:2205.05198, §4.2.3 (the first 1F1B stage holds "
+                    "p micro-batches of L/p layers; interleaved: L(1 + (p−1)/(pm)) layers)")
+VLLM_UTILIZATION = ("vLLM engine argument --gpu-memory-utilization (default 0.9 of each GPU's "
+                    "HBM for weights, activations and KV cache)")
 KLEINROCK_1975 = "Kleinrock 1975, Queueing Systems, Vol. 1, §2.1 (stability of M/M/c: ρ < 1)"
 YOUNG_1974 = ("Young 1974, A first order approximation to the optimum checkpoint interval, "
               "Communications of the ACM 17(9)")
@@ -56,12 +68,13 @@ LI_2020 = ("Li et al. 2020, PyTorch Distributed: Experiences on Accelerating Dat
 NARAYANAN_2021 = ("Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU "
                   "Clusters Using Megatron-LM, arXiv:2104.04473, §2.2.1")
 
-constraint("replica_fits_hbm", "Weights and KV cache fit in the replica's HBM",
-           weight_memory + kv_cache_memory, hbm_capacity * n_gpus,
-           source=f"{POPE_2022}; {KWON_2023}", subject="inference", touch=(kv_cache_memory,),
-           message="the weights and the batch's KV cache exceed the replica's HBM: use more "
-                   "GPUs per replica, a smaller batch or context, or a smaller KV cache "
-                   "(fp8 KV, fewer KV heads)")
+constraint("replica_fits_hbm", "Weights and KV cache fit in the replica's usable HBM",
+           weight_memory + kv_cache_memory, hbm_usable_fraction * hbm_capacity * n_gpus,
+           source=f"{POPE_2022}; {KWON_2023}; {VLLM_UTILIZATION}", subject="inference",
+           touch=(kv_cache_memory,),
+           message="the weights and the batch's KV cache exceed the usable share of the "
+                   "replica's HBM (hbm_usable_fraction): use more GPUs per replica, a smaller "
+                   "batch or context, or a smaller KV cache (fp8 KV, fewer KV heads)")
 constraint("batch_fits_kv_budget", "The batch's sequences fit in the KV budget",
            batch_size, max_concurrent_sequences, source=f"{POPE_2022}; {KWON_2023}",
            subject="inference", touch=(kv_cache_memory, max_concurrent_sequences),
@@ -75,14 +88,26 @@ for _stage, _memory in enumerate((zero0_memory_per_gpu, zero1_memory_per_gpu,
                message="the training state on each GPU exceeds its HBM (before activations): "
                        "shard further (a higher ZeRO stage, more data-parallel ranks, tensor or "
                        "pipeline parallelism) or use GPUs with more memory")
+constraint("training_memory_fits_hbm", "Training memory per GPU fits in HBM",
+           training_memory_per_gpu, hbm_capacity, per="GPU",
+           source=f"{RAJBHANDARI_2020}; {KORTHIKANTI_2022}", subject="memory",
+           message="a GPU of the first pipeline stage needs more than its HBM for the sharded "
+                   "training state, its activations and the allowances: shard further (a "
+                   "higher zero_stage, more tp or pp), recompute activations "
+                   "(recomputed_layer_fraction, attention_score_bytes = 0 with FlashAttention), "
+                   "use sequence parallelism (sp = tp), or shorten the micro-batch")
 for _memory, _kind in ((activation_memory, ""), (activation_memory_flash, ", no stored scores"),
                        (activation_memory_recompute, ", full recomputation")):
-    constraint(f"{_memory.name}_fits_hbm", f"Activations of one pipeline stage fit in HBM{_kind}",
-               _memory / pp, hbm_capacity, per="GPU", source=KORTHIKANTI_2022,
-               subject="memory",
-               message="one stage's activations alone exceed a GPU's HBM: recompute "
-                       "activations, shorten the micro-batch or sequence, or add tensor or "
-                       "pipeline parallelism")
+    # microbatches_in_flight micro-batches × n_layers/pp layers × (activation_memory/n_layers)
+    constraint(f"{_memory.name}_fits_hbm",
+               f"Activations of the first pipeline stage fit in HBM{_kind}",
+               microbatches_in_flight * _memory / pp, hbm_capacity, per="GPU",
+               source=KORTHIKANTI_2022, subject="memory", touch=(_memory,),
+               message="the first pipeline stage's activations alone (its micro-batches in "
+                       "flight through its n_layers/pp layers) exceed a GPU's HBM: recompute "
+                       "activations, shorten the micro-batch or sequence, or add tensor, "
+                       "sequence or context parallelism (more pipeline stages do not help "
+                       "under 1F1B)")
 constraint("queue_stable", "The queue drains (utilization below 1)", utilization, 1,
            strict=True, source=KLEINROCK_1975, subject="serving",
            touch=(utilization, time_in_queue),

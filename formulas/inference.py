@@ -3,8 +3,7 @@
     kv_bytes_per_token = 2 · n_layers · n_kv_heads · head_dim · kv_bytes_per_element   (MHA/GQA/MQA)
     kv_bytes_per_token = n_layers · (kv_lora_rank + qk_rope_head_dim) · kv_bytes_per_element  (MLA)
     kv_cache_memory    = kv_bytes_per_token · seq_len · batch_size
-    decode_step_time   = (weight_memory + kv_cache_memory) / (n_gpus · hbm_bandwidth)
-    prefill_time       = inference_flop_per_token · prompt_tokens / (n_gpus · peak_flops · mfu)
+    decode_speed       = tokens_per_step / decode_step_time
     ridge_point        = peak_flops / hbm_bandwidth                                    (roofline)
 
 Sources: Pope et al. 2022 (arXiv:2211.05102) for the inference cost model; Ainslie et al. 2023
@@ -12,6 +11,8 @@ Sources: Pope et al. 2022 (arXiv:2211.05102) for the inference cost model; Ainsl
 (arXiv:2405.04434) for MLA; Williams, Waterman and Patterson 2009 for the roofline.
 
 ``n_gpus`` here is the accelerators that hold one model replica (tensor/pipeline parallel).
+A decode step's and a prefill's time come from the roofline (`napkinmath.formulas.roofline`):
+the longer of the memory and the compute time, plus the tensor-parallel all-reduces.
 Quantization enters through ``weight_bytes_per_param`` (bf16 2, fp8/int8 1, int4 0.5 B/param)
 and ``kv_bytes_per_element`` (bf16 2, fp8/int8 1 B/token per cached element).
 """
@@ -19,7 +20,7 @@ and ``kv_bytes_per_element`` (bf16 2, fp8/int8 1 B/token per cached element).
 
 from napkinmath.library.declare import NON_NEGATIVE, Eq, floor, formula, var
 
-from .accelerator import hbm_bandwidth, hbm_capacity, peak_flops
+from .accelerator import hbm_bandwidth, hbm_capacity, hbm_usable_fraction, peak_flops
 from .model import (
     batch_size,
     head_dim,
@@ -29,7 +30,7 @@ from .model import (
     weight_memory,
 )
 from .sources import DEFINITION, KAPLAN_2020
-from .training import mfu, n_gpus, params
+from .training import n_gpus, params
 
 SUBJECT = "inference"
 
@@ -160,10 +161,12 @@ formula("kv_cache_memory", "KV cache of a batch",
         note="every sequence at its full context; solved for seq_len, the context that fits")
 
 formula("kv_memory_budget", "HBM left for the KV cache",
-        Eq(kv_memory_budget, n_gpus * hbm_capacity - weight_memory),
-        source=KWON_2023, subject=SUBJECT,
-        note=("activations and the framework also take some HBM (vLLM reserves 10% by "
-              "default): lower hbm_capacity to account for it"))
+        Eq(kv_memory_budget, n_gpus * hbm_capacity * hbm_usable_fraction - weight_memory),
+        source=(f"{KWON_2023}; vLLM engine argument --gpu-memory-utilization (default 0.9: "
+                "weights, activations and KV cache share 90% of each GPU's HBM)"),
+        subject=SUBJECT,
+        note=("the usable share of the replica's HBM less the weights; vLLM also takes its "
+              "profiled activation peak (a few GB) out of that share"))
 
 formula("max_concurrent_sequences", "Sequences that fit in a replica",
         Eq(max_concurrent_sequences, kv_memory_budget / (kv_bytes_per_token * seq_len)),
@@ -174,12 +177,6 @@ formula("whole_concurrent_sequences", "Whole sequences that fit",
         Eq(max_concurrent_sequences_whole, floor(max_concurrent_sequences)),
         source=DEFINITION, subject=SUBJECT, forward_only=True,
         note="rounds down: a sequence's KV cache fits whole or not at all")
-
-formula("decode_step_time", "Bandwidth-bound decode step",
-        Eq(decode_step_time, (weight_memory + kv_cache_memory) / (n_gpus * hbm_bandwidth)),
-        source=f"{POPE_2022}, §2; {ROOFLINE_2009}", subject=SUBJECT,
-        note=("each step reads every weight once and the whole KV cache; peak bandwidth makes "
-              "it a lower bound on the step time (an upper bound on speed)"))
 
 formula("decode_speed", "Decode speed per sequence",
         Eq(decode_speed, tokens_per_step / decode_step_time),
@@ -196,11 +193,6 @@ formula("inference_flop_per_token", "Inference FLOP per token",
         source=KAPLAN_2020, subject=SUBJECT,
         note="active parameters (MoE: the experts a token uses); attention over the context "
              "adds 2·n_layers·seq_len·d_attn, left out")
-
-formula("prefill_time", "Compute-bound prefill",
-        Eq(prefill_time, inference_flop_per_token * prompt_tokens / (n_gpus * peak_flops * mfu)),
-        source=f"{POPE_2022}, §3; MFU as in training", subject=SUBJECT,
-        note="prompt tokens run in parallel, so prefill is bound by FLOPs, not bandwidth")
 
 formula("ridge_point", "Roofline ridge point",
         Eq(ridge_point, peak_flops / hbm_bandwidth), source=ROOFLINE_2009, subject=SUBJECT,

@@ -1,4 +1,5 @@
-"""Training memory: the state every parameter carries, ZeRO/FSDP sharding, LoRA, GPUs to hold it.
+"""Training memory: the state every parameter carries, ZeRO/FSDP sharding, LoRA, GPUs to hold it,
+and the whole per-GPU total of a training layout.
 
     state_bytes_per_param = weight + gradient + (fp32 master + Adam m + Adam v)
                           = 2 + 2 + (4 + 4 + 4) = 16 B/param        (mixed-precision Adam)
@@ -7,18 +8,37 @@
     lora_params           = lora_rank · (lora_d_in + lora_d_out) · lora_target_matrices · n_layers
     lora_memory           = weight_memory (frozen) + lora_params · lora_state_bytes_per_param
 
+Under a layout (tp, pp, dp, cp, zero_stage, micro-batch, recomputation, micro-batches in
+flight) one GPU of the first pipeline stage holds
+
+    training_state_memory_per_gpu = (W / n_w + G / n_g + O / n_o) / (tp · pp)
+        n_o = (dp·cp)^min(zero_stage, 1)   ZeRO-1 and up shard the optimizer state
+        n_g = (dp·cp)^min(max(zero_stage − 1, 0), 1)   ZeRO-2 and up the gradients too
+        n_w = (dp·cp)^max(zero_stage − 2, 0)           ZeRO-3 the weights too
+    training_memory_per_gpu = (training_state_memory_per_gpu + stage_activation_memory)
+                              · (1 + memory_fragmentation_fraction) + runtime_memory_per_gpu
+
+with ``stage_activation_memory`` the first stage's activations (``activations``), and
+``training_memory_fits_hbm`` (``feasibility``) checks it against one GPU's HBM.
+
 Sources: Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) for the 16 bytes and the stages;
 Hu et al. 2021 (LoRA, arXiv:2106.09685). Memory follows every parameter (``params_total``),
-experts included. Activations are in ``activations``; per-GPU figures here are the model
-state alone (activations, buffers and fragmentation come on top).
+experts included. Activations are in ``activations``; the zero*_memory_per_gpu figures here
+are the model state alone (activations, buffers and fragmentation come on top, as in
+``training_memory_per_gpu``).
 """
 
-from napkinmath.library.declare import NON_NEGATIVE, Eq, ceiling, formula, var
+from sympy import Max, Min
+
+from napkinmath.library.declare import NON_NEGATIVE, Bounds, Eq, ceiling, formula, var
 
 from .accelerator import gpus_per_node, hbm_capacity
+from .activations import stage_activation_memory
+from .inference import kv_cache_memory
 from .model import n_layers, params_total, weight_bytes_per_param, weight_memory
 from .parallelism import cp, dp, pp, tp
-from .sources import DEFINITION
+from .sources import DEFINITION, KORTHIKANTI_2022
+from .training import n_gpus
 
 SUBJECT = "memory"
 
@@ -32,6 +52,10 @@ DISTRIBUTED_OPTIMIZER = (
     "data-parallel ranks, context-parallel ranks included)"
 )
 LORA_2021 = "Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, arXiv:2106.09685"
+GMLAKE_2024 = (
+    "Guo et al. 2024, GMLake: Efficient and Transparent GPU Memory Defragmentation for "
+    "Large-scale DNN Training with Virtual Memory Stitching, ASPLOS 2024, arXiv:2401.08156"
+)
 
 # --- Variables -----------------------------------------------------------------------------
 # Bytes of one gradient: 2 in bf16, 4 when gradients are accumulated in fp32, 0 when frozen.
@@ -102,6 +126,57 @@ zero3_memory_per_gpu = var(
     "zero3_memory_per_gpu", "GB",
     "training state on each GPU, all of it sharded (ZeRO-3, FSDP full shard)",
     symbol="M_{gpu,3}")
+# ZeRO stage of the layout: which parts of the training state are sharded over the dp ranks.
+zero_stage = var(
+    "zero_stage", "",
+    "ZeRO stage: 0 nothing sharded, 1 optimizer state, 2 also gradients, 3 also weights "
+    "(FSDP full shard)", symbol="z", bounds=Bounds(0.0, 3.0, lo_inclusive=True), default=0,
+    default_note=(
+        "ZeRO stage 0: nothing sharded over the data-parallel ranks (plain DDP) unless given; "
+        "Megatron's --use-distributed-optimizer is stage 1, FSDP full shard stage 3"))
+# Ranks each part of the training state is split over by ZeRO (1: kept whole on every rank).
+optimizer_shards = var(
+    "optimizer_shards", "", "data-parallel ranks the optimizer state is split over (ZeRO ≥ 1)",
+    symbol="n_{o}")
+gradient_shards = var(
+    "gradient_shards", "", "data-parallel ranks the gradients are split over (ZeRO ≥ 2)",
+    symbol="n_{g}")
+weight_shards = var(
+    "weight_shards", "", "data-parallel ranks the weights are split over (ZeRO-3)",
+    symbol="n_{w}")
+# Training state on one GPU under the layout's tp, pp and ZeRO stage.
+training_state_memory_per_gpu = var(
+    "training_state_memory_per_gpu", "GB",
+    "training state on each GPU under the layout: weights, gradients and optimizer state "
+    "split by tp · pp and by the ZeRO stage", symbol="M_{state,gpu}")
+# Allocator fragmentation and other slack, as a share of what the tensors need.
+memory_fragmentation_fraction = var(
+    "memory_fragmentation_fraction", "",
+    "memory the caching allocator reserves beyond the tensors, as a share of them",
+    symbol="f_{frag}", bounds=NON_NEGATIVE, default=0.1, default_note=(
+        "10% allocator fragmentation and slack on top of the tensors: PyTorch's caching "
+        "allocator commonly reserves 5-15% more than it allocates in LLM training; GMLake "
+        "(Guo et al. 2024, ASPLOS) measured 15% on average (up to 33%) with recomputation, "
+        "ZeRO and LoRA on A100-80GB; measure torch.cuda.memory_reserved() / "
+        "memory_allocated() for your stack"))
+# Memory outside PyTorch's tensors on each GPU: CUDA context, NCCL buffers, workspaces.
+runtime_memory_per_gpu = var(
+    "runtime_memory_per_gpu", "GB",
+    "memory outside the tensors on each GPU: CUDA context, kernels, NCCL buffers, workspaces",
+    symbol="M_{rt}", bounds=NON_NEGATIVE, default="2 GB", default_note=(
+        "2 GB per GPU outside the tensors: the CUDA context with PyTorch's kernels (about "
+        "0.5-1 GB) and NCCL communicator buffers and cuBLAS workspaces (about 1 GB), as "
+        "remembered; nvidia-smi's used memory minus torch.cuda.memory_reserved() measures it"))
+# Everything one GPU of the first pipeline stage holds during a training step.
+training_memory_per_gpu = var(
+    "training_memory_per_gpu", "GB",
+    "memory of each GPU of the first pipeline stage in training: sharded training state, "
+    "the stage's activations, fragmentation and runtime allowance", symbol="M_{train,gpu}")
+# Weights and KV cache on each GPU of a serving replica.
+serving_memory_per_gpu = var(
+    "serving_memory_per_gpu", "GB/GPU",
+    "weights and KV cache on each GPU of a serving replica (split evenly over its GPUs)",
+    symbol="M_{serve,gpu}")
 # One trainable matrix entry is one parameter: turns a matrix shape into a parameter count.
 params_per_entry = var(
     "params_per_entry", "param", "parameters per trainable matrix entry (1)", symbol="u_p",
@@ -215,3 +290,46 @@ formula("lora_memory", "LoRA fine-tuning state",
         source=LORA_2021, subject=SUBJECT,
         note=("frozen weights keep no gradients or optimizer state; QLoRA stores them in 4 bits "
               "(weight_bytes_per_param = 0.5)"))
+
+formula("optimizer_shards", "Optimizer-state shards under the ZeRO stage",
+        Eq(optimizer_shards, (dp * cp) ** Min(zero_stage, 1, evaluate=False)),
+        source=f"{ZERO_2020}, §5.1 (P_os); {DISTRIBUTED_OPTIMIZER}", subject=SUBJECT,
+        forward_only=True,
+        note=("ZeRO-1 and up split the optimizer state over the dp · cp ranks; stage 0 keeps "
+              "it whole: (dp · cp)⁰ = 1"))
+
+formula("gradient_shards", "Gradient shards under the ZeRO stage",
+        Eq(gradient_shards,
+           (dp * cp) ** Min(Max(zero_stage - 1, 0, evaluate=False), 1, evaluate=False)),
+        source=f"{ZERO_2020}, §5.2 (P_g)", subject=SUBJECT, forward_only=True,
+        note="ZeRO-2 and up split the gradients over the dp · cp ranks too")
+
+formula("weight_shards", "Weight shards under the ZeRO stage",
+        Eq(weight_shards, (dp * cp) ** Max(zero_stage - 2, 0, evaluate=False)),
+        source=f"{ZERO_2020}, §5.3 (P_p); {FSDP_2023}", subject=SUBJECT, forward_only=True,
+        note="ZeRO-3 (FSDP full shard) splits the weights over the dp · cp ranks too")
+
+formula("training_state_memory_per_gpu", "Training state per GPU under the layout",
+        Eq(training_state_memory_per_gpu,
+           (weight_memory / weight_shards + gradient_memory / gradient_shards
+            + optimizer_memory / optimizer_shards) / (tp * pp)),
+        source=f"{ZERO_2020}, §5 and Fig. 1 (Ψ(2 + 2 + K) over N_d by stage)", subject=SUBJECT,
+        note=("tensor and pipeline parallelism split every part; the ZeRO stage splits some "
+              "over the data-parallel ranks; ZeRO-3 gathers a few layers' weights on top"))
+
+formula("training_memory_per_gpu", "Memory per GPU of a training layout",
+        Eq(training_memory_per_gpu,
+           (training_state_memory_per_gpu + stage_activation_memory)
+           * (1 + memory_fragmentation_fraction) + runtime_memory_per_gpu),
+        source=(f"{ZERO_2020}, §5 (model states) and §6.2-6.3 (temporary buffers, memory "
+                f"fragmentation); {KORTHIKANTI_2022}, §4.2.3 (the first stage's activations); "
+                f"fragmentation measured: {GMLAKE_2024}"), subject=SUBJECT,
+        note=("a GPU of the first pipeline stage, the busiest; embeddings, the output layer's "
+              "logits and ZeRO-3's gathered layers are left out"))
+
+formula("serving_memory_per_gpu", "Weights and KV cache per GPU of a replica",
+        Eq(serving_memory_per_gpu, (weight_memory + kv_cache_memory) / n_gpus),
+        source=("Pope et al. 2022, Efficiently Scaling Transformer Inference, arXiv:2211.05102, "
+                "§2 (weights and KV cache split over the replica's chips)"), subject=SUBJECT,
+        note=("tensor and pipeline parallelism split the weights and the KV cache evenly "
+              "(tp at most n_kv_heads: beyond it KV heads are replicated)"))

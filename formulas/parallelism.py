@@ -3,6 +3,15 @@
     n_gpus                   = tp · pp · cp · dp · gpus_per_rank      (Megatron-LM world size)
     global_batch             = batch_size · dp · n_microbatches       (Narayanan et al. 2021, §3.1)
     pipeline_bubble_fraction = (pp − 1) / (virtual_pipeline_stages · n_microbatches)   (§2.2)
+    microbatches_in_flight   = pipeline_fill · (pp + (pp − 1) · min(v − 1, 1) / v)   (first stage)
+
+Under 1F1B the first pipeline stage holds the most activations: pp micro-batches of its
+n_layers/pp layers (Korthikanti et al. 2022, §4.2.3). Megatron's interleaved schedule (v ≥ 2
+model chunks per stage) holds n_layers · (1 + (pp − 1)/(pp · v)) layers' worth (the same
+section), i.e. pp + (pp − 1)/v micro-batches of n_layers/pp layers; min(v − 1, 1) is 0 for
+plain 1F1B (v = 1) and 1 for an interleaved schedule. ``pipeline_fill`` (1 by default: at
+least pp micro-batches per step) scales that for a pipeline that is not kept full (plain 1F1B
+with n_microbatches < pp holds n_microbatches: pipeline_fill = n_microbatches/pp) or GPipe.
 
 The degrees are plain numbers (ranks); ``gpus_per_rank`` (1 GPU, one process per accelerator)
 turns the rank count into accelerators. Expert parallelism is not a factor of the GPU count:
@@ -10,9 +19,12 @@ Megatron-Core lays the expert groups over the same ranks (tp·pp·cp·dp = etp·
 ``ep`` only divides the experts (``experts_per_rank`` in ``moe``).
 """
 
+from sympy import Min
+
 from napkinmath.library.declare import NON_NEGATIVE, Eq, formula, var
 
 from .model import batch_size
+from .sources import KORTHIKANTI_2022
 from .training import n_gpus
 
 SUBJECT = "parallelism"
@@ -73,6 +85,20 @@ n_microbatches = var("n_microbatches", "",
 virtual_pipeline_stages = var(
     "virtual_pipeline_stages", "", "model chunks per pipeline stage (interleaved 1F1B; 1 = plain)",
     symbol="v", default=1, default_note="plain 1F1B pipeline schedule, one chunk per stage")
+# Micro-batches whose activations the first (busiest) pipeline stage holds at its peak.
+microbatches_in_flight = var(
+    "microbatches_in_flight", "",
+    "micro-batches of n_layers/pp layers whose activations the first pipeline stage holds at "
+    "once (1F1B: pp; interleaved: pp + (pp − 1)/v)", symbol="m_{fl}")
+# How full the pipeline runs: the first stage's micro-batches in flight over a full 1F1B's.
+pipeline_fill = var(
+    "pipeline_fill", "",
+    "micro-batches the first pipeline stage holds, as a share of what a full 1F1B or "
+    "interleaved pipeline holds (1: at least pp micro-batches per step)", symbol="f_{fill}",
+    default=1, default_note=(
+        "the pipeline kept full: at least pp micro-batches per step, as 1F1B needs for a small "
+        "bubble (Narayanan et al. 2021, §2.2); give n_microbatches/pp for 1F1B with fewer "
+        "micro-batches than stages, or for GPipe, which holds every micro-batch of the step"))
 # Idle pipeline time over ideal compute time in one step.
 pipeline_bubble_fraction = var(
     "pipeline_bubble_fraction", "", "pipeline bubble: idle time over ideal compute time per step",
@@ -96,3 +122,15 @@ formula("pipeline_bubble", "Pipeline bubble fraction",
         source=NARAYANAN_2021_PIPELINE, subject=SUBJECT,
         note=("idle time over ideal compute time (GPipe and 1F1B alike); more micro-batches or "
               "an interleaved schedule shrink it"))
+
+formula("microbatches_in_flight", "Micro-batches the first pipeline stage holds",
+        Eq(microbatches_in_flight,
+           pipeline_fill * (pp + (pp - 1) * Min(virtual_pipeline_stages - 1, 1, evaluate=False)
+                            / virtual_pipeline_stages)),
+        source=(f"{KORTHIKANTI_2022}, §4.2.3 (1F1B: the first stage stores p micro-batches of "
+                "L/p layers, L layers' worth; interleaved: L(1 + (p−1)/(pm)) layers, m "
+                "chunks per stage); schedules: " + NARAYANAN_2021_PIPELINE),
+        subject=SUBJECT, forward_only=True,
+        note=("a full pipeline: plain 1F1B (v = 1) holds pp, Megatron's interleaved schedule "
+              "pp + (pp − 1)/v; min(v − 1, 1) is 0 for plain 1F1B and 1 when interleaved; "
+              "pipeline_fill scales it for fewer micro-batches or another schedule"))

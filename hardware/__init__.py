@@ -9,6 +9,7 @@ loader refuses it unless it is declared reference-only metadata in `METADATA_KEY
 
 from __future__ import annotations
 
+import datetime as _dt
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -116,11 +117,61 @@ def _normalize(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
+#: the TOML types each field takes, and how a message names them
+_TEXT, _DATE = (str,), (str, int, _dt.date)
+_FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "name": (_TEXT, "text"), "kind": (_TEXT, "text"), "note": (_TEXT, "text"),
+    "source": (_TEXT, "text"), "url": (_TEXT, "text"), "qualifier": (_TEXT, "text"),
+    "date": (_DATE, "a date such as \"2026-10\""), "assumption": ((bool,), "true or false"),
+    "value": ((str, int, float), "a value with its unit, such as \"989 TFLOP/(s*GPU)\""),
+}
+
+
+def _toml_type(value: object) -> str:
+    """How a TOML value is named in a message: 'a table', 'an array', 'a number', ..."""
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array of tables" if value and all(isinstance(v, dict) for v in value) \
+            else "an array"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "a date or time" if isinstance(value, (_dt.date, _dt.time)) else "a value"
+
+
+def _check_fields(where: str, table: dict, record_id: str, key: str | None) -> None:
+    """Each field of a record or value table of the type it takes (RecordError if not)."""
+    fields = _RECORD_FIELDS if key is None else _VALUE_FIELDS
+    for name, value in table.items():
+        if name in fields and name in _FIELD_TYPES:
+            types, wanted = _FIELD_TYPES[name]
+            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+                raise RecordError(f"{where}.{name}: expected {wanted}, got {_toml_type(value)}",
+                                  record_id, key or name)
+    aliases = table.get("aliases")
+    if key is None and aliases is not None and not (
+            isinstance(aliases, list) and all(isinstance(a, str) for a in aliases)):
+        raise RecordError(f"{where}.aliases: expected an array of names, such as "
+                          f"aliases = [\"X1\"], got {_toml_type(aliases)}", record_id, "aliases")
+    alternatives = table.get("alternatives")
+    if key is not None and alternatives is not None and not (
+            isinstance(alternatives, dict)
+            and all(isinstance(v, str) for v in alternatives.values())):
+        raise RecordError(f"{where}.alternatives: expected a table of other published figures "
+                          f"and where each is published, such as {{ \"192 GB\" = \"GTC 2024 "
+                          f"keynote\" }}, got {_toml_type(alternatives)}", record_id, key)
+
+
 def _load_value(record_id: str, key: str, table: dict, defaults: dict) -> Value:
     unknown = set(table) - _VALUE_FIELDS
     if unknown:
         raise RecordError(f"{record_id}.{key}: unknown fields {sorted(unknown)} (a value "
                           f"takes {', '.join(sorted(_VALUE_FIELDS))})", record_id, key)
+    _check_fields(f"{record_id}.{key}", table, record_id, key)
     source = table.get("source", defaults.get("source", ""))
     date = str(table.get("date", defaults.get("date", "")))
     # a value that cites its own source does not inherit the record's link to another document
@@ -168,14 +219,20 @@ def load_toml(text: str, loaded: dict[str, Record] | None = None, *,
 
     loaded = {} if loaded is None else loaded
     for record_id, table in tomllib.loads(text).items():
+        if not isinstance(table, dict):
+            raise RecordError(_not_a_record(record_id, table), record_id)
+        _check_fields(record_id, table, record_id, None)
         defaults = {k: table[k] for k in ("source", "url", "date") if k in table}
         values = {key: _load_value(record_id, key, sub, defaults)
                   for key, sub in table.items() if isinstance(sub, dict)}
         unknown = {k for k, v in table.items() if not isinstance(v, dict)} - _RECORD_FIELDS
         if unknown:
+            first = sorted(unknown)[0]
             raise RecordError(f"{record_id}: unknown fields {sorted(unknown)} (a record takes "
-                              f"{', '.join(sorted(_RECORD_FIELDS))} and value tables)",
-                              record_id, sorted(unknown)[0])
+                              f"{', '.join(sorted(_RECORD_FIELDS))} and value tables, each "
+                              f"its own table: [{record_id}.{first}] with value, source and "
+                              f"date; {first} here is {_toml_type(table[first])})",
+                              record_id, first)
         if record_id in loaded:
             raise RecordError(f"hardware record {record_id!r} is defined twice", record_id)
         if table.get("kind", "accelerator") not in KINDS:
@@ -187,6 +244,17 @@ def load_toml(text: str, loaded: dict[str, Record] | None = None, *,
                                    table.get("kind", "accelerator"), values,
                                    tuple(table.get("aliases", ())), table.get("note", ""))
     return loaded
+
+
+def _not_a_record(name: str, value: object) -> str:
+    """Why a top-level TOML value is no record: ``[[accelerator]]`` (an array of tables),
+    ``x = 1`` outside any table."""
+    shape = ("a record is one table named by its id, [H100-SXM], with name, kind, source, "
+             "date and a table for each value, [H100-SXM.peak_flops] with value, source and "
+             "date (the format of napkinmath's hardware/*.toml)")
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return f"[[{name}]] is an array of tables; {shape}"
+    return f"{name} is {_toml_type(value)} outside any table; {shape}"
 
 
 @cache

@@ -20,7 +20,6 @@ import re
 import tomllib
 from dataclasses import replace
 from functools import lru_cache
-from pathlib import Path
 
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.hardware import (
@@ -33,8 +32,11 @@ from napkinmath.hardware import (
     load_toml,
     shipped,
 )
+from napkinmath.text.visible import visible
 
-_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
+#: the largest records file read (a records file holds a few hundred lines)
+MAX_FILE_BYTES = 5_000_000
 _ASSIGN = re.compile(r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*=")
 
 
@@ -106,22 +108,41 @@ def _at(origin: str) -> str:
 
 
 def _explicit_kind(path: str, record_id: str) -> bool:
-    table = tomllib.loads(Path(path).read_text(encoding="utf-8")).get(record_id, {})
-    return "kind" in table
+    table = tomllib.loads(_read(path, _shown(path))).get(record_id, {})
+    return isinstance(table, dict) and "kind" in table
+
+
+def _shown(path: str) -> str:
+    return visible(os.path.relpath(path) if not os.path.relpath(path).startswith("..")
+                   else path)
+
+
+def _read(path: str, shown: str) -> str:
+    """The text of a records file: a regular file of at most MAX_FILE_BYTES, UTF-8."""
+    from napkinmath.files import read_regular_file
+
+    try:
+        data = read_regular_file(path, noun="records file", limit=MAX_FILE_BYTES, shown=shown,
+                                 rule="records are read only from regular files")
+    except InputError as exc:
+        raise InputError(f"records file {exc}" if str(exc).startswith(shown) else str(exc),
+                         "records") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"records file {shown}: not UTF-8 text (a byte that is not UTF-8 at "
+                         f"position {exc.start:,}); save it as UTF-8", "records") from None
 
 
 def load_file(path: str) -> dict[str, Record]:
     """The records of one user file, each value parsed and checked against its key."""
-    shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise InputError(f"records file {shown}: {reason}", "records") from None
+    shown = _shown(path)
+    text = _read(path, shown)
     try:
         loaded = load_toml(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"records file {shown}: not valid TOML: {exc}", "records") from None
+        raise InputError(f"records file {shown}: not valid TOML: {exc}; the format is that "
+                         "of napkinmath's hardware/*.toml", "records") from None
     except RecordError as exc:
         line = locate(text, exc.record_id, exc.key)
         raise InputError(f"{shown}{f', line {line}' if line else ''}: {exc}", "records") \
@@ -153,7 +174,8 @@ def _check_value(record_id: str, key: str, text: str, where: str) -> None:
 
 def locate(text: str, record_id: str, key: str | None) -> int | None:
     """The line (1-based) of `record_id`'s `key` in TOML `text` ([id.key] or key = ... under
-    [id]), else of the [id] header; None if neither is found."""
+    [id]), else of the [id] header (or [[id]], or id = ... outside any table); None if none
+    is found."""
     header = value = first = None
     table: list[str] = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -168,6 +190,8 @@ def locate(text: str, record_id: str, key: str | None) -> int | None:
                 value = number
             continue
         assign = _ASSIGN.match(line)
+        if assign and not table and first is None and _unquote(assign.group(1)) == record_id:
+            first = number  # a value outside any table: x1 = "..."
         if key is not None and assign and table == [record_id] and value is None \
                 and _unquote(assign.group(1)) == key:
             value = number

@@ -22,6 +22,8 @@ def _plausible(var, rng: random.Random, records: dict, defaults: bool) -> object
         return var.default.value
     if var.bounds.hi <= 2.0:
         return nm.Quantity(round(rng.uniform(0.1, 0.9), 3), var.unit)
+    if var.bounds.hi < 10:  # a small bounded count (zero_stage): a whole number inside
+        return nm.Quantity(float(rng.randint(1, int(var.bounds.hi))), var.unit)
     return nm.Quantity(round(10 ** rng.uniform(0, 4), 2), var.unit)
 
 

@@ -62,7 +62,9 @@ def test_a_quantity_of_another_registry_converts_by_dimension():
                       gpu=5), "gpu"),
     (lambda: nm.solve("n_gpus", mfu=0.4, model=3.5, **W12), "model"),
     (lambda: nm.solve("n_gpus", mfu=0.4, params="7B", tokens="1T", train_time="3 weeks",
-                      gpu=["H100"]), "gpu"),
+                      gpu=["H100", "MI300X"]), "gpu"),  # two accelerators: nm.compare ranks them
+    (lambda: nm.solve("n_gpus", mfu=0.4, params="7B", tokens="1T", train_time="3 weeks",
+                      gpu=["H100", 5]), "gpu"),
     (lambda: nm.solve("n_gpus", mfu=0.4, tolerance=10 ** 400, **W12), "tolerance"),
     (lambda: nm.solve("n_gpus", mfu=0.4, tolerance=math.nan, **W12), "tolerance"),
     (lambda: nm.solve("n_gpus", mfu=0.4, on_inconsistent="ignore", **W12), "on_inconsistent"),

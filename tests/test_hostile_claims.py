@@ -93,7 +93,7 @@ def test_a_pseudo_file_of_size_zero_with_contents_is_refused(tmp_path, monkeypat
         info = real_fstat(fd)
         return os.stat_result((*info[:6], 0, *info[7:]))
 
-    monkeypatch.setattr(claims.os, "fstat", fstat)
+    monkeypatch.setattr(os, "fstat", fstat)
     with pytest.raises(nm.InputError, match="pseudo-file"):
         nm.check_claims(path)
 
@@ -126,8 +126,8 @@ def test_a_file_larger_than_the_cap_is_refused_and_read_no_further(tmp_path, mon
     # st_size says nothing about devices and /proc: the read itself stops at the cap + 1
     reads = []
     real_read, real_fstat = os.read, os.fstat
-    monkeypatch.setattr(claims.os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
-    monkeypatch.setattr(claims.os, "fstat",
+    monkeypatch.setattr(os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
+    monkeypatch.setattr(os, "fstat",
                         lambda fd: os.stat_result((*real_fstat(fd)[:6], 0,
                                                    *real_fstat(fd)[7:])))
     with pytest.raises(nm.InputError, match="larger than 100 bytes"):

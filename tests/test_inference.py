@@ -75,36 +75,45 @@ def test_w15_inverse_batch_that_fits_a_budget():
 
 
 # --- Users a replica holds after its weights --------------------------------------------------
+# A serving engine uses 90% of each GPU's HBM by default (vLLM gpu_memory_utilization = 0.9):
+# 0.9 x 80 GB = 72 GB per GPU for weights and KV cache (hbm_usable_fraction).
 REPLICA = dict(n_gpus=4, weight_memory="141 GB", seq_len=8192, **LLAMA3_70B, **H100)
 
 
 def test_sequences_that_fit_in_a_replica():
     r = nm.solve(["kv_memory_budget", "max_concurrent_sequences"], **REPLICA)
-    budget = 4 * 80e9 - 141e9  # 179 GB left after the weights
+    budget = 0.9 * 4 * 80e9 - 141e9  # 288 GB usable - 141 GB of weights = 147 GB
     per_sequence = 327_680 * 8192  # 2.684 GB of KV per 8k-token sequence
     assert mag(r["kv_memory_budget"], "GB") == pytest.approx(budget / 1e9)
     assert mag(r["max_concurrent_sequences"], "sequence") == pytest.approx(budget / per_sequence)
-    assert budget / per_sequence == pytest.approx(66.69, rel=0.001)
+    assert budget / per_sequence == pytest.approx(54.77, rel=0.001)
+    assert "hbm_usable_fraction" in r.assumptions  # the 90% is a stated assumption
+
+
+def test_sequences_with_all_of_hbm_usable():
+    # the user's own fraction is used, not the default: 4 x 80 GB - 141 GB = 179 GB
+    r = nm.solve("max_concurrent_sequences", hbm_usable_fraction=1, **REPLICA)
+    assert mag(r.value, "sequence") == pytest.approx((4 * 80e9 - 141e9) / (327_680 * 8192))
 
 
 def test_whole_sequences_round_down():
     r = nm.solve("max_concurrent_sequences_whole", **REPLICA)
-    assert mag(r.value, "sequence") == 66  # floor(66.69)
+    assert mag(r.value, "sequence") == 54  # floor(147e9 / 2.684e9) = floor(54.77)
     headline = nm.solve("max_concurrent_sequences", **REPLICA).headline()[0]
-    assert "66 sequence" in headline
+    assert "54 sequence" in headline
 
 
 def test_inverse_context_length_for_a_user_count():
     r = nm.solve("seq_len", max_concurrent_sequences=32, n_gpus=4, weight_memory="141 GB",
                  **LLAMA3_70B, **H100)
-    hand = (4 * 80e9 - 141e9) / (32 * 327_680)  # 17,071 token per sequence
+    hand = (0.9 * 4 * 80e9 - 141e9) / (32 * 327_680)  # 147 GB / 10.49 MB: 14,019 token
     assert mag(r.value, "token/sequence") == pytest.approx(hand)
 
 
 def test_inverse_gpus_for_weights_and_users():
     r = nm.solve("n_gpus", max_concurrent_sequences=32, seq_len=8192, weight_memory="141 GB",
                  **LLAMA3_70B, **H100)
-    hand = (141e9 + 32 * 8192 * 327_680) / 80e9  # (141 + 85.9) GB / 80 GB = 2.84 GPU
+    hand = (141e9 + 32 * 8192 * 327_680) / (0.9 * 80e9)  # (141 + 85.9) GB / 72 GB = 3.15 GPU
     assert mag(r.value, "GPU") == pytest.approx(hand)
 
 
@@ -112,7 +121,7 @@ def test_weights_that_do_not_fit_name_the_budget():
     with pytest.raises(nm.NoRootError) as err:
         nm.solve("max_concurrent_sequences", n_gpus=1, weight_memory="141 GB", seq_len=8192,
                  **LLAMA3_70B, **H100)
-    assert "kv_memory_budget" in str(err.value)  # 80 GB - 141 GB < 0
+    assert "kv_memory_budget" in str(err.value)  # 0.9 x 80 GB - 141 GB < 0
 
 
 # --- W16: bandwidth-bound decode -----------------------------------------------------------
@@ -191,16 +200,20 @@ def test_inference_flop_per_token_dense_and_moe():
     assert mag(moe.value, "FLOP/token") == pytest.approx(2 * 22e9)  # 4.4e10 (W7)
 
 
-def test_prefill_time_compute_bound():
-    r = nm.solve("prefill_time", params="70B", prompt_tokens="8192 token", n_gpus=4, mfu=0.5,
+def test_prefill_time_at_the_compute_roof_without_a_shape():
+    # No shape, no bandwidth, one GPU count: the compute roof alone, the rest stated.
+    r = nm.solve("prefill_time", params="70B", prompt_tokens="8192 token", n_gpus=4,
                  peak_flops="989 TFLOP/(s*GPU)")
-    hand = 2 * 70e9 * 8192 / (4 * 989e12 * 0.5)  # 1.147e15 FLOP / 1.978e15 FLOP/s = 0.58 s
+    hand = 2 * 70e9 * 8192 / (4 * 989e12)  # 1.147e15 FLOP / 3.956e15 FLOP/s = 0.29 s
     assert mag(r.value, "s") == pytest.approx(hand)
+    text = r.to_text()
+    assert "ASSUMPTION: attention over the context left out" in text
+    assert "ASSUMPTION: the time to read the weights left out" in text
 
 
-def test_prefill_inverse_mfu_from_a_measured_time():
-    r = nm.solve("mfu", params="70B", prompt_tokens="8192 token", n_gpus=4,
-                 prefill_time="0.8 s", peak_flops="989 TFLOP/(s*GPU)")
+def test_prefill_mfu_from_a_measured_time():
+    r = nm.solve("prefill_mfu", params="70B", prompt_tokens="8192 token", n_gpus=4,
+                 prefill_time_measured="0.8 s", peak_flops="989 TFLOP/(s*GPU)")
     assert r.value.magnitude == pytest.approx(2 * 70e9 * 8192 / (4 * 989e12 * 0.8))  # 0.362
 
 

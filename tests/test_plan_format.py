@@ -195,3 +195,47 @@ def test_json_errors_point_at_the_right_section(tmp_path):
     line = text.splitlines().index('        "train_tme"') + 1
     message = error(tmp_path, text, "plan.json")
     assert f"plan.json, line {line}, key sections[1].ask[1]:" in message
+
+
+RANGED_COST = """\
+title = "Cost over a range of MFU"
+[records]
+gpu = "H100-SXM"
+[givens]
+params = "7B"
+tokens = "1T"
+n_gpus = 64
+mfu = "0.3..0.5"
+price_per_gpu_hour = "2.50 USD/(GPU*h)"
+[[sections]]
+title = "Cost"
+ask = ["train_compute", "train_time", "train_cost"]
+sensitivity = ["train_cost", "train_time"]
+"""
+
+
+def test_a_ranged_section_shows_the_sensitivity_of_the_names_given(napkin, tmp_path):
+    """Issue 20: with a ranged given the report showed `Sensitivity of train_compute` (the
+    first question) whatever `sensitivity` named."""
+    p = nm.plan(write(tmp_path, RANGED_COST))
+    assert [s.target for s in p.sections[0].sensitivities] == ["train_cost", "train_time"]
+    # at the centre, mfu = 0.4: 4.2e22 / (64 x 989.5e12 x 0.4) s = 19.19 day, 73,690 USD
+    status, out, err = napkin("plan", str(tmp_path / "plan.toml"))
+    assert status == 0, err
+    assert "Sensitivity of train_cost = 73,690 USD" in out
+    assert "Sensitivity of train_time = 19.19 day" in out
+    assert "Sensitivity of train_compute" not in out
+    cost = p.sections[0].sensitivities[0]
+    assert cost.elasticities["mfu"] == pytest.approx(-1)  # cost = GPU-hours x price
+
+
+def test_an_unknown_or_unasked_sensitivity_name_is_an_error_naming_it(napkin, tmp_path):
+    message = error(tmp_path, RANGED_COST.replace('["train_cost", "train_time"]',
+                                                  '["train_cst"]'))
+    assert "plan.toml, line 13, key sections[0].sensitivity[0]:" in message
+    assert "'train_cst'" in message and "did you mean train_cost" in message
+    message = error(tmp_path, RANGED_COST.replace('["train_cost", "train_time"]',
+                                                  '["gpu_hours"]'))
+    assert "sections[0].sensitivity[0]: 'gpu_hours' is not asked here" in message
+    status, out, err = napkin("plan", str(tmp_path / "plan.toml"))
+    assert status == 2 and out == "" and "'gpu_hours' is not asked here" in err

@@ -183,3 +183,42 @@ def test_headless_chromium_renders_math_and_plots(tmp_path):
 
     with Image.open(files["phone"]) as image:
         assert image.size == (412, 2400)
+
+
+def test_html_and_pdf_without_matplotlib_are_written_without_plots_and_say_so(
+        napkin, tmp_path, monkeypatch):
+    """A wheel installed without the 'plot' extra (issue 20: exit 3, No module named
+    'matplotlib'): the report is written, its tables carry the numbers, a note says why the
+    plots are missing and how to have them."""
+    from napkinmath.scenario import report_latex
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    out = tmp_path / "p.html"
+    status, stdout, err = napkin("plan", str(EXAMPLE), "-o", str(out))
+    assert status == 0, err
+    assert "without its plots: matplotlib is not installed" in err and stdout == ""
+    page = out.read_text(encoding="utf-8")
+    assert "<svg" not in page and "Plots are left out of this report" in page
+    assert page.count("Plot left out") == 3  # two tornado charts and the sweep
+    assert "pip install &#x27;napkinmath[plot]&#x27;" in page
+    checker = Checker()
+    checker.feed(page)
+    assert not checker.problems and not checker.stack
+    # a PDF: pdflatex (here a stand-in that keeps the LaTeX it is given) is run on a
+    # document that includes no figure and says why
+    fake = tmp_path / "pdflatex"
+    fake.write_text("#!/bin/sh\ncp plan.tex plan.pdf\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(report_latex, "pdflatex", lambda: str(fake))
+    pdf = tmp_path / "p.pdf"
+    status, _, err = napkin("plan", str(EXAMPLE), "-o", str(pdf))
+    assert status == 0, err
+    tex = pdf.read_text(encoding="utf-8")
+    assert "includegraphics" not in tex and "Plots are left out of this report" in tex
+
+
+def test_without_matplotlib_a_report_without_plots_has_no_note(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    answered = nm.plan({"title": "t", "givens": {"params": "7B", "tokens": "1T"},
+                        "sections": [{"title": "s", "ask": ["train_compute"]}]})
+    assert "left out" not in answered.to_html()

@@ -72,5 +72,5 @@ def test_the_memo_follows_the_records_in_force_and_their_files(tmp_path):
     assert nm.solve("n_gpus", records=str(path), **W12).value.magnitude == \
         pytest.approx(shipped / 2)
     assert nm.solve("n_gpus", **W12).value.magnitude == shipped
-    assert nm.solve("n_gpus", achievable=True, **W12).value.magnitude == \
-        pytest.approx(shipped * 989.5 / 794.5)  # H100 measured 794.5 TFLOP/s (Bekman's table)
+    # an MFU is against the datasheet peak, so --achievable leaves it (and the answer) alone
+    assert nm.solve("n_gpus", achievable=True, **W12).value.magnitude == shipped

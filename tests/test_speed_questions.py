@@ -15,7 +15,7 @@ SLOW = [
      dict(global_batch_tokens="929749536 token", n_microbatches=6, tp=1, head_dim=82,
           tokens="19685472860543 token", grad_bytes_per_param="2 B/param", gpu="H100-SXM",
           model="llama-3-70b"),
-     "no one or two more inputs determine it"),
+     "activation_memory and activation_memory_per_layer_flash"),
     (("hidden_size",),
      dict(recompute_bytes_per_token_hidden="1.561 B/token", zero1_memory_per_gpu="5.319 GB",
           lora_params="20316614 param", kv_bytes_per_token="152525 B/token", n_replicas=9.9038,

@@ -118,10 +118,11 @@ def test_a_serving_plan_that_does_not_fit_is_flagged():
     weights = record("llama-3-70b", "params_total") * 2 * 8  # bits -> bytes: base unit is bit
     kv = 1024 * 8192 * 2 * 128 * 2 * 8 * 80 * 8  # batch × context × KV bytes/token, in bits
     assert fits.lhs == pytest.approx(weights + kv) and not fits.holds
-    assert fits.rhs == pytest.approx(8 * record("H100-SXM", "hbm_capacity"))
+    # 90% of the replica's HBM is usable (hbm_usable_fraction, vLLM's default)
+    assert fits.rhs == pytest.approx(0.9 * 8 * record("H100-SXM", "hbm_capacity"))
     batch = held["batch_fits_kv_budget"]
     assert not batch.holds and batch.rhs / 1 == pytest.approx(
-        (8 * record("H100-SXM", "hbm_capacity") - weights) / (8192 * 327_680 * 8))  # ≈ 186
+        (0.9 * 8 * record("H100-SXM", "hbm_capacity") - weights) / (8192 * 327_680 * 8))  # ≈ 162
     assert held["queue_stable"].holds
     assert not r.fits and len(r.warnings) == 2
     assert str(r).count("✗ VIOLATED") == 2 and "WARNING" in str(r)

@@ -256,3 +256,101 @@ def test_python_check_and_claims_take_records(ours):
     assert report.summary["agree"] == 1
     with pytest.raises(nm.NapkinError):
         nm.check("peak_flops * 2 GPU", expect="2400 TFLOP/s", gpu="our-gpu")
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # an array of tables with a nested table (issue 20: AttributeError, exit 3)
+    ("""\
+     # our accelerator
+     [[accelerator]]
+     name = "X1"
+     source = "s"
+     date = "2026"
+
+     [accelerator.peak_flops]
+     value = "1 PFLOP/(s*GPU)"
+     """, ["bad.toml, line 2", "[[accelerator]] is an array of tables",
+           "a record is one table named by its id"]),
+    ("x1 = 5\n", ["bad.toml, line 1", "x1 is a number outside any table"]),
+    ("""\
+     [x1]
+     source = "s"
+     date = "2026"
+     aliases = "X1"
+     """, ["bad.toml, line 4", "x1.aliases: expected an array of names", "got text"]),
+    ("""\
+     [x1]
+     name = 3
+     source = "s"
+     date = "2026"
+     """, ["bad.toml, line 2", "x1.name: expected text, got a number"]),
+    ("""\
+     [x1]
+     source = "s"
+     date = "2026"
+     peak_flops = "1 PFLOP/(s*GPU)"
+     """, ["bad.toml, line 4", "unknown fields ['peak_flops']", "[x1.peak_flops] with value"]),
+    ("""\
+     [x1]
+     source = "s"
+     date = "2026"
+
+     [x1.peak_flops]
+     value = true
+     """, ["bad.toml, line 5", "x1.peak_flops.value: expected a value with its unit"]),
+    ("""\
+     [x1]
+     source = "s"
+     date = "2026"
+
+     [x1.peak_flops]
+     value = "1 PFLOP/(s*GPU)"
+     source = { by = "me" }
+     """, ["bad.toml, line 5", "x1.peak_flops.source: expected text, got a table"]),
+    ("""\
+     [x1]
+     source = "s"
+     date = "2026"
+
+     [x1.peak_flops]
+     value = "1 PFLOP/(s*GPU)"
+     alternatives = "2 PFLOP/s"
+     """, ["bad.toml, line 5", "x1.peak_flops.alternatives: expected a table"]),
+    ("""\
+     [x1]
+     source = "s"
+     date = "2026"
+
+     [[x1.peak_flops]]
+     value = "1 PFLOP/(s*GPU)"
+     """, ["bad.toml, line 5", "peak_flops here is an array of tables"]),
+])
+def test_malformed_files_are_errors_with_the_file_line_and_shape(napkin, tmp_path, text, words):
+    path = write(tmp_path, text)
+    with pytest.raises(nm.InputError) as err:
+        nm.solve("peak_flops", gpu="H100", records=path)
+    for word in words:
+        assert word in str(err.value), (word, str(err.value))
+    for command in (["solve", "peak_flops", "--gpu", "x1"], ["hardware"]):
+        status, out, err_text = napkin(*command, "--records", path)
+        assert status == 2 and out == "" and "Traceback" not in err_text
+        assert err_text.startswith("napkin: ") and words[0] in err_text
+
+
+def test_a_records_file_is_read_only_if_regular_utf8_and_bounded(napkin, tmp_path, monkeypatch):
+    import os
+
+    from napkinmath.hardware import user
+
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    status, _, err = napkin("hardware", "--records", str(fifo))  # returns: never blocks
+    assert status == 2 and "not a regular file (a FIFO" in err
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(b'[x1]\nname = "Caf\xe9"\n')
+    status, _, err = napkin("hardware", "--records", str(latin))
+    assert status == 2 and "not UTF-8 text" in err
+    monkeypatch.setattr(user, "MAX_FILE_BYTES", 100)
+    big = write(tmp_path, "# padding\n" * 20, "big.toml")
+    status, _, err = napkin("hardware", "--records", big)
+    assert status == 2 and "larger than 100 bytes" in err

@@ -13,6 +13,7 @@ import struct
 import matplotlib
 import numpy as np
 import pytest
+from hand import llama70b_decode_step
 
 import napkinmath as nm
 
@@ -67,12 +68,11 @@ def test_records_as_an_axis():
     t = nm.sweep("cost_per_million_tokens", over={"batch_size": [1, 32]},
                  gpu=["H100-SXM", "MI300X"], model="llama-3-70b", n_gpus=4, seq_len=8192)
     assert t["gpu"] == ["H100-SXM", "H100-SXM", "MI300X", "MI300X"]
-    weights = 70.6e9 * 2
-    kv = 8192 * 327_680  # bytes per sequence at 8k context
-    for i, (bandwidth, price) in enumerate([(3.35e12, 2.5), (3.35e12, 2.5), (5.3e12, 2.0),
-                                            (5.3e12, 2.0)]):
+    figures = [(989.5e12, 3.35e12, 450e9, 2.5), (1307.4e12, 5.3e12, 448e9, 2.0)]
+    for i in range(4):
+        peak, bandwidth, link, price = figures[i // 2]
         batch = (1, 32)[i % 2]
-        step = (weights + batch * kv) / (4 * bandwidth)
+        step = llama70b_decode_step(peak, bandwidth, link, batch)
         cost = price * 4 / 3600 * step / batch * 1e6  # USD per million tokens
         assert t["cost_per_million_tokens"][i] == pytest.approx(cost, rel=1e-9)
 
@@ -201,9 +201,10 @@ def test_sensitivity_from_the_shell(napkin):
 W18 = dict(model="llama-3-70b", n_gpus=4, batch_size=32, seq_len=8192)
 
 
-def decode_cost(bandwidth, price):
-    """USD per million tokens: 4 GPUs stream 141.2 GB of weights + 85.9 GB of KV per step."""
-    step = (70.6e9 * 2 + 32 * 8192 * 327_680) / (4 * bandwidth)
+def decode_cost(peak, bandwidth, link, price):
+    """USD per million tokens: 4 GPUs stream 141.2 GB of weights + 85.9 GB of KV per step
+    (the memory roof binds at batch 32) and all-reduce twice per layer."""
+    step = llama70b_decode_step(peak, bandwidth, link, 32)
     return price * 4 / 3600 * step / 32 * 1e6
 
 
@@ -211,8 +212,9 @@ def test_w18_compare_ranks_decode_cost_with_sources():
     c = nm.compare("cost_per_million_tokens", gpu=["H100-SXM", "MI300X", "Trainium2"], **W18)
     assert c.direction == "lower"
     assert [label.split(" + ")[0] for label in c.ranking] == ["MI300X", "H100-SXM", "Trainium2"]
-    costs = {"H100-SXM": decode_cost(3.35e12, 2.5), "MI300X": decode_cost(5.3e12, 2.0),
-             "Trainium2": decode_cost(2.9e12, 2.8)}
+    costs = {"H100-SXM": decode_cost(989.5e12, 3.35e12, 450e9, 2.5),
+             "MI300X": decode_cost(1307.4e12, 5.3e12, 448e9, 2.0),
+             "Trainium2": decode_cost(667e12, 2.9e12, 640e9, 2.8)}
     for label, result in c.results.items():
         expected = costs[label.split(" + ")[0]]
         assert result.value.to("USD/Mtoken").magnitude == pytest.approx(expected, rel=1e-9)
@@ -249,3 +251,38 @@ def test_compare_higher_is_better_and_failures_listed():
     assert c.direction == "higher" and c.ranking[0].startswith("MI300X")
     with pytest.raises(nm.InputError, match="at least two records"):
         nm.compare("decode_throughput", gpu="H100-SXM", **W18)
+
+
+SENSITIVE = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.3..0.5",
+             "--gpu", "H100-SXM", "--sensitivity"]
+
+
+def test_sensitivity_in_json_is_a_field_of_the_one_document(napkin):
+    """Issue 20: the text table followed the JSON document (json.loads: "Extra data")."""
+    status, out, err = napkin(*SENSITIVE, "--format", "json")
+    assert status == 0, err
+    data = json.loads(out)  # one document, nothing after it
+    table = data["sensitivity"]["n_gpus"]
+    # 4.2e22 / (0.4 x 989.5e12 x 1,814,400 s) = 58.48 GPU at the centre; at MFU 30%, 77.98
+    assert table["value"]["value"] == pytest.approx(58.484, rel=1e-4)
+    first = table["inputs"][0]
+    assert first["name"] == "mfu" and first["origin"] == "you"
+    assert first["elasticity"] == pytest.approx(-1)
+    assert first["low"]["value"] == pytest.approx(58.484 * 0.4 / 0.3, rel=1e-4)
+    assert first["low"]["unit"] == "GPU" and "Sensitivity" not in out
+
+
+@pytest.mark.parametrize(("fmt", "words"), [
+    ("markdown", ["**Sensitivity of n_gpus = 58.48 GPU**", "| input | origin |", "| mfu | you |"]),
+    ("latex", [r"\paragraph{Sensitivity of n\_gpus = 58.48 GPU}", r"\begin{tabular}{lllrlrr}",
+               r"peak\_flops & record H100-SXM", r"\end{tabular}"]),
+    ("text", ["Sensitivity of n_gpus = 58.48 GPU", "elasticity"]),
+])
+def test_sensitivity_in_the_format_of_the_document(napkin, fmt, words):
+    args = [a if a != "mfu=0.3..0.5" else "mfu=0.4" for a in SENSITIVE]  # LaTeX: one answer
+    status, out, err = napkin(*args, "--format", fmt)
+    assert status == 0, err
+    for word in words:
+        assert word in out, (word, out[-800:])
+    if fmt != "text":
+        assert "--------------------" not in out  # not the text table

@@ -29,9 +29,7 @@ import io
 import itertools
 import json
 import numbers
-import os
 import re
-import stat
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -456,56 +454,12 @@ def read_claims_file(path: str | Path) -> bytes:
     """The bytes of a claims file, read safely: only a regular file, at most
     MAX_FILE_BYTES, never blocking. A FIFO, a device (/dev/zero), a directory or a pseudo-file
     of /proc or /sys (which would print the process environment) is refused before anything
-    is read, and no error quotes what a refused file holds."""
-    shown = visible(str(path))
-    real = os.path.realpath(path)
-    for top in ("/proc", "/sys"):  # "regular" files there have size 0 and secret contents
-        if real == top or real.startswith(top + os.sep):
-            raise InputError(f"{shown}: not a regular file (a pseudo-file of {top}); claims "
-                             "are read only from regular files or '-' (standard input)")
-    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-             | getattr(os, "O_CLOEXEC", 0))
-    try:
-        fd = os.open(path, flags)  # O_NONBLOCK: opening a FIFO without a writer returns
-    except FileNotFoundError:
-        raise InputError(f"no such claims file: {shown}") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {shown}: {exc.strerror or type(exc).__name__}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{shown}: not a regular file ({_file_kind(info.st_mode)}); claims "
-                             "are read only from regular files or '-' (standard input)")
-        if info.st_size > MAX_FILE_BYTES:
-            raise InputError(f"{shown}: larger than {MAX_FILE_BYTES:,} bytes "
-                             f"({info.st_size:,}); a claims file is limited to "
-                             f"{MAX_FILE_BYTES:,}")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= MAX_FILE_BYTES:
-            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        raise InputError(f"cannot read {shown}: {exc.strerror or type(exc).__name__}") from None
-    finally:
-        os.close(fd)
-    if size > MAX_FILE_BYTES:
-        raise InputError(f"{shown}: larger than {MAX_FILE_BYTES:,} bytes; a claims file is "
-                         f"limited to {MAX_FILE_BYTES:,}")
-    if info.st_size == 0 and size:  # a "regular" file of size 0 with contents: /proc-like
-        raise InputError(f"{shown}: not a regular file (a pseudo-file: its size is 0 but it "
-                         "has contents); claims are read only from regular files or '-'")
-    return b"".join(chunks)
+    is read, and no error quotes what a refused file holds (`napkinmath.files`)."""
+    from napkinmath.files import read_regular_file
 
-
-def _file_kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO, a named pipe"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-             (stat.S_ISSOCK, "a socket"))
-    return next((name for test, name in kinds if test(mode)), "an unusual kind of file")
+    return read_regular_file(path, noun="claims file", limit=MAX_FILE_BYTES,
+                             rule="claims are read only from regular files or '-' (standard "
+                                  "input)")
 
 
 def _decode(data: bytes, shown: str) -> str:
@@ -820,7 +774,8 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
             variable(quantity)  # an unknown name is an error that suggests the closest
             expression = quantity
         for option in ("gpu", "model"):
-            if settings.get(option) is not None and not isinstance(settings[option], str):
+            if settings.get(option) is not None and not isinstance(settings[option], str) \
+                    and not (option == "gpu" and isinstance(settings[option], tuple)):
                 raise InputError(f"{where}: {option} {shown_value(settings[option], 40)} is "
                                  "not a record name: give one like "
                                  f"{'H100-SXM' if option == 'gpu' else 'llama-3-70b'}", option)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections.abc import Sequence
 
 import pint
 
@@ -66,8 +67,8 @@ from napkinmath.units import Quantity, format_number, format_quantity
 
 
 def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERANCE,
-          gpu: str | None = None, model: str | None = None, records: object = None,
-          to: str | None = None,
+          gpu: str | Sequence[str] | None = None, model: str | None = None,
+          records: object = None, to: str | None = None,
           **values: object) -> CheckResult:
     """Evaluate `expr` safely, with units, and compare it with a claimed value `expect`.
 
@@ -105,6 +106,10 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
         meter.require("reading the given values")
         meter.charge(1 + (len(value) if isinstance(value, str) else 0))
         given[name] = given_quantity(name, value, readings)
+    if isinstance(gpu, (list, tuple)):  # records of different kinds, bound together
+        from napkinmath.solving.records import bound_records
+
+        gpu = bound_records(gpu, "gpu")
     names = Names(expr, given, gpu, model, node.kind == "name" and "." not in node.text,
                    tolerance)
     names.meter = meter

@@ -52,7 +52,8 @@ class Resolved:
 class Names:
     """The resolver of `check`: record values, given values, units, library variables."""
 
-    def __init__(self, text: str, given: dict[str, pint.Quantity], gpu: str | None,
+    def __init__(self, text: str, given: dict[str, pint.Quantity],
+                 gpu: str | tuple[str, ...] | None,
                  model: str | None, whole_name: bool, tolerance: float) -> None:
         self.text = text
         self.given = given
@@ -120,7 +121,10 @@ class Names:
         if self._records is not None:
             return self._records
         found = []
-        for option, name in (("model", self.model), ("gpu", self.gpu)):
+        from napkinmath.solving.records import each_record
+
+        gpus = each_record(self.gpu) if isinstance(self.gpu, tuple) else (self.gpu,)
+        for option, name in (("model", self.model), *(("gpu", g) for g in gpus)):
             if name is None:
                 continue
             if not isinstance(name, str):

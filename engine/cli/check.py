@@ -67,8 +67,11 @@ def options(parser: argparse.ArgumentParser) -> None:
                              "'EXPRESSION -> GiB')")
     parser.add_argument("--tolerance", "-t", default="0.02", metavar="FRACTION",
                         help="relative tolerance for agreement: 0.02 or 2%% (default 2%%)")
-    parser.add_argument("--gpu", help="hardware record for variables such as peak_flops")
-    parser.add_argument("--model", help="model record for variables such as n_kv_heads")
+    parser.add_argument("--gpu", action="append",
+                        help="hardware record for variables such as peak_flops (also gpu=NAME); "
+                             "repeat it to bind records of different kinds together")
+    parser.add_argument("--model", action="append",
+                        help="model record for variables such as n_kv_heads (also model=NAME)")
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     parser.add_argument("--input-format", choices=("csv", "tsv", "json", "toml"),
                         help="format of a claims table read from '-' or a file without a "
@@ -95,7 +98,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from napkinmath.cli.main import record_terms
+
     expression, givens, inline_claim = _split_terms(args.terms)
+    records = record_terms(args, givens, "check")
+    args.gpu, args.model = records.get("gpu"), records.get("model")
     if _is_table(expression, args.input_format):
         if args.to is not None:
             raise InputError("--to applies to one expression; a claims table shows each value "

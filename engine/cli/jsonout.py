@@ -11,8 +11,12 @@ meaning; new fields may appear within a version.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from napkinmath.errors import NapkinError
+
+if TYPE_CHECKING:
+    from napkinmath.whatif.sensitivity import Sensitivity
 
 #: schema name of each kind of document, with its version
 SCHEMAS = {
@@ -35,11 +39,15 @@ def document(kind: str, data: dict) -> str:
                       ensure_ascii=False, allow_nan=False)
 
 
-def answer(result: object) -> str:
-    """A solve's answer: a single answer, a range, or Monte Carlo samples."""
+def answer(result: object, sensitivity: Sensitivity | None = None) -> str:
+    """A solve's answer: a single answer, a range, or Monte Carlo samples; with
+    `sensitivity` (`--sensitivity`), its table as the field "sensitivity", by target."""
     name = type(result).__name__
     kind = {"RangeResult": "range", "SampleResult": "samples"}.get(name, "answer")
-    return document(kind, result.to_dict())
+    data = result.to_dict()
+    if sensitivity is not None:
+        data["sensitivity"] = {sensitivity.target: sensitivity.to_dict()}
+    return document(kind, data)
 
 
 def error(exc: BaseException, status: int) -> str:

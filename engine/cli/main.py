@@ -173,11 +173,15 @@ def _solve_options(solve: argparse.ArgumentParser) -> None:
     solve.add_argument("--unit", action="append", metavar="NAME=UNIT",
                        help="show a target in this unit (--unit train_time=h); also written "
                             "TARGET:UNIT (train_time:h)")
-    solve.add_argument("--gpu", help="hardware record whose values fill in unstated givens")
-    solve.add_argument("--model", help="model record (layers, heads, parameters) to bind")
-    solve.add_argument("--precision", choices=("bf16", "fp16", "fp8", "int8", "fp4"),
+    solve.add_argument("--gpu", action="append",
+                       help="hardware record whose values fill in unstated givens (also "
+                            "gpu=NAME); repeat it to bind records of different kinds together: "
+                            "--gpu H100 --gpu Parallel-FS-100GBs")
+    solve.add_argument("--model", action="append",
+                       help="model record (layers, heads, parameters) to bind (also model=NAME)")
+    solve.add_argument("--precision", choices=PRECISIONS,
                        help="the record's peak at this precision, and its bytes per value for "
-                            "weights and KV cache")
+                            "weights and KV cache (also precision=NAME)")
     solve.add_argument("--format", choices=("text", "markdown", "latex", "json"), default="text")
     solve.add_argument("--digits", type=int, metavar="N",
                        help="significant figures of the numbers shown (default 4; JSON values "
@@ -249,6 +253,65 @@ def _completion(args: argparse.Namespace) -> int:
     return 0
 
 
+#: --precision's choices (napkinmath.solving.precision.PRECISIONS, not imported at start)
+PRECISIONS = ("bf16", "fp16", "fp8", "int8", "fp4")
+#: the options that a name=value term may also set, as the claims CSV's context writes them
+RECORD_TERMS = ("gpu", "model", "precision")
+
+
+def record_terms(args: argparse.Namespace, givens: dict[str, str], command: str,
+                 names: Sequence[str] = ("gpu", "model")) -> dict[str, object]:
+    """The --gpu/--model (/--precision) options of `args` with the gpu=, model=,
+    precision= terms of `givens` (taken out of it): each written either way, exactly as the
+    option reads it. For solve and check (`command`), records of different kinds bind
+    together (--gpu H100 --gpu Parallel-FS-100GBs) and two of one kind are an error naming
+    both; sweep and compare take one --gpu and one --model (a record, or a comma-separated
+    list to compare). Returns {option: value} for the options given."""
+    chosen: dict[str, object] = {}
+    for name in names:
+        written = [(f"--{name} {visible(v)}", v) for v in (getattr(args, name, None) or ())]
+        if not isinstance(getattr(args, name, None), (list, type(None))):  # one value
+            written = [(f"--{name} {visible(getattr(args, name))}", getattr(args, name))]
+        if name in givens:
+            value = givens.pop(name)
+            written.append((f"{name}={visible(value)}", value))
+        for label, value in written:
+            if not value.strip():
+                raise NapkinError(f"{label.strip()}: name a record, like {name}="
+                                  f"{'llama-3-70b' if name == 'model' else 'H100-SXM'} "
+                                  "(list them with `napkin hardware`)")
+        if not written:
+            continue
+        if name == "precision":
+            precisions = {v.strip().lower() for _, v in written}
+            if len(precisions) > 1:
+                raise NapkinError(f"{' and '.join(label for label, _ in written)}: two "
+                                  "precisions; give one")
+            value = precisions.pop()
+            if value not in PRECISIONS:
+                raise NapkinError(f"{written[-1][0]}: expected one of {', '.join(PRECISIONS)}")
+            chosen[name] = value
+            continue
+        values = [v.strip() for _, v in written]
+        if command in ("sweep", "compare"):
+            if len(set(values)) > 1:
+                raise NapkinError(
+                    f"{' and '.join(label for label, _ in written)}: napkin {command} takes one "
+                    f"--{name}: a record, or a comma-separated list to compare (--{name} "
+                    f"{','.join(dict.fromkeys(values))}); to bind records of different kinds "
+                    f"together, use napkin solve ... --{name} A --{name} B")
+            chosen[name] = values[0]
+            continue
+        for label, value in zip((label for label, _ in written), values, strict=True):
+            if "," in value:
+                raise NapkinError(f"{label}: {command} takes one record per kind; to rank "
+                                  f"several use napkin compare TARGET --{name} {visible(value)}")
+        from napkinmath.solving.records import bound_records
+
+        chosen[name] = bound_records(values, name, [label for label, _ in written])
+    return chosen
+
+
 def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str], dict[str, str]]:
     """Targets, name=value givens and chosen units (TARGET:UNIT), in any order."""
     targets: list[str] = []
@@ -311,14 +374,12 @@ def _solve(args: argparse.Namespace) -> int:
     from napkinmath.solving.solver import solve
 
     targets, givens, units = _split_terms(args.terms)
-    options = {"gpu": _one_record(args.gpu, "gpu"), "tolerance": args.tolerance}
+    options: dict[str, object] = {"tolerance": args.tolerance,
+                                  **record_terms(args, givens, "solve",
+                                                 ("gpu", "model", "precision"))}
     chosen = _chosen_units(args, units)
     if chosen:
         options["units"] = chosen
-    if args.model:
-        options["model"] = _one_record(args.model, "model")
-    if args.precision:
-        options["precision"] = args.precision
     if args.achievable:
         options["achievable"] = True
     if args.samples is not None:
@@ -330,35 +391,29 @@ def _solve(args: argparse.Namespace) -> int:
     if args.digits is not None:
         options["digits"] = args.digits
     result = solve(targets, **options, **givens)
-    render = {"text": str, "markdown": lambda r: r.to_markdown(),
-              "latex": lambda r: r.to_latex(), "json": _json_answer}[args.format]
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError("--format latex is for single answers; use markdown or json for "
                           "ranges and samples")
-    print(render(result))
-    if args.sensitivity:
-        report = result.sensitivity()
-        print("\n" + (report.to_markdown() if args.format == "markdown" else str(report)))
-    warnings = getattr(getattr(result, "center", result), "warnings", [])
+    # the sensitivity is part of the document, in its format: a field of the JSON answer,
+    # a Markdown table, a LaTeX tabular, the text table
+    report = result.sensitivity() if args.sensitivity else None
+    if args.format == "json":
+        from napkinmath.cli.jsonout import answer
+
+        print(answer(result, report))
+    else:
+        render = {"text": str, "markdown": lambda r: r.to_markdown(),
+                  "latex": lambda r: r.to_latex()}[args.format]
+        print(render(result))
+        if report is not None:
+            print("\n" + {"markdown": report.to_markdown, "latex": report.to_latex}.get(
+                args.format, report.__str__)())
+    warnings = result.warnings  # a range's and samples': over the whole spread
     if args.strict and warnings:
         print(f"napkin: --strict: {len(warnings)} warning(s): " + " | ".join(warnings),
               file=sys.stderr)
         return 1
     return 0
-
-
-def _json_answer(result) -> str:
-    from napkinmath.cli.jsonout import answer
-
-    return answer(result)
-
-
-def _one_record(name: str | None, option: str) -> str | None:
-    if name and "," in name:
-        shown = visible(name)
-        raise NapkinError(f"--{option} {shown}: solve takes one record; to rank several use "
-                          f"napkin compare TARGET --{option} {shown} ...")
-    return name
 
 
 def _matches(query: str, *texts: str) -> bool:

@@ -38,6 +38,16 @@ def options(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
+def _without_plots(answered, output: str) -> str:
+    """' (without its plots: ...)' when the report would draw plots matplotlib cannot."""
+    from napkinmath.scenario import svg
+
+    if not output.lower().endswith((".html", ".htm", ".pdf")) \
+            or not svg.wants_plots(answered) or svg.can_plot():
+        return ""
+    return " (without its plots: matplotlib is not installed; pip install 'napkinmath[plot]')"
+
+
 def run(args: argparse.Namespace) -> int:
     from napkinmath.cli.whatif import _writing
     from napkinmath.scenario import plan
@@ -46,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         with _writing(args.output):
             answered.write(args.output)
-        print(f"wrote {args.output}", file=sys.stderr)
+        print(f"wrote {args.output}{_without_plots(answered, args.output)}", file=sys.stderr)
     warnings = answered.warnings
     if args.check:
         checks = len(answered.checks) + len(answered.constraints)

@@ -71,44 +71,67 @@ def compare_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _common(parser: argparse.ArgumentParser, metavar: str) -> None:
+    from napkinmath.cli.main import PRECISIONS
+
     parser.add_argument("terms", nargs="+", metavar=metavar,
                         help="the variable to solve for, then givens")
-    parser.add_argument("--gpu", help="accelerator record, or a comma-separated list")
-    parser.add_argument("--model", help="model record, or a comma-separated list")
+    parser.add_argument("--gpu", action="append",
+                        help="accelerator record, or a comma-separated list (also gpu=...)")
+    parser.add_argument("--model", action="append",
+                        help="model record, or a comma-separated list (also model=...)")
+    parser.add_argument("--precision", choices=PRECISIONS,
+                        help="each record's peak at this precision, and its bytes per value "
+                             "for weights and KV cache (also precision=NAME)")
     parser.add_argument("--format", choices=("text", "markdown", "csv", "json"),
                         default="text")
     parser.add_argument("--tolerance", type=float, default=0.01,
                         help="relative tolerance for over-determined givens (default 0.01)")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit with status 1 when a row violates a constraint (memory "
+                             "over HBM, a saturated queue, ...)")
 
 
-def _records(text: str | None) -> list[str] | str | None:
-    if text is None:
+def _strict(args: argparse.Namespace, warnings: list[str]) -> int:
+    """1 (after saying why on stderr) when --strict and a row violates a constraint."""
+    if args.strict and warnings:
+        print(f"napkin: --strict: {len(warnings)} warning(s): " + " | ".join(warnings),
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _records(text: object) -> list[str] | str | None:
+    if not isinstance(text, str):
         return None
     names = [n.strip() for n in text.split(",") if n.strip()]
     return names if len(names) > 1 else (names[0] if names else None)
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import plain_terms
+    from napkinmath.cli.main import RECORD_TERMS, plain_terms, record_terms
     from napkinmath.whatif.sweep import sweep
 
     targets, givens = plain_terms(args.terms, "sweep")
-    table = sweep(targets, gpu=_records(args.gpu), model=_records(args.model),
-                  tolerance=args.tolerance, points=args.points,
+    chosen = record_terms(args, givens, "sweep", RECORD_TERMS)
+    table = sweep(targets, gpu=_records(chosen.get("gpu")), model=_records(chosen.get("model")),
+                  precision=chosen.get("precision"), tolerance=args.tolerance,
+                  points=args.points,
                   **({"achievable": True} if args.achievable else {}), **givens)
     _emit(table, args)
     if args.json:
         with _writing(args.json), open(args.json, "w", encoding="utf-8") as out:
             out.write(table.to_json() + "\n")
-    return 0
+    return _strict(args, table.warnings)
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import plain_terms
+    from napkinmath.cli.main import RECORD_TERMS, plain_terms, record_terms
     from napkinmath.whatif.compare import compare
 
     targets, givens = plain_terms(args.terms, "compare")
-    result = compare(targets, gpu=_records(args.gpu), model=_records(args.model),
+    chosen = record_terms(args, givens, "compare", RECORD_TERMS)
+    result = compare(targets, gpu=_records(chosen.get("gpu")),
+                     model=_records(chosen.get("model")), precision=chosen.get("precision"),
                      tolerance=args.tolerance, best=args.best, achievable=args.achievable,
                      **givens)
     if args.format == "text":
@@ -122,7 +145,7 @@ def _compare(args: argparse.Namespace) -> int:
             answer = result.results[label]
             print(f"\n## {label}\n" if markdown else f"\n=== {label}")
             print(answer.to_markdown() if markdown else answer)
-    return 0
+    return _strict(args, result.warnings)
 
 
 def _emit(table, args: argparse.Namespace) -> None:

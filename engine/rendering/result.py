@@ -200,6 +200,9 @@ class Result:
         self.set_aside: dict[str, tuple[Given, str]] = {}
         #: feasibility constraints the answer touches, evaluated
         self.constraints: list[ConstraintRecord] = []
+        #: the constraints the answer touches and the blocks beyond its plan that compute
+        #: what they read: a what-if evaluates them at every point (`whatif.vectorize`)
+        self.feasibility: tuple[tuple[Constraint, ...], tuple] = ((), ())
         #: things a reader must know: violated constraints, disagreeing checks (when asked to
         #: warn rather than fail), checks that could not be evaluated
         self.notes: list[str] = []

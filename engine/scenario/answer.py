@@ -92,7 +92,9 @@ class Plan:
 
     @property
     def warnings(self) -> list[str]:
-        """Violated constraints and disagreeing givens, once each, naming their sections."""
+        """Violated constraints and disagreeing givens, once each, naming their sections;
+        then the what-ifs' violations: a section's range or samples, a sweep's rows, a
+        comparison's rows."""
         found = []
         for f in self.constraints + self.checks:
             if not f.ok:
@@ -102,12 +104,26 @@ class Plan:
                         f"{r.formula.title} disagrees: {r.describe()} "
                         f"({r.relative_difference:.1%} apart)")
                 found.append(f"{what} (in {', '.join(f.sections)})")
+        return found + self.what_if_warnings
+
+    @property
+    def what_if_warnings(self) -> list[str]:
+        """Constraints violated over a section's range or samples, in a sweep's rows or in
+        a comparison's rows, each naming where."""
+        found = [f"{c.warning()} (in {s.title}, over its {_spread_kind(s.answer)})"
+                 for s in self.sections for c in getattr(s.answer, "constraints", [])
+                 if not isinstance(s.answer, Result) and c.warning()]
+        found += [f"{w} (in sweep {spec.title})" for spec, table in self.sweeps
+                  for w in table.warnings]
+        found += [f"{w} (in comparison {spec.title})" for spec, comparison in self.comparisons
+                  for w in comparison.warnings]
         return found
 
     @property
     def ok(self) -> bool:
-        """True when every constraint holds and every over-determined given agrees."""
-        return all(f.ok for f in self.constraints + self.checks)
+        """True when every constraint holds (in every what-if too) and every over-determined
+        given agrees."""
+        return all(f.ok for f in self.constraints + self.checks) and not self.what_if_warnings
 
     # --- renderers (each in its own module) ---------------------------------------------------
     def to_text(self) -> str:
@@ -214,6 +230,10 @@ def _plan(scenario: Scenario) -> Plan:
     return done
 
 
+def _spread_kind(answer: object) -> str:
+    return "samples" if hasattr(answer, "fit_share") else "range"
+
+
 def _line(scenario: Scenario, path: tuple) -> str:
     from napkinmath.scenario.locate import line_of
 
@@ -267,8 +287,7 @@ def _answer(scenario: Scenario, section: Section, known: Mapping[str, tuple[obje
     sensitivities = []
     for target in section.sensitivity:
         try:
-            sensitivities.append(answer.sensitivity(target) if not spread
-                                 else answer.sensitivity())
+            sensitivities.append(answer.sensitivity(target))
         except NapkinError as exc:
             raise _located(scenario, (*section.where, "sensitivity"), str(exc)) from None
     checked = getattr(whole, "center", whole)

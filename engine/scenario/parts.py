@@ -10,6 +10,7 @@ numbers them for a single answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from napkinmath.rendering.result import Given, StepRecord, _explicit
 from napkinmath.rendering.sources import Sources, record_source
@@ -99,6 +100,16 @@ def centre_note(s: SectionAnswer) -> str:
     names = ", ".join(b.name for b in s.answer.bounds)
     return f"The derivation below is the one at the centre of {names}; the answers above " \
            "span the whole range."
+
+
+def section_constraints(s: SectionAnswer) -> tuple[str, list[tuple[bool, str]]]:
+    """The section's constraints as (holds, line), under their heading: over the whole
+    range or the samples for a ranged or distributed given, else at the answer's point."""
+    answer: Any = s.answer
+    if answer is not s.result:  # a range or samples: the constraints over the spread
+        return (answer.constraints_heading.rstrip(":"),
+                [(not c.warning(), c.line()) for c in answer.constraints])
+    return "Constraints", [(c.holds, c.line()) for c in s.result.constraints]
 
 
 def constraint_source(finding) -> str:

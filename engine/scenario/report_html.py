@@ -38,6 +38,7 @@ td.num { text-align: right; white-space: nowrap; }
 .ok { color: var(--good); }
 .bad { color: var(--bad); }
 .muted, .src { color: var(--muted); font-size: .9rem; }
+tr.infeasible td { background: #fde2e2; }
 ol.steps > li { margin: .75rem 0; break-inside: avoid; }
 .eq { margin: .15rem 0 .15rem 1rem; overflow-x: auto; overflow-y: hidden; padding: .1rem 0; }
 math { font-size: 1.05em; }
@@ -58,12 +59,14 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
-    """A table of already-escaped cells."""
+def _table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset(),
+           infeasible: list[bool] | None = None) -> str:
+    """A table of already-escaped cells; the rows marked `infeasible` tinted."""
     head = "".join(f"<th>{h}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(
+    marks = infeasible or [False] * len(rows)
+    body = "".join(("<tr class=\"infeasible\">" if bad else "<tr>") + "".join(
         f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>"
-        for i, c in enumerate(row)) + "</tr>" for row in rows)
+        for i, c in enumerate(row)) + "</tr>" for row, bad in zip(rows, marks, strict=True))
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>' \
            f"</table></div>"
 
@@ -73,7 +76,7 @@ def _whatif_table(table) -> str:
     numeric = {i for i, c in enumerate(table.columns) if not c.is_labels}
     cells = table._cells()
     return _table([_e(h) for h in table.headers], [[_e(c) for c in row] for row in cells],
-                  numeric)
+                  numeric, table._infeasible())
 
 
 def render(plan: Plan) -> str:
@@ -97,6 +100,14 @@ def render(plan: Plan) -> str:
            "<main>", f"<h1>{_e(plan.title)}</h1>"]
     if plan.scenario.notes.strip():
         out.append(f"<p>{_e(plan.scenario.notes.strip())}</p>")
+    plots = not svg.wants_plots(plan) or svg.can_plot()
+    if not plots:
+        out.append(f'<p class="warning">Note: {_e(svg.LEFT_OUT)}</p>')
+
+    def figure(draw, caption: str) -> str:
+        if not plots:
+            return f'<p class="muted">{_e(svg.PLOT_LEFT_OUT)}</p>'
+        return f"<figure>{svg.render(draw)}<figcaption>{caption}</figcaption></figure>"
 
     out += ['<section id="summary">', "<h2>Summary</h2>"]
     rows, current = [], None
@@ -152,18 +163,18 @@ def render(plan: Plan) -> str:
             out.append("</li>")
         out.append("</ol>")
         out += [f'<p class="muted">Note: {_e(n)}</p>' for n in s.result.notes]
-        if s.result.constraints:
-            out.append("<h3>Constraints</h3><ul>" + "".join(
-                f'<li class="{"ok" if c.holds else "bad"}">{_e(c.line())}</li>'
-                for c in s.result.constraints) + "</ul>")
+        heading, limits = parts.section_constraints(s)
+        if limits:
+            out.append(f"<h3>{_e(heading)}</h3><ul>" + "".join(
+                f'<li class="{"ok" if holds else "bad"}">{_e(line)}</li>'
+                for holds, line in limits) + "</ul>")
         for sens in s.sensitivities:
             out.append(f"<h3>What <code>{_e(sens.target)}</code> hangs on</h3>")
             table = sens.to_table()
             out.append(_whatif_table(table))
             out.append(f'<p class="muted">{_e(" ".join(table.notes))}</p>')
-            out.append(f"<figure>{svg.render(lambda ax, sens=sens: sens.plot(ax=ax))}"
-                       f"<figcaption>Tornado: {_e(sens.target)} at each input's low and high"
-                       "</figcaption></figure>")
+            out.append(figure(lambda ax, sens=sens: sens.plot(ax=ax),
+                              f"Tornado: {_e(sens.target)} at each input's low and high"))
         out.append("</section>")
 
     if plan.checks:
@@ -182,8 +193,8 @@ def render(plan: Plan) -> str:
         out += ["</ul>", "</section>"]
     for i, (spec, table) in enumerate(plan.sweeps, 1):
         out += [f'<section id="sweep-{i}">', f"<h2>Sweep: {_e(spec.title)}</h2>",
-                f"<figure>{svg.render(lambda ax, table=table: table.plot(ax=ax))}"
-                f"<figcaption>{_e(table.title)}</figcaption></figure>", _whatif_table(table)]
+                figure(lambda ax, table=table: table.plot(ax=ax), _e(table.title)),
+                _whatif_table(table)]
         out += [f'<p class="muted">{_e(n)}</p>' for n in table.notes]
         out.append("</section>")
     for i, (spec, comparison) in enumerate(plan.comparisons, 1):

@@ -18,6 +18,7 @@ from pathlib import Path
 from napkinmath.errors import InputError
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan
+from napkinmath.scenario.svg import LEFT_OUT, can_plot, wants_plots
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
             "_": r"\_\allowbreak{}", "/": r"/\allowbreak{}", "{": r"\{", "}": r"\}",
@@ -92,6 +93,9 @@ def render(plan: Plan, figures: Path | None = None) -> str:
            r"\begin{document}", r"\maketitle"]
     if plan.scenario.notes.strip():
         out.append(tex(plan.scenario.notes.strip()))
+    if figures is not None and wants_plots(plan) and not can_plot():
+        figures = None  # the report is written without its plots, and says so
+        out.append(f"\\par\\textbf{{Note:}} {tex(LEFT_OUT)}")
     out += [r"\section*{Summary}", r"\begin{longtable}{p{0.62\linewidth}r}",
             r"\textbf{answer} & \textbf{value} \\ \hline"]
     current = None
@@ -141,9 +145,10 @@ def render(plan: Plan, figures: Path | None = None) -> str:
             out.append(r"\end{align*}")
             out += [f"\\par{{\\small {tex(note)}}}" for note in step.notes]
         out += [f"\\par{{\\small Note: {tex(n)}}}" for n in s.result.notes]
-        if s.result.constraints:
-            out += [r"\subsection*{Constraints}", r"\begin{itemize}"]
-            out += [f"  \\item {tex(c.line())}" for c in s.result.constraints]
+        heading, limits = parts.section_constraints(s)
+        if limits:
+            out += [f"\\subsection*{{{tex(heading)}}}", r"\begin{itemize}"]
+            out += [f"  \\item {tex(line)}" for _, line in limits]
             out.append(r"\end{itemize}")
         for sens in s.sensitivities:
             out.append(f"\\subsection*{{What \\texttt{{{tex(sens.target)}}} hangs on}}")
@@ -186,14 +191,16 @@ def render(plan: Plan, figures: Path | None = None) -> str:
 
 
 def _table(table) -> str:
-    """A what-if Table as a longtable, from its own cells."""
+    """A what-if Table as a longtable, from its own cells; a row that does not fit in bold."""
     # every column wraps in its share of the line, less its padding
     width = f"\\dimexpr {0.98 / len(table.columns):.3f}\\linewidth-2\\tabcolsep\\relax"
     columns = "".join(f"p{{{width}}}" if c.is_labels else
                       f">{{\\raggedleft\\arraybackslash}}p{{{width}}}" for c in table.columns)
     lines = [f"{{\\footnotesize\\begin{{longtable}}{{{columns}}}",
              " & ".join(f"\\textbf{{{tex(h)}}}" for h in table.headers) + r" \\ \hline"]
-    lines += [" & ".join(tex(c) for c in row) + r" \\" for row in table._cells()]
+    for row, bad in zip(table._cells(), table._infeasible(), strict=True):
+        cells = [f"\\textbf{{{tex(c)}}}" if bad and c else tex(c) for c in row]
+        lines.append(" & ".join(cells) + r" \\")
     lines.append(r"\end{longtable}}")
     if table.notes:
         lines.append(f"{{\\small {tex(' '.join(table.notes))}}}")

@@ -55,8 +55,9 @@ def render(plan: Plan) -> str:
         if not s.result.steps:
             out.append("None needed: every question is a given or a record value.")
         out += [f"\n*Note:* {_cell(n)}" for n in s.result.notes]
-        if s.result.constraints:
-            out += ["", "Constraints:", ""] + [f"- {_cell(c.line())}" for c in s.result.constraints]
+        heading, limits = parts.section_constraints(s)
+        if limits:
+            out += ["", f"{_cell(heading)}:", ""] + [f"- {_cell(line)}" for _, line in limits]
         for sens in s.sensitivities:
             out += ["", f"**What `{sens.target}` hangs on**", "", sens.to_markdown()]
     if plan.checks:

@@ -48,8 +48,9 @@ def render(plan: Plan) -> str:
         if not s.result.steps:
             out.append("  none needed: every question is a given or a record value")
         out += [f"Note: {n}" for n in s.result.notes]
-        if s.result.constraints:
-            out += ["", "Constraints:", *[f"  {c.line()}" for c in s.result.constraints]]
+        heading, limits = parts.section_constraints(s)
+        if limits:
+            out += ["", f"{heading}:", *[f"  {line}" for _, line in limits]]
         for sens in s.sensitivities:
             out += ["", f"What {sens.target} hangs on:", str(sens)]
     out += _findings(plan, sources)

@@ -10,6 +10,27 @@ from collections.abc import Callable
 HASH_SALT = "napkinmath"
 
 
+#: said once in a report, where its plots would be, when matplotlib is missing
+LEFT_OUT = ("Plots are left out of this report: matplotlib is not installed (pip install "
+            "'napkinmath[plot]' draws them); the tables carry the same numbers.")
+#: said in place of each plot left out
+PLOT_LEFT_OUT = "Plot left out: matplotlib is not installed (pip install 'napkinmath[plot]')."
+
+
+def can_plot() -> bool:
+    """Whether matplotlib, the optional 'plot' extra, can be imported."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def wants_plots(plan) -> bool:
+    """Whether the report of `plan` draws any plot (a sweep, a tornado chart)."""
+    return bool(plan.sweeps) or any(s.sensitivities for s in plan.sections)
+
+
 def render(draw: Callable) -> str:
     """Call `draw(ax)` on a fresh figure and return the figure as an <svg> element that
     scales to its container (no XML prolog, no fixed size, no date)."""

@@ -28,10 +28,16 @@ ALL_KEYS = ("achievable_flops", "achievable_flops_fp8", BANDWIDTH_KEY)
 TAG = "(--achievable)"
 
 
-def achievable_givens(gpu: str | None, bound: dict[str, Given], precision: str | None
-                      ) -> dict[str, Given]:
+#: variables defined against the datasheet peak FLOP/s: where a question gives or asks for
+#: one, `peak_flops` stays the datasheet's (PaLM's MFU; mfu_achievable is the other figure)
+_PEAK_RELATIVE = ("mfu", "hfu", "prefill_mfu", "matmul_efficiency", "mfu_achievable")
+
+
+def achievable_givens(gpu: str | None, bound: dict[str, Given], precision: str | None,
+                      targets: tuple[str, ...] = ()) -> dict[str, Given]:
     """`peak_flops` and `hbm_bandwidth` from `gpu`'s measured figures, where the user gave
-    neither; the datasheet values they replace are quoted in each note."""
+    neither; the datasheet values they replace are quoted in each note. `peak_flops` stays
+    the datasheet's where the question gives or asks for an MFU (defined against it)."""
     if gpu is None:
         raise InputError("achievable=True needs a gpu= record whose measured figures to use "
                          f"(records that hold some: {', '.join(holders())}); or give "
@@ -52,6 +58,10 @@ def achievable_givens(gpu: str | None, bound: dict[str, Given], precision: str |
         current = bound.get(name)
         if key is None or key not in record.values or current is None \
                 or current.origin == "given":
+            continue
+        if name == "peak_flops" and any(
+                n in targets or (n in bound and bound[n].origin == "given")
+                for n in _PEAK_RELATIVE):
             continue
         value = record.values[key]
         var = known[name]
@@ -85,9 +95,12 @@ def mark_steps(result: Result, gpu: str | None, precision: str | None) -> None:
             said = "; ".join(f"{name} here is {_measured(measured[name])}, not the datasheet "
                              "figure" for name in reads)
             step.note = f"{step.note}; {said}" if step.note else said
-    if "peak_flops" in measured and "mfu" in result.givens:
-        result.notes.append("--achievable: the mfu given is read against the measured matmul "
-                            "FLOP/s (mfu_achievable), not the datasheet peak")
+    if "peak_flops" not in measured and any(
+            (n in result.givens and result.givens[n].origin == "given") or n in result.targets
+            for n in _PEAK_RELATIVE):
+        result.notes.append("--achievable: peak_flops stays the datasheet figure, because MFU "
+                            "is defined against it (PaLM); the fraction of the measured matmul "
+                            "FLOP/s is mfu_achievable = mfu / matmul_efficiency")
     if gpu is None:
         return
     wanted = {"peak_flops": MATMUL_KEYS.get(precision.lower() if precision else None),

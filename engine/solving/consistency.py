@@ -11,7 +11,11 @@
    train_time are caught even when the target is the cost.
 3. Plans that fit. Each feasibility constraint (`napkinmath.formulas.feasibility`) that the
    answer's values touch, and whose variables are all determinable, is evaluated: holds or
-   violated, with the margin.
+   violated, with the margin. Determinable means from anything the answer has: its givens,
+   the values its own steps computed (through a stated assumption such as params_total =
+   params too), what the independent formulas determine from the givens, and, for what is
+   still missing, a plan through every formula (derived and assumption ones included), so a
+   constraint applies whichever spelling of a value reached it.
 """
 
 from __future__ import annotations
@@ -20,12 +24,19 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from napkinmath.errors import NoRootError
+from napkinmath.errors import NoRootError, UnderDeterminedError
 from napkinmath.library.declare import Constraint, Formula
 from napkinmath.library.lookup import constraints, formulas
 from napkinmath.rendering.result import CheckRecord, ConstraintRecord, Given
 from napkinmath.solving.invert import sides
-from napkinmath.solving.plan import Plan, _Analysis, _blocks, independent_analysis
+from napkinmath.solving.plan import (
+    Block,
+    Plan,
+    _Analysis,
+    _blocks,
+    independent_analysis,
+    make_plan,
+)
 
 
 @dataclass(frozen=True)
@@ -121,6 +132,12 @@ class Beyond:
     constraints: list[ConstraintRecord] = field(default_factory=list)
     inputs: dict[str, Given] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: the constraints the answer touches (evaluated or not: a value without a root leaves
+    #: one out here, not at every point of a what-if)
+    wanted: tuple[Constraint, ...] = ()
+    #: the blocks beyond the answer's plan that compute what the checks and constraints
+    #: read, in order, run or not (what-ifs evaluate them at every point)
+    blocks: list[Block] = field(default_factory=list)
 
 
 def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given],
@@ -133,9 +150,9 @@ def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given
     if knowns is None:
         knowns = frozenset(bound)
     analysis = closure(user, knowns).analysis
-    extra, wanted_constraints, needed = _selection(plan, user, knowns,
-                                                   frozenset(steps_values))
-    out = Beyond()
+    extra, wanted_constraints, needed, routes = _selection(plan, user, knowns,
+                                                           frozenset(steps_values))
+    out = Beyond(wanted=tuple(wanted_constraints))
     values = dict(steps_values)
     for name in needed:
         if name in knowns and name not in values:
@@ -144,22 +161,10 @@ def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given
     unknown = tuple(n for n in needed if n not in values and n in analysis.determined)
     failed: set[str] = set()
     if unknown:
-        blocks = _blocks(analysis, analysis.ancestors(unknown))
-        for block in blocks:
-            if all(v.name in values for v in block.unknowns):
-                continue
-            reads = {v.name for f in block.formulas for v in f.variables}
-            for name in sorted(reads & knowns - set(values)):
-                values[name] = to_base(bound[name])
-                out.inputs[name] = bound[name]
-            if reads & failed:
-                failed |= {v.name for v in block.unknowns}
-                continue
-            try:
-                run_block(block, values)
-            except NoRootError as exc:
-                failed |= {v.name for v in block.unknowns}
-                out.notes.append(f"not checked beyond this answer: {exc}")
+        _run_blocks(_blocks(analysis, analysis.ancestors(unknown)), values, bound, knowns,
+                    to_base, run_block, out, failed)
+    for route in routes:  # what the independent formulas leave: through derived ones too
+        _run_blocks(route.blocks, values, bound, knowns, to_base, run_block, out, failed)
     for f in extra:
         if all(v.name in values for v in f.variables):
             record = run_check(f, values)
@@ -171,24 +176,73 @@ def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given
     return out
 
 
+def _run_blocks(blocks, values: dict[str, float], bound: Mapping[str, Given],
+                knowns: frozenset[str], to_base, run_block, out: Beyond, failed: set[str]
+                ) -> None:
+    """Run the blocks not yet computed, reading the givens they need from `bound`; a block
+    without a root (or reading one that failed) is noted and its unknowns left out."""
+    for block in blocks:
+        if all(v.name in values for v in block.unknowns):
+            continue
+        out.blocks.append(block)
+        reads = {v.name for f in block.formulas for v in f.variables}
+        for name in sorted(reads & knowns - set(values)):
+            values[name] = to_base(bound[name])
+            out.inputs[name] = bound[name]
+        if reads & failed:
+            failed |= {v.name for v in block.unknowns}
+            continue
+        try:
+            run_block(block, values)
+        except NoRootError as exc:
+            failed |= {v.name for v in block.unknowns}
+            out.notes.append(f"not checked beyond this answer: {exc}")
+            continue
+        out.notes += [f"checked beyond this answer through an assumption: {f.title} "
+                      f"(ASSUMPTION: {f.note})" for f in block.formulas if f.assumption]
+
+
 @lru_cache(maxsize=512)
 def _selection(plan: Plan, user: frozenset[str], knowns: frozenset[str],
-               touched: frozenset[str]) -> tuple[list[Formula], list[Constraint], list[str]]:
-    """The extra checks, the constraints the answer touches, and the names they need."""
+               touched: frozenset[str]
+               ) -> tuple[list[Formula], list[Constraint], list[str], tuple[Plan, ...]]:
+    """The extra checks, the constraints the answer touches, the names they need, and the
+    plans (through derived and assumption formulas too) of the constraints' variables that
+    neither the answer's values (`touched`) nor the independent formulas determine."""
     found = closure(user, knowns)
     extra = [f for f in found.checks if f not in plan.checks]
-    available = knowns | found.analysis.determined
-    touched = touched | set(plan.targets)
-    wanted = [c for c in constraints().values()
-              if set(c.touch) & touched and all(v.name in available for v in c.variables)]
+    available = knowns | found.analysis.determined | touched
+    asked = touched | set(plan.targets)
+    wanted: list[Constraint] = []
+    routes: dict[Plan, None] = {}
+    for c in constraints().values():
+        if not set(c.touch) & asked:
+            continue
+        missing = tuple(sorted({v.name for v in c.variables} - available))
+        if missing:
+            route = _route(missing, knowns | touched)
+            if route is None:
+                continue
+            routes[route] = None
+        wanted.append(c)
     needed = sorted({v.name for f in extra for v in f.variables}
-                    | {v.name for c in wanted for v in c.variables})
-    return extra, wanted, needed
+                    | {v.name for c in wanted for v in c.variables} & available)
+    return extra, wanted, needed, tuple(routes)
+
+
+def _route(missing: tuple[str, ...], known: frozenset[str]) -> Plan | None:
+    """The plan of `missing` from `known` with every formula (the planner's own order: the
+    independent ones first, then derived and assumption ones), or None when they do not
+    determine it."""
+    try:
+        return make_plan(missing, known, suggest=False)
+    except UnderDeterminedError:
+        return None
 
 
 def evaluate_constraint(c: Constraint, values: Mapping[str, float]) -> ConstraintRecord:
     """Both sides in base units, whether it holds, and the margin."""
-    scale = _per_scale(c.per) if c.per else 1.0
+    scale = per_scale(c.per) if c.per else 1.0
     left, right = sides(c)
     lhs = left.at(values)
     rhs = right.at(values) * scale
@@ -197,7 +251,7 @@ def evaluate_constraint(c: Constraint, values: Mapping[str, float]) -> Constrain
 
 
 @lru_cache(maxsize=64)
-def _per_scale(per: str) -> float:
+def per_scale(per: str) -> float:
     """One `per` unit (a constraint's right side is per GPU, say) in base units."""
     from napkinmath.units import ureg
 

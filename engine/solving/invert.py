@@ -113,13 +113,110 @@ def _solutions(f: Formula, unknown: sympy.Symbol) -> tuple[sympy.Expr, ...]:
         return (f.equation.rhs,)
     if f.equation.lhs == unknown and not f.equation.rhs.has(unknown):
         return (f.equation.rhs,)
-    direct = _invert_monomial(f.equation, unknown)
+    if _piecewise_in(f.residual, (unknown,)):
+        pieces = cases(sympy.Tuple(f.equation.lhs, f.equation.rhs))
+        return _unique(root for lhs, rhs in pieces
+                       for root in _roots_of(sympy.Eq(lhs, rhs, evaluate=False), lhs - rhs,
+                                             unknown))
+    return _roots_of(f.equation, f.residual, unknown)
+
+
+def _roots_of(equation: sympy.Eq, residual: sympy.Expr, unknown: sympy.Symbol
+              ) -> tuple[sympy.Expr, ...]:
+    import sympy
+
+    if not residual.has(unknown):
+        return ()
+    direct = _invert_monomial(equation, unknown)
     if direct is not None:
         return (direct,)
-    linear = _invert_linear(f.residual, unknown)
+    linear = _invert_linear(residual, unknown)
     if linear is not None:
         return (linear,)
-    return tuple(sympy.solve(f.residual, unknown))
+    return tuple(sympy.solve(residual, unknown))
+
+
+def _unique(exprs) -> tuple:
+    out: list = []
+    for expr in exprs:
+        if expr not in out:
+            out.append(expr)
+    return tuple(out)
+
+
+def _piecewise_in(expr: sympy.Expr, unknowns: tuple[sympy.Symbol, ...]) -> bool:
+    """True when a max() or min() in `expr` has one of `unknowns` among its arguments."""
+    import sympy
+
+    return any(m.has(*unknowns) for m in expr.atoms(sympy.Max, sympy.Min))
+
+
+def cases(expr: sympy.Basic) -> tuple[sympy.Basic, ...]:
+    """`expr` with each max() or min() replaced by each of its arguments in turn: the
+    expressions it equals on the pieces of its domain (max(a, b) is a where a ≥ b, b where
+    b ≥ a). A root of a case is a root of `expr` only on its own piece, so every root found
+    this way is kept only where it satisfies the formula (`satisfies`)."""
+    import sympy
+
+    found = sorted(expr.atoms(sympy.Max, sympy.Min), key=sympy.default_sort_key)
+    inner = [m for m in found if not any(o is not m and o.has(m) for o in found)]
+    if not inner:
+        return (expr,)
+    piece = inner[0]
+    return _unique(c for arg in piece.args for c in cases(expr.xreplace({piece: arg})))
+
+
+@lru_cache(maxsize=4096)
+def needs_substitution(formulas: tuple[Formula, ...], unknowns: tuple[str, ...]) -> tuple[
+        Formula, ...]:
+    """The formulas of a block whose roots came from `cases`: each root must be substituted
+    back (`satisfies`) before it is admitted. (Read from the trees: no sympy.)"""
+    wanted = frozenset(unknowns)
+
+    def piecewise(f: Formula) -> bool:
+        try:
+            return any(_tree_piecewise_in(side, wanted) for side in f.trees)
+        except NoTreeError:
+            return _piecewise_in(f.residual, tuple(_symbol_of(n) for n in unknowns))
+
+    return tuple(f for f in formulas if not f.forward_only and piecewise(f))
+
+
+def _tree_piecewise_in(tree: Tree, names: frozenset[str], inside: bool = False) -> bool:
+    """True when a max() or min() node of `tree` reads one of `names`."""
+    kind = tree[0]
+    if kind == "s":
+        return inside and tree[1] in names
+    if kind in ("+", "*"):
+        return any(_tree_piecewise_in(t, names, inside) for t in tree[1])
+    if kind == "^":
+        return any(_tree_piecewise_in(t, names, inside) for t in tree[1:])
+    if kind == "fn":
+        inner = inside or tree[1] in ("Max", "Min")
+        return any(_tree_piecewise_in(t, names, inner) for t in tree[2])
+    return False
+
+
+def satisfies(f: Formula, values: Mapping[str, float], unknown: str | None = None,
+              rel: float = 1e-9) -> bool:
+    """True when both sides of `f` agree at `values` (base units), to `rel`; with `unknown`,
+    also only there: moved by a millionth, the sides part. (A root of max(a, x) = a is any
+    x ≤ a: such a root does not pin x down, and is refused.)"""
+    import math
+
+    left, right = sides(f)
+    try:
+        lhs, rhs = left.at(values), right.at(values)
+        if not math.isclose(lhs, rhs, rel_tol=rel, abs_tol=1e-300):
+            return False
+        if unknown is None:
+            return True
+        x = values[unknown]
+        moved = {**values, unknown: x * (1 - 1e-6) if x else -1e-300}
+        lhs, rhs = left.at(moved), right.at(moved)
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+        return False
+    return not math.isclose(lhs, rhs, rel_tol=1e-8, abs_tol=1e-300)
 
 
 def _invert_linear(residual: sympy.Expr, unknown: sympy.Symbol) -> sympy.Expr | None:
@@ -180,12 +277,33 @@ def solved_jointly(fs: tuple[Formula, ...], unknowns: tuple[sympy.Symbol, ...]
     """Every solution of a coupled block, each a compiled expression per unknown."""
     import sympy
 
-    try:
-        solutions = sympy.solve([f.residual for f in fs], list(unknowns), dict=True)
-    except NotImplementedError:
-        return ()
-    return tuple({s: compile_expr(sympy.simplify(sol[s])) for s in unknowns} for sol in solutions
-                 if all(s in sol for s in unknowns))
+    systems = [[f.residual for f in fs]]
+    if any(_piecewise_in(f.residual, unknowns) for f in fs):
+        systems = [list(system) for system in _case_systems([f.residual for f in fs])]
+    found: list[dict] = []
+    for system in systems:
+        try:
+            solutions = sympy.solve(system, list(unknowns), dict=True)
+        except NotImplementedError:
+            continue
+        for sol in solutions:
+            if all(s in sol for s in unknowns):
+                simplified = {s: sympy.simplify(sol[s]) for s in unknowns}
+                if simplified not in found:
+                    found.append(simplified)
+    return tuple({s: compile_expr(sol[s]) for s in unknowns} for sol in found)
+
+
+#: at most this many max()/min() pieces are combined in one coupled block
+_MAX_CASES = 16
+
+
+def _case_systems(residuals: list[sympy.Expr]) -> list[tuple[sympy.Expr, ...]]:
+    """Every combination of the pieces of each residual (`cases`), at most `_MAX_CASES`."""
+    import itertools
+
+    combined = list(itertools.product(*(cases(r) for r in residuals)))
+    return combined[:_MAX_CASES]
 
 
 @lru_cache(maxsize=1024)

@@ -366,8 +366,35 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
         if all(t in analysis.determined or t in knowns for t in targets):
             needed = analysis.ancestors(t for t in targets if t in analysis.determined)
             if not _restates_itself(analysis, needed):
+                if tried and not quick:  # (suggestions ask only whether a plan exists)
+                    analysis, needed = _fewest_assumptions(targets, knowns, names & scope,
+                                                           analysis, needed)
                 return analysis, () if quick else _blocks(analysis, needed), needed
     return None
+
+
+def _fewest_assumptions(targets: tuple[str, ...], knowns: frozenset[str], names: frozenset[str],
+                        analysis: _Analysis, needed: set[str]) -> tuple[_Analysis, set[str]]:
+    """The plan without each assumption it does not need: an assumption (a stated fallback
+    such as "attention left out") answers only where the other formulas cannot. Each one the
+    plan uses is dropped in turn, by name, where the targets stay determined by a plan whose
+    assumptions are a strict subset of the current plan's (never traded for another)."""
+    def assumed(a: _Analysis, wanted: set[str]) -> frozenset[str]:
+        return frozenset(a.computed_by[n].name for n in wanted
+                         if n in a.computed_by and a.computed_by[n].assumption)
+
+    current = assumed(analysis, needed)
+    for name in sorted(current):
+        if name not in current:
+            continue
+        trial = _analyse(knowns, names - {name})
+        if not all(t in trial.determined or t in knowns for t in targets):
+            continue
+        trial_needed = trial.ancestors(t for t in targets if t in trial.determined)
+        fewer = assumed(trial, trial_needed)
+        if fewer < current and not _restates_itself(trial, trial_needed):
+            names, analysis, needed, current = names - {name}, trial, trial_needed, fewer
+    return analysis, needed
 
 
 #: `independent_analysis` by knowns, oldest first (bounded); plans read it without adding
@@ -452,12 +479,13 @@ def _restates_itself(analysis: _Analysis, needed: set[str]) -> bool:
 
     Such a plan counts one relation twice and leaves a dependent block behind it (MFU from
     GPU-hours, with the fleet equation and GPU-hours, does not fix n_gpus and train_time).
-    A derived formula that names no sources is only trusted in plans without coupled blocks.
+    A derived formula that names no sources is not trusted inside a coupled block (outside
+    one it only computes an input of the blocks, which stand or fall by their own formulas).
     """
     chosen = {analysis.computed_by[n] for n in needed}
     used = {f.name for f in chosen}
-    coupled = not analysis.coupled.isdisjoint(needed)
-    return any(f.derived and (set(f.derived_from) <= used if f.derived_from else coupled)
+    in_blocks = {analysis.computed_by[n] for n in analysis.coupled & needed}
+    return any(f.derived and (set(f.derived_from) <= used if f.derived_from else f in in_blocks)
                for f in chosen)
 
 

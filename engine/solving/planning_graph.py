@@ -59,9 +59,12 @@ def library_index() -> Index:
     names = tuple(sorted(set(variables()) | {v.name for f in library for v in f.variables}))
     ids = {n: i for i, n in enumerate(names)}
     # the matching order: invertible formulas first, then forward-only ones (which may only
-    # compute their output, unless relaxed), each group by name
+    # compute their output, unless relaxed); in each group laws before stated assumptions (a
+    # fallback is matched only where no law can be: Kuhn's matching keeps the formulas it has
+    # matched, so the earliest formulas that can be matched are), then by name
     orders = [sorted(range(len(library)), key=lambda i: (library[i].forward_only
-                                                         and not relaxed, library[i].name))
+                                                         and not relaxed,
+                                                         library[i].assumption, library[i].name))
               for relaxed in (False, True)]
     of = tuple(tuple(dict.fromkeys(ids[v.name] for v in f.variables)) for f in library)
     output = tuple(None if f.output is None else ids[f.output.name] for f in library)

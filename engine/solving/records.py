@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 
 @contextmanager
@@ -37,3 +38,68 @@ def _clear() -> None:
 
     parse_quantity.cache_clear()
     solver._cached_given.cache_clear()
+
+
+#: the kinds of record, in the words a message uses
+_KIND_WORDS = {"accelerator": "accelerator", "link": "link", "storage": "storage tier",
+               "model": "model"}
+
+
+def bound_records(names: Any, option: str = "gpu", labels: list[str] | None = None) -> Any:
+    """The records a solve binds through `option` (gpu= or model=): None, one name, or, for
+    a list of records of different kinds (an accelerator, a storage tier, a link), a tuple
+    of their names in the order given (one name if the list names one record). Two records
+    of the same kind are an InputError naming both and their kind; `labels` are how the
+    user wrote each name ("--gpu H100", "gpu=MI300X"), for that message."""
+    if names is None or isinstance(names, str):
+        return names
+    if not isinstance(names, (list, tuple)) or not names \
+            or not all(isinstance(n, str) for n in names):
+        return names  # the solve's own checks say what a record name is
+    from napkinmath.errors import InputError
+    from napkinmath.hardware import get
+
+    shown = labels if labels is not None and len(labels) == len(names) \
+        else [f"{option}={n!r}" for n in names]
+    seen: dict[str, tuple[str, str, str]] = {}  # kind: (record id, name, label)
+    kept: list[str] = []
+    for name, label in zip(names, shown, strict=True):
+        record = get(name)
+        if (record.kind == "model") != (option == "model"):
+            wanted = "a model record" if option == "model" else \
+                "an accelerator, storage or link record"
+            other = "--model" if record.kind == "model" else "--gpu"
+            raise InputError(f"{label} names {record.id}, a {record.kind} record; {option}= "
+                             f"takes {wanted} (give it as {other} {record.id}; list them with "
+                             f"`napkin hardware`)", option)
+        if record.kind in seen:
+            first_id, _, first_label = seen[record.kind]
+            if first_id == record.id:
+                continue  # the same record twice (by two of its names)
+            kind = _KIND_WORDS.get(record.kind, record.kind)
+            raise InputError(
+                f"{first_label} and {label} are both {kind} records ({first_id}, {record.id}): "
+                f"records of different kinds bind together (an accelerator, a storage tier, a "
+                f"link, a model), two of one kind cannot; keep one, or rank them with napkin "
+                f"compare TARGET --{option} {first_id},{record.id} (nm.compare)", option)
+        seen[record.kind] = (record.id, name, label)
+        kept.append(name)
+    return kept[0] if len(kept) == 1 else tuple(kept)
+
+
+def each_record(gpu: object) -> tuple[str, ...]:
+    """gpu= as a tuple of record names (none, one, or several of different kinds)."""
+    if gpu is None:
+        return ()
+    return (gpu,) if isinstance(gpu, str) else tuple(gpu)  # type: ignore[arg-type]
+
+
+def main_record(gpu: object) -> str | None:
+    """Of the gpu= records, the one whose peaks a precision or --achievable reads: the
+    accelerator if one is bound, else the first."""
+    if gpu is None or isinstance(gpu, str):
+        return gpu
+    from napkinmath.hardware import get
+
+    names = each_record(gpu)
+    return next((n for n in names if get(n).kind == "accelerator"), names[0] if names else None)

@@ -14,7 +14,7 @@ import copy
 import math
 import sys
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import pint
@@ -39,7 +39,14 @@ from napkinmath.rendering.result import (
     from_base,
 )
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
-from napkinmath.solving.invert import Compiled, joint_roots, rearranged, sides
+from napkinmath.solving.invert import (
+    Compiled,
+    joint_roots,
+    needs_substitution,
+    rearranged,
+    satisfies,
+    sides,
+)
 from napkinmath.solving.plan import (
     Block,
     Plan,
@@ -48,6 +55,7 @@ from napkinmath.solving.plan import (
     under_determined_message,
 )
 from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
+from napkinmath.solving.records import bound_records, each_record, main_record
 from napkinmath.text.values import parse_quantity, parse_unit, read_given, to_quantity
 from napkinmath.units import Quantity, format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
@@ -55,7 +63,8 @@ from napkinmath.whatif.spread import is_spread
 DEFAULT_TOLERANCE = 0.01
 
 
-def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str | None = None,
+def solve(targets: str | Iterable[str], /, *, gpu: str | Sequence[str] | None = None,
+          model: str | None = None,
           tolerance: float = DEFAULT_TOLERANCE, samples: int | None = None,
           seed: int | None = None, on_inconsistent: str = "error",
           units: Mapping[str, str] | None = None, precision: str | None = None,
@@ -65,7 +74,10 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
 
     Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
     for dimensionless and count variables. `gpu` names a hardware record and `model` a model
-    record (see `napkin hardware`) whose values are used where the user gave none.
+    record (see `napkin hardware`) whose values are used where the user gave none; `gpu` may
+    be a list of records of different kinds, bound together (``gpu=["H100",
+    "Parallel-FS-100GBs"]``: an accelerator and a storage tier); two of the same kind are an
+    InputError (rank those with `nm.compare`).
     Over-determined givens are checked against each other to a relative `tolerance`,
     wherever they meet in the graph: a disagreement raises InconsistentError, or with
     ``on_inconsistent="warn"`` is a warning in the answer. Record and default values that a
@@ -94,6 +106,8 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | None = None, model: str
             return solve(targets, gpu=gpu, model=model, tolerance=tolerance, samples=samples,
                          seed=seed, on_inconsistent=on_inconsistent, units=units,
                          precision=precision, achievable=achievable, digits=digits, **givens)
+    if gpu is not None and type(gpu) is not str:
+        gpu = bound_records(gpu, "gpu")
     key = _memo_key(targets, (gpu, model, tolerance, on_inconsistent, precision, achievable),
                     samples, seed, units, givens)
     if key is not None and key in _MEMO:
@@ -242,7 +256,11 @@ def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units
     if achievable:
         from napkinmath.solving.achievable import mark_steps
 
-        mark_steps(result, gpu, precision)
+        mark_steps(result, main_record(gpu), precision)
+    if "flop_per_param_token" in result.givens:
+        from napkinmath.solving.meanings import mark_flop_counts
+
+        mark_flop_counts(result)
     result.units = chosen
     return result
 
@@ -276,7 +294,7 @@ def _record_targets(targets: tuple[str, ...], gpu: str | None, model: str | None
                     bound: Mapping[str, Given]) -> dict[str, Given]:
     """Targets that a record states (`napkin solve peak_flops --gpu H100`), as givens."""
     found: dict[str, Given] = {}
-    for option, name in (("model", model), ("gpu", gpu)):
+    for option, name in (("model", model), *(("gpu", g) for g in each_record(gpu))):
         if name is not None:
             record = _record_givens(name, option, (), frozenset(bound), scope())
             found.update({t: record[t] for t in targets if t in record and t not in found})
@@ -302,6 +320,8 @@ def _refuse_lists(**options: object) -> None:
             what = "nm.compare(...)" if name in ("gpu", "model") else "nm.sweep(...)"
             raise InputError(f"{name}={value!r}: solve takes one value per name; for several "
                              f"use {what}, or a range (low, high)", name)
+        if name == "gpu" and type(value) is tuple and all(type(v) is str for v in value):
+            continue  # several records of different kinds (`bound_records`)
         if name in ("gpu", "model") and value is not None and not isinstance(value, str):
             raise InputError(f"{name}={value!r}: expected a record name such as "
                              f"{'H100-SXM' if name == 'gpu' else 'llama-3-70b'} "
@@ -336,7 +356,7 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
     record's peak at that precision and the bytes per value of weights and KV cache."""
     bound: dict[str, Given] = {}
     pending: dict[str, tuple[pint.Quantity, Variable, InputError]] = {}
-    records = [r for r in (gpu, model) if r is not None]
+    records = [*each_record(gpu), *([model] if model is not None else [])]
     for name, value in givens.items():
         var = variable(name)
         if name in targets:
@@ -353,19 +373,40 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
                 raise record_key_error(name, value, records) or exc from None
             pending[name] = (per[0], per[1], exc)
     if precision is not None:
-        bound.update({n: g for n, g in precision_givens(precision, gpu, bound).items()
+        bound.update({n: g for n, g in precision_givens(precision, main_record(gpu),
+                                                        bound).items()
                       if n not in targets})
-    for option, name in (("model", model), ("gpu", gpu)):
+    if type(gpu) is tuple:
+        _refuse_overlap(gpu, frozenset(bound), targets)
+    for option, name in (("model", model), *(("gpu", g) for g in each_record(gpu))):
         if name is not None:
             bound.update(_record_givens(name, option, targets, frozenset(bound), scope()))
     if achievable:
         from napkinmath.solving.achievable import achievable_givens
 
-        bound.update(achievable_givens(gpu, bound, precision))
+        bound.update(achievable_givens(main_record(gpu), bound, precision, targets))
     bound.update(_defaults_wanted(frozenset(bound), targets))
     for name, (quantity, per, error) in pending.items():
         bound[name] = _converted(variable(name), quantity, per, bound, error)
     return bound
+
+
+def _refuse_overlap(gpu: tuple[str, ...], taken: frozenset[str],
+                    targets: tuple[str, ...]) -> None:
+    """Records bound together must not both state a value the user left to them (which
+    would silently keep the first); an InputError names the records and the key."""
+    stated: dict[str, str] = {}
+    for name in gpu:
+        for key in _record_values(name, "gpu", scope()):
+            if key in taken or key in targets:
+                continue
+            if key in stated:
+                from napkinmath.hardware import get
+
+                raise InputError(f"{get(stated[key]).id} and {get(name).id} both state {key}: "
+                                 f"give {key}=... yourself to choose, or bind one of the two",
+                                 key)
+            stated[key] = name
 
 
 @lru_cache(maxsize=1024)
@@ -589,6 +630,7 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     result.unused = {name: bound[name] for name in sorted(user - plan.used - set(more.inputs))}
     result.set_aside = {name: (a.given, a.reason) for name, a in aside.items()}
     result.constraints = more.constraints
+    result.feasibility = (more.wanted, tuple(more.blocks))
     result.notes = more.notes
     return result
 
@@ -618,11 +660,14 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
     if len(block.unknowns) == 1:
         (f,), (var,) = block.formulas, block.unknowns
         tried, admitted = [], []
+        pieces = needs_substitution(block.formulas, (var.name,))
         for root in rearranged(f, var.name):
             try:
                 x = root.at(values)
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                 continue
+            if pieces and not satisfies(f, {**values, var.name: x}, var.name):
+                continue  # a root of another piece of a max() or min()
             tried.append(x)
             if not (x != 0 and abs(x) >= _SMALLEST):  # 0, subnormal or NaN: underflowed?
                 _check_underflow(x, root, values, f, var)
@@ -637,19 +682,24 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
             raise _no_root(f, var, tried)
         (x, root), others = admitted[0], admitted[1:]
         values[var.name] = x
-        note = ""
+        note = _binding(f, values)
         if others:
             shown = ", ".join(format_quantity(display(y, var)) for y, _ in others)
-            note = (f"{var.name} has another admissible root: {shown}; the first is shown, "
-                    "give a value to choose")
+            note = (f"{note}; " if note else "") + (
+                f"{var.name} has another admissible root: {shown}; the first is shown, give a "
+                "value to choose")
         return StepRecord((f,), (var,), {var.name: root}, _snapshot(values, block),
                           note=note)
     admitted = []
-    for solution in joint_roots(block.formulas, tuple(v.name for v in block.unknowns)):
+    names = tuple(v.name for v in block.unknowns)
+    pieces = needs_substitution(block.formulas, names)
+    for solution in joint_roots(block.formulas, names):
         try:
             xs = {v.name: solution[v.name].at(values) for v in block.unknowns}
         except (ValueError, ZeroDivisionError, OverflowError, TypeError):
             continue
+        if pieces and not all(satisfies(f, {**values, **xs}) for f in pieces):
+            continue  # a solution of another piece of a max() or min()
         if all(_admissible(xs[v.name], v) for v in block.unknowns) \
                 and not any(_same(xs, other) for other, _ in admitted):
             admitted.append((xs, solution))
@@ -666,8 +716,65 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
         return StepRecord(block.formulas, block.unknowns, exprs, _snapshot(values, block),
                           note=note)
     names = ", ".join(v.name for v in block.unknowns)
+    hint = ""
+    if pieces:
+        hint = (f"; {', '.join(f.title for f in pieces)} takes the larger (or smaller) of two "
+                "terms, and no piece gives a solution: the givens ask for more than the "
+                "binding term allows (past the compute roof, decode throughput stops growing "
+                "with the batch: at most n_gpus · peak_flops / FLOP per token)")
     raise NoRootError(f"the formulas {', '.join(f.name for f in block.formulas)} have no "
-                      f"solution for {names} inside their bounds", block.unknowns[0].name)
+                      f"solution for {names} inside their bounds{hint}", block.unknowns[0].name)
+
+
+def _binding(f: Formula, values: Mapping[str, float]) -> str:
+    """Which argument of a max() or min() of variables in `f` decides it, and by how much:
+    "compute roof binds: decode_compute_time = 33.38 ms, 2.22× decode_memory_time = 15.05 ms"."""
+    known = variables()
+
+    def shown(a: str) -> str:
+        return f"{a} = {format_quantity(display(values[a], known[a]))}"
+
+    notes = []
+    for name, args in _extremes(f):
+        if not all(a in values for a in args):
+            continue
+        winner = (max if name == "Max" else min)(args, key=lambda a: values[a])
+        description = known[winner].description
+        label = description.partition(":")[0] if ":" in description else winner
+        against = ", ".join(
+            (f"{values[winner] / values[a]:.3g}× {shown(a)}" if values[a] else shown(a))
+            for a in args if a != winner)
+        notes.append(f"{label} binds: {shown(winner)}, {against}")
+    return "; ".join(notes)
+
+
+@lru_cache(maxsize=1024)
+def _extremes(f: Formula) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The max() and min() nodes of `f` whose arguments are all variables, in tree order."""
+    from napkinmath.library.tree import NoTreeError
+
+    found: list[tuple[str, tuple[str, ...]]] = []
+
+    def walk(tree: tuple) -> None:
+        kind = tree[0]
+        if kind == "fn":
+            if tree[1] in ("Max", "Min") and all(a[0] == "s" for a in tree[2]):
+                found.append((tree[1], tuple(a[1] for a in tree[2])))
+            for t in tree[2]:
+                walk(t)
+        elif kind in ("+", "*"):
+            for t in tree[1]:
+                walk(t)
+        elif kind == "^":
+            walk(tree[1])
+            walk(tree[2])
+
+    try:
+        for side in f.trees:
+            walk(side)
+    except NoTreeError:
+        return ()
+    return tuple(found)
 
 
 def _run_cancelled(block: Block, values: dict[str, float]) -> StepRecord:
@@ -721,8 +828,8 @@ def _check_underflow(x: float, root: Compiled, values: Mapping[str, float], f: F
     """A product of non-zero numbers that comes out 0 (or subnormal) has underflowed."""
     if x != 0 and abs(x) >= sys.float_info.min:
         return
-    if root.tree is not None:
-        product = root.tree[0] in ("*", "^")
+    if root.tree is not None:  # a sum or a function inside (min(1, r − 1)) may well be 0
+        product = root.tree[0] in ("*", "^") and not _may_vanish(root.tree)
     else:
         import sympy
 
@@ -731,6 +838,18 @@ def _check_underflow(x: float, root: Compiled, values: Mapping[str, float], f: F
         raise NumericError(f"{f.title} ({f.name}) gives {var.name} = {x!r}: a product of "
                            "non-zero givens underflowed below the float range (about "
                            "2.2×10⁻³⁰⁸); check their magnitudes", var.name)
+
+
+def _may_vanish(tree: tuple) -> bool:
+    """True when a sum or a function node of `tree` may be 0 for non-zero variables."""
+    kind = tree[0]
+    if kind in ("+", "fn"):
+        return True
+    if kind == "*":
+        return any(_may_vanish(t) for t in tree[1])
+    if kind == "^":
+        return _may_vanish(tree[1])
+    return False
 
 
 def _run_check(f: Formula, values: Mapping[str, float]) -> CheckRecord:

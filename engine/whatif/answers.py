@@ -4,6 +4,9 @@ A `RangeResult` holds, for every step of the plan, the exact low … high over t
 ranged givens and the corner that produced each end; a `SampleResult` holds the median and
 the 5th/95th percentiles of a Monte Carlo run. Both keep the point answer at the centre (a
 plain `Result`) for its givens, sources and checks, and render as text, Markdown and JSON.
+Both evaluate the constraints the answer touches over the whole spread: a range says whether
+the whole box fits and where along a ranged input a constraint's boundary lies; samples say
+the share that fit (`constraints`, `fits`, `warnings`).
 """
 
 from __future__ import annotations
@@ -43,12 +46,35 @@ class _SpreadAnswer:
     kind = ""
 
     def __init__(self, targets: tuple[str, ...], center: Result, bounds: list[Bound],
-                 notes: list[str]) -> None:
+                 notes: list[str], constraints: list | None = None) -> None:
         self.targets = targets
         #: the plain answer with every spread at its centre (givens, sources, checks)
         self.center = center
         self.bounds = bounds
         self.notes = notes
+        #: the constraints the answer touches, over the whole spread
+        #: (`whatif.feasible.RangeConstraint` or `SampleConstraint`)
+        self.constraints: list = list(constraints or [])
+
+    constraints_heading = "Constraints (over the whole spread):"
+
+    @property
+    def fits(self) -> bool:
+        """True when every constraint holds over the whole spread."""
+        return not any(c.warning() for c in self.constraints)
+
+    @property
+    def warnings(self) -> list[str]:
+        """Constraints violated somewhere in the spread, and disagreeing checks at the
+        centre, one sentence each (`napkin solve --strict` fails on them)."""
+        found = [w for c in self.constraints if (w := c.warning())]
+        found += [f"{c.formula.title} disagrees: {c.describe()} "
+                  f"({c.relative_difference:.1%} apart)" for c in self.center.checks
+                  if not c.agrees]
+        return found
+
+    def _constraint_lines(self) -> list[str]:
+        return [f"  {c.line()}" for c in self.constraints]
 
     def _spread(self, name: str) -> str:
         raise NotImplementedError
@@ -76,6 +102,7 @@ class _SpreadAnswer:
     def __str__(self) -> str:
         sources = Sources()
         lines = self.headline()
+        lines += [f"WARNING: {w}" for w in self.warnings]
         lines += ["", "Given:", *self._givens_lines(sources)]
         if self.center.unused:
             lines.append("  (given but not needed for this answer: "
@@ -84,6 +111,8 @@ class _SpreadAnswer:
         if self.center.checks:
             lines += ["", "Checks (over-determined givens, at the centre; every point of the "
                       "ranges is checked too):", *self.center._checks_text()]
+        if self.constraints:
+            lines += ["", self.constraints_heading, *self._constraint_lines()]
         if self.notes:
             lines += ["", *[f"Note: {n}" for n in self.notes]]
         if sources:
@@ -107,11 +136,12 @@ class _SpreadAnswer:
     def to_dict(self) -> dict:
         raise NotImplementedError
 
-    def sensitivity(self):
-        """Elasticities at the centre and the swing of each ranged input (see `Sensitivity`)."""
+    def sensitivity(self, target: str | None = None):
+        """Elasticities of `target` (the first target) at the centre and the swing of each
+        ranged input (see `Sensitivity`)."""
         from napkinmath.whatif.sensitivity import sensitivity
 
-        return sensitivity(self.center, self.bounds)
+        return sensitivity(self.center, self.bounds, target)
 
 
 class RangeResult(_SpreadAnswer):
@@ -122,11 +152,12 @@ class RangeResult(_SpreadAnswer):
     """
 
     kind = "each step over the whole box of ranges"
+    constraints_heading = "Constraints (does the plan fit over the whole range?):"
 
     def __init__(self, targets: tuple[str, ...], center: Result, bounds: list[Bound],
                  extremes: dict[str, Extreme], guarantees: dict[str, str],
-                 notes: list[str]) -> None:
-        super().__init__(targets, center, bounds, notes)
+                 notes: list[str], constraints: list | None = None) -> None:
+        super().__init__(targets, center, bounds, notes, constraints)
         self.extremes = extremes
         #: per target, a sentence on which end meets the user's requirement
         self.guarantees = guarantees
@@ -201,6 +232,9 @@ class RangeResult(_SpreadAnswer):
                       for n, e in self.extremes.items()},
             "method": self.method,
             "center": self.center.to_dict(),
+            "constraints": [c.to_dict() for c in self.constraints],
+            "fits": self.fits,
+            "warnings": self.warnings,
             "notes": self.notes,
         }
 
@@ -213,8 +247,11 @@ class SampleResult(_SpreadAnswer):
     """
 
     def __init__(self, targets: tuple[str, ...], center: Result, bounds: list[Bound],
-                 samples: dict, n: int, kept: int, seed: int, notes: list[str]) -> None:
-        super().__init__(targets, center, bounds, notes)
+                 samples: dict, n: int, kept: int, seed: int, notes: list[str],
+                 constraints: list | None = None, fit_share: float | None = None) -> None:
+        super().__init__(targets, center, bounds, notes, constraints)
+        #: the share of the samples at which every constraint holds (None: none evaluated)
+        self.fit_share = fit_share
         self.samples = samples
         self.n = n
         self.kept = kept
@@ -257,6 +294,13 @@ class SampleResult(_SpreadAnswer):
     def _headline_extra(self, name: str) -> str:
         return f"   (median [5th, 95th percentile], {self.kept:,} samples, seed {self.seed})"
 
+    @property
+    def constraints_heading(self) -> str:  # type: ignore[override]
+        if self.fit_share is None:
+            return "Constraints (over the samples):"
+        return (f"Constraints (over the samples): the plan fits in {self.fit_share:.1%} of the "
+                f"{self.kept:,} samples")
+
     def __repr__(self) -> str:
         return f"<SampleResult {', '.join(f'{n} = {self._spread(n)}' for n in self.targets)}>"
 
@@ -270,4 +314,7 @@ class SampleResult(_SpreadAnswer):
         return {"targets": out, "samples": self.kept, "drawn": self.n, "seed": self.seed,
                 "spreads": {b.name: {"low": str(b.low), "high": str(b.high), "kind": b.kind}
                             for b in self.bounds},
-                "center": self.center.to_dict(), "notes": self.notes}
+                "center": self.center.to_dict(),
+                "constraints": [c.to_dict() for c in self.constraints],
+                "fit_share": self.fit_share, "fits": self.fits, "warnings": self.warnings,
+                "notes": self.notes}

@@ -5,7 +5,9 @@
 
 Each record (or pair of gpu and model records) is an ordinary solve with its own derivation
 (`comparison.results[label]`); the ranking follows the target's better direction (costs and
-times lower, throughputs higher), and each row's ratio is to the best row.
+times lower, throughputs higher), rows that fit first: a row that violates a constraint (its
+weights and KV cache over the replica's HBM) is ranked after every row that fits, with why.
+Each row's ratio is to the best row (the best that fits, when one does).
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ class Comparison:
         self.direction = direction
         self.options = options
         target = targets[0]
-        self.ranking = sorted(results, key=lambda k: self._base(k, target),
-                              reverse=direction == "higher")
+        sign = -1.0 if direction == "higher" else 1.0
+        self.ranking = sorted(results, key=lambda k: (not results[k].fits,
+                                                      sign * self._base(k, target)))
 
     def _base(self, label: str, name: str) -> float:
         q = self.results[label]._raw[name]
@@ -44,6 +47,20 @@ class Comparison:
     @property
     def best(self) -> str:
         return self.ranking[0]
+
+    def fits(self, label: str) -> bool:
+        """True when every constraint this row's answer touches holds."""
+        return self.results[label].fits
+
+    @property
+    def warnings(self) -> list[str]:
+        """Each row's violated constraints (and disagreeing checks), naming the row."""
+        return [f"{label}: {w}" for label in self.ranking for w in self.results[label].warnings]
+
+    def _why(self, label: str) -> list[str]:
+        """'does not fit: Weights and KV cache fit in the replica's HBM: 828.4 GB > ...'."""
+        return [f"does not fit: {c.constraint.title}: {c.describe()}"
+                for c in self.results[label].constraints if not c.holds]
 
     def ratio(self, label: str) -> float:
         """This row's answer over the best row's (1 for the best)."""
@@ -107,16 +124,29 @@ class Comparison:
                                   np.array([float(q.to(unit).magnitude) for q in values])))
         columns.append(Column(f"× best {self.targets[0]}", "",
                               np.array([self.ratio(label) for label in self.ranking])))
+        if any(self.results[label].constraints for label in self.ranking):
+            from napkinmath.whatif import feasible
+
+            found = [feasible.result_row(self.results[label]) for label in self.ranking]
+            columns += feasible.columns(*(list(part) for part in zip(*found, strict=True)))
         columns.append(Column("values used", "", ["; ".join(self.used(label, True))
                                                   for label in self.ranking], role="info"))
         columns.append(Column("sources", "", ["; ".join(self.sources(label))
                                               for label in self.ranking], role="info"))
-        notes = [f"ranked by {self.targets[0]}, {self.direction} is better"]
+        notes = [f"ranked by {self.targets[0]}, {self.direction} is better"
+                 + (", rows that fit first" if self._mixed else "")]
+        notes += [f"{label}: {why}" for label in self.ranking for why in self._why(label)]
         if self.common:
             notes.append(f"every row: {'; '.join(self.common)}")
         notes += [f"{label}: cannot answer: {why}" for label, why in self.failures.items()]
         notes += self.readings
-        return Table(columns, title=f"{', '.join(self.targets)} compared", notes=notes)
+        return Table(columns, title=f"{', '.join(self.targets)} compared", notes=notes,
+                     warnings=self.warnings)
+
+    @property
+    def _mixed(self) -> bool:
+        """True when some rows fit and others do not (the ranking puts those that fit first)."""
+        return len({self.fits(label) for label in self.ranking}) > 1
 
     def _part(self, label: str, option: str) -> str:
         parts = dict(zip(self.options, label.split(" + "), strict=False)) \
@@ -143,13 +173,16 @@ class Comparison:
 
     def __str__(self) -> str:
         target = self.targets[0]
-        lines = [f"{target} compared ({self.direction} is better):", ""]
+        first = ", rows that fit first" if self._mixed else ""
+        lines = [f"{target} compared ({self.direction} is better{first}):", ""]
         width = max(len(label) for label in self.ranking)
         for rank, label in enumerate(self.ranking, 1):
             value = self.results[label].values[target]
             ratio = self.ratio(label)
             lines.append(f"{rank}. {label.ljust(width)}  {format_quantity(value)}"
-                         f"   ({'best' if rank == 1 else format_number(ratio) + '× the best'})")
+                         f"   ({'best' if rank == 1 else format_number(ratio) + '× the best'})"
+                         + ("   ✗ DOES NOT FIT" if not self.fits(label) else ""))
+            lines += [f"   ✗ {why}" for why in self._why(label)]
             lines.append(f"   {'; '.join(self.used(label, True))}")
             lines += [f"   source: {s}" for s in self.sources(label)]
         for label, why in self.failures.items():
@@ -167,19 +200,21 @@ class Comparison:
 
 def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: object = None,
             tolerance: float = DEFAULT_TOLERANCE, best: str | None = None,
-            achievable: bool = False, records: object = None, **givens: object) -> Comparison:
+            achievable: bool = False, records: object = None, precision: str | None = None,
+            **givens: object) -> Comparison:
     """Solve `targets` for each record in `gpu` (and/or `model`) lists and rank the answers.
 
     `best` is 'lower' or 'higher' (default: the target's natural direction: costs and times
     lower, throughputs higher). A record that cannot answer is listed with the reason.
-    `achievable` and `records` are solve's (measured figures; the user's records files).
+    `achievable`, `records` and `precision` are solve's (measured figures; the user's
+    records files; each record's peak and bytes per value at that precision).
     """
     if records is not None:
         from napkinmath.solving.records import user_records
 
         with user_records(records):
             return compare(targets, gpu=gpu, model=model, tolerance=tolerance, best=best,
-                           achievable=achievable, **givens)
+                           achievable=achievable, precision=precision, **givens)
     names = _target_names(targets)
     check_tolerance(tolerance)
     gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
@@ -196,7 +231,7 @@ def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: objec
         label = " + ".join(x for x in (g, m) if x)
         try:
             result = solve(names, gpu=g, model=m, tolerance=tolerance, achievable=achievable,
-                           **givens)
+                           precision=precision, **givens)
         except NapkinError as exc:
             failures[label] = str(exc)
             continue

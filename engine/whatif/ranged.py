@@ -21,6 +21,7 @@ from napkinmath.library.lookup import variable, variables
 from napkinmath.rendering.result import Result
 from napkinmath.solving.solver import bind, solve_bound
 from napkinmath.units import format_quantity, humanize
+from napkinmath.whatif import feasible
 from napkinmath.whatif.answers import RangeResult, SampleResult, point_text, quantity
 from napkinmath.whatif.box import extremes
 from napkinmath.whatif.preference import better, is_requirement
@@ -87,7 +88,8 @@ def solve_spread(targets: tuple[str, ...], givens: Mapping[str, object], *,
     found = extremes(chain, fixed, used, tolerance)
     guarantees = {t: text for t in targets
                   if (text := _guarantee(t, center, chain, fixed, used, found))}
-    return RangeResult(targets, center, used, found, guarantees, notes)
+    return RangeResult(targets, center, used, found, guarantees, notes,
+                       feasible.over_box(chain, fixed, used))
 
 
 def _guarantee(target: str, center: Result, chain: VectorChain, fixed: dict[str, float],
@@ -177,7 +179,9 @@ def _sampled(targets: tuple[str, ...], center: Result, used: list[Bound], chain:
         notes.append("a range a..b is sampled uniformly")
     drawn = {n: v[keep] for n, v in values.items()}
     drawn.update({b.name: np.asarray(inputs[b.name])[keep] for b in used})
-    return SampleResult(targets, center, used, drawn, samples, kept, seed, notes)
+    limits, fit_share = feasible.over_samples(chain.feasibility(values, ok).taken(keep))
+    return SampleResult(targets, center, used, drawn, samples, kept, seed, notes, limits,
+                        fit_share)
 
 
 __all__ = ["point_text", "solve_spread"]

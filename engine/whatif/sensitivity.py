@@ -94,6 +94,34 @@ class Sensitivity:
     def _repr_html_(self) -> str:
         return self.to_table()._repr_html_()
 
+    def to_latex(self) -> str:
+        """The table as a LaTeX tabular under a paragraph heading, with the method below."""
+        from napkinmath.rendering.latex import text
+
+        table = self.to_table()
+        align = "".join("l" if c.is_labels else "r" for c in table.columns)
+        lines = [f"\\paragraph{{{text(table.title)}}}", f"\\begin{{tabular}}{{{align}}}",
+                 " & ".join(text(h) for h in table.headers) + r" \\ \hline"]
+        lines += [" & ".join(text(cell) for cell in row) + r" \\" for row in table._cells()]
+        lines += [r"\end{tabular}", f"\\par{{\\small {text(' '.join(table.notes))}}}"]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        """JSON-ready: the target's value, the method, and each input's origin, value,
+        elasticity, swing and the target at the input's low and high end (widest first);
+        the values are in the unit the table shows."""
+        unit = self._unit()
+
+        def qty(base: float) -> dict:
+            shown = self._show(base)
+            return {"value": shown, "unit": format_unit(unit, style="ascii"),
+                    "text": f"{format_number(shown)} {format_unit(unit)}".strip()}
+
+        return {"value": qty(self.base), "method": self.method,
+                "inputs": [{"name": r.name, "origin": r.origin, "value": r.value,
+                            "elasticity": r.elasticity, "swing": r.swing,
+                            "low": qty(r.low), "high": qty(r.high)} for r in self.rows]}
+
     def plot(self, path=None, ax=None):
         """A tornado chart of the swings (matplotlib), saved to `path` if given."""
         from napkinmath.whatif.table import tornado

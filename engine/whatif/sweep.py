@@ -6,6 +6,9 @@
 The question is planned once (per record) at the first point of the sweep, the plan is compiled
 to numpy, and every point is evaluated in one pass; a grid of two inputs is their cartesian
 product. Points where a step has no admissible answer are left empty and counted in a note.
+The constraints the answer touches are evaluated at every point the same way: the table says
+per row whether it fits, which constraint binds and its share of the limit, and a note per
+violated constraint where it fails (`Table.warnings`; `napkin sweep --strict` exits 1).
 """
 
 from __future__ import annotations
@@ -27,11 +30,12 @@ from napkinmath.solving.solver import (
 )
 from napkinmath.text.expr import visible
 from napkinmath.units import format_unit, humanize
+from napkinmath.whatif import feasible
 from napkinmath.whatif.answers import quantity
 from napkinmath.whatif.ranged import base_inputs
 from napkinmath.whatif.spread import Axis, is_spread, to_axis
 from napkinmath.whatif.table import Column, Table
-from napkinmath.whatif.vectorize import VectorChain
+from napkinmath.whatif.vectorize import Feasibility, VectorChain
 
 MAX_POINTS = 10_000_000
 MAX_AXES = 2
@@ -57,20 +61,21 @@ def record_list(value: object, option: str) -> list[str | None]:
 def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = None, *,
           gpu: object = None, model: object = None, tolerance: float = DEFAULT_TOLERANCE,
           points: int = 11, achievable: bool = False, records: object = None,
-          **givens: object) -> Table:
+          precision: str | None = None, **givens: object) -> Table:
     """Solve `targets` at every point of the swept inputs `over` (one or two; a list, an
     array, or text such as '1k..16k:log:9'), and for each record if `gpu` or `model` is a list.
 
     Returns a `Table` (columns named 'name [unit]') with to_pandas(), to_csv(), to_markdown()
     and plot(). `points` is the number of points of a range given without a count.
-    `achievable` and `records` are solve's (measured figures; the user's records files).
+    `achievable`, `records` and `precision` are solve's (measured figures; the user's records
+    files; the records' peak and bytes per value at that precision).
     """
     if records is not None:
         from napkinmath.solving.records import user_records
 
         with user_records(records):
             return sweep(targets, over, gpu=gpu, model=model, tolerance=tolerance,
-                         points=points, achievable=achievable, **givens)
+                         points=points, achievable=achievable, precision=precision, **givens)
     names = _target_names(targets)
     check_tolerance(tolerance)
     if isinstance(points, bool) or not isinstance(points, int):
@@ -100,25 +105,28 @@ def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = N
     size = int(np.prod([len(a.values) for a in axes])) * len(gpus) * len(models)
     if size > MAX_POINTS:
         raise InputError(f"{size:,} points; a sweep takes at most {MAX_POINTS:,}")
-    parts = [_sweep_records(names, axes, givens, g, m, tolerance, achievable)
+    parts = [_sweep_records(names, axes, givens, g, m, tolerance, achievable, precision)
              for g, m in itertools.product(gpus, models)]
     table = _table(names, axes, parts, gpus, models)
     if achievable:
         table.notes.append("--achievable: peak_flops and hbm_bandwidth are each record's "
                            "measured figures where it holds them (napkin hardware NAME shows "
-                           "them with their sources), else its datasheet peaks")
+                           "them with their sources), else its datasheet peaks; peak_flops "
+                           "stays the datasheet's where the question reads an MFU")
     table.notes.extend(readings(givens))  # "peak_flops: 989 TFLOP/s, read as per GPU"
     return table
 
 
 def _sweep_records(targets: tuple[str, ...], axes: list[Axis], givens: Mapping[str, object],
                    gpu: str | None, model: str | None, tolerance: float,
-                   achievable: bool = False) -> tuple[list[np.ndarray], dict[str, np.ndarray], int]:
+                   achievable: bool = False, precision: str | None = None
+                   ) -> tuple[list[np.ndarray], dict[str, np.ndarray], int, Feasibility]:
     first = dict(givens)
     first.update({a.name: quantity(a.values[0], a.variable) for a in axes})
     try:
         center = solve_bound(targets, bind(targets, first, gpu=gpu, model=model,
-                                           achievable=achievable), tolerance)
+                                           precision=precision, achievable=achievable),
+                             tolerance)
     except NapkinError as exc:
         if not (gpu or model):
             raise
@@ -138,7 +146,7 @@ def _sweep_records(targets: tuple[str, ...], axes: list[Axis], givens: Mapping[s
     values, ok = chain.evaluate(inputs, (count,), tolerance)
     everywhere = bool(ok.all())
     outputs = {t: values[t] if everywhere else np.where(ok, values[t], np.nan) for t in targets}
-    return grids, outputs, int((~ok).sum())
+    return grids, outputs, int((~ok).sum()), chain.feasibility(values, ok)
 
 
 def _joined(arrays: list[np.ndarray]) -> np.ndarray:
@@ -178,8 +186,24 @@ def _table(targets: tuple[str, ...], axes: list[Axis], parts: list, gpus: list, 
     missing = sum(p[2] for p in parts)
     notes = [f"{missing:,} points had no admissible answer (a step left its variable's "
              "bounds); they are empty"] if missing else []
+    feasibility = Feasibility.joined([p[3] for p in parts])
+    warnings: list[str] = []
+    if feasibility.constraints:
+        columns += feasible.columns(*feasible.rows(feasibility))
+        more, warnings = feasible.sweep_notes(feasibility, _places(columns))
+        notes += more
     given = ", ".join(f"{g}" for g in gpus if g) or ""
     title = f"{', '.join(targets)} over {', '.join(a.name for a in axes) or 'records'}"
     if given and len(gpus) == 1:
         title += f" ({given})"
-    return Table(columns, title=title, notes=notes)
+    return Table(columns, title=title, notes=notes, warnings=warnings)
+
+
+def _places(columns: list[Column]) -> list[str]:
+    """Each row named by its inputs, as its cells show them: 'batch_size = 128 sequence'."""
+    from napkinmath.whatif.table import _fmt
+
+    inputs = [c for c in columns if c.role == "input"]
+    count = len(columns[0].values) if columns else 0
+    return [", ".join(f"{c.name} = {_fmt(c.values[i] if c.is_labels else float(c.values[i]))}"
+                      + (f" {c.unit}" if c.unit else "") for c in inputs) for i in range(count)]

@@ -1,6 +1,9 @@
 """A small table of numbers with units: the output of sweeps and comparisons.
 
-numpy is imported lazily; pandas (`to_pandas`) and matplotlib (`plot`, `tornado`) are optional.
+A column holds numbers, text labels, or flags (True, False, None for unknown: whether a row
+fits); a table whose `feasible` flags say a row does not fit marks it in every format (NO in
+text, a tinted row in HTML, a hatched band or bar in plots). numpy is imported lazily; pandas
+(`to_pandas`) and matplotlib (`plot`, `tornado`) are optional.
 """
 
 from __future__ import annotations
@@ -8,6 +11,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -21,6 +25,16 @@ from napkinmath.units import format_number
 ROLES = ("input", "output", "info")
 SCALES = ("linear", "log")
 PLOT_EXTENSIONS = (".png", ".svg")
+#: the feasibility columns of a sweep or a comparison (see `napkinmath.whatif.feasible`)
+FEASIBLE = "feasible"
+BINDING = "binding constraint"
+SHARE = "share of limit"
+#: how a flag shows in text, Markdown, HTML and LaTeX cells; CSV writes true/false
+FLAG_TEXT = {True: "yes", False: "NO", None: ""}
+#: the tint of a row that does not fit (HTML) and of its band or bar (plots); the hatching
+INFEASIBLE_TINT = "#fde2e2"
+INFEASIBLE_EDGE = "#b2182b"
+INFEASIBLE_HATCH = (0.70, 0.09, 0.17, 0.45)
 
 
 @dataclass(frozen=True)
@@ -52,8 +66,13 @@ class Column:
 
     @property
     def is_labels(self) -> bool:
-        """True when the values are text labels rather than numbers."""
-        return _is_labels(self.values)
+        """True when the values are text labels (or flags) rather than numbers."""
+        return _is_labels(self.values) or self.is_flags
+
+    @property
+    def is_flags(self) -> bool:
+        """True when the values are flags: True, False or None (unknown)."""
+        return _is_flags(self.values)
 
 
 def _is_labels(values: Sequence) -> bool:
@@ -63,8 +82,24 @@ def _is_labels(values: Sequence) -> bool:
     return any(isinstance(v, str) for v in values)
 
 
+def _is_flags(values: Sequence) -> bool:
+    dtype = getattr(values, "dtype", None)
+    if dtype is not None:
+        return dtype.kind == "b"
+    items = list(values)
+    return any(_is_flag(v) for v in items) and all(v is None or _is_flag(v) for v in items)
+
+
+def _is_flag(value: object) -> bool:
+    """A bool, or numpy's bool scalar."""
+    return isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", "") == "b"
+
+
 def _normalised(column: Column) -> Column:
-    """The column with numbers as a float64 numpy array and labels as a list of str."""
+    """The column with numbers as a float64 numpy array, labels as a list of str and flags
+    as a list of bool or None."""
+    if _is_flags(column.values):
+        return replace(column, values=[None if v is None else bool(v) for v in column.values])
     if _is_labels(column.values):
         return replace(column, values=[str(v) for v in column.values])
     import numpy as np
@@ -79,19 +114,30 @@ def _normalised(column: Column) -> Column:
     return replace(column, values=values)
 
 
-def _cell(x: Any) -> float | str:
-    return x if isinstance(x, str) else float(x)
+def _cell(x: Any) -> float | str | bool | None:
+    return x if isinstance(x, (str, bool)) or x is None else float(x)
 
 
-def _fmt(x: float | str) -> str:
-    """A cell as a person reads it: labels as they are, numbers to 4 significant digits."""
+def _fmt(x: float | str | bool | None) -> str:
+    """A cell as a person reads it: labels as they are, flags as yes/NO, numbers to 4
+    significant digits."""
     if isinstance(x, str):
         return x
+    if isinstance(x, bool) or x is None:
+        return FLAG_TEXT[x]
     return "0" if x == 0 else format_number(float(x), sig=4)
 
 
-def _json_number(x: float | str) -> float | str | None:
+def _csv(x: float | str | bool | None) -> str:
     if isinstance(x, str):
+        return x
+    if isinstance(x, bool) or x is None:
+        return "" if x is None else str(x).lower()
+    return f"{x:.10g}"
+
+
+def _json_number(x: float | str | bool | None) -> float | str | bool | None:
+    if isinstance(x, (str, bool)) or x is None:
         return x
     return x if math.isfinite(x) else None
 
@@ -99,10 +145,13 @@ def _json_number(x: float | str) -> float | str | None:
 class Table:
     """Columns of numbers with units and of labels, with text, CSV, JSON, HTML and plot output."""
 
-    def __init__(self, columns: list[Column], title: str = "", notes: list[str] | None = None):
+    def __init__(self, columns: list[Column], title: str = "", notes: list[str] | None = None,
+                 warnings: list[str] | None = None):
         self.columns: list[Column] = [_normalised(c) for c in columns]
         self.title: str = title
         self.notes: list[str] = list(notes or [])
+        #: violated constraints, one sentence each (`napkin sweep --strict` fails on them)
+        self.warnings: list[str] = list(warnings or [])
         names = [c.name for c in self.columns]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
@@ -137,8 +186,30 @@ class Table:
         return [c.header for c in self.columns]
 
     def rows(self) -> list[list]:
-        """The rows as lists of python floats and str."""
+        """The rows as lists of python floats, str and flags (bool or None)."""
         return [[_cell(c.values[i]) for c in self.columns] for i in range(len(self))]
+
+    @property
+    def fits(self) -> list[bool | None] | None:
+        """Per row, whether it fits (None where no constraint was evaluated); None when the
+        table has no feasibility column."""
+        for c in self.columns:
+            if c.name == FEASIBLE and c.is_flags:
+                return list(c.values)
+        return None
+
+    def _infeasible(self) -> list[bool]:
+        fits = self.fits
+        return [f is False for f in fits] if fits is not None else [False] * len(self)
+
+    def _infeasible_label(self) -> str:
+        """'does not fit: replica_fits_hbm' (the binding constraints of the rows that fail)."""
+        names: dict[str, None] = {}
+        binding = next((c for c in self.columns if c.name == BINDING), None)
+        for i, bad in enumerate(self._infeasible()):
+            if bad and binding is not None and binding.values[i]:
+                names[str(binding.values[i])] = None
+        return "does not fit" + (f" (binding: {', '.join(names)})" if names else "")
 
     # ---- conversions -------------------------------------------------------------------------
 
@@ -149,13 +220,15 @@ class Table:
         except ImportError as exc:
             raise InputError("to_pandas() needs pandas: pip install 'napkinmath[frames]'") from exc
         data = {
-            c.header: (list(c.values) if c.is_labels else pd.Series(c.values, dtype="float64"))
+            c.header: (pd.Series(c.values, dtype="boolean") if c.is_flags else list(c.values)
+                       if c.is_labels else pd.Series(c.values, dtype="float64"))
             for c in self.columns
         }
         df = pd.DataFrame(data, columns=self.headers)
         df.attrs["units"] = {c.name: c.unit for c in self.columns}
         df.attrs["title"] = self.title
         df.attrs["notes"] = list(self.notes)
+        df.attrs["warnings"] = list(self.warnings)
         return df
 
     def to_csv(self, path: str | Path | None = None) -> str:
@@ -164,7 +237,7 @@ class Table:
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(self.headers)
         for row in self.rows():
-            writer.writerow([v if isinstance(v, str) else f"{v:.10g}" for v in row])
+            writer.writerow([_csv(v) for v in row])
         text = buffer.getvalue()
         if path is not None:
             with open(path, "w", newline="", encoding="utf-8") as f:
@@ -172,7 +245,8 @@ class Table:
         return text
 
     def to_dict(self) -> dict:
-        """Title, columns (name, unit, role, scale, values) and notes; non-finite numbers None."""
+        """Title, columns (name, unit, role, scale, values), notes and warnings; non-finite
+        numbers None, flags true/false (None: unknown)."""
         return {
             "title": self.title,
             "columns": [
@@ -186,6 +260,7 @@ class Table:
                 for c in self.columns
             ],
             "notes": list(self.notes),
+            "warnings": list(self.warnings),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -243,9 +318,10 @@ class Table:
         head = "".join(f"<th{a}>{e(h)}</th>" for a, h in zip(aligns, self.headers, strict=True))
         parts.append(f"<thead><tr>{head}</tr></thead>")
         parts.append("<tbody>")
-        for row in self._cells():
+        for row, bad in zip(self._cells(), self._infeasible(), strict=True):
             body = "".join(f"<td{a}>{e(v)}</td>" for a, v in zip(aligns, row, strict=True))
-            parts.append(f"<tr>{body}</tr>")
+            mark = f' class="infeasible" style="background: {INFEASIBLE_TINT}"' if bad else ""
+            parts.append(f"<tr{mark}>{body}</tr>")
         parts.append("</tbody>")
         if self.notes:
             span = max(len(self.columns), 1)
@@ -314,8 +390,10 @@ class Table:
                 series.append((", ".join(parts) or None, rows, ycol))
 
         fig, ax, owned = _axes(plt, ax)
+        bad = self._infeasible()
+        extra: list = []
         if xcol.is_labels:
-            _bars(ax, xcol, series)
+            extra = _bars(ax, xcol, series, bad, self._infeasible_label())
         else:
             for label, rows, ycol in series:
                 rows = sorted(rows, key=lambda i: xcol.values[i])
@@ -326,6 +404,8 @@ class Table:
                     markersize=3,
                     label=label,
                 )
+            if any(bad):
+                _mark_infeasible(ax, xcol, series, bad, self._infeasible_label())
             if xcol.scale == "log":
                 ax.set_xscale("log")
                 _plain_log_ticks(ax.xaxis, [float(v) for v in xcol.values])
@@ -337,8 +417,10 @@ class Table:
         ax.set_ylabel(", ".join(c.header for c in ycols))
         if self.title:
             ax.set_title(self.title)
-        if any(label for label, _, _ in series):
-            ax.legend(fontsize="small")
+        handles, labels = ax.get_legend_handles_labels()
+        if handles or extra:
+            ax.legend([*handles, *(h for h, _ in extra)], [*labels, *(t for _, t in extra)],
+                      fontsize="small")
         ax.grid(True, which="major", alpha=0.3)
         return _finish(plt, fig, ax, target, owned)
 
@@ -451,14 +533,63 @@ def _wants_log(values: list[float], span: float) -> bool:
     return bool(finite) and min(finite) > 0 and max(finite) / min(finite) > span
 
 
-def _bars(ax, xcol: Column, series: list) -> None:
+def _mark_infeasible(ax, xcol: Column, series: list, bad: list[bool], label: str) -> None:
+    """A cross on each point that does not fit, and a hatched band over each x where no row
+    fits (reaching halfway to the neighbouring x, geometrically on a log axis)."""
+    xs = sorted({float(v) for v in xcol.values if math.isfinite(float(v))})
+    rows_at: dict[float, list[bool]] = {}
+    for i, b in enumerate(bad):
+        rows_at.setdefault(float(xcol.values[i]), []).append(b)
+    log = xcol.scale == "log" and bool(xs) and xs[0] > 0
+    if len(xs) > 1:
+        inner = [math.sqrt(a * b) if log else (a + b) / 2 for a, b in itertools.pairwise(xs)]
+        first = xs[0] ** 2 / inner[0] if log else 2 * xs[0] - inner[0]
+        last = xs[-1] ** 2 / inner[-1] if log else 2 * xs[-1] - inner[-1]
+        edges = [first, *inner, last]
+    else:
+        edges = [xs[0] / 1.2, xs[0] * 1.2] if log else [xs[0] - 0.5, xs[0] + 0.5]
+    banded = False
+    for j, x in enumerate(xs):
+        if all(rows_at.get(x, [False])):
+            ax.axvspan(edges[j], edges[j + 1], facecolor=INFEASIBLE_TINT,
+                       edgecolor=INFEASIBLE_HATCH, hatch="//", linewidth=0, zorder=0,
+                       label=None if banded else label)
+            banded = True
+    marked = False
+    for _, rows, ycol in series:
+        points = [(float(xcol.values[i]), float(ycol.values[i])) for i in rows if bad[i]]
+        if points:
+            ax.scatter([p[0] for p in points], [p[1] for p in points], marker="x", s=36,
+                       color=INFEASIBLE_EDGE, zorder=3, label=None if marked else
+                       "point that does not fit" if banded else label)
+            marked = True
+
+
+def _bars(ax, xcol: Column, series: list, bad: list[bool] | None = None,
+          label_bad: str = "does not fit") -> list:
+    """Bars per category and series; the rows that do not fit hatched. Returns the extra
+    legend entries (handle, label)."""
     categories = list(dict.fromkeys(xcol.values))
     width = 0.8 / max(len(series), 1)
+    shown_bad = False
     for k, (label, rows, ycol) in enumerate(series):
         heights = {xcol.values[i]: float(ycol.values[i]) for i in rows}
+        failing = {xcol.values[i] for i in rows if bad and bad[i]}
         offset = (k - (len(series) - 1) / 2) * width
         positions = [j + offset for j, cat in enumerate(categories) if cat in heights]
-        ax.bar(positions, [heights[c] for c in categories if c in heights], width, label=label)
+        bars = ax.bar(positions, [heights[c] for c in categories if c in heights], width,
+                      label=label)
+        for bar, cat in zip(bars, [c for c in categories if c in heights], strict=True):
+            if cat in failing:
+                bar.set_hatch("//")
+                bar.set_edgecolor(INFEASIBLE_EDGE)
+                bar.set_alpha(0.55)
+                shown_bad = True
     ax.set_xticks(range(len(categories)), categories)
     if len(categories) > 6 or max((len(c) for c in categories), default=0) > 12:
         ax.tick_params(axis="x", labelrotation=30)
+    if not shown_bad:
+        return []
+    from matplotlib.patches import Patch  # a legend entry for the hatching
+
+    return [(Patch(facecolor="white", edgecolor=INFEASIBLE_EDGE, hatch="//"), label_bad)]

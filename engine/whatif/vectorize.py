@@ -4,8 +4,10 @@ The scalar solver runs a plan one point at a time on floats; a sweep, a range se
 Monte Carlo run needs the same chain at thousands of points. `VectorChain` compiles each step's
 rearranged expressions to closures over numpy ufuncs (no code generation, as in
 `napkinmath.solving.invert`) and picks, per element, the first root inside the variable's
-bounds, exactly as the scalar solver does. numpy is imported here, so this module is only
-loaded by what-if questions, never by a plain solve.
+bounds, exactly as the scalar solver does. The feasibility constraints the answer touches are
+compiled the same way, with the blocks beyond the plan that compute what they read, and
+evaluated at every point (`VectorChain.feasibility`). numpy is imported here, so this module
+is only loaded by what-if questions, never by a plain solve.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ import numpy as np
 import sympy
 
 from napkinmath.errors import InconsistentError, NoRootError
-from napkinmath.library.declare import Bounds, Formula, Variable, pow2_ceil
+from napkinmath.library.declare import Bounds, Constraint, Formula, Variable, pow2_ceil
 from napkinmath.library.lookup import variables
-from napkinmath.solving.invert import _solutions, sides, solved_jointly
+from napkinmath.solving.invert import _solutions, needs_substitution, sides, solved_jointly
 from napkinmath.solving.plan import Block
 from napkinmath.units import Quantity, format_quantity
 
@@ -86,6 +88,9 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
     if isinstance(expr, pow2_ceil):
         (inner,) = parts
         return lambda x: _pow2_ceil(inner(x))
+    if isinstance(expr, sympy.Heaviside):  # the derivative of a max() or min()
+        step, half = parts[0], (parts[1] if len(parts) > 1 else (lambda x: 0.5))
+        return lambda x: np.heaviside(step(x), half(x))
     ufunc = _UFUNCS.get(type(expr))
     if ufunc is None:
         raise NotImplementedError(f"no numpy form for {type(expr).__name__}")
@@ -150,6 +155,8 @@ class VectorStep:
     block: Block
     candidates: tuple[dict[str, sympy.Expr], ...]
     rounding: bool = False
+    #: formulas whose candidates came from the pieces of a max() or min(): substituted back
+    pieces: tuple[Formula, ...] = ()
 
 
 def _candidates(block: Block) -> tuple[dict[str, sympy.Expr], ...]:
@@ -163,23 +170,164 @@ def _candidates(block: Block) -> tuple[dict[str, sympy.Expr], ...]:
                  for sol in solved_jointly(block.formulas, symbols))
 
 
+@dataclass(frozen=True)
+class Feasibility:
+    """Every constraint of an answer at every point of a what-if: both sides (base units,
+    the right one per `per` unit), where it could be evaluated, and where it holds."""
+
+    constraints: tuple[Constraint, ...]
+    lhs: dict[str, Array]
+    rhs: dict[str, Array]
+    #: True where both sides are finite and every value they read was admissible
+    known: dict[str, Array]
+    holds: dict[str, Array]
+
+    @property
+    def size(self) -> int:
+        return len(next(iter(self.known.values()))) if self.known else 0
+
+    def share(self, name: str) -> Array:
+        """The left side as a fraction of the limit (above 1: violated); NaN where unknown."""
+        with np.errstate(all="ignore"):
+            out = np.where(self.rhs[name] != 0, self.lhs[name] / self.rhs[name], np.inf)
+        return np.where(self.known[name], out, np.nan)
+
+    def violated(self, name: str) -> Array:
+        return self.known[name] & ~self.holds[name]
+
+    @property
+    def evaluated(self) -> Array:
+        """True where at least one constraint could be evaluated."""
+        out = np.zeros(self.size, dtype=bool)
+        for known in self.known.values():
+            out |= known
+        return out
+
+    @property
+    def fits(self) -> Array:
+        """True where every constraint evaluated there holds."""
+        out = np.ones(self.size, dtype=bool)
+        for name in self.known:
+            out &= ~self.violated(name)
+        return out
+
+    def binding(self) -> tuple[list[str], Array]:
+        """Per point, the constraint nearest its limit or furthest past it (the largest
+        share; the first in library order on a tie) and that share; '' and NaN where none
+        was evaluated."""
+        names = [c.name for c in self.constraints]
+        if not names:
+            return [""] * self.size, np.full(self.size, np.nan)
+        shares = np.vstack([self.share(n) for n in names])
+        filled = np.where(np.isnan(shares), -np.inf, shares)
+        index = np.argmax(filled, axis=0)
+        top = filled[index, np.arange(self.size)]
+        known = np.isfinite(top) | (top == np.inf)
+        return ([names[i] if k else "" for i, k in zip(index.tolist(), known.tolist(),
+                                                      strict=True)],
+                np.where(known, top, np.nan))
+
+    def taken(self, mask: Array) -> Feasibility:
+        """The points where `mask` is True."""
+        return Feasibility(self.constraints, {n: v[mask] for n, v in self.lhs.items()},
+                           {n: v[mask] for n, v in self.rhs.items()},
+                           {n: v[mask] for n, v in self.known.items()},
+                           {n: v[mask] for n, v in self.holds.items()})
+
+    @classmethod
+    def joined(cls, parts: list[Feasibility]) -> Feasibility:
+        """The points of every part in turn (a sweep over records: one part per record); a
+        constraint a part lacks is unknown at its points. Constraints in library order."""
+        from napkinmath.library.lookup import constraints
+
+        order = {name: i for i, name in enumerate(constraints())}
+        found = {c.name: c for p in parts for c in p.constraints}
+        chosen = tuple(sorted(found.values(), key=lambda c: order.get(c.name, len(order))))
+
+        def column(kind: str, name: str, p: Feasibility, empty) -> Array:
+            own = getattr(p, kind)
+            return own[name] if name in own else np.full(p.size, empty)
+
+        def each(kind: str, empty) -> dict[str, Array]:
+            return {c.name: np.concatenate([column(kind, c.name, p, empty) for p in parts])
+                    if parts else np.zeros(0) for c in chosen}
+
+        return cls(chosen, each("lhs", np.nan), each("rhs", np.nan), each("known", False),
+                   each("holds", False))
+
+
+def _step(block: Block, rounding: bool = False) -> VectorStep:
+    if block.cancel is not None:  # its one candidate holds no piece of a max() or min()
+        return VectorStep(block, _candidates(block), rounding)
+    return VectorStep(block, _candidates(block), rounding,
+                      needs_substitution(block.formulas, tuple(v.name for v in block.unknowns)))
+
+
 class VectorChain:
     """The steps of a solved question, evaluated on arrays of base-unit values.
 
     Built from a scalar `Result`, so that the vectorised chain is the very plan (rounding
-    steps and checks included) whose derivation the user reads.
+    steps and checks included) whose derivation the user reads, and its constraints the
+    ones the answer shows (with the blocks beyond the plan that compute what they read).
     """
 
-    def __init__(self, steps: list[tuple[Block, bool]], checks: tuple[Formula, ...]) -> None:
-        self.steps = [VectorStep(b, _candidates(b), rounding) for b, rounding in steps]
+    def __init__(self, steps: list[tuple[Block, bool]], checks: tuple[Formula, ...],
+                 constraints: tuple[Constraint, ...] = (),
+                 beyond: tuple[Block, ...] = ()) -> None:
+        self.steps = [_step(b, rounding) for b, rounding in steps]
         self.checks = checks
         #: the step that computes each variable
         self.computed = {v.name: s for s in self.steps for v in s.block.unknowns}
+        self.constraints = constraints
+        self.beyond = [_step(b) for b in beyond]
 
     @classmethod
     def from_result(cls, result) -> VectorChain:
         steps = [(Block(s.formulas, s.unknowns, s.cancel), s.rounding) for s in result.steps]
-        return cls(steps, tuple(c.formula for c in result.checks if not c.beyond))
+        wanted, beyond = getattr(result, "feasibility", ((), ()))
+        return cls(steps, tuple(c.formula for c in result.checks if not c.beyond),
+                   tuple(wanted), tuple(beyond))
+
+    def feasibility(self, values: Mapping[str, Array], ok: Array) -> Feasibility:
+        """The constraints at every point of `values` (what `evaluate` returned, `ok` its
+        mask): the blocks beyond the plan first, then both sides of each constraint."""
+        from napkinmath.solving.consistency import per_scale
+
+        shape = ok.shape
+        scratch: dict[str, Array] = dict(values)
+        valid: dict[str, Array] = {n: ok for n in self.computed}
+        lhs, rhs, known, holds = {}, {}, {}, {}
+        with np.errstate(all="ignore"):
+            for step in self.beyond:
+                reads = {v.name for f in step.block.formulas for v in f.variables}
+                if any(n not in scratch and n not in (u.name for u in step.block.unknowns)
+                       for n in reads):
+                    continue  # an input the answer did not bind: left unknown
+                good = ok.copy()
+                for name in reads:
+                    if name in valid:
+                        good &= valid[name]
+                good &= self._run(step, scratch, shape)
+                for v in step.block.unknowns:
+                    valid[v.name] = good
+            for c in self.constraints:
+                names = [v.name for v in c.variables]
+                if any(n not in scratch for n in names):
+                    continue
+                left, right = sides(c)
+                scale = per_scale(c.per) if c.per else 1.0
+                a = np.broadcast_to(np.asarray(_compiled(left.expr)(scratch), dtype=float),
+                                    shape)
+                b = np.broadcast_to(np.asarray(_compiled(right.expr)(scratch), dtype=float)
+                                    * scale, shape)
+                good = ok & np.isfinite(a) & np.isfinite(b)
+                for name in names:
+                    if name in valid:
+                        good = good & valid[name]
+                lhs[c.name], rhs[c.name], known[c.name] = a, b, good
+                holds[c.name] = good & ((a < b) if c.strict else (a <= b))
+        chosen = tuple(c for c in self.constraints if c.name in known)
+        return Feasibility(chosen, lhs, rhs, known, holds)
 
     @property
     def single_rooted(self) -> bool:
@@ -207,7 +355,7 @@ class VectorChain:
 
     def _run(self, step: VectorStep, values: dict[str, Array], shape: tuple[int, ...]) -> Array:
         unknowns = step.block.unknowns
-        if len(step.candidates) == 1:  # the common case: no root to choose, no copies
+        if len(step.candidates) == 1 and not step.pieces:  # the common case: nothing to choose
             good = None
             for v in unknowns:
                 x = np.asarray(_compiled(step.candidates[0][v.name])(values), dtype=float)
@@ -224,6 +372,9 @@ class VectorChain:
             good = ~found
             for v in unknowns:
                 good &= admissible(xs[v.name], v)
+            for f in step.pieces:
+                good &= _satisfied(f, {**values, **xs},
+                                   unknowns[0].name if len(unknowns) == 1 else None)
             for v in unknowns:
                 chosen[v.name] = np.where(good, xs[v.name], chosen[v.name])
             found |= good
@@ -246,6 +397,19 @@ class VectorChain:
                 f"({f.name}) is {worst:.1%} apart at its worst point, tolerance "
                 f"{tolerance:.1%}. Narrow the ranges, drop a given, or pass a larger tolerance.",
                 [])
+
+
+def _satisfied(f: Formula, values: Mapping[str, Array], unknown: str | None) -> Array:
+    """True where both sides of `f` agree (a root of the piece of a max() that holds there)
+    and, with `unknown`, part when it moves by a millionth (as `invert.satisfies`)."""
+    left, right = sides(f)
+    lhs, rhs = _compiled(left.expr)(values), _compiled(right.expr)(values)
+    good = np.isclose(lhs, rhs, rtol=1e-9, atol=1e-300)
+    if unknown is not None:
+        moved = {**values, unknown: values[unknown] * (1 - 1e-6)}
+        lhs, rhs = _compiled(left.expr)(moved), _compiled(right.expr)(moved)
+        good &= ~np.isclose(lhs, rhs, rtol=1e-8, atol=1e-300)
+    return good
 
 
 def no_root_error(chain: VectorChain, ok: Array, inputs: Mapping[str, Array]) -> NoRootError:
