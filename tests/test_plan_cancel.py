@@ -35,12 +35,10 @@ ISSUE_DAYS = 6 * 70e9 * 15e12 / (8192 * 400e12) / 86400
 #: cancelling questions of the library: target, givens, gpu, value, unit, the note
 CASES = [
     ("train_time", ISSUE, None, ISSUE_DAYS, "day", ISSUE_NOTE),
-    # the same product in the price of a token and in a compute-bound prefill
+    # the same product in the price of a training token
     ("cost_per_token", dict(params="70B", achieved_flops="400 TFLOP/s",
                             price_per_gpu_hour="2 USD/(GPU*h)"), None,
      6 * 70e9 * 2 / 400e12 / 3600, "USD/token", ISSUE_NOTE),
-    ("prefill_time", dict(prompt_tokens=2000, n_gpus=8, achieved_flops="400 TFLOP/s",
-                          params="70B"), None, 2 * 70e9 * 2000 / (8 * 400e12), "s", ISSUE_NOTE),
     # combine over dispatch bytes: the experts and the width are the same on both sides
     ("moe_combine_bytes_per_token", dict(moe_dispatch_bytes_per_token="57344 B/token",
                                          combine_bytes_per_element="2 B",

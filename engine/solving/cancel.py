@@ -109,7 +109,7 @@ def attempt(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, .
     if dependent is None:
         return None
     blocks = tuple(with_free.blocks[i] for i in dependent)
-    if _moves(targets, free, blocks):
+    if not all(_composable(b) for b in blocks) or _moves(targets, free, blocks):
         return None
     composed = _composition(free, blocks)
     if composed is None:
@@ -130,11 +130,23 @@ def _dependent(blocks: tuple[Block, ...], free: tuple[str, ...]) -> tuple[int, .
     return tuple(found) if len(found) <= MAX_CHAIN else None
 
 
+def _composable(block: Block) -> bool:
+    """A block of one formula with one root for its one unknown, not a root of one piece of
+    a max() or min() (which holds only on its piece: the solver substitutes it back)."""
+    from napkinmath.solving.invert import needs_substitution, rearranged
+
+    if len(block.unknowns) != 1 or len(block.formulas) != 1:
+        return False
+    name = block.unknowns[0].name
+    return (not needs_substitution(block.formulas, (name,))
+            and len(rearranged(block.formulas[0], name)) == 1)
+
+
 def _moves(targets: tuple[str, ...], free: tuple[str, ...], blocks: tuple[Block, ...]) -> bool:
     """Whether a target that `blocks` compute takes two values when only the free inputs
     change: the blocks run twice on floats (their other inputs fixed, all from a fixed seed).
     Then it depends on them and no composition can shed them; a cheap test before sympy.
-    False when it cannot tell (several roots, a value outside a formula's domain)."""
+    False when it cannot tell (a value outside a formula's domain). Blocks `_composable`."""
     import random
 
     from napkinmath.solving.invert import rearranged
@@ -147,13 +159,9 @@ def _moves(targets: tuple[str, ...], free: tuple[str, ...], blocks: tuple[Block,
     for _ in range(2):
         values = {**fixed, **{n: rng.uniform(0.5, 2.0) for n in free}}
         for block in blocks:
-            if len(block.unknowns) != 1 or len(block.formulas) != 1:
-                return False
-            roots = rearranged(block.formulas[0], block.unknowns[0].name)
-            if len(roots) != 1:
-                return False
+            (root,) = rearranged(block.formulas[0], block.unknowns[0].name)
             try:
-                values[block.unknowns[0].name] = roots[0].at(values)
+                values[block.unknowns[0].name] = root.at(values)
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                 return False
         runs.append(values)
@@ -195,8 +203,8 @@ def _composition(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step
 def _compose(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step, ...] | None:
     """Substitute each block's rearranged expression into the blocks after it, the free
     inputs left as symbols; a step whose expression no longer holds them is released (its
-    tree, layout and relation), None otherwise. None for the whole when a block has several
-    roots or several unknowns, or an expression has no tree form."""
+    tree, layout and relation), None otherwise. None for the whole when a block is not
+    `_composable` or an expression has no tree form."""
     from napkinmath.library.tree import NoTreeError, from_sympy
     from napkinmath.rendering.exprprint import lower
     from napkinmath.solving.invert import rearranged
@@ -206,13 +214,10 @@ def _compose(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step, ..
     held: dict[sympy.Symbol, sympy.Expr] = {s: s for s in symbols}  # still depends
     out: list[Step] = []
     for block in blocks:
-        if len(block.unknowns) != 1 or len(block.formulas) != 1:
+        if not _composable(block):
             return None
         (f,), (var,) = block.formulas, block.unknowns
-        roots = rearranged(f, var.name)
-        if len(roots) != 1:
-            return None
-        expr = roots[0].expr
+        expr = rearranged(f, var.name)[0].expr
         composed = _reduced(expr.xreplace(held), symbols)
         if composed.free_symbols & symbols:
             held[var.symbol] = composed
