@@ -132,10 +132,12 @@ def _dependent(blocks: tuple[Block, ...], free: tuple[str, ...]) -> tuple[int, .
 
 def _composable(block: Block) -> bool:
     """A block of one formula with one root for its one unknown, not a root of one piece of
-    a max() or min() (which holds only on its piece: the solver substitutes it back)."""
+    a max() or min() (which holds only on its piece: the solver substitutes it back), and
+    no stated assumption: 'attention left out' makes the FLOPs with attention those without,
+    and composed as a law it would make the attention FLOPs cancel to 0."""
     from napkinmath.solving.invert import needs_substitution, rearranged
 
-    if len(block.unknowns) != 1 or len(block.formulas) != 1:
+    if len(block.unknowns) != 1 or len(block.formulas) != 1 or block.formulas[0].assumption:
         return False
     name = block.unknowns[0].name
     return (not needs_substitution(block.formulas, (name,))

@@ -12,8 +12,9 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
    graph; its strongly connected components are the blocks to solve, one variable or several
    coupled, and a topological order of them is the block-triangular order.
 4. Where structure leaves a target under-determined, the unknowns in the way may still
-   cancel: `napkinmath.solving.cancel` plans with a suggested input taken as known and
-   composes away the steps that read it (sympy); the refusal stands where none cancels.
+   cancel: with `make_plan(..., cancel=True)` (the solver's answers), `napkinmath.solving.
+   cancel` plans with a suggested input taken as known and composes away the steps that
+   read it (sympy); the refusal stands where none cancels.
 
 The graph work runs on integers (`planning_graph`). What makes planning fast without
 changing a plan: the invertible formulas' matching is shared by the re-analyses that drop
@@ -508,22 +509,26 @@ def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan | tuple[str,
                 frozenset(block_inputs & knowns))
 
 
-def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = True) -> Plan:
+def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = True,
+              cancel: bool = False) -> Plan:
     """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError.
 
-    Where structure alone cannot determine the targets, unknowns in the way may still
-    cancel (mfu and peak_flops, given achieved_flops): `napkinmath.solving.cancel` tries the
-    inputs a refusal would suggest, and a plan through them is returned (`Plan.free` names
-    them). Without `suggest` the error names no inputs to add and is never a
-    NotInvertibleError: for callers that try something else on failure."""
+    With `cancel`, targets that structure alone leaves under-determined may still be
+    planned through unknowns that cancel (mfu and peak_flops, given achieved_flops):
+    `napkinmath.solving.cancel` tries the inputs a refusal would suggest (`Plan.free` names
+    the one that cancelled); the solver asks for it for the answer's own plan. Without
+    `suggest` the error names no inputs to add and is never a NotInvertibleError: for
+    callers that try something else on failure (the search for suggestions, which `cancel`
+    makes too, is the costly part of a failure)."""
     found = _plan(targets, knowns)
     if isinstance(found, Plan):
         return found
-    from napkinmath.solving.cancel import cancelled_plan
+    if cancel:
+        from napkinmath.solving.cancel import cancelled_plan
 
-    cancelled = cancelled_plan(targets, knowns)
-    if cancelled is not None:  # determined after all: the unknowns in the way cancel
-        return cancelled
+        cancelled = cancelled_plan(targets, knowns)
+        if cancelled is not None:  # determined after all: the unknowns in the way cancel
+            return cancelled
     missing = list(found)
     if not suggest:
         error = UnderDeterminedError(under_determined_message(missing, sorted(knowns), []),

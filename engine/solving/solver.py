@@ -549,21 +549,22 @@ def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
     """The plan of the roundings `wanted`, or None when the values do not determine them
     (cached: plans depend on names only)."""
     try:
-        return plan_for(wanted, computed, context, suggest=False)
+        return plan_for(wanted, computed, context, suggest=False, cancel=False)
     except UnderDeterminedError:
         return None
 
 
 @lru_cache(maxsize=1024)
 def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str],
-             suggest: bool = True) -> Plan:
+             suggest: bool = True, cancel: bool = True) -> Plan:
     """Plan with the user's givens and only those context values (hardware, defaults) it uses.
 
     Context values are kept where a step reads them, or where a check compares them with
     something the user gave; hardware specs and defaults are never checked only against each
-    other. Without `suggest`, a failure names no inputs to add (see `make_plan`).
+    other. Without `suggest`, a failure names no inputs to add; with `cancel`, unknowns in
+    the way may cancel (see `make_plan`).
     """
-    plan = make_plan(targets, user | context, suggest)
+    plan = make_plan(targets, user | context, suggest, cancel)
     keep = plan.block_inputs & context
     for check in plan.checks:
         names = {v.name for v in check.variables}
@@ -782,12 +783,14 @@ def _run_cancelled(block: Block, values: dict[str, float]) -> StepRecord:
     combined expression, evaluated (`napkinmath.solving.cancel`)."""
     cancel, (var,) = block.cancel, block.unknowns
     assert cancel is not None
+    title = " + ".join(f.title for f in block.formulas) + " (combined)"
+    inputs = ", ".join(cancel.root.args)
     try:
         x = cancel.root.at(values)
     except (ValueError, ZeroDivisionError, OverflowError, TypeError):
-        raise _no_root(block.formulas[0], var, []) from None
+        raise _no_root(block.formulas[0], var, [], title, inputs) from None
     if not _admissible(x, var):
-        raise _no_root(block.formulas[0], var, [x])
+        raise _no_root(block.formulas[0], var, [x], title, inputs)
     values[var.name] = x
     return StepRecord(block.formulas, block.unknowns, {var.name: cancel.root},
                       _snapshot(values, block), note=cancel.note, cancel=cancel)
@@ -807,15 +810,19 @@ def _names_of(block: Block) -> frozenset[str]:
     return frozenset(v.name for f in block.formulas for v in f.variables)
 
 
-def _no_root(f: Formula, var: Variable, tried: list[float]) -> NoRootError:
-    inputs = ", ".join(v.name for v in f.variables if v is not var)
+def _no_root(f: Formula, var: Variable, tried: list[float], title: str | None = None,
+             inputs: str | None = None) -> NoRootError:
+    """`title` and `inputs` replace the formula's for formulas combined (`_run_cancelled`)."""
+    title = f.title if title is None else title
+    if inputs is None:
+        inputs = ", ".join(v.name for v in f.variables if v is not var)
     if tried:
         shown = " or ".join(format_quantity(from_base(x, var)) for x in tried)
-        message = (f"no admissible value for {var.name}: {f.title} gives {var.name} = {shown}, "
+        message = (f"no admissible value for {var.name}: {title} gives {var.name} = {shown}, "
                    f"outside {var.bounds} ({var.description}). The givens for {inputs} ask for "
                    "something impossible; change one of them.")
     else:
-        message = (f"no real value of {var.name} satisfies {f.title} with these givens for "
+        message = (f"no real value of {var.name} satisfies {title} with these givens for "
                    f"{inputs}")
     return NoRootError(message, var.name)
 
