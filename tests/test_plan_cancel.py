@@ -50,6 +50,10 @@ CASES = [
     ("allreduce_busbw", dict(n_ranks=8), "MI300X", 448, "GB/s",
      "allreduce_bytes_per_rank, allreduce_time and message_bytes cancel: allreduce_algbw "
      "does not depend on them"),
+    # and the ring's length follows from its algorithm bandwidth: 2·300 / (2·300 − 450) = 4
+    ("allreduce_busbw", dict(allreduce_algbw="300 GB/s"), "H100-SXM", 450, "GB/s",
+     "allreduce_bytes_per_rank, allreduce_time and message_bytes cancel: n_ranks does not "
+     "depend on them"),
 ]
 
 
@@ -95,8 +99,10 @@ def test_the_issues_command_line_and_its_json(napkin):
     assert "cancelled" not in data["steps"][0]  # a plain step's JSON is as it was
 
 
-@pytest.mark.parametrize(("target", "givens", "gpu", "value", "unit", "note"), CASES,
-                         ids=[c[0] for c in CASES])
+IDS = [f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+
+
+@pytest.mark.parametrize(("target", "givens", "gpu", "value", "unit", "note"), CASES, ids=IDS)
 def test_cancelling_questions_of_the_library(target, givens, gpu, value, unit, note):
     r = nm.solve(target, gpu=gpu, **givens)
     assert r[target].to(unit).magnitude == pytest.approx(value, rel=1e-9)
@@ -106,6 +112,14 @@ def test_cancelling_questions_of_the_library(target, givens, gpu, value, unit, n
 #: questions that stay under-determined, with their refusals as they were before cancelling
 #: variables were looked for (the same words, the same suggestions)
 REFUSED = [
+    # 'attention left out' is a stated assumption (with = without attention), never composed
+    # as a law: it would make the attention FLOPs cancel to 0
+    ("inference_attention_flop_per_token", dict(head_dim=128, seq_len="4096 token/sequence",
+                                                gpu="MI300X"),
+     "cannot determine inference_attention_flop_per_token from head_dim, seq_len, MI300X "
+     "record, default assumptions: give one of inference_flop_per_token, "
+     "inference_flop_per_token_with_attention, params, params_total, weight_memory, "
+     "checkpoint_size, gradient_memory, optimizer_memory"),
     ("train_time", dict(params="70B", tokens="15T", n_gpus=8192),
      "cannot determine train_time from n_gpus, params, tokens, default assumptions: give one "
      "of gpu_hours, train_throughput, dataset_read_rate"),
@@ -125,6 +139,18 @@ def test_questions_that_stay_refused_are_refused_as_before(target, givens, messa
     assert str(caught.value) == message
 
 
+def test_a_combined_step_without_an_admissible_value_names_what_it_combined():
+    # an algorithm bandwidth under half the link's: no ring length gives it
+    with pytest.raises(nm.NoRootError) as caught:
+        nm.solve("allreduce_busbw", allreduce_algbw="3.91 GB/s", gpu="H100-SXM")
+    assert str(caught.value).startswith(
+        "no admissible value for n_ranks: Ring all-reduce: bytes each rank sends + All-reduce "
+        "time + All-reduce algorithm bandwidth (combined) gives n_ranks = -0.01769")
+    assert str(caught.value).endswith(
+        "The givens for allreduce_algbw, link_bandwidth ask for something impossible; change "
+        "one of them.")
+
+
 def test_a_refusal_tries_a_bounded_number_of_candidates(monkeypatch):
     tried = []
     original = cancel.attempt
@@ -135,7 +161,7 @@ def test_a_refusal_tries_a_bounded_number_of_candidates(monkeypatch):
 
     monkeypatch.setattr(cancel, "attempt", counting)
     cancel.cancelled_plan.cache_clear()
-    knowns = frozenset(bind(("train_time",), REFUSED[0][1]))
+    knowns = frozenset(bind(("train_time",), dict(params="70B", tokens="15T", n_gpus=8192)))
     with pytest.raises(nm.UnderDeterminedError):
         plan.make_plan(("train_time",), knowns, cancel=True)
     suggested = plan._failure(("train_time",), knowns)[0]
@@ -156,8 +182,7 @@ def _check_holds(step, free: dict[str, float]) -> float:
     return root.at({k: v for k, v in point.items() if k != name})
 
 
-@pytest.mark.parametrize(("target", "givens", "gpu"), [c[:3] for c in CASES],
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("target", "givens", "gpu"), [c[:3] for c in CASES], ids=IDS)
 def test_cancelled_answers_substitute_back_into_every_formula_used(target, givens, gpu):
     r = nm.solve(target, gpu=gpu, **givens)
     for step in _cancelled_steps(r):

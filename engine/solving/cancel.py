@@ -282,7 +282,7 @@ def _relation(expr: sympy.Expr, held: dict[sympy.Symbol, sympy.Expr],
     part = sympy.Mul(*factors)
     if all(x.as_base_exp()[1].is_negative for x in factors):
         part = 1 / part
-    if part == expr or 1 / part == expr:  # the whole expression: the result says it all
+    if (expr / part).is_number or (expr * part).is_number:  # all of it: the result says it
         return None
     value = _reduced(part.xreplace(held), symbols)
     if value.free_symbols & symbols or value == part:
