@@ -102,6 +102,8 @@ def attempt(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, .
 
     if set(free) & knowns or set(free) & set(targets):
         return None
+    if _screened_out(targets, knowns | frozenset(free), free):
+        return None
     with_free = plan._plan(targets, knowns | frozenset(free))
     if not isinstance(with_free, plan.Plan):
         return None
@@ -115,6 +117,26 @@ def attempt(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, .
     if composed is None:
         return None
     return _cancelled(targets, knowns, free, with_free, dependent, composed)
+
+
+def _screened_out(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, ...]
+                  ) -> bool:
+    """True when the quick plan with the free inputs (the one the suggestion search
+    confirmed them with, its analyses cached) already moves a target with them (`_moves`):
+    a true relation that moves it there moves it in every plan. False when it cannot tell
+    (a block that is not `_composable`): the full plan decides."""
+    from napkinmath.solving import plan
+
+    found = plan._analysis_for(targets, knowns, quick=True)
+    if found is None:
+        return False
+    analysis, _, needed = found
+    blocks = plan._blocks(analysis, needed)
+    dependent = _dependent(blocks, free)
+    if dependent is None:
+        return False
+    chosen = tuple(blocks[i] for i in dependent)
+    return all(_composable(b) for b in chosen) and _moves(targets, free, chosen)
 
 
 def _dependent(blocks: tuple[Block, ...], free: tuple[str, ...]) -> tuple[int, ...] | None:
