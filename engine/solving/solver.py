@@ -238,21 +238,21 @@ def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units
         raise InputError("seed= only applies with samples=", "seed")
     bound = bind(names, givens, gpu=gpu, model=model, precision=precision,
                  achievable=achievable)
-    try:
-        result = solve_bound(names, bound, tolerance, on_inconsistent, suggest=False)
+    try:  # by structure first: a record's value comes before unknowns that cancel
+        result = solve_bound(names, bound, tolerance, on_inconsistent, suggest=False,
+                             cancel=False)
         # a record's stated value beats a stated assumption (dense: total = active)
         needs_record = any(f.assumption and v.name in names
                            for s in result.steps for f in s.formulas for v in s.unknowns)
-    except UnderDeterminedError as exc:
-        result, needs_record, failure = None, True, exc
+    except UnderDeterminedError:
+        result, needs_record = None, True
     read = _record_targets(names, gpu, model, bound) if needs_record else {}
     if read:
         result = solve_bound(names, {**bound, **read}, tolerance, on_inconsistent)
         result.notes[:0] = [f"{name} is read from the {g.note.split(':')[0]} record: the givens "
                             "do not determine it" for name, g in read.items()]
-    elif result is None:
-        solve_bound(names, bound, tolerance, on_inconsistent)  # raises, with suggestions
-        raise failure
+    elif result is None:  # raises, with suggestions, unless unknowns in the way cancel
+        result = solve_bound(names, bound, tolerance, on_inconsistent)
     if achievable:
         from napkinmath.solving.achievable import mark_steps
 
@@ -581,13 +581,14 @@ def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[
 
 def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
                 tolerance: float = DEFAULT_TOLERANCE, on_inconsistent: str = "error",
-                suggest: bool = True) -> Result:
+                suggest: bool = True, cancel: bool = True) -> Result:
     """Solve from already bound givens (see `bind`).
 
     Record and default values that a user's value contradicts are set aside; every check of
     the givens (in the answer's plan or anywhere in the graph) that disagrees raises
     InconsistentError, or with ``on_inconsistent="warn"`` is shown as a warning. Without
-    `suggest`, an UnderDeterminedError names no inputs to add (for callers that retry).
+    `suggest`, an UnderDeterminedError names no inputs to add (for callers that retry);
+    without `cancel`, no plan through unknowns that cancel is looked for (see `make_plan`).
     """
     user = frozenset(n for n, g in bound.items() if g.origin == "given")
     knowns = frozenset(bound)
@@ -598,7 +599,7 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
         knowns = frozenset(bound)
     independent_analysis(knowns)  # the checks beyond the answer need it; its plan reuses it
     try:
-        plan = plan_for(targets, user, knowns - user, suggest)
+        plan = plan_for(targets, user, knowns - user, suggest, cancel)
     except UnderDeterminedError as exc:
         shown = sorted(user) + sorted({g.note.split(":")[0] + " record" for g in bound.values()
                                        if g.origin == "record"})
