@@ -70,11 +70,11 @@ def install(out) -> None:
     make_plan = solver.make_plan
 
     @functools.wraps(make_plan)
-    def recorded_plan(targets, knowns, suggest=True):
+    def recorded_plan(targets, knowns, suggest=True, *more):  # more: cancel (not recorded)
         row = {"call": "make_plan", "targets": list(targets), "knowns": sorted(knowns),
                "suggest": suggest}
         try:
-            found = make_plan(targets, knowns, suggest)
+            found = make_plan(targets, knowns, suggest, *more)
         except Exception as exc:
             write({**row, **_error(exc)})
             raise

@@ -35,8 +35,10 @@ from napkinmath.library.names import _sources, _write, cache_dir
 _FORMAT = "1"  # bump when a file's layout changes
 #: (declare.py, the formula modules and units.txt are hashed as `names._sources`)
 _ENGINE = ("tree.py", "snapshot.py", "functions.py", "numeric.py")
-#: (the planner's singularity facts are stored with the rearrangements: plan.py decides them)
-_OTHERS = (("rendering", "exprprint.py"), ("solving", "invert.py"), ("solving", "plan.py"))
+#: (the planner's singularity facts are stored with the rearrangements: plan.py decides them;
+#: so are the compositions of variables that cancel, which cancel.py works out)
+_OTHERS = (("rendering", "exprprint.py"), ("solving", "invert.py"), ("solving", "plan.py"),
+           ("solving", "cancel.py"))
 
 
 @cache

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     import sympy
 
     from napkinmath.library.tree import Tree
+    from napkinmath.solving.cancel import Cancel
     from napkinmath.solving.invert import Compiled
 
 
@@ -64,7 +65,9 @@ class StepRecord:
     roots: dict[str, Compiled]
     values: dict[str, float]  # base-unit values of every variable of the formulas
     rounding: bool = False
-    note: str = ""  # e.g. other roots the bounds also admit
+    note: str = ""  # e.g. other roots the bounds also admit, or what cancels
+    #: for formulas combined, variables of theirs cancelling (`napkinmath.solving.cancel`)
+    cancel: Cancel | None = None
 
     @property
     def solved(self) -> dict[str, sympy.Expr]:
@@ -352,7 +355,7 @@ class Result:
                     lines.append(f"   {pad}= {shown}")
             notes = [f.note for f in step.formulas if f.note and step.rounding]
             notes += [f"ASSUMPTION: {f.note}" for f in step.formulas if f.assumption]
-            notes += [step.note] if step.note and spread is None else []
+            notes += [step.note] if step.note and (spread is None or step.cancel) else []
             lines.extend(f"   ({note})" for note in notes)
         return lines
 
@@ -513,6 +516,7 @@ class Result:
                 "results": {v.name: qty(self._exact(v.name), v, self._display(v.name))
                             for v in s.unknowns},
                 "rounding": s.rounding,
+                **({"cancelled": list(s.cancel.names), "note": s.note} if s.cancel else {}),
             } for s in self.steps],
             "checks": [{"formula": c.formula.name, "relative_difference": c.relative_difference,
                         "agrees": c.agrees, "needed_for_answer": not c.beyond,

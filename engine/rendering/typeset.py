@@ -54,6 +54,7 @@ def markdown(r: Result) -> str:
                            f"{Printer(lambda s: s.name)(expr)}`")
             out += [f"   - `= {line}`" for line in r._value_lines(step, var)]
         notes = [f"ASSUMPTION: {f.note}" for f in step.formulas if f.assumption]
+        notes += [step.note] if step.cancel is not None else []
         out += [f"   - *{note}*" for note in notes]
     if r.set_aside:
         out += ["", "Set aside (your values replace them):", ""]
@@ -109,6 +110,8 @@ def latex(r: Result) -> str:
             rows += [f"  &= {tex.math(line)}" for line in r._value_lines(step, var, "latex")]
         out.append(" \\\\\n".join(rows))
         out.append(r"\end{align*}")
+        if step.cancel is not None:
+            out.append(f"\\noindent({tex.text(step.note)})")
     extra = [line for line in r._extra_text() if line]
     if extra:
         out.append(r"\begin{itemize}")
@@ -163,8 +166,9 @@ def html(r: Result) -> str:
                             f"{tex.math(symbol(step.roots[var.name].layout))}")
             math += [f"\\phantom{{{tex.math(var.latex)}}} = {tex.math(line)}"
                      for line in r._value_lines(step, var, "latex")]
+        note = f"<br><em>({esc(step.note)})</em>" if step.cancel is not None else ""
         out.append(f"<li><strong>{esc(_head(step))}</strong> {esc(cited)}<br>"
-                   + "<br>".join(f"${esc(m)}$" for m in math) + "</li>")
+                   + "<br>".join(f"${esc(m)}$" for m in math) + note + "</li>")
     out.append("</ol>")
     extra = [line for line in r._extra_text() if line]
     if extra:

@@ -366,6 +366,13 @@ class _Store:
                 return found if isinstance(found, bool) else None
             if kind == "roots":
                 return [(tree.from_json(t), exprprint.from_json(layout)) for t, layout in found]
+            if kind == "cancel":  # see napkinmath.solving.cancel
+                return found if found == "none" else tuple(
+                    None if step is None else (tree.from_json(step[0]),
+                                               exprprint.from_json(step[1]),
+                                               None if step[2] is None else
+                                               tuple(map(exprprint.from_json, step[2])))
+                    for step in found)
             return [[(tree.from_json(t), exprprint.from_json(layout)) for t, layout in solution]
                     for solution in found]
         except (OSError, UnicodeDecodeError, KeyError, TypeError, ValueError):

@@ -11,6 +11,10 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 3. Matched edges, read as "formula f computes v from its other variables", give a directed
    graph; its strongly connected components are the blocks to solve, one variable or several
    coupled, and a topological order of them is the block-triangular order.
+4. Where structure leaves a target under-determined, the unknowns in the way may still
+   cancel: with `make_plan(..., cancel=True)` (the solver's answers), `napkinmath.solving.
+   cancel` plans with a suggested input taken as known and composes away the steps that
+   read it (sympy); the refusal stands where none cancels.
 
 The graph work runs on integers (`planning_graph`). What makes planning fast without
 changing a plan: the invertible formulas' matching is shared by the re-analyses that drop
@@ -39,6 +43,8 @@ from napkinmath.solving import planning_graph
 if TYPE_CHECKING:
     import sympy
 
+    from napkinmath.solving.cancel import Cancel
+
 #: Work done by the planner (analyses, singularity tests, propagations, confirmations),
 #: counted since the last `work.clear()`: tests bound it per question.
 work: Counter[str] = Counter()
@@ -52,6 +58,9 @@ class Block:
 
     formulas: tuple[Formula, ...]
     unknowns: tuple[Variable, ...]
+    #: for formulas that fix one unknown only combined, some of their variables cancelling
+    #: (`napkinmath.solving.cancel`): how, and the combined expression; None for the rest
+    cancel: Cancel | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,9 @@ class Plan:
     used: frozenset[str]
     #: the known variables that the blocks read (checks aside)
     block_inputs: frozenset[str] = frozenset()
+    #: the inputs that were planned as known and cancel (`napkinmath.solving.cancel`); empty
+    #: for a plan by structure alone
+    free: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -497,15 +509,26 @@ def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan | tuple[str,
                 frozenset(block_inputs & knowns))
 
 
-def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = True) -> Plan:
+def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = True,
+              cancel: bool = False) -> Plan:
     """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError.
 
-    Without `suggest` the error names no inputs to add and is never a NotInvertibleError:
-    for callers that try something else on failure (the search for suggestions is the
-    costly part of a failure)."""
+    With `cancel`, targets that structure alone leaves under-determined may still be
+    planned through unknowns that cancel (mfu and peak_flops, given achieved_flops):
+    `napkinmath.solving.cancel` tries the inputs a refusal would suggest (`Plan.free` names
+    the one that cancelled); the solver asks for it for the answer's own plan. Without
+    `suggest` the error names no inputs to add and is never a NotInvertibleError: for
+    callers that try something else on failure (the search for suggestions, which `cancel`
+    makes too, is the costly part of a failure)."""
     found = _plan(targets, knowns)
     if isinstance(found, Plan):
         return found
+    if cancel:
+        from napkinmath.solving.cancel import cancelled_plan
+
+        cancelled = cancelled_plan(targets, knowns)
+        if cancelled is not None:  # determined after all: the unknowns in the way cancel
+            return cancelled
     missing = list(found)
     if not suggest:
         error = UnderDeterminedError(under_determined_message(missing, sorted(knowns), []),

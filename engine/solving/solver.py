@@ -238,21 +238,21 @@ def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units
         raise InputError("seed= only applies with samples=", "seed")
     bound = bind(names, givens, gpu=gpu, model=model, precision=precision,
                  achievable=achievable)
-    try:
-        result = solve_bound(names, bound, tolerance, on_inconsistent, suggest=False)
+    try:  # by structure first: a record's value comes before unknowns that cancel
+        result = solve_bound(names, bound, tolerance, on_inconsistent, suggest=False,
+                             cancel=False)
         # a record's stated value beats a stated assumption (dense: total = active)
         needs_record = any(f.assumption and v.name in names
                            for s in result.steps for f in s.formulas for v in s.unknowns)
-    except UnderDeterminedError as exc:
-        result, needs_record, failure = None, True, exc
+    except UnderDeterminedError:
+        result, needs_record = None, True
     read = _record_targets(names, gpu, model, bound) if needs_record else {}
     if read:
         result = solve_bound(names, {**bound, **read}, tolerance, on_inconsistent)
         result.notes[:0] = [f"{name} is read from the {g.note.split(':')[0]} record: the givens "
                             "do not determine it" for name, g in read.items()]
-    elif result is None:
-        solve_bound(names, bound, tolerance, on_inconsistent)  # raises, with suggestions
-        raise failure
+    elif result is None:  # raises, with suggestions, unless unknowns in the way cancel
+        result = solve_bound(names, bound, tolerance, on_inconsistent)
     if achievable:
         from napkinmath.solving.achievable import mark_steps
 
@@ -549,40 +549,46 @@ def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
     """The plan of the roundings `wanted`, or None when the values do not determine them
     (cached: plans depend on names only)."""
     try:
-        return plan_for(wanted, computed, context, suggest=False)
+        return plan_for(wanted, computed, context, suggest=False, cancel=False)
     except UnderDeterminedError:
         return None
 
 
 @lru_cache(maxsize=1024)
 def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str],
-             suggest: bool = True) -> Plan:
+             suggest: bool = True, cancel: bool = True) -> Plan:
     """Plan with the user's givens and only those context values (hardware, defaults) it uses.
 
     Context values are kept where a step reads them, or where a check compares them with
     something the user gave; hardware specs and defaults are never checked only against each
-    other. Without `suggest`, a failure names no inputs to add (see `make_plan`).
+    other. Without `suggest`, a failure names no inputs to add; with `cancel`, unknowns in
+    the way may cancel (see `make_plan`).
     """
-    plan = make_plan(targets, user | context, suggest)
+    plan = make_plan(targets, user | context, suggest, cancel)
     keep = plan.block_inputs & context
     for check in plan.checks:
         names = {v.name for v in check.variables}
         if names - context:
             keep |= names & context
-    if keep != context:
+    if keep != context and plan.free:  # the same inputs cancel with fewer context values
+        from napkinmath.solving.cancel import attempt
+
+        plan = attempt(targets, user | keep, plan.free) or plan
+    elif keep != context:
         plan = make_plan(targets, user | keep)
     return plan
 
 
 def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
                 tolerance: float = DEFAULT_TOLERANCE, on_inconsistent: str = "error",
-                suggest: bool = True) -> Result:
+                suggest: bool = True, cancel: bool = True) -> Result:
     """Solve from already bound givens (see `bind`).
 
     Record and default values that a user's value contradicts are set aside; every check of
     the givens (in the answer's plan or anywhere in the graph) that disagrees raises
     InconsistentError, or with ``on_inconsistent="warn"`` is shown as a warning. Without
-    `suggest`, an UnderDeterminedError names no inputs to add (for callers that retry).
+    `suggest`, an UnderDeterminedError names no inputs to add (for callers that retry);
+    without `cancel`, no plan through unknowns that cancel is looked for (see `make_plan`).
     """
     user = frozenset(n for n, g in bound.items() if g.origin == "given")
     knowns = frozenset(bound)
@@ -593,7 +599,7 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
         knowns = frozenset(bound)
     independent_analysis(knowns)  # the checks beyond the answer need it; its plan reuses it
     try:
-        plan = plan_for(targets, user, knowns - user, suggest)
+        plan = plan_for(targets, user, knowns - user, suggest, cancel)
     except UnderDeterminedError as exc:
         shown = sorted(user) + sorted({g.note.split(":")[0] + " record" for g in bound.values()
                                        if g.origin == "record"})
@@ -651,6 +657,8 @@ def _admissible(x: float, var: Variable) -> bool:
 
 
 def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
+    if block.cancel is not None:
+        return _run_cancelled(block, values)
     if len(block.unknowns) == 1:
         (f,), (var,) = block.formulas, block.unknowns
         tried, admitted = [], []
@@ -771,6 +779,24 @@ def _extremes(f: Formula) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(found)
 
 
+def _run_cancelled(block: Block, values: dict[str, float]) -> StepRecord:
+    """A block whose formulas fix its unknown combined, variables of theirs cancelling: the
+    combined expression, evaluated (`napkinmath.solving.cancel`)."""
+    cancel, (var,) = block.cancel, block.unknowns
+    assert cancel is not None
+    title = " + ".join(f.title for f in block.formulas) + " (combined)"
+    inputs = ", ".join(cancel.root.args)
+    try:
+        x = cancel.root.at(values)
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+        raise _no_root(block.formulas[0], var, [], title, inputs) from None
+    if not _admissible(x, var):
+        raise _no_root(block.formulas[0], var, [x], title, inputs)
+    values[var.name] = x
+    return StepRecord(block.formulas, block.unknowns, {var.name: cancel.root},
+                      _snapshot(values, block), note=cancel.note, cancel=cancel)
+
+
 def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
     return all(math.isclose(a[k], b[k], rel_tol=1e-12, abs_tol=1e-300) for k in a)
 
@@ -785,15 +811,19 @@ def _names_of(block: Block) -> frozenset[str]:
     return frozenset(v.name for f in block.formulas for v in f.variables)
 
 
-def _no_root(f: Formula, var: Variable, tried: list[float]) -> NoRootError:
-    inputs = ", ".join(v.name for v in f.variables if v is not var)
+def _no_root(f: Formula, var: Variable, tried: list[float], title: str | None = None,
+             inputs: str | None = None) -> NoRootError:
+    """`title` and `inputs` replace the formula's for formulas combined (`_run_cancelled`)."""
+    title = f.title if title is None else title
+    if inputs is None:
+        inputs = ", ".join(v.name for v in f.variables if v is not var)
     if tried:
         shown = " or ".join(format_quantity(from_base(x, var)) for x in tried)
-        message = (f"no admissible value for {var.name}: {f.title} gives {var.name} = {shown}, "
+        message = (f"no admissible value for {var.name}: {title} gives {var.name} = {shown}, "
                    f"outside {var.bounds} ({var.description}). The givens for {inputs} ask for "
                    "something impossible; change one of them.")
     else:
-        message = (f"no real value of {var.name} satisfies {f.title} with these givens for "
+        message = (f"no real value of {var.name} satisfies {title} with these givens for "
                    f"{inputs}")
     return NoRootError(message, var.name)
 

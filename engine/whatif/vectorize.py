@@ -160,6 +160,8 @@ class VectorStep:
 
 
 def _candidates(block: Block) -> tuple[dict[str, sympy.Expr], ...]:
+    if block.cancel is not None:  # formulas combined (napkinmath.solving.cancel)
+        return ({block.unknowns[0].name: block.cancel.root.expr},)
     if len(block.unknowns) == 1:
         (f,), (var,) = block.formulas, block.unknowns
         return tuple({var.name: expr} for expr in _solutions(f, var.symbol))
@@ -255,6 +257,8 @@ class Feasibility:
 
 
 def _step(block: Block, rounding: bool = False) -> VectorStep:
+    if block.cancel is not None:  # its one candidate holds no piece of a max() or min()
+        return VectorStep(block, _candidates(block), rounding)
     return VectorStep(block, _candidates(block), rounding,
                       needs_substitution(block.formulas, tuple(v.name for v in block.unknowns)))
 
@@ -279,7 +283,7 @@ class VectorChain:
 
     @classmethod
     def from_result(cls, result) -> VectorChain:
-        steps = [(Block(s.formulas, s.unknowns), s.rounding) for s in result.steps]
+        steps = [(Block(s.formulas, s.unknowns, s.cancel), s.rounding) for s in result.steps]
         wanted, beyond = getattr(result, "feasibility", ((), ()))
         return cls(steps, tuple(c.formula for c in result.checks if not c.beyond),
                    tuple(wanted), tuple(beyond))
