@@ -121,22 +121,23 @@ def attempt(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, .
 
 def _screened_out(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, ...]
                   ) -> bool:
-    """True when the quick plan with the free inputs (the one the suggestion search
-    confirmed them with, its analyses cached) already moves a target with them (`_moves`):
-    a true relation that moves it there moves it in every plan. False when it cannot tell
-    (a block that is not `_composable`): the full plan decides."""
+    """True unless the quick plan with the free inputs (the one the suggestion search
+    confirmed them with, its analyses cached) passes: its steps that read them are few and
+    `_composable`, and they move no target (`_moves`; a true relation that moves it there
+    moves it in every plan). Only a candidate that passes gets the full plan, whose
+    singularity tests may ask sympy to solve coupled blocks: a bound on sympy's time."""
     from napkinmath.solving import plan
 
     found = plan._analysis_for(targets, knowns, quick=True)
     if found is None:
-        return False
+        return True
     analysis, _, needed = found
     blocks = plan._blocks(analysis, needed)
     dependent = _dependent(blocks, free)
     if dependent is None:
-        return False
+        return True
     chosen = tuple(blocks[i] for i in dependent)
-    return all(_composable(b) for b in chosen) and _moves(targets, free, chosen)
+    return not all(_composable(b) for b in chosen) or _moves(targets, free, chosen)
 
 
 def _dependent(blocks: tuple[Block, ...], free: tuple[str, ...]) -> tuple[int, ...] | None:
