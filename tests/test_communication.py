@@ -1,6 +1,6 @@
 """Worked examples W5 (gradient all-reduce vs the backward pass, a method) and W9 (ring all-reduce
 inside an NVLink node, both readings of 900 GB/s), plus NCCL's algbw/busbw and the other
-collectives (shared/worked-examples.md; NVIDIA nccl-tests doc/PERFORMANCE.md).
+collectives (worked examples W5, W9; NVIDIA nccl-tests doc/PERFORMANCE.md).
 
 A ring all-reduce sends 2(n-1)/n of the buffer from every rank, one direction per link.
 H100 SXM: NVLink 4 at 450 GB/s per direction (the datasheet's 900 GB/s adds both directions).

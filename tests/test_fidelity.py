@@ -2,7 +2,7 @@
 formulas as their sources print them, and record values as the vendors print them.
 
 Every expectation is hand arithmetic written beside the call. W-numbers refer to
-shared/worked-examples.md (W13 activation memory, W19 checkpoint interval, W12 fleet size).
+the worked examples (W13 activation memory, W19 checkpoint interval, W12 fleet size).
 """
 
 import math

@@ -1,4 +1,4 @@
-"""Worked examples W15, W16, W20 (shared/worked-examples.md) and quantized weights and KV cache.
+"""Worked examples W15, W16, W20 and quantized weights and KV cache.
 
 Every expectation is hand arithmetic written beside the call. Hardware values are given
 explicitly (H100 SXM: 80 GB, 3.35 TB/s, 989 TFLOP/s dense BF16; TPU v6e: 918 TFLOP/s,

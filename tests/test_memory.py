@@ -1,5 +1,5 @@
 """Worked examples W4 (training state, LoRA), W13 (activation memory) and W7 (MoE), ZeRO stages,
-and their inverses (shared/worked-examples.md). Hand arithmetic beside every expectation.
+and their inverses. Hand arithmetic beside every expectation.
 
 Decimal units: 1 GB = 1e9 B, 1 TB = 1e12 B. H100: 80 GB of HBM, 8 GPUs per node.
 """

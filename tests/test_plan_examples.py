@@ -1,4 +1,4 @@
-"""The example plans in examples/ against the worked examples (shared/worked-examples.md),
+"""The example plans in examples/ against the worked examples,
 checked by hand calculations here, through nm.plan and through `napkin plan`."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every value must parse to a Quantity whose dimension fits its key, carry a source and a date,
 and say when it is an assumption (prices, example deployments). The worked examples' reference
-figures (shared/worked-examples.md) must be what the records say: H100 989.5 TFLOP/s dense BF16
+figures must be what the records say: H100 989.5 TFLOP/s dense BF16
 (half the datasheet's 1,979 sparse; the worked examples round it to 989) and 3.35 TB/s (W16,
 W20), NVLink 4 at 450 GB/s per direction (W9), TPU v6e 918 TFLOP/s and 1.64 TB/s (W20),
 Llama-3-70B and DeepSeek-V3 shapes (W15), Qwen3-235B-A22B sizes (W7).
@@ -232,7 +232,7 @@ def test_fp8_is_never_below_bf16():
 
 # --- the worked examples' reference figures -------------------------------------------------------
 def test_h100_reference_figures():
-    # shared/worked-examples.md: 989 TFLOP/s dense BF16 (1,979 is 2:4 sparse), 80 GB, 3.35 TB/s,
+    # the worked examples: 989 TFLOP/s dense BF16 (1,979 is 2:4 sparse), 80 GB, 3.35 TB/s,
     # NVLink 4 at 900 GB/s both ways = 450 GB/s each way, 8 GPUs per node, 2.50 USD/GPU-hour.
     # The record keeps what NVIDIA prints: 1,979 / 2 = 989.5, within 0.05% of W's 989
     assert value("H100", "peak_flops", "TFLOP/(s*GPU)") == 1979 / 2

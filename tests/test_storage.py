@@ -1,5 +1,5 @@
 """Worked examples W8 (checkpoint write and its overhead) and W10 (token stream vs checkpoint
-burst), storage capacity and asynchronous checkpoints (shared/worked-examples.md).
+burst), storage capacity and asynchronous checkpoints.
 
 Decimal units: 1 TB = 1e12 B, 1 GB/s = 1e9 B/s. H100 record: 989.5 TFLOP/s dense BF16.
 """

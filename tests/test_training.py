@@ -1,4 +1,4 @@
-"""Worked examples W1, W2, W3, W6, W11, W12 (shared/worked-examples.md), in every direction.
+"""Worked examples W1, W2, W3, W6, W11, W12, in every direction.
 
 Expectations are the worked examples' numbers; the hand arithmetic is written beside each.
 H100 SXM record: 989.5 TFLOP/s dense BF16 (half of NVIDIA's 1,979 sparse; the worked examples

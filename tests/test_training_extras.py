@@ -1,5 +1,5 @@
 """Worked example W14 (MFU from a measured step time), the step-time gap, data and pipeline
-parallelism (shared/worked-examples.md). Hand arithmetic beside every expectation.
+parallelism. Hand arithmetic beside every expectation.
 
 H100 SXM record: 989.5 TFLOP/s dense BF16 per GPU (half of the datasheet's 1,979 sparse).
 """
