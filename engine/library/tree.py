@@ -21,7 +21,7 @@ never become source text, so a tampered cache file can give wrong numbers, never
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from napkinmath.library.numeric import NUMERIC_FUNCTIONS
@@ -122,6 +122,19 @@ def _collect(tree: Tree, found: set[str]) -> None:
     elif kind in ("+", "*", "fn"):
         for arg in tree[-1]:
             _collect(arg, found)
+
+
+def calls(tree: Tree, functions: tuple[str, ...]) -> Iterator[Tree]:
+    """The function nodes of `tree` named in `functions` ("Max", "Min"), in pre-order."""
+    kind = tree[0]
+    if kind == "fn" and tree[1] in functions:
+        yield tree
+    if kind == "^":
+        yield from calls(tree[1], functions)
+        yield from calls(tree[2], functions)
+    elif kind in ("+", "*", "fn"):
+        for arg in tree[-1]:
+            yield from calls(arg, functions)
 
 
 def is_number(tree: Tree) -> bool:

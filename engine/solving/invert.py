@@ -24,7 +24,15 @@ from napkinmath.library.declare import (
     Formula,
     _symbol_of,
 )
-from napkinmath.library.tree import NoTreeError, Tree, compile_tree, from_sympy, to_sympy
+from napkinmath.library.tree import (
+    NoTreeError,
+    Tree,
+    calls,
+    compile_tree,
+    from_sympy,
+    to_sympy,
+)
+from napkinmath.library.tree import names as tree_names
 
 if TYPE_CHECKING:
     import sympy
@@ -182,19 +190,9 @@ def needs_substitution(formulas: tuple[Formula, ...], unknowns: tuple[str, ...])
     return tuple(f for f in formulas if not f.forward_only and piecewise(f))
 
 
-def _tree_piecewise_in(tree: Tree, names: frozenset[str], inside: bool = False) -> bool:
+def _tree_piecewise_in(tree: Tree, names: frozenset[str]) -> bool:
     """True when a max() or min() node of `tree` reads one of `names`."""
-    kind = tree[0]
-    if kind == "s":
-        return inside and tree[1] in names
-    if kind in ("+", "*"):
-        return any(_tree_piecewise_in(t, names, inside) for t in tree[1])
-    if kind == "^":
-        return any(_tree_piecewise_in(t, names, inside) for t in tree[1:])
-    if kind == "fn":
-        inner = inside or tree[1] in ("Max", "Min")
-        return any(_tree_piecewise_in(t, names, inner) for t in tree[2])
-    return False
+    return any(tree_names(node) & names for node in calls(tree, ("Max", "Min")))
 
 
 def satisfies(f: Formula, values: Mapping[str, float], unknown: str | None = None,

@@ -753,30 +753,14 @@ def _binding(f: Formula, values: Mapping[str, float]) -> str:
 @lru_cache(maxsize=1024)
 def _extremes(f: Formula) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The max() and min() nodes of `f` whose arguments are all variables, in tree order."""
-    from napkinmath.library.tree import NoTreeError
-
-    found: list[tuple[str, tuple[str, ...]]] = []
-
-    def walk(tree: tuple) -> None:
-        kind = tree[0]
-        if kind == "fn":
-            if tree[1] in ("Max", "Min") and all(a[0] == "s" for a in tree[2]):
-                found.append((tree[1], tuple(a[1] for a in tree[2])))
-            for t in tree[2]:
-                walk(t)
-        elif kind in ("+", "*"):
-            for t in tree[1]:
-                walk(t)
-        elif kind == "^":
-            walk(tree[1])
-            walk(tree[2])
+    from napkinmath.library.tree import NoTreeError, calls
 
     try:
-        for side in f.trees:
-            walk(side)
+        return tuple((node[1], tuple(a[1] for a in node[2]))
+                     for side in f.trees for node in calls(side, ("Max", "Min"))
+                     if all(a[0] == "s" for a in node[2]))
     except NoTreeError:
         return ()
-    return tuple(found)
 
 
 def _run_cancelled(block: Block, values: dict[str, float]) -> StepRecord:
