@@ -16,24 +16,11 @@ import pint
 
 
 def _registry() -> pint.UnitRegistry:
-    """The registry of units.txt. pint keeps the parsed definitions on disk (its cache_folder,
-    named by the file's content and pint's and Python's versions) in napkinmath's cache
-    directory, which saves about 6 ms of a cold command. Where that fails (an unwritable
-    directory, a file that another process is writing or that a killed one left half-written)
-    the registry is built from the file alone, and the cache folder is removed to be written
-    again."""
-    from napkinmath.library.names import cache_dir
-
+    """The registry of units.txt, built from the file in every process. (pint can keep its
+    parsed definitions on disk, but as pickles, which run code when read: a cache that
+    someone else could write would run their code. napkinmath loads nothing executable from
+    a cache; building costs about 7 ms.)"""
     definitions = str(Path(__file__).with_name("units.txt"))
-    folder = cache_dir() / f"pint-{pint.__version__}"
-    if not folder.is_absolute():  # no home directory: no cache rather than one in the cwd
-        return pint.UnitRegistry(definitions, on_redefinition="raise")
-    try:
-        return pint.UnitRegistry(definitions, on_redefinition="raise", cache_folder=folder)
-    except Exception:  # any failure of the cache: build without it (a bad definition raises)
-        import shutil
-
-        shutil.rmtree(folder, ignore_errors=True)
     return pint.UnitRegistry(definitions, on_redefinition="raise")
 
 

@@ -247,11 +247,12 @@ def test_a_second_process_answers_from_the_stored_composition_without_sympy(tmp_
 
     first, imported = run("1")
     assert imported == "True"
-    stored = sorted(tmp_path.glob("napkinmath/inversions-*/cancel-*.json"))
+    stored = sorted(tmp_path.glob("napkinmath/inversions-*/cancel-*"))
     assert stored
-    for path in stored:  # data, never pickles: a key and JSON trees
-        entry = json.loads(path.read_text(encoding="utf-8"))
-        assert set(entry) == {"key", "value"}
+    for path in stored:  # data, never pickles: a checked header, a key and JSON trees
+        header, _, payload = path.read_bytes().partition(b"\n")
+        assert header.startswith(b"napkinmath-cache-1 ")
+        assert set(json.loads(payload)) == {"key", "value"}
     second, imported = run("2")
     assert imported == "False" and second == first
     assert math.isclose(json.loads(second)["targets"]["train_time"]["value"], ISSUE_DAYS)

@@ -28,16 +28,16 @@ def _probe(cache: str) -> dict:
 def test_names_come_from_the_cache_once_written(tmp_path):
     first = _probe(str(tmp_path))
     assert first["names"] == sorted(nm.variables())
-    written = list((tmp_path / "napkinmath").glob("variables-*.txt"))
-    assert [p.name for p in written] == [f"variables-{names.source_digest()}.txt"]
+    written = list((tmp_path / "napkinmath").glob("variables-*"))
+    assert [p.name for p in written] == [f"variables-{names.source_digest()}"]
     second = _probe(str(tmp_path))
     assert second == {"names": first["names"], "sympy": False}
 
 
 def test_a_garbled_cache_is_recomputed(tmp_path):
     folder = tmp_path / "napkinmath"
-    folder.mkdir()
-    (folder / f"variables-{names.source_digest()}.txt").write_bytes(b"\xff\xfe garbage")
+    folder.mkdir(mode=0o700)
+    (folder / f"variables-{names.source_digest()}").write_bytes(b"\xff\xfe garbage")
     assert _probe(str(tmp_path))["names"] == sorted(nm.variables())
 
 

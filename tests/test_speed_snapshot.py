@@ -44,7 +44,7 @@ def _files(cache) -> list[str]:
 
 
 def _entries(cache, kind: str) -> list:
-    return sorted((cache / "napkinmath").glob(f"inversions-*/{kind}-*.json"))
+    return sorted((cache / "napkinmath").glob(f"inversions-*/{kind}-*"))
 
 
 def test_the_second_solve_imports_neither_sympy_nor_the_formula_modules(tmp_path):
@@ -76,7 +76,7 @@ def test_a_new_inversion_is_found_with_sympy_then_kept(tmp_path):
 def test_a_damaged_file_is_ignored_and_rebuilt(tmp_path, garbage):
     expected, _ = _napkin(str(tmp_path), W12)
     folder = tmp_path / "napkinmath"
-    damaged = [*folder.glob("library-*.json"), *_entries(tmp_path, "roots")]
+    damaged = [*folder.glob("library-*"), *_entries(tmp_path, "roots")]
     assert len(damaged) > 1
     for path in damaged:
         path.write_bytes(garbage.replace(b"%s", snapshot.digest().encode()))
@@ -86,12 +86,19 @@ def test_a_damaged_file_is_ignored_and_rebuilt(tmp_path, garbage):
     assert third == expected and not how["sympy"]
 
 
-def test_a_tampered_rearrangement_is_refused_not_run(tmp_path):
+def test_a_forged_rearrangement_is_refused_not_run(tmp_path, monkeypatch):
+    """An entry rewritten with a consistent digest (as someone who can write the cache could)
+    is still only data: a tree naming a function that is not in the library is refused."""
+    from napkinmath import cache
+
     expected, _ = _napkin(str(tmp_path), W12)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    source = snapshot.digest()
     for path in _entries(tmp_path, "roots"):
-        data = json.loads(path.read_text(encoding="utf-8"))
+        name = f"{path.parent.name}/{path.name}"
+        data = json.loads(cache.read(name, source=source, limit=10**6))
         data["value"] = [[["fn", "__import__('os').system('echo hacked')", []], ["sym", "x"]]]
-        path.write_text(json.dumps(data), encoding="utf-8")
+        cache.write(name, source=source, payload=json.dumps(data).encode())
     again, how = _napkin(str(tmp_path), W12)
     assert again == expected and "hacked" not in again and how["status"] == 0
 
@@ -188,4 +195,4 @@ def test_files_of_an_old_source_are_removed_once_stale(tmp_path, monkeypatch):
         os.utime(path, (month_ago, month_ago))
     snapshot.save()
     left = sorted(p.name for p in folder.iterdir())
-    assert left == sorted(["library-1.json", f"library-{snapshot.digest()}.json"])
+    assert left == sorted(["library-1.json", f"library-{snapshot.digest()}"])

@@ -1,12 +1,11 @@
 """The library's variable names without declaring the library (no sympy, no formulas).
 
 `napkin check` of an expression in units only needs to know which names are variables. The
-names are kept in the user's cache directory (``$XDG_CACHE_HOME/napkinmath``, else
-``~/.cache/napkinmath``) in a file keyed by a hash of the library's source (the formula
-modules, the declaration code and the unit definitions), so that any change to the library
-makes a new key. A missing or unreadable file is recomputed by declaring the library; the
-file is written atomically (two processes may race: each writes a whole file), and an
-unwritable directory only means the names are computed each time.
+names are kept in the user's cache (`napkinmath.cache`, which checks every entry before it is
+read) under a key that hashes the library's source (the formula modules, the declaration code
+and the unit definitions), so that any change to the library makes a new key. A missing entry,
+or one that fails a check, is recomputed by declaring the library and written again; an
+unwritable cache only means the names are computed each time.
 """
 
 from __future__ import annotations
@@ -14,8 +13,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
-import os
-import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -41,47 +38,33 @@ def source_digest() -> str:
     return digest.hexdigest()[:24]
 
 
-def cache_dir() -> Path:
-    """Where napkinmath keeps what it can recompute."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base, "napkinmath")
-
-
 @cache
 def variable_names() -> frozenset[str]:
-    """Every library variable's name: from the cache when it matches the source, else by
-    declaring the library (and writing the cache)."""
+    """Every library variable's name: from the cache when its entry checks out for this
+    source (`napkinmath.cache`), else by declaring the library (and writing the entry)."""
+    from napkinmath import cache as disk
+
     try:
-        path = cache_dir() / f"variables-{source_digest()}.txt"
+        key = source_digest()
     except OSError:  # a source file cannot be read: no key, no cache
-        path = None
-    if path is not None:
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-            if lines and lines[0] == "napkinmath variables" and len(lines) > 1:
-                return frozenset(lines[1:])
-        except (OSError, UnicodeDecodeError):
-            pass
+        key = None
+    name = f"variables-{key}"
+    if key is not None:
+        payload = disk.read(name, source=key, limit=_LIMIT)
+        if payload is not None:
+            with contextlib.suppress(UnicodeDecodeError):
+                lines = payload.decode("utf-8").split("\n")
+                if lines[0] == "napkinmath variables" and len(lines) > 1 \
+                        and all(map(str.isidentifier, lines[1:])):
+                    return frozenset(lines[1:])
     from napkinmath.library.lookup import variables
 
     names = frozenset(variables())
-    if path is not None:
-        _write(path, "\n".join(["napkinmath variables", *sorted(names)]) + "\n")
+    if key is not None:
+        text = "\n".join(["napkinmath variables", *sorted(names)])
+        disk.write(name, source=key, payload=text.encode("utf-8"))
     return names
 
 
-def _write(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically; give up silently where the folder is unwritable."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
-    except OSError:
-        pass
+#: the variable names' entry is about 20 kB; one far larger is not ours
+_LIMIT = 1_000_000

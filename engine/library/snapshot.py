@@ -10,10 +10,11 @@ reads that file instead; objects read back make their sympy counterparts on firs
 Rearrangements (a formula solved for one of its variables, or a coupled block solved jointly)
 are kept beside it in a folder keyed the same way, one small file each, as sympy finds them
 (`napkinmath.solving.invert`): a question asked before in any process is answered without
-sympy. Files are written whole and atomically (two processes may race; each writes a
-consistent file), an unreadable or malformed file is ignored and rebuilt, and an unwritable
-directory only means the work is done again. Files of other sources untouched for
-`STALE_DAYS` are removed when a library file is written.
+sympy. Every entry goes through `napkinmath.cache`, which checks it (a regular file within its
+size limit, made for this source, its digest matching its content) before it is parsed, and
+removes one that fails so that it is rebuilt; what is parsed is data, checked node by node,
+never code. Entries of other sources untouched for `STALE_DAYS` are removed when a library
+entry is written.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from napkinmath import cache as disk
 from napkinmath.library import declare
-from napkinmath.library.names import _sources, _write, cache_dir
+from napkinmath.library.names import _sources
 
-_FORMAT = "1"  # bump when a file's layout changes
+_FORMAT = "2"  # bump when an entry's layout changes
 #: (declare.py, the formula modules and units.txt are hashed as `names._sources`)
 _ENGINE = ("tree.py", "snapshot.py", "functions.py", "numeric.py")
 #: (the planner's singularity facts are stored with the rearrangements: plan.py decides them;
@@ -61,34 +63,42 @@ def digest() -> str | None:
     return hashed.hexdigest()[:24]
 
 
-def path(kind: str) -> Path | None:
-    """The cache file of `kind` ('library') or folder ('inversions') for this source."""
+#: the declared library's entry is about 200 kB, a rearrangement's a few kB; far larger ones
+#: are not ours and are never read
+LIMITS = {"library": 32_000_000, "inversions": 4_000_000}
+
+
+def name(kind: str) -> str | None:
+    """The cache entry of `kind` ('library') or the subfolder ('inversions') for this
+    source, or None when the source cannot be hashed."""
     key = digest()
-    if key is None:
-        return None
-    return cache_dir() / (f"{kind}-{key}" if kind == "inversions" else f"{kind}-{key}.json")
+    return None if key is None else f"{kind}-{key}"
 
 
 def read(kind: str) -> dict | None:
-    """The stored JSON object of `kind`, or None when missing, unreadable or not ours."""
-    where = path(kind)
-    if where is None:
+    """The stored JSON object of `kind`, or None when missing, failing the cache's checks
+    (`napkinmath.cache.read`) or not shaped as ours."""
+    entry, key = name(kind), digest()
+    if entry is None or key is None:
+        return None
+    payload = disk.read(entry, source=key, limit=LIMITS[kind])
+    if payload is None:
         return None
     try:
-        data = json.loads(where.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        data = json.loads(payload)
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None
-    if not isinstance(data, dict) or data.get("napkinmath") != kind \
-            or data.get("digest") != digest():
+    if not isinstance(data, dict) or data.get("napkinmath") != kind:
         return None
     return data
 
 
 def write(kind: str, data: dict) -> None:
-    where = path(kind)
-    if where is not None:
-        _write(where, json.dumps({"napkinmath": kind, "digest": digest(), **data},
-                                 ensure_ascii=False, separators=(",", ":")))
+    entry, key = name(kind), digest()
+    if entry is not None and key is not None:
+        text = json.dumps({"napkinmath": kind, **data}, ensure_ascii=False,
+                          separators=(",", ":"))
+        disk.write(entry, source=key, payload=text.encode("utf-8"))
 
 
 # --- the library --------------------------------------------------------------------------
@@ -120,16 +130,18 @@ STALE_DAYS = 30
 
 
 def _prune() -> None:
+    """Remove entries of other sources untouched for `STALE_DAYS`, and pint's pickled
+    registries that napkinmath wrote before it stopped using them (a pickle is code)."""
     current = digest()
     cutoff = time.time() - STALE_DAYS * 86_400
-    try:
-        for old in cache_dir().glob("*-*"):
-            kind, _, key = old.name.removesuffix(".json").partition("-")
-            if kind in ("library", "inversions") and key != current \
-                    and old.stat().st_mtime < cutoff:
-                shutil.rmtree(old) if old.is_dir() else old.unlink()
-    except OSError:
-        pass
+    for old in disk.entries():
+        kind, _, key = old.name.removesuffix(".json").removesuffix(".txt").partition("-")
+        try:
+            if kind == "pint" or (kind in ("library", "inversions", "variables")
+                                  and key != current and old.lstat().st_mtime < cutoff):
+                shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
+        except OSError:
+            pass
 
 
 def _variable(v: declare.Variable) -> list:
@@ -167,7 +179,7 @@ def load() -> bool:
         variables = {row[0]: _read_variable(row) for row in data["variables"]}
         formulas = {row[0]: _read_formula(row, variables) for row in data["formulas"]}
         constraints = {row[0]: _read_constraint(row, variables) for row in data["constraints"]}
-    except (KeyError, IndexError, TypeError, ValueError):
+    except (KeyError, IndexError, TypeError, ValueError, RecursionError):
         return False
     declare.VARIABLES.update(variables)
     declare.FORMULAS.update(formulas)

@@ -329,34 +329,40 @@ def remembered(kind: str, key: str, decide: Callable[[], bool]) -> bool:
 
 
 class _Store:
-    """Rearrangements and facts kept on disk, one small file per entry in a folder beside the
-    library's snapshot (see `napkinmath.library.snapshot`): a question reads only the entries
-    it needs, and two processes never overwrite each other's entries."""
+    """Rearrangements and facts kept on disk, one small entry each in a subfolder beside the
+    library's snapshot (see `napkinmath.library.snapshot`; every entry is checked by
+    `napkinmath.cache` before it is parsed): a question reads only the entries it needs, and
+    two processes never overwrite each other's entries."""
 
     def __init__(self) -> None:
         from napkinmath.library import snapshot
 
-        self.folder = snapshot.path("inversions")
+        self.folder, self.source = snapshot.name("inversions"), snapshot.digest()
+        self.limit = snapshot.LIMITS["inversions"]
 
-    def _file(self, kind: str, key: str):
+    def _entry(self, kind: str, key: str) -> str | None:
         import hashlib
 
         name = hashlib.sha256(f"{kind}\0{key}".encode()).hexdigest()[:24]
-        return None if self.folder is None else self.folder / f"{kind}-{name}.json"
+        return None if self.folder is None else f"{self.folder}/{kind}-{name}"
 
     def get(self, kind: str, key: str):
         """The stored rearrangement (trees with layouts) or fact, or None when absent or
         malformed."""
         import json
 
+        from napkinmath import cache
         from napkinmath.library import tree
         from napkinmath.rendering import exprprint
 
-        where = self._file(kind, key)
-        if where is None:
+        entry = self._entry(kind, key)
+        if entry is None or self.source is None:
+            return None
+        payload = cache.read(entry, source=self.source, limit=self.limit)
+        if payload is None:
             return None
         try:
-            data = json.loads(where.read_text(encoding="utf-8"))
+            data = json.loads(payload)
             if not isinstance(data, dict) or data.get("key") != key:
                 return None
             found = data["value"]
@@ -373,18 +379,19 @@ class _Store:
                     for step in found)
             return [[(tree.from_json(t), exprprint.from_json(layout)) for t, layout in solution]
                     for solution in found]
-        except (OSError, UnicodeDecodeError, KeyError, TypeError, ValueError):
+        except (UnicodeDecodeError, KeyError, TypeError, ValueError, RecursionError):
             return None
 
     def put(self, kind: str, key: str, value: object) -> None:
         import json
 
-        from napkinmath.library.names import _write
+        from napkinmath import cache
 
-        where = self._file(kind, key)
-        if where is not None:
-            _write(where, json.dumps({"key": key, "value": value}, ensure_ascii=False,
-                                     separators=(",", ":")))
+        entry = self._entry(kind, key)
+        if entry is not None and self.source is not None:
+            text = json.dumps({"key": key, "value": value}, ensure_ascii=False,
+                              separators=(",", ":"))
+            cache.write(entry, source=self.source, payload=text.encode("utf-8"))
 
 
 @lru_cache(maxsize=1)
