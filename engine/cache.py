@@ -119,8 +119,9 @@ def read(name: str, *, source: str, limit: int) -> bytes | None:
     finally:
         os.close(fd)
     payload = None if data is None else _opened(data, source, name)
-    if payload is None:
+    if payload is None or len(payload) > limit:
         _remove(where)
+        return None
     return payload
 
 
@@ -159,11 +160,11 @@ def write(name: str, *, source: str, payload: bytes) -> None:
     where = top / name
     try:
         for part in (top, where.parent) if where.parent != top else (top,):
-            if not part.exists():
+            if not part.exists():  # made private; an existing folder is checked as it is
                 part.mkdir(mode=0o700, parents=True, exist_ok=True)
                 _usable.cache_clear()
-        if _place(name) is None:
-            return
+            if not _usable(part):
+                return
         header = f"{FORMAT} {source} {len(payload)} {_seal(source, name, payload)}\n"
         handle, temporary = tempfile.mkstemp(dir=where.parent, prefix=".", suffix=".tmp")
         try:
