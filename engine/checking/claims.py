@@ -727,7 +727,7 @@ def _row_settings(raw: Mapping, where: str) -> dict[str, object]:
             guess = columns.closest(key_text)
             raise columns.UnknownColumnError(
                 f"{where}: column {columns.shown(key_text)} is neither a claims column nor a "
-                "name an expression can use" + (f" (did you mean {guess!r}?)" if guess else "")
+                "variable name" + (f" (did you mean {guess!r}?)" if guess else "")
                 + f": {columns.allowed()}")
         if value is None or (isinstance(value, str) and not value.strip()):
             continue
