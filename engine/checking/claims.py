@@ -1,7 +1,7 @@
 """Tables of claims: CSV, TSV, JSON or TOML rows checked in one run, with a summary.
 
     >>> report = check_claims("examples/claims.csv")
-    >>> report.summary                     # {'agree': 4, 'disagree': 7, 'unchecked': 0}
+    >>> report.summary                     # {'read': 11, 'agree': 4, 'disagree': 7, ...}
     >>> report.exit_status                 # 1 when a claim disagrees: a CI gate
 
 Each row is a quantity or an expression, a claimed value with its unit, and optional context
@@ -14,10 +14,18 @@ A table is a CI gate, so hostile input is bounded and never passes by losing row
   blocking on a FIFO; a device, directory or /proc file is refused before it is read, and no
   error quotes what a refused file holds;
 - a CSV file is parsed as CSV first; then a row whose first cell starts with '#' is a
-  comment and an empty row is blank; both are skipped and listed in the report; a table
-  without claims is an error;
-- a setting given twice (two columns for the claimed value, a context cell that names a
-  column) is an error of that row, never a silent override;
+  comment and an empty row is blank; both are skipped and listed with their lines, and every
+  row read is counted in the summary; a quoted cell that holds a line break (a row spanning
+  lines, which could hold other rows) is an error naming the lines; a table without claims
+  is an error;
+- a key given twice (a JSON key, which would keep its last value; a second 'claims' list,
+  which would drop the first; a CSV header column, an alias too) is an error of the table;
+  a setting given twice in a row (two columns for the claimed value, a context cell that
+  names a column) is an error of that row, never a silent override;
+- a column that is not a claims column (`napkinmath.checking.columns`) is an error when it
+  looks like a misspelt one ('claimd') or when the claim does not use it as a value; a cell
+  that is not text or a finite number (a list, true/false, NaN) is an error of its row; any
+  top-level key but 'claims' and 'defaults' is an error of the table;
 - the whole table's work is bounded by deterministic counters (`napkinmath.checking.budget`):
   the claims left when it is spent are reported as not checked (exit status 2).
 """
@@ -383,10 +391,12 @@ def check_claims(path_or_rows: object, tolerance: float = DEFAULT_TOLERANCE, *,
 
     Each row has a `quantity` (a napkinmath variable) or an `expression`, a `claimed` value
     with its unit, and optional `id`, `tolerance`, `gpu`, `model`, `source`, `context`
-    ("gpu=H100-SXM; n=8") and further columns named like variables (their values). Values
-    nearer the row win: a row's own over the file's `defaults`, over this call's arguments.
-    A CSV row whose first cell starts with '#' is a comment; comments and blank rows are
-    skipped and listed in the report. A table without claims is an error. The work of the
+    ("gpu=H100-SXM; n=8") and further columns named like variables (their values), which
+    the claim must use: a column that looks like a misspelt claims column, or one the claim
+    does not use, is an error. Values nearer the row win: a row's own over the file's
+    `defaults`, over this call's arguments. A CSV row whose first cell starts with '#' is a
+    comment; comments and blank rows are skipped, counted and listed with their lines. A
+    table without claims is an error, and so is a key given twice. The work of the
     whole table is bounded (`napkinmath.checking.budget`): claims left when it is spent are
     reported as not checked.
 

@@ -68,7 +68,8 @@ def layout(text: str) -> Layout:
                 stack.pop()
         elif match.group(1) is not None and stack and not stack[-1].array:
             frame = stack[-1]
-            key = json.loads(token[: token.rindex('"') + 1])
+            text_of_key = token[: token.rindex('"') + 1]
+            key = json.loads(text_of_key) if "\\" in text_of_key else text_of_key[1:-1]
             if key in frame.keys and found.duplicate is None:
                 found.duplicate = (key, line, frame.keys[key], frame.claim)
             frame.keys.setdefault(key, line)
