@@ -882,9 +882,12 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
         unused = [name for name in result.unused_givens if name in givens]
         if unused:  # a misspelt column, or a value for a name the claim does not have
             raise columns.unused(unused, where, raw)
+        if result.status not in ("agree", "disagree"):  # nothing compared: never a pass
+            raise InputError(f"{where}: the claimed value {visible(clip(claimed_text, 60))!r} "
+                             "was not compared with anything")
         result.label = row.id
         row.result = result
-        row.status = result.status if result.status != "ok" else "agree"
+        row.status = result.status
     except NapkinError as exc:
         row.status = "unchecked"
         row.reason = error_text(exc)
