@@ -114,7 +114,8 @@ def test_cli_claim_that_disagrees_exits_1(napkin):
 def test_cli_claims_file_exits_1_when_a_claim_disagrees(napkin):
     status, out, _ = napkin("check", str(EXAMPLES / "claims.csv"))
     assert status == 1
-    assert out.startswith("claims.csv: 11 claims: 4 agree, 7 disagree, 0 could not be checked")
+    assert out.startswith("claims.csv: 11 rows read: 11 checked (4 agree, 7 disagree), 0 could "
+                          "not be checked")
     assert "DISAGREE: bits vs bytes?" in out
     assert "Disagreements:" in out
 
@@ -124,7 +125,7 @@ def test_cli_claims_file_as_a_user_runs_it():
                            str(EXAMPLES / "claims.json")], capture_output=True, text=True,
                           check=False)
     assert done.returncode == 1, done.stderr
-    assert "3 claims: 2 agree, 1 disagree" in done.stdout
+    assert "3 rows read: 3 checked (2 agree, 1 disagree)" in done.stdout
 
 
 def test_cli_inline_claim_and_givens(napkin):
@@ -179,7 +180,7 @@ def test_cli_claims_from_standard_input(monkeypatch, napkin):
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("expression,claimed\n200 Gb/s,25 GB/s\n"))
     status, out, _ = napkin("check", "-")
-    assert status == 0 and "1 claim: 1 agree" in out
+    assert status == 0 and "1 row read: 1 checked (1 agree, 0 disagree)" in out
 
 
 def test_cli_expect_with_a_file_is_refused(napkin):

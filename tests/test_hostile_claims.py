@@ -162,9 +162,9 @@ def test_standard_input_is_read_up_to_the_cap(monkeypatch, napkin):
 def test_standard_input_still_works(monkeypatch, napkin):
     monkeypatch.setattr(sys, "stdin", io.StringIO("expression,claimed\n200 Gb/s,25 GB/s\n"))
     status, out, _ = napkin("check", "-")
-    assert status == 0 and "1 claim: 1 agree" in out
+    assert status == 0 and "1 row read: 1 checked (1 agree" in out
     done = run_cli("check", "-", stdin="expression,claimed\n200 Gb/s,25 GB/s\n")
-    assert done.returncode == 0 and "1 claim: 1 agree" in done.stdout
+    assert done.returncode == 0 and "1 row read: 1 checked (1 agree" in done.stdout
 
 
 # --- 2. work amplification -------------------------------------------------------------------
@@ -295,16 +295,14 @@ def test_a_header_only_table_is_an_error(tmp_path, napkin):
         nm.check_claims(blank)
 
 
-def test_a_hash_inside_a_quoted_cell_swallows_no_row(tmp_path, napkin):
+def test_a_quoted_line_break_cannot_hide_rows_inside_a_cell(tmp_path, napkin):
     path = tmp_path / "q.csv"
-    path.write_text('id,expression,claimed\na,"1 GB\n# not a comment",1 GB\nb,1 GB,2 GB\n')
-    report = nm.check_claims(path)
-    assert [row.id for row in report.rows] == ["a", "b"]
-    assert report.rows[0].status == "unchecked"  # its expression holds the '#' line
-    assert report.rows[1].status == "disagree" and report.rows[1].line == 4
-    assert report.skipped == []
-    status, _, _ = napkin("check", str(path))
-    assert status == 1
+    path.write_text('id,expression,claimed\na,"1 GB\n# not a comment\nb,1 GB,2 GB",1 GB\n'
+                    'c,1 GB,1 GB\n')
+    with pytest.raises(nm.InputError, match="lines 2–4: a quoted cell holds a line break"):
+        nm.check_claims(path)
+    status, out, err = napkin("check", str(path))
+    assert status == 2 and out == "" and "lines 2–4" in err
 
 
 def test_every_skipped_row_is_reported_with_its_line(tmp_path):
@@ -316,7 +314,8 @@ def test_every_skipped_row_is_reported_with_its_line(tmp_path):
     assert [(s.first_line, s.last_line, s.comments, s.blank) for s in report.skipped] == \
         [(4, 5, 1, 1), (7, 7, 0, 1)]
     assert report.summary["skipped"] == 3
-    assert "3 rows skipped as comments or blank" in report.summary_line()
+    assert report.summary_line() == ("5 rows read: 2 checked (2 agree, 0 disagree), 1 skipped "
+                                     "as comment, 2 blank, 0 could not be checked")
     assert "lines 4–5: a comment (its first cell starts with '#') and a blank row" in report.text
     assert "line 7: a blank row" in report.text
     assert "lines 4–5" in report.markdown
@@ -468,9 +467,13 @@ def test_terminal_output_shows_control_characters(napkin, tmp_path):
     # JSON keeps the values as they are (json escapes them)
     assert json.loads(report.to_json())["rows"][0]["id"] == hostile
     path = tmp_path / "t.csv"
-    path.write_text(f'id,expression,claimed\n"{hostile}",1 GB,2 GB\n', encoding="utf-8")
+    path.write_text(f'id,expression,claimed\n"{hostile.replace(chr(13), "")}",1 GB,2 GB\n',
+                    encoding="utf-8")
     status, out, err = napkin("check", str(path))
     assert status == 1 and "\x1b" not in out and "\u202e" not in out
+    path.write_text(f'id,expression,claimed\n"{hostile}",1 GB,2 GB\n', encoding="utf-8")
+    status, out, err = napkin("check", str(path))  # a carriage return is a line break in CSV
+    assert status == 2 and "a quoted cell holds a line break" in err
     status, out, err = napkin("check", "1 GB\x1b[31m + \u202e", "--expect", "1 GB")
     assert status == 2 and "\x1b" not in err and "\u202e" not in err
     assert "  1 GB\\x1b[31m + <U+202E>\n      ^" in err  # the caret still points at ESC

@@ -1,7 +1,7 @@
 """Tables of claims: CSV, TSV, JSON or TOML rows checked in one run, with a summary.
 
     >>> report = check_claims("examples/claims.csv")
-    >>> report.summary                     # {'agree': 4, 'disagree': 7, 'unchecked': 0}
+    >>> report.summary                     # {'read': 11, 'agree': 4, 'disagree': 7, ...}
     >>> report.exit_status                 # 1 when a claim disagrees: a CI gate
 
 Each row is a quantity or an expression, a claimed value with its unit, and optional context
@@ -14,10 +14,18 @@ A table is a CI gate, so hostile input is bounded and never passes by losing row
   blocking on a FIFO; a device, directory or /proc file is refused before it is read, and no
   error quotes what a refused file holds;
 - a CSV file is parsed as CSV first; then a row whose first cell starts with '#' is a
-  comment and an empty row is blank; both are skipped and listed in the report; a table
-  without claims is an error;
-- a setting given twice (two columns for the claimed value, a context cell that names a
-  column) is an error of that row, never a silent override;
+  comment and an empty row is blank; both are skipped and listed with their lines, and every
+  row read is counted in the summary; a quoted cell that holds a line break (a row spanning
+  lines, which could hold other rows) is an error naming the lines; a table without claims
+  is an error;
+- a key given twice (a JSON key, which would keep its last value; a second 'claims' list,
+  which would drop the first; a CSV header column, an alias too) is an error of the table;
+  a setting given twice in a row (two columns for the claimed value, a context cell that
+  names a column) is an error of that row, never a silent override;
+- a column that is not a claims column (`napkinmath.checking.columns`) is an error when it
+  looks like a misspelt one ('claimd') or when the claim does not use it as a value; a cell
+  that is not text or a finite number (a list, true/false, NaN) is an error of its row; any
+  top-level key but 'claims' and 'defaults' is an error of the table;
 - the whole table's work is bounded by deterministic counters (`napkinmath.checking.budget`):
   the claims left when it is spent are reported as not checked (exit status 2).
 """
@@ -25,9 +33,10 @@ A table is a CI gate, so hostile input is bounded and never passes by losing row
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import itertools
-import json
+import math
 import numbers
 import re
 import tomllib
@@ -35,7 +44,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from napkinmath.checking import budget
+from napkinmath.checking import budget, columns, strict_json
 from napkinmath.checking.escape import (
     clip,
     error_text,
@@ -62,19 +71,8 @@ from napkinmath.errors import (
 #: too: see `napkinmath.checking.budget` (MAX_TABLE_WORK, MAX_CONFIRM_NODES).
 MAX_FILE_BYTES = 5_000_000
 MAX_ROWS = 10_000
-_COLUMNS = {
-    "id": "id", "name": "id", "label": "id", "claim_id": "id",
-    "quantity": "quantity", "variable": "quantity",
-    "expression": "expression", "expr": "expression",
-    "claimed": "claimed", "claim": "claimed", "value": "claimed", "expected": "claimed",
-    "expect": "claimed",
-    "unit": "unit", "tolerance": "tolerance", "tol": "tolerance",
-    "gpu": "gpu", "model": "model", "context": "context",
-    "source": "source", "note": "note", "notes": "note", "comment": "note",
-}
-#: Columns a context cell may set ("gpu=H100-SXM; tolerance=1%"); the others (id, claimed,
-#: expression ...) have their own visible columns, which a context must not override.
-_CONTEXT_COLUMNS = ("gpu", "model", "tolerance")
+_COLUMNS = columns.COLUMNS
+_CONTEXT_COLUMNS = columns.CONTEXT_COLUMNS
 #: The comment convention of CSV tables: a row whose first cell starts with '#'.
 COMMENT_MARK = "#"
 #: Integers longer than this (a float holds about 309 digits) are refused as values.
@@ -85,9 +83,12 @@ _SHOWN_SKIPPED = 20
 _CELL_WIDTH = 40
 #: The longest reason a text or Markdown report shows for a claim it could not check.
 _REASON_WIDTH = 3000
+#: The header of each claim of a TOML table ([[claims]]), for the line where it starts.
+_TOML_CLAIM = re.compile(r'^[ \t]*\[\[[ \t]*(?:claims?|"claims?")[ \t]*\]\]', re.MULTILINE)
 _CONTEXT_SPLIT = re.compile(r"\s*;\s*|\s*,\s*(?=[A-Za-z_]\w*\s*=)|\s+(?=[A-Za-z_]\w*\s*=)")
 _REASONS = (
     (budget.BudgetSpentError, budget.TABLE_BUDGET_SPENT),
+    (columns.UnknownColumnError, "unknown column"),
     (ParseError, "could not read an expression or value"),
     (UnknownNameError, "unknown name"),
     (UnderDeterminedError, "not enough values to compute it"),
@@ -97,7 +98,7 @@ _REASONS = (
     (NapkinError, "error"),
 )
 INTERNAL_ERROR = "internal error"
-_SAFE_COLUMN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_ .()-]{0,39}")
+_SAFE_COLUMN_NAME = columns.SAFE_NAME
 
 
 class _HugeInteger:
@@ -132,7 +133,17 @@ class ClaimRow:
     category: str = ""
     source: str = ""
     context: dict = field(default_factory=dict)
-    line: int | None = None  # where the row starts in a CSV file
+    line: int | None = None  # the line where the row starts in its file, when known
+
+    @property
+    def where(self) -> str:
+        """' (line 12)' for a report's list of rows, or '' when the line is not known."""
+        return f" (line {self.line})" if self.line is not None else ""
+
+    @property
+    def why(self) -> str:
+        """The reason, without the 'claim 3 (line 12): ' that a report's list shows anyway."""
+        return self.reason.removeprefix(f"claim {self.number}{self.where}: ")
 
     def to_dict(self) -> dict:
         return {"number": self.number, "line": self.line, "id": self.id, "claim": self.claim,
@@ -190,8 +201,9 @@ class ClaimsReport(Rendered):
 
     @property
     def summary(self) -> dict:
-        """Counts of agree / disagree / unchecked, why rows could not be checked, and how
-        many rows were skipped as comments or blank."""
+        """Every row read, counted once: `read` = `total` claims + `skipped` rows (`comments`
+        and `blank`); of the claims, `checked` (`agree` + `disagree`) and `unchecked` (with
+        why, in `reasons`)."""
         counts = {"total": len(self.rows), "agree": 0, "disagree": 0, "unchecked": 0}
         reasons: dict[str, int] = {}
         for row in self.rows:
@@ -199,7 +211,11 @@ class ClaimsReport(Rendered):
             if row.status == "unchecked":
                 reasons[row.category] = reasons.get(row.category, 0) + 1
         counts["reasons"] = reasons
-        counts["skipped"] = sum(s.count for s in self.skipped)
+        counts["comments"] = sum(s.comments for s in self.skipped)
+        counts["blank"] = sum(s.blank for s in self.skipped)
+        counts["skipped"] = counts["comments"] + counts["blank"]
+        counts["checked"] = counts["agree"] + counts["disagree"]
+        counts["read"] = counts["total"] + counts["skipped"]
         return counts
 
     @property
@@ -209,7 +225,8 @@ class ClaimsReport(Rendered):
 
     def exit_status(self, allow_unchecked: bool = False) -> int:
         """0 when every claim agrees, 1 when one disagrees, 2 when one could not be checked
-        (or the table has no claims)."""
+        (or the table has no claims). Every row read is a claim or a listed comment or blank
+        row, so no row can leave the status at 0 without being checked."""
         summary = self.summary
         if summary["disagree"]:
             return 1
@@ -220,14 +237,18 @@ class ClaimsReport(Rendered):
         return 0
 
     def summary_line(self) -> str:
+        """'14 rows read: 10 checked (4 agree, 6 disagree), 2 skipped as comments, 1 blank,
+        1 could not be checked (1 unknown column)': every row read, counted once."""
         s = self.summary
-        line = (f"{s['total']} claim{'s' if s['total'] != 1 else ''}: {s['agree']} agree, "
-                f"{s['disagree']} disagree, {s['unchecked']} could not be checked")
+        line = (f"{s['read']} row{'s' if s['read'] != 1 else ''} read: {s['checked']} checked "
+                f"({s['agree']} agree, {s['disagree']} disagree)")
+        if s["comments"]:
+            line += f", {s['comments']} skipped as comment{'s' if s['comments'] != 1 else ''}"
+        if s["blank"]:
+            line += f", {s['blank']} blank"
+        line += f", {s['unchecked']} could not be checked"
         if s["reasons"]:
             line += " (" + "; ".join(f"{n} {why}" for why, n in s["reasons"].items()) + ")"
-        if s["skipped"]:
-            line += (f"; {s['skipped']} row{'s' if s['skipped'] != 1 else ''} skipped as "
-                     "comments or blank")
         return line
 
     def budget_line(self) -> str:
@@ -236,6 +257,10 @@ class ClaimsReport(Rendered):
             return ""
         first, last = self.stopped_after + 1, len(self.rows)
         left = f"claim {first}" if first == last else f"claims {first}–{last}"
+        lines = (self.rows[first - 1].line, self.rows[last - 1].line)
+        if lines[0] is not None and lines[1] is not None:
+            left += (f" (line {lines[0]})" if first == last else
+                     f" (lines {lines[0]}–{lines[1]})")
         return (f"Stopped early: the table's work budget ({self.work_budget or 0:,} work units, "
                 f"about one evaluated expression node each) was spent after claim "
                 f"{self.stopped_after} of {len(self.rows)}; {left} were not checked. Split "
@@ -305,9 +330,9 @@ class ClaimsReport(Rendered):
         if unchecked:
             lines += ["", "Could not check:"]
             for row in unchecked:
-                reason = visible_lines(clip(row.reason, _REASON_WIDTH)).replace("\n", "\n      ")
-                lines.append(f"  [{row.number}] {visible(clip(row.id, 200))}: {row.category}: "
-                             f"{reason}")
+                reason = visible_lines(clip(row.why, _REASON_WIDTH)).replace("\n", "\n      ")
+                lines.append(f"  [{row.number}] {visible(clip(row.id, 200))}{row.where}: "
+                             f"{row.category}: {reason}")
         return "\n".join(lines)
 
     @property
@@ -328,8 +353,9 @@ class ClaimsReport(Rendered):
                      and r.category != budget.TABLE_BUDGET_SPENT]
         if unchecked:
             lines += ["", "Could not check:", ""]
-            lines += [f"- {r.number}. {md_text(clip(r.id, 200))}: {md_prose(r.category)}: "
-                      f"{md_code(clip((r.reason.splitlines() or [''])[0], _REASON_WIDTH))}"
+            lines += [f"- {r.number}. {md_text(clip(r.id, 200))}{r.where}: "
+                      f"{md_prose(r.category)}: "
+                      f"{md_code(clip((r.why.splitlines() or [''])[0], _REASON_WIDTH))}"
                       for r in unchecked]
         return "\n".join(lines)
 
@@ -365,10 +391,12 @@ def check_claims(path_or_rows: object, tolerance: float = DEFAULT_TOLERANCE, *,
 
     Each row has a `quantity` (a napkinmath variable) or an `expression`, a `claimed` value
     with its unit, and optional `id`, `tolerance`, `gpu`, `model`, `source`, `context`
-    ("gpu=H100-SXM; n=8") and further columns named like variables (their values). Values
-    nearer the row win: a row's own over the file's `defaults`, over this call's arguments.
-    A CSV row whose first cell starts with '#' is a comment; comments and blank rows are
-    skipped and listed in the report. A table without claims is an error. The work of the
+    ("gpu=H100-SXM; n=8") and further columns named like variables (their values), which
+    the claim must use: a column that looks like a misspelt claims column, or one the claim
+    does not use, is an error. Values nearer the row win: a row's own over the file's
+    `defaults`, over this call's arguments. A CSV row whose first cell starts with '#' is a
+    comment; comments and blank rows are skipped, counted and listed with their lines. A
+    table without claims is an error, and so is a key given twice. The work of the
     whole table is bounded (`napkinmath.checking.budget`): claims left when it is spent are
     reported as not checked.
 
@@ -397,7 +425,7 @@ def check_claims(path_or_rows: object, tolerance: float = DEFAULT_TOLERANCE, *,
         raise InputError(f"{visible(table.name)}: no claims to check{also}: a table of claims "
                          "needs at least one row, so that a check cannot pass by losing them")
     base: dict[str, object] = {"tolerance": tolerance, "gpu": gpu, "model": model, **values}
-    base.update(_defaults(table.defaults))
+    base.update(_defaults(table.defaults, visible(table.name)))
     report = ClaimsReport(table.name, [], table.skipped)
     meter = budget.Meter(budget.MAX_TABLE_WORK)
     with budget.metered(meter):
@@ -482,44 +510,69 @@ def _parse(text: str, fmt: str, where: str, name: str) -> _Table:
         rows, skipped = _from_csv(text, where, "\t" if fmt == "tsv" else ",")
         return _Table(rows, {}, name, skipped)
     if fmt == "json":
-        try:
-            document = json.loads(text, parse_int=_json_int)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise InputError(f"{where}: not valid JSON: {exc}") from None
-        except ValueError:
-            raise InputError(f"{where}: not valid JSON") from None
+        document, layout = strict_json.loads(text, where, _json_int)
         if isinstance(document, list):
             _check_rows(document, where)
-            return _Table([(None, row) for row in document], {}, name)
-        if isinstance(document, dict):
+            rows, defaults = document, {}
+        elif isinstance(document, dict):
             rows, defaults = _from_document(document, where)
-            return _Table([(None, row) for row in rows], defaults, name)
-        raise InputError(f"{where}: a JSON claims file is a list of claims or "
-                         '{"claims": [...], "defaults": {...}}')
+        else:
+            raise InputError(f"{where}: a JSON claims file is a list of claims or "
+                             '{"claims": [...], "defaults": {...}}')
+        return _Table(_numbered(rows, layout.claim_lines), defaults, name)
     if fmt == "toml":
         try:
             document = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, RecursionError) as exc:
-            raise InputError(f"{where}: not valid TOML: {exc}") from None
+            twice = " (a key given twice, or a table declared twice)" \
+                if "overwrite" in str(exc) or "declare" in str(exc) else ""
+            raise InputError(f"{where}: not valid TOML{twice}: {exc}") from None
         except ValueError:  # an integer beyond Python's digit limit
             raise InputError(f"{where}: not valid TOML (a number too long to read)") from None
         rows, defaults = _from_document(document, where)
-        return _Table([(None, row) for row in rows], defaults, name)
+        return _Table(_numbered(rows, _toml_claim_lines(text)), defaults, name)
     raise InputError(f"unknown claims format {visible(clip(str(fmt), 20))!r}: use csv, json "
                      "or toml")
 
 
+def _numbered(rows: list, lines: list[int]) -> list[tuple[int | None, Mapping]]:
+    """Rows with the line where each starts, when the lines found are one per row."""
+    if len(lines) != len(rows):
+        return [(None, row) for row in rows]
+    return list(zip(lines, rows, strict=True))
+
+
+def _toml_claim_lines(text: str) -> list[int]:
+    """The line of each [[claims]] header of a TOML table (none for an inline array)."""
+    lines, line, at = [], 1, 0
+    for match in _TOML_CLAIM.finditer(text):
+        line += text.count("\n", at, match.start())
+        at = match.start()
+        lines.append(line)
+    return lines
+
+
 def _from_document(document: dict, name: str) -> tuple[list, Mapping]:
-    rows = document.get("claims", document.get("claim"))
-    if rows is None:
+    """The claims and defaults of a JSON or TOML document; any other top-level key, or
+    claims under both 'claims' and 'claim', is an error, so that no row is dropped."""
+    keys = [key for key in strict_json.CLAIMS_KEYS if key in document]
+    if len(keys) > 1:
+        raise InputError(f"{name}: claims are given both as 'claims' and as 'claim': put "
+                         "them in one list named 'claims', so that neither list is dropped")
+    if not keys:
         raise InputError(f"{name}: no claims found: put them in a list named 'claims' "
                          "([[claims]] tables in TOML)")
+    rows = document[keys[0]]
     if not isinstance(rows, list):
         raise InputError(f"{name}: 'claims' must be a list of tables")
-    unknown = set(document) - {"claims", "claim", "defaults"}
+    unknown = sorted(set(document) - {"claims", "claim", "defaults"}, key=str)
     if unknown:
-        raise InputError(f"{name}: unknown top-level keys ({_column_names(sorted(unknown))}): "
-                         "a claims file has 'claims' and optional 'defaults'")
+        guess = difflib.get_close_matches(str(unknown[0]).lower(), ["claims", "defaults"], 1,
+                                          columns.SUGGEST)
+        hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+        raise InputError(f"{name}: unknown top-level keys ({_column_names(unknown)}){hint}: "
+                         "a claims file has 'claims' and optional 'defaults', and nothing "
+                         "else is read")
     defaults = document.get("defaults", {})
     if not isinstance(defaults, dict):
         raise InputError(f"{name}: 'defaults' must be a table")
@@ -532,8 +585,24 @@ def _check_rows(rows: list, name: str) -> None:
         raise InputError(f"{name}: more than {MAX_ROWS:,} claims; the limit is {MAX_ROWS:,}")
     for number, row in enumerate(rows, 1):
         if not isinstance(row, Mapping):
-            raise InputError(f"{name}: claim {number} is a {type(row).__name__}, not a table "
-                             "of columns")
+            raise InputError(f"{name}: claim {number} is {_kind(row)}, not a table of "
+                             "columns: each claim is a table like {\"expression\": \"1 GB\", "
+                             "\"claimed\": \"1 GB\"}")
+
+
+def _kind(value: object) -> str:
+    """What a value of a file is, in words: 'a list', 'null', 'true or false'."""
+    if value is None:
+        return "null (nothing)"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (str, numbers.Number, _HugeInteger)):
+        return "text" if isinstance(value, str) else "a number"
+    if isinstance(value, Mapping):
+        return "a table"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"
 
 
 def _column_names(names: list) -> str:
@@ -565,9 +634,14 @@ def _from_csv(text: str, name: str, delimiter: str
                 raise InputError(f"{name}: lines {first}–{last}: a comment row runs over "
                                  "several lines (a quote opened in it is not closed), so it "
                                  "would swallow the rows after it")
+            if last > first:
+                raise InputError(f"{name}: lines {first}–{last}: a quoted cell holds a line "
+                                 "break, so one row spans several lines and the rows inside "
+                                 "it would be read as one cell; no claim needs a line break: "
+                                 "close each quote on the line where it opens")
             if header is None:
                 if not (blank or comment):
-                    header = _csv_header(cells, name)
+                    header = _csv_header(cells, f"{name}: line {first}")
                 continue
             if blank or comment:
                 if skipped and skipped[-1].last_line == first - 1:
@@ -600,6 +674,8 @@ def _from_csv(text: str, name: str, delimiter: str
 
 
 def _csv_header(cells: list[str], name: str) -> list[str]:
+    """The header's column names. A name given twice (even as two aliases, 'claimed' and
+    'value') or one that looks like a misspelt claims column ('claimd') is an error."""
     header = [cell.strip() or f"(column {i + 1})" for i, cell in enumerate(cells)]
     seen: dict[str, str] = {}
     for cell in header:
@@ -610,15 +686,17 @@ def _csv_header(cells: list[str], name: str) -> list[str]:
                              if _SAFE_COLUMN_NAME.fullmatch(cell) else
                              f"{name}: the header has two columns of the same name")
         seen[key] = cell
-    columns = {_COLUMNS.get(h.lower(), "") for h in header}
-    if "claimed" not in columns or not columns & {"quantity", "expression"}:
+        if columns.near_miss(cell):
+            raise columns.misspelt(cell, f"{name} (the header)")
+    kinds = {_COLUMNS.get(h.lower(), "") for h in header}
+    if "claimed" not in kinds or not kinds & {"quantity", "expression"}:
         raise InputError(f"{name}: the header ({_column_names(header)}) needs a 'claimed' "
                          "column and a 'quantity' or 'expression' column")
     return header
 
 
-def _defaults(raw: Mapping) -> dict[str, object]:
-    settings = _row_settings(raw, "defaults")
+def _defaults(raw: Mapping, name: str) -> dict[str, object]:
+    settings = _row_settings(raw, f"{name}: defaults")
     own = sorted(k for k in ("id", "quantity", "expression", "claimed") if k in settings)
     if own:
         raise InputError(f"defaults: {', '.join(own)} cannot have a default: each claim gives "
@@ -651,26 +729,42 @@ def _row_settings(raw: Mapping, where: str) -> dict[str, object]:
     settings: dict[str, object] = {}
     origin: dict[str, str] = {}
     for key, value in raw.items():
-        if key is None:
-            continue
         key_text = _text(key).strip()
         column = _COLUMNS.get(key_text.lower())
+        if column is None and columns.near_miss(key_text):
+            raise columns.misspelt(key_text, where)
+        if column is None and (not key_text.isidentifier() or key_text.startswith("_")):
+            guess = columns.closest(key_text)
+            raise columns.UnknownColumnError(
+                f"{where}: column {columns.shown(key_text)} is neither a claims column nor a "
+                "variable name" + (f" (did you mean {guess!r}?)" if guess else "")
+                + f": {columns.allowed()}")
         if value is None or (isinstance(value, str) and not value.strip()):
             continue
-        _check_value(value, visible(clip(key_text, 40)), where)
+        _check_cell(value, key_text, column, where)
         if isinstance(value, str):
             value = value.strip()
         if column == "context":
             for name, item in _parse_context(value, where).items():
                 _put(settings, origin, name, item, f"context {name}=", where)
-        elif column is not None:
-            _put(settings, origin, column, value, f"column {key_text!r}", where)
         else:
-            if not key_text.isidentifier() or key_text.startswith("_"):
-                raise InputError(f"{where}: column {visible(clip(key_text, 40))!r} is neither a "
-                                 "claims column nor a variable name")
-            _put(settings, origin, key_text, value, f"column {key_text!r}", where)
+            _put(settings, origin, column or key_text, value, f"column {key_text!r}", where)
     return settings
+
+
+def _check_cell(value: object, key: str, column: str | None, where: str) -> None:
+    """A cell holds text or a finite number (a context may be a table too): a list, a
+    table, true/false or NaN is an error of the row, never read as text."""
+    shown = visible(clip(key, 40))
+    _check_value(value, shown, where)
+    if column == "context" and isinstance(value, Mapping):
+        return
+    if isinstance(value, bool) or not isinstance(value, (str, numbers.Real)):
+        raise InputError(f"{where}: column {shown!r} holds {_kind(value)}; a cell holds text "
+                         "or a number" + (" (or, for a context, a table)"
+                                          if column == "context" else ""), key)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{where}: column {shown!r} is {value!r}, not a finite number", key)
 
 
 def _parse_context(value: object, where: str) -> dict[str, object]:
@@ -759,12 +853,13 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
         row.context = {k: v for k, v in own.items()
                        if k not in ("id", "source", "note", "quantity", "expression",
                                     "claimed", "unit") and v is not None}
+        givens = [k for k in own if k not in columns.CANONICAL]
         if quantity and expression:
             raise InputError(f"{where}: give a quantity or an expression, not both")
         if not quantity and not expression:
-            raise InputError(f"{where}: no quantity or expression to check")
+            raise _missing(f"{where}: no quantity or expression to check", givens, raw)
         if claimed is None:
-            raise InputError(f"{where}: no claimed value")
+            raise _missing(f"{where}: no claimed value", givens, raw)
         claimed_text = _claimed_text(claimed, unit, where)
         row.claimed = claimed_text
         if quantity is not None:
@@ -784,9 +879,15 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
         settings.pop("model", None)
         tol = settings.pop("tolerance", DEFAULT_TOLERANCE)
         result = check(_text(expression), claimed_text, tolerance=tol, **options, **settings)
+        unused = [name for name in result.unused_givens if name in givens]
+        if unused:  # a misspelt column, or a value for a name the claim does not have
+            raise columns.unused(unused, where, raw)
+        if result.status not in ("agree", "disagree"):  # nothing compared: never a pass
+            raise InputError(f"{where}: the claimed value {visible(clip(claimed_text, 60))!r} "
+                             "was not compared with anything")
         result.label = row.id
         row.result = result
-        row.status = result.status if result.status != "ok" else "agree"
+        row.status = result.status
     except NapkinError as exc:
         row.status = "unchecked"
         row.reason = error_text(exc)
@@ -799,6 +900,22 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
         row.reason = (f"napkinmath failed on this claim ({type(exc).__name__}: "
                       f"{clip(_text(exc), 200)}); this is a bug in napkinmath, please report it")
     return row
+
+
+def _missing(message: str, givens: list[str], raw: Mapping) -> InputError:
+    """The error for a row without a claim or a claimed value, naming the columns that are
+    not claims columns (one of them may be the missing one, misspelt)."""
+    if not givens:
+        return InputError(message)
+    names = []
+    for name in givens[:5]:
+        guess = columns.closest(name)
+        kind = "column" if name in raw else "context value"
+        names.append(f"{kind} {columns.shown(name)}"
+                     + (f" (did you mean {guess!r}?)" if guess else ""))
+    return columns.UnknownColumnError(
+        f"{message}; {', '.join(names)} {'is' if len(names) == 1 else 'are'} not a claims "
+        f"column: {columns.allowed()}")
 
 
 def _claimed_text(claimed: object, unit: object, where: str) -> str:

@@ -131,6 +131,7 @@ def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERA
     unused = sorted(set(given) - names.used - set(CONTEXT_NAMES))
     if unused:
         notes.append(f"given but not used: {', '.join(unused)}")
+    result.unused_givens = unused
     result.notes = list(dict.fromkeys(notes))
     result.names = list({r.name: r for r in names.resolved.values()}.values())
     result.derivations = dict(names.derivations)

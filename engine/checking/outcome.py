@@ -87,6 +87,8 @@ class CheckResult(Rendered):
     confirmation_stopped: str = ""
     #: the unit the user chose to see the value in (``to=``, ``--to``); None: a person's choice
     unit: pint.Unit | None = None
+    #: the given values (name=value) that nothing used; a claims table refuses such a column
+    unused_givens: list[str] = field(default_factory=list)
 
     @property
     def value(self) -> pint.Quantity:
