@@ -23,6 +23,7 @@ from napkinmath.rendering.latex import document as latex_document
 from napkinmath.rendering.numbers import DEFAULT_DIGITS, format_value, is_fraction
 from napkinmath.rendering.roundoff import ROUNDOFF_NOTE, cancels
 from napkinmath.rendering.sources import Sources, record_source
+from napkinmath.text.visible import visible
 from napkinmath.units import Quantity, format_number, format_unit, humanize, ureg
 
 if TYPE_CHECKING:
@@ -456,7 +457,7 @@ class Result:
         lines += self._extra_text()
         if sources:
             lines += ["", "Sources:", *[f"  [{n}] {s}" for n, s in sources.entries()]]
-        return "\n".join(lines)
+        return visible("\n".join(lines), keep="\n")  # a record's ESC shown, not obeyed
 
     def __repr__(self) -> str:
         inner = ", ".join(self.headline())
