@@ -92,7 +92,7 @@ def md_prose(text: object) -> str:
 
 
 #: what ends a link's text and starts its target: `](url)`, `][ref]`, `]: url` (a definition)
-_LINK_END = re.compile(r"\](?=[(\[:]|$)")
+_LINK_END = re.compile(r"\](?=[(\[:])")
 _INLINE = str.maketrans({"\\": "\\\\", "`": "\\`", "|": "\\|", "&": "&amp;", "<": "&lt;",
                          ">": "&gt;"})
 

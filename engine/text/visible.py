@@ -30,6 +30,16 @@ def visible(text: str, keep: str = "") -> str:
     return "".join(_visible_char(c, keep) for c in text)
 
 
+def json_visible(text: str) -> str:
+    """JSON text (json.dumps with ensure_ascii=False) with every invisible character that
+    json.dumps leaves raw (DEL, C1 controls, bidi overrides, zero-width and line separators,
+    lone surrogates) written as a \\u escape: the same document, safe to print."""
+    if text.isprintable():
+        return text
+    return "".join(f"\\u{ord(c):04x}" if c not in "\n" and
+                   unicodedata.category(c) in _HIDDEN else c for c in text)
+
+
 #: How much of a user's name or value an error message quotes.
 QUOTE_WIDTH = 60
 #: A run of more characters than this without a space in an error message is user text (no
