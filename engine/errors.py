@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from napkinmath.text.visible import capped
+
 
 class NapkinError(Exception):
-    """Base class of every error napkinmath raises on purpose."""
+    """Base class of every error napkinmath raises on purpose. A message never quotes more
+    than the first 60 characters of a long run of the user's text (`capped`)."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(capped(a) if isinstance(a, str) else a for a in args))
 
     def _render_traceback_(self) -> list[str]:
         """What IPython and Jupyter show instead of a traceback: the message, which says
@@ -24,9 +30,9 @@ class ParseError(InputError):
     """User text that the expression grammar does not accept."""
 
     def __init__(self, message: str, text: str = "", position: int | None = None) -> None:
-        if position is not None and text:
-            message = f"{message}\n  {text}\n  {' ' * position}^"
         super().__init__(message)
+        if position is not None and text:  # the text in full (bounded by the input limit),
+            self.args = (f"{self.args[0]}\n  {text}\n  {' ' * position}^",)  # caret under it
         self.text = text
         self.position = position
 

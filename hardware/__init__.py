@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from napkinmath.errors import UnknownNameError
 from napkinmath.hardware.layout import Layout, scan
+from napkinmath.text.visible import quoted
 
 if TYPE_CHECKING:
     import pint
@@ -432,7 +433,7 @@ def get(name: str, *, checked: bool = True) -> Record:
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
         hint = f"did you mean {' or '.join(close)}? " if close else ""
         raise UnknownNameError(
-            f"unknown hardware {name!r}: {hint}known records are {', '.join(known)} "
+            f"unknown hardware {quoted(name)}: {hint}known records are {', '.join(known)} "
             "(list them with `napkin hardware`)")
     active = _ACTIVE.get()
     if active is not None:

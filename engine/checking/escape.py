@@ -1,4 +1,5 @@
-"""Showing other people's text safely: in a terminal, and in Markdown.
+"""Showing other people's text safely: in a terminal, and in Markdown (claims tables, plan
+reports, answers).
 
 Claim ids, sources, claimed values, expressions, column and file names come from files that
 anyone may have written. Printed raw, an ESC starts a terminal control sequence, a carriage
@@ -15,13 +16,15 @@ through these helpers; JSON needs none (json.dumps escapes).
     '&lt;img src=x onerror=alert(1)&gt;'
     >>> md_code("a`b")
     '``a`b``'
+    >>> md_inline("[x](javascript:alert(1)) n_gpus [GPU] <!--")
+    '[x\\\\](javascript:alert(1)) n_gpus [GPU] &lt;!--'
 """
 
 from __future__ import annotations
 
 import re
 
-from napkinmath.text.expr import visible as _visible
+from napkinmath.text.visible import visible as _visible
 
 _NEWLINES = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 #: A visible stand-in for a line break inside one Markdown line (a table cell, a heading).
@@ -86,6 +89,38 @@ def md_prose(text: object) -> str:
     """napkinmath's own sentences that quote user fragments: HTML characters as entities,
     line breaks as ␤, controls as escapes; Markdown formatting of the sentence is kept."""
     return _html(_one_line(text))
+
+
+#: what ends a link's text and starts its target: `](url)`, `][ref]`, `]: url` (a definition)
+_LINK_END = re.compile(r"\](?=[(\[:])")
+_INLINE = str.maketrans({"\\": "\\\\", "`": "\\`", "|": "\\|", "&": "&amp;", "<": "&lt;",
+                         ">": "&gt;"})
+
+
+def _inert(line: str) -> str:
+    return _LINK_END.sub(r"\\]", _visible(line).translate(_INLINE))
+
+
+def md_inline(text: object) -> str:
+    """User text (a title, a note, a source, a value) inside one line of a Markdown report,
+    inert but looking as written: no raw HTML or comment (`<`, `>`, `&` as entities), no link
+    or image (the `]` of `](`, `][`, `]:` escaped), no code span (backticks escaped), `|`
+    escaped for table cells, line breaks as ␤, controls as escapes. Underscores, asterisks
+    and brackets that make no link stay, so `n_gpus [GPU]` reads the same in the file."""
+    return _inert(_NEWLINES.sub(NEWLINE_MARK, str(text)))
+
+
+#: a line that Markdown would read as a heading, a rule, a setext underline or a code fence
+_BLOCK_START = re.compile(r"^( {0,3})([#=~]|[-*_+]\s*[-*_]\s*[-*_][-*_\s]*$)")
+
+
+def md_block(text: object) -> str:
+    """User text of several lines (a plan's notes) as Markdown paragraphs: each line as
+    `md_inline`, and a line that would start a heading, a rule or a fence (`#`, `===`,
+    `---`, `~~~`) escaped, so that notes cannot open a section or hide what follows. Lists
+    and emphasis stay."""
+    lines = _NEWLINES.split(str(text))
+    return "\n".join(_BLOCK_START.sub(r"\1\\\2", _inert(line)) for line in lines)
 
 
 def md_code(text: object, in_table: bool = False) -> str:

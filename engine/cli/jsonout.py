@@ -34,9 +34,10 @@ class UsageError(NapkinError):
 def document(kind: str, data: dict) -> str:
     """`data` as JSON text with its schema first; never NaN or Infinity."""
     from napkinmath.rendering.result import finite_json
+    from napkinmath.text.visible import json_visible
 
-    return json.dumps(finite_json({"schema": SCHEMAS[kind], **data}), indent=2,
-                      ensure_ascii=False, allow_nan=False)
+    return json_visible(json.dumps(finite_json({"schema": SCHEMAS[kind], **data}), indent=2,
+                                   ensure_ascii=False, allow_nan=False))  # no raw U+202E
 
 
 def answer(result: object, sensitivity: Sensitivity | None = None) -> str:

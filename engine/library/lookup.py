@@ -15,6 +15,7 @@ from napkinmath.library.declare import (
     Formula,
     Variable,
 )
+from napkinmath.text.visible import quoted
 
 if TYPE_CHECKING:
     import pint
@@ -81,7 +82,7 @@ def _unknown_message(kind: str, name: str, known: dict) -> str:
     if not close:
         close = [k for k in known if name.lower() in k][:3]
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
-    return f"unknown {kind} {name!r}{hint}"
+    return f"unknown {kind} {quoted(name)}{hint}"
 
 
 class DimensionMismatchError(Exception):

@@ -8,7 +8,10 @@ decomposition (é -> e), never to an error.
 
 from __future__ import annotations
 
+import re
 import unicodedata
+
+from napkinmath.text.visible import visible
 
 _GREEK = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
@@ -58,12 +61,18 @@ def _add(run: list[str], spelled: str) -> None:
         run.append(spelled)
 
 
+_BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
+
+
 def text(value: str) -> str:
     """Plain text (a note, a title, a source) as LaTeX text mode; runs of symbols become one
-    math group ($\\alpha \\cdot \\rho$)."""
+    math group ($\\alpha \\cdot \\rho$). No character of it can become a TeX command:
+    specials are escaped, control characters and bidi overrides shown as escapes (\\x1b,
+    <U+202E>, as the text output shows them), a blank line is a space (no \\par inside an
+    argument)."""
     out: list[str] = []
     run: list[str] = []  # math symbols waiting to be closed into one $...$
-    for char in value:
+    for char in _BLANK_LINE.sub(" ", visible(str(value), keep="\n\t")):
         if char in _MATH and char not in _SPECIAL:
             _add(run, _MATH[char])
             continue
@@ -84,10 +93,11 @@ def text(value: str) -> str:
 
 
 def math(value: str) -> str:
-    """Math already in LaTeX that may still hold Unicode (a unit's µ, a symbol's ρ)."""
+    """Math already in LaTeX that may still hold Unicode (a unit's µ, a symbol's ρ); a control
+    character is shown as text (\\text{\\textbackslash{}x00})."""
     out: list[str] = []
     for char in value:
-        if char.isascii():
+        if char.isascii() and (char.isprintable() or char in "\n\t"):
             out.append(char)
         elif char in _MATH:
             spelled = _MATH[char]

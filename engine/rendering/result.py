@@ -23,6 +23,7 @@ from napkinmath.rendering.latex import document as latex_document
 from napkinmath.rendering.numbers import DEFAULT_DIGITS, format_value, is_fraction
 from napkinmath.rendering.roundoff import ROUNDOFF_NOTE, cancels
 from napkinmath.rendering.sources import Sources, record_source
+from napkinmath.text.visible import json_visible, visible
 from napkinmath.units import Quantity, format_number, format_unit, humanize, ureg
 
 if TYPE_CHECKING:
@@ -456,7 +457,7 @@ class Result:
         lines += self._extra_text()
         if sources:
             lines += ["", "Sources:", *[f"  [{n}] {s}" for n, s in sources.entries()]]
-        return "\n".join(lines)
+        return visible("\n".join(lines), keep="\n")  # a record's ESC shown, not obeyed
 
     def __repr__(self) -> str:
         inner = ", ".join(self.headline())
@@ -544,8 +545,8 @@ class Result:
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text; never NaN or Infinity (non-finite numbers become null)."""
-        return json.dumps(finite_json(self.to_dict()), indent=indent, ensure_ascii=False,
-                          allow_nan=False)
+        return json_visible(json.dumps(finite_json(self.to_dict()), indent=indent,
+                                       ensure_ascii=False, allow_nan=False))
 
     def to_frame(self):
         """A one-row pandas DataFrame: targets and givens, columns 'name [unit]'."""

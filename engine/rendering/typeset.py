@@ -31,47 +31,48 @@ def _head(step) -> str:
 
 # --- Markdown -------------------------------------------------------------------------------
 def markdown(r: Result) -> str:
+    """Every piece of text escaped for Markdown (`napkinmath.checking.escape`): a record's
+    source or note cannot add HTML, a link, an image or a control character."""
+    from napkinmath.checking.escape import md_code as code
+    from napkinmath.checking.escape import md_inline as md
+
     sources = Sources()
-    out = [f"**{line}**  " for line in r.headline()]
-    out += [f"> **Warning:** {w}  " for w in r.warnings]
+    out = [f"**{md(line)}**  " for line in r.headline()]
+    out += [f"> **Warning:** {md(w)}  " for w in r.warnings]
     out += ["", "| given | value | from |", "|---|---|---|"]
     for name, given in r.givens.items():
         origin = r._origin_text(given, sources)
-        out.append(f"| `{name}` | {_md_cell(r._fmt(given.quantity, given.variable))} | "
-                   f"{_md_cell(origin)} |")
+        out.append(f"| {code(name, True)} | {md(r._fmt(given.quantity, given.variable))} | "
+                   f"{md(origin)} |")
     if r.unused:
-        out += ["", f"*{r._unused_text()}*"]
+        out += ["", f"*{md(r._unused_text())}*"]
     out.append("")
     for number, step in enumerate(r.steps, 1):
         cited = sources.cite(*(f.source for f in step.formulas))
-        out.append(f"{number}. **{_head(step)}** {cited}")
+        out.append(f"{number}. **{md(_head(step))}** {md(cited)}")
         for f in step.formulas:
-            out.append(f"   - `{_equation_text(f)}`")
+            out.append(f"   - {code(_equation_text(f))}")
         for var in step.unknowns:
             expr = step.roots[var.name].layout
             if not all(_explicit(f, var) for f in step.formulas):
-                out.append(f"   - solved for `{var.name}`: `{var.name} = "
-                           f"{Printer(lambda s: s.name)(expr)}`")
-            out += [f"   - `= {line}`" for line in r._value_lines(step, var)]
+                out.append(f"   - solved for {code(var.name)}: "
+                           f"{code(var.name + ' = ' + Printer(lambda s: s.name)(expr))}")
+            out += [f"   - {code('= ' + line)}" for line in r._value_lines(step, var)]
         notes = [f"ASSUMPTION: {f.note}" for f in step.formulas if f.assumption]
         notes += [step.note] if step.cancel is not None else []
-        out += [f"   - *{note}*" for note in notes]
+        out += [f"   - *{md(note)}*" for note in notes]
     if r.set_aside:
         out += ["", "Set aside (your values replace them):", ""]
-        out += [f"- {line.strip()}" if not line.startswith("    ") else f"  - {line.strip()}"
-                for line in r._set_aside_text()]
+        out += [f"- {md(line.strip())}" if not line.startswith("    ")
+                else f"  - {md(line.strip())}" for line in r._set_aside_text()]
     if r.checks:
-        out += ["", "Checks:", ""] + [f"- {line.strip()}" for line in r._checks_text()]
+        out += ["", "Checks:", ""] + [f"- {md(line.strip())}" for line in r._checks_text()]
     if r.constraints:
-        out += ["", "Constraints:", ""] + [f"- {c.line()}" for c in r.constraints]
-    out += [f"\n*Note:* {n}" for n in r.notes]
+        out += ["", "Constraints:", ""] + [f"- {md(c.line())}" for c in r.constraints]
+    out += [f"\n*Note:* {md(n)}" for n in r.notes]
     if sources:
-        out += ["", "Sources:", ""] + [f"- [{n}] {s}" for n, s in sources.entries()]
+        out += ["", "Sources:", ""] + [f"- [{n}] {md(s)}" for n, s in sources.entries()]
     return "\n".join(out)
-
-
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|")
 
 
 # --- LaTeX ----------------------------------------------------------------------------------

@@ -8,9 +8,11 @@ kept whole on a page).
 from __future__ import annotations
 
 import html
+import re
 
 from napkinmath.scenario import mathml, parts
 from napkinmath.scenario.answer import Plan
+from napkinmath.text.visible import visible
 
 CSS = """
 :root { color-scheme: light; --ink: #1d2125; --muted: #5a636c; --line: #d5dae0;
@@ -56,7 +58,18 @@ figcaption { color: var(--muted); font-size: .9rem; }
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """Text for the page: HTML characters as entities, controls and bidi overrides shown
+    as escapes (\\x1b, <U+202E>), as the text report shows them."""
+    return html.escape(visible(str(text), keep="\n"), quote=True)
+
+
+_COMMENT = re.compile(r"<!--.*?-->\s*", re.S)
+
+
+def _uncommented(svg_text: str) -> str:
+    """An SVG without the comments matplotlib writes (its labels, escaped): the page has no
+    comment at all."""
+    return _COMMENT.sub("", svg_text)
 
 
 def _table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset(),
@@ -107,7 +120,8 @@ def render(plan: Plan) -> str:
     def figure(draw, caption: str) -> str:
         if not plots:
             return f'<p class="muted">{_e(svg.PLOT_LEFT_OUT)}</p>'
-        return f"<figure>{svg.render(draw)}<figcaption>{caption}</figcaption></figure>"
+        plot = _uncommented(svg.render(draw))
+        return f"<figure>{plot}<figcaption>{caption}</figcaption></figure>"
 
     out += ['<section id="summary">', "<h2>Summary</h2>"]
     rows, current = [], None

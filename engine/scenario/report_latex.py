@@ -19,6 +19,7 @@ from napkinmath.errors import InputError
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan
 from napkinmath.scenario.svg import LEFT_OUT, can_plot, wants_plots
+from napkinmath.text.visible import visible
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
             "_": r"\_\allowbreak{}", "/": r"/\allowbreak{}", "{": r"\{", "}": r"\}",
@@ -40,29 +41,37 @@ _UNICODE = {
     "\u2009": r"\,", "\u00a0": "~", "\u202f": r"\,",
 }
 _SUPER = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+", strict=True))
-_SUPER_RUN = re.compile(f"[{''.join(_SUPER)}]+")
+#: one piece of text at a time: a run of superscripts (10⁻³), a blank line, one character
+_PIECES = re.compile(f"[{''.join(_SUPER)}]+|\n[ \t]*\n\\s*|.", re.S)
 
 
-def tex(text: str) -> str:
-    """Text as LaTeX: specials escaped, Unicode translated, anything else spelled out."""
-    text = _SUPER_RUN.sub(lambda m: "\0" + "".join(_SUPER[c] for c in m.group()) + "\1",
-                          str(text))
+def tex(text: str, paragraphs: bool = False) -> str:
+    """Text as LaTeX: specials escaped, Unicode translated, anything else spelled out, so
+    that no user text becomes a TeX command. Control characters and bidi overrides are
+    shown as escapes first (\\x1b, <U+202E>), as the text report shows them; a blank line
+    is a paragraph break with `paragraphs` (notes), a space elsewhere (an argument)."""
     out = []
-    for char in text:
-        if char == "\0":
-            out.append(r"\ensuremath{^{")
-        elif char == "\1":
-            out.append("}}")
-        elif char in _SPECIAL:
-            out.append(_SPECIAL[char])
-        elif ord(char) < 128:
-            out.append(char)
-        elif char in _UNICODE:
-            out.append(_UNICODE[char])
+    for piece in _PIECES.findall(visible(str(text), keep="\n\t")):
+        if piece[0] in _SUPER:
+            out.append(r"\ensuremath{^{" + "".join(_SUPER[c] for c in piece) + "}}")
+        elif len(piece) > 1:  # a blank line
+            out.append("\n\n" if paragraphs else " ")
+        elif piece in _SPECIAL:
+            out.append(_SPECIAL[piece])
+        elif ord(piece) < 128:
+            out.append(piece)
+        elif piece in _UNICODE:
+            out.append(_UNICODE[piece])
         else:
-            plain = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
-            out.append(plain or f"[U+{ord(char):04X}]")
+            plain = unicodedata.normalize("NFKD", piece).encode("ascii", "ignore").decode()
+            out.append(plain or f"[U+{ord(piece):04X}]")
     return "".join(out)
+
+
+def _unbracketed(latex: str) -> str:
+    """A row's first cell that cannot start with `[`: after the row before's \\\\ that would
+    open its optional argument (a user's record called "[-1cm]"); an empty group stops it."""
+    return "{}" + latex if latex.lstrip().startswith("[") else latex
 
 
 def _math(text: str) -> str:
@@ -92,7 +101,7 @@ def render(plan: Plan, figures: Path | None = None) -> str:
            r"\allowdisplaybreaks", f"\\title{{{tex(plan.title)}}}", r"\date{}",
            r"\begin{document}", r"\maketitle"]
     if plan.scenario.notes.strip():
-        out.append(tex(plan.scenario.notes.strip()))
+        out.append(tex(plan.scenario.notes.strip(), paragraphs=True))
     if figures is not None and wants_plots(plan) and not can_plot():
         figures = None  # the report is written without its plots, and says so
         out.append(f"\\par\\textbf{{Note:}} {tex(LEFT_OUT)}")
@@ -117,7 +126,7 @@ def render(plan: Plan, figures: Path | None = None) -> str:
     for s in plan.sections:
         out.append(f"\\section{{{tex(s.title)}}}")
         if s.section.notes.strip():
-            out.append(tex(s.section.notes.strip()))
+            out.append(tex(s.section.notes.strip(), paragraphs=True))
         out += [f"\\par\\textbf{{{tex(line)}}}" for line in s.answer.headline()]
         out += [r"\subsection*{Given}", r"\begin{longtable}{p{0.27\linewidth}p{0.2\linewidth}"
                 r"p{0.45\linewidth}}", r"\textbf{given} & \textbf{value} & \textbf{from} \\"
@@ -200,7 +209,7 @@ def _table(table) -> str:
              " & ".join(f"\\textbf{{{tex(h)}}}" for h in table.headers) + r" \\ \hline"]
     for row, bad in zip(table._cells(), table._infeasible(), strict=True):
         cells = [f"\\textbf{{{tex(c)}}}" if bad and c else tex(c) for c in row]
-        lines.append(" & ".join(cells) + r" \\")
+        lines.append(_unbracketed(" & ".join(cells)) + r" \\")
     lines.append(r"\end{longtable}}")
     if table.notes:
         lines.append(f"{{\\small {tex(' '.join(table.notes))}}}")
@@ -223,6 +232,20 @@ def _save_pdf(draw, path: Path) -> None:
         plt.close(fig)
 
 
+#: pdflatex runs no shell command (\\write18) and stops at the first error, whatever the
+#: local TeX configuration says
+PDFLATEX_OPTIONS = ("-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error")
+
+
+def pdflatex_env() -> dict[str, str]:
+    """The environment pdflatex runs in: the report's fixed dates, and kpathsea's settings
+    (which the environment overrides texmf.cnf with) that allow no shell escape and reading
+    and writing only inside the working folder: no absolute path, no parent folder, no dot
+    file, not /etc/passwd through \\input."""
+    return {**os.environ, "SOURCE_DATE_EPOCH": "0", "FORCE_SOURCE_DATE": "1",
+            "shell_escape": "f", "openin_any": "p", "openout_any": "p"}
+
+
 def pdflatex() -> str | None:
     """The pdflatex on PATH, or None."""
     return shutil.which("pdflatex")
@@ -238,11 +261,10 @@ def write_pdf(plan: Plan, path: Path) -> Path:
     with tempfile.TemporaryDirectory(prefix="napkin-plan-") as folder:
         work = Path(folder)
         (work / "plan.tex").write_text(render(plan, figures=work) + "\n", encoding="utf-8")
-        env = {**os.environ, "SOURCE_DATE_EPOCH": "0", "FORCE_SOURCE_DATE": "1"}
         for _ in range(2):
-            done = subprocess.run([program, "-interaction=nonstopmode", "-halt-on-error",
-                                   "plan.tex"], cwd=work, env=env, capture_output=True,
-                                  text=True, errors="replace", timeout=120, check=False)
+            done = subprocess.run([program, *PDFLATEX_OPTIONS, "plan.tex"], cwd=work,
+                                  env=pdflatex_env(), capture_output=True, text=True,
+                                  errors="replace", timeout=120, check=False)
             if done.returncode != 0:
                 log = (work / "plan.log").read_text(errors="replace") \
                     if (work / "plan.log").exists() else done.stdout

@@ -1,13 +1,20 @@
-"""The plan as plain Unicode text (the terminal's `napkin plan FILE`)."""
+"""The plan as plain Unicode text (the terminal's `napkin plan FILE`).
+
+No character of the user's reaches the terminal raw: ESC, BEL, a carriage return or a
+right-to-left override in a title, a note or a source is shown as an escape (\\x1b,
+<U+202E>), as everywhere napkinmath echoes user text.
+"""
 
 from __future__ import annotations
 
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan
+from napkinmath.text.visible import visible
 
 
 def _rule(text: str, char: str) -> list[str]:
-    return [text, char * len(text)]
+    shown = visible(text)  # the rule as long as the title is shown
+    return [shown, char * len(shown)]
 
 
 def render(plan: Plan) -> str:
@@ -63,7 +70,7 @@ def render(plan: Plan) -> str:
         out += ["", *_rule("Assumptions", "-"), *[f"  {n}: {a}" for n, a in assumed]]
     out += ["", *_rule("Sources", "-")]
     out += [f"  [{n}] {source}" for n, source in sources.entries()]
-    return "\n".join(out)
+    return visible("\n".join(out), keep="\n")
 
 
 def _cited(text: str, source: str, sources) -> str:

@@ -17,6 +17,7 @@ from napkinmath.errors import InputError
 from napkinmath.library.lookup import variables
 from napkinmath.rendering.result import Given
 from napkinmath.text.values import to_quantity
+from napkinmath.text.visible import quoted
 from napkinmath.units import Quantity
 
 #: precision -> (the record key of its dense peak, bytes per value)
@@ -32,7 +33,7 @@ def precision_givens(precision: object, gpu: str | None, bound: dict[str, Given]
                      ) -> dict[str, Given]:
     """The peak and byte sizes `precision` implies, for names the user did not give."""
     if not isinstance(precision, str) or precision.lower() not in PRECISIONS:
-        raise InputError(f"precision={precision!r}: expected one of "
+        raise InputError(f"precision={quoted(precision)}: expected one of "
                          f"{', '.join(PRECISIONS)}", "precision")
     precision = precision.lower()
     key, size = PRECISIONS[precision]

@@ -273,8 +273,7 @@ class Table:
     def to_markdown(self) -> str:
         """A GitHub table; the title as a bold line above, the notes as lines below."""
 
-        def esc(text: str) -> str:
-            return text.replace("|", "\\|")
+        from napkinmath.checking.escape import md_inline as esc  # no HTML, link, control
 
         lines = []
         if self.title:
@@ -283,7 +282,7 @@ class Table:
         lines.append("|" + "|".join("---" if c.is_labels else "---:" for c in self.columns) + "|")
         lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in self._cells()]
         if self.notes:
-            lines += ["", "\n\n".join(self.notes)]
+            lines += ["", "\n\n".join(esc(n) for n in self.notes)]
         return "\n".join(lines)
 
     def __str__(self) -> str:
