@@ -45,7 +45,7 @@ import numpy as np
 import pytest
 
 import napkinmath as nm
-from napkinmath.errors import NapkinError
+from napkinmath.errors import InputError, NapkinError, UnknownNameError
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 80, 80
@@ -427,6 +427,8 @@ def _samples() -> dict:
         k: v for k, v in W12.items() if k != "train_time"}, n_gpus=64)],
         "answers": [r, ranged, sampled, table, comparison, ranged.value, r.sensitivity(),
                     nm.check("140 GB / (400 Gb/s)", expect="0.35 s"),
+                    nm.check_claims([{"expression": "6 * 7B * 1T", "claimed": "4.2e22 FLOP"}]),
+                    nm.formula("fleet_equation"), nm.variable("mfu"), nm.hardware.get("H100"),
                     nm.plan(PLAN)]}
 
 
@@ -464,3 +466,91 @@ def test_fuzzed_calls_raise_only_napkinmath_errors(in_tmp):
     report = "\n".join(f"{name}: {count}" for name, count in tally.foreign.most_common())
     examples = "\n".join(tally.examples.values())
     assert not tally.foreign, f"foreign exceptions by function:\n{report}\n\n{examples}"
+
+
+# --- the reproductions, one by one ----------------------------------------------------------
+@pytest.mark.parametrize("call, argument", [
+    (lambda: nm.variable(3), "name"), (lambda: nm.variable(None), "name"),
+    (lambda: nm.variable(["mfu"]), "name"), (lambda: nm.formula(b"fleet_equation"), "name"),
+    (lambda: nm.formula({"a": 1}), "name"), (lambda: nm.graph(["mfu"]), "around"),
+    (lambda: nm.graph("mfu", depth=1.5), "depth"), (lambda: nm.graph(depth=True), "depth"),
+    (lambda: nm.hardware.get(7), "name"), (lambda: nm.hardware.find(None), "name"),
+    (lambda: nm.lognormal([1], 2), "p5"), (lambda: nm.uniform(0.3, None), "high"),
+    (lambda: nm.plan(("a.toml",)), "source"), (lambda: nm.plan("plan\x00.toml"), "source"),
+    (lambda: nm.solve("n_gpus", records="r\x00.toml", **W12), "records"),
+])
+def test_a_wrong_argument_is_an_input_error_naming_it(call, argument):
+    with pytest.raises(InputError) as info:
+        call()
+    message = str(info.value)
+    assert message.startswith(f"{argument}=")
+    assert "expected" in message or "NUL byte" in message
+    assert info.value.variable == argument
+
+
+def test_the_message_says_what_was_expected_and_the_fix():
+    with pytest.raises(InputError, match=r"^name=3: expected a variable name \(a string\) "
+                                         r"such as 'mfu'; list them with `napkin vars`$"):
+        nm.variable(3)
+    with pytest.raises(InputError, match=r"hardware record name .* such as 'H100'"):
+        nm.hardware.get(["H100"])
+
+
+def test_a_huge_or_deep_value_is_quoted_short():
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    for call in (lambda: nm.variable(deep), lambda: nm.solve(deep),
+                 lambda: nm.solve("n_gpus", tolerance=deep, **W12),
+                 lambda: nm.variable("x" * 1_000_000), lambda: nm.formula("y" * 1_000_000),
+                 lambda: nm.hardware.get("z" * 1_000_000)):
+        with pytest.raises(NapkinError) as info:
+            call()
+        assert len(str(info.value)) < 2000
+
+
+def test_an_answer_method_given_a_wrong_argument_names_it(in_tmp):
+    r = nm.solve("n_gpus", gpu="H100-SXM", **W12)
+    sampled = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384,
+                       mfu="0.3 to 0.5", gpu="H100", samples=200, seed=1)
+    table = nm.sweep("train_time", over={"n_gpus": [1024, 2048]},
+                     train_compute="6.35e24 FLOP", mfu=0.4, gpu="H100")
+    for call, argument in [
+            (lambda: r.to_json(indent=[2]), "indent"), (lambda: r.format(style=[]), "style"),
+            (lambda: r.to_latex(math_only="yes"), "math_only"),
+            (lambda: r.sensitivity(relative={}), "relative"),
+            (lambda: r.sensitivity(target=1), "target"),
+            (lambda: sampled.percentile("mfu_typo", 50), "name"),
+            (lambda: sampled.percentile("train_time", 150), "q"),
+            (lambda: sampled.interval.to("meter"), "unit"),
+            (lambda: sampled.interval.to(3), "unit"),
+            (lambda: table.column(len), "name"), (lambda: table.to_csv(b"x.csv"), "path"),
+            (lambda: table.plot(1), "path"), (lambda: table.to_json(indent=1.5), "indent")]:
+        with pytest.raises(InputError) as info:
+            call()
+        assert info.value.variable == argument, str(info.value)
+    assert sampled.interval.to("hour").high.units == nm.ureg.hour
+
+
+def test_an_unknown_column_or_row_is_also_a_key_error():
+    table = nm.sweep("train_time", over={"n_gpus": [1024, 2048]},
+                     train_compute="6.35e24 FLOP", mfu=0.4, gpu="H100")
+    with pytest.raises(KeyError) as info:
+        table["tokens"]
+    assert isinstance(info.value, NapkinError)
+    assert str(info.value) == ("name='tokens': no column of that name; the columns here "
+                               "are: n_gpus, train_time")
+    c = nm.compare("cost_per_million_tokens", gpu=["H100-SXM", "MI300X"],
+                   model="llama-3-70b", n_gpus=4, batch_size=32, seq_len=8192)
+    with pytest.raises(KeyError, match="label='B200': no row of that name; the rows here"):
+        c.ratio("B200")
+
+
+def test_a_wrong_call_signature_is_pythons_type_error():
+    """The exclusion the fuzzer makes: Python reports a call that does not fit."""
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nmae'"):
+        nm.variable(nmae="mfu")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        nm.formula()  # type: ignore[call-arg]
+    with pytest.raises(UnknownNameError):  # solve takes **givens: an unknown variable
+        nm.solve("n_gpus", gpu="H100-SXM", no_such_option=1, **W12)

@@ -426,7 +426,9 @@ def load_claims(source: object, input_format: str | None = None
 
 def _load(source: object, input_format: str | None) -> _Table:
     if isinstance(source, (str, Path)):
-        path = Path(source)
+        from napkinmath.arguments import path as checked_path
+
+        path = checked_path(source, "path_or_rows", what="a claims file or a list of rows")
         fmt = input_format or path.suffix.lower().lstrip(".")
         if fmt not in ("csv", "tsv", "json", "toml"):
             raise InputError(f"{visible(clip(str(source), 200))!r}: a claims file is .csv, "

@@ -158,17 +158,17 @@ class Plan:
 
     def write(self, path: str | Path) -> Path:
         """Write the report; the format follows the suffix (.md, .html, .tex, .pdf, .txt)."""
-        path = arguments.path(path, "path", what="a file name such as 'plan.md'")
-        suffix = path.suffix.lower()
+        target = arguments.path(path, "path", what="a file name such as 'plan.md'")
+        suffix = target.suffix.lower()
         if suffix == ".pdf":
-            return self.to_pdf(path)
+            return self.to_pdf(target)
         render = {".md": self.to_markdown, ".markdown": self.to_markdown, ".html": self.to_html,
                   ".htm": self.to_html, ".tex": self.to_latex, ".txt": self.to_text}.get(suffix)
         if render is None:
-            raise InputError(f"cannot write a report as {path.name!r}: use .md, .html, .pdf, "
-                             ".tex or .txt")
-        arguments.write_text(path, render() + "\n")
-        return path
+            raise InputError(f"cannot write a report as {arguments.shown(target.name)}: use .md, "
+                             ".html, .pdf, .tex or .txt", "path")
+        arguments.write_text(target, render() + "\n")
+        return target
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()

@@ -121,7 +121,7 @@ class Scenario:
 
 
 def describe(source: str, lines: dict, path: Where, is_json: bool = False) -> str:
-    key = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p)
+    key = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else f"{p}")
                   for i, p in enumerate(path))
     line = line_of(lines, path) if lines else None
     at = f", line {line}" if line else ""

@@ -212,9 +212,7 @@ def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units
     """`solve` without the memo."""
     names = _target_names(targets)
     check_tolerance(tolerance)
-    if on_inconsistent not in ("error", "warn"):
-        raise InputError(f"on_inconsistent={arguments.shown(on_inconsistent)}: expected "
-                         "'error' or 'warn'", "on_inconsistent")
+    arguments.choice(on_inconsistent, "on_inconsistent", ("error", "warn"))
     _refuse_lists(gpu=gpu, model=model, **givens)
     spread = samples is not None or any(is_spread(v) for v in givens.values())
     if precision is not None and spread:
@@ -307,8 +305,8 @@ def check_tolerance(tolerance: object) -> None:
     """A relative tolerance is a fraction in [0, 1): 0.01 is 1%."""
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
             or not 0 <= tolerance < 1:
-        raise InputError(f"tolerance={arguments.shown(tolerance, 40)}: expected a fraction such as 0.01 (1%)",
-                         "tolerance")
+        raise InputError(f"tolerance={arguments.shown(tolerance, 40)}: expected a fraction "
+                         "such as 0.01 (1%)", "tolerance")
 
 
 

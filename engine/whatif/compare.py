@@ -229,9 +229,9 @@ def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: objec
     if len(gpus) * len(models) < 2:
         raise InputError("compare needs at least two records: gpu=['H100-SXM', 'MI300X'] "
                          "(in the shell --gpu H100-SXM,MI300X)", "gpu")
+    if best is not None:
+        best = arguments.choice(best, "best", ("lower", "higher"))
     direction = best or better(variables()[names[0]]) or "lower"
-    if direction not in ("lower", "higher"):
-        raise InputError(f"best={arguments.shown(best)}: expected 'lower' or 'higher'", "best")
     options = {"gpu": gpus, "model": models}
     results: dict[str, Result] = {}
     failures: dict[str, str] = {}
