@@ -36,11 +36,17 @@ _REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
 def shown(value: object, width: int = SHOWN_WIDTH) -> str:
     """`value` for a message: its repr, depth- and length-capped, controls escaped."""
     try:
-        text = _REPR.repr(value)
+        text = repr(value[:width]) if isinstance(value, str) else _REPR.repr(value)
     except (ValueError, RecursionError):  # an int beyond repr's 4,300 digits; deep nesting
         text = f"<a {type(value).__name__}>"
     text = visible(text)
     return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def path_text(target: Path) -> str:
+    """A file name for a message: as written (not quoted), controls escaped, cut at 300."""
+    text = visible(str(target))
+    return text if len(text) <= 300 else text[:299] + "…"
 
 
 def name(value: object, argument: str, *, kind: str, example: str, listing: str = "") -> str:
@@ -144,5 +150,5 @@ def write_text(target: Path, text: str, newline: str | None = None) -> None:
         with open(target, "w", encoding="utf-8", newline=newline) as f:
             f.write(text)
     except OSError as exc:
-        raise InputError(f"cannot write {shown(str(target), 200)}: "
+        raise InputError(f"cannot write {path_text(target)}: "
                          f"{exc.strerror or type(exc).__name__}", "path") from None

@@ -516,7 +516,7 @@ def _finish(plt, fig, ax, target: Path | None, owned: bool):
     try:
         fig.savefig(target, dpi=120, bbox_inches="tight", format=target.suffix.lower()[1:])
     except OSError as exc:
-        raise InputError(f"cannot write {arguments.shown(str(target), 200)}: "
+        raise InputError(f"cannot write {arguments.path_text(target)}: "
                          f"{exc.strerror or type(exc).__name__}", "path") from None
     finally:
         if owned:
