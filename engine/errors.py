@@ -41,6 +41,13 @@ class UnknownNameError(InputError):
     """A variable, formula or hardware name that napkinmath does not know."""
 
 
+class UnknownKeyError(UnknownNameError, KeyError):
+    """A name looked up where a mapping is (a table's column, a comparison's row): also a
+    KeyError, as `table["x"]` is."""
+
+    __str__ = Exception.__str__  # the message as written (KeyError would quote it)
+
+
 class UnderDeterminedError(NapkinError):
     """The givens do not determine a target; `suggestions` lists inputs that would."""
 

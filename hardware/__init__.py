@@ -18,6 +18,7 @@ from functools import cache, cached_property
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from napkinmath import arguments
 from napkinmath.errors import UnknownNameError
 from napkinmath.hardware.layout import Layout, scan
 from napkinmath.text.visible import quoted
@@ -416,6 +417,8 @@ def _build_index(names: Iterable[tuple[str, tuple[str, ...]]]) -> dict[str, str]
 
 def find(name: str) -> str | None:
     """The id of the record called `name` (case, dashes and spaces ignored), or None."""
+    name = arguments.name(name, "name", kind="hardware record", example="H100",
+                          listing="napkin hardware")
     active = _ACTIVE.get()
     index = _index() if active is None else active.index
     return index.get(_normalize(name))
@@ -425,12 +428,14 @@ def get(name: str, *, checked: bool = True) -> Record:
     """The record called `name` (case, dashes and spaces ignored; aliases accepted); for
     display, without `checked`, the shipped records' keys are not checked against the library
     (see `shown`)."""
+    checked = arguments.flag(checked, "checked")
     record_id = find(name)
     if record_id is None:
         import difflib
 
         known = sorted(listed())
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
+        close = ([] if arguments.is_long(name) else
+                 difflib.get_close_matches(name, known, n=3, cutoff=0.4))
         hint = f"did you mean {' or '.join(close)}? " if close else ""
         raise UnknownNameError(
             f"unknown hardware {quoted(name)}: {hint}known records are {', '.join(known)} "

@@ -21,6 +21,7 @@ import tomllib
 from dataclasses import replace
 from functools import lru_cache
 
+from napkinmath import arguments
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.hardware import (
     METADATA_KEYS,
@@ -61,9 +62,10 @@ def record_paths(paths: object) -> tuple[str, ...]:
         paths = [paths]
     if not isinstance(paths, (list, tuple)) or not paths \
             or not all(isinstance(p, (str, os.PathLike)) for p in paths):
-        raise InputError(f"records={paths!r}: expected the path of a TOML records file, or a "
-                         "list of paths", "records")
-    return tuple(os.path.abspath(os.fspath(p)) for p in paths)
+        raise InputError(f"records={arguments.shown(paths)}: expected the path of a TOML "
+                         "records file, or a list of paths", "records")
+    what = "the path of a TOML records file"
+    return tuple(os.path.abspath(arguments.path(p, "records", what=what)) for p in paths)
 
 
 @lru_cache(maxsize=32)

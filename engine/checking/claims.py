@@ -407,6 +407,10 @@ def check_claims(path_or_rows: object, tolerance: float = DEFAULT_TOLERANCE, *,
     `records` (a path or a list of paths) loads the user's own records files over the shipped
     ones for the whole table (`napkinmath.hardware.user`).
     """
+    if input_format is not None:
+        from napkinmath.arguments import choice
+
+        input_format = choice(input_format, "input_format", ("csv", "tsv", "json", "toml"))
     if records is not None:
         from napkinmath.solving.records import user_records
 
@@ -450,7 +454,9 @@ def load_claims(source: object, input_format: str | None = None
 
 def _load(source: object, input_format: str | None) -> _Table:
     if isinstance(source, (str, Path)):
-        path = Path(source)
+        from napkinmath.arguments import path as checked_path
+
+        path = checked_path(source, "path_or_rows", what="a claims file or a list of rows")
         fmt = input_format or path.suffix.lower().lstrip(".")
         if fmt not in ("csv", "tsv", "json", "toml"):
             raise InputError(f"{visible(clip(str(source), 200))!r}: a claims file is .csv, "
@@ -470,12 +476,23 @@ def _load(source: object, input_format: str | None) -> _Table:
     if isinstance(source, Mapping):
         rows, defaults = _from_document(dict(source), "claims")
         return _Table([(None, row) for row in rows], defaults, "claims")
-    if isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)):
+    if isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)) \
+            and _iterable(source):
         rows = list(itertools.islice(source, MAX_ROWS + 1))
         _check_rows(rows, "claims")
         return _Table([(None, row) for row in rows], {}, "claims")
     raise InputError(f"check_claims takes a file path or a list of rows, not "
                      f"{type(source).__name__}")
+
+
+def _iterable(source: object) -> bool:
+    """Whether `source` can be iterated: a pint Quantity or a 0-d numpy array declares
+    __iter__ but refuses it."""
+    try:
+        iter(source)  # type: ignore[call-overload]
+    except TypeError:
+        return False
+    return True
 
 
 def read_claims_file(path: str | Path) -> bytes:

@@ -143,6 +143,8 @@ def shown_value(value: object, width: int = 60) -> str:
         text = repr(value)
     except ValueError:  # Python refuses to print integers beyond 4,300 digits
         text = f"<an integer of about {int.bit_length(value) * 0.30103:,.0f} digits>"
+    except RecursionError:  # a container nested thousands deep
+        text = f"<a {type(value).__name__} nested too deep to print>"
     return visible(clip(text, width))
 
 

@@ -55,10 +55,11 @@ class Rendered:
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text; never NaN or Infinity (non-finite numbers become null)."""
+        from napkinmath.arguments import indent as checked_indent
         from napkinmath.rendering.result import finite_json
 
-        return json.dumps(finite_json(self.to_dict()), indent=indent, ensure_ascii=False,
-                          allow_nan=False)
+        return json.dumps(finite_json(self.to_dict()), indent=checked_indent(indent),
+                          ensure_ascii=False, allow_nan=False)
 
 
 @dataclass

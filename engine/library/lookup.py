@@ -6,6 +6,7 @@ import difflib
 import sys
 from typing import TYPE_CHECKING
 
+from napkinmath import arguments
 from napkinmath.errors import UnknownNameError
 from napkinmath.library.declare import (
     CONSTRAINTS,
@@ -69,6 +70,7 @@ def constraints() -> dict[str, Constraint]:
 
 def variable(name: str) -> Variable:
     """The variable called `name`, or an error that suggests the closest names."""
+    name = arguments.name(name, "name", kind="variable", example="mfu", listing="napkin vars")
     known = variables()
     found = known.get(name)
     if found is None:
@@ -78,6 +80,8 @@ def variable(name: str) -> Variable:
 
 
 def _unknown_message(kind: str, name: str, known: dict) -> str:
+    if arguments.is_long(name):  # no name is this long: quote it cut, match nothing
+        return f"unknown {kind} {arguments.shown(name)} ({len(name):,} characters)"
     close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
     if not close:
         close = [k for k in known if name.lower() in k][:3]

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import networkx as nx
 
-from napkinmath.errors import InputError, UnknownNameError
+from napkinmath import arguments
+from napkinmath.errors import UnknownNameError
 from napkinmath.library.declare import Formula
 from napkinmath.library.lookup import _unknown_message, formulas, variable
 
 
 def formula(name: str) -> Formula:
     """The formula called `name` (its sympy equation, variables, source and title)."""
+    name = arguments.name(name, "name", kind="formula", example="fleet_equation",
+                          listing="napkin formulas")
     known = formulas()
     if name not in known:
         raise UnknownNameError(_unknown_message("formula", name, known) +
@@ -31,6 +34,10 @@ def graph(around: str | None = None, depth: int = 1) -> nx.Graph:
     With `around` (a variable name), only the part within `depth` formulas of it: depth 1 is
     the formulas that mention it and their variables; a formula name gives that formula and
     its variables (and with depth 2, the formulas that share them)."""
+    arguments.whole(depth, "depth", low=1, what="a whole number of formulas")
+    if around is not None:
+        around = arguments.name(around, "around", kind="variable or formula", example="mfu",
+                                listing="napkin vars")
     g = nx.Graph()
     for f in formulas().values():
         g.add_node(("formula", f.name), bipartite=0, title=f.title, source=f.source,
@@ -40,9 +47,6 @@ def graph(around: str | None = None, depth: int = 1) -> nx.Graph:
             g.add_edge(("formula", f.name), ("variable", v.name))
     if around is None:
         return g
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise InputError(f"depth={depth!r}: expected a whole number of formulas, 1 or more",
-                         "depth")
     if ("formula", around) in g and ("variable", around) not in g:
         return nx.ego_graph(g, ("formula", around), radius=2 * depth - 1).copy()
     variable(around)  # an unknown name is an UnknownNameError with suggestions

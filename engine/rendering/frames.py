@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from napkinmath import arguments
 from napkinmath.errors import InputError
 from napkinmath.units import format_quantity, format_unit, humanize
 
@@ -40,8 +41,8 @@ def to_table(obj: object):
         if all(type(x).__name__ == "Record" for x in obj):
             return _records(obj)
     name = getattr(obj, "__name__", obj) if not isinstance(obj, Mapping) else None
-    if name in ("variables", "napkinmath.formulas", "formulas", "napkinmath.hardware",
-                "records", "hardware"):
+    if isinstance(name, str) and name in ("variables", "napkinmath.formulas", "formulas",
+                                          "napkinmath.hardware", "records", "hardware"):
         from napkinmath.library.lookup import formulas, variables
 
         if name == "variables":
@@ -61,10 +62,10 @@ def to_table(obj: object):
             return _records(obj.values())
     if isinstance(obj, (list, tuple)) and obj and all(isinstance(r, Result) for r in obj):
         return _results(list(obj))
-    raise InputError(f"to_frame takes a Result, a list of Results, nm.variables(), "
-                     f"nm.formulas or nm.hardware (or 'variables', 'formulas', 'records'), "
-                     f"or one variable, formula or record (or a list of them), "
-                     f"not {type(obj).__name__}")
+    raise InputError(f"obj={arguments.shown(obj)}: to_frame takes a Result, a list of "
+                     "Results, nm.variables(), nm.formulas or nm.hardware (or 'variables', "
+                     "'formulas', 'records'), or one variable, formula or record (or a list "
+                     f"of them), not {type(obj).__name__}", "obj")
 
 
 def to_frame(obj: object):

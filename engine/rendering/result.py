@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from napkinmath import arguments
 from napkinmath.errors import InputError
 from napkinmath.library.declare import Constraint, Formula, Variable
 from napkinmath.rendering.exprprint import Name, Printer
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from napkinmath.library.tree import Tree
     from napkinmath.solving.cancel import Cancel
     from napkinmath.solving.invert import Compiled
+
+#: the styles of `Result.headline` (Markdown and HTML take the text)
+HEADLINE_STYLES = ("text", "markdown", "html", "latex", "ascii")
 
 
 @dataclass(frozen=True)
@@ -289,11 +293,13 @@ class Result:
         return Quantity(0, self.units.get(name) or var.display_unit or var.unit)
 
     def _with_digits(self, digits: int | None) -> Result:
-        if digits is None or digits == self.digits:
+        if digits is None:
             return self
         if not isinstance(digits, int) or isinstance(digits, bool) or not 1 <= digits <= 15:
-            raise InputError(f"digits={digits!r}: give the significant figures as a whole "
-                             "number from 1 to 15, like digits=3")
+            raise InputError(f"digits={arguments.shown(digits)}: give the significant figures "
+                             "as a whole number from 1 to 15, like digits=3", "digits")
+        if digits == self.digits:
+            return self
         shown = copy.copy(self)
         shown.digits = digits
         return shown
@@ -304,12 +310,13 @@ class Result:
         renderers = {"text": Result.to_text, "markdown": Result.to_markdown,
                      "latex": Result.to_latex, "html": Result._repr_html_,
                      "json": Result.to_json}
-        if style not in renderers:
-            raise InputError(f"style={style!r}: choose one of {', '.join(renderers)}")
+        style = arguments.choice(style, "style", renderers)
         return renderers[style](self._with_digits(digits))
 
     # --- renderers ------------------------------------------------------------------------
     def headline(self, style: str = "text") -> list[str]:
+        """One line per target, 'n_gpus = 58.48 GPU', in `style` 'text', 'latex' or 'ascii'."""
+        style = arguments.choice(style, "style", HEADLINE_STYLES)
         lines = []
         rounded = {v.name: v for s in self.steps if s.rounding for v in s.unknowns}
         for name in self.targets:
@@ -485,10 +492,10 @@ class Result:
         from napkinmath.rendering.typeset import latex, latex_math
 
         shown = self._with_digits(digits)
-        if math_only:
+        if arguments.flag(math_only, "math_only"):
             return latex_math(shown)
         body = latex(shown)
-        return latex_document(body) if standalone else body
+        return latex_document(body) if arguments.flag(standalone, "standalone") else body
 
     def to_dict(self) -> dict:
         """A JSON-ready form of the whole answer: exact values, display text beside them."""
@@ -545,8 +552,9 @@ class Result:
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text; never NaN or Infinity (non-finite numbers become null)."""
-        return json_visible(json.dumps(finite_json(self.to_dict()), indent=indent,
-                                       ensure_ascii=False, allow_nan=False))
+        return json_visible(json.dumps(finite_json(self.to_dict()),
+                                       indent=arguments.indent(indent), ensure_ascii=False,
+                                       allow_nan=False))
 
     def to_frame(self):
         """A one-row pandas DataFrame: targets and givens, columns 'name [unit]'."""

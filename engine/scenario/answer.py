@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pint
 
+from napkinmath import arguments
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.rendering.result import CheckRecord, ConstraintRecord, Result
 from napkinmath.scenario.load import Scenario, Section, load
@@ -152,21 +153,22 @@ class Plan:
     def to_pdf(self, path: str | Path) -> Path:
         from napkinmath.scenario.report_latex import write_pdf
 
-        return write_pdf(self, Path(path))
+        return write_pdf(self, arguments.path(path, "path", what="a file name such as "
+                                                 "'plan.pdf'"))
 
     def write(self, path: str | Path) -> Path:
         """Write the report; the format follows the suffix (.md, .html, .tex, .pdf, .txt)."""
-        path = Path(path)
-        suffix = path.suffix.lower()
+        target = arguments.path(path, "path", what="a file name such as 'plan.md'")
+        suffix = target.suffix.lower()
         if suffix == ".pdf":
-            return self.to_pdf(path)
+            return self.to_pdf(target)
         render = {".md": self.to_markdown, ".markdown": self.to_markdown, ".html": self.to_html,
                   ".htm": self.to_html, ".tex": self.to_latex, ".txt": self.to_text}.get(suffix)
         if render is None:
-            raise InputError(f"cannot write a report as {path.name!r}: use .md, .html, .pdf, "
-                             ".tex or .txt")
-        path.write_text(render() + "\n", encoding="utf-8")
-        return path
+            raise InputError(f"cannot write a report as {arguments.shown(target.name)}: use .md, "
+                             ".html, .pdf, .tex or .txt", "path")
+        arguments.write_text(target, render() + "\n")
+        return target
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
@@ -182,8 +184,10 @@ def plan(source: str | Path | Mapping, records: object = None,
     `achievable=True` uses measured peaks as the file's `achievable = true` does."""
     from napkinmath.solving.records import user_records
 
-    if achievable is not None and not isinstance(achievable, bool):
-        raise InputError(f"achievable={achievable!r}: expected True or False", "achievable")
+    if achievable is not None:
+        achievable = arguments.flag(achievable, "achievable")
+    if not isinstance(source, (Scenario, Mapping)):
+        source = arguments.path(source, "source", what="a plan file (.toml or .json) or a dict")
     scenario = source if isinstance(source, Scenario) else load(source, records)
     if achievable:
         scenario.achievable = True

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.scenario.locate import json_lines, line_of, toml_lines
+from napkinmath.text.visible import visible
 
 Where = tuple[str | int, ...]
 
@@ -54,6 +55,8 @@ SECTION_KEYS = ("title", "notes", "ask", "uses", "givens", "feeds", "units", "se
 SWEEP_KEYS = ("title", "target", "over", "givens", "gpu", "model", "points")
 COMPARISON_KEYS = ("title", "target", "givens", "gpu", "model", "best")
 PRECISIONS = ("bf16", "fp16", "fp8", "int8", "fp4")
+#: the largest plan file read (the shipped examples are a few kB)
+MAX_PLAN_BYTES = 5_000_000
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ class Scenario:
 
 
 def describe(source: str, lines: dict, path: Where, is_json: bool = False) -> str:
-    key = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p)
+    key = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else f"{p}")
                   for i, p in enumerate(path))
     line = line_of(lines, path) if lines else None
     at = f", line {line}" if line else ""
@@ -132,7 +135,7 @@ def load(source: str | Path | Mapping, records: object = None) -> Scenario:
     if isinstance(source, Mapping):
         return _Checker(dict(source), "<dict>", {}, False, extra).scenario()
     path = Path(source)
-    text = path.read_text(encoding="utf-8")
+    text = _read(path)
     is_json = path.suffix.lower() == ".json"
     try:
         data = json.loads(text) if is_json else tomllib.loads(text)
@@ -145,6 +148,19 @@ def load(source: str | Path | Mapping, records: object = None) -> Scenario:
                          "sections, ...")
     lines = json_lines(text) if is_json else toml_lines(text)
     return _Checker(data, str(path), lines, is_json, extra).scenario()
+
+
+def _read(path: Path) -> str:
+    """A plan file's text: a regular file of at most MAX_PLAN_BYTES, UTF-8."""
+    from napkinmath.files import read_regular_file
+
+    data = read_regular_file(path, noun="plan file", limit=MAX_PLAN_BYTES,
+                             rule="plans are read only from regular files")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{visible(str(path))}: not UTF-8 text (a byte that is not UTF-8 at "
+                         f"position {exc.start:,}); save it as UTF-8") from None
 
 
 def _record_paths(records: object) -> tuple[str, ...]:

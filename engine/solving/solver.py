@@ -19,6 +19,7 @@ from functools import lru_cache
 
 import pint
 
+from napkinmath import arguments
 from napkinmath.errors import (
     InconsistentError,
     InputError,
@@ -211,16 +212,15 @@ def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units
     """`solve` without the memo."""
     names = _target_names(targets)
     check_tolerance(tolerance)
-    if on_inconsistent not in ("error", "warn"):
-        raise InputError(f"on_inconsistent={on_inconsistent!r}: expected 'error' or 'warn'",
-                         "on_inconsistent")
+    arguments.choice(on_inconsistent, "on_inconsistent", ("error", "warn"))
     _refuse_lists(gpu=gpu, model=model, **givens)
     spread = samples is not None or any(is_spread(v) for v in givens.values())
     if precision is not None and spread:
         raise InputError("precision= applies to single answers; give peak_flops and the byte "
                          "sizes for ranges and samples", "precision")
     if not isinstance(achievable, bool):
-        raise InputError(f"achievable={achievable!r}: expected True or False", "achievable")
+        raise InputError(f"achievable={arguments.shown(achievable)}: expected True or False",
+                         "achievable")
     if achievable and spread:
         raise InputError("achievable= applies to single answers; give peak_flops or "
                          "hbm_bandwidth as the measured figure for ranges and samples",
@@ -270,21 +270,21 @@ def chosen_units(units: object, targets: tuple[str, ...]) -> dict[str, pint.Unit
     if units is None:
         return {}
     if not isinstance(units, Mapping):
-        raise InputError(f"units={units!r}: expected a mapping such as "
+        raise InputError(f"units={arguments.shown(units)}: expected a mapping such as "
                          "{'train_time': 'hour'}", "units")
     chosen = {}
     for name, text in units.items():
         if name not in targets:
-            raise InputError(f"units: {name!r} is not a target of this question "
+            raise InputError(f"units: {arguments.shown(name)} is not a target of this question "
                              f"({', '.join(targets)})", "units")
         if not isinstance(text, str):
-            raise InputError(f"units[{name!r}]={text!r}: expected a unit such as 'hour'",
-                             name)
+            raise InputError(f"units[{arguments.shown(name)}]={arguments.shown(text)}: expected "
+                             "a unit such as 'hour'", name)
         var = variable(name)
-        unit = parse_unit(text, f"units[{name!r}]")
+        unit = parse_unit(text, f"units[{arguments.shown(name)}]")
         if Quantity(1.0, unit).dimensionality != var.dimensionality:
-            raise InputError(f"units[{name!r}]={text!r}: {name} is in "
-                             f"{format_unit(var.unit) or 'plain numbers'}, not "
+            raise InputError(f"units[{arguments.shown(name)}]={arguments.shown(text)}: {name} "
+                             f"is in {format_unit(var.unit) or 'plain numbers'}, not "
                              f"{format_unit(unit) or 'a plain number'}", name)
         chosen[name] = unit
     return chosen
@@ -305,9 +305,8 @@ def check_tolerance(tolerance: object) -> None:
     """A relative tolerance is a fraction in [0, 1): 0.01 is 1%."""
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
             or not 0 <= tolerance < 1:
-        shown = repr(tolerance) if len(repr(tolerance)) <= 40 else repr(tolerance)[:12] + "…"
-        raise InputError(f"tolerance={shown}: expected a fraction such as 0.01 (1%)",
-                         "tolerance")
+        raise InputError(f"tolerance={arguments.shown(tolerance, 40)}: expected a fraction "
+                         "such as 0.01 (1%)", "tolerance")
 
 
 
@@ -318,12 +317,12 @@ def _refuse_lists(**options: object) -> None:
     for name, value in options.items():
         if isinstance(value, (list, set, frozenset)):
             what = "nm.compare(...)" if name in ("gpu", "model") else "nm.sweep(...)"
-            raise InputError(f"{name}={value!r}: solve takes one value per name; for several "
-                             f"use {what}, or a range (low, high)", name)
+            raise InputError(f"{name}={arguments.shown(value)}: solve takes one value per name; "
+                             f"for several use {what}, or a range (low, high)", name)
         if name == "gpu" and type(value) is tuple and all(type(v) is str for v in value):
             continue  # several records of different kinds (`bound_records`)
         if name in ("gpu", "model") and value is not None and not isinstance(value, str):
-            raise InputError(f"{name}={value!r}: expected a record name such as "
+            raise InputError(f"{name}={arguments.shown(value)}: expected a record name such as "
                              f"{'H100-SXM' if name == 'gpu' else 'llama-3-70b'} "
                              f"(list them with `napkin hardware`)", name)
 
@@ -335,14 +334,14 @@ _NAME = (str, type(None))
 
 def _target_names(targets: str | Iterable[str]) -> tuple[str, ...]:
     if not isinstance(targets, (str, list, tuple)):
-        raise InputError(f"targets={targets!r}: name the variable to solve for, such as "
-                         "'n_gpus', or a list of names", "targets")
+        raise InputError(f"targets={arguments.shown(targets)}: name the variable to solve for, "
+                         "such as 'n_gpus', or a list of names", "targets")
     names = (targets,) if isinstance(targets, str) else tuple(targets)
     if not names:
         raise InputError("nothing to solve for: name at least one target, such as n_gpus")
     for name in names:
         if not isinstance(name, str):
-            raise InputError(f"a target must be a variable name, got {name!r}")
+            raise InputError(f"a target must be a variable name, got {arguments.shown(name)}")
         variable(name)
     return tuple(dict.fromkeys(names))
 

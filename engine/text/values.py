@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import pint
 
+from napkinmath import arguments
 from napkinmath.errors import InputError, ParseError
 from napkinmath.text.dimensions import (
     COUNT_DIMENSIONS,
@@ -51,7 +52,7 @@ def parse_unit(text: object, what: str) -> pint.Unit:
     """A unit a user chose to see an answer in ("GiB", "h", "kUSD"): `what` names the choice
     in the error ("--to GiB", "units['train_time']")."""
     if not isinstance(text, str):
-        raise InputError(f"{what}={text!r}: expected a unit such as 'hour' or 'GiB'")
+        raise InputError(f"{what}={arguments.shown(text)}: expected a unit such as 'hour' or 'GiB'")
     if text.strip() == "%":
         return ureg.percent
     try:
@@ -59,11 +60,11 @@ def parse_unit(text: object, what: str) -> pint.Unit:
     except ParseError as exc:
         raise InputError(f"{what}: {exc}") from None
     if quantity.units == ureg.dimensionless:
-        raise InputError(f"{what} {text!r}: expected a unit such as 'hour' or 'GiB', not a "
-                         "number")
+        raise InputError(f"{what} {arguments.shown(text)}: expected a unit such as 'hour' or "
+                         "'GiB', not a number")
     if float(quantity.magnitude) != 1:
-        raise InputError(f"{what} {text!r}: give the unit alone ({format_unit(quantity.units)}), "
-                         "without a number")
+        raise InputError(f"{what} {arguments.shown(text)}: give the unit alone "
+                         f"({format_unit(quantity.units)}), without a number")
     return quantity.units
 
 
@@ -318,8 +319,8 @@ def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, Sho
     """The value parsed (text) or taken over (a number, a Quantity), not yet checked."""
     name = variable.name
     if isinstance(value, bool) or value is None:
-        raise InputError(f"{name}={value!r}: expected a number or a quantity such as "
-                         f"'{_example(variable)}'", name)
+        raise InputError(f"{name}={arguments.shown(value)}: expected a number or a quantity "
+                         f"such as '{_example(variable)}'", name)
     if isinstance(value, str):
         return _parse_for(value, variable), value  # the text grammar bounds its own numbers
     if isinstance(value, pint.Quantity):

@@ -15,6 +15,8 @@ import json
 
 import pint
 
+from napkinmath import arguments
+from napkinmath.errors import InputError
 from napkinmath.library.declare import Variable
 from napkinmath.library.lookup import variables
 from napkinmath.rendering.numbers import format_value
@@ -131,7 +133,7 @@ class _SpreadAnswer:
         return self.to_markdown()
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        return json.dumps(self.to_dict(), indent=arguments.indent(indent), ensure_ascii=False)
 
     def to_dict(self) -> dict:
         raise NotImplementedError
@@ -262,6 +264,11 @@ class SampleResult(_SpreadAnswer):
     def percentile(self, name: str, q: float) -> pint.Quantity:
         import numpy as np
 
+        name = arguments.key(name, "name", self.samples, kind="sampled variable")
+        q = arguments.real(q, "q", what="a percentile from 0 to 100", example="95")
+        if not 0 <= q <= 100:
+            raise InputError(f"q={arguments.shown(q)}: expected a percentile from 0 to 100 "
+                             "such as 95", "q")
         var = variables()[name]
         base = float(np.percentile(self.samples[name], q))
         return humanize(quantity(base, var), var.display_unit)

@@ -16,6 +16,7 @@ import itertools
 import math
 from collections.abc import Iterable
 
+from napkinmath import arguments
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.lookup import variables
 from napkinmath.rendering.result import Result
@@ -48,9 +49,13 @@ class Comparison:
     def best(self) -> str:
         return self.ranking[0]
 
+    def _row(self, label: object) -> Result:
+        """The answer of row `label`, or an UnknownKeyError listing the rows."""
+        return self.results[arguments.key(label, "label", self.results, kind="row")]
+
     def fits(self, label: str) -> bool:
         """True when every constraint this row's answer touches holds."""
-        return self.results[label].fits
+        return self._row(label).fits
 
     @property
     def warnings(self) -> list[str]:
@@ -64,13 +69,15 @@ class Comparison:
 
     def ratio(self, label: str) -> float:
         """This row's answer over the best row's (1 for the best)."""
+        label = arguments.key(label, "label", self.results, kind="row")
         best = self._base(self.best, self.targets[0])
         return self._base(label, self.targets[0]) / best if best else math.nan
 
     def used(self, label: str, differing: bool = False) -> list[str]:
         """The record values and assumptions this row's answer read (only those that differ
         between rows, with `differing`)."""
-        shown = self._used(label)
+        shown = self._used(arguments.key(label, "label", self.results, kind="row"))
+        differing = arguments.flag(differing, "differing")
         return [s for s in shown if s not in self.common] if differing else shown
 
     def _used(self, label: str) -> list[str]:
@@ -94,6 +101,7 @@ class Comparison:
     def sources(self, label: str) -> list[str]:
         """'H100-SXM: NVIDIA H100 Tensor Core GPU datasheet (2023-06)' and the like."""
         found: dict[str, None] = {}
+        label = arguments.key(label, "label", self.results, kind="row")
         for g in self.results[label].givens.values():
             if g.origin == "record" or (g.origin == "assumption" and ":" in g.note
                                         and g.note.split(":")[0] in label.split(" + ")):
@@ -221,9 +229,9 @@ def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: objec
     if len(gpus) * len(models) < 2:
         raise InputError("compare needs at least two records: gpu=['H100-SXM', 'MI300X'] "
                          "(in the shell --gpu H100-SXM,MI300X)", "gpu")
+    if best is not None:
+        best = arguments.choice(best, "best", ("lower", "higher"))
     direction = best or better(variables()[names[0]]) or "lower"
-    if direction not in ("lower", "higher"):
-        raise InputError(f"best={best!r}: expected 'lower' or 'higher'", "best")
     options = {"gpu": gpus, "model": models}
     results: dict[str, Result] = {}
     failures: dict[str, str] = {}

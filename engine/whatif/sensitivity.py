@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
+from napkinmath import arguments
 from napkinmath.errors import InputError
 from napkinmath.library.declare import ROUNDING_FUNCTIONS
 from napkinmath.library.lookup import variables
@@ -134,12 +135,16 @@ class Sensitivity:
 def sensitivity(result: Result, bounds: list[Bound] = (), target: str | None = None,
                 relative: float = 0.1) -> Sensitivity:
     """Elasticities of `target` (the first target) to every input of `result`, with swings."""
-    target = target or result.targets[0]
-    if target not in result.targets:
-        raise InputError(f"{target!r} is not a target of this answer "
-                         f"({', '.join(result.targets)})", target)
+    if target is None:
+        target = result.targets[0]
+    elif not isinstance(target, str) or target not in result.targets:
+        raise InputError(f"target={arguments.shown(target)}: not a target of this answer; "
+                         f"choose one of {', '.join(result.targets)}", "target")
+    relative = arguments.real(relative, "relative", what="a fraction between 0 and 1",
+                              example="0.1")
     if not 0 < relative < 1:
-        raise InputError(f"relative={relative!r}: expected a fraction such as 0.1", "relative")
+        raise InputError(f"relative={relative!r}: expected a fraction between 0 and 1 such "
+                         "as 0.1", "relative")
     chain = VectorChain.from_result(result)
     point = {n: float(g.quantity.m_as(g.variable.unit)) * g.variable.base_factor
              for n, g in result.givens.items()}

@@ -14,11 +14,13 @@ Each end goes through the same parser and checks (dimension, bounds) as any give
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from dataclasses import dataclass
 
 import pint
 
+from napkinmath import arguments
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.declare import Variable
 from napkinmath.text.values import to_quantity
@@ -49,7 +51,16 @@ class Interval:
         return self.high - self.low
 
     def to(self, unit: str | pint.Unit) -> Interval:
-        return Interval(self.low.to(unit), self.high.to(unit))
+        """Both ends in `unit` ("day", "GiB", a pint Unit) of the interval's dimension."""
+        target = _unit(unit)
+        if not self.low.is_compatible_with(target):
+            from napkinmath.text.dimensions import dimension_text
+
+            raise InputError(f"unit={arguments.shown(unit)}: this interval is "
+                             f"[{dimension_text(self.low.dimensionality)}], which cannot be "
+                             f"shown in {format_unit(target) or 'plain numbers'}; give a unit "
+                             f"such as {format_unit(self.high.units) or '%'!r}", "unit")
+        return Interval(self.low.to(target), self.high.to(target))
 
     def __iter__(self):
         return iter((self.low, self.high))
@@ -64,6 +75,21 @@ class Interval:
 
     def __repr__(self) -> str:
         return f"Interval({self})"
+
+
+def _unit(unit: object) -> pint.Unit:
+    """A unit chosen to show an interval in: text ("day"; "" for plain numbers) or a Unit."""
+    from napkinmath.text.values import parse_unit
+    from napkinmath.units import ureg
+
+    if isinstance(unit, pint.Unit):
+        return unit if unit._REGISTRY is ureg else parse_unit(str(unit), "unit")
+    if isinstance(unit, str) and not unit.strip():
+        return ureg.dimensionless
+    if not isinstance(unit, str):
+        raise InputError(f"unit={arguments.shown(unit)}: expected a unit such as 'hour' or "
+                         "'GiB'", "unit")
+    return parse_unit(unit, "unit")
 
 
 def format_interval(low: pint.Quantity, high: pint.Quantity, style: str = "text",
@@ -102,17 +128,27 @@ class Spread:
 
 def lognormal(p5: object, p95: object) -> Spread:
     """A lognormal with 90% of its mass between `p5` and `p95` (``"a to b"`` in text)."""
-    return Spread("lognormal", p5, p95)
+    return Spread("lognormal", _end_given(p5, "p5"), _end_given(p95, "p95"))
 
 
 def normal(p5: object, p95: object) -> Spread:
     """A normal with 90% of its mass between `p5` and `p95`."""
-    return Spread("normal", p5, p95)
+    return Spread("normal", _end_given(p5, "p5"), _end_given(p95, "p95"))
 
 
 def uniform(low: object, high: object) -> Spread:
     """Every value between `low` and `high` equally likely."""
-    return Spread("uniform", low, high)
+    return Spread("uniform", _end_given(low, "low"), _end_given(high, "high"))
+
+
+def _end_given(value: object, argument: str) -> object:
+    """An end of a distribution as given: a number, a text such as '2 h', or a Quantity;
+    checked against its variable when the spread is bound."""
+    if isinstance(value, (str, pint.Quantity)) or (
+            isinstance(value, numbers.Real) and not isinstance(value, bool)):
+        return value
+    raise InputError(f"{argument}={arguments.shown(value)}: expected a number or a quantity "
+                     "such as 0.3 or '2 h'", argument)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from napkinmath import arguments
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.solver import (
@@ -46,12 +47,12 @@ def record_list(value: object, option: str) -> list[str | None]:
     if value is None:
         return [None]
     if not isinstance(value, (str, list, tuple)):
-        raise InputError(f"{option}={value!r}: expected a record name or a list of them",
-                         option)
+        raise InputError(f"{option}={arguments.shown(value)}: expected a record name or a list "
+                         "of them", option)
     names = value.split(",") if isinstance(value, str) else list(value)
     if not all(isinstance(n, str) for n in names):
-        raise InputError(f"{option}={value!r}: every record is named by text, such as "
-                         "'H100-SXM'", option)
+        raise InputError(f"{option}={arguments.shown(value)}: every record is named by text, "
+                         "such as 'H100-SXM'", option)
     names = [n.strip() for n in names if n.strip()]
     if not names:
         raise InputError(f"{option}=: name at least one record", option)
@@ -79,10 +80,11 @@ def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = N
     names = _target_names(targets)
     check_tolerance(tolerance)
     if isinstance(points, bool) or not isinstance(points, int):
-        raise InputError(f"points={points!r}: expected a whole number such as 11", "points")
+        raise InputError(f"points={arguments.shown(points)}: expected a whole number such as 11",
+                         "points")
     if over is not None and not isinstance(over, Mapping):
-        raise InputError(f"over={over!r}: expected a mapping of swept inputs, such as "
-                         "over={'n_gpus': '1k..16k:log:9'}", "over")
+        raise InputError(f"over={arguments.shown(over)}: expected a mapping of swept inputs, "
+                         "such as over={'n_gpus': '1k..16k:log:9'}", "over")
     over = dict(over or {})
     for name, value in list(givens.items()):
         if is_spread(value) or isinstance(value, list) \

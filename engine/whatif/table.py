@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from napkinmath import arguments
 from napkinmath.errors import InputError
 from napkinmath.units import format_number
 
@@ -171,11 +172,8 @@ class Table:
 
     def column(self, name: str) -> Column:
         """The column of variable `name`."""
-        for c in self.columns:
-            if c.name == name:
-                return c
-        names = ", ".join(c.name for c in self.columns) or "(none)"
-        raise KeyError(f"no column {name!r} in this table; its columns are: {names}")
+        names = [c.name for c in self.columns]
+        return self.columns[names.index(arguments.key(name, "name", names, kind="column"))]
 
     def __getitem__(self, name: str) -> Sequence:
         return self.column(name).values
@@ -240,8 +238,7 @@ class Table:
             writer.writerow([_csv(v) for v in row])
         text = buffer.getvalue()
         if path is not None:
-            with open(path, "w", newline="", encoding="utf-8") as f:
-                f.write(text)
+            arguments.write_text(arguments.path(path, "path"), text, newline="")
         return text
 
     def to_dict(self) -> dict:
@@ -265,7 +262,8 @@ class Table:
 
     def to_json(self, indent: int | None = 2) -> str:
         """`to_dict()` as JSON text; NaN and infinities become null."""
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        return json.dumps(self.to_dict(), indent=arguments.indent(indent), ensure_ascii=False,
+                          allow_nan=False)
 
     def _cells(self) -> list[list[str]]:
         return [[_fmt(v) for v in row] for row in self.rows()]
@@ -364,6 +362,9 @@ class Table:
         Saves to `path` (.png or .svg) and returns it, or returns the matplotlib Axes.
         """
         target = _plot_target(path)
+        if y is not None and not isinstance(y, (str, list, tuple)):
+            raise InputError(f"y={arguments.shown(y)}: expected a column name or a list of "
+                             "them", "y")
         plt = _pyplot()
         xcol = self.column(x) if x is not None else self._default_x()
         if y is None:
@@ -487,7 +488,7 @@ def _pyplot():
 def _plot_target(path: str | Path | None) -> Path | None:
     if path is None:
         return None
-    target = Path(path)
+    target = arguments.path(path, "path", what="a file name such as 'plot.png'")
     if target.suffix.lower() not in PLOT_EXTENSIONS:
         raise InputError(
             f"cannot save a plot as {target.name!r}: use a file name ending in "
@@ -498,6 +499,11 @@ def _plot_target(path: str | Path | None) -> Path | None:
 
 def _axes(plt, ax):
     if ax is not None:
+        from matplotlib.axes import Axes
+
+        if not isinstance(ax, Axes):
+            raise InputError(f"ax={arguments.shown(ax)}: expected None or a matplotlib Axes "
+                             "to draw on, such as the ax of `fig, ax = plt.subplots()`", "ax")
         return ax.figure, ax, False
     fig, ax = plt.subplots(figsize=(7, 4.5))
     return fig, ax, True
@@ -506,9 +512,14 @@ def _axes(plt, ax):
 def _finish(plt, fig, ax, target: Path | None, owned: bool):
     if target is None:
         return ax
-    fig.savefig(target, dpi=120, bbox_inches="tight", format=target.suffix.lower()[1:])
-    if owned:
-        plt.close(fig)
+    try:
+        fig.savefig(target, dpi=120, bbox_inches="tight", format=target.suffix.lower()[1:])
+    except OSError as exc:
+        raise InputError(f"cannot write {arguments.path_text(target)}: "
+                         f"{exc.strerror or type(exc).__name__}", "path") from None
+    finally:
+        if owned:
+            plt.close(fig)
     return target
 
 
