@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.hardware import (
+    _RECORD_FIELDS,
     METADATA_KEYS,
     Overlay,
     Record,
@@ -34,9 +35,12 @@ from napkinmath.hardware import (
 )
 from napkinmath.text.visible import visible
 
+if TYPE_CHECKING:
+    from napkinmath.files import Document
+
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
-#: the largest records file read (a records file holds a few hundred lines)
-MAX_FILE_BYTES = 5_000_000
+#: the largest records file read (a records file holds a few hundred lines, some 20 kB)
+MAX_FILE_BYTES = 1_000_000
 _ASSIGN = re.compile(r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*=")
 
 
@@ -108,7 +112,7 @@ def _at(origin: str) -> str:
 
 
 def _explicit_kind(path: str, record_id: str) -> bool:
-    table = tomllib.loads(_read(path, _shown(path))).get(record_id, {})
+    table = _document(path, _shown(path)).data.get(record_id, {})
     return isinstance(table, dict) and "kind" in table
 
 
@@ -117,32 +121,30 @@ def _shown(path: str) -> str:
                    else path)
 
 
-def _read(path: str, shown: str) -> str:
-    """The text of a records file: a regular file of at most MAX_FILE_BYTES, UTF-8."""
-    from napkinmath.files import read_regular_file
+def _document(path: str, shown: str, private: bool = False) -> Document:
+    """A records file read and parsed (`napkinmath.files.read_document`): a regular file of
+    at most MAX_FILE_BYTES, UTF-8, valid TOML nested at most MAX_DEPTH deep."""
+    from napkinmath.files import read_document
 
     try:
-        data = read_regular_file(path, noun="records file", limit=MAX_FILE_BYTES, shown=shown,
-                                 rule="records are read only from regular files")
+        return read_document(path, noun="records file", limit=MAX_FILE_BYTES, shown=shown,
+                             kind="toml", private=private,
+                             rule="records are read only from regular files")
     except InputError as exc:
-        raise InputError(f"records file {exc}" if str(exc).startswith(shown) else str(exc),
+        text = str(exc)
+        if "not valid TOML" in text:
+            text += "; the format is that of napkinmath's hardware/*.toml"
+        raise InputError(f"records file {text}" if text.startswith(shown) else text,
                          "records") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"records file {shown}: not UTF-8 text (a byte that is not UTF-8 at "
-                         f"position {exc.start:,}); save it as UTF-8", "records") from None
 
 
 def load_file(path: str) -> dict[str, Record]:
     """The records of one user file, each value parsed and checked against its key."""
     shown = _shown(path)
-    text = _read(path, shown)
+    document = _document(path, shown)
+    text = document.text
     try:
-        loaded = load_toml(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"records file {shown}: not valid TOML: {exc}; the format is that "
-                         "of napkinmath's hardware/*.toml", "records") from None
+        loaded = load_toml(document.data)
     except RecordError as exc:
         line = locate(text, exc.record_id, exc.key)
         raise InputError(f"{shown}{f', line {line}' if line else ''}: {exc}", "records") \
@@ -157,6 +159,28 @@ def load_file(path: str) -> dict[str, Record]:
         origin = f"{shown}:{locate(text, record.id, None)}"
         out[record.id] = replace(record, values=values, origin=origin)
     return out
+
+
+def check_named_file(path: str, shown: str) -> None:
+    """Check that the file `path`, named by another file (a plan's [records] files), is a
+    records file in shape, before its records are read: every top-level entry a table, each
+    with a record's fields or a value table. The errors name no key or table of the file,
+    and quote none of its text (the reader of a plan may not be meant to see the files it
+    names); a file of the right shape is then read as any records file is."""
+    data = _document(path, shown, private=True).data
+    for table in data.values():
+        if not isinstance(table, dict):
+            held = "an entry that is not a table"
+        elif not any(key in _RECORD_FIELDS or (isinstance(sub, dict) and "value" in sub)
+                     for key, sub in table.items()):
+            held = "a table with no record fields and no value tables"
+        else:
+            continue
+        raise InputError(f"records file {shown}: not a records file (its top level holds "
+                         f"{held}); a records file has the format of napkinmath's "
+                         "hardware/*.toml: [H100-SXM] with name, kind, source and date, and a "
+                         "table for each value, [H100-SXM.peak_flops] with value, source and "
+                         "date", "records")
 
 
 def _check_value(record_id: str, key: str, text: str, where: str) -> None:

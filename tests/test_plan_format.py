@@ -163,7 +163,7 @@ def test_output_suffix_and_missing_file(napkin, tmp_path):
     status, _, err = napkin("plan", str(path), "-o", str(tmp_path / "plan.docx"))
     assert status == 2 and ".md, .html" in err
     status, _, err = napkin("plan", str(tmp_path / "nope.toml"))
-    assert status == 2 and "No such file" in err
+    assert status == 2 and "no such plan file" in err
 
 
 def test_a_ranged_given_gives_a_ranged_answer_in_every_format(tmp_path):
