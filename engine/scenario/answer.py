@@ -150,12 +150,28 @@ class Plan:
         return render(self)
 
     def to_pdf(self, path: str | Path) -> Path:
-        from napkinmath.scenario.report_latex import write_pdf
+        import tempfile
 
-        return write_pdf(self, Path(path))
+        from napkinmath.scenario.report_latex import write_pdf
+        from napkinmath.writing import write_output
+
+        with tempfile.TemporaryDirectory(prefix="napkin-pdf-") as folder:
+            pdf = write_pdf(self, Path(folder) / (Path(path).name or "plan.pdf")).read_bytes()
+        write_output(path, pdf, inputs=self._inputs())
+        return Path(path)
+
+    def _inputs(self) -> list[tuple[str, str]]:
+        """The files this plan was read from, which no report may overwrite."""
+        scenario = self.scenario
+        plan_file = [] if scenario.source == "<dict>" else [("plan file", scenario.source)]
+        return [*plan_file, *(("records file", path) for path in scenario.record_files)]
 
     def write(self, path: str | Path) -> Path:
-        """Write the report; the format follows the suffix (.md, .html, .tex, .pdf, .txt)."""
+        """Write the report; the format follows the suffix (.md, .html, .tex, .pdf, .txt).
+        Never over the plan's own files nor through a link, and atomically
+        (`napkinmath.writing`)."""
+        from napkinmath.writing import write_output
+
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix == ".pdf":
@@ -165,7 +181,7 @@ class Plan:
         if render is None:
             raise InputError(f"cannot write a report as {path.name!r}: use .md, .html, .pdf, "
                              ".tex or .txt")
-        path.write_text(render() + "\n", encoding="utf-8")
+        write_output(path, render() + "\n", inputs=self._inputs())
         return path
 
     def _repr_markdown_(self) -> str:

@@ -240,8 +240,9 @@ class Table:
             writer.writerow([_csv(v) for v in row])
         text = buffer.getvalue()
         if path is not None:
-            with open(path, "w", newline="", encoding="utf-8") as f:
-                f.write(text)
+            from napkinmath.writing import write_output
+
+            write_output(path, text)  # atomically; never through a link (napkinmath.writing)
         return text
 
     def to_dict(self) -> dict:
@@ -507,7 +508,11 @@ def _axes(plt, ax):
 def _finish(plt, fig, ax, target: Path | None, owned: bool):
     if target is None:
         return ax
-    fig.savefig(target, dpi=120, bbox_inches="tight", format=target.suffix.lower()[1:])
+    from napkinmath.writing import write_output
+
+    image = io.BytesIO()
+    fig.savefig(image, dpi=120, bbox_inches="tight", format=target.suffix.lower()[1:])
+    write_output(target, image.getvalue())  # atomically; never through a link
     if owned:
         plt.close(fig)
     return target
