@@ -324,6 +324,7 @@ class _FileFuzzer:
         self.rng = random.Random(seed)
         self.root = root
         self.count = 0
+        self.links: list[Path] = []  # the links made as outputs: never to be replaced
 
     def pick(self, items):
         return self.rng.choice(items)
@@ -527,6 +528,7 @@ class _FileFuzzer:
         link = self.root / f"link{self.count}{suffix}"
         if roll < 0.8:
             link.symlink_to(self.pick(inputs))
+            self.links.append(link)
             return str(link)
         if roll < 0.88:
             with contextlib.suppress(OSError):
@@ -584,7 +586,7 @@ def test_fuzz_plan_and_records_files(tmp_path, monkeypatch):
     try:
         for case in range(FILE_FUZZ_CASES):
             argv, inputs = fuzzer.case()
-            links = {p: os.readlink(p) for p in tmp_path.glob("link*") if p.is_symlink()}
+            links = {p: os.readlink(p) for p in fuzzer.links[-1:]}  # this case's, if any
             before = _snapshot([*inputs, *(Path(t) for t in links.values())])
             signal.alarm(HANG_SECONDS)
             try:
