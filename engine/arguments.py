@@ -144,14 +144,3 @@ def indent(value: object) -> int | str | None:
     if isinstance(value, str) and len(value) <= 16 and not value.strip():
         return value
     return whole(value, "indent", low=0, high=16, what="None or a number of spaces")
-
-
-def write_text(target: Path, text: str, newline: str | None = None) -> None:
-    """Write `text` to the file the caller named; an OSError (no such folder, no permission,
-    a directory) is an InputError that names the file."""
-    try:
-        with open(target, "w", encoding="utf-8", newline=newline) as f:
-            f.write(text)
-    except OSError as exc:
-        raise InputError(f"cannot write {path_text(target)}: "
-                         f"{exc.strerror or type(exc).__name__}", "path") from None

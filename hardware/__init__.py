@@ -210,9 +210,10 @@ def check_keys(record_id: str, keys: Iterable[str]) -> None:
             "napkinmath.hardware.METADATA_KEYS with its reason)", record_id, key)
 
 
-def load_toml(text: str, loaded: dict[str, Record] | None = None, *,
+def load_toml(text: str | dict, loaded: dict[str, Record] | None = None, *,
               keys: bool = True) -> dict[str, Record]:
-    """The records of one TOML document, checked, added to `loaded` (a new dict if None).
+    """The records of one TOML document (its text, or its table as parsed), checked, added
+    to `loaded` (a new dict if None).
 
     Raises ValueError for an unknown field, a value without value/source/date, a record
     defined twice, an unknown kind, or (unless not `keys`) a key that binds nothing
@@ -220,7 +221,8 @@ def load_toml(text: str, loaded: dict[str, Record] | None = None, *,
     import tomllib  # here, not at import: a shipped record's file is parsed only when needed
 
     loaded = {} if loaded is None else loaded
-    for record_id, table in tomllib.loads(text).items():
+    document = tomllib.loads(text) if isinstance(text, str) else text
+    for record_id, table in document.items():
         if not isinstance(table, dict):
             raise RecordError(_not_a_record(record_id, table), record_id)
         _check_fields(record_id, table, record_id, None)

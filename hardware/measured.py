@@ -28,12 +28,14 @@ _VENDORS = ("NVIDIA ", "AMD ", "Intel ")
 
 def read(path: str | Path) -> dict:
     """The measurements JSON at `path` (InputError if unreadable or not an object)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"measurements {path}: {getattr(exc, 'strerror', None) or exc}") \
-            from None
-    if not isinstance(data, dict) or "device" not in data:
+    from napkinmath.files import read_document
+
+    try:  # bounded as every file napkinmath reads: regular, at most 1 MB, nesting capped
+        data = read_document(path, noun="measurements file", limit=1_000_000,
+                             kind="json").data
+    except InputError as exc:
+        raise InputError(f"measurements {exc}") from None
+    if "device" not in data:
         raise InputError(f"measurements {path}: expected the JSON object measure_gpu.py "
                          "writes (with 'device', 'matmul_bf16_8192_flops', ...)")
     return data

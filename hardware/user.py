@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from napkinmath import arguments
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.hardware import (
+    _RECORD_FIELDS,
     METADATA_KEYS,
     Overlay,
     Record,
@@ -35,9 +36,12 @@ from napkinmath.hardware import (
 )
 from napkinmath.text.visible import visible
 
+if TYPE_CHECKING:
+    from napkinmath.files import Document
+
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
-#: the largest records file read (a records file holds a few hundred lines)
-MAX_FILE_BYTES = 5_000_000
+#: the largest records file read (a records file holds a few hundred lines, some 20 kB)
+MAX_FILE_BYTES = 1_000_000
 _ASSIGN = re.compile(r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*=")
 
 
@@ -73,12 +77,14 @@ def _overlay(stamps: tuple[tuple[str, int, int], ...]) -> Overlay:
     merged = dict(shipped())
     index = build_index(merged.values())
     for path, _, _ in stamps:
-        for record in load_file(path).values():
-            _lay(record, merged, index, path)
+        found, explicit = _load(path)
+        for record in found.values():
+            _lay(record, merged, index, record.id in explicit)
     return Overlay(merged, build_index(merged.values()), tuple(p for p, _, _ in stamps))
 
 
-def _lay(record: Record, merged: dict[str, Record], index: dict[str, str], path: str) -> None:
+def _lay(record: Record, merged: dict[str, Record], index: dict[str, str],
+         explicit_kind: bool) -> None:
     """Add `record` to `merged`, or lay its values over the record of the same name."""
     target = index.get(_normalize(record.id))
     for alias in record.aliases:
@@ -90,7 +96,7 @@ def _lay(record: Record, merged: dict[str, Record], index: dict[str, str], path:
         merged[record.id] = record
     else:
         base = merged[target]
-        if record.kind != base.kind and _explicit_kind(path, record.id):
+        if record.kind != base.kind and explicit_kind:
             raise InputError(f"{_at(record.origin)}: {record.id} names the {base.kind} record "
                              f"{target}, but says kind = {record.kind!r}; drop the kind, or "
                              "give your record another name", "records")
@@ -109,56 +115,78 @@ def _at(origin: str) -> str:
     return f"{path}, line {line}" if line.isdigit() else origin
 
 
-def _explicit_kind(path: str, record_id: str) -> bool:
-    table = tomllib.loads(_read(path, _shown(path))).get(record_id, {})
-    return isinstance(table, dict) and "kind" in table
-
-
 def _shown(path: str) -> str:
     return visible(os.path.relpath(path) if not os.path.relpath(path).startswith("..")
                    else path)
 
 
-def _read(path: str, shown: str) -> str:
-    """The text of a records file: a regular file of at most MAX_FILE_BYTES, UTF-8."""
-    from napkinmath.files import read_regular_file
+def _document(path: str, shown: str, private: bool = False) -> Document:
+    """A records file read and parsed (`napkinmath.files.read_document`): a regular file of
+    at most MAX_FILE_BYTES, UTF-8, valid TOML nested at most MAX_DEPTH deep."""
+    from napkinmath.files import read_document
 
     try:
-        data = read_regular_file(path, noun="records file", limit=MAX_FILE_BYTES, shown=shown,
-                                 rule="records are read only from regular files")
+        return read_document(path, noun="records file", limit=MAX_FILE_BYTES, shown=shown,
+                             kind="toml", private=private,
+                             rule="records are read only from regular files")
     except InputError as exc:
-        raise InputError(f"records file {exc}" if str(exc).startswith(shown) else str(exc),
+        text = str(exc)
+        if "not valid TOML" in text:
+            text += "; the format is that of napkinmath's hardware/*.toml"
+        raise InputError(f"records file {text}" if text.startswith(shown) else text,
                          "records") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"records file {shown}: not UTF-8 text (a byte that is not UTF-8 at "
-                         f"position {exc.start:,}); save it as UTF-8", "records") from None
 
 
 def load_file(path: str) -> dict[str, Record]:
     """The records of one user file, each value parsed and checked against its key."""
+    return _load(path)[0]
+
+
+def _load(path: str) -> tuple[dict[str, Record], frozenset[str]]:
+    """The records of one user file, and the ids of those that say their kind."""
     shown = _shown(path)
-    text = _read(path, shown)
+    document = _document(path, shown)
+    explicit = frozenset(record_id for record_id, table in document.data.items()
+                         if isinstance(table, dict) and "kind" in table)
+    lines = Lines(document.text)
     try:
-        loaded = load_toml(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"records file {shown}: not valid TOML: {exc}; the format is that "
-                         "of napkinmath's hardware/*.toml", "records") from None
+        loaded = load_toml(document.data)
     except RecordError as exc:
-        line = locate(text, exc.record_id, exc.key)
+        line = lines.of(exc.record_id, exc.key)
         raise InputError(f"{shown}{f', line {line}' if line else ''}: {exc}", "records") \
             from None
     out = {}
     for record in loaded.values():
         values = {}
         for key, value in record.values.items():
-            line = locate(text, record.id, key)
+            line = lines.of(record.id, key)
             _check_value(record.id, key, value.text, f"{shown}, line {line}")
             values[key] = replace(value, origin=f"{shown}:{line}")
-        origin = f"{shown}:{locate(text, record.id, None)}"
+        origin = f"{shown}:{lines.of(record.id, None)}"
         out[record.id] = replace(record, values=values, origin=origin)
-    return out
+    return out, explicit
+
+
+def check_named_file(path: str, shown: str) -> None:
+    """Check that the file `path`, named by another file (a plan's [records] files), is a
+    records file in shape, before its records are read: every top-level entry a table, each
+    with a record's fields or a value table. The errors name no key or table of the file,
+    and quote none of its text (the reader of a plan may not be meant to see the files it
+    names); a file of the right shape is then read as any records file is."""
+    data = _document(path, shown, private=True).data
+    for table in data.values():
+        if not isinstance(table, dict):
+            held = "an entry that is not a table"
+        elif not any(key in _RECORD_FIELDS or (isinstance(sub, dict) and "value" in sub)
+                     for key, sub in table.items()):
+            held = "a table with no record fields and no value tables"
+        else:
+            continue
+        raise InputError(f"records file {shown}: not a records file (its top level holds "
+                         f"{held}); a records file has the format of napkinmath's "
+                         "hardware/*.toml: [H100-SXM] with name, kind, source and date, and a "
+                         "table for each value, [H100-SXM.peak_flops] with value, source and "
+                         "date", "records")
 
 
 def _check_value(record_id: str, key: str, text: str, where: str) -> None:
@@ -178,26 +206,41 @@ def locate(text: str, record_id: str, key: str | None) -> int | None:
     """The line (1-based) of `record_id`'s `key` in TOML `text` ([id.key] or key = ... under
     [id]), else of the [id] header (or [[id]], or id = ... outside any table); None if none
     is found."""
-    header = value = first = None
-    table: list[str] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        match = _HEADER.match(line)
-        if match:
-            table = [_unquote(p) for p in _split_dotted(match.group(1))]
-            if table == [record_id] and header is None:
-                header = number
-            if table[:1] == [record_id] and first is None:
-                first = number
-            if key is not None and table == [record_id, key] and value is None:
-                value = number
-            continue
-        assign = _ASSIGN.match(line)
-        if assign and not table and first is None and _unquote(assign.group(1)) == record_id:
-            first = number  # a value outside any table: x1 = "..."
-        if key is not None and assign and table == [record_id] and value is None \
-                and _unquote(assign.group(1)) == key:
-            value = number
-    return value or header or first
+    return Lines(text).of(record_id, key)
+
+
+class Lines:
+    """Where each record and key of a TOML text sits, from one pass over it (a file of many
+    records is scanned once, not once per value)."""
+
+    def __init__(self, text: str) -> None:
+        self.values: dict[tuple[str, str], int] = {}  # [id.key], or key = ... under [id]
+        self.headers: dict[str, int] = {}  # [id], [[id]]
+        self.firsts: dict[str, int] = {}  # the first [id...] header, or id = ... at the top
+        table: list[str] = []
+        for number, line in enumerate(text.splitlines(), 1):
+            match = _HEADER.match(line)
+            if match:
+                table = [_unquote(p) for p in _split_dotted(match.group(1))]
+                if len(table) == 1:
+                    self.headers.setdefault(table[0], number)
+                if table:
+                    self.firsts.setdefault(table[0], number)
+                if len(table) == 2:
+                    self.values.setdefault((table[0], table[1]), number)
+                continue
+            assign = _ASSIGN.match(line)
+            if assign:
+                name = _unquote(assign.group(1))
+                if not table:
+                    self.firsts.setdefault(name, number)
+                elif len(table) == 1:
+                    self.values.setdefault((table[0], name), number)
+
+    def of(self, record_id: str, key: str | None) -> int | None:
+        """As `locate`."""
+        value = self.values.get((record_id, key)) if key is not None else None
+        return value or self.headers.get(record_id) or self.firsts.get(record_id)
 
 
 def _split_dotted(text: str) -> list[str]:

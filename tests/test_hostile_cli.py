@@ -30,8 +30,9 @@ from napkinmath.cli.main import _fallback, _Output, main
 from napkinmath.hardware import records
 from napkinmath.library.lookup import variables
 
-#: Command lines per run of the fuzzer, and its seed (the run is deterministic).
-FUZZ_CASES = 3000
+#: Command lines per run of the fuzzer (NAPKIN_FUZZ_CASES sets another number, for a long
+#: run), and its seed (the run is deterministic).
+FUZZ_CASES = int(os.environ.get("NAPKIN_FUZZ_CASES", "3000"))
 FUZZ_SEED = 20260509
 #: A case slower than this is a hang, not a cold cache (the slowest seen is well under 2 s).
 SECONDS_PER_CASE = 20.0
@@ -576,4 +577,4 @@ def test_fuzz_is_deterministic_and_large_enough(tmp_path):
         return [(fuzzer.argv(), _stream(fuzzer)[1]) for _ in range(300)]
 
     assert lines(_Fuzzer(FUZZ_SEED, tmp_path)) == lines(_Fuzzer(FUZZ_SEED, tmp_path))
-    assert FUZZ_CASES >= 2000  # "several thousand cases per run"
+    assert FUZZ_CASES >= 2000 or "NAPKIN_FUZZ_CASES" in os.environ  # several thousand

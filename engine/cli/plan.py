@@ -51,7 +51,11 @@ def _without_plots(answered, output: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from napkinmath.cli.whatif import _writing
     from napkinmath.scenario import plan
+    from napkinmath.writing import check_output
 
+    if args.output:  # before any work: not over the plan or a records file, not via a link
+        check_output(args.output, [("plan file", args.file),
+                                   *(("records file", path) for path in args.records or [])])
     answered = plan(args.file, records=args.records, achievable=args.achievable or None)
     if args.output:
         with _writing(args.output):

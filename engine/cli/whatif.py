@@ -13,6 +13,7 @@ import contextlib
 import sys
 
 from napkinmath.cli.jsonout import document
+from napkinmath.writing import check_distinct, check_output, write_output
 
 SWEEP_EXAMPLES = """\
 examples:
@@ -111,6 +112,7 @@ def _sweep(args: argparse.Namespace) -> int:
     from napkinmath.cli.main import RECORD_TERMS, plain_terms, record_terms
     from napkinmath.whatif.sweep import sweep
 
+    _check_outputs(args)
     targets, givens = plain_terms(args.terms, "sweep")
     chosen = record_terms(args, givens, "sweep", RECORD_TERMS)
     table = sweep(targets, gpu=_records(chosen.get("gpu")), model=_records(chosen.get("model")),
@@ -119,8 +121,8 @@ def _sweep(args: argparse.Namespace) -> int:
                   **({"achievable": True} if args.achievable else {}), **givens)
     _emit(table, args)
     if args.json:
-        with _writing(args.json), open(args.json, "w", encoding="utf-8") as out:
-            out.write(table.to_json() + "\n")
+        with _writing(args.json):
+            write_output(args.json, table.to_json() + "\n", inputs=_inputs(args))
     return _strict(args, table.warnings)
 
 
@@ -128,6 +130,7 @@ def _compare(args: argparse.Namespace) -> int:
     from napkinmath.cli.main import RECORD_TERMS, plain_terms, record_terms
     from napkinmath.whatif.compare import compare
 
+    _check_outputs(args)
     targets, givens = plain_terms(args.terms, "compare")
     chosen = record_terms(args, givens, "compare", RECORD_TERMS)
     result = compare(targets, gpu=_records(chosen.get("gpu")),
@@ -168,10 +171,25 @@ def _writing(path: str):
         raise OSError(exc.errno, exc.strerror or str(exc), path) from None
 
 
+def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The files this command reads, which no output may overwrite."""
+    return [("records file", path) for path in getattr(args, "records", None) or []]
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an output file that is an input, a link, or another output
+    (`napkinmath.writing`)."""
+    outputs = [getattr(args, name, None) for name in ("csv", "json", "plot")]
+    check_distinct(outputs)
+    for path in outputs:
+        if path:
+            check_output(path, _inputs(args))
+
+
 def _files(table, args: argparse.Namespace) -> None:
     if getattr(args, "csv", None):
         with _writing(args.csv):
-            table.to_csv(args.csv)
+            write_output(args.csv, table.to_csv(), inputs=_inputs(args))
         print(f"wrote {args.csv}", file=sys.stderr)
     if getattr(args, "plot", None):
         try:

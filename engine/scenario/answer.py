@@ -151,13 +151,29 @@ class Plan:
         return render(self)
 
     def to_pdf(self, path: str | Path) -> Path:
-        from napkinmath.scenario.report_latex import write_pdf
+        import tempfile
 
-        return write_pdf(self, arguments.path(path, "path", what="a file name such as "
-                                                 "'plan.pdf'"))
+        from napkinmath.scenario.report_latex import write_pdf
+        from napkinmath.writing import write_output
+
+        target = arguments.path(path, "path", what="a file name such as 'plan.pdf'")
+        with tempfile.TemporaryDirectory(prefix="napkin-pdf-") as folder:
+            pdf = write_pdf(self, Path(folder) / (target.name or "plan.pdf")).read_bytes()
+        write_output(target, pdf, inputs=self._inputs())
+        return target
+
+    def _inputs(self) -> list[tuple[str, str]]:
+        """The files this plan was read from, which no report may overwrite."""
+        scenario = self.scenario
+        plan_file = [] if scenario.source == "<dict>" else [("plan file", scenario.source)]
+        return [*plan_file, *(("records file", path) for path in scenario.record_files)]
 
     def write(self, path: str | Path) -> Path:
-        """Write the report; the format follows the suffix (.md, .html, .tex, .pdf, .txt)."""
+        """Write the report; the format follows the suffix (.md, .html, .tex, .pdf, .txt).
+        Never over the plan's own files nor through a link, and atomically
+        (`napkinmath.writing`)."""
+        from napkinmath.writing import write_output
+
         target = arguments.path(path, "path", what="a file name such as 'plan.md'")
         suffix = target.suffix.lower()
         if suffix == ".pdf":
@@ -167,7 +183,7 @@ class Plan:
         if render is None:
             raise InputError(f"cannot write a report as {arguments.shown(target.name)}: use .md, "
                              ".html, .pdf, .tex or .txt", "path")
-        arguments.write_text(target, render() + "\n")
+        write_output(target, render() + "\n", inputs=self._inputs())
         return target
 
     def _repr_markdown_(self) -> str:

@@ -33,15 +33,17 @@ Every unknown key and bad value is an InputError naming the file, the line and t
 
 from __future__ import annotations
 
-import json
-import tomllib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.scenario.locate import json_lines, line_of, toml_lines
-from napkinmath.text.visible import visible
+
+if TYPE_CHECKING:
+    from napkinmath.files import Document
 
 Where = tuple[str | int, ...]
 
@@ -55,8 +57,8 @@ SECTION_KEYS = ("title", "notes", "ask", "uses", "givens", "feeds", "units", "se
 SWEEP_KEYS = ("title", "target", "over", "givens", "gpu", "model", "points")
 COMPARISON_KEYS = ("title", "target", "givens", "gpu", "model", "best")
 PRECISIONS = ("bf16", "fp16", "fp8", "int8", "fp4")
-#: the largest plan file read (the shipped examples are a few kB)
-MAX_PLAN_BYTES = 5_000_000
+#: the largest plan file read (the largest example is a few kilobytes)
+MAX_PLAN_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -134,33 +136,23 @@ def load(source: str | Path | Mapping, records: object = None) -> Scenario:
     extra = _record_paths(records)
     if isinstance(source, Mapping):
         return _Checker(dict(source), "<dict>", {}, False, extra).scenario()
-    path = Path(source)
-    text = _read(path)
-    is_json = path.suffix.lower() == ".json"
-    try:
-        data = json.loads(text) if is_json else tomllib.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}, line {exc.lineno}: not valid JSON: {exc.msg}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not valid TOML: {exc}") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: a scenario is a table (a JSON object) of title, givens, "
-                         "sections, ...")
-    lines = json_lines(text) if is_json else toml_lines(text)
-    return _Checker(data, str(path), lines, is_json, extra).scenario()
+    document = read_plan_file(source)
+    lines = json_lines(document.text) if document.kind == "json" else toml_lines(document.text)
+    return _Checker(document.data, str(Path(source)), lines, document.kind == "json",
+                    extra).scenario()
 
 
-def _read(path: Path) -> str:
-    """A plan file's text: a regular file of at most MAX_PLAN_BYTES, UTF-8."""
-    from napkinmath.files import read_regular_file
+def read_plan_file(source: str | Path) -> Document:
+    """A plan file's parsed document (`napkinmath.files.read_document`): a regular file of at
+    most MAX_PLAN_BYTES, UTF-8, TOML (or JSON for .json), nested at most MAX_DEPTH deep, a
+    table at the top; an InputError naming the file otherwise."""
+    from napkinmath.files import read_document
 
-    data = read_regular_file(path, noun="plan file", limit=MAX_PLAN_BYTES,
-                             rule="plans are read only from regular files")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{visible(str(path))}: not UTF-8 text (a byte that is not UTF-8 at "
-                         f"position {exc.start:,}); save it as UTF-8") from None
+    if not isinstance(source, (str, os.PathLike)):
+        raise InputError(f"a plan is the path of a .toml or .json file, or a dict, not "
+                         f"{type(source).__name__}")
+    return read_document(source, noun="plan file", limit=MAX_PLAN_BYTES,
+                         rule="a plan is read only from a regular file")
 
 
 def _record_paths(records: object) -> tuple[str, ...]:
@@ -305,17 +297,38 @@ class _Checker:
                 not all(isinstance(v, str) and v for v in items):
             raise self.fail(("records", "files"), f"expected the path of a records file or a "
                             f"list of paths, got {value!r}")
-        base = Path(self.source).parent if self.source != "<dict>" else Path()
         found = []
         for i, item in enumerate(items):
-            path = base / item
-            if not path.is_file():
-                where = ("records", "files", i) if isinstance(value, list) else \
-                    ("records", "files")
-                raise self.fail(where, f"no records file {str(path)!r} (paths are read from "
-                                "the plan file's folder)")
-            found.append(str(path))
+            where = ("records", "files", i) if isinstance(value, list) else ("records", "files")
+            found.append(self.record_file(item, where))
         return tuple(found)
+
+    def record_file(self, item: str, where: Where) -> str:
+        """One [records] file: from a plan file, found in the plan's folder or below it and
+        checked to be a records file by shape, with errors that quote nothing of it (a plan
+        from elsewhere may name any file); from a dict, as given (from here)."""
+        if self.source == "<dict>":
+            return item
+        from napkinmath.hardware.user import check_named_file
+        from napkinmath.text.visible import visible
+
+        folder = os.path.dirname(self.source)
+        path, shown = os.path.join(folder, item), visible(os.path.join(folder, item))
+        base = os.path.realpath(folder or ".")
+        if "\x00" in item or os.path.isabs(item) \
+                or os.path.commonpath([base, os.path.realpath(path)]) != base:
+            raise self.fail(where, f"{visible(item)!r} is outside the plan file's folder; a "
+                            "plan's records files are read from its folder or below it (no "
+                            "absolute path, no .. out of it, no link out of it): copy the file "
+                            "there, or name it with --records (records= in Python)")
+        try:
+            check_named_file(path, shown)
+        except InputError as exc:
+            message = str(exc).removeprefix("records file ")
+            if message.startswith("no such records file"):
+                message += " (paths are read from the plan file's folder)"
+            raise self.fail(where, message) from None
+        return path
 
     def checked(self, d: dict, table: dict) -> Scenario:
         title = self.text(d.get("title"), ("title",), required=True)

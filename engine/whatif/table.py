@@ -238,7 +238,10 @@ class Table:
             writer.writerow([_csv(v) for v in row])
         text = buffer.getvalue()
         if path is not None:
-            arguments.write_text(arguments.path(path, "path"), text, newline="")
+            from napkinmath.writing import write_output
+
+            # atomically; never through a link (napkinmath.writing)
+            write_output(arguments.path(path, "path"), text)
         return text
 
     def to_dict(self) -> dict:
@@ -512,14 +515,15 @@ def _axes(plt, ax):
 def _finish(plt, fig, ax, target: Path | None, owned: bool):
     if target is None:
         return ax
+    from napkinmath.writing import write_output
+
+    image = io.BytesIO()
     try:
-        fig.savefig(target, dpi=120, bbox_inches="tight", format=target.suffix.lower()[1:])
-    except OSError as exc:
-        raise InputError(f"cannot write {arguments.path_text(target)}: "
-                         f"{exc.strerror or type(exc).__name__}", "path") from None
+        fig.savefig(image, dpi=120, bbox_inches="tight", format=target.suffix.lower()[1:])
     finally:
         if owned:
             plt.close(fig)
+    write_output(target, image.getvalue())  # atomically; never through a link
     return target
 
 
