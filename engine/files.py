@@ -145,7 +145,7 @@ def parse_document(text: str, *, kind: str, noun: str, shown: str, depth: int = 
     too_deep = (f"{shown}: nested more than {depth} deep (tables and arrays inside each other"
                 + (", or a dotted key of that many parts" if kind == "toml" else "")
                 + f"); a {noun} is limited to {depth} levels")
-    if not _shallow(text, kind, depth):
+    if not shallow(text, kind, depth):
         raise InputError(too_deep)
     try:
         if kind == "json":
@@ -188,7 +188,7 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return out
 
 
-def _shallow(text: str, kind: str, depth: int) -> bool:
+def shallow(text: str, kind: str, depth: int) -> bool:
     """Whether no bracket of `text` (outside strings and comments) sits deeper than `depth`
     and, in TOML, no dotted key has more than `depth` parts: one pass, before the parser
     (which would recurse, or square a long key's memory). The scan stops at a string that

@@ -310,3 +310,16 @@ def test_rows_left_by_the_budget_are_listed_with_their_lines(monkeypatch, tmp_pa
     first = report.stopped_after + 1
     assert f"claims {first}–20 (lines {first + 1}–21) were not checked" in report.budget_line()
     assert report.exit_status() == 2
+
+
+@pytest.mark.parametrize("deep", ["." .join(["a"] * 20_000) + " = 1",
+                                  "x = " + "[" * 100_000 + "]" * 100_000])
+def test_a_toml_claims_file_nested_past_the_cap_is_refused_before_it_is_parsed(
+        tmp_path, napkin, deep):
+    """A dotted key of 20,000 parts in 40 kB took TOML's parser 1.6 GB; brackets 100,000 deep
+    would recurse past Python's limit. One scan of the text refuses both first."""
+    path = write(tmp_path, "deep.toml", '[[claims]]\nexpression = "1 GB"\nclaimed = "1 GB"\n'
+                 + deep + "\n")
+    status, out, err = napkin("check", str(path))
+    assert status == 2 and out == ""
+    assert "nested more than 32 deep" in err and "claims file is limited to 32 levels" in err

@@ -538,6 +538,12 @@ def _parse(text: str, fmt: str, where: str, name: str) -> _Table:
                              '{"claims": [...], "defaults": {...}}')
         return _Table(_numbered(rows, layout.claim_lines), defaults, name)
     if fmt == "toml":
+        from napkinmath.files import MAX_DEPTH, shallow
+
+        if not shallow(text, "toml", MAX_DEPTH):  # before tomllib, which recurses on nesting
+            raise InputError(f"{where}: nested more than {MAX_DEPTH} deep (tables and arrays "
+                             "inside each other, or a dotted key of that many parts); a claims "
+                             f"file is limited to {MAX_DEPTH} levels")  # and squares a key's memory
         try:
             document = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, RecursionError) as exc:
