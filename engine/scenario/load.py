@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from napkinmath.errors import InputError, NapkinError
+from napkinmath.scenario import budget
 from napkinmath.scenario.locate import json_lines, line_of, toml_lines
 
 Where = tuple[str | int, ...]
@@ -264,6 +265,7 @@ class _Checker:
         from napkinmath.solving.records import user_records
 
         d = self.keys(self.data, TOP_KEYS, ())
+        budget.check_raw(d, self.source)  # 100,000 sections: refused before any is checked
         table = self.keys(d.get("records", {}), TOP_RECORD_KEYS, ("records",))
         files = (*self.record_files(table.get("files")), *self.extra_files)
         achievable = table.get("achievable", False)
