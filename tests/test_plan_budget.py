@@ -2,11 +2,11 @@
 comparison's caps, through `napkin plan`/`sweep`/`compare`/`solve` and `nm.plan`/`nm.sweep`/
 `nm.compare`/`nm.solve`.
 
-Counts by hand (napkinmath.scenario.budget): a section of one question is 10 + 2 = 12 units,
-so 100,000 of them are 1,200,000 units and 5,001 are 60,012, over the 60,000 a plan may count;
+Counts by hand (napkinmath.scenario.budget): a section of one question is 70 + 2 = 72 units,
+so 100,000 of them are 7,200,000 units and 834 are 60,048, over the 60,000 a plan may count;
 200 sweeps are 200 · 400 = 80,000 units before their points. A sweep over a 1,000 × 1,000 grid
 of one target has 1,000,000 points and 2 + 1 + 3 = 6 columns (6,000,000 cells, within the
-10,000,000 a sweep may hold); 10,000 × 1,000 is 10,000,000 points, over the 1,000,000 cap.
+8,000,000 a sweep may hold); 10,000 × 1,000 is 10,000,000 points, over the 1,000,000 cap.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def test_100000_sections_refused_with_the_count_api():
     with pytest.raises(InputError) as err:
         nm.plan(sections(100_000))
     text = str(err.value)
-    assert "100,000 sections" in text and "1,200,000 work units" in text
+    assert "100,000 sections" in text and "7,200,000 work units" in text
     assert "at most 60,000" in text and "split the plan" in text
 
 
@@ -65,8 +65,8 @@ def test_100000_sections_refused_with_the_count_cli(napkin, tmp_path):
 
 
 def test_the_first_section_over_the_budget_is_refused():
-    with pytest.raises(InputError, match=r"at least 60,012 work units \(5,001 sections"):
-        nm.plan(sections(5_001))
+    with pytest.raises(InputError, match=r"at least 60,048 work units \(834 sections"):
+        nm.plan(sections(834))
 
 
 def test_200_sweeps_refused_with_the_count(napkin, tmp_path):
@@ -96,7 +96,7 @@ def test_ranged_sections_and_sensitivity_count_more():
                             "givens": {"train_time": "3 weeks"}} for i in range(50)]}
     with pytest.raises(InputError) as err:
         nm.plan(ranged)
-    assert "50 sections: 70,600 units" in str(err.value)  # 50 · (12 + 1,000 + 400)
+    assert "50 sections: 73,600 units" in str(err.value)  # 50 · (72 + 1,000 + 400)
 
 
 def test_a_comparison_over_too_many_records_is_refused():
@@ -143,7 +143,7 @@ def test_a_sweep_of_too_many_cells_is_refused():
     # 1,000,000 points × (2 inputs + 6 targets + 3) columns = 11,000,000 cells
     targets = ["train_time", "train_compute", "gpu_hours", "n_nodes", "cluster_power",
                "energy"]
-    with pytest.raises(InputError, match=r"11,000,000 table cells.*at most 10,000,000"):
+    with pytest.raises(InputError, match=r"11,000,000 table cells.*at most 8,000,000"):
         nm.sweep(targets, over={"n_gpus": ["x"] * 1000, "mfu": ["y"] * 1000},
                  params="7B", tokens="1T", gpu="H100-SXM")
 

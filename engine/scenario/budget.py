@@ -6,9 +6,11 @@ record); its report grows with the rows of its tables. Work is counted, not time
 same file is always refused or always answered. One **work unit** is about a millisecond of
 the worst such item on a loaded 2-core machine, its report included:
 
-- a section counts `SECTION_COST` and `ASK_COST` per name it asks; `RANGED_COST` more when a
-  given it sees is a range or a distribution (the search over the box of ranges), and
-  `SENSITIVITY_COST` per sensitivity target (elasticities, swings, a tornado chart);
+- a section counts `SECTION_COST` (its derivation of up to some twenty steps, each shown in
+  the report, costs about the same for one name asked as for several) and `ASK_COST` per name
+  it asks; `RANGED_COST` more when a given it sees is a range or a distribution (the search
+  over the box of ranges), and `SENSITIVITY_COST` per sensitivity target (elasticities,
+  swings, a tornado chart);
 - a sweep counts `SWEEP_COST` per record it runs with (a solve and a plot), and a unit per
   `CELLS_PER_UNIT` cells of its table; a comparison counts `COMPARISON_COST` per record;
 - a plan may count at most `MAX_WORK` units, and its sweeps' and comparisons' tables may hold
@@ -29,7 +31,7 @@ from napkinmath.whatif.spread import axis_length, is_spread
 
 MAX_WORK = 60_000
 MAX_REPORT_CELLS = 500_000
-SECTION_COST = 10
+SECTION_COST = 70
 ASK_COST = 2
 RANGED_COST = 1_000
 SENSITIVITY_COST = 400

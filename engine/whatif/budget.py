@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from napkinmath.errors import InputError
 
 MAX_POINTS = 1_000_000
-MAX_CELLS = 10_000_000
+MAX_CELLS = 8_000_000
 MAX_SAMPLES = 1_000_000
 MAX_RECORDS = 200
 #: the feasibility columns a table gains when a constraint is evaluated (feasible, binding
