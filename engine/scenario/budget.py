@@ -41,8 +41,8 @@ COMPARISON_COST = 50
 #: a comparison's columns besides its targets: rank, gpu, model, ratio to the best, the
 #: feasibility columns, values used, sources
 COMPARISON_COLUMNS = 6 + FEASIBILITY_COLUMNS
-FIX = ("split the plan into smaller files, or sweep fewer points (low..high:log:N, "
-       "points = N)")
+FIX = "split the plan into smaller files"
+FEWER_POINTS = ", or sweep fewer points (low..high:log:N, points = N)"
 
 
 class Count:
@@ -74,15 +74,16 @@ class Count:
 
     def check(self, source: str, least: bool = False) -> None:
         """Refuse the plan past MAX_WORK units or MAX_REPORT_CELLS cells."""
+        fix = FIX + (FEWER_POINTS if "sweep" in self.parts else "")
         if self.cells > MAX_REPORT_CELLS:
             raise InputError(f"{source}: this plan's sweeps and comparisons hold "
                              f"{self.cells:,} table cells ({self.describe()}); a plan's "
-                             f"report may hold at most {MAX_REPORT_CELLS:,}: {FIX}")
+                             f"report may hold at most {MAX_REPORT_CELLS:,}: {fix}")
         if self.units > MAX_WORK:
             raise InputError(f"{source}: this plan counts {'at least ' * least}"
                              f"{self.units:,} work units "
                              f"({self.describe()}); a plan may count at most {MAX_WORK:,} "
-                             f"(about a minute): {FIX}")
+                             f"(about a minute): {fix}")
 
 
 def check_raw(data: Mapping, source: str) -> None:
