@@ -24,7 +24,8 @@ examples:
       --model llama-3-70b n_gpus=4 seq_len=8192
 
 a swept value is low..high (11 points), low..high:log:N or low..high:lin:N, or a list a,b,c;
-one or two swept inputs, or one and a list of records (--gpu a,b).
+one or two swept inputs, or one and a list of records (--gpu a,b); at most 1,000,000 points
+and 8,000,000 table cells (points × columns), and 200 records.
 """
 
 COMPARE_EXAMPLES = """\

@@ -19,6 +19,7 @@ import pint
 from napkinmath import arguments
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.rendering.result import CheckRecord, ConstraintRecord, Result
+from napkinmath.scenario.budget import check_plan
 from napkinmath.scenario.load import Scenario, Section, load
 
 
@@ -207,6 +208,7 @@ def plan(source: str | Path | Mapping, records: object = None,
     scenario = source if isinstance(source, Scenario) else load(source, records)
     if achievable:
         scenario.achievable = True
+    check_plan(scenario)  # the whole plan's work, counted before any of it is done
     with user_records(scenario.record_files or None):
         return _plan(scenario)
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from napkinmath.errors import InputError, NapkinError
+from napkinmath.scenario import budget
 from napkinmath.scenario.locate import json_lines, line_of, toml_lines
 
 if TYPE_CHECKING:
@@ -272,6 +273,7 @@ class _Checker:
         from napkinmath.solving.records import user_records
 
         d = self.keys(self.data, TOP_KEYS, ())
+        budget.check_raw(d, self.source)  # 100,000 sections: refused before any is checked
         table = self.keys(d.get("records", {}), TOP_RECORD_KEYS, ("records",))
         files = (*self.record_files(table.get("files")), *self.extra_files)
         achievable = table.get("achievable", False)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable
+from functools import cached_property
 
 from napkinmath import arguments
 from napkinmath.errors import InputError, NapkinError
@@ -22,6 +23,7 @@ from napkinmath.library.lookup import variables
 from napkinmath.rendering.result import Result
 from napkinmath.solving.solver import DEFAULT_TOLERANCE, _target_names, check_tolerance, solve
 from napkinmath.units import format_number, format_quantity, format_unit, humanize
+from napkinmath.whatif import budget
 from napkinmath.whatif.preference import better
 from napkinmath.whatif.sweep import record_list
 
@@ -77,19 +79,26 @@ class Comparison:
         """The record values and assumptions this row's answer read (only those that differ
         between rows, with `differing`)."""
         shown = self._used(arguments.key(label, "label", self.results, kind="row"))
-        differing = arguments.flag(differing, "differing")
-        return [s for s in shown if s not in self.common] if differing else shown
+        common = set(self.common) if arguments.flag(differing, "differing") else set()
+        return [s for s in shown if s not in common]
 
     def _used(self, label: str) -> list[str]:
-        return [f"{n} = {format_quantity(g.quantity)}"
-                + (" (assumption)" if g.origin == "assumption" else "")
-                for n, g in self.results[label].givens.items() if g.origin != "given"]
+        return self._used_by_label[label]
 
-    @property
+    @cached_property
+    def _used_by_label(self) -> dict[str, list[str]]:
+        """Each row's record values and assumptions, formatted once (a table and its text
+        read them for every row)."""
+        return {label: [f"{n} = {format_quantity(g.quantity)}"
+                        + (" (assumption)" if g.origin == "assumption" else "")
+                        for n, g in result.givens.items() if g.origin != "given"]
+                for label, result in self.results.items()}
+
+    @cached_property
     def common(self) -> list[str]:
         """Values every row read alike (shown once)."""
-        rows = [self._used(label) for label in self.ranking]
-        return [s for s in rows[0] if all(s in r for r in rows[1:])]
+        rows = [set(self._used(label)) for label in self.ranking[1:]]
+        return [s for s in self._used(self.ranking[0]) if all(s in r for r in rows)]
 
     @property
     def readings(self) -> list[str]:
@@ -226,6 +235,7 @@ def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: objec
     names = _target_names(targets)
     check_tolerance(tolerance)
     gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
+    budget.check_records(len(gpus) * len(models), "comparison")
     if len(gpus) * len(models) < 2:
         raise InputError("compare needs at least two records: gpu=['H100-SXM', 'MI300X'] "
                          "(in the shell --gpu H100-SXM,MI300X)", "gpu")

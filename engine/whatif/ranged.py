@@ -24,11 +24,11 @@ from napkinmath.units import format_quantity, humanize
 from napkinmath.whatif import feasible
 from napkinmath.whatif.answers import RangeResult, SampleResult, point_text, quantity
 from napkinmath.whatif.box import extremes
+from napkinmath.whatif.budget import MAX_SAMPLES, check_samples
 from napkinmath.whatif.preference import better, is_requirement
 from napkinmath.whatif.spread import Bound, bind_spread, is_spread, to_spread
 from napkinmath.whatif.vectorize import VectorChain, admissible
 
-MAX_SAMPLES = 10_000_000
 DEFAULT_SEED = 0
 
 
@@ -70,6 +70,8 @@ def solve_spread(targets: tuple[str, ...], givens: Mapping[str, object], *,
                  samples: int | None = None, seed: int | None = None
                  ) -> RangeResult | SampleResult:
     """Solve with ranges (exact ranges) or, with `samples`, by Monte Carlo."""
+    if samples is not None:
+        check_samples(samples)  # before any work
     plain, spreads = split_givens(givens)
     if not spreads:
         raise InputError("samples= needs a given with a spread, such as mfu='0.3 to 0.5' "
@@ -145,10 +147,7 @@ def _rounded_at(target: str, chain: VectorChain, fixed: dict[str, float],
 def _sampled(targets: tuple[str, ...], center: Result, used: list[Bound], chain: VectorChain,
              fixed: dict[str, float], samples: object, seed: object,
              notes: list[str]) -> SampleResult:
-    if isinstance(samples, bool) or not isinstance(samples, int) \
-            or not 1 <= samples <= MAX_SAMPLES:
-        raise InputError(f"samples={samples!r}: expected a whole number from 1 to "
-                         f"{MAX_SAMPLES:,}, such as 10000", "samples")
+    samples = check_samples(samples)
     if seed is None:
         seed = DEFAULT_SEED
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -184,4 +183,4 @@ def _sampled(targets: tuple[str, ...], center: Result, used: list[Bound], chain:
                         fit_share)
 
 
-__all__ = ["point_text", "solve_spread"]
+__all__ = ["MAX_SAMPLES", "point_text", "solve_spread"]

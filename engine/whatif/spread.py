@@ -283,6 +283,30 @@ class Axis:
         return self.variable.name
 
 
+def _point_count(digits: str | None, default_points: int) -> int:
+    """The N of 'low..high:N' (a number too long to be a count stays over every cap)."""
+    if not digits:
+        return default_points
+    return int(digits) if len(digits) <= 12 else 10**12
+
+
+def axis_length(value: object, default_points: int = 11) -> int | None:
+    """How many points `to_axis` makes of `value`, counted without reading any value (None:
+    an iterable without a length, counted only by reading it)."""
+    if isinstance(value, str):
+        text = value.strip().strip("[]")
+        match = _AXIS.match(text)
+        if match:
+            return _point_count(match.group("n"), default_points)
+        return sum(1 for part in text.split(",") if part.strip())
+    if isinstance(value, (Spread, tuple)):
+        return default_points
+    try:
+        return len(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None if hasattr(value, "__iter__") else 1
+
+
 def to_axis(value: object, var: Variable, default_points: int = 11) -> Axis:
     """'1k..16k:log:9', '1024,2048,4096', a list or an array, as an Axis of checked values."""
     name = var.name
@@ -290,7 +314,7 @@ def to_axis(value: object, var: Variable, default_points: int = 11) -> Axis:
         text = value.strip().strip("[]")
         match = _AXIS.match(text)
         if match:
-            n = int(match.group("n") or default_points)
+            n = _point_count(match.group("n"), default_points)
             scale = "log" if match.group("scale") == "log" else "linear"
             return _spaced(to_spread(match.group("range"), name), var, n, scale)
         items: list[object] = [part.strip() for part in text.split(",") if part.strip()]

@@ -31,14 +31,14 @@ from napkinmath.solving.solver import (
 )
 from napkinmath.text.expr import visible
 from napkinmath.units import format_unit, humanize
-from napkinmath.whatif import feasible
+from napkinmath.whatif import budget, feasible
 from napkinmath.whatif.answers import quantity
 from napkinmath.whatif.ranged import base_inputs
-from napkinmath.whatif.spread import Axis, is_spread, to_axis
+from napkinmath.whatif.spread import Axis, axis_length, is_spread, to_axis
 from napkinmath.whatif.table import Column, Table
 from napkinmath.whatif.vectorize import Feasibility, VectorChain
 
-MAX_POINTS = 10_000_000
+MAX_POINTS = budget.MAX_POINTS
 MAX_AXES = 2
 
 
@@ -69,7 +69,9 @@ def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = N
     Returns a `Table` (columns named 'name [unit]') with to_pandas(), to_csv(), to_markdown()
     and plot(). `points` is the number of points of a range given without a count.
     `achievable`, `records` and `precision` are solve's (measured figures; the user's records
-    files; the records' peak and bytes per value at that precision).
+    files; the records' peak and bytes per value at that precision). A sweep takes at most
+    1,000,000 points, 8,000,000 table cells and 200 records (`napkinmath.whatif.budget`),
+    counted before any value is read.
     """
     if records is not None:
         from napkinmath.solving.records import user_records
@@ -103,10 +105,13 @@ def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = N
             raise InputError(f"{name} is both swept and given: drop one", name)
         if name in names:
             raise InputError(f"{name} is both swept and a target: drop one", name)
+    budget.check_records(len(gpus) * len(models), "sweep")
+    records = [(o, len(r)) for o, r in (("gpu", gpus), ("model", models)) if len(r) > 1]
+    counted = [(name, axis_length(value, points)) for name, value in over.items()]
+    if all(n is not None for _, n in counted):  # refused before any value is read
+        budget.check_sweep([*counted, *records], len(names))  # type: ignore[list-item]
     axes = [to_axis(value, variable(name), points) for name, value in over.items()]
-    size = int(np.prod([len(a.values) for a in axes])) * len(gpus) * len(models)
-    if size > MAX_POINTS:
-        raise InputError(f"{size:,} points; a sweep takes at most {MAX_POINTS:,}")
+    budget.check_sweep([*((a.name, len(a.values)) for a in axes), *records], len(names))
     parts = [_sweep_records(names, axes, givens, g, m, tolerance, achievable, precision)
              for g, m in itertools.product(gpus, models)]
     table = _table(names, axes, parts, gpus, models)
