@@ -178,3 +178,32 @@ def test_a_comparison_of_many_records_renders_in_linear_time():
                           batch_size=32, seq_len=8192)
     text = str(compared)
     assert len(compared.ranking) > 50 and compared.ranking[0] in text
+
+
+# --- a plot's lines -------------------------------------------------------------------------
+
+SWEEP_101_LINES = ["sweep", "train_time", "n_gpus=16..16k:log:20", "mfu=0.3..0.5:101",
+                   "params=7B", "tokens=1T", "--gpu", "H100-SXM"]
+
+
+def test_a_plot_of_more_than_100_lines_is_refused_before_the_table_prints(napkin, tmp_path):
+    """One line per value of mfu: 101 of them (a 1,000-line plot took 102 s and its legend
+    cannot be read). The sweep itself (2,020 points) is within every cap."""
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "p.png"
+    status, out, err = napkin(*SWEEP_101_LINES, "--plot", str(target))
+    assert status == 2 and out == "" and not target.exists()
+    assert "a plot of 101 lines (one per value of mfu)" in err and "at most 100" in err
+    status, out, _ = napkin(*SWEEP_101_LINES[:3], "mfu=0.3..0.5:100", *SWEEP_101_LINES[4:],
+                            "--plot", str(target))
+    assert status == 0 and target.stat().st_size > 0
+
+
+def test_a_plan_whose_sweep_has_too_many_lines_still_reports_without_that_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    plan = nm.plan({**HEAD, "sections": [{"title": "Compute", "ask": ["train_compute"]}],
+                    "sweeps": [{"title": "Many lines", "target": "train_time",
+                                "over": {"n_gpus": "16..16k:log:5", "mfu": "0.3..0.5:101"}}]})
+    html = plan.to_html()
+    assert "Plot left out: a plot of 101 lines" in html
+    assert html.count("<figure>") == 0

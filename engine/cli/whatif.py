@@ -139,6 +139,7 @@ def _compare(args: argparse.Namespace) -> int:
                      tolerance=args.tolerance, best=args.best, achievable=args.achievable,
                      **givens)
     if args.format == "text":
+        _check_plot(result.to_table(), args)
         print(result)
         _files(result.to_table(), args)
     else:
@@ -156,8 +157,15 @@ def _emit(table, args: argparse.Namespace) -> None:
     render = {"text": str, "markdown": lambda t: t.to_markdown(),
               "csv": lambda t: t.to_csv().rstrip("\n"),
               "json": lambda t: document("table", t.to_dict())}
+    _check_plot(table, args)
     print(render[args.format](table))
     _files(table, args)
+
+
+def _check_plot(table, args: argparse.Namespace) -> None:
+    """A plot that cannot be drawn (too many lines) is refused before the table prints."""
+    if getattr(args, "plot", None):
+        table.check_plot()
 
 
 @contextlib.contextmanager

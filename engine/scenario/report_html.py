@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 
+from napkinmath.errors import InputError
 from napkinmath.scenario import mathml, parts
 from napkinmath.scenario.answer import Plan
 from napkinmath.text.visible import visible
@@ -120,7 +121,10 @@ def render(plan: Plan) -> str:
     def figure(draw, caption: str) -> str:
         if not plots:
             return f'<p class="muted">{_e(svg.PLOT_LEFT_OUT)}</p>'
-        plot = _uncommented(svg.render(draw))
+        try:
+            plot = _uncommented(svg.render(draw))
+        except InputError as exc:  # a plot that cannot be drawn (too many lines): said so
+            return f'<p class="muted">Plot left out: {_e(str(exc))}</p>'
         return f"<figure>{plot}<figcaption>{caption}</figcaption></figure>"
 
     out += ['<section id="summary">', "<h2>Summary</h2>"]

@@ -181,9 +181,12 @@ def render(plan: Plan, figures: Path | None = None) -> str:
         out.append(f"\\section*{{Sweep: {tex(spec.title)}}}")
         if figures is not None:
             name = f"sweep-{i}.pdf"
-            _save_pdf(lambda ax, table=table: table.plot(ax=ax), figures / name)
-            out.append(f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]{{{name}}}"
-                       r"\end{center}")
+            try:
+                _save_pdf(lambda ax, table=table: table.plot(ax=ax), figures / name)
+                out.append(f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]"
+                           f"{{{name}}}\\end{{center}}")
+            except InputError as exc:  # a plot that cannot be drawn (too many lines)
+                out.append(f"Plot left out: {tex(str(exc))}")
         out.append(_table(table))
     for spec, comparison in plan.comparisons:
         out.append(f"\\section*{{Comparison: {tex(spec.title)}}}")

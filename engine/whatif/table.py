@@ -143,6 +143,10 @@ def _json_number(x: float | str | bool | None) -> float | str | bool | None:
     return x if math.isfinite(x) else None
 
 
+#: the most lines one plot draws (a legend of more is unreadable, and each costs a draw)
+MAX_PLOT_LINES = 100
+
+
 class Table:
     """Columns of numbers with units and of labels, with text, CSV, JSON, HTML and plot output."""
 
@@ -352,6 +356,37 @@ class Table:
                 return [c]
         raise InputError("this table has no numeric column to plot against " + x.name)
 
+    def check_plot(self, x: str | None = None, y: str | list[str] | None = None) -> None:
+        """Raise the InputError `plot` would (a label column as y, more than MAX_PLOT_LINES
+        lines) without drawing: a command checks its plot before it prints the table."""
+        self._lines(x, y)
+
+    def _lines(self, x, y) -> tuple:
+        """The x column, the y columns, the other inputs and the rows of each line."""
+        if y is not None and not isinstance(y, (str, list, tuple)):
+            raise InputError(f"y={arguments.shown(y)}: expected a column name or a list of "
+                             "them", "y")
+        xcol = self.column(x) if x is not None else self._default_x()
+        if y is None:
+            ycols = self._default_y(xcol)
+        else:
+            ycols = [self.column(n) for n in ([y] if isinstance(y, str) else y)]
+        for c in ycols:
+            if c.is_labels:
+                raise InputError(f"column {c.name!r} holds labels, not numbers to plot", c.name)
+        groups = [c for c in self.columns if c.role == "input" and c.name != xcol.name]
+        by_key: dict[tuple, list[int]] = {}  # the rows of each line, in one pass
+        for i in range(len(self)):
+            by_key.setdefault(tuple(_cell(g.values[i]) for g in groups), []).append(i)
+        if len(by_key) * len(ycols) > MAX_PLOT_LINES:
+            raise InputError(f"a plot of {len(by_key) * len(ycols):,} lines (one per value of "
+                             f"{', '.join(g.name for g in groups)}"
+                             + (f", for {len(ycols)} targets" if len(ycols) > 1 else "")
+                             + f") cannot be read; a plot draws at most {MAX_PLOT_LINES}: "
+                             "sweep the other inputs over fewer values, or plot one target",
+                             "y")
+        return xcol, ycols, groups, by_key
+
     def plot(
         self,
         path: str | Path | None = None,
@@ -365,31 +400,17 @@ class Table:
         Saves to `path` (.png or .svg) and returns it, or returns the matplotlib Axes.
         """
         target = _plot_target(path)
-        if y is not None and not isinstance(y, (str, list, tuple)):
-            raise InputError(f"y={arguments.shown(y)}: expected a column name or a list of "
-                             "them", "y")
+        xcol, ycols, groups, by_key = self._lines(x, y)
         plt = _pyplot()
-        xcol = self.column(x) if x is not None else self._default_x()
-        if y is None:
-            ycols = self._default_y(xcol)
-        else:
-            ycols = [self.column(n) for n in ([y] if isinstance(y, str) else y)]
-        for c in ycols:
-            if c.is_labels:
-                raise InputError(f"column {c.name!r} holds labels, not numbers to plot", c.name)
-        groups = [c for c in self.columns if c.role == "input" and c.name != xcol.name]
-        keys = [tuple(_cell(g.values[i]) for g in groups) for i in range(len(self))]
-        distinct = list(dict.fromkeys(keys))
 
         series = []  # (label or None, row indices, y column)
         for ycol in ycols:
-            for key in distinct:
+            for key, rows in by_key.items():
                 parts = [ycol.header] if len(ycols) > 1 else []
                 parts += [
                     f"{g.name} = {_fmt(v)} {g.unit}".rstrip()
                     for g, v in zip(groups, key, strict=True)
                 ]
-                rows = [i for i, k in enumerate(keys) if k == key]
                 series.append((", ".join(parts) or None, rows, ycol))
 
         fig, ax, owned = _axes(plt, ax)
