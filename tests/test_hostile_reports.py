@@ -379,9 +379,9 @@ def test_an_error_quotes_at_most_60_characters_of_a_name(call):
 
 
 def test_napkin_plan_with_a_megabyte_name_says_so_briefly(napkin, tmp_path):
-    path = tmp_path / "big.toml"
-    path.write_text(f'title = "t"\n[givens]\n{BIG} = 1\n[[sections]]\ntitle = "s"\n'
-                    'ask = ["train_time"]\n')
+    path = tmp_path / "big.toml"  # a 900 kB name: under the plan file's 1,000,000 bytes
+    path.write_text(f'title = "t"\n[givens]\n{"a" * 900_000} = 1\n[[sections]]\n'
+                    'title = "s"\nask = ["train_time"]\n')
     status, out, err = napkin("plan", str(path))
     assert status == 2 and out == ""
     assert len(err) < 1_000 and "characters)" in err and "a" * 61 not in err
