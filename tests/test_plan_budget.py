@@ -55,12 +55,15 @@ def test_100000_sections_refused_with_the_count_api():
     assert "at most 60,000" in text and "split the plan" in text
 
 
-def test_100000_sections_refused_with_the_count_cli(napkin, tmp_path):
+def test_a_file_of_20000_sections_refused_with_the_count_cli(napkin, tmp_path):
+    """A file of 100,000 sections is over the plan file's 1,000,000 bytes (refused for its
+    size); the most that fit, about 20,000, are refused for their count: 1,440,000 units."""
     path = tmp_path / "huge.json"
-    path.write_text(json.dumps(sections(100_000)), encoding="utf-8")
+    path.write_text(json.dumps(sections(20_000), separators=(",", ":")), encoding="utf-8")
+    assert path.stat().st_size < 1_000_000
     status, out, err = napkin("plan", str(path))
     assert status == 2 and out == ""
-    assert "huge.json" in err and "100,000 sections" in err and "60,000" in err
+    assert "huge.json" in err and "20,000 sections" in err and "60,000" in err
     assert "split the plan" in err and "Traceback" not in err
 
 
