@@ -14,10 +14,13 @@ back and checked by `from_json`), each node a list that starts with a tag:
 
     Name ["sym", name]  Integer ["int", n]  Rational ["rat", p, q]  Float ["num", x]
     Sum ["sum", [[negative, term], ...]]  Product ["prod", negative, numerator, denominator]
-    Root ["pow", ["root", index, radicand]]  Reciprocal ["pow", ["prod", ...]]
+    Root ["pow", ["root", degree, radicand]]  Reciprocal ["pow", ["prod", ...]]
     Power ["pow", ["powr", base, base_is_symbol, exponent, integer_exponent, simple_exponent]]
     Ceiling, Floor, Pow2Ceil ["fn", "ceiling" | "floor" | "pow2_ceil", "", [argument]]
     Call ["fn", "call", name, [argument, ...]]
+
+(Nodes compare as the tuples they are, so Floor(x) == Ceiling(x): compare `to_json` forms to
+tell kinds apart.)
 """
 
 from __future__ import annotations
