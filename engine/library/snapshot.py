@@ -159,14 +159,19 @@ def _variable(v: declare.Variable) -> list:
 
 
 def _formula(f: declare.Formula) -> list:
+    from napkinmath.rendering import exprprint
+
     return [f.name, f.title, f.source, f.subject, f.note, f.forward_only, f.derived,
             list(f.derived_from), [v.name for v in f.variables], f.assumption,
-            *f.trees, *f.layouts]
+            *f.trees, *map(exprprint.to_json, f.layouts)]
 
 
 def _constraint(c: declare.Constraint) -> list:
+    from napkinmath.rendering import exprprint
+
     return [c.name, c.title, c.strict, c.source, c.subject, c.message,
-            [v.name for v in c.variables], c.per, list(c.touch), *c.trees, *c.layouts]
+            [v.name for v in c.variables], c.per, list(c.touch), *c.trees,
+            *map(exprprint.to_json, c.layouts)]
 
 
 def load() -> bool:

@@ -19,7 +19,7 @@ class _Printer(MathMLPresentationPrinter):
         super().__init__({"mul_symbol": mul_symbol})
         self._leaf = leaf
 
-    def _print_Symbol(self, sym, style="plain"):  # noqa: N802 (sympy's dispatch name)
+    def _print_Symbol(self, sym, style="plain"):
         if self._leaf is None:
             node = self.dom.createElement("mi")
             node.appendChild(self.dom.createTextNode(sym.name))

@@ -219,8 +219,11 @@ def _composition(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step
             return None if stored == "none" else stored
     composed = _compose(free, blocks)
     if library:
+        from napkinmath.rendering.exprprint import to_json
+
         _store().put("cancel", key, "none" if composed is None else [
-            None if s is None else [s[0], s[1], None if s[2] is None else list(s[2])]
+            None if s is None else [s[0], to_json(s[1]),
+                                    None if s[2] is None else [to_json(side) for side in s[2]]]
             for s in composed])
     return composed
 

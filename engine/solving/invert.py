@@ -244,7 +244,9 @@ def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
             return tuple(_from_tree(t, layout) for t, layout in stored)
     roots = tuple(compile_expr(expr) for expr in _solutions(f, _symbol_of(name)))
     if library and all(r.tree is not None for r in roots):
-        _store().put("roots", key, [(r.tree, r.layout) for r in roots])
+        from napkinmath.rendering.exprprint import to_json
+
+        _store().put("roots", key, [(r.tree, to_json(r.layout)) for r in roots])
     return roots
 
 
@@ -264,7 +266,9 @@ def joint_roots(fs: tuple[Formula, ...], unknowns: tuple[str, ...]
     solutions = tuple({s.name: c for s, c in solution.items()}
                       for solution in solved_jointly(fs, symbols))
     if library and all(c.tree is not None for sol in solutions for c in sol.values()):
-        _store().put("joint", key, [[(sol[n].tree, sol[n].layout) for n in unknowns]
+        from napkinmath.rendering.exprprint import to_json
+
+        _store().put("joint", key, [[(sol[n].tree, to_json(sol[n].layout)) for n in unknowns]
                                     for sol in solutions])
     return solutions
 
