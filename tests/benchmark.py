@@ -212,7 +212,7 @@ def audit(refused: list[tuple]) -> tuple[int, int, int, int]:
                              key=lambda n: (near[n], n))[:20]
             options = [(n,) for n in names if n not in knowns and n != target]
             options += [(a, b) for i, a in enumerate(nearest) for b in nearest[i + 1:]]
-            if any(isinstance(plan._plan((target,), knowns | set(o)), plan.Plan)
+            if any(isinstance(plan._plan((target,), knowns | set(o)), plan.SolvePlan)
                    for o in options):
                 would_do += 1
             continue
