@@ -286,20 +286,20 @@ def _files() -> tuple[str, ...]:
 
 
 @cache
-def _text(name: str) -> str:
+def _shipped_text(name: str) -> str:
     return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
 
 
 @cache
 def _parsed(name: str) -> dict[str, Record]:
     """The records of the shipped file `name`, parsed whole, unchecked against the library."""
-    return load_toml(_text(name), keys=False)
+    return load_toml(_shipped_text(name), keys=False)
 
 
 @cache
 def _layout(name: str) -> Layout | None:
     """Where each record of the shipped file `name` is; None: parse the file whole."""
-    return scan(_text(name))
+    return scan(_shipped_text(name))
 
 
 def _names(name: str) -> dict[str, tuple[str, ...]]:
@@ -314,7 +314,7 @@ def _names(name: str) -> dict[str, tuple[str, ...]]:
 def _chunk(name: str, record_id: str) -> Record:
     """The record `record_id` of the shipped file `name`, parsed from its own text alone."""
     aliases, start, end = _layout(name)[record_id]
-    found = load_toml(_text(name)[start:end], keys=False)
+    found = load_toml(_shipped_text(name)[start:end], keys=False)
     if list(found) != [record_id] or found[record_id].aliases != aliases:
         raise RecordError(f"hardware/{name}: the scan of {record_id}'s text disagrees with its "
                           "parse (write a record's value tables after it, its aliases on one "

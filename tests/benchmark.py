@@ -40,11 +40,11 @@ import time
 import timeit
 from pathlib import Path
 
+from helpers import W12
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 NAPKIN = ["-m", "napkinmath.cli"]
-W12 = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4",
-       "--gpu", "H100-SXM"]
 DEPS = ["-c", "import sympy, pint, networkx"]
 COLD = {
     "cold `napkin solve` W12 (bytecode)": W12,
@@ -212,7 +212,7 @@ def audit(refused: list[tuple]) -> tuple[int, int, int, int]:
                              key=lambda n: (near[n], n))[:20]
             options = [(n,) for n in names if n not in knowns and n != target]
             options += [(a, b) for i, a in enumerate(nearest) for b in nearest[i + 1:]]
-            if any(isinstance(plan._plan((target,), knowns | set(o)), plan.Plan)
+            if any(isinstance(plan._plan((target,), knowns | set(o)), plan.SolvePlan)
                    for o in options):
                 would_do += 1
             continue

@@ -4,36 +4,14 @@ and shows that the answer stays right, nothing runs, nothing hangs and the entry
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import W12, napkin_process
 
 from napkinmath import cache
 from napkinmath.library import names, snapshot
-
-W12 = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4",
-       "--gpu", "H100-SXM"]
-PROBE = ("import sys, json; from napkinmath.cli.main import main; status = main({args!r}); "
-         "print(json.dumps({{'status': status, 'sympy': 'sympy' in sys.modules}}))")
-#: a command that blocks on a FIFO or reads /dev/zero would run past this
-TIMEOUT = 120
-
-
-def _napkin(env_cache: str | None, args: list[str], cwd: Path | None = None,
-            home: Path | None = None) -> tuple[str, dict]:
-    env = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"}
-    if env_cache is not None:
-        env["XDG_CACHE_HOME"] = env_cache
-    if home is not None:
-        env["HOME"] = str(home)
-    done = subprocess.run([sys.executable, "-c", PROBE.format(args=args)], capture_output=True,
-                          text=True, env=env, check=True, cwd=cwd, timeout=TIMEOUT)
-    *output, status = done.stdout.rstrip("\n").split("\n")
-    return "\n".join(output), json.loads(status)
 
 
 def _library(cache_home: Path) -> Path:
@@ -43,46 +21,46 @@ def _library(cache_home: Path) -> Path:
 def test_an_edited_library_entry_is_refused_and_rebuilt(tmp_path):
     """W12 with the fleet equation's 6 FLOP per parameter-token edited to 8 would answer 77.98
     GPUs; the edit breaks the entry's digest, so the answer stays 58.48 and the entry heals."""
-    expected, _ = _napkin(str(tmp_path), W12)
+    expected, _ = napkin_process(str(tmp_path), W12)
     assert "n_gpus = 58.48 GPU" in expected
     entry = _library(tmp_path)
     data = entry.read_bytes()
     default = b'[6,"6 FLOP per parameter per token'
     assert data.count(default) == 1
     entry.write_bytes(data.replace(default, b'[8,"6 FLOP per parameter per token'))
-    again, how = _napkin(str(tmp_path), W12)
+    again, how = napkin_process(str(tmp_path), W12)
     assert again == expected and how["status"] == 0 and how["sympy"]  # declared afresh
     assert entry.read_bytes() == data  # rewritten whole
-    third, how = _napkin(str(tmp_path), W12)
+    third, how = napkin_process(str(tmp_path), W12)
     assert third == expected and not how["sympy"]
 
 
 def test_an_entry_for_another_source_or_name_is_not_read(tmp_path):
-    expected, _ = _napkin(str(tmp_path), W12)
+    expected, _ = napkin_process(str(tmp_path), W12)
     entry = _library(tmp_path)
     header, _, payload = entry.read_bytes().partition(b"\n")
     fields = header.split(b" ")
     fields[1] = b"0" * len(fields[1])  # made for another source
     entry.write_bytes(b" ".join(fields) + b"\n" + payload)
-    again, how = _napkin(str(tmp_path), W12)
+    again, how = napkin_process(str(tmp_path), W12)
     assert again == expected and how["sympy"]
 
 
 def test_a_truncated_names_entry_heals_and_check_knows_every_variable(tmp_path):
     check = ["check", "params * tokens * flop_per_param_token", "--expect", "4.2e22 FLOP",
              "params=7B", "tokens=1T"]
-    first, how = _napkin(str(tmp_path), check)
+    first, how = napkin_process(str(tmp_path), check)
     entry = tmp_path / "napkinmath" / f"variables-{names.source_digest()}"
     text = entry.read_bytes()
     entry.write_bytes(text[: len(text) // 3])  # a write cut short
-    second, again = _napkin(str(tmp_path), check)
+    second, again = napkin_process(str(tmp_path), check)
     assert second == first and again["status"] == how["status"]
     assert entry.read_bytes() == text  # healed
 
 
 @pytest.mark.parametrize("kind", ["fifo", "zero", "directory", "oversized", "link"])
 def test_an_entry_that_is_not_a_small_regular_file_is_never_read(tmp_path, kind):
-    expected, _ = _napkin(str(tmp_path), W12)
+    expected, _ = napkin_process(str(tmp_path), W12)
     entry = _library(tmp_path)
     entry.unlink()
     if kind == "fifo":
@@ -96,9 +74,9 @@ def test_an_entry_that_is_not_a_small_regular_file_is_never_read(tmp_path, kind)
             out.truncate(snapshot.LIMITS["library"] + 1000)
     else:  # a link to a good-looking file elsewhere: links are not followed
         elsewhere = tmp_path / "elsewhere"
-        _napkin(str(elsewhere), W12)
+        napkin_process(str(elsewhere), W12)
         entry.symlink_to(_library(elsewhere))
-    again, how = _napkin(str(tmp_path), W12)
+    again, how = napkin_process(str(tmp_path), W12)
     assert again == expected and how["status"] == 0
     if kind != "directory":  # removed and written again as a regular file
         assert entry.is_file() and not entry.is_symlink()
@@ -109,7 +87,7 @@ def test_a_relative_cache_home_is_ignored(tmp_path):
     work, home = tmp_path / "work", tmp_path / "home"
     work.mkdir()
     home.mkdir()
-    expected, _ = _napkin("relative/cache", W12, cwd=work, home=home)
+    expected, _ = napkin_process("relative/cache", W12, cwd=work, home=home)
     assert "n_gpus = 58.48 GPU" in expected
     assert not any(work.iterdir())  # nothing in the current directory
     assert (home / ".cache" / "napkinmath").is_dir()  # the XDG default instead
@@ -120,15 +98,15 @@ def test_a_cache_folder_others_can_write_is_not_used(tmp_path, mode):
     folder = tmp_path / "napkinmath"
     folder.mkdir()
     os.chmod(folder, mode)
-    expected, _ = _napkin(str(tmp_path), W12)
+    expected, _ = napkin_process(str(tmp_path), W12)
     assert "n_gpus = 58.48 GPU" in expected
     assert not any(folder.iterdir())  # nothing written where others could plant entries
-    again, how = _napkin(str(tmp_path), W12)
+    again, how = napkin_process(str(tmp_path), W12)
     assert again == expected and how["sympy"]  # and nothing read from it
 
 
 def test_the_cache_folder_and_its_entries_are_private(tmp_path):
-    _napkin(str(tmp_path), W12)
+    napkin_process(str(tmp_path), W12)
     folder = tmp_path / "napkinmath"
     assert folder.stat().st_mode & 0o077 == 0
     for path in folder.rglob("*"):
@@ -157,9 +135,9 @@ def test_a_forged_library_entry_of_the_wrong_shape_is_declared_afresh(tmp_path, 
                                                                      payload):
     """Consistent digests (as someone who can write the cache could make) over payloads that
     nest past the parser's recursion or have the wrong shape: read as nothing, never a crash."""
-    expected, _ = _napkin(str(tmp_path), W12)
+    expected, _ = napkin_process(str(tmp_path), W12)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     cache._usable.cache_clear()
     cache.write(f"library-{snapshot.digest()}", source=snapshot.digest(), payload=payload)
-    again, how = _napkin(str(tmp_path), W12)
+    again, how = napkin_process(str(tmp_path), W12)
     assert again == expected and how["status"] == 0 and how["sympy"]

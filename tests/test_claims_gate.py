@@ -10,17 +10,12 @@ never 0 while a row goes unchecked. Run through `napkin check FILE` and `nm.chec
 import json
 
 import pytest
+from helpers import write
 
 import napkinmath as nm
 from napkinmath.checking import budget
 from napkinmath.checking.columns import closest, near_miss
 from napkinmath.checking.strict_json import layout
-
-
-def write(tmp_path, name: str, text: str):
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 # --- keys given twice ------------------------------------------------------------------------

@@ -5,13 +5,11 @@ import subprocess
 import sys
 
 import pytest
-
-W12_ARGS = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4",
-            "--gpu", "H100-SXM"]
+from helpers import W12
 
 
 def test_console_script_runs_a_real_solve():
-    done = subprocess.run([sys.executable, "-m", "napkinmath.cli", *W12_ARGS],
+    done = subprocess.run([sys.executable, "-m", "napkinmath.cli", *W12],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("n_gpus = 58.48 GPU")  # 4.2e22 / (0.4 x 989.5e12 x 21 days)
@@ -30,7 +28,7 @@ def test_no_command_prints_help(napkin):
 
 @pytest.mark.parametrize("fmt", ["markdown", "latex", "json"])
 def test_formats(napkin, fmt):
-    status, out, err = napkin(*W12_ARGS, "--format", fmt)
+    status, out, err = napkin(*W12, "--format", fmt)
     assert status == 0, err
     if fmt == "json":
         data = json.loads(out)

@@ -7,14 +7,11 @@ H100 SXM: NVLink 4 at 450 GB/s per direction (the datasheet's 900 GB/s adds both
 """
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 
 H100_PEAK = 989.5e12  # FLOP/s per GPU, dense BF16 (the H100-SXM record)
-
-
-def magnitude(q, unit):
-    return q.to(unit).magnitude
 
 
 def ring_allreduce_bytes(n, message):
@@ -28,7 +25,7 @@ W9_BYTES = ring_allreduce_bytes(8, 141e9)  # 2 x 7/8 x 141 GB = 246.75 GB per ra
 def test_w9_with_the_h100_record_uses_nvlink_per_direction():
     r = nm.solve("allreduce_time", message_bytes="141 GB", n_ranks=8, gpu="H100")
     hand = W9_BYTES / 450e9  # 0.548 s
-    assert magnitude(r.value, "s") == pytest.approx(hand, rel=1e-9)
+    assert mag(r.value, "s") == pytest.approx(hand, rel=1e-9)
     assert hand == pytest.approx(0.548, rel=0.01)
 
 
@@ -42,7 +39,7 @@ def test_w9_derivation_names_the_bandwidth_it_used():
 def test_w9_as_typed_by_the_user_900_gb_s():
     r = nm.solve("allreduce_time", message_bytes="141 GB", n_ranks=8, link_bandwidth="900 GB/s")
     hand = W9_BYTES / 900e9  # 0.274 s: 900 GB/s is both directions added
-    assert magnitude(r.value, "s") == pytest.approx(hand, rel=1e-9)
+    assert mag(r.value, "s") == pytest.approx(hand, rel=1e-9)
     assert hand == pytest.approx(0.274, rel=0.01)
     assert "link_bandwidth" in str(r) and "nvlink_bandwidth" not in str(r)
 
@@ -50,30 +47,30 @@ def test_w9_as_typed_by_the_user_900_gb_s():
 def test_w9_a_typed_link_bandwidth_wins_over_the_record():
     r = nm.solve("allreduce_time", message_bytes="141 GB", n_ranks=8, link_bandwidth="900 GB/s",
                  gpu="H100")
-    assert magnitude(r.value, "s") == pytest.approx(W9_BYTES / 900e9, rel=1e-9)
+    assert mag(r.value, "s") == pytest.approx(W9_BYTES / 900e9, rel=1e-9)
 
 
 def test_w9_the_datasheet_figure_as_a_bidirectional_bandwidth():
     r = nm.solve("allreduce_time", message_bytes="141 GB", n_ranks=8,
                  link_bandwidth_bidirectional="900 GB/s")
-    assert magnitude(r.value, "s") == pytest.approx(W9_BYTES / 450e9, rel=1e-9)  # 900 / 2
+    assert mag(r.value, "s") == pytest.approx(W9_BYTES / 450e9, rel=1e-9)  # 900 / 2
 
 
 def test_w9_link_record():
     r = nm.solve("allreduce_time", message_bytes="141 GB", n_ranks=8, gpu="NVLink-4")
-    assert magnitude(r.value, "s") == pytest.approx(W9_BYTES / 450e9, rel=1e-9)
+    assert mag(r.value, "s") == pytest.approx(W9_BYTES / 450e9, rel=1e-9)
 
 
 def test_w9_message_from_the_gradients():
     r = nm.solve("allreduce_time", params_total="70.5e9", n_ranks=8, gpu="H100")
     hand = ring_allreduce_bytes(8, 70.5e9 * 2) / 450e9  # 141 GB of bf16 gradients
-    assert magnitude(r.value, "s") == pytest.approx(hand, rel=1e-9)
+    assert mag(r.value, "s") == pytest.approx(hand, rel=1e-9)
     assert "gradient_memory" in str(r)
 
 
 def test_w9_inverse_link_bandwidth_from_a_measured_time():
     r = nm.solve("link_bandwidth", message_bytes="141 GB", n_ranks=8, allreduce_time="0.6 s")
-    assert magnitude(r.value, "GB/s") == pytest.approx(W9_BYTES / 0.6 / 1e9)  # 411 GB/s
+    assert mag(r.value, "GB/s") == pytest.approx(W9_BYTES / 0.6 / 1e9)  # 411 GB/s
 
 
 def test_inverse_ring_length_from_bytes_per_rank():
@@ -86,15 +83,15 @@ def test_busbw_of_an_ideal_ring_equals_the_link():
     r = nm.solve(["allreduce_algbw", "allreduce_busbw"], message_bytes="141 GB", n_ranks=8,
                  gpu="H100")
     algbw = 141e9 / (W9_BYTES / 450e9)  # S / t = 257 GB/s
-    assert magnitude(r["allreduce_algbw"], "GB/s") == pytest.approx(algbw / 1e9)
-    assert magnitude(r["allreduce_busbw"], "GB/s") == pytest.approx(algbw * 2 * 7 / 8 / 1e9)
-    assert magnitude(r["allreduce_busbw"], "GB/s") == pytest.approx(450)
+    assert mag(r["allreduce_algbw"], "GB/s") == pytest.approx(algbw / 1e9)
+    assert mag(r["allreduce_busbw"], "GB/s") == pytest.approx(algbw * 2 * 7 / 8 / 1e9)
+    assert mag(r["allreduce_busbw"], "GB/s") == pytest.approx(450)
 
 
 def test_time_from_a_measured_busbw():
     r = nm.solve("allreduce_time", message_bytes="141 GB", n_ranks=8, allreduce_busbw="360 GB/s")
     algbw = 360e9 * 8 / (2 * 7)  # 205.7 GB/s
-    assert magnitude(r.value, "s") == pytest.approx(141e9 / algbw)  # 0.685 s
+    assert mag(r.value, "s") == pytest.approx(141e9 / algbw)  # 0.685 s
 
 
 # --- The other collectives: (n-1)/n of the buffer -------------------------------------------------
@@ -103,16 +100,16 @@ def test_allgather_reduce_scatter_alltoall():
                  message_bytes="140 GB", n_ranks=8, link_bandwidth="450 GB/s")
     hand = 7 / 8 * 140e9 / 450e9  # 0.272 s each
     for name in ("allgather_time", "reduce_scatter_time", "alltoall_time"):
-        assert magnitude(r[name], "s") == pytest.approx(hand), name
+        assert mag(r[name], "s") == pytest.approx(hand), name
 
 
 def test_fsdp_step_moves_one_and_a_half_times_an_allreduce():
     # ZeRO-3: all-gather forward + all-gather backward + reduce-scatter = 3 x (n-1)/n x bytes
     r = nm.solve(["allgather_bytes_per_rank", "reduce_scatter_bytes_per_rank",
                   "allreduce_bytes_per_rank"], message_bytes="14 GB", n_ranks=64)
-    fsdp = 2 * magnitude(r["allgather_bytes_per_rank"], "GB") + magnitude(
+    fsdp = 2 * mag(r["allgather_bytes_per_rank"], "GB") + mag(
         r["reduce_scatter_bytes_per_rank"], "GB")
-    assert fsdp == pytest.approx(1.5 * magnitude(r["allreduce_bytes_per_rank"], "GB"))
+    assert fsdp == pytest.approx(1.5 * mag(r["allreduce_bytes_per_rank"], "GB"))
 
 
 # --- W5: does the gradient all-reduce hide behind the backward pass? -----------------------------
@@ -126,10 +123,10 @@ def test_w5_allreduce_time_and_the_step_it_hides_in(params):
                  params_total=params, **W5_IB)
     wire = 2 * 63 / 64 * params * 2  # bf16 gradients: 27.6 GB (7B), 276 GB (70B)
     time = wire / 50e9  # 0.551 s (7B), 5.51 s (70B)
-    assert magnitude(r["allreduce_bytes_per_rank"], "B") == pytest.approx(wire, rel=1e-9)
-    assert magnitude(r["allreduce_time"], "s") == pytest.approx(time, rel=1e-9)
+    assert mag(r["allreduce_bytes_per_rank"], "B") == pytest.approx(wire, rel=1e-9)
+    assert mag(r["allreduce_time"], "s") == pytest.approx(time, rel=1e-9)
     # hides only while the backward pass (2/3 of the step's compute) lasts longer
-    assert magnitude(r["step_time_overlap_limit"], "s") == pytest.approx(time * 3 / 2, rel=1e-9)
+    assert mag(r["step_time_overlap_limit"], "s") == pytest.approx(time * 3 / 2, rel=1e-9)
 
 
 W5_STEP = dict(params="7e9", params_total="7e9", seq_len=4096, n_gpus=64, mfu_target=0.4,
@@ -140,22 +137,22 @@ def test_w5_large_batch_hides_the_allreduce():
     r = nm.solve(["backward_time", "allreduce_time", "allreduce_exposed_time"], global_batch=256,
                  **W5_STEP)
     compute = 6 * 7e9 * 256 * 4096 / (64 * H100_PEAK * 0.4)  # 1.739 s per step
-    assert magnitude(r["backward_time"], "s") == pytest.approx(compute * 2 / 3)  # 1.159 s
-    assert magnitude(r["allreduce_time"], "s") == pytest.approx(0.55125)  # shorter: hides
-    assert magnitude(r["allreduce_exposed_time"], "s") == 0
+    assert mag(r["backward_time"], "s") == pytest.approx(compute * 2 / 3)  # 1.159 s
+    assert mag(r["allreduce_time"], "s") == pytest.approx(0.55125)  # shorter: hides
+    assert mag(r["allreduce_exposed_time"], "s") == 0
 
 
 def test_w5_small_batch_exposes_the_allreduce():
     r = nm.solve("allreduce_exposed_time", global_batch=16, **W5_STEP)
     backward = 6 * 7e9 * 16 * 4096 / (64 * H100_PEAK * 0.4) * 2 / 3  # 0.0724 s
-    assert magnitude(r.value, "s") == pytest.approx(0.55125 - backward)  # 0.479 s exposed
+    assert mag(r.value, "s") == pytest.approx(0.55125 - backward)  # 0.479 s exposed
 
 
 def test_w5_inverse_the_link_that_hides_behind_a_backward_pass():
     r = nm.solve("link_bandwidth", params_total="7e9", n_ranks=64,
                  step_time_overlap_limit="1 s")
     # backward = 2/3 s must cover 2 x 63/64 x 14 GB: 27.5625 GB / 0.6667 s = 41.3 GB/s
-    assert magnitude(r.value, "GB/s") == pytest.approx(27.5625 / (2 / 3))
+    assert mag(r.value, "GB/s") == pytest.approx(27.5625 / (2 / 3))
 
 
 def test_exposed_time_cannot_be_inverted():

@@ -10,14 +10,11 @@ import re
 
 import pytest
 import sympy
+from helpers import mag
 
 import napkinmath as nm
 from napkinmath.hardware import METADATA_KEYS, check_keys, get, load_toml, records
 from napkinmath.library.lookup import formulas
-
-
-def mag(q, unit):
-    return q.to(unit).magnitude
 
 
 # --- A. every record key binds a variable, or is declared reference-only ----------------------

@@ -25,6 +25,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from helpers import W12
 
 from napkinmath.cli.main import _fallback, _Output, main
 from napkinmath.hardware import records
@@ -36,9 +37,6 @@ FUZZ_CASES = int(os.environ.get("NAPKIN_FUZZ_CASES", "3000"))
 FUZZ_SEED = 20260509
 #: A case slower than this is a hang, not a cold cache (the slowest seen is well under 2 s).
 SECONDS_PER_CASE = 20.0
-
-W12 = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4",
-       "--gpu", "H100-SXM"]
 
 
 def _napkin(*args: str, env: dict | None = None, stdout=subprocess.PIPE

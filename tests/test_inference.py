@@ -6,6 +6,7 @@ explicitly (H100 SXM: 80 GB, 3.35 TB/s, 989 TFLOP/s dense BF16; TPU v6e: 918 TFL
 """
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 
@@ -14,10 +15,6 @@ LLAMA3_70B = dict(n_layers=80, n_kv_heads=8, head_dim=128)
 H100 = dict(hbm_capacity="80 GB/GPU", hbm_bandwidth="3.35 TB/(s*GPU)",
             peak_flops="989 TFLOP/(s*GPU)")
 KV_PER_TOKEN = 2 * 80 * 8 * 128 * 2  # 327,680 B/token
-
-
-def mag(q, unit):
-    return q.to(unit).magnitude
 
 
 # --- W15: KV-cache sizing --------------------------------------------------------------------

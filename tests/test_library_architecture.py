@@ -9,13 +9,14 @@ active); GPT-3 Table 2.1 (175.0B).
 """
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 from napkinmath.hardware import get
 
 
-def mag(q, unit="param"):
-    return q.to(unit).magnitude
+def in_params(q):
+    return mag(q, "param")
 
 
 def record(record_id, key):
@@ -28,10 +29,10 @@ def test_llama_3_8b_pieces_from_its_config():
     # intermediate_size 14,336, untied
     r = nm.solve(["embedding_params", "attention_params_per_layer", "mlp_params_per_layer",
                   "norm_params"], model="llama-3-8b")
-    assert mag(r["embedding_params"]) == 2 * 128_256 * 4_096           # 1,050,673,152
-    assert mag(r["attention_params_per_layer"]) == 2 * 4_096 * 128 * (32 + 8)  # 41,943,040
-    assert mag(r["mlp_params_per_layer"]) == 3 * 4_096 * 14_336      # 176,160,768
-    assert mag(r["norm_params"]) == (2 * 32 + 1) * 4_096              # 266,240
+    assert in_params(r["embedding_params"]) == 2 * 128_256 * 4_096           # 1,050,673,152
+    assert in_params(r["attention_params_per_layer"]) == 2 * 4_096 * 128 * (32 + 8)  # 41,943,040
+    assert in_params(r["mlp_params_per_layer"]) == 3 * 4_096 * 14_336      # 176,160,768
+    assert in_params(r["norm_params"]) == (2 * 32 + 1) * 4_096              # 266,240
 
 
 @pytest.mark.parametrize(("model", "exact", "published"), [
@@ -44,8 +45,8 @@ def test_llama_3_8b_pieces_from_its_config():
 ])
 def test_dense_llama_counts_from_the_record_alone(model, exact, published):
     r = nm.solve("params_total", model=model)
-    assert mag(r.value) == exact
-    assert mag(r.value) == pytest.approx(published, rel=0.01)
+    assert in_params(r.value) == exact
+    assert in_params(r.value) == pytest.approx(published, rel=0.01)
     names = [f.name for step in r.steps for f in step.formulas]
     assert "dense_params_from_config" in names and "dense_params_total" not in names
 
@@ -55,14 +56,14 @@ def test_gpt3_from_its_shapes_is_within_a_percent_of_175b():
     # 1,811,939,328, x 96 = 173,946,175,488; norms 193 x 12,288 = 2,371,584
     # total 174,566,105,088 (biases and the 2,048 x 12,288 position embeddings left out)
     r = nm.solve("params_total", model="gpt-3-175b")
-    assert mag(r.value) == 617_558_016 + 173_946_175_488 + 2_371_584
-    assert mag(r.value) == pytest.approx(175e9, rel=0.01)  # Table 2.1: 175.0B
+    assert in_params(r.value) == 617_558_016 + 173_946_175_488 + 2_371_584
+    assert in_params(r.value) == pytest.approx(175e9, rel=0.01)  # Table 2.1: 175.0B
 
 
 def test_tied_embeddings_count_the_vocabulary_once():
     # a Llama 3.2 1B-like shape: V 128,256, h 2,048, tied: 128,256 x 2,048 = 262,668,288
     r = nm.solve("embedding_params", vocab_size=128_256, hidden_size=2048, embedding_matrices=1)
-    assert mag(r.value) == 128_256 * 2048
+    assert in_params(r.value) == 128_256 * 2048
 
 
 def test_plain_mlp_and_mha_give_kaplans_12_h_squared_per_layer():
@@ -70,7 +71,7 @@ def test_plain_mlp_and_mha_give_kaplans_12_h_squared_per_layer():
     # 4h^2 + 8h^2 = 12h^2 per layer, h = 1,024: 12,582,912
     r = nm.solve(["attention_params_per_layer", "mlp_params_per_layer"], hidden_size=1024,
                  n_heads=16, n_kv_heads=16, head_dim=64, ffn_size=4096, mlp_matrices=2)
-    per_layer = mag(r["attention_params_per_layer"]) + mag(r["mlp_params_per_layer"])
+    per_layer = in_params(r["attention_params_per_layer"]) + in_params(r["mlp_params_per_layer"])
     assert per_layer == 12 * 1024**2
 
 
@@ -79,11 +80,11 @@ def test_kaplans_estimate_beside_the_exact_count():
     # 70B's shape, 8.7% below the exact 70.55e9: GQA (fewer K, V) and SwiGLU at 3.5h (more MLP)
     # and the 2.1e9 embedding parameters it leaves out
     r = nm.solve("params_12lh2", model="llama-3-70b")
-    assert mag(r.value) == 12 * 80 * 8192**2
-    assert mag(r.value) / 70_553_706_496 == pytest.approx(0.913, abs=0.001)
+    assert in_params(r.value) == 12 * 80 * 8192**2
+    assert in_params(r.value) / 70_553_706_496 == pytest.approx(0.913, abs=0.001)
     # GPT-3: 12 x 96 x 12,288^2 = 173.95e9, within 0.6% of 175e9 (embeddings 0.6e9)
     gpt3 = nm.solve("params_12lh2", model="gpt-3-175b")
-    assert mag(gpt3.value) == pytest.approx(175e9, rel=0.01)
+    assert in_params(gpt3.value) == pytest.approx(175e9, rel=0.01)
 
 
 # --- mixtures of experts ------------------------------------------------------------------
@@ -93,13 +94,13 @@ def test_mixtral_total_and_active_from_the_expert_shapes():
     #       = 262,144,000 + 1,342,177,280 + 266,240 + 1,048,576 = 1,605,636,096
     # total = shared + 8 E = 46,702,792,704; active = shared + 2 E = 12,879,925,248
     r = nm.solve(["params_total", "params"], model="mixtral-8x7b")
-    assert mag(r["params_total"]) == 46_702_792_704
-    assert mag(r["params"]) == 12_879_925_248
-    assert mag(r["params_total"]) == pytest.approx(46.7e9, rel=0.01)  # Mistral: 46.7B
-    assert mag(r["params"]) == pytest.approx(12.9e9, rel=0.01)  # 12.9B active
+    assert in_params(r["params_total"]) == 46_702_792_704
+    assert in_params(r["params"]) == 12_879_925_248
+    assert in_params(r["params_total"]) == pytest.approx(46.7e9, rel=0.01)  # Mistral: 46.7B
+    assert in_params(r["params"]) == pytest.approx(12.9e9, rel=0.01)  # 12.9B active
     parts = nm.solve(["expert_params_config", "shared_params_config"], model="mixtral-8x7b")
-    assert mag(parts["expert_params_config"]) == 5_637_144_576
-    assert mag(parts["shared_params_config"]) == 1_605_636_096
+    assert in_params(parts["expert_params_config"]) == 5_637_144_576
+    assert in_params(parts["shared_params_config"]) == 1_605_636_096
 
 
 def test_qwen3_235b_total_and_active_from_the_expert_shapes():
@@ -109,32 +110,32 @@ def test_qwen3_235b_total_and_active_from_the_expert_shapes():
     #       = 7,997,214,720
     # total = shared + 128 E = 235,093,610,496; active = shared + 8 E = 22,190,739,456
     r = nm.solve(["params_total", "params"], model="qwen3-235b-a22b")
-    assert mag(r["params_total"]) == 235_093_610_496
-    assert mag(r["params"]) == 22_190_739_456
-    assert mag(r["params_total"]) == pytest.approx(235e9, rel=0.01)  # model card: 235B
-    assert mag(r["params"]) == pytest.approx(22e9, rel=0.01)  # 22B activated
+    assert in_params(r["params_total"]) == 235_093_610_496
+    assert in_params(r["params"]) == 22_190_739_456
+    assert in_params(r["params_total"]) == pytest.approx(235e9, rel=0.01)  # model card: 235B
+    assert in_params(r["params"]) == pytest.approx(22e9, rel=0.01)  # 22B activated
 
 
 def test_one_moe_count_alone_comes_from_the_shapes_too():
     # the sums run forward only, so the rounded published 12.9e9 is never solved back into
     # the shared part: the total asked alone is the exact 46,702,792,704
     r = nm.solve("params_total", model="mixtral-8x7b")
-    assert mag(r.value) == 46_702_792_704
+    assert in_params(r.value) == 46_702_792_704
 
 
 def test_the_deepseek_total_is_not_counted_from_its_shapes():
     # MLA attention, 3 dense layers and a shared expert are outside shared_params_config:
     # the record's published counts stand (read when asked as a pair)
     r = nm.solve(["params_total", "params"], model="deepseek-v3")
-    assert mag(r["params_total"]) == 671e9 and mag(r["params"]) == 37e9
+    assert in_params(r["params_total"]) == 671e9 and in_params(r["params"]) == 37e9
 
 
 def test_deepseek_expert_shapes_agree_with_the_published_split():
     # 58 MoE layers x 3 x 7,168 x 2,048 = 2,554,331,136 per routed expert; the published
     # 671e9 total and 37e9 active imply (671e9 - 37e9) / (256 - 8) = 2.556e9: 0.08% apart
     r = nm.solve("expert_params_config", model="deepseek-v3")
-    assert mag(r.value) == 58 * 3 * 7168 * 2048
-    assert mag(r.value) == pytest.approx((671e9 - 37e9) / (256 - 8), rel=0.001)
+    assert in_params(r.value) == 58 * 3 * 7168 * 2048
+    assert in_params(r.value) == pytest.approx((671e9 - 37e9) / (256 - 8), rel=0.001)
 
 
 # --- the records carry the config fields, with sources ----------------------------------

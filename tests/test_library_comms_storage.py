@@ -13,15 +13,12 @@ Hand arithmetic beside every expectation.
 import math
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 
 NVLINK4 = 450e9  # B/s per direction (H100 record)
 NDR = 50e9  # 400 Gb/s
-
-
-def mag(q, unit=""):
-    return q.to(unit).magnitude if unit else q.to("").magnitude
 
 
 # --- α-β: ring and tree -----------------------------------------------------------------------

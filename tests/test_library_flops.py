@@ -13,15 +13,12 @@ formulas/utilization.py), against the papers' own numbers.
 """
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 
 H100 = 989.5e12  # FLOP/s per GPU, dense BF16 (the H100-SXM record)
 A100 = 312e12
-
-
-def mag(q, unit=""):
-    return q.to(unit).magnitude if unit else q.to("").magnitude
 
 
 # --- PaLM: 6N + 12·L·H·Q·T --------------------------------------------------------------------

@@ -12,13 +12,10 @@ totals and the peak from the clock (formulas/aggregates.py), and the new records
 """
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 from napkinmath.hardware import get
-
-
-def mag(q, unit=""):
-    return q.to(unit).magnitude if unit else q.to("").magnitude
 
 
 def value(record_id, key, unit):

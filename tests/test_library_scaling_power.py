@@ -12,14 +12,11 @@
 import math
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 
 GOPHER_BUDGET = "5.76e23 FLOP"
-
-
-def mag(q, unit=""):
-    return q.to(unit).magnitude if unit else q.to("").magnitude
 
 
 # --- Chinchilla -------------------------------------------------------------------------------

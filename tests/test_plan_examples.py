@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 
@@ -14,10 +15,6 @@ PLANS = ["startup-7b.toml", "llama-405b-pretraining.toml", "llama-70b-serving.to
          "shared-pool.toml"]
 H100_PEAK = 989.5e12  # FLOP/s per GPU, dense BF16 (the record's figure)
 DAY = 86_400.0
-
-
-def mag(q, unit: str) -> float:
-    return float(q.to(unit).magnitude)
 
 
 @pytest.fixture(scope="module")

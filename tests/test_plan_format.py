@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import write
 
 import napkinmath as nm
 from napkinmath.errors import InputError
@@ -32,20 +33,14 @@ uses = ["n_gpus"]
 """
 
 
-def write(tmp_path, text: str, name: str = "plan.toml"):
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def error(tmp_path, text: str, name: str = "plan.toml") -> str:
     with pytest.raises(InputError) as info:
-        nm.plan(write(tmp_path, text, name))
+        nm.plan(write(tmp_path, name, text))
     return str(info.value)
 
 
 def test_good_plan_feeds_the_rounded_fleet_by_name(tmp_path):
-    p = nm.plan(write(tmp_path, GOOD))
+    p = nm.plan(write(tmp_path, "plan.toml", GOOD))
     assert p.answers["n_gpus_whole_nodes"].magnitude == 64
     # 21 days x 58.48 / 64: the whole-node fleet finishes early
     assert p.answers["train_time"].to("day").magnitude == pytest.approx(21 * 58.4844572 / 64)
@@ -83,7 +78,7 @@ def test_json_is_accepted_and_located(tmp_path):
     data = {"title": "Tiny", "records": {"gpu": "H100-SXM"},
             "givens": {"params": "7B", "tokens": "1T", "mfu": 0.4, "n_gpus": 64},
             "sections": [{"title": "Schedule", "ask": ["train_time"]}]}
-    p = nm.plan(write(tmp_path, json.dumps(data, indent=2), "plan.json"))
+    p = nm.plan(write(tmp_path, "plan.json", json.dumps(data, indent=2)))
     assert p.answers["train_time"].to("day").magnitude == pytest.approx(
         4.2e22 / (0.4 * 64 * 989.5e12) / 86400)
     data["givens"]["mfu"] = "lots"
@@ -103,7 +98,7 @@ def test_dict_is_accepted():
 def test_solve_errors_name_the_section(tmp_path):
     text = GOOD.replace("mfu = 0.4\n", "")
     with pytest.raises(nm.NapkinError, match="in section 'Compute'"):
-        nm.plan(write(tmp_path, text))
+        nm.plan(write(tmp_path, "plan.toml", text))
 
 
 VIOLATED = """\
@@ -137,7 +132,7 @@ ask = ["train_time"]
 
 
 def test_check_exits_1_on_a_violated_constraint(napkin, tmp_path):
-    path = write(tmp_path, VIOLATED)
+    path = write(tmp_path, "plan.toml", VIOLATED)
     p = nm.plan(path)
     assert not p.ok
     assert any("HBM" in w for w in p.warnings)  # 141 GB + 344 GB > 4 x 80 GB
@@ -145,13 +140,13 @@ def test_check_exits_1_on_a_violated_constraint(napkin, tmp_path):
     assert status == 1 and out.startswith("FAIL")
     status, out, _ = napkin("plan", str(path))  # not strict: the report, status 0
     assert status == 0 and "VIOLATED" in out
-    strict = write(tmp_path, VIOLATED.replace("[records]", "strict = true\n[records]"), "s.toml")
+    strict = write(tmp_path, "s.toml", VIOLATED.replace("[records]", "strict = true\n[records]"))
     status, _, err = napkin("plan", str(strict))
     assert status == 1 and "strict" in err
 
 
 def test_check_exits_1_when_givens_disagree(napkin, tmp_path):
-    path = write(tmp_path, DISAGREE)
+    path = write(tmp_path, "plan.toml", DISAGREE)
     p = nm.plan(path)
     assert any("disagrees" in w for w in p.warnings)  # 6 x 7e9 x 1e12 = 4.2e22, not 5e22
     status, out, _ = napkin("plan", str(path), "--check")
@@ -159,7 +154,7 @@ def test_check_exits_1_when_givens_disagree(napkin, tmp_path):
 
 
 def test_output_suffix_and_missing_file(napkin, tmp_path):
-    path = write(tmp_path, GOOD)
+    path = write(tmp_path, "plan.toml", GOOD)
     status, _, err = napkin("plan", str(path), "-o", str(tmp_path / "plan.docx"))
     assert status == 2 and ".md, .html" in err
     status, _, err = napkin("plan", str(tmp_path / "nope.toml"))
@@ -168,7 +163,7 @@ def test_output_suffix_and_missing_file(napkin, tmp_path):
 
 def test_a_ranged_given_gives_a_ranged_answer_in_every_format(tmp_path):
     text = GOOD.replace("mfu = 0.4", "mfu = \"0.3..0.5\"")
-    p = nm.plan(write(tmp_path, text))
+    p = nm.plan(write(tmp_path, "plan.toml", text))
     low, high = p.answers["n_gpus"]  # an Interval: the exact ends over the range
     gpus = 4.2e22 / (989.5e12 * 21 * 86400)
     assert low.to("GPU").magnitude == pytest.approx(gpus / 0.5)
@@ -217,7 +212,7 @@ sensitivity = ["train_cost", "train_time"]
 def test_a_ranged_section_shows_the_sensitivity_of_the_names_given(napkin, tmp_path):
     """Issue 20: with a ranged given the report showed `Sensitivity of train_compute` (the
     first question) whatever `sensitivity` named."""
-    p = nm.plan(write(tmp_path, RANGED_COST))
+    p = nm.plan(write(tmp_path, "plan.toml", RANGED_COST))
     assert [s.target for s in p.sections[0].sensitivities] == ["train_cost", "train_time"]
     # at the centre, mfu = 0.4: 4.2e22 / (64 x 989.5e12 x 0.4) s = 19.19 day, 73,690 USD
     status, out, err = napkin("plan", str(tmp_path / "plan.toml"))

@@ -34,7 +34,7 @@ def test_the_whole_analysis_restricted_to_a_scope_is_the_scope_analysed_alone(se
             continue
         targets, knowns = found
         for known in (knowns, knowns - {sorted(knowns)[0]} if knowns else knowns):
-            names = independent & plan._scope(targets, known)
+            names = independent & plan._relevant_formulas(targets, known)
             alone = plan._analyse.__wrapped__(known, names)
             within = plan._within(plan.independent_analysis(known), names)
             assert _fields(within) == _fields(alone), (targets, sorted(known))

@@ -40,8 +40,8 @@ TWO = textwrap.dedent('''\
 
 @pytest.mark.parametrize("name", hardware._files())
 def test_every_shipped_file_is_scanned_and_each_record_parses_alone_as_in_the_whole(name):
-    whole = hardware.load_toml(hardware._text(name), keys=False)
-    layout = scan(hardware._text(name))
+    whole = hardware.load_toml(hardware._shipped_text(name), keys=False)
+    layout = scan(hardware._shipped_text(name))
     assert layout is not None, f"{name}: the scan cannot read it, so a solve parses it whole"
     assert list(layout) == list(whole)
     for record_id, (aliases, _, _) in layout.items():
@@ -52,7 +52,7 @@ def test_every_shipped_file_is_scanned_and_each_record_parses_alone_as_in_the_wh
 def test_names_and_records_are_those_of_parsing_everything():
     everything = {}
     for name in hardware._files():
-        everything.update(hardware.load_toml(hardware._text(name), keys=False))
+        everything.update(hardware.load_toml(hardware._shipped_text(name), keys=False))
     assert hardware.shown() == everything
     assert list(hardware.shown()) == list(everything)
     assert hardware._index() == hardware.build_index(everything.values())

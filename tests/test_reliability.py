@@ -9,15 +9,12 @@ W19 data: Llama 3 (arXiv:2407.21783, §3.3.4), 419 unexpected interruptions in 5
 import math
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 
 W19 = dict(interruptions=419, observation_period="54 days")
 MTBF_S = 54 * 86_400 / 419  # 11,135.1 s = 3.093 h
-
-
-def mag(q, unit):
-    return q.to(unit).magnitude
 
 
 # --- W19: cluster MTBF and the Young/Daly interval ---------------------------------------------

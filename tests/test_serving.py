@@ -8,12 +8,9 @@ explicit assumptions in this file, not hardware records.
 import math
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
-
-
-def mag(q, unit):
-    return q.to(unit).magnitude
 
 
 # --- W17: Little's law ------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import sys
 
 import pytest
 import sympy
+from helpers import W12, napkin_process
 
 import napkinmath as nm
 from napkinmath.library import snapshot, tree
@@ -22,20 +23,6 @@ from napkinmath.library.lookup import constraints, formulas
 from napkinmath.rendering import exprprint
 from napkinmath.rendering.exprprint import Printer, lower
 from napkinmath.solving import invert
-
-W12 = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4",
-       "--gpu", "H100-SXM"]
-PROBE = ("import sys, json; from napkinmath.cli.main import main; status = main({args!r}); "
-         "print(json.dumps({{'status': status, 'sympy': 'sympy' in sys.modules, "
-         "'formulas': 'napkinmath.formulas' in sys.modules}}))")
-
-
-def _napkin(cache: str, args: list[str]) -> tuple[str, dict]:
-    env = dict(os.environ, XDG_CACHE_HOME=cache)
-    done = subprocess.run([sys.executable, "-c", PROBE.format(args=args)], capture_output=True,
-                          text=True, env=env, check=True)
-    *output, status = done.stdout.rstrip("\n").split("\n")
-    return "\n".join(output), json.loads(status)
 
 
 def _files(cache) -> list[str]:
@@ -48,10 +35,10 @@ def _entries(cache, kind: str) -> list:
 
 
 def test_the_second_solve_imports_neither_sympy_nor_the_formula_modules(tmp_path):
-    first, how = _napkin(str(tmp_path), W12)
+    first, how = napkin_process(str(tmp_path), W12)
     assert how == {"status": 0, "sympy": True, "formulas": True}
     assert _files(tmp_path) == ["inversions", "library"]
-    second, how = _napkin(str(tmp_path), W12)
+    second, how = napkin_process(str(tmp_path), W12)
     assert how == {"status": 0, "sympy": False, "formulas": False}
     assert second == first
     assert "n_gpus = 58.48 GPU" in second and "⇒ n_gpus = train_compute / (mfu · peak_flops" \
@@ -59,12 +46,12 @@ def test_the_second_solve_imports_neither_sympy_nor_the_formula_modules(tmp_path
 
 
 def test_a_new_inversion_is_found_with_sympy_then_kept(tmp_path):
-    _napkin(str(tmp_path), W12)
+    napkin_process(str(tmp_path), W12)
     mfu = ["solve", "mfu", "params=7B", "tokens=1T", "train_time=3 weeks", "n_gpus=64",
            "--gpu", "H100-SXM"]
-    first, how = _napkin(str(tmp_path), mfu)
+    first, how = napkin_process(str(tmp_path), mfu)
     assert how["sympy"] and not how["formulas"]  # the library from disk, the inversion new
-    second, how = _napkin(str(tmp_path), mfu)
+    second, how = napkin_process(str(tmp_path), mfu)
     assert not how["sympy"] and second == first
     assert "mfu = 36.55%" in second
 
@@ -74,15 +61,15 @@ def test_a_new_inversion_is_found_with_sympy_then_kept(tmp_path):
                                      b'"variables": [["x"]], "formulas": [], '
                                      b'"constraints": []}'])
 def test_a_damaged_file_is_ignored_and_rebuilt(tmp_path, garbage):
-    expected, _ = _napkin(str(tmp_path), W12)
+    expected, _ = napkin_process(str(tmp_path), W12)
     folder = tmp_path / "napkinmath"
     damaged = [*folder.glob("library-*"), *_entries(tmp_path, "roots")]
     assert len(damaged) > 1
     for path in damaged:
         path.write_bytes(garbage.replace(b"%s", snapshot.digest().encode()))
-    again, how = _napkin(str(tmp_path), W12)
+    again, how = napkin_process(str(tmp_path), W12)
     assert again == expected and how["status"] == 0
-    third, how = _napkin(str(tmp_path), W12)  # rebuilt: no sympy again
+    third, how = napkin_process(str(tmp_path), W12)  # rebuilt: no sympy again
     assert third == expected and not how["sympy"]
 
 
@@ -91,7 +78,7 @@ def test_a_forged_rearrangement_is_refused_not_run(tmp_path, monkeypatch):
     is still only data: a tree naming a function that is not in the library is refused."""
     from napkinmath import cache
 
-    expected, _ = _napkin(str(tmp_path), W12)
+    expected, _ = napkin_process(str(tmp_path), W12)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     source = snapshot.digest()
     for path in _entries(tmp_path, "roots"):
@@ -99,20 +86,20 @@ def test_a_forged_rearrangement_is_refused_not_run(tmp_path, monkeypatch):
         data = json.loads(cache.read(name, source=source, limit=10**6))
         data["value"] = [[["fn", "__import__('os').system('echo hacked')", []], ["sym", "x"]]]
         cache.write(name, source=source, payload=json.dumps(data).encode())
-    again, how = _napkin(str(tmp_path), W12)
+    again, how = napkin_process(str(tmp_path), W12)
     assert again == expected and "hacked" not in again and how["status"] == 0
 
 
 def test_an_unwritable_cache_only_costs_time(tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
-    first, _ = _napkin(str(blocked), W12)
-    second, how = _napkin(str(blocked), W12)
+    first, _ = napkin_process(str(blocked), W12)
+    second, how = napkin_process(str(blocked), W12)
     assert first == second and how["sympy"] and how["status"] == 0
 
 
 def test_the_formula_modules_attach_to_a_library_read_from_disk(tmp_path):
-    _napkin(str(tmp_path), W12)
+    napkin_process(str(tmp_path), W12)
     code = ("import napkinmath as nm, sys\n"
             "from napkinmath.library.lookup import formulas\n"
             "fleet = formulas()['fleet_equation']\n"

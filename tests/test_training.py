@@ -6,6 +6,7 @@ round it to 989, 0.05% apart, well inside their 1% tolerances); 1 day = 86,400 s
 """
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 
@@ -13,24 +14,20 @@ H100_PEAK = 989.5e12  # FLOP/s per GPU, dense BF16 (the H100-SXM record)
 DAY = 86_400.0
 
 
-def magnitude(q, unit):
-    return q.to(unit).magnitude
-
-
 # --- W1: 6ND training compute ----------------------------------------------------------------
 def test_w1_training_compute_forward():
     r = nm.solve("train_compute", params="70e9", tokens="15e12")
-    assert magnitude(r.value, "FLOP") == pytest.approx(6 * 70e9 * 15e12, rel=0.005)  # 6.3e24
+    assert mag(r.value, "FLOP") == pytest.approx(6 * 70e9 * 15e12, rel=0.005)  # 6.3e24
 
 
 def test_w1_inverse_tokens_from_compute():
     r = nm.solve("tokens", params="70B", train_compute="6.3e24 FLOP")
-    assert magnitude(r.value, "token") == pytest.approx(6.3e24 / (6 * 70e9), rel=0.005)  # 15e12
+    assert mag(r.value, "token") == pytest.approx(6.3e24 / (6 * 70e9), rel=0.005)  # 15e12
 
 
 def test_w1_full_recomputation_uses_eight():
     r = nm.solve("train_compute", params="70B", tokens="15T", flop_per_param_token=8)
-    assert magnitude(r.value, "FLOP") == pytest.approx(8 * 70e9 * 15e12, rel=1e-9)
+    assert mag(r.value, "FLOP") == pytest.approx(8 * 70e9 * 15e12, rel=1e-9)
 
 
 def test_w1_default_six_is_labelled_an_assumption():
@@ -45,7 +42,7 @@ def test_w2_fleet_equation_forward(mfu, days):
     r = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus="16384", mfu=mfu, gpu="H100")
     hand = 6.35e24 / (16_384 * H100_PEAK * mfu) / DAY
     assert hand == pytest.approx(days, rel=0.01)
-    assert magnitude(r.value, "day") == pytest.approx(hand, rel=1e-9)
+    assert mag(r.value, "day") == pytest.approx(hand, rel=1e-9)
     assert r.value.units == nm.ureg.day  # a training run reads in days
 
 
@@ -64,18 +61,18 @@ W3_GPUS = 6.35e24 / (30 * DAY * H100_PEAK * 0.4)  # 6,189.6 (W3: 6,193 with 989 
 
 def test_w3_gpu_count():
     r = nm.solve("n_gpus", **W3)
-    assert magnitude(r.value, "GPU") == pytest.approx(6193, rel=0.01)
-    assert magnitude(r.value, "GPU") == pytest.approx(W3_GPUS, rel=1e-9)
+    assert mag(r.value, "GPU") == pytest.approx(6193, rel=0.01)
+    assert mag(r.value, "GPU") == pytest.approx(W3_GPUS, rel=1e-9)
 
 
 def test_w3_margin_power_of_two_and_whole_nodes():
     r = nm.solve(["n_gpus_with_margin", "n_gpus_pow2", "n_nodes"], margin="15%", **W3)
-    assert magnitude(r["n_gpus_with_margin"], "GPU") == 7119  # ceil(6189.6 * 1.15 = 7118.05)
-    assert magnitude(r["n_gpus_pow2"], "GPU") == 8192  # 2^13 >= 6190
-    assert magnitude(r["n_nodes"], "node") == 774  # ceil(6189.6 / 8 = 773.7)
+    assert mag(r["n_gpus_with_margin"], "GPU") == 7119  # ceil(6189.6 * 1.15 = 7118.05)
+    assert mag(r["n_gpus_pow2"], "GPU") == 8192  # 2^13 >= 6190
+    assert mag(r["n_nodes"], "node") == 774  # ceil(6189.6 / 8 = 773.7)
     # W3 (with 989 TFLOP/s): 7,122 with the margin, 775 nodes; within its 1% tolerance
-    assert magnitude(r["n_gpus_with_margin"], "GPU") == pytest.approx(7122, rel=0.01)
-    assert magnitude(r["n_nodes"], "node") == pytest.approx(775, rel=0.01)
+    assert mag(r["n_gpus_with_margin"], "GPU") == pytest.approx(7122, rel=0.01)
+    assert mag(r["n_nodes"], "node") == pytest.approx(775, rel=0.01)
 
 
 def test_w3_headline_shows_whole_nodes():
@@ -86,7 +83,7 @@ def test_w3_headline_shows_whole_nodes():
 
 def test_w3_inverse_days_for_the_padded_fleet():
     r = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=7122, mfu=0.4, gpu="H100")
-    assert magnitude(r.value, "day") == pytest.approx(6.35e24 / (7122 * H100_PEAK * 0.4) / DAY)
+    assert mag(r.value, "day") == pytest.approx(6.35e24 / (7122 * H100_PEAK * 0.4) / DAY)
 
 
 def test_w3_rounding_cannot_be_inverted():
@@ -103,7 +100,7 @@ W6 = dict(params="405B", tokens="15.6T", gpu_hours="30.84e6 GPU*h", gpu="H100")
 def test_w6_compute_and_mfu():
     r = nm.solve(["train_compute", "mfu"], **W6)
     compute = 6 * 405e9 * 15.6e12  # 3.79e25 FLOP
-    assert magnitude(r["train_compute"], "FLOP") == pytest.approx(3.79e25, rel=0.01)
+    assert mag(r["train_compute"], "FLOP") == pytest.approx(3.79e25, rel=0.01)
     assert r["mfu"].magnitude == pytest.approx(compute / (30.84e6 * 3600 * H100_PEAK), rel=1e-9)
     assert r["mfu"].magnitude == pytest.approx(0.345, rel=0.01)
 
@@ -111,7 +108,7 @@ def test_w6_compute_and_mfu():
 def test_w6_inverse_gpu_hours_from_mfu():
     r = nm.solve("gpu_hours", params="405B", tokens="15.6T", mfu=0.345, gpu="H100")
     hand = 6 * 405e9 * 15.6e12 / (H100_PEAK * 0.345) / 3600  # GPU-hours
-    assert magnitude(r.value, "GPU*hour") == pytest.approx(hand, rel=1e-9)
+    assert mag(r.value, "GPU*hour") == pytest.approx(hand, rel=1e-9)
     assert hand == pytest.approx(30.84e6, rel=0.01)
 
 
@@ -120,7 +117,7 @@ def test_w11_cost_per_token():
     r = nm.solve("cost_per_token", params="70B", mfu=0.4, gpu="H100",
                  price_per_gpu_hour="2.50 USD/(GPU*h)")
     hand = 2.50 / 3600 * 6 * 70e9 / (H100_PEAK * 0.4)  # USD per token: 7.37e-7
-    assert magnitude(r.value, "USD/token") == pytest.approx(hand, rel=1e-9)
+    assert mag(r.value, "USD/token") == pytest.approx(hand, rel=1e-9)
     assert hand == pytest.approx(7.37e-7, rel=0.01)
 
 
@@ -134,7 +131,7 @@ def test_w11_fifteen_trillion_tokens_cost():
     r = nm.solve("train_cost", params="70B", tokens="15T", mfu=0.4, gpu="H100",
                  price_per_gpu_hour="2.50 USD/(GPU*h)")
     hand = 6 * 70e9 * 15e12 / (H100_PEAK * 0.4) / 3600 * 2.50  # 11.1 million USD
-    assert magnitude(r.value, "USD") == pytest.approx(hand, rel=1e-9)
+    assert mag(r.value, "USD") == pytest.approx(hand, rel=1e-9)
     assert hand == pytest.approx(11.1e6, rel=0.01)
 
 
@@ -152,29 +149,29 @@ W12 = dict(params="7B", tokens="1T", mfu=0.4, gpu="H100-SXM",
 def test_w12_gpus_needed_and_whole_nodes():
     r = nm.solve("n_gpus", train_time="3 weeks", **W12)
     hand = 6 * 7e9 * 1e12 / (21 * DAY * H100_PEAK * 0.4)  # 58.5 GPUs
-    assert magnitude(r.value, "GPU") == pytest.approx(hand, rel=1e-9)
+    assert mag(r.value, "GPU") == pytest.approx(hand, rel=1e-9)
     assert hand == pytest.approx(58.5, rel=0.01)
     rounded = nm.solve("n_gpus_whole_nodes", train_time="21 days", **W12)
-    assert magnitude(rounded.value, "GPU") == 64  # 8 whole nodes of 8
+    assert mag(rounded.value, "GPU") == 64  # 8 whole nodes of 8
 
 
 def test_w12_time_gpu_hours_and_cost_on_64_gpus():
     r = nm.solve(["train_compute", "train_time", "gpu_hours", "train_cost"], n_gpus=64, **W12)
     compute = 6 * 7e9 * 1e12  # 4.2e22 FLOP
     seconds = compute / (64 * H100_PEAK * 0.4)
-    assert magnitude(r["train_compute"], "FLOP") == pytest.approx(4.2e22)
-    assert magnitude(r["train_time"], "day") == pytest.approx(19.2, rel=0.01)
-    assert magnitude(r["gpu_hours"], "GPU*hour") == pytest.approx(64 * seconds / 3600, rel=1e-9)
-    assert magnitude(r["gpu_hours"], "GPU*hour") == pytest.approx(29_491, rel=0.01)
-    assert magnitude(r["train_cost"], "USD") == pytest.approx(64 * seconds / 3600 * 2.5, rel=1e-9)
-    assert magnitude(r["train_cost"], "USD") == pytest.approx(73_700, rel=0.01)
+    assert mag(r["train_compute"], "FLOP") == pytest.approx(4.2e22)
+    assert mag(r["train_time"], "day") == pytest.approx(19.2, rel=0.01)
+    assert mag(r["gpu_hours"], "GPU*hour") == pytest.approx(64 * seconds / 3600, rel=1e-9)
+    assert mag(r["gpu_hours"], "GPU*hour") == pytest.approx(29_491, rel=0.01)
+    assert mag(r["train_cost"], "USD") == pytest.approx(64 * seconds / 3600 * 2.5, rel=1e-9)
+    assert mag(r["train_cost"], "USD") == pytest.approx(73_700, rel=0.01)
 
 
 def test_w12_inverse_the_tokens_a_budget_buys():
     without_tokens = {k: v for k, v in W12.items() if k != "tokens"}
     r = nm.solve("tokens", train_cost="73728 USD", n_gpus=64, **without_tokens)
     # 73,728 USD / 2.5 USD/GPU-h = 29,491 GPU-h; x 3600 x 989.5e12 x 0.4 / (6 x 7e9) = 1.0005e12
-    assert magnitude(r.value, "token") == pytest.approx(1e12, rel=0.001)
+    assert mag(r.value, "token") == pytest.approx(1e12, rel=0.001)
 
 
 # --- the same examples through the CLI ----------------------------------------------------------

@@ -5,14 +5,11 @@ H100 SXM record: 989.5 TFLOP/s dense BF16 per GPU (half of the datasheet's 1,979
 """
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 
 H100_PEAK = 989.5e12  # FLOP/s per GPU, dense BF16 (the H100-SXM record)
-
-
-def magnitude(q, unit):
-    return q.to(unit).magnitude
 
 
 # --- W14: MFU from a measured step time -------------------------------------------------------
@@ -29,14 +26,14 @@ def test_w14_mfu_from_step_time():
 
 def test_w14_tokens_and_flop_per_step():
     r = nm.solve(["global_batch_tokens", "step_compute"], **W14)
-    assert magnitude(r["global_batch_tokens"], "token") == 1024 * 8192  # 8,388,608 tokens
-    assert magnitude(r["step_compute"], "FLOP") == pytest.approx(W14_STEP_FLOP, rel=1e-12)
+    assert mag(r["global_batch_tokens"], "token") == 1024 * 8192  # 8,388,608 tokens
+    assert mag(r["step_compute"], "FLOP") == pytest.approx(W14_STEP_FLOP, rel=1e-12)
 
 
 def test_w14_inverse_step_time_that_mfu_predicts():
     r = nm.solve("step_time", mfu=0.40, **W14)
     hand = W14_STEP_FLOP / (256 * H100_PEAK * 0.40)  # 3.974 s
-    assert magnitude(r.value, "s") == pytest.approx(hand, rel=1e-9)
+    assert mag(r.value, "s") == pytest.approx(hand, rel=1e-9)
     assert hand == pytest.approx(3.98, rel=0.01)
 
 
@@ -44,7 +41,7 @@ def test_w14_inverse_gpus_for_a_step_time():
     without_gpus = {k: v for k, v in W14.items() if k != "n_gpus"}
     r = nm.solve("n_gpus", step_time="4 s", mfu=0.40, **without_gpus)
     hand = W14_STEP_FLOP / (4 * H100_PEAK * 0.40)  # 254.3 GPUs
-    assert magnitude(r.value, "GPU") == pytest.approx(hand, rel=1e-9)
+    assert mag(r.value, "GPU") == pytest.approx(hand, rel=1e-9)
 
 
 def test_w14_impossible_step_time_names_mfu():
@@ -59,14 +56,14 @@ def test_step_time_gap_against_a_planned_mfu():
     r = nm.solve(["step_time_predicted", "step_time_gap"], step_time="4.0 s", mfu_target=0.45,
                  **W14)
     predicted = W14_STEP_FLOP / (256 * H100_PEAK * 0.45)  # 3.532 s
-    assert magnitude(r["step_time_predicted"], "s") == pytest.approx(predicted, rel=1e-9)
-    assert magnitude(r["step_time_gap"], "s") == pytest.approx(4.0 - predicted, rel=1e-9)  # 0.468
+    assert mag(r["step_time_predicted"], "s") == pytest.approx(predicted, rel=1e-9)
+    assert mag(r["step_time_gap"], "s") == pytest.approx(4.0 - predicted, rel=1e-9)  # 0.468
 
 
 def test_step_time_gap_is_negative_when_the_run_beats_the_plan():
     r = nm.solve("step_time_gap", step_time="3.0 s", mfu_target=0.40, **W14)
     hand = 3.0 - W14_STEP_FLOP / (256 * H100_PEAK * 0.40)  # 3.0 - 3.974 = -0.974 s
-    assert magnitude(r.value, "s") == pytest.approx(hand, rel=1e-9)
+    assert mag(r.value, "s") == pytest.approx(hand, rel=1e-9)
 
 
 def test_inverse_the_mfu_a_gap_budget_assumes():
@@ -78,34 +75,34 @@ def test_inverse_the_mfu_a_gap_budget_assumes():
 # --- Data parallelism: tokens per GPU per step, compute time per step --------------------------
 def test_tokens_per_gpu_per_step_and_steps_in_a_run():
     r = nm.solve(["tokens_per_gpu_per_step", "train_steps"], tokens="1T", **W14)
-    assert magnitude(r["tokens_per_gpu_per_step"], "token/GPU") == 8_388_608 / 256  # 32,768
+    assert mag(r["tokens_per_gpu_per_step"], "token/GPU") == 8_388_608 / 256  # 32,768
     assert r["train_steps"].magnitude == pytest.approx(1e12 / 8_388_608, rel=1e-12)  # 119,209
 
 
 def test_compute_and_backward_time_per_step():
     r = nm.solve(["step_time_predicted", "backward_time"], mfu_target=0.40, **W14)
     compute = W14_STEP_FLOP / (256 * H100_PEAK * 0.40)  # 3.974 s of compute per step
-    assert magnitude(r["step_time_predicted"], "s") == pytest.approx(compute, rel=1e-9)
-    assert magnitude(r["backward_time"], "s") == pytest.approx(compute * 2 / 3, rel=1e-9)
+    assert mag(r["step_time_predicted"], "s") == pytest.approx(compute, rel=1e-9)
+    assert mag(r["backward_time"], "s") == pytest.approx(compute * 2 / 3, rel=1e-9)
     assert "backward_fraction" in r.assumptions
 
 
 def test_backward_fraction_with_full_recomputation():
     r = nm.solve("backward_time", step_time_predicted="4 s", backward_fraction=0.75)
-    assert magnitude(r.value, "s") == pytest.approx(3.0)  # 6ND of 8ND
+    assert mag(r.value, "s") == pytest.approx(3.0)  # 6ND of 8ND
 
 
 # --- Parallel layout: n_gpus = tp x pp x cp x dp, micro-batches, pipeline bubble ------------------
 def test_gpus_of_a_3d_layout():
     r = nm.solve("n_gpus", tp=8, pp=4, dp=32)
-    assert magnitude(r.value, "GPU") == 8 * 4 * 32  # 1,024; cp = 1 by default
+    assert mag(r.value, "GPU") == 8 * 4 * 32  # 1,024; cp = 1 by default
     assert {"cp", "gpus_per_rank"} <= set(r.assumptions)
 
 
 def test_gpus_with_context_parallelism_and_whole_nodes():
     r = nm.solve(["n_gpus", "n_nodes"], tp=8, pp=2, cp=2, dp=16)
-    assert magnitude(r["n_gpus"], "GPU") == 8 * 2 * 2 * 16  # 512
-    assert magnitude(r["n_nodes"], "node") == 512 / 8  # 64 nodes of 8
+    assert mag(r["n_gpus"], "GPU") == 8 * 2 * 2 * 16  # 512
+    assert mag(r["n_nodes"], "node") == 512 / 8  # 64 nodes of 8
 
 
 def test_inverse_data_parallel_degree_from_the_fleet():

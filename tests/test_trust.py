@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 from napkinmath.hardware import get
@@ -22,10 +23,6 @@ DAY = 86_400.0
 
 def record(name, key):
     return get(name).values[key].quantity.to_base_units().magnitude
-
-
-def mag(q, unit):
-    return q.to(unit).magnitude
 
 
 # --- 1. every given checked, whatever the target ----------------------------------------------

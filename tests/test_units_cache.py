@@ -11,12 +11,11 @@ import sys
 from pathlib import Path
 
 import pint
+from helpers import W12
 
 PROBE = ("import napkinmath.units as u; "
          "print(u.ureg._diskcache is None, u.ureg.Quantity('140 GB / (400 Gb/s)').to('ms'), "
          "u.format_quantity(u.ureg.Quantity(989.5, 'TFLOP/(s*GPU)')), sorted(u.base_units()))")
-W12 = ["-m", "napkinmath.cli", "solve", "n_gpus", "params=7B", "tokens=1T",
-       "train_time=3 weeks", "mfu=0.4", "--gpu", "H100-SXM"]
 
 
 def _run(cache_home: Path, *args: str) -> str:
@@ -52,6 +51,6 @@ def test_a_planted_pickle_in_the_cache_never_runs(tmp_path):
     os.chmod(cache, 0o700)
     for name in ("registry.pickle", "units.pickle", "0" * 40 + ".pickle"):
         (folder / name).write_bytes(pickle.dumps(_Planted(marker)))
-    assert "n_gpus = 58.48 GPU" in _run(tmp_path / "cache", *W12)
+    assert "n_gpus = 58.48 GPU" in _run(tmp_path / "cache", "-m", "napkinmath.cli", *W12)
     assert not marker.exists()
     assert not folder.exists()  # removed with the library's first entry: a pickle is code

@@ -12,6 +12,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from helpers import write
 
 import napkinmath as nm
 from napkinmath.hardware import get, scope
@@ -53,10 +54,9 @@ def ours(tmp_path):
     return path
 
 
-def write(tmp_path, text, name="bad.toml"):
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
-    return str(path)
+def records_file(tmp_path, text, name="bad.toml"):
+    """The path (as text) of a records file holding `text`, dedented."""
+    return str(write(tmp_path, name, textwrap.dedent(text)))
 
 
 def hours(peak):
@@ -93,7 +93,7 @@ def test_records_apply_only_inside_the_call(ours):
 
 
 def test_a_record_value_named_in_a_given_follows_the_records(ours, tmp_path):
-    derated = write(tmp_path, """\
+    derated = records_file(tmp_path, """\
         [H100-SXM.peak_flops]
         value = "500 TFLOP/(s*GPU)"
         source = "derated"
@@ -108,7 +108,7 @@ def test_a_record_value_named_in_a_given_follows_the_records(ours, tmp_path):
 
 
 def test_a_later_file_wins(ours, tmp_path):
-    later = write(tmp_path, """\
+    later = records_file(tmp_path, """\
         [our-gpu.price_per_gpu_hour]
         value = "2.00 USD/(GPU*hour)"
         source = "renegotiated"
@@ -219,7 +219,7 @@ def test_python_compare_and_sweep_take_records(ours):
      """, ["bad.toml, line 1", "already names the record MI300X"]),
 ])
 def test_bad_files_name_the_file_and_line(tmp_path, text, words):
-    path = write(tmp_path, text)
+    path = records_file(tmp_path, text)
     with pytest.raises(nm.InputError) as err:
         nm.solve("peak_flops", gpu="H100", records=path)
     for word in words:
@@ -234,7 +234,7 @@ def test_missing_file_and_bad_argument(tmp_path):
 
 
 def test_cli_bad_file_is_a_clear_error(napkin, tmp_path):
-    path = write(tmp_path, """\
+    path = records_file(tmp_path, """\
         [x1]
         source = "s"
         date = "2026"
@@ -326,7 +326,7 @@ def test_python_check_and_claims_take_records(ours):
      """, ["bad.toml, line 5", "peak_flops here is an array of tables"]),
 ])
 def test_malformed_files_are_errors_with_the_file_line_and_shape(napkin, tmp_path, text, words):
-    path = write(tmp_path, text)
+    path = records_file(tmp_path, text)
     with pytest.raises(nm.InputError) as err:
         nm.solve("peak_flops", gpu="H100", records=path)
     for word in words:
@@ -351,6 +351,6 @@ def test_a_records_file_is_read_only_if_regular_utf8_and_bounded(napkin, tmp_pat
     status, _, err = napkin("hardware", "--records", str(latin))
     assert status == 2 and "not UTF-8 text" in err
     monkeypatch.setattr(user, "MAX_FILE_BYTES", 100)
-    big = write(tmp_path, "# padding\n" * 20, "big.toml")
+    big = records_file(tmp_path, "# padding\n" * 20, "big.toml")
     status, _, err = napkin("hardware", "--records", big)
     assert status == 2 and "larger than 100 bytes" in err

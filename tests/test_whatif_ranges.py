@@ -12,16 +12,13 @@ import math
 
 import numpy as np
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 
 DAY = 86_400.0
 H100 = 989.5e12  # the H100-SXM record, FLOP/(s*GPU)
 C_LLAMA = 6.35e24  # W2/W3 training compute, FLOP
-
-
-def mag(q, unit):
-    return q.to(unit).magnitude
 
 
 # --- W2: the swing in one command -------------------------------------------------------------

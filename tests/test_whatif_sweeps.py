@@ -8,12 +8,12 @@ Trainium2 2.9 TB/s (the records' values); Llama-3-70B: 70.6e9 parameters (the re
 import csv
 import json
 import math
-import struct
 
 import matplotlib
 import numpy as np
 import pytest
 from hand import llama70b_decode_step
+from helpers import png_size
 
 import napkinmath as nm
 
@@ -22,12 +22,6 @@ matplotlib.use("Agg")
 DAY = 86_400.0
 H100 = 989.5e12  # the H100-SXM record, FLOP/(s*GPU)
 C_LLAMA = 6.35e24
-
-
-def png_size(path):
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    return struct.unpack(">II", data[16:24])
 
 
 # --- sweeps -----------------------------------------------------------------------------------

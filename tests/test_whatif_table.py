@@ -7,18 +7,17 @@ import csv
 import io
 import json
 import math
-import struct
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import png_size
 
 from napkinmath.errors import InputError
 from napkinmath.whatif import table as table_module
 from napkinmath.whatif.table import Column, Table, tornado
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 GPUS = [1024, 2048, 4096]
 
 
@@ -67,13 +66,6 @@ def records() -> Table:
         ],
         title="compare",
     )
-
-
-def png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()
-    assert data[:8] == PNG_SIGNATURE
-    assert data[12:16] == b"IHDR"
-    return struct.unpack(">II", data[16:24])
 
 
 # ---- structure ---------------------------------------------------------------------------------

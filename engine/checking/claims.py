@@ -56,7 +56,7 @@ from napkinmath.checking.escape import (
     visible_lines,
 )
 from napkinmath.checking.expression import check
-from napkinmath.checking.outcome import DEFAULT_TOLERANCE, CheckResult, Rendered
+from napkinmath.checking.outcome import CLAIM_TOLERANCE, CheckResult, Rendered
 from napkinmath.errors import (
     InconsistentError,
     InputError,
@@ -149,7 +149,7 @@ class ClaimRow:
         return {"number": self.number, "line": self.line, "id": self.id, "claim": self.claim,
                 "claimed": self.claimed, "status": self.status, "reason": self.reason or None,
                 "category": self.category or None, "source": self.source or None,
-                "context": {k: _text(v) for k, v in self.context.items()},
+                "context": {k: _cell_text(v) for k, v in self.context.items()},
                 "check": self.result.to_dict() if self.result else None}
 
 
@@ -367,7 +367,7 @@ class ClaimsReport(Rendered):
                 "rows": [row.to_dict() for row in self.rows]}
 
 
-def _text(value: object) -> str:
+def _cell_text(value: object) -> str:
     """Any cell as text, even an integer too long for str()."""
     try:
         return str(value)
@@ -383,7 +383,7 @@ class _Table:
     skipped: list[SkippedRows] = field(default_factory=list)
 
 
-def check_claims(path_or_rows: object, tolerance: float = DEFAULT_TOLERANCE, *,
+def check_claims(path_or_rows: object, tolerance: float = CLAIM_TOLERANCE, *,
                  gpu: str | None = None, model: str | None = None,
                  input_format: str | None = None, records: object = None,
                  **values: object) -> ClaimsReport:
@@ -752,7 +752,7 @@ def _row_settings(raw: Mapping, where: str) -> dict[str, object]:
     settings: dict[str, object] = {}
     origin: dict[str, str] = {}
     for key, value in raw.items():
-        key_text = _text(key).strip()
+        key_text = _cell_text(key).strip()
         column = _COLUMNS.get(key_text.lower())
         if column is None and columns.near_miss(key_text):
             raise columns.misspelt(key_text, where)
@@ -792,7 +792,7 @@ def _check_cell(value: object, key: str, column: str | None, where: str) -> None
 
 def _parse_context(value: object, where: str) -> dict[str, object]:
     if isinstance(value, Mapping):
-        items = {_text(k).strip(): v for k, v in value.items()}
+        items = {_cell_text(k).strip(): v for k, v in value.items()}
         if len(items) != len(value):
             raise InputError(f"{where}: the context names a value twice")
     elif isinstance(value, str):
@@ -842,10 +842,10 @@ def _show(row: ClaimRow, raw: Mapping) -> None:
     """Fill in what a report shows of a row (id, claim, claimed, source) without checking
     anything, so that a row refused for a bad cell is still named by its id."""
     for key, value in raw.items():
-        column = _COLUMNS.get(_text(key).strip().lower())
-        if value is None or isinstance(value, (Mapping, list)) or not _text(value).strip():
+        column = _COLUMNS.get(_cell_text(key).strip().lower())
+        if value is None or isinstance(value, (Mapping, list)) or not _cell_text(value).strip():
             continue
-        shown = clip(_text(value).strip(), 1000)
+        shown = clip(_cell_text(value).strip(), 1000)
         if column == "id":
             row.id = shown
         elif column in ("quantity", "expression"):
@@ -865,14 +865,14 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
         settings = dict(base)
         own = _row_settings(raw, where)
         settings.update(own)
-        row.id = _text(settings.pop("id", number))
-        row.source = _text(settings.pop("source", "") or "")
+        row.id = _cell_text(settings.pop("id", number))
+        row.source = _cell_text(settings.pop("source", "") or "")
         settings.pop("note", None)
         quantity = settings.pop("quantity", None)
         expression = settings.pop("expression", None)
         claimed = settings.pop("claimed", None)
         unit = settings.pop("unit", None)
-        row.claim = _text(quantity or expression or "")
+        row.claim = _cell_text(quantity or expression or "")
         row.context = {k: v for k, v in own.items()
                        if k not in ("id", "source", "note", "quantity", "expression",
                                     "claimed", "unit") and v is not None}
@@ -888,7 +888,7 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
         if quantity is not None:
             from napkinmath.library.lookup import variable
 
-            quantity = _text(quantity).strip()
+            quantity = _cell_text(quantity).strip()
             variable(quantity)  # an unknown name is an error that suggests the closest
             expression = quantity
         for option in ("gpu", "model"):
@@ -900,8 +900,8 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
         options = {k: settings.pop(k) for k in ("gpu", "model") if settings.get(k)}
         settings.pop("gpu", None)
         settings.pop("model", None)
-        tol = settings.pop("tolerance", DEFAULT_TOLERANCE)
-        result = check(_text(expression), claimed_text, tolerance=tol, **options, **settings)
+        tol = settings.pop("tolerance", CLAIM_TOLERANCE)
+        result = check(_cell_text(expression), claimed_text, tolerance=tol, **options, **settings)
         unused = [name for name in result.unused_givens if name in givens]
         if unused:  # a misspelt column, or a value for a name the claim does not have
             raise columns.unused(unused, where, raw)
@@ -921,7 +921,8 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
         row.status = "unchecked"
         row.category = INTERNAL_ERROR
         row.reason = (f"napkinmath failed on this claim ({type(exc).__name__}: "
-                      f"{clip(_text(exc), 200)}); this is a bug in napkinmath, please report it")
+                      f"{clip(_cell_text(exc), 200)}); this is a bug in napkinmath, please "
+                      "report it")
     return row
 
 
@@ -945,11 +946,11 @@ def _claimed_text(claimed: object, unit: object, where: str) -> str:
     if isinstance(claimed, bool):
         raise InputError(f"{where}: the claimed value {claimed!r} is not a number")
     if isinstance(claimed, numbers.Real):
-        text = repr(float(claimed)) if isinstance(claimed, float) else _text(claimed)
+        text = repr(float(claimed)) if isinstance(claimed, float) else _cell_text(claimed)
     elif isinstance(claimed, str):
         text = claimed
     else:
         raise InputError(f"{where}: the claimed value must be text like '1.1 TB' or a number")
     if unit:
-        text = f"{text} {_text(unit)}"
+        text = f"{text} {_cell_text(unit)}"
     return text

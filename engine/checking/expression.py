@@ -42,8 +42,8 @@ from napkinmath.checking.escape import shown_value
 from napkinmath.checking.evidence import confirm, confusion_context, tree_size, unit_notes
 from napkinmath.checking.names import Names, given_quantity
 from napkinmath.checking.outcome import (
+    CLAIM_TOLERANCE,
     CONTEXT_NAMES,
-    DEFAULT_TOLERANCE,
     CheckResult,
 )
 from napkinmath.errors import (
@@ -66,7 +66,7 @@ from napkinmath.text.expr import Node, parse_with_notes
 from napkinmath.units import Quantity, format_number, format_quantity
 
 
-def check(expr: str, expect: object = None, *, tolerance: float = DEFAULT_TOLERANCE,
+def check(expr: str, expect: object = None, *, tolerance: float = CLAIM_TOLERANCE,
           gpu: str | Sequence[str] | None = None, model: str | None = None,
           records: object = None, to: str | None = None,
           **values: object) -> CheckResult:

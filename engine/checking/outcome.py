@@ -19,7 +19,7 @@ from napkinmath.text.dimensions import (
 )
 from napkinmath.units import format_quantity, format_unit
 
-DEFAULT_TOLERANCE = 0.02
+CLAIM_TOLERANCE = 0.02
 #: Names that only give context to the confusion finder (ring size, heads, GPUs).
 CONTEXT_NAMES = ("n", "ring_size", "n_ranks", "n_heads", "n_kv_heads", "gpus_per_node",
                  "n_gpus")
@@ -74,7 +74,7 @@ class CheckResult(Rendered):
     computed: pint.Quantity
     claimed: pint.Quantity | None = None
     claimed_text: str = ""
-    tolerance: float = DEFAULT_TOLERANCE
+    tolerance: float = CLAIM_TOLERANCE
     status: str = "ok"
     ratio: float | None = None
     candidates: list[Candidate] = field(default_factory=list)

@@ -112,8 +112,8 @@ def dimension_of(expr: sympy.Expr) -> pint.util.UnitsContainer:
         dims = [dimension_of(arg) for arg in expr.args]
         for dim, arg in zip(dims[1:], expr.args[1:], strict=True):
             if dim != dims[0]:
-                raise DimensionMismatchError(f"cannot add {expr.args[0]} [{_text(dims[0])}] "
-                                        f"and {arg} [{_text(dim)}]")
+                raise DimensionMismatchError(f"cannot add {expr.args[0]} [{_dim_text(dims[0])}] "
+                                        f"and {arg} [{_dim_text(dim)}]")
         return dims[0]
     if isinstance(expr, sympy.Mul):
         dim = ureg.dimensionless.dimensionality
@@ -135,13 +135,13 @@ def dimension_of(expr: sympy.Expr) -> pint.util.UnitsContainer:
     if isinstance(expr, sympy.Function):
         for arg in expr.args:
             if dimension_of(arg):
-                dim = _text(dimension_of(arg))
+                dim = _dim_text(dimension_of(arg))
                 raise DimensionMismatchError(f"{expr}: {type(expr).__name__}() of [{dim}]")
         return ureg.dimensionless.dimensionality
     raise DimensionMismatchError(f"cannot work out the dimension of {expr}")
 
 
-def _text(dim: pint.util.UnitsContainer) -> str:
+def _dim_text(dim: pint.util.UnitsContainer) -> str:
     from napkinmath.text.dimensions import dimension_text
 
     return dimension_text(dim)
@@ -158,8 +158,8 @@ def check_constraint_dimensions(c: Constraint) -> str | None:
 
         right = right * ureg.Unit(c.per).dimensionality
     if left != right and c.rhs != 0:
-        return (f"constraint {c.name!r}: left side {c.lhs} is [{_text(left)}] but right side "
-                f"{c.rhs} is [{_text(right)}]")
+        return (f"constraint {c.name!r}: left side {c.lhs} is [{_dim_text(left)}] but right side "
+                f"{c.rhs} is [{_dim_text(right)}]")
     return None
 
 
@@ -171,6 +171,6 @@ def check_dimensions(f: Formula) -> str | None:
     except DimensionMismatchError as exc:
         return f"formula {f.name!r}: {exc}"
     if left != right:
-        return (f"formula {f.name!r}: left side {f.equation.lhs} is [{_text(left)}] but right "
-                f"side {f.equation.rhs} is [{_text(right)}]")
+        return (f"formula {f.name!r}: left side {f.equation.lhs} is [{_dim_text(left)}] but right "
+                f"side {f.equation.rhs} is [{_dim_text(right)}]")
     return None

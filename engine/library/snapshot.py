@@ -195,7 +195,7 @@ def load() -> bool:
     return True
 
 
-def _text(value: Any) -> str:
+def _string(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError("expected text")
     return value
@@ -210,19 +210,20 @@ def _read_variable(row: list) -> declare.Variable:
         magnitude, note = default
         if type(magnitude) not in (int, float):
             raise TypeError("default")
-        default = (magnitude, _text(note))
-    return declare.Variable(_text(name), _text(unit), _text(description), None, _text(latex),
+        default = (magnitude, _string(note))
+    return declare.Variable(_string(name), _string(unit), _string(description), None,
+                            _string(latex),
                             declare.Bounds(lo, hi, bool(lo_inclusive), bool(hi_inclusive)),
-                            default, None if display_unit is None else _text(display_unit),
-                            tuple(_text(r) for r in rounding))
+                            default, None if display_unit is None else _string(display_unit),
+                            tuple(_string(r) for r in rounding))
 
 
 def _read_formula(row: list, variables: dict[str, declare.Variable]) -> declare.Formula:
     (name, title, source, subject, note, forward_only, derived, derived_from, names,
      assumption, *stored) = row
-    f = declare.Formula(_text(name), _text(title), None, _text(source), _text(subject),
-                        _text(note), bool(forward_only), bool(derived),
-                        tuple(_text(n) for n in derived_from),
+    f = declare.Formula(_string(name), _string(title), None, _string(source), _string(subject),
+                        _string(note), bool(forward_only), bool(derived),
+                        tuple(_string(n) for n in derived_from),
                         tuple(variables[n] for n in names), bool(assumption))
     _attach(f, stored)
     return f
@@ -230,9 +231,9 @@ def _read_formula(row: list, variables: dict[str, declare.Variable]) -> declare.
 
 def _read_constraint(row: list, variables: dict[str, declare.Variable]) -> declare.Constraint:
     name, title, strict, source, subject, message, names, per, touch, *stored = row
-    c = declare.Constraint(_text(name), _text(title), None, None, bool(strict), _text(source),
-                           _text(subject), _text(message), tuple(variables[n] for n in names),
-                           _text(per), tuple(_text(t) for t in touch))
+    c = declare.Constraint(_string(name), _string(title), None, None, bool(strict), _string(source),
+                           _string(subject), _string(message), tuple(variables[n] for n in names),
+                           _string(per), tuple(_string(t) for t in touch))
     _attach(f=c, stored=stored)
     return c
 

@@ -78,7 +78,7 @@ class Plan:
     checks: list[Finding]
     constraints: list[Finding]
     sweeps: list = field(default_factory=list)  # (Sweep, Table)
-    comparisons: list = field(default_factory=list)  # (Comparison, whatif Comparison)
+    comparisons: list = field(default_factory=list)  # (ComparisonSpec, whatif Comparison)
 
     @property
     def title(self) -> str:

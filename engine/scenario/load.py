@@ -90,7 +90,7 @@ class Sweep:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class ComparisonSpec:
     title: str
     target: tuple[str, ...]
     records: dict[str, object]
@@ -111,7 +111,7 @@ class Scenario:
     givens: dict[str, object]
     sections: list[Section]
     sweeps: list[Sweep]
-    comparisons: list[Comparison]
+    comparisons: list[ComparisonSpec]
     source: str = "<dict>"  # the file name, or <dict>
     lines: dict = field(default_factory=dict, repr=False)
     is_json: bool = False
@@ -424,7 +424,7 @@ class _Checker:
                      records=self.records(s, path, ("gpu", "model"), lists=True), points=points,
                      where=path)
 
-    def comparison(self, c: object, path: Where) -> Comparison:
+    def comparison(self, c: object, path: Where) -> ComparisonSpec:
         c = self.keys(c, COMPARISON_KEYS, path)
         target = self.names(c.get("target"), (*path, "target"))
         records = self.records(c, path, ("gpu", "model"), lists=True)
@@ -435,10 +435,10 @@ class _Checker:
         if best not in (None, "lower", "higher"):
             raise self.fail((*path, "best"), f"expected \"lower\" or \"higher\", got {best!r}")
         default = f"{', '.join(target)} across records"
-        return Comparison(title=self.text(c.get("title"), (*path, "title")) or default,
-                          target=target, records=records,
-                          givens=self.given_values(c.get("givens"), (*path, "givens")),
-                          best=best, where=path)
+        return ComparisonSpec(title=self.text(c.get("title"), (*path, "title")) or default,
+                              target=target, records=records,
+                              givens=self.given_values(c.get("givens"), (*path, "givens")),
+                              best=best, where=path)
 
 
 def _names_record_key(value: object) -> bool:

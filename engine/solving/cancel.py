@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     import sympy
 
     from napkinmath.solving.invert import Compiled
-    from napkinmath.solving.plan import Block, Plan
+    from napkinmath.solving.plan import Block, SolvePlan
 
 #: the most candidate free inputs tried for one question
 MAX_CANDIDATES = 8
@@ -73,7 +73,7 @@ class Cancel:
 
 
 @lru_cache(maxsize=512)
-def cancelled_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan | None:
+def cancelled_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePlan | None:
     """A plan of `targets` from `knowns` through variables that cancel, or None (see the
     module's docstring); for a question whose structural plan failed. Of the candidates that
     cancel, the one whose combined steps take the fewest formulas (the first of those)."""
@@ -95,7 +95,7 @@ def cancelled_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan | N
 
 @lru_cache(maxsize=512)
 def attempt(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, ...]
-            ) -> Plan | None:
+            ) -> SolvePlan | None:
     """The plan of `targets` from `knowns` with the inputs `free` planned as known and
     composed away, or None when some target still depends on them."""
     from napkinmath.solving import plan
@@ -105,7 +105,7 @@ def attempt(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, .
     if _screened_out(targets, knowns | frozenset(free), free):
         return None
     with_free = plan._plan(targets, knowns | frozenset(free))
-    if not isinstance(with_free, plan.Plan):
+    if not isinstance(with_free, plan.SolvePlan):
         return None
     dependent = _dependent(with_free.blocks, free)
     if dependent is None:
@@ -317,12 +317,12 @@ def _relation(expr: sympy.Expr, held: dict[sympy.Symbol, sympy.Expr],
 
 
 def _cancelled(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, ...],
-               with_free: Plan, dependent: tuple[int, ...], composed: tuple[Step, ...]
-               ) -> Plan | None:
+               with_free: SolvePlan, dependent: tuple[int, ...], composed: tuple[Step, ...]
+               ) -> SolvePlan | None:
     """The plan with the dependent blocks replaced by the released ones, each combining the
     formulas it was composed of; None when a target still depends on the free inputs."""
     from napkinmath.solving.invert import _from_tree
-    from napkinmath.solving.plan import Block, Plan
+    from napkinmath.solving.plan import Block, SolvePlan
 
     step_of = dict(zip(dependent, composed, strict=True))
     held: dict[str, tuple[int, ...]] = {n: () for n in free}  # name -> the blocks behind it
@@ -356,8 +356,8 @@ def _cancelled(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str
     block_inputs = {v.name for b in blocks for f in b.formulas for v in f.variables}
     block_inputs |= {t for t in targets if t in knowns}
     used = block_inputs | {v.name for f in checks for v in f.variables}
-    return Plan(targets, tuple(blocks), checks, frozenset(used & knowns),
-                frozenset(block_inputs & knowns), free)
+    return SolvePlan(targets, tuple(blocks), checks, frozenset(used & knowns),
+                     frozenset(block_inputs & knowns), free)
 
 
 def _note(names: tuple[str, ...], target: str, relation: tuple[tuple, tuple] | None) -> str:

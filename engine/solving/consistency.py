@@ -31,7 +31,7 @@ from napkinmath.rendering.result import CheckRecord, ConstraintRecord, Given
 from napkinmath.solving.invert import sides
 from napkinmath.solving.plan import (
     Block,
-    Plan,
+    SolvePlan,
     _Analysis,
     _blocks,
     independent_analysis,
@@ -140,7 +140,7 @@ class Beyond:
     blocks: list[Block] = field(default_factory=list)
 
 
-def beyond(plan: Plan, steps_values: dict[str, float], bound: Mapping[str, Given],
+def beyond(plan: SolvePlan, steps_values: dict[str, float], bound: Mapping[str, Given],
            to_base, run_block, run_check, user: frozenset[str] | None = None,
            knowns: frozenset[str] | None = None) -> Beyond:
     """Checks of every given the answer did not need, and the constraints it touches;
@@ -203,9 +203,9 @@ def _run_blocks(blocks, values: dict[str, float], bound: Mapping[str, Given],
 
 
 @lru_cache(maxsize=512)
-def _selection(plan: Plan, user: frozenset[str], knowns: frozenset[str],
+def _selection(plan: SolvePlan, user: frozenset[str], knowns: frozenset[str],
                touched: frozenset[str]
-               ) -> tuple[list[Formula], list[Constraint], list[str], tuple[Plan, ...]]:
+               ) -> tuple[list[Formula], list[Constraint], list[str], tuple[SolvePlan, ...]]:
     """The extra checks, the constraints the answer touches, the names they need, and the
     plans (through derived and assumption formulas too) of the constraints' variables that
     neither the answer's values (`touched`) nor the independent formulas determine."""
@@ -214,7 +214,7 @@ def _selection(plan: Plan, user: frozenset[str], knowns: frozenset[str],
     available = knowns | found.analysis.determined | touched
     asked = touched | set(plan.targets)
     wanted: list[Constraint] = []
-    routes: dict[Plan, None] = {}
+    routes: dict[SolvePlan, None] = {}
     for c in constraints().values():
         if not set(c.touch) & asked:
             continue
@@ -230,7 +230,7 @@ def _selection(plan: Plan, user: frozenset[str], knowns: frozenset[str],
     return extra, wanted, needed, tuple(routes)
 
 
-def _route(missing: tuple[str, ...], known: frozenset[str]) -> Plan | None:
+def _route(missing: tuple[str, ...], known: frozenset[str]) -> SolvePlan | None:
     """The plan of `missing` from `known` with every formula (the planner's own order: the
     independent ones first, then derived and assumption ones), or None when they do not
     determine it."""

@@ -64,7 +64,7 @@ class Block:
 
 
 @dataclass(frozen=True)
-class Plan:
+class SolvePlan:
     """The blocks that compute the targets, in order, and the formulas left over as checks."""
 
     targets: tuple[str, ...]
@@ -278,7 +278,7 @@ def _decide_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, .
 
 
 @lru_cache(maxsize=512)
-def _scope(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
+def _relevant_formulas(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
     """The formulas that can bear on the targets: reachable from them through unknowns.
 
     Matching and the Dulmage-Mendelsohn decomposition split over connected components, so
@@ -288,20 +288,20 @@ def _scope(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
     index = planning_graph.library_index()
     ids, fvars, mentions = index.ids, index.variables, index.takers[True]
     known = planning_graph.known_ids(knowns)
-    scope = {f for k in known for f in mentions[k] if known.issuperset(fvars[f])}
+    relevant = {f for k in known for f in mentions[k] if known.issuperset(fvars[f])}
     stack = [ids[t] for t in targets if t not in knowns and t in ids]
     seen = set(stack)
     while stack:
         for f in mentions[stack.pop()]:
-            if f in scope:
+            if f in relevant:
                 continue
-            scope.add(f)
+            relevant.add(f)
             for v in fvars[f]:
                 if v not in known and v not in seen:
                     seen.add(v)
                     stack.append(v)
     library = index.formulas
-    return frozenset(library[f].name for f in scope)
+    return frozenset(library[f].name for f in relevant)
 
 
 def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | None:
@@ -348,27 +348,27 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
     `quick` (for suggestions) uses the numeric singularity test and builds no blocks (they
     come back empty); without `shortcuts`, derived formulas are only tried all together.
     """
-    scope = _scope(targets, knowns)
+    relevant = _relevant_formulas(targets, knowns)
     sets = _formula_sets()
     # the shortcuts that can matter: derived formulas in scope, one at a time (one out of
     # scope adds nothing to the independent formulas, which were tried first)
     sets = (*sets[:2], *(s for s, d in zip(sets[2:], _derived(), strict=True)
-                         if shortcuts and d in scope))
+                         if shortcuts and d in relevant))
     for tried, names in enumerate(sets):
         if tried == 1:  # the first set failed: can any? (every set lies within the scope)
-            possible = _structurally_determined(knowns, scope)
+            possible = _structurally_determined(knowns, relevant)
             if not all(t in possible or t in knowns for t in targets):
                 return None
         whole = None if tried or quick else _INDEPENDENT.get(knowns)
         if whole is not None:  # the independent formulas, analysed whole already
-            analysis = _within(whole, names & scope)
+            analysis = _within(whole, names & relevant)
         else:
-            analysis = _analyse(knowns, names & scope, quick=quick)
+            analysis = _analyse(knowns, names & relevant, quick=quick)
         if all(t in analysis.determined or t in knowns for t in targets):
             needed = analysis.ancestors(t for t in targets if t in analysis.determined)
             if not _restates_itself(analysis, needed):
                 if tried and not quick:  # (suggestions ask only whether a plan exists)
-                    analysis, needed = _fewest_assumptions(targets, knowns, names & scope,
+                    analysis, needed = _fewest_assumptions(targets, knowns, names & relevant,
                                                            analysis, needed)
                 return analysis, () if quick else _blocks(analysis, needed), needed
     return None
@@ -417,7 +417,8 @@ def independent_analysis(knowns: frozenset[str]) -> _Analysis:
 def _within(analysis: _Analysis, names: frozenset[str]) -> _Analysis:
     """`analysis` restricted to the formulas `names`: the same as analysing `names` alone
     when `names` is a union of connected components of the analysed formulas' graph (each
-    formula joined to its unknowns), as a scope within them is (see `_scope`).
+    formula joined to its unknowns), as the relevant formulas within them are (see
+    `_relevant_formulas`).
 
     Matching, the Dulmage-Mendelsohn decomposition, cycles, singular blocks and the drop of
     stuck rounding steps all work component by component, and the matching's fixed order
@@ -491,11 +492,11 @@ def _restates_itself(analysis: _Analysis, needed: set[str]) -> bool:
 
 
 @lru_cache(maxsize=512)
-def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan | tuple[str, ...]:
+def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePlan | tuple[str, ...]:
     """The plan, or the targets it cannot determine (cached either way)."""
     found = _analysis_for(targets, knowns)
     if found is None:
-        full = _analyse(knowns, _scope(targets, knowns))
+        full = _analyse(knowns, _relevant_formulas(targets, knowns))
         missing = [t for t in targets if t not in full.determined and t not in knowns]
         return tuple(missing or targets)
     analysis, blocks, needed = found
@@ -505,23 +506,23 @@ def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> Plan | tuple[str,
     block_inputs = {v.name for b in blocks for f in b.formulas for v in f.variables}
     block_inputs |= {t for t in targets if t in knowns}
     used = block_inputs | {v.name for f in checks for v in f.variables}
-    return Plan(targets, blocks, checks, frozenset(used & knowns),
-                frozenset(block_inputs & knowns))
+    return SolvePlan(targets, blocks, checks, frozenset(used & knowns),
+                     frozenset(block_inputs & knowns))
 
 
 def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = True,
-              cancel: bool = False) -> Plan:
+              cancel: bool = False) -> SolvePlan:
     """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError.
 
     With `cancel`, targets that structure alone leaves under-determined may still be
     planned through unknowns that cancel (mfu and peak_flops, given achieved_flops):
-    `napkinmath.solving.cancel` tries the inputs a refusal would suggest (`Plan.free` names
+    `napkinmath.solving.cancel` tries the inputs a refusal would suggest (`SolvePlan.free` names
     the one that cancelled); the solver asks for it for the answer's own plan. Without
     `suggest` the error names no inputs to add and is never a NotInvertibleError: for
     callers that try something else on failure (the search for suggestions, which `cancel`
     makes too, is the costly part of a failure)."""
     found = _plan(targets, knowns)
-    if isinstance(found, Plan):
+    if isinstance(found, SolvePlan):
         return found
     if cancel:
         from napkinmath.solving.cancel import cancelled_plan
@@ -584,7 +585,7 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
     the nearest candidates are planned directly. A pair reads "tokens and train_time".
     At most MAX_CONFIRMATIONS candidates are planned for singles, and as many for pairs.
     """
-    full = _analyse(knowns, _scope(missing, knowns), quick=True)
+    full = _analyse(knowns, _relevant_formulas(missing, knowns), quick=True)
     distance = _distances(missing)
     shared = _shared_formulas(missing)
     ranked = [n for n in sorted(distance, key=lambda n: (distance[n], -shared.get(n, 0), n))
@@ -911,7 +912,8 @@ def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
     If letting rounding steps run backward would determine the targets, those steps are what
     stands in the way: each has many inputs for one output.
     """
-    relaxed = _analyse(knowns, _scope(tuple(missing), knowns), strict=False, relaxed=True)
+    relaxed = _analyse(knowns, _relevant_formulas(tuple(missing), knowns), strict=False,
+                       relaxed=True)
     if not all(name in relaxed.determined for name in missing):
         return ""
     upstream = relaxed.ancestors(missing)

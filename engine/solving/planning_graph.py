@@ -209,7 +209,7 @@ def invertible_part(names: frozenset[str]) -> Part:
 
 
 @lru_cache(maxsize=1024)
-def scope(names: frozenset[str]) -> tuple[Part, Part]:
+def invertible_and_forward(names: frozenset[str]) -> tuple[Part, Part]:
     """The invertible formulas of `names` and the forward-only ones (strict matching order),
     each with the variables it mentions: analyses with `names` share them whatever the
     knowns, and those without some forward-only formulas share the first."""
@@ -341,11 +341,11 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
     """Match the formulas `names` with the unknowns; Dulmage-Mendelsohn: alternating paths
     from unmatched unknowns reach the under-determined ones.
 
-    The incidence is looked up by knowns, the formulas by `names` (`scope`), the invertible
-    formulas' matching is shared (`invertible_matching`); when the last strict decomposition
-    had the same knowns and invertible formulas and more forward-only ones (an analysis that
-    drops stuck rounding steps), its under-determined unknowns are carried over and only the
-    alternating paths that this matching changes are followed (see `_reuses`)."""
+    The incidence is looked up by knowns, the formulas by `names` (`invertible_and_forward`),
+    the invertible formulas' matching is shared (`invertible_matching`); when the last strict
+    decomposition had the same knowns and invertible formulas and more forward-only ones (an
+    analysis that drops stuck rounding steps), its under-determined unknowns are carried over
+    and only the alternating paths that this matching changes are followed (see `_reuses`)."""
     global _last
     index = library_index()
     known = known_ids(knowns)
@@ -358,7 +358,7 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
         return Decomposition(known, list(edges), matched, unknowns,
                              _spread(under, under, matched, index.taker_masks[True], index.bytes))
     # the invertible formulas first (shared), then the forward-only ones
-    invertible, forward = scope(names)
+    invertible, forward = invertible_and_forward(names)
     owner, unknowns = invertible_matching(knowns, invertible.names)
     edges = library_incidence(knowns)
     owner = dict(owner)

@@ -50,7 +50,7 @@ from napkinmath.solving.invert import (
 )
 from napkinmath.solving.plan import (
     Block,
-    Plan,
+    SolvePlan,
     independent_analysis,
     make_plan,
     under_determined_message,
@@ -61,12 +61,12 @@ from napkinmath.text.values import parse_quantity, parse_unit, read_given, to_qu
 from napkinmath.units import Quantity, format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
 
-DEFAULT_TOLERANCE = 0.01
+CONSISTENCY_TOLERANCE = 0.01
 
 
 def solve(targets: str | Iterable[str], /, *, gpu: str | Sequence[str] | None = None,
           model: str | None = None,
-          tolerance: float = DEFAULT_TOLERANCE, samples: int | None = None,
+          tolerance: float = CONSISTENCY_TOLERANCE, samples: int | None = None,
           seed: int | None = None, on_inconsistent: str = "error",
           units: Mapping[str, str] | None = None, precision: str | None = None,
           achievable: bool = False, records: object = None, digits: int | None = None,
@@ -530,8 +530,8 @@ def _record_given(name: str, key: str) -> Given:
 
 
 @lru_cache(maxsize=256)
-def _rounding_after(wanted: tuple[str, ...], plan: Plan, knowns: frozenset[str]
-                    ) -> tuple[Plan, tuple[str, ...]] | None:
+def _rounding_after(wanted: tuple[str, ...], plan: SolvePlan, knowns: frozenset[str]
+                    ) -> tuple[SolvePlan, tuple[str, ...]] | None:
     """The plan of the roundings `wanted` after `plan` has run on `knowns` (its values:
     what it read and what its blocks computed), with the context values it adds, in name
     order; None when the values do not determine the roundings."""
@@ -544,7 +544,7 @@ def _rounding_after(wanted: tuple[str, ...], plan: Plan, knowns: frozenset[str]
 
 
 def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
-                   context: frozenset[str]) -> Plan | None:
+                   context: frozenset[str]) -> SolvePlan | None:
     """The plan of the roundings `wanted`, or None when the values do not determine them
     (cached: plans depend on names only)."""
     try:
@@ -555,7 +555,7 @@ def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
 
 @lru_cache(maxsize=1024)
 def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str],
-             suggest: bool = True, cancel: bool = True) -> Plan:
+             suggest: bool = True, cancel: bool = True) -> SolvePlan:
     """Plan with the user's givens and only those context values (hardware, defaults) it uses.
 
     Context values are kept where a step reads them, or where a check compares them with
@@ -579,7 +579,7 @@ def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[
 
 
 def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
-                tolerance: float = DEFAULT_TOLERANCE, on_inconsistent: str = "error",
+                tolerance: float = CONSISTENCY_TOLERANCE, on_inconsistent: str = "error",
                 suggest: bool = True, cancel: bool = True) -> Result:
     """Solve from already bound givens (see `bind`).
 
@@ -861,7 +861,7 @@ def _run_check(f: Formula, values: Mapping[str, float]) -> CheckRecord:
                        {v.name: values[v.name] for v in f.variables})
 
 
-def _inconsistent(failed: list[CheckRecord], inputs: Mapping[str, Given], plan: Plan,
+def _inconsistent(failed: list[CheckRecord], inputs: Mapping[str, Given], plan: SolvePlan,
                   tolerance: float, user: frozenset[str], knowns: frozenset[str]
                   ) -> InconsistentError:
     lines = []
@@ -876,7 +876,7 @@ def _inconsistent(failed: list[CheckRecord], inputs: Mapping[str, Given], plan: 
         ". Correct or drop one of them (or pass a larger tolerance).", failed)
 
 
-def _givens_behind(check: CheckRecord, inputs: Mapping[str, Given], plan: Plan,
+def _givens_behind(check: CheckRecord, inputs: Mapping[str, Given], plan: SolvePlan,
                    user: frozenset[str], knowns: frozenset[str]) -> list[str]:
     names = [v.name for v in check.formula.variables]
     if check.beyond:
@@ -893,7 +893,7 @@ def _givens_behind(check: CheckRecord, inputs: Mapping[str, Given], plan: Plan,
 
 
 def _rounding(targets: tuple[str, ...], values: dict[str, float],
-              bound: Mapping[str, Given], knowns: frozenset[str], plan: Plan
+              bound: Mapping[str, Given], knowns: frozenset[str], plan: SolvePlan
               ) -> tuple[list[StepRecord], dict[str, Given]]:
     """Practical roundings a target declares (n_gpus -> whole nodes), when computable;
     `knowns` is the names of `bound`, and `plan` the plan whose steps made `values`."""

@@ -112,7 +112,7 @@ def _full_reading(value: object, variable: Variable) -> Reading:
     count = _missing_count(quantity, variable)
     if count is not None:
         quantity = quantity / ureg.Unit(count)
-        notes.append(f"{' '.join(_text(shown).split())}, read as per {count}")
+        notes.append(f"{' '.join(_shown_text(shown).split())}, read as per {count}")
     if isinstance(value, str):
         notes += _text_notes(value, variable)
     return Reading(_checked(quantity, variable, shown), "; ".join(notes))
@@ -311,7 +311,7 @@ class _Later:
 Shown = str | _Later
 
 
-def _text(shown: Shown) -> str:
+def _shown_text(shown: Shown) -> str:
     return shown if isinstance(shown, str) else str(shown)
 
 
@@ -427,8 +427,8 @@ def _converted(quantity: pint.Quantity, variable: Variable, shown: Shown) -> pin
     problem = out_of_float_range(float(converted.magnitude),
                                  was_nonzero=float(quantity.magnitude) != 0)
     if problem:
-        raise InputError(f"{variable.name}={_text(shown)}: in {format_unit(variable.unit)}, the "
-                         f"unit of {variable.name}, the number is {problem}; {_WITHIN}",
+        raise InputError(f"{variable.name}={_shown_text(shown)}: in {format_unit(variable.unit)}, "
+                         f"the unit of {variable.name}, the number is {problem}; {_WITHIN}",
                          variable.name)
     return converted
 
@@ -483,7 +483,7 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: Shown) -> Non
                          f"{type(quantity.magnitude).__name__}", name) from None
     problem = out_of_float_range(magnitude)
     if problem:
-        raise InputError(f"{label}={_text(shown)}: the number is {problem}; {_WITHIN}", name)
+        raise InputError(f"{label}={_shown_text(shown)}: the number is {problem}; {_WITHIN}", name)
     try:
         factor, base = _base_factor(quantity.units)
         in_base = magnitude * factor
@@ -492,8 +492,8 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: Shown) -> Non
     problem = out_of_float_range(in_base, was_nonzero=magnitude != 0)
     if problem:
         where = f" ({format_unit(base)})" if base is not None else ""
-        raise InputError(f"{label}={_text(shown)}: in base units{where} the number is {problem}; "
-                         f"{_WITHIN}", name)
+        raise InputError(f"{label}={_shown_text(shown)}: in base units{where} the number is "
+                         f"{problem}; {_WITHIN}", name)
 
 
 @lru_cache(maxsize=1024)
@@ -693,7 +693,7 @@ def _promote_count(quantity: pint.Quantity, variable: Variable) -> pint.Quantity
 def _check_dimension(quantity: pint.Quantity, variable: Variable, shown: Shown) -> None:
     if quantity.dimensionality == variable.dimensionality:
         return
-    shown = _text(shown)
+    shown = _shown_text(shown)
     expected = format_unit(variable.unit) or "a plain number"
     message = (f"{shown} for {variable.name}: expected {expected} "
                f"[{dimension_text(variable.dimensionality)}], got "
@@ -753,7 +753,7 @@ def _check_bounds(quantity: pint.Quantity, variable: Variable, shown: Shown) -> 
     magnitude = float(quantity.magnitude)
     if variable.bounds.contains(magnitude):
         return
-    shown = _text(shown)
+    shown = _shown_text(shown)
     unit = format_unit(variable.unit)
     hint = ""
     if variable.bounds.hi == 1.0 and magnitude > 1 and magnitude <= 100:

@@ -21,7 +21,7 @@ from napkinmath import arguments
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.lookup import variables
 from napkinmath.rendering.result import Result
-from napkinmath.solving.solver import DEFAULT_TOLERANCE, _target_names, check_tolerance, solve
+from napkinmath.solving.solver import CONSISTENCY_TOLERANCE, _target_names, check_tolerance, solve
 from napkinmath.units import format_number, format_quantity, format_unit, humanize
 from napkinmath.whatif import budget
 from napkinmath.whatif.preference import better
@@ -216,7 +216,7 @@ class Comparison:
 
 
 def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: object = None,
-            tolerance: float = DEFAULT_TOLERANCE, best: str | None = None,
+            tolerance: float = CONSISTENCY_TOLERANCE, best: str | None = None,
             achievable: bool = False, records: object = None, precision: str | None = None,
             **givens: object) -> Comparison:
     """Solve `targets` for each record in `gpu` (and/or `model`) lists and rank the answers.

@@ -248,7 +248,7 @@ def bind_spread(spread: Spread, var: Variable) -> Bound:
 def _end(value: object, other: object, var: Variable) -> pint.Quantity:
     """One end; a bare number borrows the other end's unit ('20..30 days')."""
     try:
-        return to_quantity(_text(value), var)
+        return to_quantity(_stripped(value), var)
     except InputError:
         if isinstance(value, str) and isinstance(other, str):
             unit = _unit_part(other)
@@ -260,7 +260,7 @@ def _end(value: object, other: object, var: Variable) -> pint.Quantity:
         raise
 
 
-def _text(value: object) -> object:
+def _stripped(value: object) -> object:
     return value.strip() if isinstance(value, str) else value
 
 

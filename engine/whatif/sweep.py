@@ -22,7 +22,7 @@ from napkinmath import arguments
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.solver import (
-    DEFAULT_TOLERANCE,
+    CONSISTENCY_TOLERANCE,
     _target_names,
     bind,
     check_tolerance,
@@ -60,7 +60,7 @@ def record_list(value: object, option: str) -> list[str | None]:
 
 
 def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = None, *,
-          gpu: object = None, model: object = None, tolerance: float = DEFAULT_TOLERANCE,
+          gpu: object = None, model: object = None, tolerance: float = CONSISTENCY_TOLERANCE,
           points: int = 11, achievable: bool = False, records: object = None,
           precision: str | None = None, **givens: object) -> Table:
     """Solve `targets` at every point of the swept inputs `over` (one or two; a list, an

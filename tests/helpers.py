@@ -1,0 +1,60 @@
+"""Helpers shared by tests: magnitudes, the W12 question, files, PNG sizes, fresh processes.
+
+(The `napkin` fixture, which runs the CLI in-process, is in conftest.py.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+#: W12 (fleet size): `napkin solve` 7B parameters on 1T tokens in 3 weeks at 40% MFU on
+#: H100-SXM, 58.48 GPU
+W12 = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4",
+       "--gpu", "H100-SXM"]
+#: `napkin ARGS` in a fresh Python: its output, then a JSON line saying how it ran
+PROBE = ("import sys, json; from napkinmath.cli.main import main; status = main({args!r}); "
+         "print(json.dumps({{'status': status, 'sympy': 'sympy' in sys.modules, "
+         "'formulas': 'napkinmath.formulas' in sys.modules}}))")
+#: a command that blocks on a FIFO or reads /dev/zero would run past this
+PROBE_TIMEOUT = 120
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def mag(q, unit: str = ""):
+    """The magnitude of `q` in `unit` (default: a plain number)."""
+    return q.to(unit).magnitude
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    """The file `folder/name` holding `text` (UTF-8)."""
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """(width, height) of the PNG file at `path`."""
+    data = path.read_bytes()
+    assert data[:8] == PNG_SIGNATURE
+    assert data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def napkin_process(cache: str | None, args: list[str], cwd: Path | None = None,
+                   home: Path | None = None) -> tuple[str, dict]:
+    """`napkin ARGS` in a fresh process with the cache directory `cache` (XDG_CACHE_HOME;
+    None: unset): its output, and how it ran (`status`; `sympy` and `formulas`: imported)."""
+    env = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"}
+    if cache is not None:
+        env["XDG_CACHE_HOME"] = cache
+    if home is not None:
+        env["HOME"] = str(home)
+    done = subprocess.run([sys.executable, "-c", PROBE.format(args=args)], capture_output=True,
+                          text=True, env=env, check=True, cwd=cwd, timeout=PROBE_TIMEOUT)
+    *output, status = done.stdout.rstrip("\n").split("\n")
+    return "\n".join(output), json.loads(status)
