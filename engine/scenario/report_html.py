@@ -11,8 +11,9 @@ import html
 import re
 
 from napkinmath.errors import InputError
-from napkinmath.scenario import mathml, parts
-from napkinmath.scenario.answer import Plan
+from napkinmath.scenario import mathml, parts, svg
+from napkinmath.scenario.answer import Plan, SectionAnswer
+from napkinmath.scenario.walk import PlanPrinter, by_section, walk
 from napkinmath.text.visible import visible
 
 CSS = """
@@ -94,32 +95,30 @@ def _whatif_table(table) -> str:
 
 
 def render(plan: Plan) -> str:
-    from napkinmath.scenario import svg
+    return walk(plan, HtmlPrinter(plan))
 
-    sources = parts.sources(plan)
 
-    def cite(source: str) -> str:
-        number = sources.number(source)
+class HtmlPrinter(PlanPrinter):
+    """A <section> per part, tables that scroll, equations as MathML, plots as inline SVG."""
+
+    def __init__(self, plan: Plan) -> None:
+        super().__init__(plan)
+        #: whether the plots are drawn (matplotlib is there, or the report has none)
+        self.plots = not svg.wants_plots(plan) or svg.can_plot()
+
+    def link(self, source: str) -> str:
+        """A citation: a link to its number in the sources list, a short one inline."""
+        number = self.numbered.number(source)
         if number is None:  # a short citation stays inline, as in Result
             return f"[{_e(source.strip())}]"
         return f'<a href="#source-{number}">[{number}]</a>'
 
-    def cited(text: str, source: str) -> str:
-        return f"{_e(text)} {cite(source)}" if source else _e(text)
+    def cited(self, text: str, source: str) -> str:
+        return f"{_e(text)} {self.link(source)}" if source else _e(text)
 
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-           '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           '<meta name="generator" content="napkinmath plan">',
-           f"<title>{_e(plan.title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
-           "<main>", f"<h1>{_e(plan.title)}</h1>"]
-    if plan.scenario.notes.strip():
-        out.append(f"<p>{_e(plan.scenario.notes.strip())}</p>")
-    plots = not svg.wants_plots(plan) or svg.can_plot()
-    if not plots:
-        out.append(f'<p class="warning">Note: {_e(svg.LEFT_OUT)}</p>')
-
-    def figure(draw, caption: str) -> str:
-        if not plots:
+    def figure(self, draw, caption: str) -> str:
+        """A plot drawn by `draw(ax)` with its (escaped) caption, or why it is left out."""
+        if not self.plots:
             return f'<p class="muted">{_e(svg.PLOT_LEFT_OUT)}</p>'
         try:
             plot = _uncommented(svg.render(draw))
@@ -127,107 +126,130 @@ def render(plan: Plan) -> str:
             return f'<p class="muted">Plot left out: {_e(str(exc))}</p>'
         return f"<figure>{plot}<figcaption>{caption}</figcaption></figure>"
 
-    out += ['<section id="summary">', "<h2>Summary</h2>"]
-    rows, current = [], None
-    for line in parts.summary(plan):
-        if line.section != current:
-            current = line.section
-            rows.append(f'<tr><th colspan="2" class="group">{_e(current)}</th></tr>')
-        fed = f" ({_e(line.fed)})" if line.fed else ""
-        rows.append(f"<tr><td><code>{_e(line.name)}</code><br><span class=\"muted\">"
-                    f"{_e(line.meaning)}{fed}</span></td>"
-                    f'<td class="num answer">{_e(line.value)}</td></tr>')
-    out.append('<div class="scroll"><table class="summary"><thead><tr><th>answer</th>'
-               f"<th>value</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
-    out.append(f"<p>{_e(parts.status(plan))}</p>")
-    warnings = plan.warnings
-    if warnings:
-        out.append("<ul>" + "".join(f'<li class="warning">Warning: {_e(w)}</li>'
-                                    for w in warnings) + "</ul>")
-    else:
-        out.append('<p class="ok">No warnings.</p>')
-    out.append("</section>")
+    def finish(self, lines: list[str]) -> str:
+        return "\n".join([*lines, "</main>", "</body>", "</html>"])
 
-    for index, s in enumerate(plan.sections, 1):
-        out += [f'<section id="section-{index}">', f"<h2>{index}. {_e(s.title)}</h2>"]
+    def title(self, plan: Plan) -> list[str]:
+        out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+               '<meta name="viewport" content="width=device-width, initial-scale=1">',
+               '<meta name="generator" content="napkinmath plan">',
+               f"<title>{_e(plan.title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
+               "<main>", f"<h1>{_e(plan.title)}</h1>"]
+        if plan.scenario.notes.strip():
+            out.append(f"<p>{_e(plan.scenario.notes.strip())}</p>")
+        if not self.plots:
+            out.append(f'<p class="warning">Note: {_e(svg.LEFT_OUT)}</p>')
+        return out
+
+    def summary(self, lines: list[parts.Line]) -> list[str]:
+        rows = []
+        for section, run in by_section(lines):
+            rows.append(f'<tr><th colspan="2" class="group">{_e(section)}</th></tr>')
+            rows += [f"<tr><td><code>{_e(line.name)}</code><br><span class=\"muted\">"
+                     f"{_e(line.meaning)}{f' ({_e(line.fed)})' if line.fed else ''}</span></td>"
+                     f'<td class="num answer">{_e(line.value)}</td></tr>' for line in run]
+        return ['<section id="summary">', "<h2>Summary</h2>",
+                '<div class="scroll"><table class="summary"><thead><tr><th>answer</th>'
+                f"<th>value</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"]
+
+    def status(self, text: str) -> list[str]:
+        return [f"<p>{_e(text)}</p>"]
+
+    def warnings(self, warnings: list[str]) -> list[str]:
+        if not warnings:
+            return ['<p class="ok">No warnings.</p>']
+        return ["<ul>" + "".join(f'<li class="warning">Warning: {_e(w)}</li>'
+                                 for w in warnings) + "</ul>"]
+
+    def summary_end(self) -> list[str]:
+        return ["</section>"]
+
+    def section(self, number: int, s: SectionAnswer) -> list[str]:
+        out = [f'<section id="section-{number}">', f"<h2>{number}. {_e(s.title)}</h2>"]
         if s.section.notes.strip():
             out.append(f"<p>{_e(s.section.notes.strip())}</p>")
-        out += [f'<p class="answer">{_e(line)}</p>' for line in s.answer.headline()]
-        out.append("<h3>Given</h3>")
-        out.append(_table(["given", "value", "from"], [
-            [f"<code>{_e(r.name)}</code>", _e(r.value), cited(r.origin, r.source)]
-            for r in parts.givens(s)], {1}))
-        out.append("<h3>Derivation</h3>")
+        return out + [f'<p class="answer">{_e(line)}</p>' for line in s.answer.headline()]
+
+    def givens(self, rows: list[parts.Row]) -> list[str]:
+        return ["<h3>Given</h3>", _table(["given", "value", "from"], [
+            [f"<code>{_e(r.name)}</code>", _e(r.value), self.cited(r.origin, r.source)]
+            for r in rows], {1})]
+
+    def derivation(self, s: SectionAnswer) -> list[str]:
+        out = ["<h3>Derivation</h3>"]
         if parts.centre_note(s):
             out.append(f'<p class="muted">{_e(parts.centre_note(s))}</p>')
         if not s.result.steps:
             out.append("<p>None needed: every question is a given or a record value.</p>")
-        out.append('<ol class="steps">')
-        for step in parts.steps(s):
-            refs = " ".join(cite(src) for src in step.sources if src.strip())
-            out.append(f"<li><strong>{_e(step.head)}</strong> <span class=\"src\">{refs}</span>")
-            for f in step.formulas:
-                out.append(mathml.block(mathml.names(f.equation.lhs),
-                                        mathml.names(f.equation.rhs)))
-            for solved in step.solved:
-                if not solved.explicit:
-                    out.append(mathml.block("<mo>⇒</mo>" + mathml.name(solved.name),
-                                            mathml.names(solved.expr)))
-                if len(solved.lines) > 1:  # the substituted line differs from the result
-                    out.append(mathml.block("", mathml.values(solved.expr,
-                                                              parts.leaf(s, step))))
-                out.append(mathml.block("", mathml.text(solved.lines[-1])))
-            out += [f'<p class="muted">{_e(note)}</p>' for note in step.notes]
-            out.append("</li>")
-        out.append("</ol>")
-        out += [f'<p class="muted">Note: {_e(n)}</p>' for n in s.result.notes]
-        heading, limits = parts.section_constraints(s)
-        if limits:
-            out.append(f"<h3>{_e(heading)}</h3><ul>" + "".join(
-                f'<li class="{"ok" if holds else "bad"}">{_e(line)}</li>'
-                for holds, line in limits) + "</ul>")
-        for sens in s.sensitivities:
-            out.append(f"<h3>What <code>{_e(sens.target)}</code> hangs on</h3>")
-            table = sens.to_table()
-            out.append(_whatif_table(table))
-            out.append(f'<p class="muted">{_e(" ".join(table.notes))}</p>')
-            out.append(figure(lambda ax, sens=sens: sens.plot(ax=ax),
-                              f"Tornado: {_e(sens.target)} at each input's low and high"))
-        out.append("</section>")
+        return [*out, '<ol class="steps">']
 
-    if plan.checks:
-        out += ['<section id="consistency">', "<h2>Consistency of the givens</h2>",
-                "<p>Over-determined givens, checked once for the whole file:</p><ul>"]
-        out += [f'<li class="{"ok" if f.ok else "bad"}">{_e(f.line())} '
-                f'<span class="muted">({_e(", ".join(f.sections))})</span></li>'
-                for f in plan.checks]
-        out += ["</ul>", "</section>"]
-    if plan.constraints:
-        out += ['<section id="constraints">', "<h2>Constraints</h2><ul>"]
-        out += [f'<li class="{"ok" if f.ok else "bad"}">'
-                f"{cited(f.line(), parts.constraint_source(f))} "
-                f'<span class="muted">({_e(", ".join(f.sections))})</span></li>'
-                for f in plan.constraints]
-        out += ["</ul>", "</section>"]
-    for i, (spec, table) in enumerate(plan.sweeps, 1):
-        out += [f'<section id="sweep-{i}">', f"<h2>Sweep: {_e(spec.title)}</h2>",
-                figure(lambda ax, table=table: table.plot(ax=ax), _e(table.title)),
-                _whatif_table(table)]
-        out += [f'<p class="muted">{_e(n)}</p>' for n in table.notes]
-        out.append("</section>")
-    for i, (spec, comparison) in enumerate(plan.comparisons, 1):
+    def step(self, s: SectionAnswer, step: parts.Step) -> list[str]:
+        refs = " ".join(self.link(src) for src in step.sources if src.strip())
+        out = [f"<li><strong>{_e(step.head)}</strong> <span class=\"src\">{refs}</span>"]
+        out += [mathml.block(mathml.names(f.equation.lhs), mathml.names(f.equation.rhs))
+                for f in step.formulas]
+        for solved in step.solved:
+            if not solved.explicit:
+                out.append(mathml.block("<mo>⇒</mo>" + mathml.name(solved.name),
+                                        mathml.names(solved.expr)))
+            if len(solved.lines) > 1:  # the substituted line differs from the result
+                out.append(mathml.block("", mathml.values(solved.expr, parts.leaf(s, step))))
+            out.append(mathml.block("", mathml.text(solved.lines[-1])))
+        return [*out, *[f'<p class="muted">{_e(note)}</p>' for note in step.notes], "</li>"]
+
+    def derivation_end(self) -> list[str]:
+        return ["</ol>"]
+
+    def notes(self, notes: list[str]) -> list[str]:
+        return [f'<p class="muted">Note: {_e(n)}</p>' for n in notes]
+
+    def section_constraints(self, heading: str, limits: list[tuple[bool, str]]) -> list[str]:
+        return [f"<h3>{_e(heading)}</h3><ul>" + "".join(
+            f'<li class="{"ok" if holds else "bad"}">{_e(line)}</li>'
+            for holds, line in limits) + "</ul>"]
+
+    def sensitivity(self, sens) -> list[str]:
+        table = sens.to_table()
+        return [f"<h3>What <code>{_e(sens.target)}</code> hangs on</h3>", _whatif_table(table),
+                f'<p class="muted">{_e(" ".join(table.notes))}</p>',
+                self.figure(lambda ax: sens.plot(ax=ax),
+                            f"Tornado: {_e(sens.target)} at each input's low and high")]
+
+    def section_end(self) -> list[str]:
+        return ["</section>"]
+
+    def checks(self, checks: list) -> list[str]:
+        return ['<section id="consistency">', "<h2>Consistency of the givens</h2>",
+                "<p>Over-determined givens, checked once for the whole file:</p><ul>",
+                *[f'<li class="{"ok" if f.ok else "bad"}">{_e(f.line())} '
+                  f'<span class="muted">({_e(", ".join(f.sections))})</span></li>'
+                  for f in checks], "</ul>", "</section>"]
+
+    def constraints(self, constraints: list) -> list[str]:
+        return ['<section id="constraints">', "<h2>Constraints</h2><ul>",
+                *[f'<li class="{"ok" if f.ok else "bad"}">'
+                  f"{self.cited(f.line(), parts.constraint_source(f))} "
+                  f'<span class="muted">({_e(", ".join(f.sections))})</span></li>'
+                  for f in constraints], "</ul>", "</section>"]
+
+    def sweep(self, number: int, spec, table) -> list[str]:
+        return [f'<section id="sweep-{number}">', f"<h2>Sweep: {_e(spec.title)}</h2>",
+                self.figure(lambda ax: table.plot(ax=ax), _e(table.title)),
+                _whatif_table(table), *[f'<p class="muted">{_e(n)}</p>' for n in table.notes],
+                "</section>"]
+
+    def comparison(self, number: int, spec, comparison) -> list[str]:
         table = comparison.to_table()
-        out += [f'<section id="comparison-{i}">', f"<h2>Comparison: {_e(spec.title)}</h2>",
-                _whatif_table(table)]
-        out += [f'<p class="muted">{_e(n)}</p>' for n in table.notes]
-        out.append("</section>")
-    assumed = parts.assumptions(plan)
-    if assumed:
-        out += ['<section id="assumptions">', "<h2>Assumptions</h2><ul>"]
-        out += [f"<li><code>{_e(n)}</code>: {_e(a)}</li>" for n, a in assumed]
-        out += ["</ul>", "</section>"]
-    out += ['<section id="sources">', "<h2>Sources</h2><ol>"]
-    out += [f'<li id="source-{n}" value="{n}">{_e(source)}</li>'
-            for n, source in sources.entries()]
-    out += ["</ol>", "</section>", "</main>", "</body>", "</html>"]
-    return "\n".join(out)
+        return [f'<section id="comparison-{number}">', f"<h2>Comparison: {_e(spec.title)}</h2>",
+                _whatif_table(table), *[f'<p class="muted">{_e(n)}</p>' for n in table.notes],
+                "</section>"]
+
+    def assumptions(self, assumed: list[tuple[str, str]]) -> list[str]:
+        return ['<section id="assumptions">', "<h2>Assumptions</h2><ul>",
+                *[f"<li><code>{_e(n)}</code>: {_e(a)}</li>" for n, a in assumed],
+                "</ul>", "</section>"]
+
+    def sources(self, entries: list[tuple[int, str]]) -> list[str]:
+        return ['<section id="sources">', "<h2>Sources</h2><ol>",
+                *[f'<li id="source-{n}" value="{n}">{_e(source)}</li>' for n, source in entries],
+                "</ol>", "</section>"]

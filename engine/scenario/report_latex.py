@@ -17,8 +17,9 @@ from pathlib import Path
 
 from napkinmath.errors import InputError
 from napkinmath.scenario import parts
-from napkinmath.scenario.answer import Plan
+from napkinmath.scenario.answer import Plan, SectionAnswer
 from napkinmath.scenario.svg import LEFT_OUT, can_plot, wants_plots
+from napkinmath.scenario.walk import PlanPrinter, by_section, walk
 from napkinmath.text.visible import visible
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -85,121 +86,156 @@ def _math(text: str) -> str:
 def render(plan: Plan, figures: Path | None = None) -> str:
     """The report as a LaTeX document; with `figures` (a folder), the sweep plots and the
     sensitivities' tornado charts are saved there as PDF and included."""
-    from napkinmath.rendering.exprprint import Printer
+    return walk(plan, LatexPrinter(plan, figures))
 
-    symbol = Printer(parts.latex_symbol, style="latex")
-    sources = parts.sources(plan)
 
-    def cited(text: str, source: str) -> str:
-        return f"{tex(text)} {tex(sources.cite(source))}" if source else tex(text)
+_PREAMBLE = [r"\documentclass[11pt]{article}", r"\usepackage[T1]{fontenc}",
+             r"\usepackage[margin=2cm]{geometry}", r"\usepackage{amsmath,amssymb}",
+             r"\usepackage{graphicx}", r"\usepackage{array,longtable}",
+             r"\usepackage[hidelinks]{hyperref}", r"\pdftrailerid{}",
+             r"\setlength{\parindent}{0pt}", r"\setlength{\parskip}{4pt}",
+             r"\allowdisplaybreaks"]
 
-    out = [r"\documentclass[11pt]{article}", r"\usepackage[T1]{fontenc}",
-           r"\usepackage[margin=2cm]{geometry}", r"\usepackage{amsmath,amssymb}",
-           r"\usepackage{graphicx}", r"\usepackage{array,longtable}",
-           r"\usepackage[hidelinks]{hyperref}", r"\pdftrailerid{}",
-           r"\setlength{\parindent}{0pt}", r"\setlength{\parskip}{4pt}",
-           r"\allowdisplaybreaks", f"\\title{{{tex(plan.title)}}}", r"\date{}",
-           r"\begin{document}", r"\maketitle"]
-    if plan.scenario.notes.strip():
-        out.append(tex(plan.scenario.notes.strip(), paragraphs=True))
-    if figures is not None and wants_plots(plan) and not can_plot():
-        figures = None  # the report is written without its plots, and says so
-        out.append(f"\\par\\textbf{{Note:}} {tex(LEFT_OUT)}")
-    out += [r"\section*{Summary}", r"\begin{longtable}{p{0.62\linewidth}r}",
-            r"\textbf{answer} & \textbf{value} \\ \hline"]
-    current = None
-    for line in parts.summary(plan):
-        if line.section != current:
-            current = line.section
-            out.append(f"\\multicolumn{{2}}{{l}}{{\\textit{{{tex(current)}}}}} \\\\")
-        fed = f" ({tex(line.fed)})" if line.fed else ""
-        out.append(f"\\texttt{{{tex(line.name)}}}: {tex(line.meaning)}{fed} & "
-                   f"\\textbf{{{tex(line.value)}}} \\\\")
-    out.append(r"\end{longtable}")
-    out.append(tex(parts.status(plan)))
-    warnings = plan.warnings
-    if warnings:
-        out += [r"\begin{itemize}"] + [f"  \\item \\textbf{{Warning:}} {tex(w)}"
-                                       for w in warnings] + [r"\end{itemize}"]
-    else:
-        out.append(r"\par No warnings.")
-    for s in plan.sections:
-        out.append(f"\\section{{{tex(s.title)}}}")
+
+def _itemize(items: list[str]) -> list[str]:
+    """A list of already-escaped items."""
+    return [r"\begin{itemize}", *[f"  \\item {item}" for item in items], r"\end{itemize}"]
+
+
+class LatexPrinter(PlanPrinter):
+    """Sections and longtables; each step as an align* of the variables' own symbols."""
+
+    def __init__(self, plan: Plan, figures: Path | None) -> None:
+        from napkinmath.rendering.exprprint import Printer
+
+        super().__init__(plan)
+        #: the report is written without its plots where matplotlib is missing, and says so
+        self.plots_left_out = figures is not None and wants_plots(plan) and not can_plot()
+        #: the folder the plots are saved in, or None for none
+        self.figures = None if self.plots_left_out else figures
+        self.symbol = Printer(parts.latex_symbol, style="latex")
+
+    def cited(self, text: str, source: str) -> str:
+        return f"{tex(text)} {tex(self.numbered.cite(source))}" if source else tex(text)
+
+    @staticmethod
+    def figure(draw, path: Path) -> list[str]:
+        """A plot drawn by `draw(ax)`, saved at `path` (in the figures folder) and included."""
+        _save_pdf(draw, path)
+        name = path.name
+        return [f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]{{{name}}}"
+                r"\end{center}"]
+
+    def title(self, plan: Plan) -> list[str]:
+        out = [*_PREAMBLE, f"\\title{{{tex(plan.title)}}}", r"\date{}", r"\begin{document}",
+               r"\maketitle"]
+        if plan.scenario.notes.strip():
+            out.append(tex(plan.scenario.notes.strip(), paragraphs=True))
+        if self.plots_left_out:
+            out.append(f"\\par\\textbf{{Note:}} {tex(LEFT_OUT)}")
+        return out
+
+    def summary(self, lines: list[parts.Line]) -> list[str]:
+        out = [r"\section*{Summary}", r"\begin{longtable}{p{0.62\linewidth}r}",
+               r"\textbf{answer} & \textbf{value} \\ \hline"]
+        for section, run in by_section(lines):
+            out.append(f"\\multicolumn{{2}}{{l}}{{\\textit{{{tex(section)}}}}} \\\\")
+            out += [f"\\texttt{{{tex(line.name)}}}: {tex(line.meaning)}"
+                    f"{f' ({tex(line.fed)})' if line.fed else ''} & "
+                    f"\\textbf{{{tex(line.value)}}} \\\\" for line in run]
+        return [*out, r"\end{longtable}"]
+
+    def status(self, text: str) -> list[str]:
+        return [tex(text)]
+
+    def warnings(self, warnings: list[str]) -> list[str]:
+        if not warnings:
+            return [r"\par No warnings."]
+        return _itemize([f"\\textbf{{Warning:}} {tex(w)}" for w in warnings])
+
+    def section(self, number: int, s: SectionAnswer) -> list[str]:
+        out = [f"\\section{{{tex(s.title)}}}"]
         if s.section.notes.strip():
             out.append(tex(s.section.notes.strip(), paragraphs=True))
-        out += [f"\\par\\textbf{{{tex(line)}}}" for line in s.answer.headline()]
-        out += [r"\subsection*{Given}", r"\begin{longtable}{p{0.27\linewidth}p{0.2\linewidth}"
-                r"p{0.45\linewidth}}", r"\textbf{given} & \textbf{value} & \textbf{from} \\"
-                r" \hline"]
-        out += [f"\\texttt{{{tex(r.name)}}} & {tex(r.value)} & {cited(r.origin, r.source)} \\\\"
-                for r in parts.givens(s)]
-        out += [r"\end{longtable}", r"\subsection*{Derivation}"]
+        return out + [f"\\par\\textbf{{{tex(line)}}}" for line in s.answer.headline()]
+
+    def givens(self, rows: list[parts.Row]) -> list[str]:
+        return [r"\subsection*{Given}",
+                r"\begin{longtable}{p{0.27\linewidth}p{0.2\linewidth}p{0.45\linewidth}}",
+                r"\textbf{given} & \textbf{value} & \textbf{from} \\ \hline",
+                *[f"\\texttt{{{tex(r.name)}}} & {tex(r.value)} & "
+                  f"{self.cited(r.origin, r.source)} \\\\" for r in rows],
+                r"\end{longtable}"]
+
+    def derivation(self, s: SectionAnswer) -> list[str]:
+        out = [r"\subsection*{Derivation}"]
         if parts.centre_note(s):
             out.append(tex(parts.centre_note(s)))
         if not s.result.steps:
             out.append("None needed: every question is a given or a record value.")
-        for step in parts.steps(s):
-            cite = sources.cite(*step.sources)
-            out.append(f"\\paragraph{{{step.number}. {tex(step.head)} {tex(cite)}}}")
-            out.append(r"\begin{align*}")
-            rows = [f"  {_math(symbol(f.equation.lhs))} &= {_math(symbol(f.equation.rhs))}"
-                    for f in step.formulas]
-            for solved in step.solved:
-                if not solved.explicit:
-                    rows.append(f"  \\Rightarrow {_math(solved.var.latex)} &= "
-                                f"{_math(symbol(solved.expr))}")
-                rows += [f"  &= {_math(line)}"
-                         for line in s.result._value_lines(step.record, solved.var, "latex")]
-            out.append(" \\\\\n".join(rows))
-            out.append(r"\end{align*}")
-            out += [f"\\par{{\\small {tex(note)}}}" for note in step.notes]
-        out += [f"\\par{{\\small Note: {tex(n)}}}" for n in s.result.notes]
-        heading, limits = parts.section_constraints(s)
-        if limits:
-            out += [f"\\subsection*{{{tex(heading)}}}", r"\begin{itemize}"]
-            out += [f"  \\item {tex(line)}" for _, line in limits]
-            out.append(r"\end{itemize}")
-        for sens in s.sensitivities:
-            out.append(f"\\subsection*{{What \\texttt{{{tex(sens.target)}}} hangs on}}")
-            out.append(_table(sens.to_table()))
-            if figures is not None:
-                name = f"tornado-{len(list(figures.glob('tornado-*.pdf'))) + 1}.pdf"
-                _save_pdf(lambda ax, sens=sens: sens.plot(ax=ax), figures / name)
-                out.append(f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]{{{name}}}"
-                           r"\end{center}")
-    if plan.checks:
-        out += [r"\section*{Consistency of the givens}",
-                "Over-determined givens, checked once for the whole file:", r"\begin{itemize}"]
-        out += [f"  \\item {tex(f.line())} ({tex(', '.join(f.sections))})" for f in plan.checks]
-        out.append(r"\end{itemize}")
-    if plan.constraints:
-        out += [r"\section*{Constraints}", r"\begin{itemize}"]
-        out += [f"  \\item {cited(f.line(), parts.constraint_source(f))} "
-                f"({tex(', '.join(f.sections))})" for f in plan.constraints]
-        out.append(r"\end{itemize}")
-    for i, (spec, table) in enumerate(plan.sweeps, 1):
-        out.append(f"\\section*{{Sweep: {tex(spec.title)}}}")
-        if figures is not None:
-            name = f"sweep-{i}.pdf"
+        return out
+
+    def step(self, s: SectionAnswer, step: parts.Step) -> list[str]:
+        symbol = self.symbol
+        rows = [f"  {_math(symbol(f.equation.lhs))} &= {_math(symbol(f.equation.rhs))}"
+                for f in step.formulas]
+        for solved in step.solved:
+            if not solved.explicit:
+                rows.append(f"  \\Rightarrow {_math(solved.var.latex)} &= "
+                            f"{_math(symbol(solved.expr))}")
+            rows += [f"  &= {_math(line)}"
+                     for line in s.result._value_lines(step.record, solved.var, "latex")]
+        cite = self.numbered.cite(*step.sources)
+        return [f"\\paragraph{{{step.number}. {tex(step.head)} {tex(cite)}}}",
+                r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}",
+                *[f"\\par{{\\small {tex(note)}}}" for note in step.notes]]
+
+    def notes(self, notes: list[str]) -> list[str]:
+        return [f"\\par{{\\small Note: {tex(n)}}}" for n in notes]
+
+    def section_constraints(self, heading: str, limits: list[tuple[bool, str]]) -> list[str]:
+        return [f"\\subsection*{{{tex(heading)}}}", *_itemize([tex(line) for _, line in limits])]
+
+    def sensitivity(self, sens) -> list[str]:
+        out = [f"\\subsection*{{What \\texttt{{{tex(sens.target)}}} hangs on}}",
+               _table(sens.to_table())]
+        if self.figures is not None:
+            number = len(list(self.figures.glob("tornado-*.pdf"))) + 1
+            out += self.figure(lambda ax: sens.plot(ax=ax),
+                               self.figures / f"tornado-{number}.pdf")
+        return out
+
+    def checks(self, checks: list) -> list[str]:
+        return [r"\section*{Consistency of the givens}",
+                "Over-determined givens, checked once for the whole file:",
+                *_itemize([f"{tex(f.line())} ({tex(', '.join(f.sections))})" for f in checks])]
+
+    def constraints(self, constraints: list) -> list[str]:
+        return [r"\section*{Constraints}",
+                *_itemize([f"{self.cited(f.line(), parts.constraint_source(f))} "
+                           f"({tex(', '.join(f.sections))})" for f in constraints])]
+
+    def sweep(self, number: int, spec, table) -> list[str]:
+        out = [f"\\section*{{Sweep: {tex(spec.title)}}}"]
+        if self.figures is not None:
             try:
-                _save_pdf(lambda ax, table=table: table.plot(ax=ax), figures / name)
-                out.append(f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]"
-                           f"{{{name}}}\\end{{center}}")
+                out += self.figure(lambda ax: table.plot(ax=ax),
+                                   self.figures / f"sweep-{number}.pdf")
             except InputError as exc:  # a plot that cannot be drawn (too many lines)
                 out.append(f"Plot left out: {tex(str(exc))}")
-        out.append(_table(table))
-    for spec, comparison in plan.comparisons:
-        out.append(f"\\section*{{Comparison: {tex(spec.title)}}}")
-        out.append(_table(comparison.to_table()))
-    assumed = parts.assumptions(plan)
-    if assumed:
-        out += [r"\section*{Assumptions}", r"\begin{itemize}"]
-        out += [f"  \\item \\texttt{{{tex(n)}}}: {tex(a)}" for n, a in assumed]
-        out.append(r"\end{itemize}")
-    out += [r"\section*{Sources}", r"\begin{description}"]
-    out += [f"  \\item[{{[{n}]}}] {tex(source)}" for n, source in sources.entries()]
-    out += [r"\end{description}", r"\end{document}"]
-    return "\n".join(out)
+        return [*out, _table(table)]
+
+    def comparison(self, number: int, spec, comparison) -> list[str]:
+        return [f"\\section*{{Comparison: {tex(spec.title)}}}", _table(comparison.to_table())]
+
+    def assumptions(self, assumed: list[tuple[str, str]]) -> list[str]:
+        return [r"\section*{Assumptions}",
+                *_itemize([f"\\texttt{{{tex(n)}}}: {tex(a)}" for n, a in assumed])]
+
+    def sources(self, entries: list[tuple[int, str]]) -> list[str]:
+        return [r"\section*{Sources}", r"\begin{description}",
+                *[f"  \\item[{{[{n}]}}] {tex(source)}" for n, source in entries],
+                r"\end{description}", r"\end{document}"]
 
 
 def _table(table) -> str:
