@@ -26,11 +26,11 @@ import math
 import shutil
 import sys
 import time
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from napkinmath import cache as disk
+from napkinmath import caches
 from napkinmath.library import declare
 from napkinmath.library.names import _sources
 
@@ -43,7 +43,7 @@ _OTHERS = (("rendering", "exprprint.py"), ("solving", "invert.py"), ("solving", 
            ("solving", "cancel.py"))
 
 
-@cache
+@caches.memo(None, invalidated_by="never: the files it hashes are fixed in a process")
 def digest() -> str | None:
     """A hash of everything the stored library and rearrangements depend on; None when a
     source cannot be read (then nothing is stored)."""

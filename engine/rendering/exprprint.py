@@ -22,9 +22,9 @@ nested tuples that the library's snapshot keeps on disk. Printing a layout needs
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from napkinmath import caches
 from napkinmath.units import format_number
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ class Printer:
         return f"{name}({', '.join(args)})"
 
 
-@lru_cache(maxsize=4096)
+@caches.memo(4096, invalidated_by=caches.NOTHING)
 def lower(expr: sympy.Expr) -> Layout:
     """The layout of a sympy expression: every printing decision that needs sympy, taken."""
     import sympy

@@ -10,12 +10,11 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import pint
 
-from napkinmath import arguments
+from napkinmath import arguments, caches
 from napkinmath.errors import InputError, ParseError
 from napkinmath.text.dimensions import (
     COUNT_DIMENSIONS,
@@ -42,7 +41,7 @@ if TYPE_CHECKING:
 _DASHED_RANGE = re.compile(r"\s*([0-9.]+\s*%?)\s*[-–]\s*([0-9.]+\s*[%A-Za-z/ ]*)\s*")
 
 
-@lru_cache(maxsize=4096)
+@caches.memo(4096, invalidated_by=caches.RECORDS)
 def parse_quantity(text: str) -> pint.Quantity:
     """Parse text into a Quantity with the safe grammar (count suffixes read as counts)."""
     return evaluate(parse(text), text)
@@ -178,7 +177,7 @@ def _fast_quantity(value: pint.Quantity, variable: Variable) -> Reading | None:
     return Reading(Quantity(converted, variable.unit))
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.UNITS)
 def _quantity_factor(units: pint.Unit, variable: Variable) -> float | None:
     """pint's factor from `units` to the variable's unit, when a Quantity in `units` is read
     by that factor alone: the same dimension, a plain scale well inside the float range (see
@@ -246,7 +245,7 @@ class _Recipe:
     binary_minded: bool
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.UNITS)
 def _recipe(unit_text: str, variable: Variable) -> _Recipe | None:
     """The reading of `unit_text` for `variable`, or None when the fast path does not apply
     (units with a number or a function in them, of another dimension, or none at all for a
@@ -369,7 +368,7 @@ _BINARY_MINDED = ("GPU", "sequence", "token", "token/sequence")
 _BINARY = {"k": ("Ki", 1024, 1000), "K": ("Ki", 1024, 1000), "M": ("Mi", 1024**2, 1000**2)}
 
 
-@lru_cache(maxsize=1)
+@caches.memo(1, invalidated_by=caches.UNITS)
 def _binary_minded() -> tuple[pint.util.UnitsContainer, ...]:
     return tuple(ureg.Quantity(1, unit).dimensionality for unit in _BINARY_MINDED)
 
@@ -496,7 +495,7 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: Shown) -> Non
                          f"{_WITHIN}", name)
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.UNITS)
 def _base_factor(units: pint.Unit) -> tuple[float, pint.Unit]:
     factor, base = ureg.get_base_units(units)
     return float(factor), base
