@@ -312,7 +312,10 @@ def _names(name: str) -> dict[str, tuple[str, ...]]:
 
 @caches.memo(None, invalidated_by=caches.SHIPPED)
 def _chunk(name: str, record_id: str) -> Record:
-    """The record `record_id` of the shipped file `name`, parsed from its own text alone."""
+    """The record `record_id` of the shipped file `name`, parsed from its own text alone (the
+    fast path beside `_parsed`, the file parsed whole; held equal to it by tests/
+    test_records_layout.py::test_every_shipped_file_is_scanned_and_each_record_parses_alone_
+    as_in_the_whole)."""
     aliases, start, end = _layout(name)[record_id]
     found = load_toml(_text(name)[start:end], keys=False)
     if list(found) != [record_id] or found[record_id].aliases != aliases:

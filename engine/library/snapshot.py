@@ -37,8 +37,9 @@ from napkinmath.library.names import _sources
 _FORMAT = "2"  # bump when an entry's layout changes
 #: (declare.py, the formula modules and units.txt are hashed as `names._sources`)
 _ENGINE = ("tree.py", "snapshot.py", "functions.py", "numeric.py")
-#: (the planner's singularity facts are stored with the rearrangements: plan.py decides them;
-#: so are the compositions of variables that cancel, which cancel.py works out)
+#: (the planner's singularity facts are stored with the rearrangements: plan.py decides them,
+#: the suggestion search, solving/suggest.py, only asks for them; so are the compositions of
+#: variables that cancel, which cancel.py works out)
 _OTHERS = (("rendering", "exprprint.py"), ("solving", "invert.py"), ("solving", "plan.py"),
            ("solving", "cancel.py"))
 

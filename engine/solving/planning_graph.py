@@ -145,7 +145,9 @@ def _kuhn(order: Iterable[int], edges: Edges, owner: dict[int, int],
           moved: set[int] | None = None) -> dict[int, int]:
     """`matching` as unknown -> formula, the formulas `order` tried in turn: `owner`, extended
     in place. `edges[f]` are formula f's unknowns (a dict, or by id: see `library_incidence`).
-    `moved`, if given, gets (at least) every unknown given a formula, a first or another."""
+    `moved`, if given, gets (at least) every unknown given a formula, a first or another.
+    Held equal to plain Kuhn by tests/test_planning_graph_fast.py::
+    test_matching_resumes_as_kuhn_would (and test_decompose_matches_the_reference)."""
     # Unknowns a failed search visited: no augmenting path leaves them until the matching
     # changes, so later searches skip them (the same matching, found faster). A search
     # starts from them and adds what it visits, which is what to skip after it fails.
@@ -283,7 +285,9 @@ def cycles(successors: dict[str, list[str]]) -> list[set[str]]:
 
 
 def trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
-    """The graph without the nodes that lie on no cycle (repeatedly: no edge in or out)."""
+    """The graph without the nodes that lie on no cycle (repeatedly: no edge in or out).
+    Held equal to the plain repeated removal by tests/test_planning_graph_fast.py::
+    test_trimmed_matches_the_reference."""
     # first those that no edge leaves or none enters (most, in a planner's graph), then the
     # rest by counting the edges among those left
     entered = set(chain.from_iterable(successors.values()))
@@ -422,7 +426,9 @@ def _reuses(before: _Last, forward: Part, owner: dict[int, int], matched: dict[i
     and leaves it unmatched too. And they are closed under the alternating steps through
     the formulas that kept their unknown (the matchings differ only where the forward-only
     formulas of either moved one). So the paths to follow start from the unknowns now
-    unmatched and those held anew by a formula that an under-determined one may take."""
+    unmatched and those held anew by a formula that an under-determined one may take.
+    Held equal to a fresh decomposition by tests/test_planning_graph_fast.py::
+    test_dropping_forward_only_formulas_gives_what_a_fresh_decomposition_gives."""
     if not set(forward.formulas) < set(before.forward.formulas):
         return None
     under = set(before.found.under)

@@ -304,7 +304,9 @@ def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str
 def _new_block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str],
                fresh: set[str], left: list[int], base: _Propagated) -> frozenset[str]:
     """`_block` for a propagated `base` grown by `fresh`: the same block, found from the
-    formulas that mention a fresh name (the others are as in `base`)."""
+    formulas that mention a fresh name (the others are as in `base`). Held equal to `_block`
+    by tests/test_fast_paths.py::
+    test_the_incremental_block_search_finds_the_blocks_of_the_full_search."""
     all_formulas, by_name = _independent(), _formulas_by_name(False)
     candidate = _block_candidate_set()
     touched = sorted({i for n in fresh for i in by_name.get(n, ()) if i in candidate})

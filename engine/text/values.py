@@ -129,7 +129,9 @@ def _fast_reading(text: str, variable: Variable) -> Reading | None:
     the full parser; None for anything else, and for anything the full path would refuse or
     read differently (it then decides). The answer is the same Quantity and note as the full
     path's: a number leftmost in a product of units with magnitude 1 multiplies the product
-    exactly, and a range check keeps every intermediate value far from the float limits."""
+    exactly, and a range check keeps every intermediate value far from the float limits.
+    Held equal to the full path by tests/test_speed_values.py::
+    test_the_fast_path_reads_every_text_as_the_full_parser."""
     parts = _plain_parts(text)
     if parts is None:
         return None
@@ -155,7 +157,9 @@ def _fast_quantity(value: pint.Quantity, variable: Variable) -> Reading | None:
     """`read_given` of a Quantity of napkinmath's registry with one int or float, already of
     the variable's dimension (or plain, for a plain variable), without the full path; None
     for anything else (the full path then decides, with its notes and errors). The number is
-    the one pint's conversion gives: the magnitude times pint's factor between the units."""
+    the one pint's conversion gives: the magnitude times pint's factor between the units.
+    Held equal to the full path by tests/test_speed_values.py::
+    test_the_quantity_fast_path_reads_as_the_full_path."""
     if value._REGISTRY is not ureg:
         return None
     magnitude = value.magnitude
