@@ -22,6 +22,7 @@ from napkinmath.errors import (
 
 if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checkers and IDEs
     from napkinmath import formulas, hardware
+    from napkinmath.caches import clear_caches
     from napkinmath.checking.claims import check_claims
     from napkinmath.checking.expression import check
     from napkinmath.library.lookup import constraints, variable, variables
@@ -57,6 +58,7 @@ __all__ = [
     "UnknownNameError",
     "check",
     "check_claims",
+    "clear_caches",
     "compare",
     "constraints",
     "formula",
@@ -88,6 +90,7 @@ _WHATIF = {
     "variable": "napkinmath.library.lookup", "constraints": "napkinmath.library.lookup",
     "plan": "napkinmath.scenario.answer",
     "to_registry": "napkinmath.text.values",
+    "clear_caches": "napkinmath.caches",
 }
 __version__ = "0.1.0"
 

@@ -27,6 +27,9 @@ alone. Writes are atomic (a temporary file in the folder, then a rename) and pri
 
     payload = cache.read("library-KEY", source=KEY, limit=LIBRARY_BYTES)
     cache.write("library-KEY", source=KEY, payload=b"...")
+
+With ``NAPKIN_NO_CACHE=1`` nothing is read or written (`napkinmath.caches`, which also lists
+the in-memory caches; `clear` removes every entry).
 """
 
 from __future__ import annotations
@@ -36,8 +39,9 @@ import hashlib
 import os
 import stat
 import tempfile
-from functools import cache
 from pathlib import Path
+
+from napkinmath import caches
 
 #: bump when the header's layout changes
 FORMAT = "napkinmath-cache-1"
@@ -67,7 +71,8 @@ def _trusted(path: Path) -> bool:
     return stat.S_ISDIR(info.st_mode) and owner_ok and not info.st_mode & 0o022
 
 
-@cache
+@caches.memo(None, invalidated_by="the folder's owner or mode: cleared when `write` makes a "
+             "folder")
 def _usable(path: Path) -> bool:
     """`_trusted`, asked once per folder per process (the answer changes only if someone
     changes the folder's owner or mode meanwhile, which at worst makes an entry unreadable:
@@ -96,6 +101,8 @@ def _seal(source: str, name: str, payload: bytes) -> str:
 def read(name: str, *, source: str, limit: int) -> bytes | None:
     """The payload of entry `name` made for `source`, or None when it is absent or fails a
     check (then it is removed, so that the caller's rebuilt entry takes its place)."""
+    if not caches.ENABLED:
+        return None
     where = _place(name)
     if where is None:
         return None
@@ -155,7 +162,7 @@ def write(name: str, *, source: str, payload: bytes) -> None:
     """Store `payload` as entry `name` for `source`: whole, atomically, readable only by this
     user; nothing happens where the cache folder cannot be made or written."""
     top = folder()
-    if top is None:
+    if top is None or not caches.ENABLED:
         return
     where = top / name
     try:
@@ -193,3 +200,16 @@ def entries() -> list[Path]:
         return sorted(top.iterdir())
     except OSError:
         return []
+
+
+def clear() -> None:
+    """Remove every entry of the cache folder (its subfolders of entries included); the
+    folder itself stays."""
+    import shutil
+
+    for path in entries():
+        with contextlib.suppress(OSError):
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 import pint
+
+from napkinmath import caches
 
 
 def _registry() -> pint.UnitRegistry:
@@ -47,7 +48,7 @@ def out_of_float_range(value: float, was_nonzero: bool = False) -> str:
     return ""
 
 
-@lru_cache(maxsize=1)
+@caches.memo(1, invalidated_by=caches.UNITS)
 def base_units() -> dict[str, str]:
     """napkinmath's base dimensions and the root unit of each, from units.txt:
     {'[time]': 'second', '[length]': 'meter', '[mass]': 'gram', '[information]': 'bit', ...}."""

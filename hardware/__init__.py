@@ -14,11 +14,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cached_property
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from napkinmath import arguments
+from napkinmath import arguments, caches
 from napkinmath.errors import UnknownNameError
 from napkinmath.hardware.layout import Layout, scan
 from napkinmath.text.visible import quoted
@@ -261,7 +261,7 @@ def _not_a_record(name: str, value: object) -> str:
     return f"{name} is {_toml_type(value)} outside any table; {shape}"
 
 
-@cache
+@caches.memo(None, invalidated_by=caches.SHIPPED)
 def shipped() -> dict[str, Record]:
     """The records shipped with napkinmath, by id, their keys checked against the library."""
     loaded = shown()
@@ -270,7 +270,7 @@ def shipped() -> dict[str, Record]:
     return loaded
 
 
-@cache
+@caches.memo(None, invalidated_by=caches.SHIPPED)
 def shown() -> dict[str, Record]:
     """The shipped records, for display: as `shipped`, without checking the keys against the
     formula library (so `napkin hardware` loads no formulas; `shipped` checks them)."""
@@ -278,25 +278,25 @@ def shown() -> dict[str, Record]:
 
 
 # --- one shipped record without parsing every file (see napkinmath.hardware.layout) --------
-@cache
+@caches.memo(None, invalidated_by=caches.SHIPPED)
 def _files() -> tuple[str, ...]:
     """The shipped records files' names, in the order they are loaded."""
     return tuple(sorted(item.name for item in resources.files(__name__).iterdir()
                         if item.name.endswith(".toml")))
 
 
-@cache
+@caches.memo(None, invalidated_by=caches.SHIPPED)
 def _shipped_text(name: str) -> str:
     return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
 
 
-@cache
+@caches.memo(None, invalidated_by=caches.SHIPPED)
 def _parsed(name: str) -> dict[str, Record]:
     """The records of the shipped file `name`, parsed whole, unchecked against the library."""
     return load_toml(_shipped_text(name), keys=False)
 
 
-@cache
+@caches.memo(None, invalidated_by=caches.SHIPPED)
 def _layout(name: str) -> Layout | None:
     """Where each record of the shipped file `name` is; None: parse the file whole."""
     return scan(_shipped_text(name))
@@ -310,9 +310,12 @@ def _names(name: str) -> dict[str, tuple[str, ...]]:
     return {record.id: record.aliases for record in _parsed(name).values()}
 
 
-@cache
+@caches.memo(None, invalidated_by=caches.SHIPPED)
 def _chunk(name: str, record_id: str) -> Record:
-    """The record `record_id` of the shipped file `name`, parsed from its own text alone."""
+    """The record `record_id` of the shipped file `name`, parsed from its own text alone (the
+    fast path beside `_parsed`, the file parsed whole; held equal to it by tests/
+    test_records_layout.py::test_every_shipped_file_is_scanned_and_each_record_parses_alone_
+    as_in_the_whole)."""
     aliases, start, end = _layout(name)[record_id]
     found = load_toml(_shipped_text(name)[start:end], keys=False)
     if list(found) != [record_id] or found[record_id].aliases != aliases:
@@ -322,7 +325,7 @@ def _chunk(name: str, record_id: str) -> Record:
     return found[record_id]
 
 
-@cache
+@caches.memo(None, invalidated_by=caches.SHIPPED)
 def _homes() -> dict[str, str]:
     """Each shipped record's file, by record id."""
     homes: dict[str, str] = {}
@@ -344,7 +347,7 @@ def _shipped_record(record_id: str, checked: bool) -> Record:
     return record
 
 
-@cache
+@caches.memo(None, invalidated_by=caches.LIBRARY)
 def _checked(record_id: str) -> None:
     record = _shipped_record(record_id, checked=False)
     check_keys(record.id, record.values)
@@ -396,7 +399,7 @@ def using(paths: object) -> Iterator[Overlay | None]:
         _ACTIVE.reset(token)
 
 
-@cache
+@caches.memo(None, invalidated_by=caches.SHIPPED)
 def _index() -> dict[str, str]:
     return _build_index((record_id, aliases) for name in _files()
                         for record_id, aliases in _names(name).items())

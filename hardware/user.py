@@ -18,10 +18,9 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from napkinmath import arguments
+from napkinmath import arguments, caches
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.hardware import (
     _RECORD_FIELDS,
@@ -72,7 +71,7 @@ def record_paths(paths: object) -> tuple[str, ...]:
     return tuple(os.path.abspath(arguments.path(p, "records", what=what)) for p in paths)
 
 
-@lru_cache(maxsize=32)
+@caches.memo(32, invalidated_by="a change of a records file: keyed by its path, size and time")
 def _overlay(stamps: tuple[tuple[str, int, int], ...]) -> Overlay:
     merged = dict(shipped())
     index = build_index(merged.values())

@@ -194,7 +194,7 @@ def audit(refused: list[tuple]) -> tuple[int, int, int, int]:
     import test_properties as props
 
     import napkinmath as nm
-    from napkinmath.solving import plan
+    from napkinmath.solving import plan, suggest
     from napkinmath.solving.solver import bind
 
     names = sorted(nm.variables())
@@ -207,7 +207,7 @@ def audit(refused: list[tuple]) -> tuple[int, int, int, int]:
         if not exc.suggestions:
             empty += 1
             knowns = frozenset(bind((target,), values, gpu=gpu))
-            near = plan._distances((target,))
+            near = suggest._distances((target,))
             nearest = sorted((n for n in near if n not in knowns and n != target),
                              key=lambda n: (near[n], n))[:20]
             options = [(n,) for n in names if n not in knowns and n != target]

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import sympy
 
-from napkinmath.solving import plan, planning_graph
+from napkinmath.solving import planning_graph, suggest
 
 
 def test_every_block_formula_has_derivatives_that_evaluate():
     rng = random.Random(20261130)
     failed = []
-    for f in plan._independent():
+    for f in suggest._independent():
         if f.forward_only:
             continue
         for v in f.variables:
@@ -41,12 +41,12 @@ def test_propagation_never_passes_what_structure_rules_out():
         if "error" not in case:
             continue
         missing, knowns = tuple(case["targets"]), frozenset(case["knowns"])
-        for name in sorted(plan._distances(missing)):
+        for name in sorted(suggest._distances(missing)):
             if name in knowns or name in missing:
                 continue
             for shortcuts in (False, True):
-                base = plan._propagated(knowns, shortcuts)
-                if plan._propagates(missing, base, (name,), shortcuts):
+                base = suggest._propagated(knowns, shortcuts)
+                if suggest._propagates(missing, base, (name,), shortcuts):
                     assert planning_graph.possible(missing, knowns, (name,)), (missing, name)
                     checked += 1
     assert checked >= 20

@@ -28,7 +28,7 @@ import time
 import napkinmath as nm
 from napkinmath.hardware import get
 from napkinmath.library.lookup import formulas, variables
-from napkinmath.solving import plan
+from napkinmath.solving import plan, suggest
 
 N_QUESTIONS = 1200
 SEED = 20261130
@@ -39,7 +39,7 @@ SEED = 20261130
 #: seen over these questions: 383 analyses, 33 singularity tests, 600 propagations, 22
 #: confirmations.
 WORK_BOUND = {"analyses": 800, "singularity tests": 100, "propagations": 800,
-              "confirmations": 2 * plan.MAX_CONFIRMATIONS}
+              "confirmations": 2 * suggest.MAX_CONFIRMATIONS}
 
 
 def _plausible(var, rng: random.Random, records: dict) -> object:

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import test_properties as props
 
-from napkinmath.solving import consistency, plan, solver
+from napkinmath.solving import consistency, plan, solver, suggest
 
 UNDER = ("UnderDeterminedError", "NotInvertibleError")
 spent = [0.0]
@@ -46,7 +46,7 @@ def _timed(fn):
 
 
 def _clear() -> None:
-    modules = [plan] + [m for name, m in sys.modules.items()
+    modules = [plan, suggest] + [m for name, m in sys.modules.items()
                         if name.startswith("napkinmath.solving.planning_")]
     for module in modules:
         for value in vars(module).values():

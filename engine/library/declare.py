@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from napkinmath import caches
 from napkinmath.library.numeric import NUMERIC_FUNCTIONS  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
@@ -140,17 +141,11 @@ class Variable:
         return f"Variable({self.name!r}, {self.unit!s})"
 
 
-_BASE_FACTORS: dict[pint.Unit, float] = {}
-
-
+@caches.memo(None, invalidated_by=caches.UNITS)
 def _base_factor(unit: pint.Unit) -> float:
     from napkinmath.units import Quantity
 
-    factor = _BASE_FACTORS.get(unit)
-    if factor is None:
-        factor = float(Quantity(1.0, unit).to_base_units().magnitude)
-        _BASE_FACTORS[unit] = factor
-    return factor
+    return float(Quantity(1.0, unit).to_base_units().magnitude)
 
 
 def _symbol_of(name: str) -> sympy.Symbol:

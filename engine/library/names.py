@@ -13,8 +13,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
-from functools import cache
 from pathlib import Path
+
+from napkinmath import caches
 
 _FORMAT = "1"  # bump when the file's layout changes
 
@@ -38,7 +39,7 @@ def source_digest() -> str:
     return digest.hexdigest()[:24]
 
 
-@cache
+@caches.memo(None, invalidated_by="never: the formula modules are fixed in a process")
 def variable_names() -> frozenset[str]:
     """Every library variable's name: from the cache when its entry checks out for this
     source (`napkinmath.cache`), else by declaring the library (and writing the entry)."""

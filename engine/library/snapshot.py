@@ -26,24 +26,25 @@ import math
 import shutil
 import sys
 import time
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from napkinmath import cache as disk
+from napkinmath import caches
 from napkinmath.library import declare
 from napkinmath.library.names import _sources
 
 _FORMAT = "2"  # bump when an entry's layout changes
 #: (declare.py, the formula modules and units.txt are hashed as `names._sources`)
 _ENGINE = ("tree.py", "snapshot.py", "functions.py", "numeric.py")
-#: (the planner's singularity facts are stored with the rearrangements: plan.py decides them;
-#: so are the compositions of variables that cancel, which cancel.py works out)
+#: (the planner's singularity facts are stored with the rearrangements: plan.py decides them,
+#: the suggestion search, solving/suggest.py, only asks for them; so are the compositions of
+#: variables that cancel, which cancel.py works out)
 _OTHERS = (("rendering", "exprprint.py"), ("solving", "invert.py"), ("solving", "plan.py"),
            ("solving", "cancel.py"))
 
 
-@cache
+@caches.memo(None, invalidated_by="never: the files it hashes are fixed in a process")
 def digest() -> str | None:
     """A hash of everything the stored library and rearrangements depend on; None when a
     source cannot be read (then nothing is stored)."""

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias, TypeGuard, get_args
 
+from napkinmath import caches
 from napkinmath.units import format_number
 
 if TYPE_CHECKING:
@@ -282,7 +282,7 @@ class Printer:
 
 # --- laying out a sympy expression ----------------------------------------------------------
 
-@lru_cache(maxsize=4096)
+@caches.memo(4096, invalidated_by=caches.NOTHING)
 def lower(expr: sympy.Expr) -> Layout:
     """The layout of a sympy expression: every printing decision that needs sympy, taken."""
     import sympy

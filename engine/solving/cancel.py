@@ -7,7 +7,7 @@ achieved_flops / peak_flops) is not enough to fix two unknowns; yet only their p
 the fleet equation, and that product is the given achieved_flops. Matching cannot see this;
 elimination can.
 
-When a plan fails, each input the planner would suggest (`plan.suggest_inputs`, a single
+When a plan fails, each input the planner would suggest (`suggest.suggest_inputs`, a single
 name or a pair, at most `MAX_CANDIDATES`) is taken as a *free* input: the plan with it is
 made as usual, and the steps that read it (directly or through each other) are composed
 symbolically, each rearranged expression substituted into the next (sympy). A step whose
@@ -34,9 +34,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from napkinmath import caches
 from napkinmath.library.declare import FORMULAS, Formula
 from napkinmath.library.lookup import variables
 
@@ -72,17 +72,17 @@ class Cancel:
     root: Compiled = field(compare=False, hash=False, repr=False)
 
 
-@lru_cache(maxsize=512)
+@caches.memo(512, invalidated_by=caches.LIBRARY)
 def cancelled_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePlan | None:
     """A plan of `targets` from `knowns` through variables that cancel, or None (see the
     module's docstring); for a question whose structural plan failed. Of the candidates that
     cancel, the one whose combined steps take the fewest formulas (the first of those)."""
-    from napkinmath.solving import plan
+    from napkinmath.solving import plan, suggest
 
     missing = plan._plan(targets, knowns)
     if not isinstance(missing, tuple):
         return None
-    suggestions, _ = plan._failure(missing, knowns)
+    suggestions, _ = suggest._failure(missing, knowns)
     best, size = None, 0
     for text in suggestions[:MAX_CANDIDATES]:
         found = attempt(targets, knowns, tuple(sorted(text.split(" and "))))
@@ -93,7 +93,7 @@ def cancelled_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePla
     return best
 
 
-@lru_cache(maxsize=512)
+@caches.memo(512, invalidated_by=caches.LIBRARY)
 def attempt(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, ...]
             ) -> SolvePlan | None:
     """The plan of `targets` from `knowns` with the inputs `free` planned as known and
@@ -205,7 +205,7 @@ def _key(free: tuple[str, ...], blocks: tuple[Block, ...]) -> str:
         for b in blocks))
 
 
-@lru_cache(maxsize=256)
+@caches.memo(256, invalidated_by=caches.LIBRARY)
 def _composition(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step, ...] | None:
     """Each block composed with the free inputs as symbols (see `_compose`), kept on disk for
     the library's own formulas."""

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 
+from napkinmath import caches
 from napkinmath.errors import NoRootError, UnderDeterminedError
 from napkinmath.library.declare import Constraint, Formula
 from napkinmath.library.lookup import constraints, formulas
@@ -47,7 +47,7 @@ class SetAside:
     reason: str
 
 
-@lru_cache(maxsize=512)
+@caches.memo(512, invalidated_by=caches.LIBRARY)
 def _pinning(names: frozenset[str], user: frozenset[str]) -> tuple[Formula, ...]:
     """Formulas whose variables are all given: one by the user, the rest by records or
     defaults. (Where several user values meet a record, the user's values are checked
@@ -56,7 +56,7 @@ def _pinning(names: frozenset[str], user: frozenset[str]) -> tuple[Formula, ...]
                  and not vs <= user)
 
 
-@lru_cache(maxsize=1)
+@caches.memo(1, invalidated_by=caches.LIBRARY)
 def _pinnable() -> tuple[tuple[Formula, frozenset[str]], ...]:
     """The formulas that may pin a value (neither derived nor rounding), with their names."""
     return tuple((f, frozenset(v.name for v in f.variables)) for f in formulas().values()
@@ -115,7 +115,7 @@ def behind(analysis: _Analysis | Mapping[str, list[str]], names: list[str],
     return found
 
 
-@lru_cache(maxsize=256)
+@caches.memo(256, invalidated_by=caches.LIBRARY)
 def closure(user: frozenset[str], knowns: frozenset[str]) -> Closure:
     """Plan everything the givens determine with the independent formulas (cached)."""
     analysis = independent_analysis(knowns)
@@ -202,7 +202,7 @@ def _run_blocks(blocks, values: dict[str, float], bound: Mapping[str, Given],
                       f"(ASSUMPTION: {f.note})" for f in block.formulas if f.assumption]
 
 
-@lru_cache(maxsize=512)
+@caches.memo(512, invalidated_by=caches.LIBRARY)
 def _selection(plan: SolvePlan, user: frozenset[str], knowns: frozenset[str],
                touched: frozenset[str]
                ) -> tuple[list[Formula], list[Constraint], list[str], tuple[SolvePlan, ...]]:
@@ -250,7 +250,7 @@ def evaluate_constraint(c: Constraint, values: Mapping[str, float]) -> Constrain
     return ConstraintRecord(c, lhs, rhs, holds)
 
 
-@lru_cache(maxsize=64)
+@caches.memo(64, invalidated_by=caches.UNITS)
 def per_scale(per: str) -> float:
     """One `per` unit (a constraint's right side is per GPU, say) in base units."""
     from napkinmath.units import ureg

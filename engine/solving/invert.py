@@ -14,9 +14,9 @@ becomes source text.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from napkinmath import caches
 from napkinmath.library.declare import (
     FORMULAS,
     NUMERIC_FUNCTIONS,
@@ -113,7 +113,7 @@ def _invert_monomial(equation: sympy.Eq, unknown: sympy.Symbol) -> sympy.Expr | 
     return sympy.Mul(*rest) ** (-1 / exponent)
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def _solutions(f: Formula, unknown: sympy.Symbol) -> tuple[sympy.Expr, ...]:
     import sympy
 
@@ -174,7 +174,7 @@ def cases(expr: sympy.Basic) -> tuple[sympy.Basic, ...]:
     return _unique(c for arg in piece.args for c in cases(expr.xreplace({piece: arg})))
 
 
-@lru_cache(maxsize=4096)
+@caches.memo(4096, invalidated_by=caches.LIBRARY)
 def needs_substitution(formulas: tuple[Formula, ...], unknowns: tuple[str, ...]) -> tuple[
         Formula, ...]:
     """The formulas of a block whose roots came from `cases`: each root must be substituted
@@ -229,7 +229,7 @@ def _invert_linear(residual: sympy.Expr, unknown: sympy.Symbol) -> sympy.Expr | 
 
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
     """Every root of `f` solved for `unknown` (a variable name, or its Symbol), compiled;
     empty when sympy finds none."""
@@ -250,7 +250,7 @@ def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
     return roots
 
 
-@lru_cache(maxsize=256)
+@caches.memo(256, invalidated_by=caches.LIBRARY)
 def joint_roots(fs: tuple[Formula, ...], unknowns: tuple[str, ...]
                 ) -> tuple[dict[str, Compiled], ...]:
     """Every solution of a coupled block, each a compiled expression per unknown (by name)."""
@@ -273,7 +273,7 @@ def joint_roots(fs: tuple[Formula, ...], unknowns: tuple[str, ...]
     return solutions
 
 
-@lru_cache(maxsize=256)
+@caches.memo(256, invalidated_by=caches.LIBRARY)
 def solved_jointly(fs: tuple[Formula, ...], unknowns: tuple[sympy.Symbol, ...]
                    ) -> tuple[dict[sympy.Symbol, Compiled], ...]:
     """Every solution of a coupled block, each a compiled expression per unknown."""
@@ -308,7 +308,7 @@ def _case_systems(residuals: list[sympy.Expr]) -> list[tuple[sympy.Expr, ...]]:
     return combined[:_MAX_CASES]
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def sides(f: Formula | Constraint) -> tuple[Compiled, Compiled]:
     """Both sides of a formula (checking an over-determined one) or of a constraint,
     compiled."""
@@ -398,6 +398,6 @@ class _Store:
             cache.write(entry, source=self.source, payload=text.encode("utf-8"))
 
 
-@lru_cache(maxsize=1)
+@caches.memo(1, invalidated_by=caches.LIBRARY)
 def _store() -> _Store:
     return _Store()

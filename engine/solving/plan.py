@@ -19,10 +19,10 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 The graph work runs on integers (`planning_graph`). What makes planning fast without
 changing a plan: the invertible formulas' matching is shared by the re-analyses that drop
 stuck rounding steps; a formula-set search stops once the whole scope cannot determine the
-targets by structure (no subset of it can); a suggestion's candidate is first tested
-incrementally (one augmenting path from the library's matching with the knowns); and an
-answer's plan takes its first analysis from the checks' analysis of the whole independent
-library with the same knowns (`_within`), which a solve makes first.
+targets by structure (no subset of it can); and an answer's plan takes its first analysis
+from the checks' analysis of the whole independent library with the same knowns (`_within`),
+which a solve makes first. A refusal's "give one of ..." suggestions are searched by
+`napkinmath.solving.suggest`.
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ import random
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from napkinmath.errors import NotInvertibleError, UnderDeterminedError
+from napkinmath import caches
+from napkinmath.errors import UnderDeterminedError
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.lookup import formulas, variables
 from napkinmath.solving import planning_graph
@@ -48,8 +48,9 @@ if TYPE_CHECKING:
 #: Work done by the planner (analyses, singularity tests, propagations, confirmations),
 #: counted since the last `work.clear()`: tests bound it per question.
 work: Counter[str] = Counter()
-#: The most plans a suggestion search confirms (a bound on its work).
-MAX_CONFIRMATIONS = 48
+caches.state(f"{__name__}.work", key="the kind of work", invalidated_by="a count, not a cache: "
+             "cleared with the caches (`work.clear()` starts a count)", clear=work.clear,
+             size=work.__len__)
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ class _Analysis:
         return found
 
 
-@lru_cache(maxsize=512)
+@caches.memo(512, invalidated_by=caches.LIBRARY)
 def _structurally_determined(knowns: frozenset[str], names: frozenset[str]) -> frozenset[str]:
     """The unknowns that the formulas `names` determine by structure alone (forward-only
     formulas only toward their output), before singular blocks and stuck rounding steps are
@@ -113,7 +114,7 @@ def _structurally_determined(knowns: frozenset[str], names: frozenset[str]) -> f
     return frozenset(names_of[v] for v in found.unknowns if v not in found.under)
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
              relaxed: bool = False, quick: bool = False) -> _Analysis:
     """Structural analysis with the formulas `names`.
@@ -230,7 +231,7 @@ def _rank(rows: list[list[complex]], tolerance: float = 1e-9) -> int:
     return rank
 
 
-@lru_cache(maxsize=256)
+@caches.memo(256, invalidated_by=caches.LIBRARY)
 def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...],
                  quick: bool = False) -> bool:
     """True when a coupled block cannot fix its unknowns (a rounding step in it included).
@@ -277,7 +278,7 @@ def _decide_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, .
                    for sol in solutions)
 
 
-@lru_cache(maxsize=512)
+@caches.memo(512, invalidated_by=caches.LIBRARY)
 def _relevant_formulas(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
     """The formulas that can bear on the targets: reachable from them through unknowns.
 
@@ -320,7 +321,7 @@ def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | N
     return [powers.get(s, sympy.Integer(0)) for s in symbols]
 
 
-@lru_cache(maxsize=1)
+@caches.memo(1, invalidated_by=caches.LIBRARY)
 def _formula_sets() -> tuple[frozenset[str], ...]:
     """The formula sets to plan with, in order of preference.
 
@@ -334,7 +335,7 @@ def _formula_sets() -> tuple[frozenset[str], ...]:
     return (base, frozenset(all_formulas), *(base | {d} for d in derived))
 
 
-@lru_cache(maxsize=1)
+@caches.memo(1, invalidated_by=caches.LIBRARY)
 def _derived() -> tuple[str, ...]:
     """The derived formulas, in the order of `_formula_sets`."""
     return tuple(n for n, f in formulas().items() if f.derived)
@@ -400,6 +401,8 @@ def _fewest_assumptions(targets: tuple[str, ...], knowns: frozenset[str], names:
 
 #: `independent_analysis` by knowns, oldest first (bounded); plans read it without adding
 _INDEPENDENT: dict[frozenset[str], _Analysis] = {}
+caches.state(f"{__name__}._INDEPENDENT", key="knowns", invalidated_by=caches.LIBRARY,
+             clear=_INDEPENDENT.clear, size=_INDEPENDENT.__len__)
 
 
 def independent_analysis(knowns: frozenset[str]) -> _Analysis:
@@ -408,7 +411,9 @@ def independent_analysis(knowns: frozenset[str]) -> _Analysis:
     `_within`): the plan's own analysis is the part of it that bears on the targets."""
     found = _INDEPENDENT.get(knowns)
     if found is None:
-        found = _INDEPENDENT[knowns] = _analyse(knowns, _formula_sets()[0])
+        found = _analyse(knowns, _formula_sets()[0])
+        if caches.ENABLED:
+            _INDEPENDENT[knowns] = found
         if len(_INDEPENDENT) > 256:
             _INDEPENDENT.pop(next(iter(_INDEPENDENT)), None)
     return found
@@ -491,7 +496,7 @@ def _restates_itself(analysis: _Analysis, needed: set[str]) -> bool:
                for f in chosen)
 
 
-@lru_cache(maxsize=512)
+@caches.memo(512, invalidated_by=caches.LIBRARY)
 def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePlan | tuple[str, ...]:
     """The plan, or the targets it cannot determine (cached either way)."""
     found = _analysis_for(targets, knowns)
@@ -536,32 +541,9 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = 
                                      list(targets), [])
         error.missing, error.explanation = missing, ""
         raise error
+    from napkinmath.solving.suggest import _under_determined
+
     raise _under_determined(targets, missing, knowns)
-
-
-def determines(targets: tuple[str, ...], knowns: frozenset[str], shortcuts: bool = True
-               ) -> bool:
-    """True when `knowns` determine every target (a quick test, for suggestions; without
-    `shortcuts`, derived formulas are only tried all together)."""
-    work["confirmations"] += 1
-    return _analysis_for(targets, knowns, quick=True, shortcuts=shortcuts) is not None
-
-
-def _under_determined(targets: tuple[str, ...], missing: list[str],
-                      knowns: frozenset[str]) -> UnderDeterminedError:
-    suggestions, blocked = _failure(tuple(missing), knowns)
-    message = under_determined_message(missing, sorted(knowns), list(suggestions), blocked)
-    error_type = NotInvertibleError if blocked else UnderDeterminedError
-    error = error_type(message, list(targets), list(suggestions))
-    error.missing = missing
-    error.explanation = blocked
-    return error
-
-
-@lru_cache(maxsize=256)
-def _failure(missing: tuple[str, ...], knowns: frozenset[str]) -> tuple[tuple[str, ...], str]:
-    """The suggestions and the forward-only explanation of a failure (cached)."""
-    return tuple(suggest_inputs(missing, knowns)), _forward_only_blockers(list(missing), knowns)
 
 
 def under_determined_message(missing: list[str], shown_knowns: list[str],
@@ -574,355 +556,3 @@ def under_determined_message(missing: list[str], shown_knowns: list[str],
         message += (": no one or two more inputs determine it; `napkin formulas "
                     f"{missing[0]}` lists the formulas that mention it")
     return message + (". " + explanation if explanation else "")
-
-
-def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int = 8) -> list[str]:
-    """Inputs that, added to the knowns, determine `missing`: single names, else pairs.
-
-    Candidates are the undetermined variables nearest the targets (distance in the formula
-    graph). A fast screen propagates knowns through formulas with one unknown left; what it
-    finds is confirmed by planning. Where the screen finds nothing (a coupled block decides),
-    the nearest candidates are planned directly. A pair reads "tokens and train_time".
-    At most MAX_CONFIRMATIONS candidates are planned for singles, and as many for pairs.
-    """
-    full = _analyse(knowns, _relevant_formulas(missing, knowns), quick=True)
-    distance = _distances(missing)
-    shared = _shared_formulas(missing)
-    ranked = [n for n in sorted(distance, key=lambda n: (distance[n], -shared.get(n, 0), n))
-              if n not in knowns and n not in missing and n not in full.determined]
-    found = _confirmed([(n,) for n in ranked], missing, knowns, limit)
-    if found:
-        return found
-    nearest = ranked[:12]
-    pairs = [(a, b) for i, a in enumerate(nearest) for b in nearest[i + 1:]]
-    return [" and ".join(pair) for pair in _confirmed_pairs(pairs, missing, knowns, limit)]
-
-
-def _confirmed(candidates: list[tuple[str]], missing: tuple[str, ...],
-               knowns: frozenset[str], limit: int) -> list[str]:
-    screened = _screen(candidates, missing, knowns)
-    shortcuts = bool(screened)  # a blind fallback plans only the nearest few, without them
-    found = []
-    for (name,) in (screened or candidates[:12])[:MAX_CONFIRMATIONS]:
-        if (planning_graph.possible(missing, knowns, (name,))
-                and determines(missing, knowns | {name}, shortcuts)):
-            found.append(name)
-            if len(found) == limit:
-                break
-    return found
-
-
-def _confirmed_pairs(pairs: list[tuple[str, str]], missing: tuple[str, ...],
-                     knowns: frozenset[str], limit: int) -> list[tuple[str, str]]:
-    screened = _screen(pairs, missing, knowns)
-    shortcuts = bool(screened)
-    found = []
-    for pair in (screened or pairs[:10])[:MAX_CONFIRMATIONS]:
-        if (planning_graph.possible(missing, knowns, pair)
-                and determines(missing, knowns | set(pair), shortcuts)):
-            found.append(pair)
-            if len(found) == limit:
-                break
-    return found
-
-
-def _screen(candidates: list[tuple[str, ...]], missing: tuple[str, ...],
-            knowns: frozenset[str]) -> list[tuple[str, ...]]:
-    """The candidates that propagation says may determine the targets: with the independent
-    formulas and small blocks, or with shortcuts (derived formulas) one at a time. Empty
-    when the screen cannot tell (the knowns alone already pass it)."""
-    kept: set[tuple[str, ...]] = set()
-    told = False
-    for shortcuts in (False, True):
-        base = _propagated(knowns, shortcuts)
-        if all(t in base.known for t in missing):
-            continue  # this screen cannot tell
-        told = True
-        # (what propagation learns, the library determines by structure: `possible` first)
-        kept.update(c for c in candidates if c not in kept
-                    and planning_graph.possible(missing, knowns, c)
-                    and _propagates(missing, base, c, shortcuts))
-    return [c for c in candidates if c in kept] if told else []
-
-
-@lru_cache(maxsize=2)
-def _incidence_index(shortcuts: bool = False) -> tuple[tuple[tuple[str, ...], str | None], ...]:
-    """Formulas as (their variables, the output if forward-only), for propagation: the
-    independent ones, or all with `shortcuts` (then without blocks: a derived formula
-    beside its sources would fake one)."""
-    chosen = formulas().values() if shortcuts else _independent()
-    return tuple((tuple(v.name for v in f.variables), f.output.name if f.output else None)
-                 for f in chosen)
-
-
-@lru_cache(maxsize=1)
-def _independent() -> tuple[Formula, ...]:
-    return tuple(f for f in formulas().values() if not f.derived)
-
-
-def _propagates(missing: tuple[str, ...], base: _Propagated, extra: tuple[str, ...],
-                shortcuts: bool = False) -> bool:
-    """Whether the targets follow from `base` (already propagated, see `_propagated`) and the
-    `extra` knowns by single formulas (a forward-only one only toward its output) and,
-    without `shortcuts`, blocks of two or three formulas with as many unknowns left.
-
-    Incremental: only the formulas that mention what is new are looked at again."""
-    work["propagations"] += 1
-    known = set(base.known)
-    left = list(base.left)
-    queue: list[int] = []
-    by_name = _formulas_by_name(shortcuts)
-    for name in extra:
-        if name not in known:
-            known.add(name)
-            for i in by_name.get(name, ()):
-                left[i] -= 1
-                if left[i] == 1:
-                    queue.append(i)
-    if all(t in known for t in missing):
-        return True
-    return _extend(known, missing, set(extra), shortcuts, left, queue, base)
-
-
-@dataclass(frozen=True)
-class _Propagated:
-    """What a set of knowns gives by propagation, as a start for each candidate."""
-
-    known: frozenset[str]
-    left: tuple[int, ...]  # each formula's count of unknown variables left
-    #: the formulas that may form a block (two or three unknowns left), by those unknowns,
-    #: each list in index order; and the two-unknown sets by the names in them
-    members: dict[frozenset[str], tuple[int, ...]]
-    pairs: dict[str, tuple[frozenset[str], ...]]
-
-
-@lru_cache(maxsize=256)
-def _propagated(knowns: frozenset[str], shortcuts: bool = False) -> _Propagated:
-    """Everything the knowns give by propagation (see `_propagates`), cached: the candidates
-    of one suggestion search all start from it."""
-    known = set(knowns)
-    index = _incidence_index(shortcuts)
-    left = [sum(n not in known for n in names) for names, _ in index]
-    queue = [i for i, count in enumerate(left) if count == 1]
-    _extend(known, (), None, shortcuts, left, queue)
-    members: dict[frozenset[str], list[int]] = {}
-    if not shortcuts:
-        for i in _block_candidates():
-            if left[i] in (2, 3):
-                members.setdefault(frozenset(n for n in index[i][0] if n not in known),
-                                   []).append(i)
-    pairs: dict[str, list[frozenset[str]]] = {}
-    for sub in members:
-        if len(sub) == 2:
-            for name in sub:
-                pairs.setdefault(name, []).append(sub)
-    return _Propagated(frozenset(known), tuple(left),
-                       {sub: tuple(ix) for sub, ix in members.items()},
-                       {name: tuple(subs) for name, subs in pairs.items()})
-
-
-def _extend(known: set[str], missing: tuple[str, ...], fresh: set[str] | None,
-            shortcuts: bool, left: list[int], queue: list[int],
-            base: _Propagated | None = None) -> bool:
-    """Grow `known` by propagation; True once every name of `missing` (if any) is known.
-
-    `left` counts each formula's unknown variables and is kept up to date; `queue` holds the
-    formulas to look at first (those down to one unknown). `fresh` holds what was added to an
-    already propagated set: a new block must then contain a formula that mentions one of them
-    (None: look everywhere); `base`, the propagated set it grows, lets blocks be found from
-    what changed since."""
-    index, by_name = _incidence_index(shortcuts), _formulas_by_name(shortcuts)
-
-    def learn(name: str) -> None:
-        known.add(name)
-        if fresh is not None:
-            fresh.add(name)
-        for i in by_name.get(name, ()):
-            left[i] -= 1
-            if left[i] == 1:
-                queue.append(i)
-
-    while True:
-        while queue:
-            names, output = index[queue.pop()]
-            open_names = [n for n in names if n not in known]
-            if len(open_names) != 1 or (output is not None and open_names[0] != output):
-                continue
-            learn(open_names[0])
-            if missing and all(t in known for t in missing):
-                return True
-        if shortcuts:
-            learned: frozenset[str] = frozenset()
-        elif base is not None and fresh is not None:
-            learned = _new_block(index, known, fresh, left, base)
-        else:
-            learned = _block(index, known, fresh, left)
-        if not learned:
-            return bool(missing) and all(t in known for t in missing)
-        for name in sorted(learned):
-            learn(name)
-
-
-@lru_cache(maxsize=2)
-def _formulas_by_name(shortcuts: bool = False) -> dict[str, tuple[int, ...]]:
-    found: dict[str, list[int]] = {}
-    for i, (names, _) in enumerate(_incidence_index(shortcuts)):
-        for n in names:
-            found.setdefault(n, []).append(i)
-    return {n: tuple(ix) for n, ix in found.items()}
-
-
-@lru_cache(maxsize=1)
-def _block_candidates() -> tuple[int, ...]:
-    """The independent formulas that may take part in a block: not forward-only."""
-    return tuple(i for i, (_, output) in enumerate(_incidence_index(False)) if output is None)
-
-
-def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str],
-           fresh: set[str] | None, left: list[int]) -> frozenset[str]:
-    """Learn one small coupled block: two formulas in the same two unknowns, or three whose
-    unknowns lie in the same three, that really fix them (not a derived formula beside its
-    sources, not products of powers that only fix a product). Forward-only and derived
-    formulas never take part. Returns what it learned, not yet added to `known` (empty:
-    nothing)."""
-    all_formulas = _independent()
-    members: dict[frozenset[str], list[str]] = {}
-    changed: list[frozenset[str]] = []
-    for i in _block_candidates():
-        if left[i] not in (2, 3):
-            continue
-        names = index[i][0]
-        left_names = frozenset(n for n in names if n not in known)
-        members.setdefault(left_names, []).append(all_formulas[i].name)
-        if fresh is None or not fresh.isdisjoint(names):
-            changed.append(left_names)
-    by_name: dict[str, list[frozenset[str]]] = {}
-    for block in members:
-        if len(block) == 2:
-            for name in block:
-                by_name.setdefault(name, []).append(block)
-    unions: set[frozenset[str]] = set()
-    for block in changed:
-        if len(block) == 2 and len(members[block]) >= 2 and _fixes(members[block][:2], block):
-            return block
-        if len(block) == 3:
-            unions.add(block)
-        else:
-            for name in block:
-                unions.update(block | other for other in by_name[name] if other != block)
-    for union in sorted(unions, key=sorted):
-        inside = [f for sub, fs in members.items() if sub <= union for f in fs]
-        if len(inside) >= 3 and _fixes(inside[:3], union):
-            return union
-    return frozenset()
-
-
-def _new_block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str],
-               fresh: set[str], left: list[int], base: _Propagated) -> frozenset[str]:
-    """`_block` for a propagated `base` grown by `fresh`: the same block, found from the
-    formulas that mention a fresh name (the others are as in `base`)."""
-    all_formulas, by_name = _independent(), _formulas_by_name(False)
-    candidate = _block_candidate_set()
-    touched = sorted({i for n in fresh for i in by_name.get(n, ()) if i in candidate})
-    gone = set(touched)
-    new: dict[frozenset[str], list[int]] = {}
-    changed: list[frozenset[str]] = []
-    for i in touched:
-        if left[i] in (2, 3):
-            sub = frozenset(n for n in index[i][0] if n not in known)
-            new.setdefault(sub, []).append(i)
-            changed.append(sub)
-
-    def members(sub: frozenset[str]) -> list[int]:
-        found = [i for i in base.members.get(sub, ()) if i not in gone]
-        found += new.get(sub, ())
-        found.sort()
-        return found
-
-    def names(ixs: list[int]) -> list[str]:
-        return [all_formulas[i].name for i in ixs]
-
-    unions: set[frozenset[str]] = set()
-    for block in changed:
-        if len(block) == 3:
-            unions.add(block)
-            continue
-        found = members(block)
-        if len(found) >= 2 and _fixes(names(found[:2]), block):
-            return block
-        for name in block:
-            others = [s for s in base.pairs.get(name, ()) if s not in new and members(s)]
-            others += [s for s in new if len(s) == 2 and name in s]
-            unions.update(block | other for other in others if other != block)
-    for union in sorted(unions, key=sorted):
-        subs = [union, *(union - {n} for n in sorted(union))]
-        present = sorted((found[0], found) for found in map(members, subs) if found)
-        inside = [i for _, found in present for i in found]
-        if len(inside) >= 3 and _fixes(names(inside[:3]), union):
-            return union
-    return frozenset()
-
-
-@lru_cache(maxsize=1)
-def _block_candidate_set() -> frozenset[int]:
-    return frozenset(_block_candidates())
-
-
-def _fixes(formula_names: list[str], unknowns: frozenset[str]) -> bool:
-    """Whether these formulas fix these unknowns (quick numeric rank, cached)."""
-    return not _is_singular(tuple(sorted(formula_names)), tuple(sorted(unknowns)), True)
-
-
-@lru_cache(maxsize=64)
-def _shared_formulas(missing: tuple[str, ...]) -> dict[str, int]:
-    """How many independent formulas each variable shares with the targets."""
-    counts: dict[str, int] = {}
-    for f in _independent():
-        names = {v.name for v in f.variables}
-        if names & set(missing):
-            for n in names:
-                counts[n] = counts.get(n, 0) + 1
-    return counts
-
-
-@lru_cache(maxsize=64)
-def _distances(missing: tuple[str, ...]) -> dict[str, int]:
-    """Each variable's distance from the nearest target in the formula-variable graph."""
-    neighbours: dict[str, set[str]] = {}
-    for f in formulas().values():
-        names = {v.name for v in f.variables}
-        for n in names:
-            neighbours.setdefault(n, set()).update(names - {n})
-    distance = {t: 0 for t in missing if t in neighbours}
-    frontier = sorted(distance)
-    while frontier:
-        nxt = []
-        for n in frontier:
-            for m in sorted(neighbours[n]):
-                if m not in distance:
-                    distance[m] = distance[n] + 1
-                    nxt.append(m)
-        frontier = nxt
-    return distance
-
-
-def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
-    """Explain targets that only a rounding (forward-only) step would connect to the knowns.
-
-    If letting rounding steps run backward would determine the targets, those steps are what
-    stands in the way: each has many inputs for one output.
-    """
-    relaxed = _analyse(knowns, _relevant_formulas(tuple(missing), knowns), strict=False,
-                       relaxed=True)
-    if not all(name in relaxed.determined for name in missing):
-        return ""
-    upstream = relaxed.ancestors(missing)
-    reasons = []
-    for name in sorted(upstream):
-        f = relaxed.computed_by.get(name)
-        if f is None or f.output is None or f.output.name == name:
-            continue
-        reasons.append(f"{f.title} ({f.output.name} = {f.equation.rhs}) only works forward: "
-                       f"{f.note or 'it rounds'}, so {f.output.name} does not pin down a "
-                       f"single {name}")
-    return "; ".join(dict.fromkeys(reasons))

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache, reduce
+from functools import reduce
 from itertools import chain, compress, filterfalse
 from operator import getitem, or_
 from typing import NamedTuple
 
+from napkinmath import caches
 from napkinmath.library.declare import Formula
 from napkinmath.library.lookup import formulas, variables
 
@@ -53,7 +54,7 @@ class Index:
     bytes: tuple[tuple[tuple[int, ...], ...], ...]
 
 
-@lru_cache(maxsize=1)
+@caches.memo(1, invalidated_by=caches.LIBRARY)
 def library_index() -> Index:
     library = tuple(formulas().values())
     names = tuple(sorted(set(variables()) | {v.name for f in library for v in f.variables}))
@@ -92,7 +93,7 @@ def members(mask: int, table: tuple[tuple[tuple[int, ...], ...], ...]) -> Iterat
     return chain.from_iterable(map(getitem, table, mask.to_bytes(len(table), "little")))
 
 
-@lru_cache(maxsize=256)
+@caches.memo(256, invalidated_by=caches.LIBRARY)
 def known_ids(knowns: frozenset[str]) -> frozenset[int]:
     """The ids of the knowns that formulas mention."""
     ids = library_index().ids
@@ -144,7 +145,9 @@ def _kuhn(order: Iterable[int], edges: Edges, owner: dict[int, int],
           moved: set[int] | None = None) -> dict[int, int]:
     """`matching` as unknown -> formula, the formulas `order` tried in turn: `owner`, extended
     in place. `edges[f]` are formula f's unknowns (a dict, or by id: see `library_incidence`).
-    `moved`, if given, gets (at least) every unknown given a formula, a first or another."""
+    `moved`, if given, gets (at least) every unknown given a formula, a first or another.
+    Held equal to plain Kuhn by tests/test_planning_graph_fast.py::
+    test_matching_resumes_as_kuhn_would (and test_decompose_matches_the_reference)."""
     # Unknowns a failed search visited: no augmenting path leaves them until the matching
     # changes, so later searches skip them (the same matching, found faster). A search
     # starts from them and adds what it visits, which is what to skip after it fails.
@@ -166,7 +169,7 @@ def _kuhn(order: Iterable[int], edges: Edges, owner: dict[int, int],
     return owner
 
 
-@lru_cache(maxsize=256)
+@caches.memo(256, invalidated_by=caches.LIBRARY)
 def unknown_variables(knowns: frozenset[str]) -> tuple[tuple[int, ...], ...]:
     """Each formula's variables that are not known, as declared, by formula id (only the
     formulas that mention a known differ from `Index.variables`)."""
@@ -178,7 +181,7 @@ def unknown_variables(knowns: frozenset[str]) -> tuple[tuple[int, ...], ...]:
     return tuple(found)
 
 
-@lru_cache(maxsize=256)
+@caches.memo(256, invalidated_by=caches.LIBRARY)
 def library_incidence(knowns: frozenset[str]) -> tuple[tuple[int, ...], ...]:
     """Each formula's unknowns that it may be matched to (see `incidence`, strict), by
     formula id: analyses with the same knowns and other formulas look them up."""
@@ -199,7 +202,7 @@ class Part:
     present: frozenset[int]
 
 
-@lru_cache(maxsize=512)
+@caches.memo(512, invalidated_by=caches.LIBRARY)
 def invertible_part(names: frozenset[str]) -> Part:
     """The formulas `names`, all invertible: `Part.names` is the key's own object, so that the
     caches keyed by it (`invertible_matching`) hash it once and compare it by identity."""
@@ -208,7 +211,7 @@ def invertible_part(names: frozenset[str]) -> Part:
     return Part(names, found, frozenset().union(*map(index.variables.__getitem__, found)))
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def invertible_and_forward(names: frozenset[str]) -> tuple[Part, Part]:
     """The invertible formulas of `names` and the forward-only ones (strict matching order),
     each with the variables it mentions: analyses with `names` share them whatever the
@@ -220,7 +223,7 @@ def invertible_and_forward(names: frozenset[str]) -> tuple[Part, Part]:
     return invertible_part(names - forward_only()), Part(names, forward, present)
 
 
-@lru_cache(maxsize=256)
+@caches.memo(256, invalidated_by=caches.LIBRARY)
 def invertible_matching(knowns: frozenset[str], names: frozenset[str]
                          ) -> tuple[dict[int, int], frozenset[int]]:
     """The matching (unknown -> formula) and the unknowns of the invertible formulas of
@@ -231,7 +234,7 @@ def invertible_matching(knowns: frozenset[str], names: frozenset[str]
             part.present.difference(known_ids(knowns)))
 
 
-@lru_cache(maxsize=1)
+@caches.memo(1, invalidated_by=caches.LIBRARY)
 def forward_only() -> frozenset[str]:
     return frozenset(n for n, f in formulas().items() if f.forward_only)
 
@@ -282,7 +285,9 @@ def cycles(successors: dict[str, list[str]]) -> list[set[str]]:
 
 
 def trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
-    """The graph without the nodes that lie on no cycle (repeatedly: no edge in or out)."""
+    """The graph without the nodes that lie on no cycle (repeatedly: no edge in or out).
+    Held equal to the plain repeated removal by tests/test_planning_graph_fast.py::
+    test_trimmed_matches_the_reference."""
     # first those that no edge leaves or none enters (most, in a planner's graph), then the
     # rest by counting the edges among those left
     entered = set(chain.from_iterable(successors.values()))
@@ -376,7 +381,8 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
         under = _spread(under, under, matched, index.taker_masks[False], index.bytes)
     found = Decomposition(known, [*invertible.formulas, *forward.formulas], matched, unknowns,
                           under)
-    _last = _Last(knowns, invertible, forward, found, owner, moved)
+    if caches.ENABLED:
+        _last = _Last(knowns, invertible, forward, found, owner, moved)
     return found
 
 
@@ -395,6 +401,16 @@ class _Last(NamedTuple):
 _last: _Last | None = None
 
 
+def _forget_last() -> None:
+    global _last
+    _last = None
+
+
+caches.state(f"{__name__}._last", key="the last strict decomposition's knowns and formulas "
+             "(the same `Part` objects)", invalidated_by=caches.LIBRARY, clear=_forget_last,
+             size=lambda: int(_last is not None))
+
+
 def _reuses(before: _Last, forward: Part, owner: dict[int, int], matched: dict[int, int],
             moved: set[int], unknowns: set[int], edges: Edges) -> set[int] | None:
     """The under-determined unknowns of a decomposition with the same knowns and invertible
@@ -410,7 +426,9 @@ def _reuses(before: _Last, forward: Part, owner: dict[int, int], matched: dict[i
     and leaves it unmatched too. And they are closed under the alternating steps through
     the formulas that kept their unknown (the matchings differ only where the forward-only
     formulas of either moved one). So the paths to follow start from the unknowns now
-    unmatched and those held anew by a formula that an under-determined one may take."""
+    unmatched and those held anew by a formula that an under-determined one may take.
+    Held equal to a fresh decomposition by tests/test_planning_graph_fast.py::
+    test_dropping_forward_only_formulas_gives_what_a_fresh_decomposition_gives."""
     if not set(forward.formulas) < set(before.forward.formulas):
         return None
     under = set(before.found.under)
@@ -456,7 +474,7 @@ def _spread(under: set[int], level: set[int], matched: dict[int, int], takers: t
     return under
 
 
-@lru_cache(maxsize=16)
+@caches.memo(16, invalidated_by=caches.LIBRARY)
 def library_matching(knowns: frozenset[str]) -> tuple[dict[int, tuple[int, ...]],
                                                        dict[int, int]]:
     """The incidence of every formula with the unknowns (see `incidence`) and a maximum

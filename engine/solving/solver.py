@@ -15,11 +15,10 @@ import math
 import sys
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from functools import lru_cache
 
 import pint
 
-from napkinmath import arguments
+from napkinmath import arguments, caches
 from napkinmath.errors import (
     InconsistentError,
     InputError,
@@ -134,9 +133,16 @@ _MEMO_SIZE = 256
 #: the answers that are asked again
 _SEEN: OrderedDict[Hashable, None] = OrderedDict()
 _SEEN_SIZE = 4096
+caches.state(f"{__name__}._MEMO", key="the question: targets, options and plain values, "
+             "the records in force", invalidated_by=caches.RECORDS + " (and keyed by them)",
+             clear=_MEMO.clear, size=_MEMO.__len__)
+caches.state(f"{__name__}._SEEN", key="as _MEMO (the questions asked once lately)",
+             invalidated_by="never: it holds keys only", clear=_SEEN.clear, size=_SEEN.__len__)
 
 
 def _remember(key: Hashable, result: Result) -> None:
+    if not caches.ENABLED:
+        return
     if key not in _SEEN:
         _SEEN[key] = None
         if len(_SEEN) > _SEEN_SIZE:
@@ -408,7 +414,7 @@ def _refuse_overlap(gpu: tuple[str, ...], taken: frozenset[str],
             stated[key] = name
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def _defaults_wanted(taken: frozenset[str], targets: tuple[str, ...]) -> dict[str, Given]:
     """The stated defaults of the names neither `taken` nor asked for, in the library's
     order (never a user's value: a default fills only what nothing else gave)."""
@@ -416,7 +422,7 @@ def _defaults_wanted(taken: frozenset[str], targets: tuple[str, ...]) -> dict[st
             if name not in taken and name not in targets}
 
 
-@lru_cache(maxsize=1)
+@caches.memo(1, invalidated_by=caches.LIBRARY)
 def _default_givens() -> dict[str, Given]:
     """Every stated default as a Given (made once, so its base value is computed once)."""
     return {v.name: Given(v, v.default.value, "assumption", v.default.note)
@@ -477,13 +483,13 @@ def readings(givens: Mapping[str, object]) -> list[str]:
     return found
 
 
-@lru_cache(maxsize=4096)
+@caches.memo(4096, invalidated_by=caches.RECORDS)
 def _cached_given(name: str, value: str | float) -> Given:
     read = read_given(value, variable(name))
     return Given(variable(name), read.quantity, "given", "given", read.note)
 
 
-@lru_cache(maxsize=256)
+@caches.memo(256, invalidated_by="the records in force: keyed by them (`records`)")
 def _record_givens(name: str, option: str, targets: tuple[str, ...],
                    taken: frozenset[str], records: object = None) -> dict[str, Given]:
     """A record's values as givens, but those `taken` or asked for; `records` (the user
@@ -495,7 +501,7 @@ def _record_givens(name: str, option: str, targets: tuple[str, ...],
     return bound
 
 
-@lru_cache(maxsize=64)
+@caches.memo(64, invalidated_by="the records in force: keyed by them (`records`)")
 def _record_values(name: str, option: str, records: object = None) -> dict[str, Given | None]:
     """Each value of a record that names a library variable, in the record's order, as a
     Given; None where reading it fails (`_record_givens` raises that error where it is used)."""
@@ -529,7 +535,7 @@ def _record_given(name: str, key: str) -> Given:
                  f"{record.id}: {value.provenance()}")
 
 
-@lru_cache(maxsize=256)
+@caches.memo(256, invalidated_by=caches.LIBRARY)
 def _rounding_after(wanted: tuple[str, ...], plan: SolvePlan, knowns: frozenset[str]
                     ) -> tuple[SolvePlan, tuple[str, ...]] | None:
     """The plan of the roundings `wanted` after `plan` has run on `knowns` (its values:
@@ -553,7 +559,7 @@ def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
         return None
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str],
              suggest: bool = True, cancel: bool = True) -> SolvePlan:
     """Plan with the user's givens and only those context values (hardware, defaults) it uses.
@@ -749,7 +755,7 @@ def _binding(f: Formula, values: Mapping[str, float]) -> str:
     return "; ".join(notes)
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def _extremes(f: Formula) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The max() and min() nodes of `f` whose arguments are all variables, in tree order."""
     from napkinmath.library.tree import NoTreeError, calls
@@ -788,7 +794,7 @@ def _snapshot(values: Mapping[str, float], block: Block) -> dict[str, float]:
     return {n: values[n] for n in _names_of(block) if n in values}
 
 
-@lru_cache(maxsize=4096)
+@caches.memo(4096, invalidated_by=caches.LIBRARY)
 def _names_of(block: Block) -> frozenset[str]:
     """The variables a block's formulas read."""
     return frozenset(v.name for f in block.formulas for v in f.variables)

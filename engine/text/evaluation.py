@@ -14,10 +14,10 @@ import math
 import re
 import threading
 from collections.abc import Callable
-from functools import lru_cache
 
 import pint
 
+from napkinmath import caches
 from napkinmath.errors import NapkinError, ParseError
 from napkinmath.text.dimensions import describe_dimension, mismatch_message
 from napkinmath.text.expr import (
@@ -107,7 +107,7 @@ def unknown_unit_message(name: str, number: str = "") -> str:
     return f"unknown unit {name!r}{hint} (units are case-sensitive: B is a byte, b a bit)"
 
 
-@lru_cache(maxsize=1)
+@caches.memo(1, invalidated_by=caches.UNITS)
 def _common_spellings() -> tuple[str, ...]:
     bases = ["B", "b", "bit", "FLOP", "FLOPS", "W", "Wh", "J", "Hz", "s", "iB"]
     prefixes = ["", "k", "M", "G", "T", "P", "E"]

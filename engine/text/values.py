@@ -10,12 +10,11 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import pint
 
-from napkinmath import arguments
+from napkinmath import arguments, caches
 from napkinmath.errors import InputError, ParseError
 from napkinmath.text.dimensions import (
     COUNT_DIMENSIONS,
@@ -42,7 +41,7 @@ if TYPE_CHECKING:
 _DASHED_RANGE = re.compile(r"\s*([0-9.]+\s*%?)\s*[-–]\s*([0-9.]+\s*[%A-Za-z/ ]*)\s*")
 
 
-@lru_cache(maxsize=4096)
+@caches.memo(4096, invalidated_by=caches.RECORDS)
 def parse_quantity(text: str) -> pint.Quantity:
     """Parse text into a Quantity with the safe grammar (count suffixes read as counts)."""
     return evaluate(parse(text), text)
@@ -130,7 +129,9 @@ def _fast_reading(text: str, variable: Variable) -> Reading | None:
     the full parser; None for anything else, and for anything the full path would refuse or
     read differently (it then decides). The answer is the same Quantity and note as the full
     path's: a number leftmost in a product of units with magnitude 1 multiplies the product
-    exactly, and a range check keeps every intermediate value far from the float limits."""
+    exactly, and a range check keeps every intermediate value far from the float limits.
+    Held equal to the full path by tests/test_speed_values.py::
+    test_the_fast_path_reads_every_text_as_the_full_parser."""
     parts = _plain_parts(text)
     if parts is None:
         return None
@@ -156,7 +157,9 @@ def _fast_quantity(value: pint.Quantity, variable: Variable) -> Reading | None:
     """`read_given` of a Quantity of napkinmath's registry with one int or float, already of
     the variable's dimension (or plain, for a plain variable), without the full path; None
     for anything else (the full path then decides, with its notes and errors). The number is
-    the one pint's conversion gives: the magnitude times pint's factor between the units."""
+    the one pint's conversion gives: the magnitude times pint's factor between the units.
+    Held equal to the full path by tests/test_speed_values.py::
+    test_the_quantity_fast_path_reads_as_the_full_path."""
     if value._REGISTRY is not ureg:
         return None
     magnitude = value.magnitude
@@ -178,7 +181,7 @@ def _fast_quantity(value: pint.Quantity, variable: Variable) -> Reading | None:
     return Reading(Quantity(converted, variable.unit))
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.UNITS)
 def _quantity_factor(units: pint.Unit, variable: Variable) -> float | None:
     """pint's factor from `units` to the variable's unit, when a Quantity in `units` is read
     by that factor alone: the same dimension, a plain scale well inside the float range (see
@@ -246,7 +249,7 @@ class _Recipe:
     binary_minded: bool
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.UNITS)
 def _recipe(unit_text: str, variable: Variable) -> _Recipe | None:
     """The reading of `unit_text` for `variable`, or None when the fast path does not apply
     (units with a number or a function in them, of another dimension, or none at all for a
@@ -369,7 +372,7 @@ _BINARY_MINDED = ("GPU", "sequence", "token", "token/sequence")
 _BINARY = {"k": ("Ki", 1024, 1000), "K": ("Ki", 1024, 1000), "M": ("Mi", 1024**2, 1000**2)}
 
 
-@lru_cache(maxsize=1)
+@caches.memo(1, invalidated_by=caches.UNITS)
 def _binary_minded() -> tuple[pint.util.UnitsContainer, ...]:
     return tuple(ureg.Quantity(1, unit).dimensionality for unit in _BINARY_MINDED)
 
@@ -496,7 +499,7 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: Shown) -> Non
                          f"{problem}; {_WITHIN}", name)
 
 
-@lru_cache(maxsize=1024)
+@caches.memo(1024, invalidated_by=caches.UNITS)
 def _base_factor(units: pint.Unit) -> tuple[float, pint.Unit]:
     factor, base = ureg.get_base_units(units)
     return float(factor), base

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 import sympy
 
+from napkinmath import caches
 from napkinmath.errors import InputError
 from napkinmath.library.declare import ROUNDING_FUNCTIONS
 from napkinmath.whatif.spread import Bound
@@ -67,7 +67,7 @@ def _sign(derivative: sympy.Expr) -> int | None:
     return None
 
 
-@lru_cache(maxsize=512)
+@caches.memo(512, invalidated_by=caches.LIBRARY)
 def _symbolic_signs(expr: sympy.Expr, names: tuple[str, ...]) -> tuple[int | None, ...]:
     """The sign of d expr / d x for each name, over all positive values of every variable."""
     smooth = _unrounded(expr)

@@ -15,11 +15,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import sympy
 
+from napkinmath import caches
 from napkinmath.errors import InconsistentError, NoRootError
 from napkinmath.library.declare import Bounds, Constraint, Formula, Variable, pow2_ceil
 from napkinmath.library.lookup import variables
@@ -133,7 +133,7 @@ def _product(expr: sympy.Mul) -> Evaluator:
     return product
 
 
-@lru_cache(maxsize=2048)
+@caches.memo(2048, invalidated_by=caches.NOTHING)
 def _compiled(expr: sympy.Expr) -> Evaluator:
     return vector_closure(expr)
 

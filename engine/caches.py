@@ -1,0 +1,195 @@
+"""Every in-memory cache of napkinmath, behind one seam: what each keeps, keys on, and what
+invalidates it; `clear_caches` empties them all.
+
+A solve passes several layers of caches, outermost first:
+
+1. the answers memo (`napkinmath.solving.solver._MEMO`): a question asked again with the
+   same plain values and records in force gets a fresh copy of its answer;
+2. the planner's caches (`solving.plan`, `solving.suggest`, `solving.planning_graph`,
+   `solving.cancel`, `solving.consistency`): plans, analyses and suggestions, keyed by the
+   targets and the known names, never by values;
+3. the rearrangements and readings (`solving.invert`, `text.values`, `text.expr`,
+   `rendering.exprprint`): sympy's work per formula and unknown, pint's per text;
+4. the records (`napkinmath.hardware`): the shipped files read and scanned once;
+5. the disk cache (`napkinmath.cache`: the declared library, the variable names, the
+   rearrangements and yes/no facts), shared by processes and checked on every read.
+
+Every cached function is declared with `memo` (functools' LRU cache, registered here); each
+module-level state that keeps work between calls registers with `state`. The library is
+fixed once loaded in a process, and so are pint's registry and the shipped records, so most
+caches are never invalidated: they are keyed by everything else they read. docs/caches.md
+is the map of them all (written by `cache_map`; `tests/test_caches.py` keeps it current).
+
+    napkinmath.clear_caches()            # every in-memory cache; disk=True: the disk too
+    NAPKIN_NO_CACHE=1 napkin solve ...   # caches off, for debugging (read once at import)
+
+With ``NAPKIN_NO_CACHE=1`` (any value but "" and "0") every `memo` is a pass-through
+(``lru_cache(maxsize=0)``: each call computes), the module states keep nothing, and the disk
+cache reads and writes nothing; answers are the same, only slower. Objects' own
+``cached_property`` values live and die with their object and stay on (listed in the map).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import Any, NamedTuple, TypeVar
+
+T = TypeVar("T")
+
+#: False when NAPKIN_NO_CACHE is set (read once, at import): nothing is kept anywhere
+ENABLED = os.environ.get("NAPKIN_NO_CACHE", "") in ("", "0")
+
+# --- what invalidates a cache, in the words the map uses -----------------------------------
+#: a cache of what the formula library (its formulas and variables) determines
+LIBRARY = "never: the library is fixed once loaded in a process"
+#: a cache of what pint's registry determines
+UNITS = "never: the unit registry is fixed in a process"
+#: a cache of what the shipped records files hold
+SHIPPED = "never: the shipped records files are fixed in a process"
+#: a cache of a function of its arguments alone
+NOTHING = "never: a function of its key alone"
+#: a cache of values that may read records by text ("H100-SXM.peak_flops")
+RECORDS = ("the user records in force: cleared on entering and leaving "
+           "`napkinmath.solving.records.user_records`")
+
+
+class Cache(NamedTuple):
+    """One registered cache."""
+
+    name: str  # where it lives: 'napkinmath.solving.plan._analyse'
+    key: str  # what it keys on
+    invalidated_by: str  # what makes an entry stale, and so clears it
+    clear: Callable[[], None]
+    size: Callable[[], int]  # its entries now
+    kind: str  # 'function' (a memo) or 'state' (a module-level state)
+
+
+_REGISTRY: dict[str, Cache] = {}
+
+
+def memo(maxsize: int | None, *, invalidated_by: str, key: str = ""
+         ) -> Callable[[Callable[..., T]], functools._lru_cache_wrapper[T]]:
+    """Cache a function (functools.lru_cache with `maxsize`; None: unbounded) and register it.
+
+    `key` says what it keys on where its parameters do not say it all (default: its
+    parameters); `invalidated_by`, what makes an entry stale (`LIBRARY`, `RECORDS`, ...)."""
+    def decorate(function: Callable[..., T]) -> functools._lru_cache_wrapper[T]:
+        cached = functools.lru_cache(maxsize=maxsize if ENABLED else 0)(function)
+        name = f"{function.__module__}.{function.__qualname__}"
+        _REGISTRY[name] = Cache(name, key or _parameters(function), invalidated_by,
+                                cached.cache_clear, lambda: cached.cache_info().currsize,
+                                "function")
+        return cached
+
+    return decorate
+
+
+def state(name: str, *, key: str, invalidated_by: str, clear: Callable[[], Any],
+          size: Callable[[], int]) -> None:
+    """Register a module-level state `name` ('napkinmath.solving.solver._MEMO') that keeps
+    work between calls, with how to `clear` it and count its entries."""
+    _REGISTRY[name] = Cache(name, key, invalidated_by, clear, size, "state")
+
+
+def _parameters(function: Callable[..., Any]) -> str:
+    code = function.__code__
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    return ", ".join(names) if names else "nothing (computed once)"
+
+
+def registered() -> dict[str, Cache]:
+    """Every cache registered so far, by name (a module's caches register when it is first
+    imported; `load_all` imports every module that has some)."""
+    return dict(_REGISTRY)
+
+
+def sizes() -> dict[str, int]:
+    """The entries each registered cache holds now, by name."""
+    return {name: entry.size() for name, entry in _REGISTRY.items()}
+
+
+def clear_caches(*, disk: bool = False) -> None:
+    """Empty every in-memory cache and module state registered (those of modules not yet
+    imported are empty already); with `disk`, also remove the disk cache's entries
+    (`napkinmath.cache.clear`). The next question computes again what it needs."""
+    for entry in list(_REGISTRY.values()):
+        entry.clear()
+    if disk:
+        from napkinmath import cache
+
+        cache.clear()
+
+
+#: the modules that register caches, for the map (`load_all`)
+MODULES = (
+    "napkinmath.cache", "napkinmath.units", "napkinmath.text.evaluation",
+    "napkinmath.text.values", "napkinmath.text.expr", "napkinmath.library.declare",
+    "napkinmath.library.names", "napkinmath.library.snapshot",
+    "napkinmath.rendering.exprprint", "napkinmath.solving.solver",
+    "napkinmath.solving.consistency", "napkinmath.solving.invert",
+    "napkinmath.solving.plan", "napkinmath.solving.suggest",
+    "napkinmath.solving.planning_graph", "napkinmath.solving.cancel",
+    "napkinmath.whatif.box", "napkinmath.whatif.vectorize", "napkinmath.hardware",
+    "napkinmath.hardware.user",
+)
+
+#: per-object caches (functools.cached_property), by class: kept by their object, gone with it
+PROPERTIES = {
+    "Variable": "unit, default, symbol, base_factor, dimensionality: from its declaration",
+    "_Expressions": "trees and layouts of a formula's or constraint's sides: from its "
+    "declaration (or its stored trees)",
+    "Formula": "equation: from its stored trees",
+    "Constraint": "_sides: from its stored trees",
+    "Value": "quantity: a record value's text, parsed on first use",
+    "Given": "base: the given's value in base units",
+    "Result": "_roundoff: the names the answer's rounding steps touch",
+    "Comparison": "_used_by_label, common: from the comparison's answers",
+}
+
+
+def load_all() -> dict[str, Cache]:
+    """Import every module with caches (`MODULES`), then `registered`."""
+    import importlib
+
+    for module in MODULES:
+        importlib.import_module(module)
+    return registered()
+
+
+def cache_map() -> str:
+    """The map of every cache (docs/caches.md): name, key, what invalidates it."""
+    lines = ["# The caches", "",
+             "Written by `napkinmath.caches.cache_map()` (`python -m napkinmath.caches > "
+             "docs/caches.md`); `tests/test_caches.py` checks it is current. See the "
+             "docstring of `napkinmath.caches` for the layers, `napkinmath.clear_caches()` "
+             "and `NAPKIN_NO_CACHE=1`.", "",
+             "## Functions and module states (cleared by `napkinmath.clear_caches()`)", "",
+             "| cache | kind | key | invalidated by |", "| --- | --- | --- | --- |"]
+    for name, entry in sorted(load_all().items()):
+        if not name.startswith("napkinmath."):
+            continue  # a test's own
+        short = name.removeprefix("napkinmath.")
+        lines.append(f"| `{short}` | {entry.kind} | {entry.key} | {entry.invalidated_by} |")
+    lines += ["", "## Per-object caches (`functools.cached_property`, never cleared: they go "
+              "with their object)", "", "| class | what it keeps, from what |", "| --- | --- |"]
+    lines += [f"| `{name.removeprefix('napkinmath.')}` | {what} |"
+              for name, what in PROPERTIES.items()]
+    lines += ["", "## On disk (`napkinmath.cache`; `clear_caches(disk=True)` removes them)", "",
+              "| entry | key | invalidated by |", "| --- | --- | --- |",
+              "| `library-KEY` (the declared library) | KEY: the digest of the library's "
+              "source (`library.snapshot.digest`) | a change of a formula module, of the "
+              "engine files that decide stored facts, of sympy or of Python |",
+              "| `inversions-KEY/KIND-HASH` (rearrangements, joint roots, yes/no facts such "
+              "as singular blocks) | KEY as above; HASH: the formulas and unknowns | as above |",
+              "| `variables-KEY` (the library's variable names) | KEY: the digest of the "
+              "formula modules (`library.names.source_digest`) | a change of a formula "
+              "module |", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # run as a script, this file is not the module the others import
+    from napkinmath.caches import cache_map as _the_map
+
+    print(_the_map(), end="")
