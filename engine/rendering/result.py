@@ -201,7 +201,7 @@ def origin_text(given: Given, sources: Sources | None) -> str:
     """Where a given came from; with `sources`, a record's citation becomes [n]."""
     if sources is None:
         return origin(given)
-    what, cited = record_source(given.origin, given.note)
+    what, cited = record_source(given.record, given.note)
     if not cited:
         return origin(given)
     marker = sources.cite(cited)

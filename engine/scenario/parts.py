@@ -64,7 +64,7 @@ def origin(s: SectionAnswer, name: str, given: Given) -> tuple[str, str]:
     """Where a section's given came from, and the citation it carries ('' when none): the
     plan file's line (with how a value was read), an earlier answer, a record value (the
     user's own records labelled so) or a stated assumption."""
-    what, cited = record_source(given.origin, given.note)
+    what, cited = record_source(given.record, given.note)
     if given.origin == "given":
         where = s.origins.get(name, "you")
         said = [t for t in (what if given.note != "given" else "", given.reading) if t]
