@@ -8,6 +8,7 @@
 
 from typing import TYPE_CHECKING
 
+from napkinmath.answer.providers import provide as _provide
 from napkinmath.errors import (
     InconsistentError,
     InputError,
@@ -22,17 +23,17 @@ from napkinmath.errors import (
 
 if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checkers and IDEs
     from napkinmath import formulas, hardware
+    from napkinmath.answer.result import Result
     from napkinmath.caches import clear_caches
     from napkinmath.checking.claims import check_claims
     from napkinmath.checking.expression import check
     from napkinmath.library.lookup import constraints, variable, variables
     from napkinmath.library.objects import formula, graph
-    from napkinmath.rendering.frames import to_frame
-    from napkinmath.rendering.result import Result
     from napkinmath.solving.solver import solve
     from napkinmath.text.values import to_registry
     from napkinmath.whatif.answers import RangeResult, SampleResult
     from napkinmath.whatif.compare import Comparison, compare
+    from napkinmath.whatif.frames import to_frame
     from napkinmath.whatif.sensitivity import Sensitivity
     from napkinmath.whatif.spread import Interval, lognormal, normal, uniform
     from napkinmath.whatif.sweep import sweep
@@ -85,7 +86,7 @@ _WHATIF = {
     "RangeResult": "napkinmath.whatif.answers", "SampleResult": "napkinmath.whatif.answers",
     "Table": "napkinmath.whatif.table", "Comparison": "napkinmath.whatif.compare",
     "Sensitivity": "napkinmath.whatif.sensitivity",
-    "to_frame": "napkinmath.rendering.frames",
+    "to_frame": "napkinmath.whatif.frames",
     "formula": "napkinmath.library.objects", "graph": "napkinmath.library.objects",
     "variable": "napkinmath.library.lookup", "constraints": "napkinmath.library.lookup",
     "plan": "napkinmath.scenario.answer",
@@ -93,6 +94,16 @@ _WHATIF = {
     "clear_caches": "napkinmath.caches",
 }
 __version__ = "0.1.0"
+
+# An answer is data below its printers and what-ifs (`napkinmath.answer`); here it learns
+# where they are. Each module is imported when an answer first needs it.
+_provide("napkinmath.rendering.result", "text", "headline", "warnings", "describe_check",
+         "describe_constraint", "constraint_line", "latex", "to_dict", "to_json",
+         "givens_text", "steps_text", "checks_text", "value_lines", "leaf_text",
+         "equation_text")
+_provide("napkinmath.rendering.typeset", "markdown", "latex_math", "html")
+_provide("napkinmath.whatif.frames", "to_frame")
+_provide("napkinmath.whatif.sensitivity", "sensitivity")
 
 
 def __getattr__(name: str):

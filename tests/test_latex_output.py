@@ -20,7 +20,7 @@ from napkinmath.library.lookup import formulas
 
 def _all_answers_document() -> tuple[str, list[tuple[int, str]]]:
     """One document with every answer, and the line where each answer starts."""
-    from napkinmath.rendering.latex import PREAMBLE
+    from napkinmath.text.latex import PREAMBLE
 
     lines = PREAMBLE.split("\n")
     starts: list[tuple[int, str]] = []

@@ -49,7 +49,7 @@ def test_goodput_reads_as_a_percent_and_its_sum_starts_with_the_whole():
 
 def test_exponents_and_ratios_stay_plain_numbers():
     """A fraction-bounded exponent (Chinchilla's a) or a ratio is not a share: no percent."""
-    from napkinmath.rendering.numbers import is_fraction
+    from napkinmath.text.numbers import is_fraction
 
     vs = nm.variables()
     assert is_fraction(vs["mfu"]) and is_fraction(vs["utilization"])

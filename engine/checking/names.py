@@ -183,7 +183,7 @@ class Names:
         self.derivations[name] = result
         inputs = [n for n, g in result.givens.items() if g.origin == "given"]
         self.used.update(inputs)
-        records = sorted({g.note.split(":")[0] for g in result.givens.values()
+        records = sorted({g.record for g in result.givens.values()
                           if g.origin == "record"})
         sources = inputs + [f"{r} record" for r in records]
         self.note(f"{name} = {format_quantity(quantity)}, computed by napkinmath from "

@@ -11,12 +11,12 @@ import pint
 from napkinmath.checking.confusions import Candidate
 from napkinmath.checking.escape import clip, md_code, md_prose, md_text, visible
 from napkinmath.checking.names import Resolved
-from napkinmath.rendering.numbers import format_value
 from napkinmath.text.dimensions import (
     dimension_name,
     dimension_text,
     human,
 )
+from napkinmath.text.numbers import format_value
 from napkinmath.units import format_quantity, format_unit
 
 CLAIM_TOLERANCE = 0.02
@@ -56,7 +56,7 @@ class Rendered:
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text; never NaN or Infinity (non-finite numbers become null)."""
         from napkinmath.arguments import indent as checked_indent
-        from napkinmath.rendering.result import finite_json
+        from napkinmath.text.visible import finite_json
 
         return json.dumps(finite_json(self.to_dict()), indent=checked_indent(indent),
                           ensure_ascii=False, allow_nan=False)

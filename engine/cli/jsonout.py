@@ -33,8 +33,7 @@ class UsageError(NapkinError):
 
 def document(kind: str, data: dict) -> str:
     """`data` as JSON text with its schema first; never NaN or Infinity."""
-    from napkinmath.rendering.result import finite_json
-    from napkinmath.text.visible import json_visible
+    from napkinmath.text.visible import finite_json, json_visible
 
     return json_visible(json.dumps(finite_json({"schema": SCHEMAS[kind], **data}), indent=2,
                                    ensure_ascii=False, allow_nan=False))  # no raw U+202E

@@ -422,7 +422,7 @@ def _matches(query: str, *texts: str) -> bool:
 
 def _formulas(args: argparse.Namespace) -> int:
     from napkinmath.library.lookup import formulas
-    from napkinmath.rendering.result import _equation_text
+    from napkinmath.rendering.result import equation_text
 
     shown = 0
     by_subject: dict[str, list] = {}
@@ -439,7 +439,7 @@ def _formulas(args: argparse.Namespace) -> int:
                                            ("derived", f.derived)) if on]
             extra = f"  ({', '.join(flags)})" if flags else ""
             print(f"{f.name}: {f.title}{extra}")
-            print(f"    {_equation_text(f)}")
+            print(f"    {equation_text(f)}")
             print(f"    source: {f.source}")
             shown += 1
     if not shown:

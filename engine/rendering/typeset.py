@@ -10,13 +10,22 @@ from __future__ import annotations
 import html as _html
 from typing import TYPE_CHECKING
 
-from napkinmath.rendering import latex as tex
 from napkinmath.rendering.exprprint import Name, Printer
-from napkinmath.rendering.result import _equation_text, _explicit
-from napkinmath.rendering.sources import Sources
+from napkinmath.rendering.result import (
+    checks_text,
+    equation_text,
+    explicit,
+    extra_text,
+    origin_text,
+    set_aside_text,
+    unused_text,
+    value_lines,
+)
+from napkinmath.text import latex as tex
+from napkinmath.text.sources import Sources
 
 if TYPE_CHECKING:
-    from napkinmath.rendering.result import Result
+    from napkinmath.answer.result import Result
 
 
 def _latex_symbol(symbol: Name) -> str:
@@ -41,32 +50,32 @@ def markdown(r: Result) -> str:
     out += [f"> **Warning:** {md(w)}  " for w in r.warnings]
     out += ["", "| given | value | from |", "|---|---|---|"]
     for name, given in r.givens.items():
-        origin = r._origin_text(given, sources)
+        origin = origin_text(given, sources)
         out.append(f"| {code(name, True)} | {md(r._fmt(given.quantity, given.variable))} | "
                    f"{md(origin)} |")
     if r.unused:
-        out += ["", f"*{md(r._unused_text())}*"]
+        out += ["", f"*{md(unused_text(r))}*"]
     out.append("")
     for number, step in enumerate(r.steps, 1):
         cited = sources.cite(*(f.source for f in step.formulas))
         out.append(f"{number}. **{md(_head(step))}** {md(cited)}")
         for f in step.formulas:
-            out.append(f"   - {code(_equation_text(f))}")
+            out.append(f"   - {code(equation_text(f))}")
         for var in step.unknowns:
             expr = step.roots[var.name].layout
-            if not all(_explicit(f, var) for f in step.formulas):
+            if not all(explicit(f, var) for f in step.formulas):
                 out.append(f"   - solved for {code(var.name)}: "
                            f"{code(var.name + ' = ' + Printer(lambda s: s.name)(expr))}")
-            out += [f"   - {code('= ' + line)}" for line in r._value_lines(step, var)]
+            out += [f"   - {code('= ' + line)}" for line in value_lines(r, step, var)]
         notes = [f"ASSUMPTION: {f.note}" for f in step.formulas if f.assumption]
         notes += [step.note] if step.cancel is not None else []
         out += [f"   - *{md(note)}*" for note in notes]
     if r.set_aside:
         out += ["", "Set aside (your values replace them):", ""]
         out += [f"- {md(line.strip())}" if not line.startswith("    ")
-                else f"  - {md(line.strip())}" for line in r._set_aside_text()]
+                else f"  - {md(line.strip())}" for line in set_aside_text(r)]
     if r.checks:
-        out += ["", "Checks:", ""] + [f"- {md(line.strip())}" for line in r._checks_text()]
+        out += ["", "Checks:", ""] + [f"- {md(line.strip())}" for line in checks_text(r)]
     if r.constraints:
         out += ["", "Constraints:", ""] + [f"- {md(c.line())}" for c in r.constraints]
     out += [f"\n*Note:* {md(n)}" for n in r.notes]
@@ -93,7 +102,7 @@ def latex(r: Result) -> str:
     if r.givens:
         out.append(r"\begin{itemize}")
         for name, given in r.givens.items():
-            origin = tex.text(r._origin_text(given, sources))
+            origin = tex.text(origin_text(given, sources))
             value = tex.math(r._fmt(given.quantity, given.variable, "latex"))
             out.append(f"  \\item ${tex.math(given.variable.latex)}$ "
                        f"(\\texttt{{{tex.text(name)}}}) $= {value}$ --- {origin}")
@@ -105,15 +114,15 @@ def latex(r: Result) -> str:
         rows = [f"  {tex.math(symbol(f.layouts[0]))} &= {tex.math(symbol(f.layouts[1]))}"
                 for f in step.formulas]
         for var in step.unknowns:
-            if not all(_explicit(f, var) for f in step.formulas):
+            if not all(explicit(f, var) for f in step.formulas):
                 rows.append(f"  \\Rightarrow {tex.math(var.latex)} &= "
                             f"{tex.math(symbol(step.roots[var.name].layout))}")
-            rows += [f"  &= {tex.math(line)}" for line in r._value_lines(step, var, "latex")]
+            rows += [f"  &= {tex.math(line)}" for line in value_lines(r, step, var, "latex")]
         out.append(" \\\\\n".join(rows))
         out.append(r"\end{align*}")
         if step.cancel is not None:
             out.append(f"\\noindent({tex.text(step.note)})")
-    extra = [line for line in r._extra_text() if line]
+    extra = [line for line in extra_text(r) if line]
     if extra:
         out.append(r"\begin{itemize}")
         out += [f"  \\item {tex.text(line.strip())}" for line in extra]
@@ -135,10 +144,10 @@ def latex_math(r: Result) -> str:
         rows += [f"{tex.math(symbol(f.layouts[0]))} &= {tex.math(symbol(f.layouts[1]))}"
                  for f in step.formulas]
         for var in step.unknowns:
-            if not all(_explicit(f, var) for f in step.formulas):
+            if not all(explicit(f, var) for f in step.formulas):
                 rows.append(f"\\Rightarrow {tex.math(var.latex)} &= "
                             f"{tex.math(symbol(step.roots[var.name].layout))}")
-            rows += [f"&= {tex.math(line)}" for line in r._value_lines(step, var, "latex")]
+            rows += [f"&= {tex.math(line)}" for line in value_lines(r, step, var, "latex")]
     return "$$\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}$$"
 
 
@@ -155,23 +164,23 @@ def html(r: Result) -> str:
     for name, given in r.givens.items():
         out.append(f"<tr><td><code>{esc(name)}</code></td>"
                    f"<td>{esc(r._fmt(given.quantity, given.variable))}</td>"
-                   f"<td>{esc(r._origin_text(given, sources))}</td></tr>")
+                   f"<td>{esc(origin_text(given, sources))}</td></tr>")
     out.append("</tbody></table><ol>")
     for step in r.steps:
         cited = sources.cite(*(f.source for f in step.formulas))
         math = [f"{tex.math(symbol(f.layouts[0]))} = {tex.math(symbol(f.layouts[1]))}"
                 for f in step.formulas]
         for var in step.unknowns:
-            if not all(_explicit(f, var) for f in step.formulas):
+            if not all(explicit(f, var) for f in step.formulas):
                 math.append(f"\\Rightarrow {tex.math(var.latex)} = "
                             f"{tex.math(symbol(step.roots[var.name].layout))}")
             math += [f"\\phantom{{{tex.math(var.latex)}}} = {tex.math(line)}"
-                     for line in r._value_lines(step, var, "latex")]
+                     for line in value_lines(r, step, var, "latex")]
         note = f"<br><em>({esc(step.note)})</em>" if step.cancel is not None else ""
         out.append(f"<li><strong>{esc(_head(step))}</strong> {esc(cited)}<br>"
                    + "<br>".join(f"${esc(m)}$" for m in math) + note + "</li>")
     out.append("</ol>")
-    extra = [line for line in r._extra_text() if line]
+    extra = [line for line in extra_text(r) if line]
     if extra:
         out.append("<pre>" + esc("\n".join(extra)) + "</pre>")
     if sources:

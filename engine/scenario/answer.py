@@ -17,8 +17,9 @@ from pathlib import Path
 import pint
 
 from napkinmath import arguments
+from napkinmath.answer.data import CheckRecord, ConstraintRecord
+from napkinmath.answer.result import Result
 from napkinmath.errors import InputError, NapkinError
-from napkinmath.rendering.result import CheckRecord, ConstraintRecord, Result
 from napkinmath.scenario.budget import check_plan
 from napkinmath.scenario.load import Scenario, Section, load
 

@@ -3,7 +3,7 @@
 The formats (text, Markdown, HTML, LaTeX) differ only in markup; they take their content from
 here and from each Result's own data and renderers (numbers as `Result` shows them: percent
 for fractions, 11.05M USD; a user's value with how it was read), so they say the same thing.
-Long citations are numbered into the report's one sources list, as `rendering.sources`
+Long citations are numbered into the report's one sources list, as `text.sources`
 numbers them for a single answer.
 """
 
@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from napkinmath.rendering.result import Given, StepRecord, _explicit
-from napkinmath.rendering.sources import Sources, record_source
+from napkinmath.answer.data import Given, StepRecord
+from napkinmath.rendering.result import explicit as _explicit
 from napkinmath.scenario.answer import Plan, SectionAnswer
+from napkinmath.text.sources import Sources, record_source
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def origin(s: SectionAnswer, name: str, given: Given) -> tuple[str, str]:
     """Where a section's given came from, and the citation it carries ('' when none): the
     plan file's line (with how a value was read), an earlier answer, a record value (the
     user's own records labelled so) or a stated assumption."""
-    what, cited = record_source(given.origin, given.note)
+    what, cited = record_source(given.record, given.note)
     if given.origin == "given":
         where = s.origins.get(name, "you")
         said = [t for t in (what if given.note != "given" else "", given.reading) if t]

@@ -78,7 +78,7 @@ def _unbracketed(latex: str) -> str:
 def _math(text: str) -> str:
     """A LaTeX math string from napkinmath's printers, with stray Unicode translated (as a
     single answer's LaTeX does it)."""
-    from napkinmath.rendering.latex import math
+    from napkinmath.text.latex import math
 
     return math(text)
 

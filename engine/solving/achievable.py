@@ -13,9 +13,10 @@ figure the record does not hold keeps the datasheet value, with a note.
 
 from __future__ import annotations
 
+from napkinmath.answer.data import Given
+from napkinmath.answer.result import Result
 from napkinmath.errors import InputError
 from napkinmath.library.lookup import variables
-from napkinmath.rendering.result import Given, Result
 from napkinmath.text.values import to_quantity
 from napkinmath.units import format_quantity
 
@@ -66,7 +67,7 @@ def achievable_givens(gpu: str | None, bound: dict[str, Given], precision: str |
         note = (f"{record.id}: {key}, in place of the datasheet "
                 f"{format_quantity(current.quantity)} {TAG}; {value.provenance()}")
         out[name] = Given(var, to_quantity(value.quantity, var),
-                          "assumption" if value.assumption else "record", note)
+                          "assumption" if value.assumption else "record", note, record=record.id)
     return out
 
 
@@ -84,9 +85,8 @@ def holders() -> list[str]:
 
 
 def _measured(given: Given) -> str:
-    record, _, rest = given.note.partition(": ")
-    key = rest.split(",")[0]
-    return f"{record}'s measured {format_quantity(given.quantity)} ({key}, {TAG[1:-1]})"
+    key = given.note.partition(": ")[2].split(",")[0]
+    return f"{given.record}'s measured {format_quantity(given.quantity)} ({key}, {TAG[1:-1]})"
 
 
 def mark_steps(result: Result, gpu: str | None, precision: str | None) -> None:
@@ -114,5 +114,5 @@ def mark_steps(result: Result, gpu: str | None, precision: str | None) -> None:
             continue  # kept at the datasheet figure on purpose, said above
         if given is not None and given.origin != "given" and TAG not in given.note:
             what = key or f"measured {precision} matmul figure"
-            result.notes.append(f"--achievable: the {given.note.split(':')[0]} record holds no "
+            result.notes.append(f"--achievable: the {given.record} record holds no "
                                 f"{what}; {name} is the datasheet figure")

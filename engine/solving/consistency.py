@@ -24,10 +24,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from napkinmath import caches
+from napkinmath.answer.data import CheckRecord, ConstraintRecord, Given
 from napkinmath.errors import NoRootError, UnderDeterminedError
 from napkinmath.library.declare import Constraint, Formula
 from napkinmath.library.lookup import constraints, formulas
-from napkinmath.rendering.result import CheckRecord, ConstraintRecord, Given
 from napkinmath.solving.invert import sides
 from napkinmath.solving.plan import (
     Block,

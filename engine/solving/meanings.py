@@ -12,7 +12,7 @@ now counts, and the answer says what the MFU is by PaLM's definition.
 
 from __future__ import annotations
 
-from napkinmath.rendering.result import Result
+from napkinmath.answer.result import Result
 
 #: FLOP per parameter per token of the 6ND rule (model FLOPs)
 MODEL_FLOP_PER_PARAM_TOKEN = 6.0

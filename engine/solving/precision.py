@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
+from napkinmath.answer.data import Given
 from napkinmath.errors import InputError
 from napkinmath.library.lookup import variables
-from napkinmath.rendering.result import Given
 from napkinmath.text.values import to_quantity
 from napkinmath.text.visible import quoted
 from napkinmath.units import Quantity
@@ -57,7 +57,7 @@ def precision_givens(precision: object, gpu: str | None, bound: dict[str, Given]
         origin = "assumption" if value.assumption else "record"
         out["peak_flops"] = Given(var, to_quantity(value.quantity, var), origin,
                                   f"{record.id}: {key}, {value.provenance()} (--precision "
-                                  f"{precision})")
+                                  f"{precision})", record=record.id)
     return out
 
 
@@ -79,7 +79,8 @@ def record_reference(name: str, value: object, records: list[str]) -> Given | No
                 raise InputError(f"{name}={key}: the {record.id} record's {key} does not fit "
                                  f"{name}: {exc}", name) from None
             return Given(var, quantity, "given",
-                         f"the {record.id} record's {key}, {entry.provenance()}")
+                         f"the {record.id} record's {key}, {entry.provenance()}",
+                         record=record.id)
     return None
 
 

@@ -19,6 +19,8 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 import pint
 
 from napkinmath import arguments, caches
+from napkinmath.answer.data import CheckRecord, Given, StepRecord, display, from_base
+from napkinmath.answer.result import Result
 from napkinmath.errors import (
     InconsistentError,
     InputError,
@@ -30,14 +32,6 @@ from napkinmath.errors import (
 from napkinmath.hardware import scope
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.lookup import variable, variables
-from napkinmath.rendering.result import (
-    CheckRecord,
-    Given,
-    Result,
-    StepRecord,
-    display,
-    from_base,
-)
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import (
     Compiled,
@@ -255,7 +249,7 @@ def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units
     read = _record_targets(names, gpu, model, bound) if needs_record else {}
     if read:
         result = solve_bound(names, {**bound, **read}, tolerance, on_inconsistent)
-        result.notes[:0] = [f"{name} is read from the {g.note.split(':')[0]} record: the givens "
+        result.notes[:0] = [f"{name} is read from the {g.record} record: the givens "
                             "do not determine it" for name, g in read.items()]
     elif result is None:  # raises, with suggestions, unless unknowns in the way cancel
         result = solve_bound(names, bound, tolerance, on_inconsistent)
@@ -454,7 +448,7 @@ def _converted(var: Variable, quantity: pint.Quantity, per: Variable,
                          f"{per.name} too (or a --gpu record that has it)", var.name) from None
     factor = bound[per.name]
     value = to_quantity(quantity * factor.quantity, var)
-    where = "you" if factor.origin == "given" else factor.note.split(":")[0] + " record"
+    where = "you" if factor.origin == "given" else f"{factor.record} record"
     if factor.origin == "assumption":
         where = "assumption"
     note = (f"{format_quantity(quantity)} × {per.name} {format_quantity(factor.quantity)} "
@@ -532,7 +526,7 @@ def _record_given(name: str, key: str) -> Given:
     var = variables()[key]
     origin = "assumption" if value.assumption else "record"
     return Given(var, to_quantity(value.quantity, var), origin,
-                 f"{record.id}: {value.provenance()}")
+                 f"{record.id}: {value.provenance()}", record=record.id)
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
@@ -606,7 +600,7 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     try:
         plan = plan_for(targets, user, knowns - user, suggest, cancel)
     except UnderDeterminedError as exc:
-        shown = sorted(user) + sorted({g.note.split(":")[0] + " record" for g in bound.values()
+        shown = sorted(user) + sorted({f"{g.record} record" for g in bound.values()
                                        if g.origin == "record"})
         if any(g.origin == "assumption" for g in bound.values()):
             shown.append("default assumptions")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 
@@ -38,6 +39,17 @@ def json_visible(text: str) -> str:
         return text
     return "".join(f"\\u{ord(c):04x}" if c not in "\n" and
                    unicodedata.category(c) in _HIDDEN else c for c in text)
+
+
+def finite_json(data: object) -> object:
+    """`data` with every non-finite float replaced by None (JSON has no NaN or Infinity)."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: finite_json(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [finite_json(v) for v in data]
+    return data
 
 
 #: How much of a user's name or value an error message quotes.

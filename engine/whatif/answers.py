@@ -16,12 +16,13 @@ import json
 import pint
 
 from napkinmath import arguments
+from napkinmath.answer.data import Given, from_base
+from napkinmath.answer.result import Result
 from napkinmath.errors import InputError
 from napkinmath.library.declare import Variable
 from napkinmath.library.lookup import variables
-from napkinmath.rendering.numbers import format_value
-from napkinmath.rendering.result import Given, Result, from_base
-from napkinmath.rendering.sources import Sources
+from napkinmath.text.numbers import format_value
+from napkinmath.text.sources import Sources
 from napkinmath.units import format_unit, humanize
 from napkinmath.whatif.box import Extreme
 from napkinmath.whatif.spread import Bound, Interval, format_interval

@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from functools import cached_property
 
 from napkinmath import arguments
+from napkinmath.answer.result import Result
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.lookup import variables
-from napkinmath.rendering.result import Result
 from napkinmath.solving.solver import CONSISTENCY_TOLERANCE, _target_names, check_tolerance, solve
 from napkinmath.units import format_number, format_quantity, format_unit, humanize
 from napkinmath.whatif import budget
@@ -112,11 +112,10 @@ class Comparison:
         found: dict[str, None] = {}
         label = arguments.key(label, "label", self.results, kind="row")
         for g in self.results[label].givens.values():
-            if g.origin == "record" or (g.origin == "assumption" and ":" in g.note
-                                        and g.note.split(":")[0] in label.split(" + ")):
-                record, _, rest = g.note.partition(": ")
-                source = rest.split("; ")[-1]
-                found[f"{record}: {source}"] = None
+            if g.origin == "record" or (g.origin == "assumption" and g.record is not None
+                                        and g.record in label.split(" + ")):
+                source = g.note.partition(": ")[2].split("; ")[-1]
+                found[f"{g.record}: {source}"] = None
         return list(found)
 
     def to_table(self):

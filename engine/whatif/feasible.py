@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from napkinmath.answer.data import ConstraintRecord, sentence
+from napkinmath.answer.result import Result
 from napkinmath.library.declare import Constraint
-from napkinmath.rendering.result import ConstraintRecord, Result, _sentence
 from napkinmath.units import format_number
 from napkinmath.whatif.spread import Bound
 from napkinmath.whatif.table import BINDING, FEASIBLE, SHARE, Column
@@ -89,7 +90,7 @@ def sweep_notes(feasibility: Feasibility, where: list[str]) -> tuple[list[str], 
             at = record(c, feasibility.lhs[c.name][worst], feasibility.rhs[c.name][worst])
             rows_text = _rows_text([where[i] for i in bad.tolist()])
             text = (f"{c.title} is violated in {bad.size:,} of {total:,} rows ({rows_text}); "
-                    f"worst {at.describe()} at {where[worst]}. {_sentence(c.message)}")
+                    f"worst {at.describe()} at {where[worst]}. {sentence(c.message)}")
             notes.append(f"does not fit: {text}")
             warnings.append(text)
         if unknown:
@@ -181,11 +182,11 @@ class RangeConstraint:
         if not self.somewhere:
             return (f"✗ VIOLATED over the whole range: {c.title}: at best "
                     f"{self.best.describe()} at {point_text(self.best_at)}. "
-                    f"{_sentence(c.message)}")
+                    f"{sentence(c.message)}")
         along = self.where() or "violated in part of the box"
         return (f"✗ VIOLATED in part of the range: {c.title}: {along} (worst "
                 f"{self.worst.describe()} at {point_text(self.worst_at)}). "
-                f"{_sentence(c.message)}")
+                f"{sentence(c.message)}")
 
     def warning(self) -> str:
         c = self.constraint
@@ -363,7 +364,7 @@ class SampleConstraint:
                     f"at most {self.worst.describe()})")
         return (f"✗ VIOLATED in {self.violated_share:.1%} of the samples: {c.title} (median "
                 f"{share_text(self.median)}; worst {self.worst.describe()}). "
-                f"{_sentence(c.message)}")
+                f"{sentence(c.message)}")
 
     def to_dict(self) -> dict:
         return {"name": self.constraint.name, "title": self.constraint.title,

@@ -17,11 +17,11 @@ import numpy as np
 import sympy
 
 from napkinmath import arguments
+from napkinmath.answer.result import Result
 from napkinmath.errors import InputError
 from napkinmath.library.declare import ROUNDING_FUNCTIONS
 from napkinmath.library.lookup import variables
-from napkinmath.rendering.numbers import format_value
-from napkinmath.rendering.result import Result
+from napkinmath.text.numbers import format_value
 from napkinmath.units import format_number, format_unit, humanize
 from napkinmath.whatif.answers import quantity
 from napkinmath.whatif.box import composed
@@ -97,7 +97,7 @@ class Sensitivity:
 
     def to_latex(self) -> str:
         """The table as a LaTeX tabular under a paragraph heading, with the method below."""
-        from napkinmath.rendering.latex import text
+        from napkinmath.text.latex import text
 
         table = self.to_table()
         align = "".join("l" if c.is_labels else "r" for c in table.columns)
@@ -164,7 +164,7 @@ def sensitivity(result: Result, bounds: list[Bound] = (), target: str | None = N
     for n in names:
         given = result.givens[n]
         origin = {"given": "you", "assumption": "assumption"}.get(
-            given.origin, f"record {given.note.split(':')[0]}")
+            given.origin, f"record {given.record}")
         value = (_range_text(ranged[n]) if n in ranged
                  else format_value(given.quantity, given.variable))
         rows.append(Row(n, origin, value, elasticity[n], lows[n], highs[n], swings[n]))

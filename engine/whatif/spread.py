@@ -96,7 +96,7 @@ def format_interval(low: pint.Quantity, high: pint.Quantity, style: str = "text"
                     variable: Variable | None = None) -> str:
     """'9.07 … 15.1 day': both ends in the unit a person would choose for the larger one;
     a `variable` declared as a fraction shows in percent, '30% … 50%'."""
-    from napkinmath.rendering.numbers import format_percent, is_fraction
+    from napkinmath.text.numbers import format_percent, is_fraction
 
     dots = r" \ldots " if style == "latex" else " … "
     if variable is not None and is_fraction(variable) and low.dimensionless \

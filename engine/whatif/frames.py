@@ -23,8 +23,8 @@ from napkinmath.units import format_quantity, format_unit, humanize
 
 def to_table(obj: object):
     """The Table behind `to_frame` (no pandas needed)."""
+    from napkinmath.answer.result import Result
     from napkinmath.library.declare import Formula, Variable
-    from napkinmath.rendering.result import Result
 
     if isinstance(obj, Result):
         return _results([obj])
@@ -118,14 +118,15 @@ def _variables(variables: Iterable):
 
 
 def _formulas(formulas: Iterable):
-    from napkinmath.rendering.result import _equation_text
+    from napkinmath.answer.providers import provided
     from napkinmath.whatif.table import Column, Table
 
+    equation_text = provided("equation_text")  # the printer's (napkinmath.rendering)
     rows = list(formulas)
     return Table([
         Column("name", "", [f.name for f in rows], role="info"),
         Column("title", "", [f.title for f in rows], role="info"),
-        Column("equation", "", [_equation_text(f) for f in rows], role="info"),
+        Column("equation", "", [equation_text(f) for f in rows], role="info"),
         Column("subject", "", [f.subject for f in rows], role="info"),
         Column("kind", "", ["forward only" if f.forward_only else "assumption"
                             if f.assumption else "derived" if f.derived else "relation"

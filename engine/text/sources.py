@@ -10,8 +10,6 @@ Numbers follow the order of first citation, so the same answer always numbers th
 
 from __future__ import annotations
 
-import re
-
 #: citations at most this long stay inline ("definition", "assumption")
 SHORT = 40
 
@@ -44,24 +42,23 @@ class Sources:
         return bool(self._numbers)
 
 
-def record_source(origin: str, note: str) -> tuple[str, str]:
+def record_source(record: str | None, note: str) -> tuple[str, str]:
     """A record value's note split into (what it is, where it comes from).
 
-    'H100-SXM: dense BF16; NVIDIA H100 datasheet (2023-06)' -> ('H100-SXM: dense BF16',
-    'NVIDIA H100 datasheet (2023-06)'), found by matching the record's own source and date;
-    ('…', '') when the note names no record value."""
+    'H100-SXM: dense BF16; NVIDIA H100 datasheet (2023-06)' of `record` 'H100-SXM' ->
+    ('H100-SXM: dense BF16', 'NVIDIA H100 datasheet (2023-06)'), found by matching the
+    record's own sources and dates; (note, '') for a value of no record (`record` None)."""
     from napkinmath.errors import NapkinError
 
-    named = re.match(r"the (\S+) record's |([^:\s]+):", note)  # given by key, or bound
-    if origin not in ("record", "given", "assumption") or named is None:
+    if record is None:
         return note, ""
     try:
         from napkinmath.hardware import get
 
-        record = get(named.group(1) or named.group(2))
-    except NapkinError:  # not a record id: a plain note
+        found = get(record)
+    except NapkinError:  # a record no longer in force: a plain note
         return note, ""
-    cited = sorted({f"{v.source} ({v.date})" for v in record.values.values()}, key=len,
+    cited = sorted({f"{v.source} ({v.date})" for v in found.values.values()}, key=len,
                    reverse=True)
     for citation in cited:
         at = note.rfind(citation)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from napkinmath.library import tree as trees
 
 if TYPE_CHECKING:
+    from napkinmath.answer.data import Root
     from napkinmath.library.tree import Tree
-    from napkinmath.solving.invert import Compiled
 
 #: a sum smaller than this share of its largest term is round-off (a float carries ~1e-16)
 RELATIVE = 1e-12
@@ -32,7 +32,7 @@ def _number(tree: Tree, values: Mapping[str, float]) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def cancels(root: Compiled, base_values: Mapping[str, float]) -> bool:
+def cancels(root: Root, base_values: Mapping[str, float]) -> bool:
     """True when the expression of `root` (over library variables, `base_values` by name) is
     zero but for round-off: each sum in it that nearly cancels, taken as 0, makes it 0."""
     tree = root.tree

@@ -89,3 +89,4 @@ def format_value(q: pint.Quantity, var: object = None, digits: int = DEFAULT_DIG
             unit = format_unit(q.units, style=style)
             return f"{scaled}\\,{unit}" if style == "latex" else f"{scaled} {unit}"
     return format_quantity(q, style=style, sig=digits)
+
