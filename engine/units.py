@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pint
+from pint.facets.plain import PlainQuantity, PlainUnit
+from pint.util import UnitsContainer
 
 from napkinmath import caches
 
@@ -93,11 +95,24 @@ def _symbol(name: str) -> str:
         return name
 
 
-def format_unit(unit: pint.Unit | pint.util.UnitsContainer, style: str = "text") -> str:
+def powers(units: UnitsContainer) -> dict[str, float]:
+    """The names in `units` (a unit's or a dimensionality's) with their powers:
+    {'byte': 1, 'second': -1}. pint keeps each power as an int or a float (the registry's
+    non-int type), though its types allow any scalar, complex included."""
+    found: dict[str, float] = {}
+    for name, power in units.items():
+        if not isinstance(power, (int, float)):
+            raise TypeError(f"the power of {name} is {power!r}, not a real number")
+        found[name] = power
+    return found
+
+
+def format_unit(unit: PlainUnit | UnitsContainer, style: str = "text") -> str:
     """A unit in short symbols: FLOP/(s·GPU), GPU·h, GB/s (LaTeX: \\mathrm{FLOP/(s \\cdot GPU)})."""
-    container = getattr(unit, "_units", unit)
-    up, down = [], []
-    for name, power in container.items():
+    container = unit._units if isinstance(unit, PlainUnit) else unit
+    up: list[tuple[str, float]] = []
+    down: list[tuple[str, float]] = []
+    for name, power in powers(container).items():
         (up if power > 0 else down).append((_symbol(name), abs(power)))
     dot = " \\cdot " if style == "latex" else "·" if style == "text" else "*"
 
@@ -119,7 +134,7 @@ def format_unit(unit: pint.Unit | pint.util.UnitsContainer, style: str = "text")
     return text
 
 
-def format_quantity(q: pint.Quantity, style: str = "text", sig: int = 4) -> str:
+def format_quantity(q: PlainQuantity, style: str = "text", sig: int = 4) -> str:
     """A quantity as '58.5 GPU' or '989 TFLOP/(s·GPU)'; a dimensionless one as a bare number."""
     number = format_number(float(q.magnitude), sig=sig, style=style)
     unit = format_unit(q.units, style=style)

@@ -57,9 +57,9 @@ def scan(text: str) -> Layout | None:
             current = record_id
             layout[record_id] = ((), match.start(), len(text))
             continue
-        aliases = _ALIASES.fullmatch(line)
-        if line.startswith("[") or aliases is None or current is None or layout[current][0]:
+        listed = _ALIASES.fullmatch(line)
+        if line.startswith("[") or listed is None or current is None or layout[current][0]:
             return None
         _, start, end = layout[current]
-        layout[current] = (tuple(re.findall(r'"([^"]*)"', aliases.group(1))), start, end)
+        layout[current] = (tuple(re.findall(r'"([^"]*)"', listed.group(1))), start, end)
     return layout if quote is None else None

@@ -86,11 +86,11 @@ def records_toml(measured: Mapping[str, object], *, date: str, record: str | Non
         lines += [f"[{_key(record_id)}]", f"name = {_str(device)}", 'kind = "accelerator"',
                   f"note = {_str(note)}", ""]
     for precision, key in _KEYS.items():
-        sizes = {int(m.group(2)): float(v) for k, v in measured.items()
+        sizes = {int(m.group(2)): _number(v) for k, v in measured.items()
                  if (m := _MATMUL.fullmatch(k)) and m.group(1) == precision}
         if not sizes:
             continue
-        best = max(sizes, key=sizes.get)
+        best = max(sizes, key=sizes.__getitem__)
         shown = ", ".join(f"{n}³ {sig(sizes[n] / 1e12)}" for n in sorted(sizes))
         method = ("torch._scaled_mm on float8_e4m3fn, unit scales, bf16 out" if precision == "fp8"
                   else "torch.matmul")
@@ -99,10 +99,10 @@ def records_toml(measured: Mapping[str, object], *, date: str, record: str | Non
                         f"{method}); mean of timed repetitions after warm-ups, CUDA events; "
                         f"{on}", source, date)
     if "read_bytes_per_s" in measured:
-        read_bw = float(measured["read_bytes_per_s"])
+        read_bw = _number(measured["read_bytes_per_s"])
         copy = measured.get("copy_bytes_moved_per_s")
-        also = f"; a copy moved {sig(float(copy) / 1e12)} TB/s read + write" if copy else ""
-        size = float(measured.get("hbm_test_bytes", 8 * 2**30)) / 2**30
+        also = f"; a copy moved {sig(_number(copy) / 1e12)} TB/s read + write" if copy else ""
+        size = _number(measured.get("hbm_test_bytes", 8 * 2**30)) / 2**30
         lines += _value(record_id, "achievable_hbm_bandwidth",
                         f"{sig(read_bw / 1e12)} TB/(s*GPU)",
                         f"measured: a sum over {size:g} GiB of BF16 (one streaming read){also}; "
@@ -110,6 +110,13 @@ def records_toml(measured: Mapping[str, object], *, date: str, record: str | Non
                         source, date)
     lines += _decode_comment(measured, record_id)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _number(value: object) -> float:
+    """A measurement as a float: measure_gpu.py writes numbers (a number's text reads too)."""
+    if not isinstance(value, (int, float, str)):
+        raise TypeError(f"a measurement is a number, not {type(value).__name__}")
+    return float(value)
 
 
 def _value(record_id: str, key: str, value: str, qualifier: str, source: str, date: str
@@ -124,7 +131,7 @@ def _decode_comment(measured: Mapping[str, object], record_id: str) -> list[str]
     step, size = measured.get("decode_step_s_B1"), measured.get("decode_weight_bytes")
     if step is None or size is None:
         return []
-    ms, gb = float(step) * 1e3, float(size) / 1e9
+    ms, gb = _number(step) * 1e3, _number(size) / 1e9
     return ["# A decode-shaped step at batch 1 read "
             f"{gb:.3f} GB of weights in {ms:.2f} ms; its MBU:",
             f'# napkin solve mbu mbu_achievable weight_memory="{gb:.3f} GB" '

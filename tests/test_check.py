@@ -451,6 +451,15 @@ def test_given_values_are_checked():
         check("1 GB", tolerance=2)
 
 
+def test_a_value_too_long_to_print_is_described_in_the_error():
+    with pytest.raises(nm.InputError) as err:
+        check("1 GB", tolerance=10**5000)  # repr() refuses integers beyond 4,300 digits
+    assert "<an integer of about 5,000 digits>" in str(err.value)
+    with pytest.raises(nm.InputError) as err:  # and so does a list holding one
+        check("1 GB", tolerance=[10**5000])
+    assert "tolerance <a list that cannot be printed>: give a fraction" in str(err.value)
+
+
 def test_wrong_record_kind():
     with pytest.raises(nm.InputError) as err:
         check("1 GB", gpu="llama-3-70b")

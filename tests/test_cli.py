@@ -101,3 +101,18 @@ def test_givens_may_follow_the_options(napkin):
                               "n_gpus=64", "mfu=0.4")
     assert status == 0, err
     assert out.startswith("train_time = 19.19 day")  # 4.2e22 / (64 x 989.5e12 x 0.4)
+
+
+@pytest.mark.parametrize("terms", [
+    ("solve", "train_time", "tolerance=0.1"),
+    ("sweep", "train_time", "n_gpus=1k..2k", "points=3"),
+    ("compare", "train_time", "--gpu", "H100-SXM,A100-SXM", "best=lower"),
+])
+def test_a_given_named_like_an_option_is_refused(napkin, terms):
+    """tolerance=0.1 beside --tolerance (its default) was two values for one keyword, an
+    internal error."""
+    status, _, err = napkin(*terms)
+    name = terms[-1].partition("=")[0]
+    assert status == 2
+    assert f"{name} is an option of napkin {terms[0]}, not a variable" in err
+    assert "internal error" not in err

@@ -43,6 +43,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypedDict
 
 from napkinmath.checking import budget, columns, strict_json
 from napkinmath.checking.escape import (
@@ -52,6 +53,7 @@ from napkinmath.checking.escape import (
     md_prose,
     md_text,
     shown_value,
+    unprintable,
     visible,
     visible_lines,
 )
@@ -187,6 +189,21 @@ class SkippedRows:
                 "comments": self.comments, "blank": self.blank, "why": self.why}
 
 
+class Summary(TypedDict):
+    """A claims table's counts (`ClaimsReport.summary`), in the order its JSON gives them."""
+
+    total: int
+    agree: int
+    disagree: int
+    unchecked: int
+    reasons: dict[str, int]  # why claims could not be checked: {category: count}
+    comments: int
+    blank: int
+    skipped: int
+    checked: int
+    read: int
+
+
 @dataclass
 class ClaimsReport(Rendered):
     """The verdicts on a table of claims, with a summary, the rows skipped as comments or
@@ -200,23 +217,23 @@ class ClaimsReport(Rendered):
     stopped_after: int | None = None  # the last claim checked before the budget was spent
 
     @property
-    def summary(self) -> dict:
+    def summary(self) -> Summary:
         """Every row read, counted once: `read` = `total` claims + `skipped` rows (`comments`
         and `blank`); of the claims, `checked` (`agree` + `disagree`) and `unchecked` (with
         why, in `reasons`)."""
-        counts = {"total": len(self.rows), "agree": 0, "disagree": 0, "unchecked": 0}
+        counts = {"agree": 0, "disagree": 0, "unchecked": 0}
         reasons: dict[str, int] = {}
         for row in self.rows:
             counts[row.status] += 1
             if row.status == "unchecked":
                 reasons[row.category] = reasons.get(row.category, 0) + 1
-        counts["reasons"] = reasons
-        counts["comments"] = sum(s.comments for s in self.skipped)
-        counts["blank"] = sum(s.blank for s in self.skipped)
-        counts["skipped"] = counts["comments"] + counts["blank"]
-        counts["checked"] = counts["agree"] + counts["disagree"]
-        counts["read"] = counts["total"] + counts["skipped"]
-        return counts
+        comments = sum(s.comments for s in self.skipped)
+        blank = sum(s.blank for s in self.skipped)
+        return Summary(total=len(self.rows), agree=counts["agree"],
+                       disagree=counts["disagree"], unchecked=counts["unchecked"],
+                       reasons=reasons, comments=comments, blank=blank,
+                       skipped=comments + blank, checked=counts["agree"] + counts["disagree"],
+                       read=len(self.rows) + comments + blank)
 
     @property
     def ok(self) -> bool:
@@ -274,7 +291,7 @@ class ClaimsReport(Rendered):
         return shown
 
     def _cells(self) -> list[tuple[str, ...]]:
-        rows = []
+        rows: list[tuple[str, ...]] = []
         for row in self.rows:
             value = row.result.value_text if row.result else "—"
             verdict = {"agree": "agree", "disagree": "DISAGREE",
@@ -372,7 +389,7 @@ def _cell_text(value: object) -> str:
     try:
         return str(value)
     except ValueError:
-        return f"<an integer of about {int.bit_length(value) * 0.30103:,.0f} digits>"
+        return unprintable(value)
 
 
 @dataclass
@@ -523,6 +540,7 @@ def parse_claims_text(text: str, fmt: str, name: str = "input") -> tuple[list[di
 
 def _parse(text: str, fmt: str, where: str, name: str) -> _Table:
     where = visible(where)
+    defaults: Mapping  # the file's defaults for every row
     if fmt in ("csv", "tsv"):
         rows, skipped = _from_csv(text, where, "\t" if fmt == "tsv" else ",")
         return _Table(rows, {}, name, skipped)
@@ -862,7 +880,9 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
     row = ClaimRow(number, str(number), "", "", "unchecked", line=line)
     _show(row, raw)
     try:
-        settings = dict(base)
+        # the row's cells over the defaults, of whatever type a file holds: check() reads
+        # each (tolerance, gpu, model and the values) and refuses what it cannot
+        settings: dict[str, Any] = dict(base)
         own = _row_settings(raw, where)
         settings.update(own)
         row.id = _cell_text(settings.pop("id", number))

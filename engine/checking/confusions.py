@@ -297,8 +297,8 @@ def candidates(ratio: float, context: Context | None = None,
         return []
     limit = math.log1p(max(tolerance, 1e-6))
     confusions = catalog(context)
-    found = [_match(ratio, (c,), context, limit) for c in confusions]
-    found = [c for c in found if c is not None]
+    matches = [_match(ratio, (c,), context, limit) for c in confusions]
+    found = [c for c in matches if c is not None]
     if not any(_relevant_key(c, confusions, context) for c in found):
         pairs = [c for c in confusions if c.compound and _relevant(c, context)]
         for first, second in itertools.combinations(pairs, 2):

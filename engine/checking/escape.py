@@ -142,10 +142,18 @@ def shown_value(value: object, width: int = 60) -> str:
     try:
         text = repr(value)
     except ValueError:  # Python refuses to print integers beyond 4,300 digits
-        text = f"<an integer of about {int.bit_length(value) * 0.30103:,.0f} digits>"
+        text = unprintable(value)
     except RecursionError:  # a container nested thousands deep
         text = f"<a {type(value).__name__} nested too deep to print>"
     return visible(clip(text, width))
+
+
+def unprintable(value: object) -> str:
+    """What a message shows for a value that repr() and str() refuse: an integer beyond
+    Python's 4,300 digits, described by its length, or a container holding one."""
+    if isinstance(value, int):
+        return f"<an integer of about {int.bit_length(value) * 0.30103:,.0f} digits>"
+    return f"<a {type(value).__name__} that cannot be printed>"
 
 
 def clip(text: str, width: int) -> str:

@@ -20,7 +20,7 @@ from napkinmath.errors import NapkinError
 from napkinmath.text.dimensions import human
 from napkinmath.text.evaluation import evaluate
 from napkinmath.text.expr import Node
-from napkinmath.units import Quantity, format_number, format_quantity, format_unit, ureg
+from napkinmath.units import Quantity, format_number, format_quantity, format_unit, powers, ureg
 
 #: Re-evaluations tried to confirm a confusion (each undoes one slip); the work they may
 #: spend is bounded too, by `budget.MAX_CONFIRM_NODES` evaluated nodes per check.
@@ -49,11 +49,12 @@ def _unit_swaps(units: UnitsContainer) -> list[tuple[str, UnitsContainer]]:
     "confirm" every ratio of the right size and so prove nothing.
     """
     swaps: list[tuple[str, UnitsContainer]] = []
-    for unit_name, power in units.items():
+    exponents = powers(units)
+    for unit_name, power in exponents.items():
         prefix, base = _split_prefix(unit_name)
         if base not in ("bit", "byte"):
             continue
-        others = {k: v for k, v in units.items() if k != unit_name}
+        others = {k: v for k, v in exponents.items() if k != unit_name}
 
         def swapped(new_name: str, others: dict = others, power: float = power) -> UnitsContainer:
             merged = dict(others)
@@ -233,7 +234,7 @@ def _readable_units(units: UnitsContainer) -> UnitsContainer | None:
     """Bits as bytes, binary prefixes as decimal: Gb/s -> GB/s, GiB -> GB."""
     changed = False
     new: dict[str, float] = {}
-    for unit_name, power in units.items():
+    for unit_name, power in powers(units).items():
         prefix, base = _split_prefix(unit_name)
         if base in ("bit", "byte"):
             if prefix in _BINARY:

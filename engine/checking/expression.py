@@ -141,7 +141,7 @@ def check(expr: str, expect: object = None, *, tolerance: float = CLAIM_TOLERANC
 _ARROW = re.compile(r"\s*(?:->|→)\s*")
 
 
-def split_conversion(expr: str, to: object = None) -> tuple[str, object]:
+def split_conversion(expr: str, to: str | None = None) -> tuple[str, str | None]:
     """'EXPRESSION -> UNIT' (as Numbat and rink write it) as the expression and the unit."""
     parts = _ARROW.split(expr)
     if len(parts) == 1:

@@ -8,7 +8,9 @@ other napkinmath variable, from the gpu=/model= records or solved from the given
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import pint
 
@@ -23,6 +25,10 @@ from napkinmath.text.evaluation import (
 )
 from napkinmath.text.expr import parse_with_notes
 from napkinmath.units import Quantity, format_quantity, format_unit
+
+if TYPE_CHECKING:
+    from napkinmath import Result
+    from napkinmath.hardware import Record
 
 
 def variable_names() -> frozenset[str]:
@@ -45,7 +51,7 @@ class Resolved:
     quantity: pint.Quantity
     origin: str  # "unit", "given", "record", "computed"
     note: str = ""
-    record: object | None = None  # the hardware/model Record for a record value
+    record: Record | None = None  # the hardware/model Record for a record value
     key: str = ""  # the record key
 
 
@@ -53,7 +59,7 @@ class Names:
     """The resolver of `check`: record values, given values, units, library variables."""
 
     def __init__(self, text: str, given: dict[str, pint.Quantity],
-                 gpu: str | tuple[str, ...] | None,
+                 gpu: str | Sequence[str] | None,
                  model: str | None, whole_name: bool, tolerance: float) -> None:
         self.text = text
         self.given = given
@@ -171,12 +177,12 @@ class Names:
         known = _variables()
         givens = {k: v for k, v in self.given.items() if k in known and k != name}
         kind, answer = self._solve(name, givens)
-        if kind == "underdetermined":
-            raise ParseError(
-                f"{name} ({var.description}) has no value here: give {name}=... (or a "
-                f"--gpu/--model record that has it). napkinmath could not compute it: {answer}",
-                self.text, pos)
-        if kind == "error":
+        if isinstance(answer, str):  # why it could not be solved
+            if kind == "underdetermined":
+                raise ParseError(
+                    f"{name} ({var.description}) has no value here: give {name}=... (or a "
+                    f"--gpu/--model record that has it). napkinmath could not compute it: "
+                    f"{answer}", self.text, pos)
             raise ParseError(f"{name}: {answer}", self.text, pos)
         result = answer
         quantity = result.value
@@ -194,7 +200,7 @@ class Names:
                       f"({given.note})")
         return Resolved(name, quantity, "computed", "computed by napkinmath")
 
-    def _solve(self, name: str, givens: dict[str, pint.Quantity]) -> tuple[str, object]:
+    def _solve(self, name: str, givens: dict[str, pint.Quantity]) -> tuple[str, Result | str]:
         """("ok", the solve result), ("underdetermined", why) or ("error", why); answered
         once per name and givens within a table, and charged to its work meter."""
         from napkinmath.solving.solver import solve
@@ -206,9 +212,13 @@ class Names:
         if cached is not None:
             return cached
         self.meter.require(f"napkinmath could compute {name}")
+        # library variables, never one of solve's options (mypy checks a ** mapping's values
+        # against each typed option)
+        variables: Mapping[str, Any] = givens
         try:
-            answer: tuple[str, object] = ("ok", solve(name, gpu=self.gpu, model=self.model,
-                                                      tolerance=tolerance, **givens))
+            answer: tuple[str, Result | str] = (
+                "ok", solve(name, gpu=self.gpu, model=self.model, tolerance=tolerance,
+                            **variables))
         except UnderDeterminedError as exc:
             answer = ("underdetermined", str(exc))
         except NapkinError as exc:

@@ -35,8 +35,13 @@ class Rendered:
     """Renderers shared by check results and reports: a subclass gives `text`, `markdown`
     (properties) and `to_dict`; printing, Jupyter and JSON follow from them."""
 
-    text: str
-    markdown: str
+    @property
+    def text(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def markdown(self) -> str:
+        raise NotImplementedError
 
     def to_dict(self) -> dict:
         raise NotImplementedError
@@ -175,8 +180,8 @@ class CheckResult(Rendered):
     def text(self) -> str:
         """The verdict as plain text (what `napkin check` prints); text from the user is shown
         with its control characters escaped."""
-        shown = visible(clip(self.label, 200)) + ": " if self.label else ""
-        lines = [f"{shown}{visible(self.reading or self.expression)} = "
+        label = visible(clip(self.label, 200)) + ": " if self.label else ""
+        lines = [f"{label}{visible(self.reading or self.expression)} = "
                  f"{self.value_text}   ({self.dimension})"]
         if self.claimed is not None:
             also = self._claimed_in_unit()
@@ -205,8 +210,8 @@ class CheckResult(Rendered):
     @property
     def markdown(self) -> str:
         """The verdict as Markdown; text from the user cannot add headings, HTML or links."""
-        shown = f"**{md_text(clip(self.label, 200))}**: " if self.label else ""
-        lines = [f"{shown}{md_code(self.reading or self.expression)} = "
+        label = f"**{md_text(clip(self.label, 200))}**: " if self.label else ""
+        lines = [f"{label}{md_code(self.reading or self.expression)} = "
                  f"**{self.value_text}** ({self.dimension})", ""]
         if self.claimed is not None:
             mark = "✅" if self.status == "agree" else "❌"

@@ -86,7 +86,11 @@ def loads(text: str, where: str, parse_int: Callable[[str], object]) -> tuple[ob
         obj = dict(items)
         if len(obj) != len(items) and not twice:
             seen: set[str] = set()
-            twice.append(next(k for k, _ in items if k in seen or seen.add(k)))
+            for key, _ in items:
+                if key in seen:
+                    twice.append(key)
+                    break
+                seen.add(key)
         return obj
 
     def constant(name: str) -> object:

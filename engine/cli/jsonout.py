@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from napkinmath.errors import NapkinError
 
 if TYPE_CHECKING:
+    from napkinmath import RangeResult, Result, SampleResult
     from napkinmath.whatif.sensitivity import Sensitivity
 
 #: schema name of each kind of document, with its version
@@ -39,7 +40,8 @@ def document(kind: str, data: dict) -> str:
                                    ensure_ascii=False, allow_nan=False))  # no raw U+202E
 
 
-def answer(result: object, sensitivity: Sensitivity | None = None) -> str:
+def answer(result: Result | RangeResult | SampleResult,
+           sensitivity: Sensitivity | None = None) -> str:
     """A solve's answer: a single answer, a range, or Monte Carlo samples; with
     `sensitivity` (`--sensitivity`), its table as the field "sensitivity", by target."""
     name = type(result).__name__

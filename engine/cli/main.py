@@ -34,7 +34,8 @@ import os
 import re
 import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from napkinmath.errors import NapkinError
 from napkinmath.text.visible import visible
@@ -312,6 +313,19 @@ def record_terms(args: argparse.Namespace, givens: dict[str, str], command: str,
     return chosen
 
 
+def keywords(options: Mapping[str, object], givens: Mapping[str, str],
+             command: str) -> dict[str, Any]:
+    """The keyword arguments of `command`'s call into the library: its options, then the
+    name=value givens; a given named like an option the command sets is refused (napkin
+    solve x tolerance=0.1 with the --tolerance option). Typed Any: the library function
+    checks each value, and a given may name any of its keywords."""
+    for name in givens:
+        if name in options:
+            raise NapkinError(f"{name}={visible(givens[name])}: {name} is an option of napkin "
+                              f"{command}, not a variable; see napkin {command} --help")
+    return {**options, **givens}
+
+
 def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str], dict[str, str]]:
     """Targets, name=value givens and chosen units (TARGET:UNIT), in any order."""
     targets: list[str] = []
@@ -390,7 +404,7 @@ def _solve(args: argparse.Namespace) -> int:
         options["on_inconsistent"] = "warn"
     if args.digits is not None:
         options["digits"] = args.digits
-    result = solve(targets, **options, **givens)
+    result = solve(targets, **keywords(options, givens, "solve"))
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError("--format latex is for single answers; use markdown or json for "
                           "ranges and samples")
@@ -402,9 +416,12 @@ def _solve(args: argparse.Namespace) -> int:
 
         print(answer(result, report))
     else:
-        render = {"text": str, "markdown": lambda r: r.to_markdown(),
-                  "latex": lambda r: r.to_latex()}[args.format]
-        print(render(result))
+        if args.format == "markdown":
+            print(result.to_markdown())
+        elif args.format == "latex":
+            print(result.to_latex())
+        else:
+            print(result)
         if report is not None:
             print("\n" + {"markdown": report.to_markdown, "latex": report.to_latex}.get(
                 args.format, report.__str__)())

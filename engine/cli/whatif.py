@@ -11,9 +11,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from napkinmath.cli.jsonout import document
 from napkinmath.writing import check_distinct, check_output, write_output
+
+if TYPE_CHECKING:
+    from napkinmath.whatif.table import Table
 
 SWEEP_EXAMPLES = """\
 examples:
@@ -110,16 +115,16 @@ def _records(text: object) -> list[str] | str | None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import RECORD_TERMS, plain_terms, record_terms
+    from napkinmath.cli.main import RECORD_TERMS, keywords, plain_terms, record_terms
     from napkinmath.whatif.sweep import sweep
 
     _check_outputs(args)
     targets, givens = plain_terms(args.terms, "sweep")
     chosen = record_terms(args, givens, "sweep", RECORD_TERMS)
-    table = sweep(targets, gpu=_records(chosen.get("gpu")), model=_records(chosen.get("model")),
-                  precision=chosen.get("precision"), tolerance=args.tolerance,
-                  points=args.points,
-                  **({"achievable": True} if args.achievable else {}), **givens)
+    options = {"gpu": _records(chosen.get("gpu")), "model": _records(chosen.get("model")),
+               "precision": chosen.get("precision"), "tolerance": args.tolerance,
+               "points": args.points, **({"achievable": True} if args.achievable else {})}
+    table = sweep(targets, **keywords(options, givens, "sweep"))
     _emit(table, args)
     if args.json:
         with _writing(args.json):
@@ -128,16 +133,16 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from napkinmath.cli.main import RECORD_TERMS, plain_terms, record_terms
+    from napkinmath.cli.main import RECORD_TERMS, keywords, plain_terms, record_terms
     from napkinmath.whatif.compare import compare
 
     _check_outputs(args)
     targets, givens = plain_terms(args.terms, "compare")
     chosen = record_terms(args, givens, "compare", RECORD_TERMS)
-    result = compare(targets, gpu=_records(chosen.get("gpu")),
-                     model=_records(chosen.get("model")), precision=chosen.get("precision"),
-                     tolerance=args.tolerance, best=args.best, achievable=args.achievable,
-                     **givens)
+    options = {"gpu": _records(chosen.get("gpu")), "model": _records(chosen.get("model")),
+               "precision": chosen.get("precision"), "tolerance": args.tolerance,
+               "best": args.best, "achievable": args.achievable}
+    result = compare(targets, **keywords(options, givens, "compare"))
     if args.format == "text":
         _check_plot(result.to_table(), args)
         print(result)
@@ -153,10 +158,11 @@ def _compare(args: argparse.Namespace) -> int:
     return _strict(args, result.warnings)
 
 
-def _emit(table, args: argparse.Namespace) -> None:
-    render = {"text": str, "markdown": lambda t: t.to_markdown(),
-              "csv": lambda t: t.to_csv().rstrip("\n"),
-              "json": lambda t: document("table", t.to_dict())}
+def _emit(table: Table, args: argparse.Namespace) -> None:
+    render: dict[str, Callable[[Table], str]] = {
+        "text": str, "markdown": lambda t: t.to_markdown(),
+        "csv": lambda t: t.to_csv().rstrip("\n"),
+        "json": lambda t: document("table", t.to_dict())}
     _check_plot(table, args)
     print(render[args.format](table))
     _files(table, args)

@@ -9,7 +9,15 @@ import re
 
 import pint
 
-from napkinmath.units import Quantity, format_number, format_quantity, format_unit, humanize, ureg
+from napkinmath.units import (
+    Quantity,
+    format_number,
+    format_quantity,
+    format_unit,
+    humanize,
+    powers,
+    ureg,
+)
 
 #: Dimensions that are counts of things: a plain number for them means "that many".
 COUNT_DIMENSIONS = frozenset(
@@ -40,7 +48,8 @@ _COMPOUND_NAMES = {
 
 def canonical_unit(dim: pint.util.UnitsContainer) -> str:
     """The dimensionality spelled in napkinmath's base spellings: B/(s*GPU), FLOP/s."""
-    up, down = [], []
+    up: list[str] = []
+    down: list[str] = []
 
     def order(item: tuple[str, float]) -> int:
         name, power = item
@@ -48,7 +57,7 @@ def canonical_unit(dim: pint.util.UnitsContainer) -> str:
             return 100  # GPU·h, not h·GPU; but FLOP/(s·GPU) below the line
         return _ORDER.get(name, 99)
 
-    for name, power in sorted(dim.items(), key=order):
+    for name, power in sorted(powers(dim).items(), key=order):
         spelled = _DIMENSION_WORDS.get(name, (name, name.strip("[]")))[1]
         term = spelled if abs(power) == 1 else f"{spelled}^{abs(power):g}"
         (up if power > 0 else down).append(term)
@@ -98,8 +107,9 @@ def dimension_fix(left: pint.Quantity, right: pint.Quantity) -> str:
         return f"give the left side a unit: {number} {format_unit(right.units)}?"
     missing = left.dimensionality / right.dimensionality
     inverse = 1 / missing
-    up = {k: v for k, v in missing.items() if v > 0}
-    down = {k: -v for k, v in missing.items() if v < 0}
+    exponents = powers(missing)
+    up = {k: v for k, v in exponents.items() if v > 0}
+    down = {k: -v for k, v in exponents.items() if v < 0}
     if up and not down:
         return (f"multiply the right side by {dimension_name(missing)} "
                 f"(or divide the left side by one)")
@@ -119,8 +129,11 @@ def dimension_text(dim: pint.util.UnitsContainer) -> str:
     """A dimensionality in readable words: 'information/time', 'dimensionless'."""
     if not dim:
         return "dimensionless"
-    up = [f"{k.strip('[]')}" + (f"^{v:g}" if v != 1 else "") for k, v in dim.items() if v > 0]
-    down = [f"{k.strip('[]')}" + (f"^{-v:g}" if v != -1 else "") for k, v in dim.items() if v < 0]
+    exponents = powers(dim)
+    up = [f"{k.strip('[]')}" + (f"^{v:g}" if v != 1 else "") for k, v in exponents.items()
+          if v > 0]
+    down = [f"{k.strip('[]')}" + (f"^{-v:g}" if v != -1 else "") for k, v in exponents.items()
+            if v < 0]
     text = "·".join(up) or "1"
     if down:
         text += "/" + ("(" + "·".join(down) + ")" if len(down) > 1 else down[0])
@@ -165,7 +178,7 @@ def _human(q: pint.Quantity) -> pint.Quantity:
     if dim == _FREQUENCY:  # 2 GHz, not 2×10⁹ 1/s
         return _prefixed(q.to("Hz"), "Hz", 1e3)
     spelled = canonical_unit(dim)
-    time_power = dim.get("[time]", 0)
+    time_power = powers(dim).get("[time]", 0)
     q = q.to(spelled)
     hours = re.sub(r"\bs\b", "h", spelled)
     if time_power > 0 and len(dim) > 1 and abs(float(q.to(hours).magnitude)) >= 1:

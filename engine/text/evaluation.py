@@ -277,7 +277,8 @@ class _Evaluator:
         return self.resolve(node.text, node.pos)
 
     def _neg(self, node: Node, operand: pint.Quantity) -> pint.Quantity:
-        return -operand
+        # pint's stubs type -operand as a PlainQuantity; it is ureg's Quantity
+        return -operand  # type: ignore[return-value]
 
     def _binop(self, node: Node, left: pint.Quantity, right: pint.Quantity) -> pint.Quantity:
         if node.op == "*":
@@ -348,7 +349,8 @@ class _Evaluator:
                 raise self.error("sqrt of a negative number", node)
             return arg ** 0.5
         if name == "abs":
-            return abs(arg)
+            # pint's stubs type abs(arg) as a PlainQuantity; it is ureg's Quantity
+            return abs(arg)  # type: ignore[arg-type]
         if name in ("ceil", "floor"):
             rounder = math.ceil if name == "ceil" else math.floor
             return ureg.Quantity(float(rounder(arg.magnitude)), arg.units)

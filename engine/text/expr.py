@@ -361,8 +361,9 @@ class _Parser:
     def term(self) -> Node:
         node = self.product()
         while (op := self.explicit_op()) is not None:
+            after = self.peek(1)
             fraction = (op == "/" and _is_num(node) and self.tight(node.end)
-                        and self.peek(1).kind == "number")
+                        and after is not None and after.kind == "number")
             token = self.take()
             if fraction:  # "1/2 GB" is half a gigabyte: a touching number/number is a fraction
                 divisor = self.number()
@@ -388,7 +389,7 @@ class _Parser:
 
     def product(self, first: Node | None = None) -> Node:
         node = first if first is not None else self.unary()
-        while self.starts_operand(token := self.peek()):
+        while (token := self.peek()) is not None and self.starts_operand(token):
             if token.kind == "number" and _ends_in_number(node):
                 raise self.error(
                     "two numbers side by side: write one number without thousands separators "
@@ -514,7 +515,9 @@ class _Parser:
         if op is None or op.text not in ("^", "**") or not self.tight(token.end):
             return node
         sign = self.peek(1)
-        number = self.peek(2) if sign is not None and sign.text in "+-" else sign
+        if sign is None:
+            return node
+        number = self.peek(2) if sign.text in "+-" else sign
         if number is None or number.kind != "number" or (
                 sign is not number and number.pos != sign.end):
             return node
@@ -529,6 +532,8 @@ class _Parser:
         while (op := self.peek()) is not None and op.kind == "op" \
                 and op.text in ("/", "*", "·") and self.tight(node.end):
             after = self.peek(1)
+            if after is None:  # not reached: tight() saw a token after the operator
+                break
             if after.kind in ("name", "ref") and after.text != "x":
                 if after.text in FUNCTIONS and self.calls_function(1):
                     break

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pint
+from pint.facets.plain import PlainUnit
 
 from napkinmath import arguments, caches
 from napkinmath.errors import InputError, ParseError
@@ -64,7 +65,8 @@ def parse_unit(text: object, what: str) -> pint.Unit:
     if float(quantity.magnitude) != 1:
         raise InputError(f"{what} {arguments.shown(text)}: give the unit alone "
                          f"({format_unit(quantity.units)}), without a number")
-    return quantity.units
+    # pint's stubs type .units as a PlainUnit; it is ureg's Unit
+    return quantity.units  # type: ignore[return-value]
 
 
 def _is_count(dim: pint.util.UnitsContainer) -> bool:
@@ -193,7 +195,7 @@ def _quantity_factor(units: pint.Unit, variable: Variable) -> float | None:
     return _plain_scale(units, variable.unit)
 
 
-def _plain_scale(units: pint.Unit, unit: pint.Unit) -> float | None:
+def _plain_scale(units: PlainUnit, unit: pint.Unit) -> float | None:
     """pint's factor from `units` to `unit` (of the same dimension), when a number in `units`
     is that many times the factor in `unit`: a plain scale (not an offset unit such as degC),
     the factor and the base-unit factor well inside the float range; else None."""
@@ -500,9 +502,10 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: Shown) -> Non
 
 
 @caches.memo(1024, invalidated_by=caches.UNITS)
-def _base_factor(units: pint.Unit) -> tuple[float, pint.Unit]:
+def _base_factor(units: PlainUnit) -> tuple[float, PlainUnit]:
     factor, base = ureg.get_base_units(units)
-    return float(factor), base
+    # pint's stubs type the factor as any Number (complex included); a unit's is real
+    return float(factor), base  # type: ignore[arg-type]
 
 
 def foreign_quantity(value: pint.Quantity, name: str | None,
@@ -597,7 +600,8 @@ def _translated(registry: pint.UnitRegistry, unit: str, name: str | None, writte
     label = name or "the value"
     try:
         factor, root = registry.get_root_units(unit)
-        meaning: pint.Quantity | None = Quantity(float(factor))
+        # pint's stubs type the factor as any scalar (complex included); a unit's is real
+        meaning: pint.Quantity | None = Quantity(float(factor))  # type: ignore[arg-type]
         there = registry.Quantity(1.0, unit).to_root_units()
         described = (f"1 {unit} = {format_number(float(there.magnitude))} {there.units:~P}, "
                      f"[{dimension_text(registry.get_dimensionality(unit))}]")
@@ -621,7 +625,7 @@ def _translated(registry: pint.UnitRegistry, unit: str, name: str | None, writte
     found = None
     for spelling in dict.fromkeys((unit, symbol, *missing)):
         own = _own_unit(spelling)
-        if own is None:
+        if spelling is None or own is None:
             continue
         if meaning is None or not _same_meaning(own, meaning):
             if spelling in (unit, symbol):
