@@ -190,7 +190,7 @@ class Names:
         inputs = [n for n, g in result.givens.items() if g.origin == "given"]
         self.used.update(inputs)
         records = sorted({g.record for g in result.givens.values()
-                          if g.origin == "record"})
+                          if g.origin == "record" and g.record is not None})
         sources = inputs + [f"{r} record" for r in records]
         self.note(f"{name} = {format_quantity(quantity)}, computed by napkinmath from "
                   f"{', '.join(sources) or 'its defaults'}"

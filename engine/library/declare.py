@@ -164,7 +164,7 @@ class _Expressions:
         return tuple(from_sympy(side) for side in self._sympy_sides())  # type: ignore
 
     @cached_property
-    def layouts(self) -> tuple[tuple, tuple]:
+    def layouts(self) -> tuple[Any, Any]:  # (exprprint layouts: a printer's type)
         """The two sides laid out for printing (`napkinmath.rendering.exprprint.lower`)."""
         from napkinmath.rendering.exprprint import lower
 

@@ -135,8 +135,8 @@ def dimension_of(expr: sympy.Expr) -> pint.util.UnitsContainer:
     if isinstance(expr, sympy.Function):
         for arg in expr.args:
             if dimension_of(arg):
-                dim = _dim_text(dimension_of(arg))
-                raise DimensionMismatchError(f"{expr}: {type(expr).__name__}() of [{dim}]")
+                shown = _dim_text(dimension_of(arg))
+                raise DimensionMismatchError(f"{expr}: {type(expr).__name__}() of [{shown}]")
         return ureg.dimensionless.dimensionality
     raise DimensionMismatchError(f"cannot work out the dimension of {expr}")
 

@@ -19,7 +19,7 @@ import math
 
 import pint
 
-from napkinmath.units import format_number, format_quantity, format_unit
+from napkinmath.units import format_number, format_quantity, format_unit, powers
 
 #: count units whose large values take a k/M/B/T-style suffix (not FLOP or bytes: they have
 #: SI prefixes of their own)
@@ -52,7 +52,7 @@ def format_percent(x: float, digits: int = DEFAULT_DIGITS, style: str = "text") 
 
 def _count_unit(q: pint.Quantity) -> bool:
     """True when the quantity's first numerator unit is a plain count (token, USD, ...)."""
-    for name, power in q.units._units.items():
+    for name, power in powers(q.units._units).items():
         if power > 0:
             return name in COUNT_UNITS
     return False
