@@ -1,9 +1,9 @@
 """napkinmath: the arithmetic of AI infrastructure, with units and a derivation for every answer.
 
-    >>> import napkinmath as nm
-    >>> r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
-    ...              gpu="H100-SXM")
-    >>> print(r)            # the derivation, step by step
+>>> import napkinmath as nm
+>>> r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
+...              gpu="H100-SXM")
+>>> print(r)            # the derivation, step by step
 """
 
 from typing import TYPE_CHECKING
@@ -80,15 +80,22 @@ __all__ = [
 ]
 #: what-if names, loaded (with numpy) only when first used
 _WHATIF = {
-    "sweep": "napkinmath.whatif.sweep", "compare": "napkinmath.whatif.compare",
-    "lognormal": "napkinmath.whatif.spread", "normal": "napkinmath.whatif.spread",
-    "uniform": "napkinmath.whatif.spread", "Interval": "napkinmath.whatif.spread",
-    "RangeResult": "napkinmath.whatif.answers", "SampleResult": "napkinmath.whatif.answers",
-    "Table": "napkinmath.whatif.table", "Comparison": "napkinmath.whatif.compare",
+    "sweep": "napkinmath.whatif.sweep",
+    "compare": "napkinmath.whatif.compare",
+    "lognormal": "napkinmath.whatif.spread",
+    "normal": "napkinmath.whatif.spread",
+    "uniform": "napkinmath.whatif.spread",
+    "Interval": "napkinmath.whatif.spread",
+    "RangeResult": "napkinmath.whatif.answers",
+    "SampleResult": "napkinmath.whatif.answers",
+    "Table": "napkinmath.whatif.table",
+    "Comparison": "napkinmath.whatif.compare",
     "Sensitivity": "napkinmath.whatif.sensitivity",
     "to_frame": "napkinmath.whatif.frames",
-    "formula": "napkinmath.library.objects", "graph": "napkinmath.library.objects",
-    "variable": "napkinmath.library.lookup", "constraints": "napkinmath.library.lookup",
+    "formula": "napkinmath.library.objects",
+    "graph": "napkinmath.library.objects",
+    "variable": "napkinmath.library.lookup",
+    "constraints": "napkinmath.library.lookup",
     "plan": "napkinmath.scenario.answer",
     "to_registry": "napkinmath.text.values",
     "clear_caches": "napkinmath.caches",
@@ -97,10 +104,24 @@ __version__ = "0.1.0"
 
 # An answer is data below its printers and what-ifs (`napkinmath.answer`); here it learns
 # where they are. Each module is imported when an answer first needs it.
-_provide("napkinmath.rendering.result", "text", "headline", "warnings", "describe_check",
-         "describe_constraint", "constraint_line", "latex", "to_dict", "to_json",
-         "givens_text", "steps_text", "checks_text", "value_lines", "leaf_text",
-         "equation_text")
+_provide(
+    "napkinmath.rendering.result",
+    "text",
+    "headline",
+    "warnings",
+    "describe_check",
+    "describe_constraint",
+    "constraint_line",
+    "latex",
+    "to_dict",
+    "to_json",
+    "givens_text",
+    "steps_text",
+    "checks_text",
+    "value_lines",
+    "leaf_text",
+    "equation_text",
+)
 _provide("napkinmath.rendering.typeset", "markdown", "latex_math", "html")
 _provide("napkinmath.whatif.frames", "to_frame")
 _provide("napkinmath.whatif.sensitivity", "sensitivity")

@@ -43,7 +43,7 @@ def shown(value: object, width: int = SHOWN_WIDTH) -> str:
     except (ValueError, RecursionError):  # an int beyond repr's 4,300 digits; deep nesting
         text = f"<a {type(value).__name__}>"
     text = visible(text)
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def path_text(target: Path) -> str:
@@ -56,8 +56,11 @@ def name(value: object, argument: str, *, kind: str, example: str, listing: str 
     """`value` as a name to look up: a str of at most MAX_NAME characters."""
     if not isinstance(value, str):
         also = f"; list them with `{listing}`" if listing else ""
-        raise InputError(f"{argument}={shown(value)}: expected a {kind} name (a string) such "
-                         f"as {example!r}{also}", argument)
+        raise InputError(
+            f"{argument}={shown(value)}: expected a {kind} name (a string) such "
+            f"as {example!r}{also}",
+            argument,
+        )
     return str(value)
 
 
@@ -67,8 +70,10 @@ def key(value: object, argument: str, known: Collection[str], *, kind: str) -> s
     if isinstance(value, str) and value in known:
         return str(value)
     names = ", ".join(map(str, known)) or "(none)"
-    raise UnknownKeyError(f"{argument}={shown(value)}: no {kind} of that name; the {kind}s "
-                          f"here are: {names}", argument)
+    raise UnknownKeyError(
+        f"{argument}={shown(value)}: no {kind} of that name; the {kind}s here are: {names}",
+        argument,
+    )
 
 
 def is_long(value: str) -> bool:
@@ -76,27 +81,37 @@ def is_long(value: str) -> bool:
     return len(value) > MAX_NAME
 
 
-def whole(value: object, argument: str, *, low: int | None = None, high: int | None = None,
-          what: str = "a whole number") -> int:
+def whole(
+    value: object,
+    argument: str,
+    *,
+    low: int | None = None,
+    high: int | None = None,
+    what: str = "a whole number",
+) -> int:
     """`value` as an int (numpy integers too; not a bool, not a float) within low..high."""
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     number = int(value) if ok else 0  # type: ignore[call-overload]
     if not ok or (low is not None and number < low) or (high is not None and number > high):
-        span = (f" from {low} to {high}" if low is not None and high is not None else
-                f", {low} or more" if low is not None else
-                f", at most {high}" if high is not None else "")
+        span = (
+            f" from {low} to {high}"
+            if low is not None and high is not None
+            else f", {low} or more"
+            if low is not None
+            else f", at most {high}"
+            if high is not None
+            else ""
+        )
         raise InputError(f"{argument}={shown(value)}: expected {what}{span}", argument)
     return number
 
 
-def real(value: object, argument: str, *, what: str, example: str,
-         positive: bool = False) -> float:
+def real(value: object, argument: str, *, what: str, example: str, positive: bool = False) -> float:
     """`value` as a finite float (not a bool), above 0 when `positive`."""
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
     number = float(value) if ok else math.nan  # type: ignore[arg-type]
     if not math.isfinite(number) or (positive and number <= 0):
-        raise InputError(f"{argument}={shown(value)}: expected {what} such as {example}",
-                         argument)
+        raise InputError(f"{argument}={shown(value)}: expected {what} such as {example}", argument)
     return number
 
 
@@ -110,13 +125,13 @@ def flag(value: object, argument: str) -> bool:
 def choice(value: object, argument: str, choices: Collection[str]) -> str:
     """`value`, one of the strings `choices`."""
     if not isinstance(value, str) or value not in choices:
-        raise InputError(f"{argument}={shown(value)}: choose one of "
-                         f"{', '.join(map(repr, choices))}", argument)
+        raise InputError(
+            f"{argument}={shown(value)}: choose one of {', '.join(map(repr, choices))}", argument
+        )
     return str(value)
 
 
-def path(value: object, argument: str, *, what: str = "a file name such as 'out.csv'"
-         ) -> Path:
+def path(value: object, argument: str, *, what: str = "a file name such as 'out.csv'") -> Path:
     """`value` as a Path: a str or os.PathLike naming a file (not empty, no NUL byte, in
     characters the file system can store)."""
     text = os.fspath(value) if isinstance(value, os.PathLike) else value

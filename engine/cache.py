@@ -71,8 +71,7 @@ def _trusted(path: Path) -> bool:
     return stat.S_ISDIR(info.st_mode) and owner_ok and not info.st_mode & 0o022
 
 
-@caches.memo(None, invalidated_by="the folder's owner or mode: cleared when `write` makes a "
-             "folder")
+@caches.memo(None, invalidated_by="the folder's owner or mode: cleared when `write` makes a folder")
 def _usable(path: Path) -> bool:
     """`_trusted`, asked once per folder per process (the answer changes only if someone
     changes the folder's owner or mode meanwhile, which at worst makes an entry unreadable:
@@ -106,8 +105,13 @@ def read(name: str, *, source: str, limit: int) -> bytes | None:
     where = _place(name)
     if where is None:
         return None
-    flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-             | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    flags = (
+        os.O_RDONLY
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_NONBLOCK", 0)
+        | getattr(os, "O_NOCTTY", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+    )
     try:
         fd = os.open(where, flags)
     except FileNotFoundError:
@@ -152,8 +156,10 @@ def _opened(data: bytes, source: str, name: str) -> bytes | None:
     fields = header.split(b" ")
     if len(fields) != 4 or fields[0] != FORMAT.encode() or fields[1] != source.encode():
         return None
-    if fields[2] != str(len(payload)).encode() or fields[3] != _seal(source, name,
-                                                                     payload).encode():
+    if (
+        fields[2] != str(len(payload)).encode()
+        or fields[3] != _seal(source, name, payload).encode()
+    ):
         return None
     return payload
 

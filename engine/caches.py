@@ -51,8 +51,10 @@ SHIPPED = "never: the shipped records files are fixed in a process"
 #: a cache of a function of its arguments alone
 NOTHING = "never: a function of its key alone"
 #: a cache of values that may read records by text ("H100-SXM.peak_flops")
-RECORDS = ("the user records in force: cleared on entering and leaving "
-           "`napkinmath.solving.records.user_records`")
+RECORDS = (
+    "the user records in force: cleared on entering and leaving "
+    "`napkinmath.solving.records.user_records`"
+)
 
 
 class Cache(NamedTuple):
@@ -69,25 +71,33 @@ class Cache(NamedTuple):
 _REGISTRY: dict[str, Cache] = {}
 
 
-def memo(maxsize: int | None, *, invalidated_by: str, key: str = ""
-         ) -> Callable[[Callable[..., T]], functools._lru_cache_wrapper[T]]:
+def memo(
+    maxsize: int | None, *, invalidated_by: str, key: str = ""
+) -> Callable[[Callable[..., T]], functools._lru_cache_wrapper[T]]:
     """Cache a function (functools.lru_cache with `maxsize`; None: unbounded) and register it.
 
     `key` says what it keys on where its parameters do not say it all (default: its
     parameters); `invalidated_by`, what makes an entry stale (`LIBRARY`, `RECORDS`, ...)."""
+
     def decorate(function: Callable[..., T]) -> functools._lru_cache_wrapper[T]:
         cached = functools.lru_cache(maxsize=maxsize if ENABLED else 0)(function)
         name = f"{function.__module__}.{function.__qualname__}"
-        _REGISTRY[name] = Cache(name, key or _parameters(function), invalidated_by,
-                                cached.cache_clear, lambda: cached.cache_info().currsize,
-                                "function")
+        _REGISTRY[name] = Cache(
+            name,
+            key or _parameters(function),
+            invalidated_by,
+            cached.cache_clear,
+            lambda: cached.cache_info().currsize,
+            "function",
+        )
         return cached
 
     return decorate
 
 
-def state(name: str, *, key: str, invalidated_by: str, clear: Callable[[], Any],
-          size: Callable[[], int]) -> None:
+def state(
+    name: str, *, key: str, invalidated_by: str, clear: Callable[[], Any], size: Callable[[], int]
+) -> None:
     """Register a module-level state `name` ('napkinmath.solving.solver._MEMO') that keeps
     work between calls, with how to `clear` it and count its entries."""
     _REGISTRY[name] = Cache(name, key, invalidated_by, clear, size, "state")
@@ -95,7 +105,7 @@ def state(name: str, *, key: str, invalidated_by: str, clear: Callable[[], Any],
 
 def _parameters(function: Callable[..., Any]) -> str:
     code = function.__code__
-    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     return ", ".join(names) if names else "nothing (computed once)"
 
 
@@ -124,14 +134,25 @@ def clear_caches(*, disk: bool = False) -> None:
 
 #: the modules that register caches, for the map (`load_all`)
 MODULES = (
-    "napkinmath.cache", "napkinmath.units", "napkinmath.text.evaluation",
-    "napkinmath.text.values", "napkinmath.text.expr", "napkinmath.library.declare",
-    "napkinmath.library.names", "napkinmath.library.snapshot",
-    "napkinmath.rendering.exprprint", "napkinmath.solving.solver",
-    "napkinmath.solving.consistency", "napkinmath.solving.invert",
-    "napkinmath.solving.plan", "napkinmath.solving.suggest",
-    "napkinmath.solving.planning_graph", "napkinmath.solving.cancel",
-    "napkinmath.whatif.box", "napkinmath.whatif.vectorize", "napkinmath.hardware",
+    "napkinmath.cache",
+    "napkinmath.units",
+    "napkinmath.text.evaluation",
+    "napkinmath.text.values",
+    "napkinmath.text.expr",
+    "napkinmath.library.declare",
+    "napkinmath.library.names",
+    "napkinmath.library.snapshot",
+    "napkinmath.rendering.exprprint",
+    "napkinmath.solving.solver",
+    "napkinmath.solving.consistency",
+    "napkinmath.solving.invert",
+    "napkinmath.solving.plan",
+    "napkinmath.solving.suggest",
+    "napkinmath.solving.planning_graph",
+    "napkinmath.solving.cancel",
+    "napkinmath.whatif.box",
+    "napkinmath.whatif.vectorize",
+    "napkinmath.hardware",
     "napkinmath.hardware.user",
 )
 
@@ -160,32 +181,51 @@ def load_all() -> dict[str, Cache]:
 
 def cache_map() -> str:
     """The map of every cache (docs/caches.md): name, key, what invalidates it."""
-    lines = ["# The caches", "",
-             "Written by `napkinmath.caches.cache_map()` (`python -m napkinmath.caches > "
-             "docs/caches.md`); `tests/test_caches.py` checks it is current. See the "
-             "docstring of `napkinmath.caches` for the layers, `napkinmath.clear_caches()` "
-             "and `NAPKIN_NO_CACHE=1`.", "",
-             "## Functions and module states (cleared by `napkinmath.clear_caches()`)", "",
-             "| cache | kind | key | invalidated by |", "| --- | --- | --- | --- |"]
+    lines = [
+        "# The caches",
+        "",
+        "Written by `napkinmath.caches.cache_map()` (`python -m napkinmath.caches > "
+        "docs/caches.md`); `tests/test_caches.py` checks it is current. See the "
+        "docstring of `napkinmath.caches` for the layers, `napkinmath.clear_caches()` "
+        "and `NAPKIN_NO_CACHE=1`.",
+        "",
+        "## Functions and module states (cleared by `napkinmath.clear_caches()`)",
+        "",
+        "| cache | kind | key | invalidated by |",
+        "| --- | --- | --- | --- |",
+    ]
     for name, entry in sorted(load_all().items()):
         if not name.startswith("napkinmath."):
             continue  # a test's own
         short = name.removeprefix("napkinmath.")
         lines.append(f"| `{short}` | {entry.kind} | {entry.key} | {entry.invalidated_by} |")
-    lines += ["", "## Per-object caches (`functools.cached_property`, never cleared: they go "
-              "with their object)", "", "| class | what it keeps, from what |", "| --- | --- |"]
-    lines += [f"| `{name.removeprefix('napkinmath.')}` | {what} |"
-              for name, what in PROPERTIES.items()]
-    lines += ["", "## On disk (`napkinmath.cache`; `clear_caches(disk=True)` removes them)", "",
-              "| entry | key | invalidated by |", "| --- | --- | --- |",
-              "| `library-KEY` (the declared library) | KEY: the digest of the library's "
-              "source (`library.snapshot.digest`) | a change of a formula module, of the "
-              "engine files that decide stored facts, of sympy or of Python |",
-              "| `inversions-KEY/KIND-HASH` (rearrangements, joint roots, yes/no facts such "
-              "as singular blocks) | KEY as above; HASH: the formulas and unknowns | as above |",
-              "| `variables-KEY` (the library's variable names) | KEY: the digest of the "
-              "formula modules (`library.names.source_digest`) | a change of a formula "
-              "module |", ""]
+    lines += [
+        "",
+        "## Per-object caches (`functools.cached_property`, never cleared: they go "
+        "with their object)",
+        "",
+        "| class | what it keeps, from what |",
+        "| --- | --- |",
+    ]
+    lines += [
+        f"| `{name.removeprefix('napkinmath.')}` | {what} |" for name, what in PROPERTIES.items()
+    ]
+    lines += [
+        "",
+        "## On disk (`napkinmath.cache`; `clear_caches(disk=True)` removes them)",
+        "",
+        "| entry | key | invalidated by |",
+        "| --- | --- | --- |",
+        "| `library-KEY` (the declared library) | KEY: the digest of the library's "
+        "source (`library.snapshot.digest`) | a change of a formula module, of the "
+        "engine files that decide stored facts, of sympy or of Python |",
+        "| `inversions-KEY/KIND-HASH` (rearrangements, joint roots, yes/no facts such "
+        "as singular blocks) | KEY as above; HASH: the formulas and unknowns | as above |",
+        "| `variables-KEY` (the library's variable names) | KEY: the digest of the "
+        "formula modules (`library.names.source_digest`) | a change of a formula "
+        "module |",
+        "",
+    ]
     return "\n".join(lines)
 
 

@@ -21,8 +21,9 @@ from napkinmath.errors import InputError
 from napkinmath.text.visible import visible
 
 
-def read_regular_file(path: str | Path, *, noun: str, rule: str, limit: int,
-                      shown: str | None = None) -> bytes:
+def read_regular_file(
+    path: str | Path, *, noun: str, rule: str, limit: int, shown: str | None = None
+) -> bytes:
     """The bytes of the file `path`, or an InputError that names it (`shown`, else the path
     with its control characters escaped): "no such {noun}", "not a regular file (a FIFO, a
     named pipe); {rule}", "larger than {limit} bytes; a {noun} is limited to {limit}"."""
@@ -33,8 +34,12 @@ def read_regular_file(path: str | Path, *, noun: str, rule: str, limit: int,
     for top in ("/proc", "/sys"):  # "regular" files there have size 0 and secret contents
         if real == top or real.startswith(top + os.sep):
             raise InputError(f"{shown}: not a regular file (a pseudo-file of {top}); {rule}")
-    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-             | getattr(os, "O_CLOEXEC", 0))
+    flags = (
+        os.O_RDONLY
+        | getattr(os, "O_NONBLOCK", 0)
+        | getattr(os, "O_NOCTTY", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+    )
     try:
         fd = os.open(path, flags)  # O_NONBLOCK: opening a FIFO without a writer returns
     except FileNotFoundError:
@@ -46,8 +51,10 @@ def read_regular_file(path: str | Path, *, noun: str, rule: str, limit: int,
         if not stat.S_ISREG(info.st_mode):
             raise InputError(f"{shown}: not a regular file ({file_kind(info.st_mode)}); {rule}")
         if info.st_size > limit:
-            raise InputError(f"{shown}: larger than {limit:,} bytes ({info.st_size:,}); a "
-                             f"{noun} is limited to {limit:,}")
+            raise InputError(
+                f"{shown}: larger than {limit:,} bytes ({info.st_size:,}); a "
+                f"{noun} is limited to {limit:,}"
+            )
         chunks: list[bytes] = []
         size = 0
         while size <= limit:
@@ -61,19 +68,24 @@ def read_regular_file(path: str | Path, *, noun: str, rule: str, limit: int,
     finally:
         os.close(fd)
     if size > limit:
-        raise InputError(f"{shown}: larger than {limit:,} bytes; a {noun} is limited to "
-                         f"{limit:,}")
+        raise InputError(f"{shown}: larger than {limit:,} bytes; a {noun} is limited to {limit:,}")
     if info.st_size == 0 and size:  # a "regular" file of size 0 with contents: /proc-like
-        raise InputError(f"{shown}: not a regular file (a pseudo-file: its size is 0 but it "
-                         f"has contents); {rule}")
+        raise InputError(
+            f"{shown}: not a regular file (a pseudo-file: its size is 0 but it "
+            f"has contents); {rule}"
+        )
     return b"".join(chunks)
 
 
 def file_kind(mode: int) -> str:
     """'a directory', 'a FIFO, a named pipe', ... for a file that is not a regular one."""
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO, a named pipe"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-             (stat.S_ISSOCK, "a socket"))
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO, a named pipe"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
     return next((name for test, name in kinds if test(mode)), "an unusual kind of file")
 
 
@@ -91,9 +103,11 @@ _TOML_TOKENS = re.compile(
     r'|"(?:[^"\\\n]|\\.)*"'
     r"|'[^'\n]*'"
     r"|#[^\n]*)"
-    r"|(?P<open>[\[{])|(?P<close>[\]}])|(?P<dot>\.)|(?P<stop>[\"'])|(?P<end>[\n=,])")
+    r"|(?P<open>[\[{])|(?P<close>[\]}])|(?P<dot>\.)|(?P<stop>[\"'])|(?P<end>[\n=,])"
+)
 _JSON_TOKENS = re.compile(
-    r'(?P<skip>"(?:[^"\\]|\\.)*")|(?P<open>[\[{])|(?P<close>[\]}])|(?P<stop>")')
+    r'(?P<skip>"(?:[^"\\]|\\.)*")|(?P<open>[\[{])|(?P<close>[\]}])|(?P<stop>")'
+)
 
 
 @dataclass(frozen=True)
@@ -106,9 +120,17 @@ class Document:
     kind: str  # "toml" or "json"
 
 
-def read_document(path: str | Path, *, noun: str, limit: int, rule: str | None = None,
-                  kind: str | None = None, shown: str | None = None, depth: int = MAX_DEPTH,
-                  private: bool = False) -> Document:
+def read_document(
+    path: str | Path,
+    *,
+    noun: str,
+    limit: int,
+    rule: str | None = None,
+    kind: str | None = None,
+    shown: str | None = None,
+    depth: int = MAX_DEPTH,
+    private: bool = False,
+) -> Document:
     """The file `path` read as `read_regular_file` reads it (at most `limit` bytes) and parsed
     by `parse_document`; `kind` is "toml" or "json" (None: .json is JSON, all else TOML).
 
@@ -117,10 +139,16 @@ def read_document(path: str | Path, *, noun: str, limit: int, rule: str | None =
     shown = visible(str(path)) if shown is None else shown
     if kind is None:
         kind = "json" if str(path).lower().endswith(".json") else "toml"
-    data = read_regular_file(path, noun=noun, limit=limit, shown=shown,
-                             rule=rule or f"a {noun} is read only from a regular file")
-    return parse_document(decode(data, shown), kind=kind, noun=noun, shown=shown,
-                          depth=depth, private=private)
+    data = read_regular_file(
+        path,
+        noun=noun,
+        limit=limit,
+        shown=shown,
+        rule=rule or f"a {noun} is read only from a regular file",
+    )
+    return parse_document(
+        decode(data, shown), kind=kind, noun=noun, shown=shown, depth=depth, private=private
+    )
 
 
 def decode(data: bytes, shown: str) -> str:
@@ -128,12 +156,15 @@ def decode(data: bytes, shown: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{shown}: not UTF-8 text (a byte that is not UTF-8 at position "
-                         f"{exc.start:,}); save it as UTF-8") from None
+        raise InputError(
+            f"{shown}: not UTF-8 text (a byte that is not UTF-8 at position "
+            f"{exc.start:,}); save it as UTF-8"
+        ) from None
 
 
-def parse_document(text: str, *, kind: str, noun: str, shown: str, depth: int = MAX_DEPTH,
-                   private: bool = False) -> Document:
+def parse_document(
+    text: str, *, kind: str, noun: str, shown: str, depth: int = MAX_DEPTH, private: bool = False
+) -> Document:
     """`text` parsed as TOML or JSON (`kind`) into its top-level table, or an InputError that
     names `shown`: not valid TOML/JSON (with the parser's reason and line), nested deeper
     than `depth`, a JSON key twice in one object, a top level that is no table. With
@@ -142,9 +173,11 @@ def parse_document(text: str, *, kind: str, noun: str, shown: str, depth: int = 
     if kind not in ("toml", "json"):
         raise ValueError(f"kind must be 'toml' or 'json', not {kind!r}")
     name = kind.upper()
-    too_deep = (f"{shown}: nested more than {depth} deep (tables and arrays inside each other"
-                + (", or a dotted key of that many parts" if kind == "toml" else "")
-                + f"); a {noun} is limited to {depth} levels")
+    too_deep = (
+        f"{shown}: nested more than {depth} deep (tables and arrays inside each other"
+        + (", or a dotted key of that many parts" if kind == "toml" else "")
+        + f"); a {noun} is limited to {depth} levels"
+    )
     if not shallow(text, kind, depth):
         raise InputError(too_deep)
     try:
@@ -159,15 +192,18 @@ def parse_document(text: str, *, kind: str, noun: str, shown: str, depth: int = 
         raise InputError(f"{shown}: not valid TOML: {reason}") from None
     except _DuplicateKeyError as exc:
         twice = "a key" if private else f"the key {visible(exc.key[:80])!r}"
-        raise InputError(f"{shown}: not valid JSON: {twice} appears twice in one object; "
-                         "give each key once") from None
+        raise InputError(
+            f"{shown}: not valid JSON: {twice} appears twice in one object; give each key once"
+        ) from None
     except RecursionError:
         raise InputError(too_deep) from None
     except ValueError:  # an integer beyond Python's digit limit
         raise InputError(f"{shown}: not valid {name} (a number too long to read)") from None
     if not isinstance(data, dict):
-        raise InputError(f"{shown}: the top level is {_kind_of(data)}, not a table (a JSON "
-                         f"object); a {noun} is a table of named entries")
+        raise InputError(
+            f"{shown}: the top level is {_kind_of(data)}, not a table (a JSON "
+            f"object); a {noun} is a table of named entries"
+        )
     if _depth(data, depth) > depth:
         raise InputError(too_deep)
     return Document(data, text, kind)
@@ -193,8 +229,7 @@ def shallow(text: str, kind: str, depth: int) -> bool:
     and, in TOML, no dotted key has more than `depth` parts: one pass, before the parser
     (which would recurse, or square a long key's memory). The scan stops at a string that
     does not end: the parser stops there too."""
-    if text.count("[") + text.count("{") <= depth and \
-            (kind == "json" or text.count(".") < depth):
+    if text.count("[") + text.count("{") <= depth and (kind == "json" or text.count(".") < depth):
         return True
     level = dots = 0
     for token in (_JSON_TOKENS if kind == "json" else _TOML_TOKENS).finditer(text):
@@ -224,9 +259,12 @@ def _depth(value: object, most: int) -> int:
     level, current = 0, [value] if isinstance(value, (dict, list)) else []
     while current and level <= most:
         level += 1
-        current = [child for item in current
-                   for child in (item.values() if isinstance(item, dict) else item)
-                   if isinstance(child, (dict, list))]
+        current = [
+            child
+            for item in current
+            for child in (item.values() if isinstance(item, dict) else item)
+            if isinstance(child, (dict, list))
+        ]
     return level
 
 
@@ -238,6 +276,12 @@ def _position(message: str) -> str:
 
 
 def _kind_of(value: object) -> str:
-    kinds = ((bool, "true or false"), (int, "a number"), (float, "a number"), (str, "text"),
-             (list, "an array (a list)"), (dict, "a table"))
+    kinds = (
+        (bool, "true or false"),
+        (int, "a number"),
+        (float, "a number"),
+        (str, "text"),
+        (list, "an array (a list)"),
+        (dict, "a table"),
+    )
     return next((name for kind, name in kinds if isinstance(value, kind)), "a value")

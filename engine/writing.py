@@ -64,10 +64,12 @@ def check_output(path: str | Path, inputs: Inputs = ()) -> str:
             target = None
         if target is not None and (stat.S_ISCHR(target.st_mode) or stat.S_ISFIFO(target.st_mode)):
             return "stream"
-        raise InputError(f"{shown} is a symbolic link (to {visible(os.readlink(name))}); "
-                         "napkin writes no output through a link, so that no link can aim it "
-                         "at another file: remove the link, or give the path of the file "
-                         "itself")
+        raise InputError(
+            f"{shown} is a symbolic link (to {visible(os.readlink(name))}); "
+            "napkin writes no output through a link, so that no link can aim it "
+            "at another file: remove the link, or give the path of the file "
+            "itself"
+        )
     if stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode):
         return "stream"
     if stat.S_ISDIR(info.st_mode):
@@ -75,14 +77,21 @@ def check_output(path: str | Path, inputs: Inputs = ()) -> str:
     if not stat.S_ISREG(info.st_mode):
         from napkinmath.files import file_kind
 
-        raise InputError(f"{shown} is {file_kind(info.st_mode)}; napkin writes an output only "
-                         "to a regular file, a character device (/dev/null) or a pipe")
+        raise InputError(
+            f"{shown} is {file_kind(info.st_mode)}; napkin writes an output only "
+            "to a regular file, a character device (/dev/null) or a pipe"
+        )
     for role, source in inputs:
         if _same(name, source):
-            also = "" if os.fspath(source) == name else \
-                f" ({visible(os.fspath(source))}, by another name)"
-            raise InputError(f"{shown} is this command's {role}{also}: writing the output "
-                             "there would overwrite it; give another file for the output")
+            also = (
+                ""
+                if os.fspath(source) == name
+                else f" ({visible(os.fspath(source))}, by another name)"
+            )
+            raise InputError(
+                f"{shown} is this command's {role}{also}: writing the output "
+                "there would overwrite it; give another file for the output"
+            )
     return "file"
 
 
@@ -96,8 +105,10 @@ def check_distinct(paths: Iterable[str | Path | None]) -> None:
         name = os.fspath(path)
         for other in seen:
             if os.path.abspath(other) == os.path.abspath(name) or _same(other, name):
-                raise InputError(f"{visible(name)} is named for two outputs of this command: "
-                                 "the second would overwrite the first; give each its own file")
+                raise InputError(
+                    f"{visible(name)} is named for two outputs of this command: "
+                    "the second would overwrite the first; give each its own file"
+                )
         seen.append(name)
 
 
@@ -111,8 +122,13 @@ def _same(one: str | Path, other: str | Path) -> bool:
 def _write_replacing(name: str, payload: bytes) -> None:
     """Write a new file beside `name`, then rename it over `name` (which may not exist)."""
     folder = os.path.dirname(os.path.abspath(name))
-    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-             | getattr(os, "O_NOFOLLOW", 0))
+    flags = (
+        os.O_WRONLY
+        | os.O_CREAT
+        | os.O_EXCL
+        | getattr(os, "O_CLOEXEC", 0)
+        | getattr(os, "O_NOFOLLOW", 0)
+    )
     try:
         mode = stat.S_IMODE(os.stat(name).st_mode)
     except OSError:
@@ -150,14 +166,15 @@ def _write_replacing(name: str, payload: bytes) -> None:
 def _write_stream(name: str, payload: bytes) -> None:
     """Write into a character device or a pipe, in place; a pipe without a reader fails
     at once (the non-blocking open) instead of waiting."""
-    flags = os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) \
-        | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(name, flags)
     except OSError as exc:
         if exc.errno == errno.ENXIO:  # a FIFO opened for writing with no reader
-            raise InputError(f"{visible(name)} is a pipe that no process reads; start its "
-                             "reader first, or write to a file") from None
+            raise InputError(
+                f"{visible(name)} is a pipe that no process reads; start its "
+                "reader first, or write to a file"
+            ) from None
         raise OSError(exc.errno, exc.strerror, name) from None
     try:
         os.set_blocking(fd, True)
@@ -173,4 +190,4 @@ def _write_stream(name: str, payload: bytes) -> None:
 def _write_all(fd: int, payload: bytes) -> None:
     view = memoryview(payload)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]

@@ -36,73 +36,125 @@ SCALING_BOOK_TPUS = (
 
 # --- Variables -----------------------------------------------------------------------------
 # Peak dense FLOP/s of one node.
-node_peak_flops = var("node_peak_flops", "PFLOP/(s*node)", "peak dense FLOP/s of one node",
-                      symbol="P_{node}")
+node_peak_flops = var(
+    "node_peak_flops", "PFLOP/(s*node)", "peak dense FLOP/s of one node", symbol="P_{node}"
+)
 # HBM of one node.
-node_hbm_capacity = var("node_hbm_capacity", "GB/node", "HBM capacity of one node",
-                        symbol="M_{node}")
+node_hbm_capacity = var(
+    "node_hbm_capacity", "GB/node", "HBM capacity of one node", symbol="M_{node}"
+)
 # HBM bandwidth of one node, all accelerators together.
-node_hbm_bandwidth = var("node_hbm_bandwidth", "TB/(s*node)",
-                         "HBM bandwidth of one node, all its accelerators together",
-                         symbol="B_{node}")
+node_hbm_bandwidth = var(
+    "node_hbm_bandwidth",
+    "TB/(s*node)",
+    "HBM bandwidth of one node, all its accelerators together",
+    symbol="B_{node}",
+)
 # Accelerator power of one node (TDPs added; the server draws more).
-node_gpu_power = var("node_gpu_power", "kW/node",
-                     "accelerator power of one node, TDPs added (the server draws more)",
-                     symbol="P_{gpus,node}")
+node_gpu_power = var(
+    "node_gpu_power",
+    "kW/node",
+    "accelerator power of one node, TDPs added (the server draws more)",
+    symbol="P_{gpus,node}",
+)
 # Accelerators in one pod (TPU pod, NVL72 rack): one scale-up domain.
-gpus_per_pod = var("gpus_per_pod", "GPU",
-                   "accelerators in one pod or scale-up domain (TPU v5e 256, v5p 8,960)",
-                   symbol="n_{pod}")
+gpus_per_pod = var(
+    "gpus_per_pod",
+    "GPU",
+    "accelerators in one pod or scale-up domain (TPU v5e 256, v5p 8,960)",
+    symbol="n_{pod}",
+)
 # Peak dense FLOP/s of one pod.
-pod_peak_flops = var("pod_peak_flops", "PFLOP/s", "peak dense FLOP/s of one pod",
-                     symbol="P_{pod}")
+pod_peak_flops = var("pod_peak_flops", "PFLOP/s", "peak dense FLOP/s of one pod", symbol="P_{pod}")
 # HBM of one pod.
 pod_hbm_capacity = var("pod_hbm_capacity", "TB", "HBM capacity of one pod", symbol="M_{pod}")
 # Compute units of one accelerator: SMs, CUs, TensorCores.
-compute_units = var("compute_units", "1/GPU",
-                    "compute units per accelerator (SMs, CUs, TensorCores)", symbol="n_{SM}")
+compute_units = var(
+    "compute_units",
+    "1/GPU",
+    "compute units per accelerator (SMs, CUs, TensorCores)",
+    symbol="n_{SM}",
+)
 # FLOPs one compute unit completes per clock at the working precision (dense).
 flop_per_cycle_per_unit = var(
-    "flop_per_cycle_per_unit", "FLOP",
+    "flop_per_cycle_per_unit",
+    "FLOP",
     "dense FLOPs one compute unit completes per clock cycle at the working precision",
-    symbol="f_{clk}")
+    symbol="f_{clk}",
+)
 # Clock the peak is quoted at (boost clock).
-clock_rate = var("clock_rate", "GHz", "clock the peak is quoted at (boost clock)",
-                 symbol="f")
+clock_rate = var("clock_rate", "GHz", "clock the peak is quoted at (boost clock)", symbol="f")
 # The peak the clock implies.
-peak_flops_from_clock = var("peak_flops_from_clock", "TFLOP/(s*GPU)",
-                            "peak FLOP/s per accelerator from units × FLOP per clock × clock",
-                            symbol="P_{clk}")
+peak_flops_from_clock = var(
+    "peak_flops_from_clock",
+    "TFLOP/(s*GPU)",
+    "peak FLOP/s per accelerator from units × FLOP per clock × clock",
+    symbol="P_{clk}",
+)
 
 # --- Formulas ------------------------------------------------------------------------------
-formula("node_peak_flops", "Peak FLOP/s of a node",
-        Eq(node_peak_flops, gpus_per_node * peak_flops), source=DEFINITION_TOTALS,
-        subject=SUBJECT, note="dense; vendors' node figures are often 2:4 sparse (twice this)")
+formula(
+    "node_peak_flops",
+    "Peak FLOP/s of a node",
+    Eq(node_peak_flops, gpus_per_node * peak_flops),
+    source=DEFINITION_TOTALS,
+    subject=SUBJECT,
+    note="dense; vendors' node figures are often 2:4 sparse (twice this)",
+)
 
-formula("node_hbm_capacity", "HBM of a node",
-        Eq(node_hbm_capacity, gpus_per_node * hbm_capacity), source=DEFINITION_TOTALS,
-        subject=SUBJECT, note="DGX H100: 8 × 80 GB = 640 GB")
+formula(
+    "node_hbm_capacity",
+    "HBM of a node",
+    Eq(node_hbm_capacity, gpus_per_node * hbm_capacity),
+    source=DEFINITION_TOTALS,
+    subject=SUBJECT,
+    note="DGX H100: 8 × 80 GB = 640 GB",
+)
 
-formula("node_hbm_bandwidth", "HBM bandwidth of a node",
-        Eq(node_hbm_bandwidth, gpus_per_node * hbm_bandwidth), source=DEFINITION_TOTALS,
-        subject=SUBJECT, note="HGX B200: 8 × 8 TB/s = 64 TB/s")
+formula(
+    "node_hbm_bandwidth",
+    "HBM bandwidth of a node",
+    Eq(node_hbm_bandwidth, gpus_per_node * hbm_bandwidth),
+    source=DEFINITION_TOTALS,
+    subject=SUBJECT,
+    note="HGX B200: 8 × 8 TB/s = 64 TB/s",
+)
 
-formula("node_gpu_power", "Accelerator power of a node",
-        Eq(node_gpu_power, gpus_per_node * tdp), source=DEFINITION_TOTALS, subject=SUBJECT,
-        note="the GPUs' TDPs only; CPUs, memory, NICs and fans add more (node_overhead)")
+formula(
+    "node_gpu_power",
+    "Accelerator power of a node",
+    Eq(node_gpu_power, gpus_per_node * tdp),
+    source=DEFINITION_TOTALS,
+    subject=SUBJECT,
+    note="the GPUs' TDPs only; CPUs, memory, NICs and fans add more (node_overhead)",
+)
 
-formula("pod_peak_flops", "Peak FLOP/s of a pod",
-        Eq(pod_peak_flops, gpus_per_pod * peak_flops),
-        source=f"{DEFINITION_TOTALS}; {SCALING_BOOK_TPUS}", subject=SUBJECT,
-        note="TPU v5p: 8,960 × 459 TFLOP/s = 4.1 EFLOP/s")
+formula(
+    "pod_peak_flops",
+    "Peak FLOP/s of a pod",
+    Eq(pod_peak_flops, gpus_per_pod * peak_flops),
+    source=f"{DEFINITION_TOTALS}; {SCALING_BOOK_TPUS}",
+    subject=SUBJECT,
+    note="TPU v5p: 8,960 × 459 TFLOP/s = 4.1 EFLOP/s",
+)
 
-formula("pod_hbm_capacity", "HBM of a pod",
-        Eq(pod_hbm_capacity, gpus_per_pod * hbm_capacity),
-        source=f"{DEFINITION_TOTALS}; {SCALING_BOOK_TPUS}", subject=SUBJECT,
-        note="TPU v5e: 256 × 16 GB = 4.1 TB")
+formula(
+    "pod_hbm_capacity",
+    "HBM of a pod",
+    Eq(pod_hbm_capacity, gpus_per_pod * hbm_capacity),
+    source=f"{DEFINITION_TOTALS}; {SCALING_BOOK_TPUS}",
+    subject=SUBJECT,
+    note="TPU v5e: 256 × 16 GB = 4.1 TB",
+)
 
-formula("peak_flops_from_clock", "Peak FLOP/s from the clock",
-        Eq(peak_flops_from_clock, compute_units * flop_per_cycle_per_unit * clock_rate),
-        source=NVIDIA_WHITEPAPERS, subject=SUBJECT,
-        note=("checks a datasheet's peak: H100 SXM 132 SMs × 4,096 dense BF16 FLOP per clock "
-              "× 1.83 GHz = 989.4 TFLOP/s; compare with peak_flops"))
+formula(
+    "peak_flops_from_clock",
+    "Peak FLOP/s from the clock",
+    Eq(peak_flops_from_clock, compute_units * flop_per_cycle_per_unit * clock_rate),
+    source=NVIDIA_WHITEPAPERS,
+    subject=SUBJECT,
+    note=(
+        "checks a datasheet's peak: H100 SXM 132 SMs × 4,096 dense BF16 FLOP per clock "
+        "× 1.83 GHz = 989.4 TFLOP/s; compare with peak_flops"
+    ),
+)

@@ -44,146 +44,277 @@ OVERLAP = (
 # Ranks taking part in the collective (the ring's length).
 n_ranks = var("n_ranks", "", "ranks in the collective (ring length)", symbol="n")
 # Buffer size S of the collective (for an all-reduce, each rank's whole buffer).
-message_bytes = var("message_bytes", "GB",
-                    "collective buffer size S (all-reduce: each rank's whole buffer; 0 when "
-                    "nothing is trained)", symbol="S", bounds=NON_NEGATIVE)
+message_bytes = var(
+    "message_bytes",
+    "GB",
+    "collective buffer size S (all-reduce: each rank's whole buffer; 0 when nothing is trained)",
+    symbol="S",
+    bounds=NON_NEGATIVE,
+)
 # Per-direction bandwidth each rank sends at: its bottleneck link.
-link_bandwidth = var("link_bandwidth", "GB/s",
-                     "per-direction bandwidth each rank sends at (its bottleneck link)",
-                     symbol="B_{link}")
+link_bandwidth = var(
+    "link_bandwidth",
+    "GB/s",
+    "per-direction bandwidth each rank sends at (its bottleneck link)",
+    symbol="B_{link}",
+)
 # The same link with both directions added, as NVLink and PCIe datasheets quote it.
 link_bandwidth_bidirectional = var(
-    "link_bandwidth_bidirectional", "GB/s",
+    "link_bandwidth_bidirectional",
+    "GB/s",
     "link bandwidth with both directions added (datasheet figure for NVLink, PCIe)",
-    symbol="B_{link,2}")
+    symbol="B_{link,2}",
+)
 # Bytes each rank sends in a ring all-reduce.
-allreduce_bytes_per_rank = var("allreduce_bytes_per_rank", "GB",
-                               "bytes each rank sends in a ring all-reduce",
-                               symbol="V_{AR}", bounds=NON_NEGATIVE)
+allreduce_bytes_per_rank = var(
+    "allreduce_bytes_per_rank",
+    "GB",
+    "bytes each rank sends in a ring all-reduce",
+    symbol="V_{AR}",
+    bounds=NON_NEGATIVE,
+)
 # Bytes each rank sends in a ring all-gather.
-allgather_bytes_per_rank = var("allgather_bytes_per_rank", "GB",
-                               "bytes each rank sends in an all-gather (S = gathered output)",
-                               symbol="V_{AG}", bounds=NON_NEGATIVE)
+allgather_bytes_per_rank = var(
+    "allgather_bytes_per_rank",
+    "GB",
+    "bytes each rank sends in an all-gather (S = gathered output)",
+    symbol="V_{AG}",
+    bounds=NON_NEGATIVE,
+)
 # Bytes each rank sends in a ring reduce-scatter.
 reduce_scatter_bytes_per_rank = var(
-    "reduce_scatter_bytes_per_rank", "GB",
-    "bytes each rank sends in a reduce-scatter (S = whole input)", symbol="V_{RS}",
-    bounds=NON_NEGATIVE)
+    "reduce_scatter_bytes_per_rank",
+    "GB",
+    "bytes each rank sends in a reduce-scatter (S = whole input)",
+    symbol="V_{RS}",
+    bounds=NON_NEGATIVE,
+)
 # Bytes each rank sends in an all-to-all.
-alltoall_bytes_per_rank = var("alltoall_bytes_per_rank", "GB",
-                              "bytes each rank sends in an all-to-all (S = its send buffer)",
-                              symbol="V_{A2A}", bounds=NON_NEGATIVE)
+alltoall_bytes_per_rank = var(
+    "alltoall_bytes_per_rank",
+    "GB",
+    "bytes each rank sends in an all-to-all (S = its send buffer)",
+    symbol="V_{A2A}",
+    bounds=NON_NEGATIVE,
+)
 # Time of the all-reduce at the link bandwidth (bandwidth term; latency left out).
-allreduce_time = var("allreduce_time", "s", "all-reduce time at the link bandwidth",
-                     symbol="t_{AR}", bounds=NON_NEGATIVE)
+allreduce_time = var(
+    "allreduce_time",
+    "s",
+    "all-reduce time at the link bandwidth",
+    symbol="t_{AR}",
+    bounds=NON_NEGATIVE,
+)
 # Time of the all-gather.
-allgather_time = var("allgather_time", "s", "all-gather time at the link bandwidth",
-                     symbol="t_{AG}", bounds=NON_NEGATIVE)
+allgather_time = var(
+    "allgather_time",
+    "s",
+    "all-gather time at the link bandwidth",
+    symbol="t_{AG}",
+    bounds=NON_NEGATIVE,
+)
 # Time of the reduce-scatter.
-reduce_scatter_time = var("reduce_scatter_time", "s",
-                          "reduce-scatter time at the link bandwidth", symbol="t_{RS}",
-                          bounds=NON_NEGATIVE)
+reduce_scatter_time = var(
+    "reduce_scatter_time",
+    "s",
+    "reduce-scatter time at the link bandwidth",
+    symbol="t_{RS}",
+    bounds=NON_NEGATIVE,
+)
 # Time of the all-to-all.
-alltoall_time = var("alltoall_time", "s", "all-to-all time at the link bandwidth",
-                    symbol="t_{A2A}", bounds=NON_NEGATIVE)
+alltoall_time = var(
+    "alltoall_time",
+    "s",
+    "all-to-all time at the link bandwidth",
+    symbol="t_{A2A}",
+    bounds=NON_NEGATIVE,
+)
 # NCCL's algorithm bandwidth of an all-reduce: buffer size over time.
-allreduce_algbw = var("allreduce_algbw", "GB/s", "all-reduce algorithm bandwidth S/t (NCCL algbw)",
-                      symbol="B_{alg}")
+allreduce_algbw = var(
+    "allreduce_algbw", "GB/s", "all-reduce algorithm bandwidth S/t (NCCL algbw)", symbol="B_{alg}"
+)
 # NCCL's bus bandwidth of an all-reduce: comparable with the link's per-direction bandwidth.
-allreduce_busbw = var("allreduce_busbw", "GB/s",
-                      "all-reduce bus bandwidth, comparable with the link (NCCL busbw)",
-                      symbol="B_{bus}")
+allreduce_busbw = var(
+    "allreduce_busbw",
+    "GB/s",
+    "all-reduce bus bandwidth, comparable with the link (NCCL busbw)",
+    symbol="B_{bus}",
+)
 # All-reduce time left over once the backward pass ends (0 when it hides).
 allreduce_exposed_time = var(
-    "allreduce_exposed_time", "s",
+    "allreduce_exposed_time",
+    "s",
     "all-reduce time not hidden behind the backward pass (0 when it hides)",
-    symbol="t_{exposed}", bounds=NON_NEGATIVE)
+    symbol="t_{exposed}",
+    bounds=NON_NEGATIVE,
+)
 # Shortest predicted step time whose backward pass still hides the all-reduce.
 step_time_overlap_limit = var(
-    "step_time_overlap_limit", "s",
+    "step_time_overlap_limit",
+    "s",
     "shortest predicted step time whose backward pass still hides the all-reduce",
-    symbol="t_{step,min}")
+    symbol="t_{step,min}",
+)
 
 # --- Formulas ------------------------------------------------------------------------------
 # 2(n − 1)/n, kept in that shape (sympy would expand it to (2n − 2)/n).
 RING_FACTOR = Mul(2, n_ranks - 1, evaluate=False) / n_ranks
 
-formula("allreduce_bytes_per_rank", "Ring all-reduce: bytes each rank sends",
-        Eq(allreduce_bytes_per_rank, RING_FACTOR * message_bytes),
-        source=f"{PATARASUK_2009}; {NCCL_TESTS}", subject=SUBJECT,
-        note=("a reduce-scatter then an all-gather, each (n−1)/n of the buffer; approaches "
-              "2 × the buffer for large n"))
+formula(
+    "allreduce_bytes_per_rank",
+    "Ring all-reduce: bytes each rank sends",
+    Eq(allreduce_bytes_per_rank, RING_FACTOR * message_bytes),
+    source=f"{PATARASUK_2009}; {NCCL_TESTS}",
+    subject=SUBJECT,
+    note=(
+        "a reduce-scatter then an all-gather, each (n−1)/n of the buffer; approaches "
+        "2 × the buffer for large n"
+    ),
+)
 
-formula("allgather_bytes_per_rank", "All-gather: bytes each rank sends",
-        Eq(allgather_bytes_per_rank, (n_ranks - 1) / n_ranks * message_bytes),
-        source=f"{THAKUR_2005}; {NCCL_TESTS}", subject=SUBJECT,
-        note="S is the gathered output; each rank contributes S/n")
+formula(
+    "allgather_bytes_per_rank",
+    "All-gather: bytes each rank sends",
+    Eq(allgather_bytes_per_rank, (n_ranks - 1) / n_ranks * message_bytes),
+    source=f"{THAKUR_2005}; {NCCL_TESTS}",
+    subject=SUBJECT,
+    note="S is the gathered output; each rank contributes S/n",
+)
 
-formula("reduce_scatter_bytes_per_rank", "Reduce-scatter: bytes each rank sends",
-        Eq(reduce_scatter_bytes_per_rank, (n_ranks - 1) / n_ranks * message_bytes),
-        source=f"{THAKUR_2005}; {NCCL_TESTS}", subject=SUBJECT,
-        note="S is the whole input; each rank ends with its reduced S/n")
+formula(
+    "reduce_scatter_bytes_per_rank",
+    "Reduce-scatter: bytes each rank sends",
+    Eq(reduce_scatter_bytes_per_rank, (n_ranks - 1) / n_ranks * message_bytes),
+    source=f"{THAKUR_2005}; {NCCL_TESTS}",
+    subject=SUBJECT,
+    note="S is the whole input; each rank ends with its reduced S/n",
+)
 
-formula("alltoall_bytes_per_rank", "All-to-all: bytes each rank sends",
-        Eq(alltoall_bytes_per_rank, (n_ranks - 1) / n_ranks * message_bytes),
-        source=NCCL_TESTS, subject=SUBJECT,
-        note="each rank keeps 1/n of its send buffer and sends the rest (MoE token dispatch)")
+formula(
+    "alltoall_bytes_per_rank",
+    "All-to-all: bytes each rank sends",
+    Eq(alltoall_bytes_per_rank, (n_ranks - 1) / n_ranks * message_bytes),
+    source=NCCL_TESTS,
+    subject=SUBJECT,
+    note="each rank keeps 1/n of its send buffer and sends the rest (MoE token dispatch)",
+)
 
-formula("allreduce_time", "All-reduce time",
-        Eq(allreduce_time, allreduce_bytes_per_rank / link_bandwidth),
-        source=NCCL_TESTS, subject=SUBJECT,
-        note=("bandwidth term only (large messages); the per-direction bandwidth, since every "
-              "rank sends and receives at once"))
+formula(
+    "allreduce_time",
+    "All-reduce time",
+    Eq(allreduce_time, allreduce_bytes_per_rank / link_bandwidth),
+    source=NCCL_TESTS,
+    subject=SUBJECT,
+    note=(
+        "bandwidth term only (large messages); the per-direction bandwidth, since every "
+        "rank sends and receives at once"
+    ),
+)
 
-formula("allgather_time", "All-gather time",
-        Eq(allgather_time, allgather_bytes_per_rank / link_bandwidth),
-        source=NCCL_TESTS, subject=SUBJECT, note="bandwidth term only (large messages)")
+formula(
+    "allgather_time",
+    "All-gather time",
+    Eq(allgather_time, allgather_bytes_per_rank / link_bandwidth),
+    source=NCCL_TESTS,
+    subject=SUBJECT,
+    note="bandwidth term only (large messages)",
+)
 
-formula("reduce_scatter_time", "Reduce-scatter time",
-        Eq(reduce_scatter_time, reduce_scatter_bytes_per_rank / link_bandwidth),
-        source=NCCL_TESTS, subject=SUBJECT, note="bandwidth term only (large messages)")
+formula(
+    "reduce_scatter_time",
+    "Reduce-scatter time",
+    Eq(reduce_scatter_time, reduce_scatter_bytes_per_rank / link_bandwidth),
+    source=NCCL_TESTS,
+    subject=SUBJECT,
+    note="bandwidth term only (large messages)",
+)
 
-formula("alltoall_time", "All-to-all time",
-        Eq(alltoall_time, alltoall_bytes_per_rank / link_bandwidth),
-        source=NCCL_TESTS, subject=SUBJECT,
-        note="bandwidth term only; across nodes the NIC, not NVLink, is the bottleneck")
+formula(
+    "alltoall_time",
+    "All-to-all time",
+    Eq(alltoall_time, alltoall_bytes_per_rank / link_bandwidth),
+    source=NCCL_TESTS,
+    subject=SUBJECT,
+    note="bandwidth term only; across nodes the NIC, not NVLink, is the bottleneck",
+)
 
-formula("allreduce_algbw", "All-reduce algorithm bandwidth",
-        Eq(allreduce_algbw, message_bytes / allreduce_time), source=NCCL_TESTS,
-        subject=SUBJECT, note="what nccl-tests prints as algbw")
+formula(
+    "allreduce_algbw",
+    "All-reduce algorithm bandwidth",
+    Eq(allreduce_algbw, message_bytes / allreduce_time),
+    source=NCCL_TESTS,
+    subject=SUBJECT,
+    note="what nccl-tests prints as algbw",
+)
 
-formula("allreduce_busbw", "All-reduce bus bandwidth",
-        Eq(allreduce_busbw, allreduce_algbw * RING_FACTOR), source=NCCL_TESTS,
-        subject=SUBJECT,
-        note=("what nccl-tests prints as busbw: compare it with the link's per-direction "
-              "bandwidth; give a measured busbw to time an all-reduce"))
+formula(
+    "allreduce_busbw",
+    "All-reduce bus bandwidth",
+    Eq(allreduce_busbw, allreduce_algbw * RING_FACTOR),
+    source=NCCL_TESTS,
+    subject=SUBJECT,
+    note=(
+        "what nccl-tests prints as busbw: compare it with the link's per-direction "
+        "bandwidth; give a measured busbw to time an all-reduce"
+    ),
+)
 
-formula("link_both_directions", "Link bandwidth counted both ways",
-        Eq(link_bandwidth_bidirectional, 2 * link_bandwidth), source=DEFINITION,
-        subject=SUBJECT,
-        note="datasheets add both directions; a ring moves data one way per link")
+formula(
+    "link_both_directions",
+    "Link bandwidth counted both ways",
+    Eq(link_bandwidth_bidirectional, 2 * link_bandwidth),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="datasheets add both directions; a ring moves data one way per link",
+)
 
-formula("link_is_nvlink", "Collective inside an NVLink domain",
-        Eq(link_bandwidth, nvlink_bandwidth * gpus_per_rank), source=DEFINITION,
-        subject=SUBJECT, derived=True,
-        note=("used only when no link_bandwidth is given: the collective runs over NVLink at "
-              "its per-direction figure; across nodes give the NIC's link_bandwidth"))
+formula(
+    "link_is_nvlink",
+    "Collective inside an NVLink domain",
+    Eq(link_bandwidth, nvlink_bandwidth * gpus_per_rank),
+    source=DEFINITION,
+    subject=SUBJECT,
+    derived=True,
+    note=(
+        "used only when no link_bandwidth is given: the collective runs over NVLink at "
+        "its per-direction figure; across nodes give the NIC's link_bandwidth"
+    ),
+)
 
-formula("allreduce_message_is_gradients", "Data-parallel all-reduce of the gradients",
-        Eq(message_bytes, gradient_memory), source=f"{OVERLAP}; {PATARASUK_2009}",
-        subject=SUBJECT, derived=True,
-        note=("used only when no message_bytes is given: data parallelism all-reduces every "
-              "gradient once per step"))
+formula(
+    "allreduce_message_is_gradients",
+    "Data-parallel all-reduce of the gradients",
+    Eq(message_bytes, gradient_memory),
+    source=f"{OVERLAP}; {PATARASUK_2009}",
+    subject=SUBJECT,
+    derived=True,
+    note=(
+        "used only when no message_bytes is given: data parallelism all-reduces every "
+        "gradient once per step"
+    ),
+)
 
-formula("allreduce_exposed_time", "All-reduce time not hidden",
-        Eq(allreduce_exposed_time,
-           Max(allreduce_time, backward_time, evaluate=False) - backward_time),
-        source=OVERLAP, subject=SUBJECT, forward_only=True,
-        note=("gradient buckets are all-reduced while the backward pass runs; only what "
-              "outlasts it adds to the step (0 when it hides)"))
+formula(
+    "allreduce_exposed_time",
+    "All-reduce time not hidden",
+    Eq(allreduce_exposed_time, Max(allreduce_time, backward_time, evaluate=False) - backward_time),
+    source=OVERLAP,
+    subject=SUBJECT,
+    forward_only=True,
+    note=(
+        "gradient buckets are all-reduced while the backward pass runs; only what "
+        "outlasts it adds to the step (0 when it hides)"
+    ),
+)
 
-formula("step_time_overlap_limit", "Shortest step that hides the all-reduce",
-        Eq(step_time_overlap_limit, allreduce_time / backward_fraction), source=OVERLAP,
-        subject=SUBJECT,
-        note=("below this predicted step time the backward pass (about 2/3 of the step) is "
-              "shorter than the all-reduce, which stops hiding"))
+formula(
+    "step_time_overlap_limit",
+    "Shortest step that hides the all-reduce",
+    Eq(step_time_overlap_limit, allreduce_time / backward_fraction),
+    source=OVERLAP,
+    subject=SUBJECT,
+    note=(
+        "below this predicted step time the backward pass (about 2/3 of the step) is "
+        "shorter than the all-reduce, which stops hiding"
+    ),
+)

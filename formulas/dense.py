@@ -13,8 +13,13 @@ from napkinmath.library.declare import Eq, formula
 from .model import params_total
 from .training import params
 
-formula("dense_params_total", "Dense model: total parameters = active parameters",
-        Eq(params_total, params), source="definition (dense transformer)", subject="model",
-        assumption=True,
-        note="a dense model, every parameter active per token; for a mixture of experts give "
-             "params_total or a model record")
+formula(
+    "dense_params_total",
+    "Dense model: total parameters = active parameters",
+    Eq(params_total, params),
+    source="definition (dense transformer)",
+    subject="model",
+    assumption=True,
+    note="a dense model, every parameter active per token; for a mixture of experts give "
+    "params_total or a model record",
+)

@@ -44,104 +44,177 @@ BEKMAN_MAMF = (
 # --- Variables -----------------------------------------------------------------------------
 # Measured dense matmul FLOP/s of one accelerator at the peak_flops precision (BF16).
 achievable_flops = var(
-    "achievable_flops", "TFLOP/(s*GPU)",
+    "achievable_flops",
+    "TFLOP/(s*GPU)",
     "measured maximum achievable dense matmul FLOP/s per accelerator, BF16 (MAMF)",
-    symbol="P_{\\mathrm{ach}}")
+    symbol="P_{\\mathrm{ach}}",
+)
 # Measured dense FP8 matmul FLOP/s of one accelerator.
 achievable_flops_fp8 = var(
-    "achievable_flops_fp8", "TFLOP/(s*GPU)",
+    "achievable_flops_fp8",
+    "TFLOP/(s*GPU)",
     "measured maximum achievable dense FP8 matmul FLOP/s per accelerator (MAMF)",
-    symbol="P_{\\mathrm{ach,fp8}}")
+    symbol="P_{\\mathrm{ach,fp8}}",
+)
 # Measured HBM bandwidth of one accelerator (a large streaming read).
 achievable_hbm_bandwidth = var(
-    "achievable_hbm_bandwidth", "TB/(s*GPU)",
+    "achievable_hbm_bandwidth",
+    "TB/(s*GPU)",
     "measured HBM read bandwidth per accelerator (a large streaming read)",
-    symbol="B_{\\mathrm{HBM,ach}}")
+    symbol="B_{\\mathrm{HBM,ach}}",
+)
 # Measured matmul FLOP/s over the datasheet peak.
-matmul_efficiency = var("matmul_efficiency", "",
-                        "measured achievable matmul FLOP/s over the datasheet peak (BF16)",
-                        symbol="\\eta_{\\mathrm{mm}}", bounds=FRACTION)
+matmul_efficiency = var(
+    "matmul_efficiency",
+    "",
+    "measured achievable matmul FLOP/s over the datasheet peak (BF16)",
+    symbol="\\eta_{\\mathrm{mm}}",
+    bounds=FRACTION,
+)
 # Measured FP8 matmul FLOP/s over the datasheet FP8 peak.
-matmul_efficiency_fp8 = var("matmul_efficiency_fp8", "",
-                            "measured achievable FP8 matmul FLOP/s over the datasheet FP8 peak",
-                            symbol="\\eta_{\\mathrm{mm,fp8}}", bounds=FRACTION)
+matmul_efficiency_fp8 = var(
+    "matmul_efficiency_fp8",
+    "",
+    "measured achievable FP8 matmul FLOP/s over the datasheet FP8 peak",
+    symbol="\\eta_{\\mathrm{mm,fp8}}",
+    bounds=FRACTION,
+)
 # Measured HBM bandwidth over the datasheet bandwidth.
-hbm_efficiency = var("hbm_efficiency", "",
-                     "measured HBM bandwidth over the datasheet bandwidth",
-                     symbol="\\eta_{\\mathrm{HBM}}", bounds=FRACTION)
+hbm_efficiency = var(
+    "hbm_efficiency",
+    "",
+    "measured HBM bandwidth over the datasheet bandwidth",
+    symbol="\\eta_{\\mathrm{HBM}}",
+    bounds=FRACTION,
+)
 # A decode step's time as measured (the roofline's is decode_step_time).
 decode_step_time_measured = var(
-    "decode_step_time_measured", "ms",
+    "decode_step_time_measured",
+    "ms",
     "measured time of one decode step (every sequence gains its tokens)",
-    symbol="t_{\\mathrm{dec,meas}}")
+    symbol="t_{\\mathrm{dec,meas}}",
+)
 # A prefill's time as measured (the roofline's is prefill_time).
-prefill_time_measured = var("prefill_time_measured", "s",
-                            "measured time of one prefill (the prompt tokens of the batch)",
-                            symbol="t_{\\mathrm{pre,meas}}")
+prefill_time_measured = var(
+    "prefill_time_measured",
+    "s",
+    "measured time of one prefill (the prompt tokens of the batch)",
+    symbol="t_{\\mathrm{pre,meas}}",
+)
 # MFU of a measured prefill.
-prefill_mfu = var("prefill_mfu", "",
-                  "model FLOPs utilization of a measured prefill, against the datasheet peak",
-                  symbol="\\mathrm{MFU}_{\\mathrm{pre}}", bounds=FRACTION)
+prefill_mfu = var(
+    "prefill_mfu",
+    "",
+    "model FLOPs utilization of a measured prefill, against the datasheet peak",
+    symbol="\\mathrm{MFU}_{\\mathrm{pre}}",
+    bounds=FRACTION,
+)
 # MBU against the measured bandwidth instead of the datasheet's.
-mbu_achievable = var("mbu_achievable", "",
-                     "model bandwidth utilization against the measured (achievable) HBM "
-                     "bandwidth, as a fraction", symbol="\\mathrm{MBU}_{\\mathrm{ach}}")
+mbu_achievable = var(
+    "mbu_achievable",
+    "",
+    "model bandwidth utilization against the measured (achievable) HBM bandwidth, as a fraction",
+    symbol="\\mathrm{MBU}_{\\mathrm{ach}}",
+)
 # MFU against the measured matmul FLOP/s instead of the datasheet's.
-mfu_achievable = var("mfu_achievable", "",
-                     "model FLOPs utilization against the measured (achievable) matmul "
-                     "FLOP/s, as a fraction",
-                     symbol="\\mathrm{MFU}_{\\mathrm{ach}}")
+mfu_achievable = var(
+    "mfu_achievable",
+    "",
+    "model FLOPs utilization against the measured (achievable) matmul FLOP/s, as a fraction",
+    symbol="\\mathrm{MFU}_{\\mathrm{ach}}",
+)
 # Share of the predicted-to-measured decode time gap that the measured bandwidth explains.
 bandwidth_gap_explained = var(
-    "bandwidth_gap_explained", "",
+    "bandwidth_gap_explained",
+    "",
     "share of the gap between the datasheet-bandwidth prediction and the measured decode "
     "time that the measured (achievable) bandwidth explains, as a fraction",
-    symbol="g_{\\mathrm{HBM}}", bounds=NON_NEGATIVE)
+    symbol="g_{\\mathrm{HBM}}",
+    bounds=NON_NEGATIVE,
+)
 
 # --- Formulas ------------------------------------------------------------------------------
-formula("matmul_efficiency", "Matmul efficiency",
-        Eq(matmul_efficiency, achievable_flops / peak_flops),
-        source=BEKMAN_MAMF, subject=SUBJECT,
-        note="H100 SXM BF16: 794.5 of 989 TFLOP/s, 80.3% (Bekman's table); H200 measured "
-             "for napkinmath: 797 of 989.5, 0.81")
+formula(
+    "matmul_efficiency",
+    "Matmul efficiency",
+    Eq(matmul_efficiency, achievable_flops / peak_flops),
+    source=BEKMAN_MAMF,
+    subject=SUBJECT,
+    note="H100 SXM BF16: 794.5 of 989 TFLOP/s, 80.3% (Bekman's table); H200 measured "
+    "for napkinmath: 797 of 989.5, 0.81",
+)
 
-formula("matmul_efficiency_fp8", "FP8 matmul efficiency",
-        Eq(matmul_efficiency_fp8, achievable_flops_fp8 / peak_flops_fp8),
-        source=BEKMAN_MAMF, subject=SUBJECT,
-        note="H200 FP8: 1,453.4 of 1,979 TFLOP/s, 73.4% (Bekman's table); 1,455 measured "
-             "for napkinmath")
+formula(
+    "matmul_efficiency_fp8",
+    "FP8 matmul efficiency",
+    Eq(matmul_efficiency_fp8, achievable_flops_fp8 / peak_flops_fp8),
+    source=BEKMAN_MAMF,
+    subject=SUBJECT,
+    note="H200 FP8: 1,453.4 of 1,979 TFLOP/s, 73.4% (Bekman's table); 1,455 measured "
+    "for napkinmath",
+)
 
-formula("hbm_efficiency", "HBM bandwidth efficiency",
-        Eq(hbm_efficiency, achievable_hbm_bandwidth / hbm_bandwidth),
-        source=DEFINITION, subject=SUBJECT,
-        note="H200 measured for napkinmath: 4.32 of 4.8 TB/s, 0.90")
+formula(
+    "hbm_efficiency",
+    "HBM bandwidth efficiency",
+    Eq(hbm_efficiency, achievable_hbm_bandwidth / hbm_bandwidth),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="H200 measured for napkinmath: 4.32 of 4.8 TB/s, 0.90",
+)
 
-formula("mbu_from_step_time", "MBU from a measured decode step time",
-        Eq(mbu, (weight_memory + kv_cache_memory)
-           / (decode_step_time_measured * n_gpus * hbm_bandwidth)),
-        source=DATABRICKS_2023, subject=SUBJECT,
-        note="the bytes a step must read over the time it took, against the peak: H200, "
-             "15.0 GB in 4.84 ms is 0.65 of 4.8 TB/s")
+formula(
+    "mbu_from_step_time",
+    "MBU from a measured decode step time",
+    Eq(
+        mbu,
+        (weight_memory + kv_cache_memory) / (decode_step_time_measured * n_gpus * hbm_bandwidth),
+    ),
+    source=DATABRICKS_2023,
+    subject=SUBJECT,
+    note="the bytes a step must read over the time it took, against the peak: H200, "
+    "15.0 GB in 4.84 ms is 0.65 of 4.8 TB/s",
+)
 
-formula("mbu_achievable", "MBU against the achievable bandwidth",
-        Eq(mbu_achievable, mbu / hbm_efficiency),
-        source=f"{DATABRICKS_2023}; {DEFINITION}", subject=SUBJECT,
-        note="what is left once the memory system's own shortfall is taken out: H200 decode "
-             "0.65 / 0.90 = 0.72")
+formula(
+    "mbu_achievable",
+    "MBU against the achievable bandwidth",
+    Eq(mbu_achievable, mbu / hbm_efficiency),
+    source=f"{DATABRICKS_2023}; {DEFINITION}",
+    subject=SUBJECT,
+    note="what is left once the memory system's own shortfall is taken out: H200 decode "
+    "0.65 / 0.90 = 0.72",
+)
 
-formula("mfu_achievable", "MFU against the achievable matmul FLOP/s",
-        Eq(mfu_achievable, mfu / matmul_efficiency),
-        source=f"{BEKMAN_MAMF}; {DEFINITION}", subject=SUBJECT,
-        note="how close a run comes to what a matmul alone reaches on the device")
+formula(
+    "mfu_achievable",
+    "MFU against the achievable matmul FLOP/s",
+    Eq(mfu_achievable, mfu / matmul_efficiency),
+    source=f"{BEKMAN_MAMF}; {DEFINITION}",
+    subject=SUBJECT,
+    note="how close a run comes to what a matmul alone reaches on the device",
+)
 
-formula("bandwidth_gap_explained", "Share of a decode-time gap the achievable bandwidth explains",
-        Eq(bandwidth_gap_explained, (1 / hbm_efficiency - 1) / (1 / mbu - 1)),
-        source=DEFINITION, subject=SUBJECT,
-        note="(t_achievable − t_datasheet) / (t_measured − t_datasheet), with t ∝ 1/bandwidth: "
-             "H200 decode (3.47 − 3.13) / (4.84 − 3.13) = 0.20")
+formula(
+    "bandwidth_gap_explained",
+    "Share of a decode-time gap the achievable bandwidth explains",
+    Eq(bandwidth_gap_explained, (1 / hbm_efficiency - 1) / (1 / mbu - 1)),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="(t_achievable − t_datasheet) / (t_measured − t_datasheet), with t ∝ 1/bandwidth: "
+    "H200 decode (3.47 − 3.13) / (4.84 − 3.13) = 0.20",
+)
 
-formula("prefill_mfu", "MFU of a measured prefill",
-        Eq(prefill_mfu, prompt_tokens * inference_flop_per_token_with_attention
-           / (prefill_time_measured * n_gpus * peak_flops)),
-        source=f"{PALM_B} (MFU against the datasheet peak)", subject=SUBJECT,
-        note="the prefill's FLOPs over the time it took, against the peak")
+formula(
+    "prefill_mfu",
+    "MFU of a measured prefill",
+    Eq(
+        prefill_mfu,
+        prompt_tokens
+        * inference_flop_per_token_with_attention
+        / (prefill_time_measured * n_gpus * peak_flops),
+    ),
+    source=f"{PALM_B} (MFU against the datasheet peak)",
+    subject=SUBJECT,
+    note="the prefill's FLOPs over the time it took, against the peak",
+)

@@ -51,85 +51,163 @@ from .storage import (
 from .training import n_gpus
 
 POPE_2022 = "Pope et al. 2022, Efficiently Scaling Transformer Inference, arXiv:2211.05102, §2"
-KWON_2023 = ("Kwon et al. 2023, Efficient Memory Management for LLM Serving with "
-             "PagedAttention (vLLM), arXiv:2309.06180")
-RAJBHANDARI_2020 = ("Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training "
-                    "Trillion Parameter Models, arXiv:1910.02054, §5")
-KORTHIKANTI_2022 = ("Korthikanti et al. 2022, Reducing Activation Recomputation in Large "
-                    "Transformer Models, arXiv:2205.05198, §4.2.3 (the first 1F1B stage holds "
-                    "p micro-batches of L/p layers; interleaved: L(1 + (p−1)/(pm)) layers)")
-VLLM_UTILIZATION = ("vLLM engine argument --gpu-memory-utilization (default 0.9 of each GPU's "
-                    "HBM for weights, activations and KV cache)")
+KWON_2023 = (
+    "Kwon et al. 2023, Efficient Memory Management for LLM Serving with "
+    "PagedAttention (vLLM), arXiv:2309.06180"
+)
+RAJBHANDARI_2020 = (
+    "Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training "
+    "Trillion Parameter Models, arXiv:1910.02054, §5"
+)
+KORTHIKANTI_2022 = (
+    "Korthikanti et al. 2022, Reducing Activation Recomputation in Large "
+    "Transformer Models, arXiv:2205.05198, §4.2.3 (the first 1F1B stage holds "
+    "p micro-batches of L/p layers; interleaved: L(1 + (p−1)/(pm)) layers)"
+)
+VLLM_UTILIZATION = (
+    "vLLM engine argument --gpu-memory-utilization (default 0.9 of each GPU's "
+    "HBM for weights, activations and KV cache)"
+)
 KLEINROCK_1975 = "Kleinrock 1975, Queueing Systems, Vol. 1, §2.1 (stability of M/M/c: ρ < 1)"
-YOUNG_1974 = ("Young 1974, A first order approximation to the optimum checkpoint interval, "
-              "Communications of the ACM 17(9)")
-LI_2020 = ("Li et al. 2020, PyTorch Distributed: Experiences on Accelerating Data Parallel "
-           "Training, VLDB 13(12) (gradient all-reduce overlapped with the backward pass)")
-NARAYANAN_2021 = ("Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU "
-                  "Clusters Using Megatron-LM, arXiv:2104.04473, §2.2.1")
+YOUNG_1974 = (
+    "Young 1974, A first order approximation to the optimum checkpoint interval, "
+    "Communications of the ACM 17(9)"
+)
+LI_2020 = (
+    "Li et al. 2020, PyTorch Distributed: Experiences on Accelerating Data Parallel "
+    "Training, VLDB 13(12) (gradient all-reduce overlapped with the backward pass)"
+)
+NARAYANAN_2021 = (
+    "Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU "
+    "Clusters Using Megatron-LM, arXiv:2104.04473, §2.2.1"
+)
 
-constraint("replica_fits_hbm", "Weights and KV cache fit in the replica's usable HBM",
-           weight_memory + kv_cache_memory, hbm_usable_fraction * hbm_capacity * n_gpus,
-           source=f"{POPE_2022}; {KWON_2023}; {VLLM_UTILIZATION}", subject="inference",
-           touch=(kv_cache_memory,),
-           message="the weights and the batch's KV cache exceed the usable share of the "
-                   "replica's HBM (hbm_usable_fraction): use more GPUs per replica, a smaller "
-                   "batch or context, or a smaller KV cache (fp8 KV, fewer KV heads)")
-constraint("batch_fits_kv_budget", "The batch's sequences fit in the KV budget",
-           batch_size, max_concurrent_sequences, source=f"{POPE_2022}; {KWON_2023}",
-           subject="inference", touch=(kv_cache_memory, max_concurrent_sequences),
-           message="more sequences than the HBM left after the weights can hold at this "
-                   "context: lower batch_size or seq_len, or add GPUs to the replica")
-for _stage, _memory in enumerate((zero0_memory_per_gpu, zero1_memory_per_gpu,
-                                  zero2_memory_per_gpu, zero3_memory_per_gpu)):
-    constraint(f"zero{_stage}_fits_hbm",
-               f"Training state per GPU fits in HBM{f' (ZeRO-{_stage})' if _stage else ''}",
-               _memory, hbm_capacity, per="GPU", source=RAJBHANDARI_2020, subject="memory",
-               message="the training state on each GPU exceeds its HBM (before activations): "
-                       "shard further (a higher ZeRO stage, more data-parallel ranks, tensor or "
-                       "pipeline parallelism) or use GPUs with more memory")
-constraint("training_memory_fits_hbm", "Training memory per GPU fits in HBM",
-           training_memory_per_gpu, hbm_capacity, per="GPU",
-           source=f"{RAJBHANDARI_2020}; {KORTHIKANTI_2022}", subject="memory",
-           message="a GPU of the first pipeline stage needs more than its HBM for the sharded "
-                   "training state, its activations and the allowances: shard further (a "
-                   "higher zero_stage, more tp or pp), recompute activations "
-                   "(recomputed_layer_fraction, attention_score_bytes = 0 with FlashAttention), "
-                   "use sequence parallelism (sp = tp), or shorten the micro-batch")
-for _memory, _kind in ((activation_memory, ""), (activation_memory_flash, ", no stored scores"),
-                       (activation_memory_recompute, ", full recomputation")):
+constraint(
+    "replica_fits_hbm",
+    "Weights and KV cache fit in the replica's usable HBM",
+    weight_memory + kv_cache_memory,
+    hbm_usable_fraction * hbm_capacity * n_gpus,
+    source=f"{POPE_2022}; {KWON_2023}; {VLLM_UTILIZATION}",
+    subject="inference",
+    touch=(kv_cache_memory,),
+    message="the weights and the batch's KV cache exceed the usable share of the "
+    "replica's HBM (hbm_usable_fraction): use more GPUs per replica, a smaller "
+    "batch or context, or a smaller KV cache (fp8 KV, fewer KV heads)",
+)
+constraint(
+    "batch_fits_kv_budget",
+    "The batch's sequences fit in the KV budget",
+    batch_size,
+    max_concurrent_sequences,
+    source=f"{POPE_2022}; {KWON_2023}",
+    subject="inference",
+    touch=(kv_cache_memory, max_concurrent_sequences),
+    message="more sequences than the HBM left after the weights can hold at this "
+    "context: lower batch_size or seq_len, or add GPUs to the replica",
+)
+for _stage, _memory in enumerate(
+    (zero0_memory_per_gpu, zero1_memory_per_gpu, zero2_memory_per_gpu, zero3_memory_per_gpu)
+):
+    constraint(
+        f"zero{_stage}_fits_hbm",
+        f"Training state per GPU fits in HBM{f' (ZeRO-{_stage})' if _stage else ''}",
+        _memory,
+        hbm_capacity,
+        per="GPU",
+        source=RAJBHANDARI_2020,
+        subject="memory",
+        message="the training state on each GPU exceeds its HBM (before activations): "
+        "shard further (a higher ZeRO stage, more data-parallel ranks, tensor or "
+        "pipeline parallelism) or use GPUs with more memory",
+    )
+constraint(
+    "training_memory_fits_hbm",
+    "Training memory per GPU fits in HBM",
+    training_memory_per_gpu,
+    hbm_capacity,
+    per="GPU",
+    source=f"{RAJBHANDARI_2020}; {KORTHIKANTI_2022}",
+    subject="memory",
+    message="a GPU of the first pipeline stage needs more than its HBM for the sharded "
+    "training state, its activations and the allowances: shard further (a "
+    "higher zero_stage, more tp or pp), recompute activations "
+    "(recomputed_layer_fraction, attention_score_bytes = 0 with FlashAttention), "
+    "use sequence parallelism (sp = tp), or shorten the micro-batch",
+)
+for _memory, _kind in (
+    (activation_memory, ""),
+    (activation_memory_flash, ", no stored scores"),
+    (activation_memory_recompute, ", full recomputation"),
+):
     # microbatches_in_flight micro-batches × n_layers/pp layers × (activation_memory/n_layers)
-    constraint(f"{_memory.name}_fits_hbm",
-               f"Activations of the first pipeline stage fit in HBM{_kind}",
-               microbatches_in_flight * _memory / pp, hbm_capacity, per="GPU",
-               source=KORTHIKANTI_2022, subject="memory", touch=(_memory,),
-               message="the first pipeline stage's activations alone (its micro-batches in "
-                       "flight through its n_layers/pp layers) exceed a GPU's HBM: recompute "
-                       "activations, shorten the micro-batch or sequence, or add tensor, "
-                       "sequence or context parallelism (more pipeline stages do not help "
-                       "under 1F1B)")
-constraint("queue_stable", "The queue drains (utilization below 1)", utilization, 1,
-           strict=True, source=KLEINROCK_1975, subject="serving",
-           touch=(utilization, time_in_queue),
-           message="requests arrive faster than the servers finish them: the queue and the "
-                   "wait grow without bound; add replicas or slots")
-constraint("checkpoint_write_within_interval", "A blocking checkpoint is written within its "
-           "interval", checkpoint_write_time, checkpoint_interval, strict=True,
-           source=YOUNG_1974, subject="storage", touch=(checkpoint_overhead, checkpoint_interval),
-           message="writing a checkpoint takes longer than the interval between checkpoints: "
-                   "the job would do nothing but checkpoint; checkpoint less often or faster")
-constraint("snapshot_within_interval", "An asynchronous snapshot finishes within its interval",
-           checkpoint_snapshot_time, checkpoint_interval, strict=True, source=YOUNG_1974,
-           subject="storage", touch=(checkpoint_overhead_async, checkpoint_snapshot_time),
-           message="the snapshot to host memory takes longer than the checkpoint interval")
-constraint("allreduce_hidden", "The gradient all-reduce hides behind the backward pass",
-           allreduce_time, backward_time, source=LI_2020, subject="communication",
-           touch=(allreduce_time, allreduce_exposed_time),
-           message="the gradient all-reduce outlasts the backward pass, so part of it is "
-                   "exposed and lengthens every step (see allreduce_exposed_time)")
-constraint("pipeline_bubble_small", "Pipeline bubble at most a quarter of the compute "
-           "(assumed threshold)", pipeline_bubble_fraction, Rational(1, 4),
-           source=f"{NARAYANAN_2021} (bubble = (p−1)/m; napkinmath assumes 25% as the limit)",
-           subject="parallelism",
-           message="the pipeline idles for more than a quarter of the compute time: use more "
-                   "micro-batches per step or interleaved stages (virtual_pipeline_stages)")
+    constraint(
+        f"{_memory.name}_fits_hbm",
+        f"Activations of the first pipeline stage fit in HBM{_kind}",
+        microbatches_in_flight * _memory / pp,
+        hbm_capacity,
+        per="GPU",
+        source=KORTHIKANTI_2022,
+        subject="memory",
+        touch=(_memory,),
+        message="the first pipeline stage's activations alone (its micro-batches in "
+        "flight through its n_layers/pp layers) exceed a GPU's HBM: recompute "
+        "activations, shorten the micro-batch or sequence, or add tensor, "
+        "sequence or context parallelism (more pipeline stages do not help "
+        "under 1F1B)",
+    )
+constraint(
+    "queue_stable",
+    "The queue drains (utilization below 1)",
+    utilization,
+    1,
+    strict=True,
+    source=KLEINROCK_1975,
+    subject="serving",
+    touch=(utilization, time_in_queue),
+    message="requests arrive faster than the servers finish them: the queue and the "
+    "wait grow without bound; add replicas or slots",
+)
+constraint(
+    "checkpoint_write_within_interval",
+    "A blocking checkpoint is written within its interval",
+    checkpoint_write_time,
+    checkpoint_interval,
+    strict=True,
+    source=YOUNG_1974,
+    subject="storage",
+    touch=(checkpoint_overhead, checkpoint_interval),
+    message="writing a checkpoint takes longer than the interval between checkpoints: "
+    "the job would do nothing but checkpoint; checkpoint less often or faster",
+)
+constraint(
+    "snapshot_within_interval",
+    "An asynchronous snapshot finishes within its interval",
+    checkpoint_snapshot_time,
+    checkpoint_interval,
+    strict=True,
+    source=YOUNG_1974,
+    subject="storage",
+    touch=(checkpoint_overhead_async, checkpoint_snapshot_time),
+    message="the snapshot to host memory takes longer than the checkpoint interval",
+)
+constraint(
+    "allreduce_hidden",
+    "The gradient all-reduce hides behind the backward pass",
+    allreduce_time,
+    backward_time,
+    source=LI_2020,
+    subject="communication",
+    touch=(allreduce_time, allreduce_exposed_time),
+    message="the gradient all-reduce outlasts the backward pass, so part of it is "
+    "exposed and lengthens every step (see allreduce_exposed_time)",
+)
+constraint(
+    "pipeline_bubble_small",
+    "Pipeline bubble at most a quarter of the compute (assumed threshold)",
+    pipeline_bubble_fraction,
+    Rational(1, 4),
+    source=f"{NARAYANAN_2021} (bubble = (p−1)/m; napkinmath assumes 25% as the limit)",
+    subject="parallelism",
+    message="the pipeline idles for more than a quarter of the compute time: use more "
+    "micro-batches per step or interleaved stages (virtual_pipeline_stages)",
+)

@@ -59,101 +59,179 @@ KORTHIKANTI_A = (
 # --- Variables -----------------------------------------------------------------------------
 # Forward FLOP per query-key pair per attention channel: QKᵀ 2 + attention over V 2.
 attention_flop_per_pair = var(
-    "attention_flop_per_pair", "FLOP*sequence/token**2",
+    "attention_flop_per_pair",
+    "FLOP*sequence/token**2",
     "forward FLOP per query-key pair per attention channel (QKᵀ 2 + AV 2 = 4)",
-    symbol="k_a", default=4, default_note=(
+    symbol="k_a",
+    default=4,
+    default_note=(
         "4 FLOP per query-key pair per attention channel in the forward pass: 2 in QKᵀ and 2 in "
         "the sum over V (PaLM Appendix B's 12·L·H·Q·T is 3 × this, forward and backward); "
-        "the full T×T score matrix is counted, as PaLM and Megatron count it"))
+        "the full T×T score matrix is counted, as PaLM and Megatron count it"
+    ),
+)
 # Training attention FLOPs per token (forward and backward).
 attention_flop_per_token = var(
-    "attention_flop_per_token", "FLOP/token",
+    "attention_flop_per_token",
+    "FLOP/token",
     "training attention FLOPs per token, forward and backward (PaLM's 12·L·H·Q·T)",
-    symbol="C_{attn}")
+    symbol="C_{attn}",
+)
 # Training FLOPs per token with attention.
 train_flop_per_token = var(
-    "train_flop_per_token", "FLOP/token",
-    "training FLOPs per token with attention (PaLM's 6N + 12·L·H·Q·T)", symbol="C_{tok,train}")
+    "train_flop_per_token",
+    "FLOP/token",
+    "training FLOPs per token with attention (PaLM's 6N + 12·L·H·Q·T)",
+    symbol="C_{tok,train}",
+)
 # Forward attention FLOPs of one token against its context.
 inference_attention_flop_per_token = var(
-    "inference_attention_flop_per_token", "FLOP/token",
+    "inference_attention_flop_per_token",
+    "FLOP/token",
     "forward attention FLOPs of one token over a context of seq_len (4·L·H·Q·s)",
-    symbol="C_{attn,fwd}")
+    symbol="C_{attn,fwd}",
+)
 # Forward FLOPs per token with attention.
 inference_flop_per_token_with_attention = var(
-    "inference_flop_per_token_with_attention", "FLOP/token",
+    "inference_flop_per_token_with_attention",
+    "FLOP/token",
     "forward FLOPs per token with attention over the context (2N + 4·L·H·Q·s)",
-    symbol="C_{tok,fwd}")
+    symbol="C_{tok,fwd}",
+)
 # Megatron's model FLOPs of one iteration.
 megatron_model_flops = var(
-    "megatron_model_flops", "FLOP",
+    "megatron_model_flops",
+    "FLOP",
     "model FLOPs of one iteration, Megatron's count (72·B·s·L·h²·(1 + s/(6h) + V/(12hL)))",
-    symbol="F_{model}")
+    symbol="F_{model}",
+)
 # Megatron's hardware FLOPs of one iteration with selective recomputation.
 megatron_hardware_flops_selective = var(
-    "megatron_hardware_flops_selective", "FLOP",
+    "megatron_hardware_flops_selective",
+    "FLOP",
     "hardware FLOPs of one iteration with selective recomputation (Korthikanti eq. 8)",
-    symbol="F_{hw,sel}")
+    symbol="F_{hw,sel}",
+)
 # Megatron's hardware FLOPs of one iteration with full recomputation.
 megatron_hardware_flops_full = var(
-    "megatron_hardware_flops_full", "FLOP",
+    "megatron_hardware_flops_full",
+    "FLOP",
     "hardware FLOPs of one iteration with full recomputation (Narayanan eq. 3)",
-    symbol="F_{hw,full}")
+    symbol="F_{hw,full}",
+)
 
 # --- Formulas ------------------------------------------------------------------------------
-formula("attention_flop_per_token", "Training attention FLOPs per token",
-        Eq(attention_flop_per_token,
-           3 * attention_flop_per_pair * n_layers * n_heads * head_dim * seq_len),
-        source=PALM_B, subject=SUBJECT,
-        note="QKᵀ and AV over the full sequence, forward and backward: 12·L·H·Q·T")
+formula(
+    "attention_flop_per_token",
+    "Training attention FLOPs per token",
+    Eq(
+        attention_flop_per_token,
+        3 * attention_flop_per_pair * n_layers * n_heads * head_dim * seq_len,
+    ),
+    source=PALM_B,
+    subject=SUBJECT,
+    note="QKᵀ and AV over the full sequence, forward and backward: 12·L·H·Q·T",
+)
 
-formula("train_flop_per_token", "Training FLOPs per token with attention",
-        Eq(train_flop_per_token, flop_per_param_token * params + attention_flop_per_token),
-        source=PALM_B, subject=SUBJECT,
-        note="the count PaLM's MFU uses; the 6ND rule leaves the attention term out")
+formula(
+    "train_flop_per_token",
+    "Training FLOPs per token with attention",
+    Eq(train_flop_per_token, flop_per_param_token * params + attention_flop_per_token),
+    source=PALM_B,
+    subject=SUBJECT,
+    note="the count PaLM's MFU uses; the 6ND rule leaves the attention term out",
+)
 
-formula("inference_attention_flop_per_token", "Forward attention FLOPs per token",
-        Eq(inference_attention_flop_per_token,
-           attention_flop_per_pair * n_layers * n_heads * head_dim * seq_len),
-        source=f"{PALM_B} (its forward third)", subject="inference",
-        note=("a generated token attends to seq_len cached positions: 4·L·H·Q·s; for a prefill "
-              "the causal mask halves the average"))
+formula(
+    "inference_attention_flop_per_token",
+    "Forward attention FLOPs per token",
+    Eq(
+        inference_attention_flop_per_token,
+        attention_flop_per_pair * n_layers * n_heads * head_dim * seq_len,
+    ),
+    source=f"{PALM_B} (its forward third)",
+    subject="inference",
+    note=(
+        "a generated token attends to seq_len cached positions: 4·L·H·Q·s; for a prefill "
+        "the causal mask halves the average"
+    ),
+)
 
-formula("inference_flop_per_token_with_attention", "Forward FLOPs per token with attention",
-        Eq(inference_flop_per_token_with_attention,
-           inference_flop_per_token + inference_attention_flop_per_token),
-        source=f"{PALM_B} (its forward third)", subject="inference",
-        note="2N for the weights plus the attention over the context")
+formula(
+    "inference_flop_per_token_with_attention",
+    "Forward FLOPs per token with attention",
+    Eq(
+        inference_flop_per_token_with_attention,
+        inference_flop_per_token + inference_attention_flop_per_token,
+    ),
+    source=f"{PALM_B} (its forward third)",
+    subject="inference",
+    note="2N for the weights plus the attention over the context",
+)
 
-formula("megatron_model_flops", "Model FLOPs per iteration (Megatron)",
-        Eq(megatron_model_flops,
-           global_batch_tokens * (3 * forward_flop_per_param_token * params_per_entry
-                                  * (12 * n_layers * hidden_size**2 + vocab_size * hidden_size)
-                                  + 3 * attention_flop_per_pair * n_layers * hidden_size
-                                  * seq_len)),
-        source=KORTHIKANTI_A, subject=SUBJECT, forward_only=True,
-        note=("a GPT layer (MHA, d_ff = 4h) and the output layer, forward and backward; with "
-              "the defaults 72·B·s·L·h²·(1 + s/(6h) + V/(12·h·L))"))
+formula(
+    "megatron_model_flops",
+    "Model FLOPs per iteration (Megatron)",
+    Eq(
+        megatron_model_flops,
+        global_batch_tokens
+        * (
+            3
+            * forward_flop_per_param_token
+            * params_per_entry
+            * (12 * n_layers * hidden_size**2 + vocab_size * hidden_size)
+            + 3 * attention_flop_per_pair * n_layers * hidden_size * seq_len
+        ),
+    ),
+    source=KORTHIKANTI_A,
+    subject=SUBJECT,
+    forward_only=True,
+    note=(
+        "a GPT layer (MHA, d_ff = 4h) and the output layer, forward and backward; with "
+        "the defaults 72·B·s·L·h²·(1 + s/(6h) + V/(12·h·L))"
+    ),
+)
 
-formula("megatron_hardware_flops_selective", "Hardware FLOPs per iteration, selective "
-        "recomputation",
-        Eq(megatron_hardware_flops_selective,
-           global_batch_tokens * (3 * forward_flop_per_param_token * params_per_entry
-                                  * (12 * n_layers * hidden_size**2 + vocab_size * hidden_size)
-                                  + 6 * attention_flop_per_pair * n_layers * hidden_size
-                                  * seq_len)),
-        source=KORTHIKANTI_A, subject=SUBJECT, forward_only=True,
-        note=("eq. 8 as printed: the s/(6h) attention term doubles to s/(3h); "
-              "72·B·s·L·h²·(1 + s/(3h) + V/(12·h·L)) with the defaults"))
+formula(
+    "megatron_hardware_flops_selective",
+    "Hardware FLOPs per iteration, selective recomputation",
+    Eq(
+        megatron_hardware_flops_selective,
+        global_batch_tokens
+        * (
+            3
+            * forward_flop_per_param_token
+            * params_per_entry
+            * (12 * n_layers * hidden_size**2 + vocab_size * hidden_size)
+            + 6 * attention_flop_per_pair * n_layers * hidden_size * seq_len
+        ),
+    ),
+    source=KORTHIKANTI_A,
+    subject=SUBJECT,
+    forward_only=True,
+    note=(
+        "eq. 8 as printed: the s/(6h) attention term doubles to s/(3h); "
+        "72·B·s·L·h²·(1 + s/(3h) + V/(12·h·L)) with the defaults"
+    ),
+)
 
-formula("megatron_hardware_flops_full", "Hardware FLOPs per iteration, full recomputation",
-        Eq(megatron_hardware_flops_full,
-           global_batch_tokens * (4 * forward_flop_per_param_token * params_per_entry
-                                  * 12 * n_layers * hidden_size**2
-                                  + 3 * forward_flop_per_param_token * params_per_entry
-                                  * vocab_size * hidden_size
-                                  + 4 * attention_flop_per_pair * n_layers * hidden_size
-                                  * seq_len)),
-        source=NARAYANAN_EQ3, subject=SUBJECT, forward_only=True,
-        note=("every layer runs forward twice (4 passes in all), the output layer once: "
-              "96·B·s·L·h²·(1 + s/(6h) + V/(16·h·L)) with the defaults"))
+formula(
+    "megatron_hardware_flops_full",
+    "Hardware FLOPs per iteration, full recomputation",
+    Eq(
+        megatron_hardware_flops_full,
+        global_batch_tokens
+        * (
+            4 * forward_flop_per_param_token * params_per_entry * 12 * n_layers * hidden_size**2
+            + 3 * forward_flop_per_param_token * params_per_entry * vocab_size * hidden_size
+            + 4 * attention_flop_per_pair * n_layers * hidden_size * seq_len
+        ),
+    ),
+    source=NARAYANAN_EQ3,
+    subject=SUBJECT,
+    forward_only=True,
+    note=(
+        "every layer runs forward twice (4 passes in all), the output layer once: "
+        "96·B·s·L·h²·(1 + s/(6h) + V/(16·h·L)) with the defaults"
+    ),
+)

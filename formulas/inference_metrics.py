@@ -62,68 +62,124 @@ VASWANI_2017 = "Vaswani et al. 2017, Attention Is All You Need, arXiv:1706.03762
 
 # --- Variables -----------------------------------------------------------------------------
 # Time from a request's arrival to its first output token.
-time_to_first_token = var("time_to_first_token", "s",
-                          "time to first token (TTFT): queueing plus prefill",
-                          symbol="\\mathrm{TTFT}", bounds=NON_NEGATIVE)
+time_to_first_token = var(
+    "time_to_first_token",
+    "s",
+    "time to first token (TTFT): queueing plus prefill",
+    symbol="\\mathrm{TTFT}",
+    bounds=NON_NEGATIVE,
+)
 # Time between two output tokens of one sequence.
 time_per_output_token = var(
-    "time_per_output_token", "ms*sequence/token",
+    "time_per_output_token",
+    "ms*sequence/token",
     "time per output token of one sequence (TPOT, inter-token latency)",
-    symbol="\\mathrm{TPOT}")
+    symbol="\\mathrm{TPOT}",
+)
 # Model bandwidth utilization.
-mbu = var("mbu", "", "model bandwidth utilization: bytes a decode step reads over its time, "
-          "against the peak HBM bandwidth", symbol="\\mathrm{MBU}", bounds=FRACTION)
+mbu = var(
+    "mbu",
+    "",
+    "model bandwidth utilization: bytes a decode step reads over its time, "
+    "against the peak HBM bandwidth",
+    symbol="\\mathrm{MBU}",
+    bounds=FRACTION,
+)
 # KV-cache bytes per token if every attention head kept its own K and V.
 kv_bytes_per_token_mha = var(
-    "kv_bytes_per_token_mha", "B/token",
+    "kv_bytes_per_token_mha",
+    "B/token",
     "KV-cache bytes per token with multi-head attention (every head cached), from hidden_size",
-    symbol="m_{kv,MHA}")
+    symbol="m_{kv,MHA}",
+)
 # FLOPs a tensor-parallel MLP does per byte it moves over the interconnect.
 tp_flop_per_comm_byte = var(
-    "tp_flop_per_comm_byte", "FLOP/B",
+    "tp_flop_per_comm_byte",
+    "FLOP/B",
     "FLOPs a tensor-parallel MLP does per byte of interconnect traffic (F/Y in bf16)",
-    symbol="I_{TP}")
+    symbol="I_{TP}",
+)
 # The chip's FLOP/s over its interconnect bandwidth (both directions).
 interconnect_ridge_point = var(
-    "interconnect_ridge_point", "FLOP/B",
+    "interconnect_ridge_point",
+    "FLOP/B",
     "peak FLOP/s over the scale-up link's bandwidth, both directions (C/W_ICI)",
-    symbol="I^{*}_{ICI}")
+    symbol="I^{*}_{ICI}",
+)
 
 # --- Formulas ------------------------------------------------------------------------------
-formula("time_to_first_token", "Time to first token",
-        Eq(time_to_first_token, time_in_queue + prefill_time),
-        source=f"{DATABRICKS_2023}; {POPE_2022}", subject=SUBJECT,
-        note="waiting for a batch slot, then the prefill that produces the first token; give "
-             "time_in_queue = 0 for an idle server")
+formula(
+    "time_to_first_token",
+    "Time to first token",
+    Eq(time_to_first_token, time_in_queue + prefill_time),
+    source=f"{DATABRICKS_2023}; {POPE_2022}",
+    subject=SUBJECT,
+    note="waiting for a batch slot, then the prefill that produces the first token; give "
+    "time_in_queue = 0 for an idle server",
+)
 
-formula("tpot_at_roofline", "Time per output token at the roofline",
-        Eq(time_per_output_token, decode_step_time / tokens_per_step),
-        source=f"{POPE_2022}; {DATABRICKS_2023}", subject=SUBJECT, derived=True,
-        note=("the bandwidth-bound floor, used only when no TPOT is given: a measured TPOT is "
-              "longer, and MBU says by how much"))
+formula(
+    "tpot_at_roofline",
+    "Time per output token at the roofline",
+    Eq(time_per_output_token, decode_step_time / tokens_per_step),
+    source=f"{POPE_2022}; {DATABRICKS_2023}",
+    subject=SUBJECT,
+    derived=True,
+    note=(
+        "the bandwidth-bound floor, used only when no TPOT is given: a measured TPOT is "
+        "longer, and MBU says by how much"
+    ),
+)
 
-formula("mbu", "Model bandwidth utilization",
-        Eq(mbu, (weight_memory + kv_cache_memory)
-           / (time_per_output_token * tokens_per_step * n_gpus * hbm_bandwidth)),
-        source=DATABRICKS_2023, subject=SUBJECT,
-        note="7B in 16-bit at 14 ms per token on an A100-80GB (2 TB/s): 50%")
+formula(
+    "mbu",
+    "Model bandwidth utilization",
+    Eq(
+        mbu,
+        (weight_memory + kv_cache_memory)
+        / (time_per_output_token * tokens_per_step * n_gpus * hbm_bandwidth),
+    ),
+    source=DATABRICKS_2023,
+    subject=SUBJECT,
+    note="7B in 16-bit at 14 ms per token on an A100-80GB (2 TB/s): 50%",
+)
 
-formula("kv_bytes_per_token_mha", "KV cache per token, multi-head attention",
-        Eq(kv_bytes_per_token_mha, 2 * n_layers * hidden_size * kv_bytes_per_element),
-        source=f"{VASWANI_2017}; {POPE_2022}", subject=SUBJECT,
-        note="K and V of width h in every layer; GQA keeps n_kv_heads/n_heads of it")
+formula(
+    "kv_bytes_per_token_mha",
+    "KV cache per token, multi-head attention",
+    Eq(kv_bytes_per_token_mha, 2 * n_layers * hidden_size * kv_bytes_per_element),
+    source=f"{VASWANI_2017}; {POPE_2022}",
+    subject=SUBJECT,
+    note="K and V of width h in every layer; GQA keeps n_kv_heads/n_heads of it",
+)
 
-formula("tp_flop_per_comm_byte", "FLOPs per interconnect byte of a tensor-parallel MLP",
-        Eq(tp_flop_per_comm_byte,
-           forward_flop_per_param_token * params_per_entry * ffn_size
-           / (tp * activation_bytes_per_element)),
-        source=SCALING_BOOK_TP, subject=SUBJECT,
-        note=("independent of the batch: compute and traffic both grow with it; compare with "
-              "interconnect_ridge_point"))
+formula(
+    "tp_flop_per_comm_byte",
+    "FLOPs per interconnect byte of a tensor-parallel MLP",
+    Eq(
+        tp_flop_per_comm_byte,
+        forward_flop_per_param_token
+        * params_per_entry
+        * ffn_size
+        / (tp * activation_bytes_per_element),
+    ),
+    source=SCALING_BOOK_TP,
+    subject=SUBJECT,
+    note=(
+        "independent of the batch: compute and traffic both grow with it; compare with "
+        "interconnect_ridge_point"
+    ),
+)
 
-formula("interconnect_ridge_point", "Interconnect ridge point",
-        Eq(interconnect_ridge_point, peak_flops / nvlink_bandwidth_bidirectional),
-        source=SCALING_BOOK_TP, subject=SUBJECT,
-        note=("a tensor-parallel layer stays compute-bound while it does more FLOPs per byte "
-              "than this (H100: 1,099); TPU records give ICI per chip over every axis, the "
-              "scaling book one axis's (TPU v5p: 2,550 per axis): give the figure that fits"))
+formula(
+    "interconnect_ridge_point",
+    "Interconnect ridge point",
+    Eq(interconnect_ridge_point, peak_flops / nvlink_bandwidth_bidirectional),
+    source=SCALING_BOOK_TP,
+    subject=SUBJECT,
+    note=(
+        "a tensor-parallel layer stays compute-bound while it does more FLOPs per byte "
+        "than this (H100: 1,099); TPU records give ICI per chip over every axis, the "
+        "scaling book one axis's (TPU v5p: 2,550 per axis): give the figure that fits"
+    ),
+)

@@ -33,38 +33,69 @@ LEPIKHIN_2020 = (
 # Routed experts in each MoE layer.
 n_experts = var("n_experts", "", "routed experts per MoE layer", symbol="E")
 # Experts each token is routed to (top-k).
-experts_per_token = var("experts_per_token", "", "routed experts each token uses (top-k)",
-                        symbol="k_{E}")
+experts_per_token = var(
+    "experts_per_token", "", "routed experts each token uses (top-k)", symbol="k_{E}"
+)
 # Parameters of one routed expert, summed over the MoE layers.
-expert_params = var("expert_params", "param",
-                    "parameters of one routed expert, summed over the layers", symbol="N_E")
+expert_params = var(
+    "expert_params",
+    "param",
+    "parameters of one routed expert, summed over the layers",
+    symbol="N_E",
+)
 # Parameters every token uses: attention, embeddings, dense and shared-expert layers.
-shared_params = var("shared_params", "param",
-                    "parameters every token uses (attention, embeddings, shared experts)",
-                    symbol="N_{shared}")
+shared_params = var(
+    "shared_params",
+    "param",
+    "parameters every token uses (attention, embeddings, shared experts)",
+    symbol="N_{shared}",
+)
 # Share of the parameters a token uses.
-active_param_fraction = var("active_param_fraction", "",
-                            "active parameters over all parameters", symbol="\\rho",
-                            bounds=FRACTION)
+active_param_fraction = var(
+    "active_param_fraction",
+    "",
+    "active parameters over all parameters",
+    symbol="\\rho",
+    bounds=FRACTION,
+)
 # Routed experts each expert-parallel rank holds.
-experts_per_rank = var("experts_per_rank", "", "routed experts held by each expert-parallel rank",
-                       symbol="E_{rank}")
+experts_per_rank = var(
+    "experts_per_rank", "", "routed experts held by each expert-parallel rank", symbol="E_{rank}"
+)
 
 # --- Formulas ------------------------------------------------------------------------------
-formula("moe_total_params", "MoE parameters, all experts",
-        Eq(params_total, shared_params + n_experts * expert_params),
-        source=SHAZEER_2017, subject=SUBJECT,
-        note="memory (weights, training state, checkpoints) follows this count")
+formula(
+    "moe_total_params",
+    "MoE parameters, all experts",
+    Eq(params_total, shared_params + n_experts * expert_params),
+    source=SHAZEER_2017,
+    subject=SUBJECT,
+    note="memory (weights, training state, checkpoints) follows this count",
+)
 
-formula("moe_active_params", "MoE parameters active per token",
-        Eq(params, shared_params + experts_per_token * expert_params),
-        source=FEDUS_2022, subject=SUBJECT,
-        note="compute (6ND, 2N per generated token) follows this count")
+formula(
+    "moe_active_params",
+    "MoE parameters active per token",
+    Eq(params, shared_params + experts_per_token * expert_params),
+    source=FEDUS_2022,
+    subject=SUBJECT,
+    note="compute (6ND, 2N per generated token) follows this count",
+)
 
-formula("active_param_fraction", "Active share of the parameters",
-        Eq(active_param_fraction, params / params_total), source=DEFINITION, subject=SUBJECT,
-        note="1 for a dense model")
+formula(
+    "active_param_fraction",
+    "Active share of the parameters",
+    Eq(active_param_fraction, params / params_total),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="1 for a dense model",
+)
 
-formula("experts_per_rank", "Experts per expert-parallel rank",
-        Eq(experts_per_rank, n_experts / ep), source=LEPIKHIN_2020, subject=SUBJECT,
-        note="ep should divide n_experts; each rank keeps its experts' weights and state")
+formula(
+    "experts_per_rank",
+    "Experts per expert-parallel rank",
+    Eq(experts_per_rank, n_experts / ep),
+    source=LEPIKHIN_2020,
+    subject=SUBJECT,
+    note="ep should divide n_experts; each rank keeps its experts' weights and state",
+)

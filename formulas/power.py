@@ -42,82 +42,148 @@ LLAMA_CARD = (
 
 # --- Variables -----------------------------------------------------------------------------
 # Electrical power one accelerator draws, on average over the run.
-gpu_power = var("gpu_power", "W/GPU", "average electrical power per accelerator",
-                symbol="P_{gpu}")
+gpu_power = var("gpu_power", "W/GPU", "average electrical power per accelerator", symbol="P_{gpu}")
 # Server power over its accelerators' power: CPUs, memory, NICs, fans, power supplies.
 node_overhead = var(
-    "node_overhead", "", "server power over its accelerators' power (1 counts the GPUs alone)",
-    symbol="o_{node}", bounds=Bounds(1.0, float("inf"), lo_inclusive=True), default=1.8,
+    "node_overhead",
+    "",
+    "server power over its accelerators' power (1 counts the GPUs alone)",
+    symbol="o_{node}",
+    bounds=Bounds(1.0, float("inf"), lo_inclusive=True),
+    default=1.8,
     default_note=(
         "servers draw 1.8× their GPUs' power at full load: NVIDIA DGX H100 10.2 kW for 8 × "
         "700 W GPUs (1.82), DGX A100 6.5 kW for 8 × 400 W (2.03), DGX B200 14.3 kW for 8 × "
         "1,000 W (1.79), maximum system powers from NVIDIA's DGX datasheets, as remembered; "
-        "model cards count the GPUs alone (1)"))
+        "model cards count the GPUs alone (1)"
+    ),
+)
 # Power usage effectiveness: facility power over IT power.
-pue = var("pue", "", "power usage effectiveness: facility power over IT power",
-          symbol="\\mathrm{PUE}", bounds=Bounds(1.0, float("inf"), lo_inclusive=True),
-          default=1.2, default_note=(
-              "PUE 1.2: between hyperscale fleets (Google reports about 1.10 fleet-wide) and "
-              "the industry average (about 1.56 in the Uptime Institute's 2024 survey), as "
-              "remembered; use your site's"))
+pue = var(
+    "pue",
+    "",
+    "power usage effectiveness: facility power over IT power",
+    symbol="\\mathrm{PUE}",
+    bounds=Bounds(1.0, float("inf"), lo_inclusive=True),
+    default=1.2,
+    default_note=(
+        "PUE 1.2: between hyperscale fleets (Google reports about 1.10 fleet-wide) and "
+        "the industry average (about 1.56 in the Uptime Institute's 2024 survey), as "
+        "remembered; use your site's"
+    ),
+)
 # Power of the servers (IT load).
-it_power = var("it_power", "MW", "IT power of the job's servers (before cooling and conversion)",
-               symbol="P_{IT}")
+it_power = var(
+    "it_power",
+    "MW",
+    "IT power of the job's servers (before cooling and conversion)",
+    symbol="P_{IT}",
+)
 # Power drawn from the grid by the facility for the job.
-cluster_power = var("cluster_power", "MW", "facility power of the job, PUE included",
-                    symbol="P_{fac}")
+cluster_power = var(
+    "cluster_power", "MW", "facility power of the job, PUE included", symbol="P_{fac}"
+)
 # Electrical energy of the run, facility included.
-energy = var("energy", "MWh", "electrical energy of the run, facility included",
-             symbol="E")
+energy = var("energy", "MWh", "electrical energy of the run, facility included", symbol="E")
 # Price of electricity.
 electricity_price = var(
-    "electricity_price", "USD/kWh", "price of electricity", symbol="p_{el}", default=0.08,
+    "electricity_price",
+    "USD/kWh",
+    "price of electricity",
+    symbol="p_{el}",
+    default=0.08,
     default_note=(
         "0.08 USD/kWh: about the US average industrial price in 2023-2024 (EIA Electric Power "
-        "Monthly, as remembered); colocation contracts and other grids differ widely"))
+        "Monthly, as remembered); colocation contracts and other grids differ widely"
+    ),
+)
 # Electricity bill of the run.
 energy_cost = var("energy_cost", "USD", "electricity cost of the run", symbol="\\$_{el}")
 # Grid carbon intensity.
 grid_intensity = var(
-    "grid_intensity", "kg/kWh", "grid carbon intensity, kg CO₂e per kWh (location-based)",
-    symbol="I_{CO_2}", default=0.4, default_note=(
+    "grid_intensity",
+    "kg/kWh",
+    "grid carbon intensity, kg CO₂e per kWh (location-based)",
+    symbol="I_{CO_2}",
+    default=0.4,
+    default_note=(
         "0.4 kg CO₂e/kWh: a round figure between the US grid average (about 0.37, EPA eGRID "
         "2022) and the world average (about 0.48, IEA), as remembered; hydro and nuclear grids "
-        "are below 0.05, coal-heavy grids above 0.7"))
+        "are below 0.05, coal-heavy grids above 0.7"
+    ),
+)
 # Location-based emissions of the run.
-emissions = var("emissions", "kg", "location-based emissions of the run, kg CO₂e",
-                symbol="m_{CO_2}")
+emissions = var(
+    "emissions", "kg", "location-based emissions of the run, kg CO₂e", symbol="m_{CO_2}"
+)
 
 # --- Formulas ------------------------------------------------------------------------------
-formula("gpu_power_is_tdp", "Accelerators draw their TDP",
-        Eq(gpu_power, tdp), source=f"{LLAMA_CARD} (peak power capacity per GPU)",
-        subject=SUBJECT, assumption=True,
-        note=("an upper bound: measured averages over a training run are often 60-80% of TDP; "
-              "give gpu_power where it was measured"))
+formula(
+    "gpu_power_is_tdp",
+    "Accelerators draw their TDP",
+    Eq(gpu_power, tdp),
+    source=f"{LLAMA_CARD} (peak power capacity per GPU)",
+    subject=SUBJECT,
+    assumption=True,
+    note=(
+        "an upper bound: measured averages over a training run are often 60-80% of TDP; "
+        "give gpu_power where it was measured"
+    ),
+)
 
-formula("it_power", "IT power of a cluster",
-        Eq(it_power, n_gpus * gpu_power * node_overhead), source=PATTERSON_2021,
-        subject=SUBJECT, note="network switches and storage come on top")
+formula(
+    "it_power",
+    "IT power of a cluster",
+    Eq(it_power, n_gpus * gpu_power * node_overhead),
+    source=PATTERSON_2021,
+    subject=SUBJECT,
+    note="network switches and storage come on top",
+)
 
-formula("cluster_power", "Facility power of a cluster",
-        Eq(cluster_power, it_power * pue), source=GREEN_GRID, subject=SUBJECT,
-        note="what the grid connection and the power contract must supply")
+formula(
+    "cluster_power",
+    "Facility power of a cluster",
+    Eq(cluster_power, it_power * pue),
+    source=GREEN_GRID,
+    subject=SUBJECT,
+    note="what the grid connection and the power contract must supply",
+)
 
-formula("energy", "Energy of a run",
-        Eq(energy, gpu_hours * gpu_power * node_overhead * pue), source=PATTERSON_2021,
-        subject=SUBJECT, note="accelerator-hours at the average power, servers and facility "
-                              "included")
+formula(
+    "energy",
+    "Energy of a run",
+    Eq(energy, gpu_hours * gpu_power * node_overhead * pue),
+    source=PATTERSON_2021,
+    subject=SUBJECT,
+    note="accelerator-hours at the average power, servers and facility included",
+)
 
-formula("energy_from_power", "Energy of a run from the facility power",
-        Eq(energy, cluster_power * train_time), source=DEFINITION, subject=SUBJECT,
-        derived_from=("energy", "gpu_hours", "it_power", "cluster_power"),
-        note="facility power held for the wall-clock time")
+formula(
+    "energy_from_power",
+    "Energy of a run from the facility power",
+    Eq(energy, cluster_power * train_time),
+    source=DEFINITION,
+    subject=SUBJECT,
+    derived_from=("energy", "gpu_hours", "it_power", "cluster_power"),
+    note="facility power held for the wall-clock time",
+)
 
-formula("energy_cost", "Electricity cost of a run",
-        Eq(energy_cost, energy * electricity_price), source=DEFINITION, subject=SUBJECT)
+formula(
+    "energy_cost",
+    "Electricity cost of a run",
+    Eq(energy_cost, energy * electricity_price),
+    source=DEFINITION,
+    subject=SUBJECT,
+)
 
-formula("emissions", "Location-based emissions of a run",
-        Eq(emissions, energy * grid_intensity), source=f"{PATTERSON_2021}; {LLAMA_CARD}",
-        subject=SUBJECT,
-        note=("market-based accounting (renewable purchases) can report 0 for the same "
-              "energy, as Meta's cards do"))
+formula(
+    "emissions",
+    "Location-based emissions of a run",
+    Eq(emissions, energy * grid_intensity),
+    source=f"{PATTERSON_2021}; {LLAMA_CARD}",
+    subject=SUBJECT,
+    note=(
+        "market-based accounting (renewable purchases) can report 0 for the same "
+        "energy, as Meta's cards do"
+    ),
+)

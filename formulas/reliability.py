@@ -70,204 +70,372 @@ LLAMA3_2024 = (
 # --- Variables -----------------------------------------------------------------------------
 # Accelerator-hours between interruptions that one accelerator (and its share of host,
 # network and software) causes: the per-GPU MTBF.
-mtbf_per_gpu = var("mtbf_per_gpu", "GPU*hour",
-                   "accelerator-hours between job interruptions, per accelerator (per-GPU MTBF)",
-                   symbol="M_{gpu}")
+mtbf_per_gpu = var(
+    "mtbf_per_gpu",
+    "GPU*hour",
+    "accelerator-hours between job interruptions, per accelerator (per-GPU MTBF)",
+    symbol="M_{gpu}",
+)
 # Mean time between interruptions of the whole job.
-mtbf = var("mtbf", "hour", "mean time between interruptions of the job (cluster MTBF)",
-           symbol="M")
+mtbf = var("mtbf", "hour", "mean time between interruptions of the job (cluster MTBF)", symbol="M")
 # Interruptions counted (or expected) over a period.
-interruptions = var("interruptions", "", "job interruptions counted (or expected) over the period",
-                    symbol="n_f")
+interruptions = var(
+    "interruptions", "", "job interruptions counted (or expected) over the period", symbol="n_f"
+)
 # The period over which interruptions are counted, or the length of a run.
-observation_period = var("observation_period", "day",
-                         "period over which interruptions are counted (or the run length)",
-                         symbol="T_{obs}")
+observation_period = var(
+    "observation_period",
+    "day",
+    "period over which interruptions are counted (or the run length)",
+    symbol="T_{obs}",
+)
 # Checkpoint write time over the job MTBF: Daly's nondimensional dump time ξ = δ/M.
 checkpoint_write_mtbf_ratio = var(
-    "checkpoint_write_mtbf_ratio", "",
+    "checkpoint_write_mtbf_ratio",
+    "",
     "checkpoint write time over the job MTBF, δ/M (Daly's ξ); Daly's higher-order interval "
-    "holds below 2 (at or above it Daly checkpoints every M)", symbol="\\xi",
-    bounds=Bounds(0.0, 2.0, hi_inclusive=False))
+    "holds below 2 (at or above it Daly checkpoints every M)",
+    symbol="\\xi",
+    bounds=Bounds(0.0, 2.0, hi_inclusive=False),
+)
 # Daly's higher-order estimate of the optimum checkpoint interval.
 checkpoint_interval_daly = var(
-    "checkpoint_interval_daly", "min",
+    "checkpoint_interval_daly",
+    "min",
     "optimum checkpoint interval, Daly's higher-order estimate (checkpoint_interval is Young's)",
-    symbol="\\tau_{D}")
+    symbol="\\tau_{D}",
+)
 # Time from a failure until the job starts reading its checkpoint back.
-reschedule_time = var("reschedule_time", "min",
-                      "time from a failure until the relaunched job starts its restore: "
-                      "detection, excluding or replacing the node, relaunch",
-                      symbol="t_{resched}", bounds=NON_NEGATIVE)
+reschedule_time = var(
+    "reschedule_time",
+    "min",
+    "time from a failure until the relaunched job starts its restore: "
+    "detection, excluding or replacing the node, relaunch",
+    symbol="t_{resched}",
+    bounds=NON_NEGATIVE,
+)
 # Time from a failure until training runs again (the recovery time).
-restart_time = var("restart_time", "min",
-                   "time from a failure until training resumes (recovery time): reschedule + "
-                   "restore", symbol="R", bounds=NON_NEGATIVE)
+restart_time = var(
+    "restart_time",
+    "min",
+    "time from a failure until training resumes (recovery time): reschedule + restore",
+    symbol="R",
+    bounds=NON_NEGATIVE,
+)
 # Expected wall time a failure costs the job.
-lost_time_per_failure = var("lost_time_per_failure", "min",
-                            "expected wall time lost per failure: half an interval plus restart",
-                            symbol="t_{lost}")
+lost_time_per_failure = var(
+    "lost_time_per_failure",
+    "min",
+    "expected wall time lost per failure: half an interval plus restart",
+    symbol="t_{lost}",
+)
 # Productive training time over wall time.
-goodput = var("goodput", "", "productive training time over wall-clock time", symbol="G",
-              bounds=FRACTION)
+goodput = var(
+    "goodput", "", "productive training time over wall-clock time", symbol="G", bounds=FRACTION
+)
 # Accelerator-hours one failure wastes.
-lost_gpu_hours_per_failure = var("lost_gpu_hours_per_failure", "GPU*hour",
-                                 "accelerator-hours one failure wastes (expected)",
-                                 symbol="H_{lost}")
+lost_gpu_hours_per_failure = var(
+    "lost_gpu_hours_per_failure",
+    "GPU*hour",
+    "accelerator-hours one failure wastes (expected)",
+    symbol="H_{lost}",
+)
 # Money one failure wastes.
-cost_per_failure = var("cost_per_failure", "USD", "rental cost one failure wastes (expected)",
-                       symbol="\\$_{fail}")
+cost_per_failure = var(
+    "cost_per_failure", "USD", "rental cost one failure wastes (expected)", symbol="\\$_{fail}"
+)
 # Accelerator-hours of a run lost to checkpoints and failures.
-wasted_gpu_hours = var("wasted_gpu_hours", "GPU*hour",
-                       "accelerator-hours lost to checkpoints and failures over a run",
-                       symbol="H_{waste}", bounds=NON_NEGATIVE)
+wasted_gpu_hours = var(
+    "wasted_gpu_hours",
+    "GPU*hour",
+    "accelerator-hours lost to checkpoints and failures over a run",
+    symbol="H_{waste}",
+    bounds=NON_NEGATIVE,
+)
 # Time from a checkpoint's start until its replica on a second tier is durable.
-replication_lag = var("replication_lag", "min",
-                      "time from a checkpoint's start until its copy on a second tier is durable "
-                      "(write + copy)", symbol="t_{repl}", bounds=NON_NEGATIVE)
+replication_lag = var(
+    "replication_lag",
+    "min",
+    "time from a checkpoint's start until its copy on a second tier is durable (write + copy)",
+    symbol="t_{repl}",
+    bounds=NON_NEGATIVE,
+)
 # Worst-case work lost when the primary tier is lost too: the recovery point.
-recovery_point = var("recovery_point", "min",
-                     "worst-case age of the newest surviving checkpoint (recovery point, RPO)",
-                     symbol="\\mathrm{RPO}")
+recovery_point = var(
+    "recovery_point",
+    "min",
+    "worst-case age of the newest surviving checkpoint (recovery point, RPO)",
+    symbol="\\mathrm{RPO}",
+)
 # Time after the restart until the job runs at full speed.
-warmup_time = var("warmup_time", "min",
-                  "time after training resumes until it runs at full speed (NCCL set-up, "
-                  "compilation, data loader, first slow steps)", symbol="t_{warm}",
-                  bounds=NON_NEGATIVE)
+warmup_time = var(
+    "warmup_time",
+    "min",
+    "time after training resumes until it runs at full speed (NCCL set-up, "
+    "compilation, data loader, first slow steps)",
+    symbol="t_{warm}",
+    bounds=NON_NEGATIVE,
+)
 # Time from a failure until the job runs at full speed again: the recovery time.
-recovery_time = var("recovery_time", "min",
-                    "time from a failure until training runs at full speed again (recovery "
-                    "time, RTO): reschedule + restore + warm-up", symbol="\\mathrm{RTO}")
+recovery_time = var(
+    "recovery_time",
+    "min",
+    "time from a failure until training runs at full speed again (recovery "
+    "time, RTO): reschedule + restore + warm-up",
+    symbol="\\mathrm{RTO}",
+)
 # Time for a preempted job to stop and hand over its accelerators once checkpointed.
-drain_time = var("drain_time", "s",
-                 "time a preempted job takes to stop and release its accelerators after its "
-                 "checkpoint (kill, clean-up, scheduler)", symbol="t_{drain}",
-                 bounds=NON_NEGATIVE)
+drain_time = var(
+    "drain_time",
+    "s",
+    "time a preempted job takes to stop and release its accelerators after its "
+    "checkpoint (kill, clean-up, scheduler)",
+    symbol="t_{drain}",
+    bounds=NON_NEGATIVE,
+)
 # Time from the preemption decision until the accelerators are free.
-reclaim_time = var("reclaim_time", "min",
-                   "time to take accelerators back from a training job: checkpoint + drain",
-                   symbol="t_{reclaim}")
+reclaim_time = var(
+    "reclaim_time",
+    "min",
+    "time to take accelerators back from a training job: checkpoint + drain",
+    symbol="t_{reclaim}",
+)
 # How fast traffic rises during a ramp.
-ramp_rate = var("ramp_rate", "request/(s*min)", "rise of the request rate per unit time",
-                symbol="\\dot\\lambda")
+ramp_rate = var(
+    "ramp_rate", "request/(s*min)", "rise of the request rate per unit time", symbol="\\dot\\lambda"
+)
 # Spare serving capacity above the current traffic.
-traffic_headroom = var("traffic_headroom", "request/s",
-                       "spare serving capacity of the inference floor above current traffic",
-                       symbol="\\Delta\\lambda", bounds=NON_NEGATIVE)
+traffic_headroom = var(
+    "traffic_headroom",
+    "request/s",
+    "spare serving capacity of the inference floor above current traffic",
+    symbol="\\Delta\\lambda",
+    bounds=NON_NEGATIVE,
+)
 # Time until a ramp uses up the headroom.
-ramp_time_allowed = var("ramp_time_allowed", "min",
-                        "time until a traffic ramp uses up the headroom", symbol="t_{ramp}",
-                        bounds=NON_NEGATIVE)
+ramp_time_allowed = var(
+    "ramp_time_allowed",
+    "min",
+    "time until a traffic ramp uses up the headroom",
+    symbol="t_{ramp}",
+    bounds=NON_NEGATIVE,
+)
 # Ramp time left after the reclaim; negative means the reclaim is too slow.
-reclaim_slack = var("reclaim_slack", "min",
-                    "ramp time left once the reclaim is done (negative: too slow)",
-                    symbol="t_{slack}", bounds=Bounds(float("-inf"), float("inf")))
+reclaim_slack = var(
+    "reclaim_slack",
+    "min",
+    "ramp time left once the reclaim is done (negative: too slow)",
+    symbol="t_{slack}",
+    bounds=Bounds(float("-inf"), float("inf")),
+)
 # Traffic the dedicated inference floor must always carry.
-baseline_request_rate = var("baseline_request_rate", "request/s",
-                            "baseline traffic the dedicated floor always serves",
-                            symbol="\\lambda_{base}")
+baseline_request_rate = var(
+    "baseline_request_rate",
+    "request/s",
+    "baseline traffic the dedicated floor always serves",
+    symbol="\\lambda_{base}",
+)
 # Traffic at the peak.
-peak_request_rate = var("peak_request_rate", "request/s", "peak traffic",
-                        symbol="\\lambda_{peak}")
+peak_request_rate = var("peak_request_rate", "request/s", "peak traffic", symbol="\\lambda_{peak}")
 # Requests per second one accelerator serves at the planned utilization.
-gpu_request_capacity = var("gpu_request_capacity", "request/(s*GPU)",
-                           "requests per second one accelerator serves at planned utilization",
-                           symbol="\\mu_{gpu}")
+gpu_request_capacity = var(
+    "gpu_request_capacity",
+    "request/(s*GPU)",
+    "requests per second one accelerator serves at planned utilization",
+    symbol="\\mu_{gpu}",
+)
 # Accelerators dedicated to inference.
-floor_gpus = var("floor_gpus", "GPU", "accelerators dedicated to inference (the floor)",
-                 symbol="n_{floor}")
+floor_gpus = var(
+    "floor_gpus", "GPU", "accelerators dedicated to inference (the floor)", symbol="n_{floor}"
+)
 # Accelerators borrowed from training at the peak.
-borrowed_gpus = var("borrowed_gpus", "GPU", "accelerators borrowed from training at the peak",
-                    symbol="n_{borrow}", bounds=NON_NEGATIVE)
+borrowed_gpus = var(
+    "borrowed_gpus",
+    "GPU",
+    "accelerators borrowed from training at the peak",
+    symbol="n_{borrow}",
+    bounds=NON_NEGATIVE,
+)
 
 # --- Formulas ------------------------------------------------------------------------------
-formula("cluster_mtbf", "Job MTBF from the per-accelerator MTBF",
-        Eq(mtbf, mtbf_per_gpu / n_gpus), source=f"{DEFINITION}: independent failure rates add",
-        subject=SUBJECT, note="a job fails when any of its accelerators does")
+formula(
+    "cluster_mtbf",
+    "Job MTBF from the per-accelerator MTBF",
+    Eq(mtbf, mtbf_per_gpu / n_gpus),
+    source=f"{DEFINITION}: independent failure rates add",
+    subject=SUBJECT,
+    note="a job fails when any of its accelerators does",
+)
 
-formula("observed_mtbf", "Job MTBF from an interruption count",
-        Eq(mtbf, observation_period / interruptions), source=f"{DEFINITION}; data: {LLAMA3_2024}",
-        subject=SUBJECT, note="solved for interruptions: the failures to expect over a run")
+formula(
+    "observed_mtbf",
+    "Job MTBF from an interruption count",
+    Eq(mtbf, observation_period / interruptions),
+    source=f"{DEFINITION}; data: {LLAMA3_2024}",
+    subject=SUBJECT,
+    note="solved for interruptions: the failures to expect over a run",
+)
 
-formula("young_interval", "Optimum checkpoint interval, Young's first-order form",
-        Eq(checkpoint_interval, sqrt(2 * checkpoint_write_time * mtbf)),
-        source=YOUNG_1974, subject=SUBJECT, derived=True,
-        note=("the interval that maximises goodput below (minimum of δ/τ + τ/2M); used when no "
-              "interval is given. Daly's higher-order estimate is checkpoint_interval_daly"))
+formula(
+    "young_interval",
+    "Optimum checkpoint interval, Young's first-order form",
+    Eq(checkpoint_interval, sqrt(2 * checkpoint_write_time * mtbf)),
+    source=YOUNG_1974,
+    subject=SUBJECT,
+    derived=True,
+    note=(
+        "the interval that maximises goodput below (minimum of δ/τ + τ/2M); used when no "
+        "interval is given. Daly's higher-order estimate is checkpoint_interval_daly"
+    ),
+)
 
-formula("checkpoint_write_mtbf_ratio", "Checkpoint write time over MTBF",
-        Eq(checkpoint_write_mtbf_ratio, checkpoint_write_time / mtbf),
-        source=f"{DEFINITION} (Daly's nondimensional dump time ξ = δ/M; {DALY_2006})",
-        subject=SUBJECT, note="Daly's higher-order interval holds for ξ < 2")
+formula(
+    "checkpoint_write_mtbf_ratio",
+    "Checkpoint write time over MTBF",
+    Eq(checkpoint_write_mtbf_ratio, checkpoint_write_time / mtbf),
+    source=f"{DEFINITION} (Daly's nondimensional dump time ξ = δ/M; {DALY_2006})",
+    subject=SUBJECT,
+    note="Daly's higher-order interval holds for ξ < 2",
+)
 
-formula("daly_interval", "Optimum checkpoint interval, Daly's higher-order estimate",
-        Eq(checkpoint_interval_daly,
-           sqrt(2 * checkpoint_write_time * mtbf)
-           * (1 + sqrt(checkpoint_write_mtbf_ratio / 2) / 3 + checkpoint_write_mtbf_ratio / 18)
-           - checkpoint_write_time),
-        source=(f"{DALY_2006}: the higher-order estimate τ_opt = √(2δM)·[1 + ⅓(δ/2M)^½ + "
-                "⅑(δ/2M)] − δ for δ < 2M, τ_opt = M for δ ≥ 2M (here δ/2M = ξ/2)"),
-        subject=SUBJECT, forward_only=True,
-        note=("solved back for δ it is a cubic and for M a two-root quadratic, so it is "
-              "evaluated forward only (for inverse questions use Young's checkpoint_interval); "
-              "it reproduces Daly's Figs. 3-5 (δ = 5 min; "
-              "M = 24 h, 6 h, 15 min: 117, 57, 9.1 min)"))
+formula(
+    "daly_interval",
+    "Optimum checkpoint interval, Daly's higher-order estimate",
+    Eq(
+        checkpoint_interval_daly,
+        sqrt(2 * checkpoint_write_time * mtbf)
+        * (1 + sqrt(checkpoint_write_mtbf_ratio / 2) / 3 + checkpoint_write_mtbf_ratio / 18)
+        - checkpoint_write_time,
+    ),
+    source=(
+        f"{DALY_2006}: the higher-order estimate τ_opt = √(2δM)·[1 + ⅓(δ/2M)^½ + "
+        "⅑(δ/2M)] − δ for δ < 2M, τ_opt = M for δ ≥ 2M (here δ/2M = ξ/2)"
+    ),
+    subject=SUBJECT,
+    forward_only=True,
+    note=(
+        "solved back for δ it is a cubic and for M a two-root quadratic, so it is "
+        "evaluated forward only (for inverse questions use Young's checkpoint_interval); "
+        "it reproduces Daly's Figs. 3-5 (δ = 5 min; "
+        "M = 24 h, 6 h, 15 min: 117, 57, 9.1 min)"
+    ),
+)
 
-formula("restart_time", "Recovery time after a failure",
-        Eq(restart_time, reschedule_time + checkpoint_restore_time), source=DEFINITION,
-        subject=SUBJECT,
-        note="restoring from a replica in a nearer tier (peer memory, local NVMe) shortens it")
+formula(
+    "restart_time",
+    "Recovery time after a failure",
+    Eq(restart_time, reschedule_time + checkpoint_restore_time),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="restoring from a replica in a nearer tier (peer memory, local NVMe) shortens it",
+)
 
-formula("lost_time_per_failure", "Work lost per failure",
-        Eq(lost_time_per_failure, checkpoint_interval / 2 + restart_time),
-        source=YOUNG_1974, subject=SUBJECT,
-        note="a failure strikes on average half-way through an interval; worst case a whole one")
+formula(
+    "lost_time_per_failure",
+    "Work lost per failure",
+    Eq(lost_time_per_failure, checkpoint_interval / 2 + restart_time),
+    source=YOUNG_1974,
+    subject=SUBJECT,
+    note="a failure strikes on average half-way through an interval; worst case a whole one",
+)
 
-formula("goodput", "Goodput with checkpoints and failures",
-        Eq(goodput, 1 - checkpoint_overhead - lost_time_per_failure / mtbf),
-        source=f"first-order model of {YOUNG_1974}; {DALY_2006}", subject=SUBJECT,
-        note="blocking checkpoints; first order in δ/τ and τ/M")
+formula(
+    "goodput",
+    "Goodput with checkpoints and failures",
+    Eq(goodput, 1 - checkpoint_overhead - lost_time_per_failure / mtbf),
+    source=f"first-order model of {YOUNG_1974}; {DALY_2006}",
+    subject=SUBJECT,
+    note="blocking checkpoints; first order in δ/τ and τ/M",
+)
 
-formula("lost_gpu_hours_per_failure", "Accelerator-hours lost per failure",
-        Eq(lost_gpu_hours_per_failure, n_gpus * lost_time_per_failure), source=DEFINITION,
-        subject=SUBJECT, note="every accelerator of the job waits and redoes the lost work")
+formula(
+    "lost_gpu_hours_per_failure",
+    "Accelerator-hours lost per failure",
+    Eq(lost_gpu_hours_per_failure, n_gpus * lost_time_per_failure),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="every accelerator of the job waits and redoes the lost work",
+)
 
-formula("cost_per_failure", "Cost of a failure",
-        Eq(cost_per_failure, lost_gpu_hours_per_failure * price_per_gpu_hour),
-        source=DEFINITION, subject=SUBJECT)
+formula(
+    "cost_per_failure",
+    "Cost of a failure",
+    Eq(cost_per_failure, lost_gpu_hours_per_failure * price_per_gpu_hour),
+    source=DEFINITION,
+    subject=SUBJECT,
+)
 
-formula("wasted_gpu_hours", "Accelerator-hours lost over a run",
-        Eq(wasted_gpu_hours, (1 - goodput) * gpu_hours), source=DEFINITION, subject=SUBJECT)
+formula(
+    "wasted_gpu_hours",
+    "Accelerator-hours lost over a run",
+    Eq(wasted_gpu_hours, (1 - goodput) * gpu_hours),
+    source=DEFINITION,
+    subject=SUBJECT,
+)
 
-formula("reclaim_time", "Reclaim time of a preempted training job",
-        Eq(reclaim_time, checkpoint_write_time + drain_time), source=DEFINITION,
-        subject=SUBJECT,
-        note="checkpointing first keeps the job's work; skipping it loses up to an interval")
+formula(
+    "reclaim_time",
+    "Reclaim time of a preempted training job",
+    Eq(reclaim_time, checkpoint_write_time + drain_time),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="checkpointing first keeps the job's work; skipping it loses up to an interval",
+)
 
-formula("ramp_time_allowed", "Time a traffic ramp allows",
-        Eq(ramp_time_allowed, traffic_headroom / ramp_rate), source=DEFINITION,
-        subject=SUBJECT, note="linear ramp from the current traffic")
+formula(
+    "ramp_time_allowed",
+    "Time a traffic ramp allows",
+    Eq(ramp_time_allowed, traffic_headroom / ramp_rate),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="linear ramp from the current traffic",
+)
 
-formula("reclaim_slack", "Slack between the ramp and the reclaim",
-        Eq(reclaim_slack, ramp_time_allowed - reclaim_time), source=DEFINITION,
-        subject=SUBJECT, note="set it to zero and solve for the headroom the floor needs")
+formula(
+    "reclaim_slack",
+    "Slack between the ramp and the reclaim",
+    Eq(reclaim_slack, ramp_time_allowed - reclaim_time),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="set it to zero and solve for the headroom the floor needs",
+)
 
-formula("inference_floor", "Dedicated inference floor",
-        Eq(floor_gpus, (baseline_request_rate + traffic_headroom) / gpu_request_capacity),
-        source=DEFINITION, subject=SUBJECT,
-        note="the baseline plus the headroom that covers a ramp while training hands GPUs back")
+formula(
+    "inference_floor",
+    "Dedicated inference floor",
+    Eq(floor_gpus, (baseline_request_rate + traffic_headroom) / gpu_request_capacity),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="the baseline plus the headroom that covers a ramp while training hands GPUs back",
+)
 
-formula("borrowed_gpus", "Accelerators borrowed at the peak",
-        Eq(borrowed_gpus, peak_request_rate / gpu_request_capacity - floor_gpus),
-        source=DEFINITION, subject=SUBJECT, note="the peak above the floor, lent by training")
+formula(
+    "borrowed_gpus",
+    "Accelerators borrowed at the peak",
+    Eq(borrowed_gpus, peak_request_rate / gpu_request_capacity - floor_gpus),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="the peak above the floor, lent by training",
+)
 
-formula("recovery_point", "Recovery point of a run",
-        Eq(recovery_point, checkpoint_interval + replication_lag), source=DEFINITION,
-        subject=SUBJECT,
-        note=("the worst case when the primary copy is lost with the job: the last replicated "
-              "checkpoint is up to an interval plus the replication lag old; with the primary "
-              "intact, the interval alone"))
+formula(
+    "recovery_point",
+    "Recovery point of a run",
+    Eq(recovery_point, checkpoint_interval + replication_lag),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note=(
+        "the worst case when the primary copy is lost with the job: the last replicated "
+        "checkpoint is up to an interval plus the replication lag old; with the primary "
+        "intact, the interval alone"
+    ),
+)
 
-formula("recovery_time", "Recovery time of a run",
-        Eq(recovery_time, restart_time + warmup_time), source=DEFINITION, subject=SUBJECT,
-        note="restart_time (reschedule + restore) plus the warm-up to full speed")
+formula(
+    "recovery_time",
+    "Recovery time of a run",
+    Eq(recovery_time, restart_time + warmup_time),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="restart_time (reschedule + restore) plus the warm-up to full speed",
+)

@@ -74,54 +74,95 @@ LLM_ANALYSIS = (
 
 # --- Variables -----------------------------------------------------------------------------
 # A decode step at the memory roof.
-decode_memory_time = var("decode_memory_time", "ms",
-                         "memory roof: a decode step's time to read the weights and the KV "
-                         "cache once", symbol="t_{dec,mem}", bounds=NON_NEGATIVE)
+decode_memory_time = var(
+    "decode_memory_time",
+    "ms",
+    "memory roof: a decode step's time to read the weights and the KV cache once",
+    symbol="t_{dec,mem}",
+    bounds=NON_NEGATIVE,
+)
 # A decode step at the compute roof.
-decode_compute_time = var("decode_compute_time", "ms",
-                          "compute roof: a decode step's FLOPs at the compute roof",
-                          symbol="t_{dec,math}", bounds=NON_NEGATIVE)
+decode_compute_time = var(
+    "decode_compute_time",
+    "ms",
+    "compute roof: a decode step's FLOPs at the compute roof",
+    symbol="t_{dec,math}",
+    bounds=NON_NEGATIVE,
+)
 # A prefill at the memory roof.
-prefill_memory_time = var("prefill_memory_time", "s",
-                          "memory roof: a prefill's time to read the weights once",
-                          symbol="t_{pre,mem}", bounds=NON_NEGATIVE)
+prefill_memory_time = var(
+    "prefill_memory_time",
+    "s",
+    "memory roof: a prefill's time to read the weights once",
+    symbol="t_{pre,mem}",
+    bounds=NON_NEGATIVE,
+)
 # A prefill at the compute roof.
-prefill_compute_time = var("prefill_compute_time", "s",
-                           "compute roof: a prefill's FLOPs at the compute roof",
-                           symbol="t_{pre,math}", bounds=NON_NEGATIVE)
+prefill_compute_time = var(
+    "prefill_compute_time",
+    "s",
+    "compute roof: a prefill's FLOPs at the compute roof",
+    symbol="t_{pre,math}",
+    bounds=NON_NEGATIVE,
+)
 # Ranks of one replica, one tensor-parallel group.
-replica_ranks = var("replica_ranks", "",
-                    "ranks (processes) of one serving replica, taken as one tensor-parallel "
-                    "group", symbol="r")
+replica_ranks = var(
+    "replica_ranks",
+    "",
+    "ranks (processes) of one serving replica, taken as one tensor-parallel group",
+    symbol="r",
+)
 # Fixed cost of one small all-reduce inside an NVLink domain.
 allreduce_message_latency = var(
-    "allreduce_message_latency", "us",
+    "allreduce_message_latency",
+    "us",
     "fixed latency of one tensor-parallel all-reduce inside an NVLink domain (α per message)",
-    symbol="\\alpha_{AR}", bounds=NON_NEGATIVE, default=8, default_note=(
+    symbol="\\alpha_{AR}",
+    bounds=NON_NEGATIVE,
+    default=8,
+    default_note=(
         "8 µs per all-reduce inside an NVLink node, the minimum message latency llm-analysis "
-        "uses for H100 SXM; small all-reduces in nccl-tests on 8 NVLink GPUs take this order"))
+        "uses for H100 SXM; small all-reduces in nccl-tests on 8 NVLink GPUs take this order"
+    ),
+)
 # All-reduces of one forward pass of the replica.
-forward_tp_allreduces = var("forward_tp_allreduces", "",
-                            "tensor-parallel all-reduces in one forward pass of the replica "
-                            "(2 per layer; none on one GPU)", symbol="n_{AR,fwd}",
-                            bounds=NON_NEGATIVE)
+forward_tp_allreduces = var(
+    "forward_tp_allreduces",
+    "",
+    "tensor-parallel all-reduces in one forward pass of the replica (2 per layer; none on one GPU)",
+    symbol="n_{AR,fwd}",
+    bounds=NON_NEGATIVE,
+)
 # One decode step's all-reduce buffer.
-decode_tp_message_bytes = var("decode_tp_message_bytes", "kB",
-                              "buffer of one tensor-parallel all-reduce in a decode step: "
-                              "b·k·h activations", symbol="S_{AR,dec}")
+decode_tp_message_bytes = var(
+    "decode_tp_message_bytes",
+    "kB",
+    "buffer of one tensor-parallel all-reduce in a decode step: b·k·h activations",
+    symbol="S_{AR,dec}",
+)
 # One prefill's all-reduce buffer.
-prefill_tp_message_bytes = var("prefill_tp_message_bytes", "MB",
-                               "buffer of one tensor-parallel all-reduce in a prefill: "
-                               "s_in·h activations", symbol="S_{AR,pre}")
+prefill_tp_message_bytes = var(
+    "prefill_tp_message_bytes",
+    "MB",
+    "buffer of one tensor-parallel all-reduce in a prefill: s_in·h activations",
+    symbol="S_{AR,pre}",
+)
 # Tensor-parallel all-reduce time of one decode step.
-decode_tp_comm_time = var("decode_tp_comm_time", "ms",
-                          "tensor-parallel all-reduce time of one decode step (α-β)",
-                          symbol="t_{dec,TP}", bounds=NON_NEGATIVE)
+decode_tp_comm_time = var(
+    "decode_tp_comm_time",
+    "ms",
+    "tensor-parallel all-reduce time of one decode step (α-β)",
+    symbol="t_{dec,TP}",
+    bounds=NON_NEGATIVE,
+)
 # Tensor-parallel all-reduce time of one prefill.
-prefill_tp_comm_time = var("prefill_tp_comm_time", "s",
-                           "tensor-parallel all-reduce time of one prefill (α-β)",
-                           symbol="t_{pre,TP}", bounds=NON_NEGATIVE)
-
+prefill_tp_comm_time = var(
+    "prefill_tp_comm_time",
+    "s",
+    "tensor-parallel all-reduce time of one prefill (α-β)",
+    symbol="t_{pre,TP}",
+    bounds=NON_NEGATIVE,
+)
 
 
 def _tp_allreduces(message: Expr) -> Expr:
@@ -132,95 +173,189 @@ def _tp_allreduces(message: Expr) -> Expr:
 
 
 # --- Formulas ------------------------------------------------------------------------------
-formula("attention_left_out", "Forward FLOPs per token without attention",
-        Eq(inference_flop_per_token_with_attention, inference_flop_per_token),
-        source=PALM_B, subject=SUBJECT, assumption=True,
-        note=("attention over the context left out (2N only): give the model's shape "
-              "(n_layers, n_heads, head_dim, or --model) and seq_len to count its 4·L·H·Q·s"))
+formula(
+    "attention_left_out",
+    "Forward FLOPs per token without attention",
+    Eq(inference_flop_per_token_with_attention, inference_flop_per_token),
+    source=PALM_B,
+    subject=SUBJECT,
+    assumption=True,
+    note=(
+        "attention over the context left out (2N only): give the model's shape "
+        "(n_layers, n_heads, head_dim, or --model) and seq_len to count its 4·L·H·Q·s"
+    ),
+)
 
-formula("decode_memory_time", "Decode step at the memory roof",
-        Eq(decode_memory_time,
-           (weight_memory + kv_cache_memory) / (n_gpus * hbm_bandwidth)),
-        source=f"{POPE_2022}, §2; {ROOFLINE_2009}", subject=SUBJECT,
-        note="each step reads every weight once and the whole KV cache")
+formula(
+    "decode_memory_time",
+    "Decode step at the memory roof",
+    Eq(decode_memory_time, (weight_memory + kv_cache_memory) / (n_gpus * hbm_bandwidth)),
+    source=f"{POPE_2022}, §2; {ROOFLINE_2009}",
+    subject=SUBJECT,
+    note="each step reads every weight once and the whole KV cache",
+)
 
-formula("decode_compute_time", "Decode step at the compute roof",
-        Eq(decode_compute_time,
-           batch_size * tokens_per_step * inference_flop_per_token_with_attention
-           / (n_gpus * peak_flops)),
-        source=f"{POPE_2022}, §2; {ROOFLINE_2009}", subject=SUBJECT,
-        note="every sequence of the batch advances tokens_per_step tokens")
+formula(
+    "decode_compute_time",
+    "Decode step at the compute roof",
+    Eq(
+        decode_compute_time,
+        batch_size
+        * tokens_per_step
+        * inference_flop_per_token_with_attention
+        / (n_gpus * peak_flops),
+    ),
+    source=f"{POPE_2022}, §2; {ROOFLINE_2009}",
+    subject=SUBJECT,
+    note="every sequence of the batch advances tokens_per_step tokens",
+)
 
-formula("replica_ranks", "Ranks of a replica",
-        Eq(replica_ranks, n_gpus / gpus_per_rank), source=DEFINITION, subject=SUBJECT,
-        note=("the replica's GPUs split every layer tensor-parallel, as dividing its bytes by "
-              "n_gpus for one step assumes"))
+formula(
+    "replica_ranks",
+    "Ranks of a replica",
+    Eq(replica_ranks, n_gpus / gpus_per_rank),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note=(
+        "the replica's GPUs split every layer tensor-parallel, as dividing its bytes by "
+        "n_gpus for one step assumes"
+    ),
+)
 
-formula("forward_tp_allreduces", "Tensor-parallel all-reduces in a forward pass",
-        Eq(forward_tp_allreduces, 2 * n_layers * Min(1, replica_ranks - 1, evaluate=False)),
-        source=MEGATRON_TP, subject=SUBJECT, forward_only=True,
-        note=("after attention and after the MLP in every layer; min(1, r − 1) is 0 on one "
-              "GPU and 1 on a tensor-parallel replica of r ranks"))
+formula(
+    "forward_tp_allreduces",
+    "Tensor-parallel all-reduces in a forward pass",
+    Eq(forward_tp_allreduces, 2 * n_layers * Min(1, replica_ranks - 1, evaluate=False)),
+    source=MEGATRON_TP,
+    subject=SUBJECT,
+    forward_only=True,
+    note=(
+        "after attention and after the MLP in every layer; min(1, r − 1) is 0 on one "
+        "GPU and 1 on a tensor-parallel replica of r ranks"
+    ),
+)
 
-formula("decode_tp_message_bytes", "Decode all-reduce buffer",
-        Eq(decode_tp_message_bytes,
-           batch_size * tokens_per_step * hidden_size * activation_bytes_per_element),
-        source=MEGATRON_TP, subject=SUBJECT,
-        note="the b·k new tokens' hidden states, whole on every tensor-parallel rank")
+formula(
+    "decode_tp_message_bytes",
+    "Decode all-reduce buffer",
+    Eq(
+        decode_tp_message_bytes,
+        batch_size * tokens_per_step * hidden_size * activation_bytes_per_element,
+    ),
+    source=MEGATRON_TP,
+    subject=SUBJECT,
+    note="the b·k new tokens' hidden states, whole on every tensor-parallel rank",
+)
 
-formula("decode_tp_comm_time", "Tensor-parallel all-reduces of a decode step",
-        Eq(decode_tp_comm_time, _tp_allreduces(decode_tp_message_bytes)),
-        source=f"{THAKUR_2005}; {MEGATRON_TP}; {LLM_ANALYSIS}", subject=SUBJECT,
-        note=("α per all-reduce plus a ring's 2(r−1)/r of the buffer over the link; the "
-              "replica's GPUs are one tensor-parallel group; not overlapped with compute"))
+formula(
+    "decode_tp_comm_time",
+    "Tensor-parallel all-reduces of a decode step",
+    Eq(decode_tp_comm_time, _tp_allreduces(decode_tp_message_bytes)),
+    source=f"{THAKUR_2005}; {MEGATRON_TP}; {LLM_ANALYSIS}",
+    subject=SUBJECT,
+    note=(
+        "α per all-reduce plus a ring's 2(r−1)/r of the buffer over the link; the "
+        "replica's GPUs are one tensor-parallel group; not overlapped with compute"
+    ),
+)
 
-formula("decode_step_time", "Decode step at the roofline",
-        Eq(decode_step_time,
-           Max(decode_memory_time, decode_compute_time, evaluate=False) + decode_tp_comm_time),
-        source=f"{ROOFLINE_2009}; {POPE_2022}, §2; {SCALING_BOOK_INFERENCE}", subject=SUBJECT,
-        note=("the longer of the two roofs binds; at the datasheet peaks a lower bound on the "
-              "step time (an upper bound on speed)"))
+formula(
+    "decode_step_time",
+    "Decode step at the roofline",
+    Eq(
+        decode_step_time,
+        Max(decode_memory_time, decode_compute_time, evaluate=False) + decode_tp_comm_time,
+    ),
+    source=f"{ROOFLINE_2009}; {POPE_2022}, §2; {SCALING_BOOK_INFERENCE}",
+    subject=SUBJECT,
+    note=(
+        "the longer of the two roofs binds; at the datasheet peaks a lower bound on the "
+        "step time (an upper bound on speed)"
+    ),
+)
 
-formula("prefill_memory_time", "Prefill at the memory roof",
-        Eq(prefill_memory_time, weight_memory / (n_gpus * hbm_bandwidth)),
-        source=f"{POPE_2022}, §3; {ROOFLINE_2009}", subject=SUBJECT,
-        note="the weights are read once for the whole prompt; the KV cache written is left out")
+formula(
+    "prefill_memory_time",
+    "Prefill at the memory roof",
+    Eq(prefill_memory_time, weight_memory / (n_gpus * hbm_bandwidth)),
+    source=f"{POPE_2022}, §3; {ROOFLINE_2009}",
+    subject=SUBJECT,
+    note="the weights are read once for the whole prompt; the KV cache written is left out",
+)
 
-formula("prefill_compute_time", "Prefill at the compute roof",
-        Eq(prefill_compute_time,
-           prompt_tokens * inference_flop_per_token_with_attention / (n_gpus * peak_flops)),
-        source=f"{POPE_2022}, §3; {PALM_B}", subject=SUBJECT,
-        note="the prompt's tokens run in parallel; attention counted over the full context")
+formula(
+    "prefill_compute_time",
+    "Prefill at the compute roof",
+    Eq(
+        prefill_compute_time,
+        prompt_tokens * inference_flop_per_token_with_attention / (n_gpus * peak_flops),
+    ),
+    source=f"{POPE_2022}, §3; {PALM_B}",
+    subject=SUBJECT,
+    note="the prompt's tokens run in parallel; attention counted over the full context",
+)
 
-formula("prefill_tp_message_bytes", "Prefill all-reduce buffer",
-        Eq(prefill_tp_message_bytes, prompt_tokens * hidden_size * activation_bytes_per_element),
-        source=MEGATRON_TP, subject=SUBJECT,
-        note="the prompt's hidden states, whole on every tensor-parallel rank")
+formula(
+    "prefill_tp_message_bytes",
+    "Prefill all-reduce buffer",
+    Eq(prefill_tp_message_bytes, prompt_tokens * hidden_size * activation_bytes_per_element),
+    source=MEGATRON_TP,
+    subject=SUBJECT,
+    note="the prompt's hidden states, whole on every tensor-parallel rank",
+)
 
-formula("prefill_tp_comm_time", "Tensor-parallel all-reduces of a prefill",
-        Eq(prefill_tp_comm_time, _tp_allreduces(prefill_tp_message_bytes)),
-        source=f"{THAKUR_2005}; {MEGATRON_TP}; {LLM_ANALYSIS}", subject=SUBJECT,
-        note="as in a decode step, with the whole prompt's activations in each all-reduce")
+formula(
+    "prefill_tp_comm_time",
+    "Tensor-parallel all-reduces of a prefill",
+    Eq(prefill_tp_comm_time, _tp_allreduces(prefill_tp_message_bytes)),
+    source=f"{THAKUR_2005}; {MEGATRON_TP}; {LLM_ANALYSIS}",
+    subject=SUBJECT,
+    note="as in a decode step, with the whole prompt's activations in each all-reduce",
+)
 
-formula("prefill_time", "Prefill at the roofline",
-        Eq(prefill_time,
-           Max(prefill_memory_time, prefill_compute_time, evaluate=False) + prefill_tp_comm_time),
-        source=f"{ROOFLINE_2009}; {POPE_2022}, §3; {SCALING_BOOK_INFERENCE}", subject=SUBJECT,
-        note="compute-bound for all but the shortest prompts (time to first token, no queue)")
+formula(
+    "prefill_time",
+    "Prefill at the roofline",
+    Eq(
+        prefill_time,
+        Max(prefill_memory_time, prefill_compute_time, evaluate=False) + prefill_tp_comm_time,
+    ),
+    source=f"{ROOFLINE_2009}; {POPE_2022}, §3; {SCALING_BOOK_INFERENCE}",
+    subject=SUBJECT,
+    note="compute-bound for all but the shortest prompts (time to first token, no queue)",
+)
 
 # --- Fallbacks: a part left out where the question cannot give it, said in the answer ---------
-_NO_COMM = ("tensor-parallel all-reduces left out: give the model's shape (--model) and a GPU "
-            "record or link_bandwidth to count two per layer on a multi-GPU replica")
-_NO_COMPUTE = ("the compute roof left out, so the step is its memory time: right only well "
-               "below the ridge point (batch ≪ peak_flops / hbm_bandwidth); give batch_size, "
-               "params and peak_flops (or --model and --gpu) to count it")
-_NO_MEMORY = ("the time to read the weights left out: right for all but the shortest prompts; "
-              "give hbm_bandwidth (or --gpu) to count it")
+_NO_COMM = (
+    "tensor-parallel all-reduces left out: give the model's shape (--model) and a GPU "
+    "record or link_bandwidth to count two per layer on a multi-GPU replica"
+)
+_NO_COMPUTE = (
+    "the compute roof left out, so the step is its memory time: right only well "
+    "below the ridge point (batch ≪ peak_flops / hbm_bandwidth); give batch_size, "
+    "params and peak_flops (or --model and --gpu) to count it"
+)
+_NO_MEMORY = (
+    "the time to read the weights left out: right for all but the shortest prompts; "
+    "give hbm_bandwidth (or --gpu) to count it"
+)
 
-formula("decode_step_time_memory_only", "Bandwidth-bound decode step",
-        Eq(decode_step_time, decode_memory_time), source=f"{POPE_2022}, §2", subject=SUBJECT,
-        assumption=True, note=f"{_NO_COMPUTE}; {_NO_COMM}")
+formula(
+    "decode_step_time_memory_only",
+    "Bandwidth-bound decode step",
+    Eq(decode_step_time, decode_memory_time),
+    source=f"{POPE_2022}, §2",
+    subject=SUBJECT,
+    assumption=True,
+    note=f"{_NO_COMPUTE}; {_NO_COMM}",
+)
 
-formula("prefill_time_compute_only", "Compute-bound prefill",
-        Eq(prefill_time, prefill_compute_time), source=f"{POPE_2022}, §3", subject=SUBJECT,
-        assumption=True, note=f"{_NO_MEMORY}; {_NO_COMM}")
+formula(
+    "prefill_time_compute_only",
+    "Compute-bound prefill",
+    Eq(prefill_time, prefill_compute_time),
+    source=f"{POPE_2022}, §3",
+    subject=SUBJECT,
+    assumption=True,
+    note=f"{_NO_MEMORY}; {_NO_COMM}",
+)

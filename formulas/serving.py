@@ -44,86 +44,169 @@ SAKASEGAWA_1977 = (
 # Mean rate at which requests arrive.
 arrival_rate = var("arrival_rate", "request/s", "mean request arrival rate", symbol="\\lambda")
 # Mean time a request spends in the system: queueing plus service (the latency).
-time_in_system = var("time_in_system", "s",
-                     "mean time a request spends in the system, queue + service (W)",
-                     symbol="W")
+time_in_system = var(
+    "time_in_system",
+    "s",
+    "mean time a request spends in the system, queue + service (W)",
+    symbol="W",
+)
 # Mean requests in the system at any moment.
-requests_in_flight = var("requests_in_flight", "request",
-                         "mean requests in the system (queued + in service)", symbol="L")
+requests_in_flight = var(
+    "requests_in_flight", "request", "mean requests in the system (queued + in service)", symbol="L"
+)
 # Mean time a server works on one request.
-service_time = var("service_time", "s", "mean time a server works on one request (S)",
-                   symbol="S")
+service_time = var("service_time", "s", "mean time a server works on one request (S)", symbol="S")
 # Mean time a request waits before its service starts.
-time_in_queue = var("time_in_queue", "s", "mean time a request waits before service (W_q)",
-                    symbol="W_q", bounds=NON_NEGATIVE)
+time_in_queue = var(
+    "time_in_queue",
+    "s",
+    "mean time a request waits before service (W_q)",
+    symbol="W_q",
+    bounds=NON_NEGATIVE,
+)
 # Parallel servers of the queue (c); a batching replica counts as one per batch slot.
-n_servers = var("n_servers", "", "parallel servers c (1 for M/M/1; replicas × batch slots)",
-                symbol="c")
+n_servers = var(
+    "n_servers", "", "parallel servers c (1 for M/M/1; replicas × batch slots)", symbol="c"
+)
 # Requests a server works on at once: 1 in the M/M/c model.
 requests_per_server = var(
-    "requests_per_server", "request", "requests one server works on at a time (1 in M/M/c)",
-    symbol="r", default=1, default_note=(
+    "requests_per_server",
+    "request",
+    "requests one server works on at a time (1 in M/M/c)",
+    symbol="r",
+    default=1,
+    default_note=(
         "each server of the M/M/c model works on one request at a time; this is the unit that "
-        "turns λ·S into busy servers (Kleinrock 1975)"))
+        "turns λ·S into busy servers (Kleinrock 1975)"
+    ),
+)
 # Fraction of the servers' time that is busy; below 1 for a stable queue.
-utilization = var("utilization", "", "server utilization ρ, busy fraction (below 1)",
-                  symbol="\\rho", bounds=Bounds(0.0, 1.0, hi_inclusive=False))
+utilization = var(
+    "utilization",
+    "",
+    "server utilization ρ, busy fraction (below 1)",
+    symbol="\\rho",
+    bounds=Bounds(0.0, 1.0, hi_inclusive=False),
+)
 # Model replicas serving the traffic.
-n_replicas = var("n_replicas", "", "model replicas serving the traffic", symbol="R",
-                 rounding=("n_replicas_whole", "serving_gpus"))
+n_replicas = var(
+    "n_replicas",
+    "",
+    "model replicas serving the traffic",
+    symbol="R",
+    rounding=("n_replicas_whole", "serving_gpus"),
+)
 # Requests one replica serves at once (its decode batch).
-slots_per_replica = var("slots_per_replica", "",
-                        "requests one replica serves at once (its decode batch)", symbol="B")
+slots_per_replica = var(
+    "slots_per_replica", "", "requests one replica serves at once (its decode batch)", symbol="B"
+)
 # Replicas rounded up.
 n_replicas_whole = var("n_replicas_whole", "", "model replicas, whole", symbol="\\lceil R \\rceil")
 # Accelerators of every replica.
-serving_gpus = var("serving_gpus", "GPU", "accelerators of all replicas (whole replicas)",
-                   symbol="n_{serve}")
+serving_gpus = var(
+    "serving_gpus", "GPU", "accelerators of all replicas (whole replicas)", symbol="n_{serve}"
+)
 # Price of a million generated tokens.
-cost_per_million_tokens = var("cost_per_million_tokens", "USD/Mtoken",
-                              "serving cost per million generated tokens, replica fully busy",
-                              symbol="c_{Mtok}")
+cost_per_million_tokens = var(
+    "cost_per_million_tokens",
+    "USD/Mtoken",
+    "serving cost per million generated tokens, replica fully busy",
+    symbol="c_{Mtok}",
+)
 
 # --- Formulas ------------------------------------------------------------------------------
-formula("littles_law", "Little's law", Eq(requests_in_flight, arrival_rate * time_in_system),
-        source=LITTLE_1961, subject=SUBJECT,
-        note="holds for any stable system, whatever the arrival and service distributions")
+formula(
+    "littles_law",
+    "Little's law",
+    Eq(requests_in_flight, arrival_rate * time_in_system),
+    source=LITTLE_1961,
+    subject=SUBJECT,
+    note="holds for any stable system, whatever the arrival and service distributions",
+)
 
-formula("utilization", "Server utilization",
-        Eq(utilization, arrival_rate * service_time / (n_servers * requests_per_server)),
-        source=KLEINROCK_1975, subject=SUBJECT,
-        note="offered load λ·S shared by c servers; the queue is stable only below 1")
+formula(
+    "utilization",
+    "Server utilization",
+    Eq(utilization, arrival_rate * service_time / (n_servers * requests_per_server)),
+    source=KLEINROCK_1975,
+    subject=SUBJECT,
+    note="offered load λ·S shared by c servers; the queue is stable only below 1",
+)
 
-formula("queue_wait_mmc", "Queueing delay, M/M/c",
-        Eq(time_in_queue,
-           service_time * utilization ** (sqrt(2 * (n_servers + 1)) - 1)
-           / (n_servers * (1 - utilization))),
-        source=f"{KLEINROCK_1975}; {SAKASEGAWA_1977}", subject=SUBJECT, forward_only=True,
-        note=("exact for one server (M/M/1: W_q = ρ/(1−ρ)·S) and Sakasegawa's approximation "
-              "of Erlang C for c servers; ρ and c sit in an exponent, so it is evaluated "
-              "forward only (try values)"))
+formula(
+    "queue_wait_mmc",
+    "Queueing delay, M/M/c",
+    Eq(
+        time_in_queue,
+        service_time
+        * utilization ** (sqrt(2 * (n_servers + 1)) - 1)
+        / (n_servers * (1 - utilization)),
+    ),
+    source=f"{KLEINROCK_1975}; {SAKASEGAWA_1977}",
+    subject=SUBJECT,
+    forward_only=True,
+    note=(
+        "exact for one server (M/M/1: W_q = ρ/(1−ρ)·S) and Sakasegawa's approximation "
+        "of Erlang C for c servers; ρ and c sit in an exponent, so it is evaluated "
+        "forward only (try values)"
+    ),
+)
 
-formula("time_in_system", "Time in system", Eq(time_in_system, time_in_queue + service_time),
-        source=DEFINITION, subject=SUBJECT, note="waiting plus being served")
+formula(
+    "time_in_system",
+    "Time in system",
+    Eq(time_in_system, time_in_queue + service_time),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="waiting plus being served",
+)
 
-formula("llm_service_time", "Service time of an LLM request",
-        Eq(service_time, prefill_time + generation_time),
-        source=DEFINITION, subject=SUBJECT,
-        note="the request holds its batch slot through its prefill and its decode")
+formula(
+    "llm_service_time",
+    "Service time of an LLM request",
+    Eq(service_time, prefill_time + generation_time),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="the request holds its batch slot through its prefill and its decode",
+)
 
-formula("replica_servers", "Servers of a replicated service",
-        Eq(n_servers, n_replicas * slots_per_replica), source=DEFINITION, subject=SUBJECT,
-        note="each batch slot of each replica serves one request")
+formula(
+    "replica_servers",
+    "Servers of a replicated service",
+    Eq(n_servers, n_replicas * slots_per_replica),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="each batch slot of each replica serves one request",
+)
 
-formula("whole_replicas", "Whole replicas", Eq(n_replicas_whole, ceiling(n_replicas)),
-        source=DEFINITION, subject=SUBJECT, forward_only=True, note="rounds up to whole replicas")
+formula(
+    "whole_replicas",
+    "Whole replicas",
+    Eq(n_replicas_whole, ceiling(n_replicas)),
+    source=DEFINITION,
+    subject=SUBJECT,
+    forward_only=True,
+    note="rounds up to whole replicas",
+)
 
-formula("serving_gpus", "Accelerators of the replicas",
-        Eq(serving_gpus, n_gpus * ceiling(n_replicas)), source=DEFINITION, subject=SUBJECT,
-        forward_only=True, note="whole replicas of n_gpus accelerators each")
+formula(
+    "serving_gpus",
+    "Accelerators of the replicas",
+    Eq(serving_gpus, n_gpus * ceiling(n_replicas)),
+    source=DEFINITION,
+    subject=SUBJECT,
+    forward_only=True,
+    note="whole replicas of n_gpus accelerators each",
+)
 
-formula("cost_per_million_tokens", "Serving cost per generated token",
-        Eq(cost_per_million_tokens, price_per_gpu_hour * n_gpus / decode_throughput),
-        source=DEFINITION, subject=SUBJECT,
-        note=("a replica's hourly price over its token output at full load; divide by the "
-              "utilization for a fleet that idles part of the time"))
+formula(
+    "cost_per_million_tokens",
+    "Serving cost per generated token",
+    Eq(cost_per_million_tokens, price_per_gpu_hour * n_gpus / decode_throughput),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note=(
+        "a replica's hourly price over its token output at full load; divide by the "
+        "utilization for a fleet that idles part of the time"
+    ),
+)

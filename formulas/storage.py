@@ -49,177 +49,335 @@ LLAMA3_2024 = (
 # --- Variables -----------------------------------------------------------------------------
 # Bytes a checkpoint stores per parameter.
 checkpoint_bytes_per_param = var(
-    "checkpoint_bytes_per_param", "B/param", "checkpoint bytes per parameter",
-    symbol="b_{ckpt}", default=16, default_note=(
+    "checkpoint_bytes_per_param",
+    "B/param",
+    "checkpoint bytes per parameter",
+    symbol="b_{ckpt}",
+    default=16,
+    default_note=(
         "16 B/param: the whole mixed-precision Adam training state (ZeRO §3.1); a checkpoint "
-        "without gradients holds 14 (bf16 weights + fp32 master, m and v)"))
+        "without gradients holds 14 (bf16 weights + fp32 master, m and v)"
+    ),
+)
 # Size of one checkpoint.
 checkpoint_size = var("checkpoint_size", "GB", "size of one checkpoint", symbol="M_{ckpt}")
 # Sustained (read) bandwidth of a storage tier, as records quote it.
-storage_bandwidth = var("storage_bandwidth", "GB/s",
-                        "sustained bandwidth of a storage tier (read, unless stated)",
-                        symbol="B_{st}")
+storage_bandwidth = var(
+    "storage_bandwidth",
+    "GB/s",
+    "sustained bandwidth of a storage tier (read, unless stated)",
+    symbol="B_{st}",
+)
 # Write bandwidth of the tier, where it differs from the read rate.
-storage_write_bandwidth = var("storage_write_bandwidth", "GB/s",
-                              "sustained write bandwidth of a storage tier",
-                              symbol="B_{st,w}")
+storage_write_bandwidth = var(
+    "storage_write_bandwidth",
+    "GB/s",
+    "sustained write bandwidth of a storage tier",
+    symbol="B_{st,w}",
+)
 # Usable capacity of the tier.
-storage_capacity = var("storage_capacity", "TB", "usable capacity of a storage tier",
-                       symbol="M_{st}")
+storage_capacity = var(
+    "storage_capacity", "TB", "usable capacity of a storage tier", symbol="M_{st}"
+)
 # Time to write one checkpoint to the tier.
-checkpoint_write_time = var("checkpoint_write_time", "s", "time to write one checkpoint",
-                            symbol="t_{w}")
+checkpoint_write_time = var(
+    "checkpoint_write_time", "s", "time to write one checkpoint", symbol="t_{w}"
+)
 # Time to read one checkpoint back (restore after a failure).
-checkpoint_restore_time = var("checkpoint_restore_time", "s",
-                              "time to read one checkpoint back from the tier",
-                              symbol="t_{r}")
+checkpoint_restore_time = var(
+    "checkpoint_restore_time", "s", "time to read one checkpoint back from the tier", symbol="t_{r}"
+)
 # Wall time between checkpoints.
-checkpoint_interval = var("checkpoint_interval", "min", "wall time between checkpoints",
-                          symbol="\\tau")
+checkpoint_interval = var(
+    "checkpoint_interval", "min", "wall time between checkpoints", symbol="\\tau"
+)
 # Share of wall time a blocking checkpoint takes.
-checkpoint_overhead = var("checkpoint_overhead", "",
-                          "share of wall time spent writing checkpoints (blocking save)",
-                          symbol="f_{ckpt}", bounds=FRACTION)
+checkpoint_overhead = var(
+    "checkpoint_overhead",
+    "",
+    "share of wall time spent writing checkpoints (blocking save)",
+    symbol="f_{ckpt}",
+    bounds=FRACTION,
+)
 # Device-to-host copy bandwidth of each accelerator (PCIe), for asynchronous checkpoints.
-snapshot_bandwidth = var("snapshot_bandwidth", "GB/(s*GPU)",
-                         "device-to-host copy bandwidth per accelerator (async snapshot)",
-                         symbol="B_{d2h}")
+snapshot_bandwidth = var(
+    "snapshot_bandwidth",
+    "GB/(s*GPU)",
+    "device-to-host copy bandwidth per accelerator (async snapshot)",
+    symbol="B_{d2h}",
+)
 # Time training pauses while the state is copied to host memory.
 checkpoint_snapshot_time = var(
-    "checkpoint_snapshot_time", "s",
-    "pause while every GPU copies its shard of the state to host memory", symbol="t_{snap}")
+    "checkpoint_snapshot_time",
+    "s",
+    "pause while every GPU copies its shard of the state to host memory",
+    symbol="t_{snap}",
+)
 # Share of wall time an asynchronous checkpoint blocks.
 checkpoint_overhead_async = var(
-    "checkpoint_overhead_async", "",
+    "checkpoint_overhead_async",
+    "",
     "share of wall time an asynchronous checkpoint blocks (the snapshot only)",
-    symbol="f_{ckpt,async}", bounds=FRACTION)
+    symbol="f_{ckpt,async}",
+    bounds=FRACTION,
+)
 # Bytes one training token takes on disk.
 dataset_bytes_per_token = var(
-    "dataset_bytes_per_token", "B/token", "bytes per training token on disk",
-    symbol="b_{tok}", default=4, default_note=(
+    "dataset_bytes_per_token",
+    "B/token",
+    "bytes per training token on disk",
+    symbol="b_{tok}",
+    default=4,
+    default_note=(
         "4 B per token: pre-tokenized uint32 ids (vocabularies above 65,536, e.g. Llama 3's "
-        "128K); uint16 ids take 2, raw English text about 4"))
+        "128K); uint16 ids take 2, raw English text about 4"
+    ),
+)
 # Size of the training tokens on disk.
 dataset_size = var("dataset_size", "GB", "training tokens on disk", symbol="M_{data}")
 # Tokens per second a training fleet consumes.
-train_throughput = var("train_throughput", "token/s", "training tokens per second of the fleet",
-                       symbol="X_{train}")
+train_throughput = var(
+    "train_throughput", "token/s", "training tokens per second of the fleet", symbol="X_{train}"
+)
 # Steady read rate of the training data.
-dataset_read_rate = var("dataset_read_rate", "MB/s", "steady read rate of the training data",
-                        symbol="R_{data}")
+dataset_read_rate = var(
+    "dataset_read_rate", "MB/s", "steady read rate of the training data", symbol="R_{data}"
+)
 # Checkpoint write burst over the steady data stream.
-burst_to_stream_ratio = var("burst_to_stream_ratio", "",
-                            "checkpoint write bandwidth over the data read rate",
-                            symbol="R_{burst}")
+burst_to_stream_ratio = var(
+    "burst_to_stream_ratio",
+    "",
+    "checkpoint write bandwidth over the data read rate",
+    symbol="R_{burst}",
+)
 # Checkpoints kept on the tier.
-checkpoints_kept = var("checkpoints_kept", "", "checkpoints kept on the tier", symbol="K",
-                       bounds=NON_NEGATIVE)
+checkpoints_kept = var(
+    "checkpoints_kept", "", "checkpoints kept on the tier", symbol="K", bounds=NON_NEGATIVE
+)
 # Space the kept checkpoints take.
-checkpoint_storage = var("checkpoint_storage", "TB", "space the kept checkpoints take",
-                         symbol="M_{ckpts}", bounds=NON_NEGATIVE)
+checkpoint_storage = var(
+    "checkpoint_storage",
+    "TB",
+    "space the kept checkpoints take",
+    symbol="M_{ckpts}",
+    bounds=NON_NEGATIVE,
+)
 # Space the run needs: dataset plus kept checkpoints.
-storage_needed = var("storage_needed", "TB", "storage the run needs: dataset + kept checkpoints",
-                     symbol="M_{need}")
+storage_needed = var(
+    "storage_needed", "TB", "storage the run needs: dataset + kept checkpoints", symbol="M_{need}"
+)
 # Whole checkpoints that fit in the tier's capacity.
-checkpoints_fit = var("checkpoints_fit", "", "whole checkpoints that fit in the tier",
-                      symbol="K_{max}", bounds=NON_NEGATIVE)
+checkpoints_fit = var(
+    "checkpoints_fit",
+    "",
+    "whole checkpoints that fit in the tier",
+    symbol="K_{max}",
+    bounds=NON_NEGATIVE,
+)
 
 # Bytes to move: a dataset, a checkpoint, a model.
-transfer_size = var("transfer_size", "GB", "bytes to move (dataset download, checkpoint copy)",
-                    symbol="M_{xfer}", bounds=NON_NEGATIVE)
+transfer_size = var(
+    "transfer_size",
+    "GB",
+    "bytes to move (dataset download, checkpoint copy)",
+    symbol="M_{xfer}",
+    bounds=NON_NEGATIVE,
+)
 # End-to-end rate of the copy: the slowest of source, network and destination.
-transfer_bandwidth = var("transfer_bandwidth", "GB/s",
-                         "end-to-end rate of a copy: the slowest of source, link, destination",
-                         symbol="B_{xfer}")
+transfer_bandwidth = var(
+    "transfer_bandwidth",
+    "GB/s",
+    "end-to-end rate of a copy: the slowest of source, link, destination",
+    symbol="B_{xfer}",
+)
 # Time the copy takes.
-transfer_time = var("transfer_time", "s", "time to move transfer_size at transfer_bandwidth",
-                    symbol="t_{xfer}", bounds=NON_NEGATIVE)
+transfer_time = var(
+    "transfer_time",
+    "s",
+    "time to move transfer_size at transfer_bandwidth",
+    symbol="t_{xfer}",
+    bounds=NON_NEGATIVE,
+)
 # Price of keeping a terabyte on a tier for a month.
-storage_price = var("storage_price", "USD/(TB*month)",
-                    "price of keeping one TB on a storage tier for a month", symbol="p_{st}")
+storage_price = var(
+    "storage_price",
+    "USD/(TB*month)",
+    "price of keeping one TB on a storage tier for a month",
+    symbol="p_{st}",
+)
 # Monthly cost of the kept checkpoints.
-checkpoint_storage_cost = var("checkpoint_storage_cost", "USD/month",
-                              "monthly cost of keeping the checkpoints on a tier",
-                              symbol="\\$_{ckpts}", bounds=NON_NEGATIVE)
+checkpoint_storage_cost = var(
+    "checkpoint_storage_cost",
+    "USD/month",
+    "monthly cost of keeping the checkpoints on a tier",
+    symbol="\\$_{ckpts}",
+    bounds=NON_NEGATIVE,
+)
 
 # --- Formulas ------------------------------------------------------------------------------
-formula("checkpoint_size", "Checkpoint size",
-        Eq(checkpoint_size, params_total * checkpoint_bytes_per_param), source=ZERO_2020,
-        subject=SUBJECT, note="every parameter, experts included")
+formula(
+    "checkpoint_size",
+    "Checkpoint size",
+    Eq(checkpoint_size, params_total * checkpoint_bytes_per_param),
+    source=ZERO_2020,
+    subject=SUBJECT,
+    note="every parameter, experts included",
+)
 
-formula("write_is_read_bandwidth", "Write bandwidth of a tier",
-        Eq(storage_write_bandwidth, storage_bandwidth), source=DEFINITION, subject=SUBJECT,
-        derived=True,
-        note=("used only when no write bandwidth is given: the tier writes as fast as it "
-              "reads (many SSDs write at half)"))
+formula(
+    "write_is_read_bandwidth",
+    "Write bandwidth of a tier",
+    Eq(storage_write_bandwidth, storage_bandwidth),
+    source=DEFINITION,
+    subject=SUBJECT,
+    derived=True,
+    note=(
+        "used only when no write bandwidth is given: the tier writes as fast as it "
+        "reads (many SSDs write at half)"
+    ),
+)
 
-formula("checkpoint_write_time", "Checkpoint write time",
-        Eq(checkpoint_write_time, checkpoint_size / storage_write_bandwidth),
-        source=DEFINITION, subject=SUBJECT,
-        note="solved for storage_write_bandwidth: the burst a write-time target needs")
+formula(
+    "checkpoint_write_time",
+    "Checkpoint write time",
+    Eq(checkpoint_write_time, checkpoint_size / storage_write_bandwidth),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="solved for storage_write_bandwidth: the burst a write-time target needs",
+)
 
-formula("checkpoint_restore_time", "Checkpoint restore time",
-        Eq(checkpoint_restore_time, checkpoint_size / storage_bandwidth),
-        source=DEFINITION, subject=SUBJECT, note="reading the whole checkpoint back")
+formula(
+    "checkpoint_restore_time",
+    "Checkpoint restore time",
+    Eq(checkpoint_restore_time, checkpoint_size / storage_bandwidth),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="reading the whole checkpoint back",
+)
 
-formula("checkpoint_overhead", "Checkpoint overhead, blocking",
-        Eq(checkpoint_overhead, checkpoint_write_time / checkpoint_interval),
-        source=CHECKFREQ_2021, subject=SUBJECT,
-        note="training stops for every write; solved for a bandwidth, the tier a budget needs")
+formula(
+    "checkpoint_overhead",
+    "Checkpoint overhead, blocking",
+    Eq(checkpoint_overhead, checkpoint_write_time / checkpoint_interval),
+    source=CHECKFREQ_2021,
+    subject=SUBJECT,
+    note="training stops for every write; solved for a bandwidth, the tier a budget needs",
+)
 
-formula("checkpoint_snapshot_time", "Snapshot to host memory",
-        Eq(checkpoint_snapshot_time, checkpoint_size / (n_gpus * snapshot_bandwidth)),
-        source=CHECKFREQ_2021, subject=SUBJECT,
-        note="every GPU copies its shard at once (state sharded evenly over the job)")
+formula(
+    "checkpoint_snapshot_time",
+    "Snapshot to host memory",
+    Eq(checkpoint_snapshot_time, checkpoint_size / (n_gpus * snapshot_bandwidth)),
+    source=CHECKFREQ_2021,
+    subject=SUBJECT,
+    note="every GPU copies its shard at once (state sharded evenly over the job)",
+)
 
-formula("checkpoint_overhead_async", "Checkpoint overhead, asynchronous",
-        Eq(checkpoint_overhead_async, checkpoint_snapshot_time / checkpoint_interval),
-        source=CHECKFREQ_2021, subject=SUBJECT,
-        note=("only the snapshot blocks; the write to storage must still finish within the "
-              "interval (checkpoint_write_time < checkpoint_interval)"))
+formula(
+    "checkpoint_overhead_async",
+    "Checkpoint overhead, asynchronous",
+    Eq(checkpoint_overhead_async, checkpoint_snapshot_time / checkpoint_interval),
+    source=CHECKFREQ_2021,
+    subject=SUBJECT,
+    note=(
+        "only the snapshot blocks; the write to storage must still finish within the "
+        "interval (checkpoint_write_time < checkpoint_interval)"
+    ),
+)
 
-formula("dataset_size", "Dataset size on disk", Eq(dataset_size, tokens * dataset_bytes_per_token),
-        source=DEFINITION, subject=SUBJECT, note="one pass over the training tokens")
+formula(
+    "dataset_size",
+    "Dataset size on disk",
+    Eq(dataset_size, tokens * dataset_bytes_per_token),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="one pass over the training tokens",
+)
 
-formula("train_throughput", "Training tokens per second",
-        Eq(train_throughput, n_gpus * peak_flops * mfu / (flop_per_param_token * params)),
-        source=f"{KAPLAN_2020}; {NARAYANAN_2021}", subject=SUBJECT,
-        note="the fleet's FLOP/s over the FLOP each token costs (6N)")
+formula(
+    "train_throughput",
+    "Training tokens per second",
+    Eq(train_throughput, n_gpus * peak_flops * mfu / (flop_per_param_token * params)),
+    source=f"{KAPLAN_2020}; {NARAYANAN_2021}",
+    subject=SUBJECT,
+    note="the fleet's FLOP/s over the FLOP each token costs (6N)",
+)
 
-formula("train_time_from_throughput", "Training time from throughput",
-        Eq(train_time, tokens / train_throughput), source=DEFINITION, subject=SUBJECT,
-        derived=True, note="the fleet equation and the 6ND rule combined")
+formula(
+    "train_time_from_throughput",
+    "Training time from throughput",
+    Eq(train_time, tokens / train_throughput),
+    source=DEFINITION,
+    subject=SUBJECT,
+    derived=True,
+    note="the fleet equation and the 6ND rule combined",
+)
 
-formula("dataset_read_rate", "Data read rate",
-        Eq(dataset_read_rate, train_throughput * dataset_bytes_per_token),
-        source=LLAMA3_2024, subject=SUBJECT,
-        note="tokens per second times their bytes on disk; reading ahead and shuffling aside")
+formula(
+    "dataset_read_rate",
+    "Data read rate",
+    Eq(dataset_read_rate, train_throughput * dataset_bytes_per_token),
+    source=LLAMA3_2024,
+    subject=SUBJECT,
+    note="tokens per second times their bytes on disk; reading ahead and shuffling aside",
+)
 
-formula("burst_to_stream_ratio", "Checkpoint burst over data stream",
-        Eq(burst_to_stream_ratio, storage_write_bandwidth / dataset_read_rate),
-        source=LLAMA3_2024, subject=SUBJECT,
-        note="about 10⁴ for a large run: size storage for the burst, not the stream")
+formula(
+    "burst_to_stream_ratio",
+    "Checkpoint burst over data stream",
+    Eq(burst_to_stream_ratio, storage_write_bandwidth / dataset_read_rate),
+    source=LLAMA3_2024,
+    subject=SUBJECT,
+    note="about 10⁴ for a large run: size storage for the burst, not the stream",
+)
 
-formula("checkpoint_storage", "Space for kept checkpoints",
-        Eq(checkpoint_storage, checkpoints_kept * checkpoint_size), source=DEFINITION,
-        subject=SUBJECT)
+formula(
+    "checkpoint_storage",
+    "Space for kept checkpoints",
+    Eq(checkpoint_storage, checkpoints_kept * checkpoint_size),
+    source=DEFINITION,
+    subject=SUBJECT,
+)
 
-formula("storage_needed", "Storage a run needs",
-        Eq(storage_needed, dataset_size + checkpoint_storage), source=DEFINITION,
-        subject=SUBJECT, note="logs, evaluation sets and replicas come on top")
+formula(
+    "storage_needed",
+    "Storage a run needs",
+    Eq(storage_needed, dataset_size + checkpoint_storage),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="logs, evaluation sets and replicas come on top",
+)
 
-formula("checkpoints_fit", "Checkpoints that fit in a tier",
-        Eq(checkpoints_fit, floor(storage_capacity / checkpoint_size)), source=DEFINITION,
-        subject=SUBJECT, forward_only=True, note="rounds down: a checkpoint fits whole or not")
+formula(
+    "checkpoints_fit",
+    "Checkpoints that fit in a tier",
+    Eq(checkpoints_fit, floor(storage_capacity / checkpoint_size)),
+    source=DEFINITION,
+    subject=SUBJECT,
+    forward_only=True,
+    note="rounds down: a checkpoint fits whole or not",
+)
 
-formula("transfer_time", "Time to move data",
-        Eq(transfer_time, transfer_size / transfer_bandwidth), source=DEFINITION,
-        subject=SUBJECT,
-        note=("bits vs bytes: a 100 Gb/s link moves 12.5 GB/s; protocol overhead and a single "
-              "TCP stream over a long path often reach far less: give the rate measured"))
+formula(
+    "transfer_time",
+    "Time to move data",
+    Eq(transfer_time, transfer_size / transfer_bandwidth),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note=(
+        "bits vs bytes: a 100 Gb/s link moves 12.5 GB/s; protocol overhead and a single "
+        "TCP stream over a long path often reach far less: give the rate measured"
+    ),
+)
 
-formula("checkpoint_storage_cost", "Monthly cost of kept checkpoints",
-        Eq(checkpoint_storage_cost, checkpoint_storage * storage_price), source=DEFINITION,
-        subject=SUBJECT,
-        note=("per tier: price a burst tier and an archive tier alike to see what tiering "
-              "saves; retrieval and egress fees come on top"))
+formula(
+    "checkpoint_storage_cost",
+    "Monthly cost of kept checkpoints",
+    Eq(checkpoint_storage_cost, checkpoint_storage * storage_price),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note=(
+        "per tier: price a burst tier and an archive tier alike to see what tiering "
+        "saves; retrieval and egress fees come on top"
+    ),
+)

@@ -1,7 +1,7 @@
 """Training compute, time, GPU count and cost: the 6ND rule and the fleet equation.
 
-    train_compute = flop_per_param_token · params · tokens          (6ND)
-    train_time    = train_compute / (n_gpus · peak_flops · mfu)      (fleet equation)
+train_compute = flop_per_param_token · params · tokens          (6ND)
+train_time    = train_compute / (n_gpus · peak_flops · mfu)      (fleet equation)
 """
 
 from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, ceiling, formula, pow2_ceil, var
@@ -18,19 +18,30 @@ params = var("params", "param", "model parameters (for MoE: active per token)", 
 tokens = var("tokens", "token", "training tokens", symbol="D")
 # 2 FLOP forward + 4 backward per parameter per token; 8 with full activation recomputation.
 flop_per_param_token = var(
-    "flop_per_param_token", "FLOP/(param*token)",
-    "training FLOP per parameter per token (6; 8 with full recomputation)", symbol="k",
-    default=6, default_note=(
+    "flop_per_param_token",
+    "FLOP/(param*token)",
+    "training FLOP per parameter per token (6; 8 with full recomputation)",
+    symbol="k",
+    default=6,
+    default_note=(
         "6 FLOP per parameter per token: 2 forward + 4 backward (Kaplan et al. 2020); "
-        "use 8 with full activation recomputation"))
+        "use 8 with full activation recomputation"
+    ),
+)
 # Total training compute.
 train_compute = var("train_compute", "FLOP", "total training compute", symbol="C")
 # Accelerators working on the run.
-n_gpus = var("n_gpus", "GPU", "accelerators (GPUs or chips) in the job", symbol="n",
-             rounding=("n_gpus_whole_nodes", "n_nodes"))
+n_gpus = var(
+    "n_gpus",
+    "GPU",
+    "accelerators (GPUs or chips) in the job",
+    symbol="n",
+    rounding=("n_gpus_whole_nodes", "n_nodes"),
+)
 # Model FLOPs utilization: achieved model FLOP/s over peak (PaLM's MFU).
-mfu = var("mfu", "", "model FLOPs utilization, achieved / peak", symbol="\\mathrm{MFU}",
-          bounds=FRACTION)
+mfu = var(
+    "mfu", "", "model FLOPs utilization, achieved / peak", symbol="\\mathrm{MFU}", bounds=FRACTION
+)
 # Wall-clock time of the run.
 train_time = var("train_time", "day", "wall-clock training time", symbol="T")
 # Accelerator time consumed.
@@ -42,57 +53,113 @@ cost_per_token = var("cost_per_token", "USD/token", "training cost per token", s
 # Servers needed, rounded up to whole nodes.
 n_nodes = var("n_nodes", "node", "servers (nodes), whole", symbol="n_{\\mathrm{nodes}}")
 # GPUs provisioned as whole nodes.
-n_gpus_whole_nodes = var("n_gpus_whole_nodes", "GPU", "accelerators provisioned as whole nodes",
-                         symbol="n_{\\mathrm{whole}}")
+n_gpus_whole_nodes = var(
+    "n_gpus_whole_nodes",
+    "GPU",
+    "accelerators provisioned as whole nodes",
+    symbol="n_{\\mathrm{whole}}",
+)
 # Extra capacity on top of the computed need, as a fraction (0.15 = 15%).
-margin = var("margin", "", "safety margin as a fraction of the need (0.15 = 15%)",
-             symbol="m", bounds=NON_NEGATIVE)
+margin = var(
+    "margin",
+    "",
+    "safety margin as a fraction of the need (0.15 = 15%)",
+    symbol="m",
+    bounds=NON_NEGATIVE,
+)
 # GPUs with the margin added, rounded up to whole GPUs.
-n_gpus_with_margin = var("n_gpus_with_margin", "GPU", "accelerators including the margin",
-                         symbol="n_{\\mathrm{margin}}")
+n_gpus_with_margin = var(
+    "n_gpus_with_margin", "GPU", "accelerators including the margin", symbol="n_{\\mathrm{margin}}"
+)
 # GPUs rounded up to a power of two.
-n_gpus_pow2 = var("n_gpus_pow2", "GPU", "accelerators rounded up to a power of two",
-                  symbol="n_{2^k}")
+n_gpus_pow2 = var(
+    "n_gpus_pow2", "GPU", "accelerators rounded up to a power of two", symbol="n_{2^k}"
+)
 
 # --- Formulas ------------------------------------------------------------------------------
-formula("training_compute", "Training compute, 6ND rule",
-        Eq(train_compute, flop_per_param_token * params * tokens),
-        source=KAPLAN_2020, subject=SUBJECT,
-        note="forward 2ND + backward 4ND; 8ND with full activation recomputation")
+formula(
+    "training_compute",
+    "Training compute, 6ND rule",
+    Eq(train_compute, flop_per_param_token * params * tokens),
+    source=KAPLAN_2020,
+    subject=SUBJECT,
+    note="forward 2ND + backward 4ND; 8ND with full activation recomputation",
+)
 
-formula("fleet_equation", "Fleet equation",
-        Eq(train_time, train_compute / (n_gpus * peak_flops * mfu)),
-        source=f"{NARAYANAN_2021}; MFU as in {CHOWDHERY_2022}", subject=SUBJECT)
+formula(
+    "fleet_equation",
+    "Fleet equation",
+    Eq(train_time, train_compute / (n_gpus * peak_flops * mfu)),
+    source=f"{NARAYANAN_2021}; MFU as in {CHOWDHERY_2022}",
+    subject=SUBJECT,
+)
 
-formula("gpu_hours", "GPU-hours", Eq(gpu_hours, n_gpus * train_time),
-        source=DEFINITION, subject=SUBJECT)
+formula(
+    "gpu_hours", "GPU-hours", Eq(gpu_hours, n_gpus * train_time), source=DEFINITION, subject=SUBJECT
+)
 
-formula("training_cost", "Training cost", Eq(train_cost, gpu_hours * price_per_gpu_hour),
-        source=DEFINITION, subject=SUBJECT)
+formula(
+    "training_cost",
+    "Training cost",
+    Eq(train_cost, gpu_hours * price_per_gpu_hour),
+    source=DEFINITION,
+    subject=SUBJECT,
+)
 
-formula("cost_per_token", "Price of a training token",
-        Eq(cost_per_token, flop_per_param_token * params * price_per_gpu_hour / (peak_flops * mfu)),
-        source=f"6ND rule and fleet equation combined ({KAPLAN_2020})", subject=SUBJECT,
-        note="independent of the GPU count: more GPUs finish sooner at the same cost")
+formula(
+    "cost_per_token",
+    "Price of a training token",
+    Eq(cost_per_token, flop_per_param_token * params * price_per_gpu_hour / (peak_flops * mfu)),
+    source=f"6ND rule and fleet equation combined ({KAPLAN_2020})",
+    subject=SUBJECT,
+    note="independent of the GPU count: more GPUs finish sooner at the same cost",
+)
 
-formula("mfu_from_gpu_hours", "MFU from GPU-hours",
-        Eq(mfu, train_compute / (gpu_hours * peak_flops)),
-        source=f"fleet equation with GPU-hours = n_gpus · train_time ({CHOWDHERY_2022})",
-        subject=SUBJECT, derived_from=("fleet_equation", "gpu_hours"))
+formula(
+    "mfu_from_gpu_hours",
+    "MFU from GPU-hours",
+    Eq(mfu, train_compute / (gpu_hours * peak_flops)),
+    source=f"fleet equation with GPU-hours = n_gpus · train_time ({CHOWDHERY_2022})",
+    subject=SUBJECT,
+    derived_from=("fleet_equation", "gpu_hours"),
+)
 
-formula("whole_nodes", "Whole nodes", Eq(n_nodes, ceiling(n_gpus / gpus_per_node)),
-        source=DEFINITION, subject=SUBJECT, forward_only=True,
-        note="rounds up: every n_gpus in (g·(k-1), g·k] needs k nodes")
+formula(
+    "whole_nodes",
+    "Whole nodes",
+    Eq(n_nodes, ceiling(n_gpus / gpus_per_node)),
+    source=DEFINITION,
+    subject=SUBJECT,
+    forward_only=True,
+    note="rounds up: every n_gpus in (g·(k-1), g·k] needs k nodes",
+)
 
-formula("whole_node_gpus", "GPUs in whole nodes",
-        Eq(n_gpus_whole_nodes, gpus_per_node * ceiling(n_gpus / gpus_per_node)),
-        source=DEFINITION, subject=SUBJECT, forward_only=True,
-        note="rounds up to a multiple of the GPUs per node")
+formula(
+    "whole_node_gpus",
+    "GPUs in whole nodes",
+    Eq(n_gpus_whole_nodes, gpus_per_node * ceiling(n_gpus / gpus_per_node)),
+    source=DEFINITION,
+    subject=SUBJECT,
+    forward_only=True,
+    note="rounds up to a multiple of the GPUs per node",
+)
 
-formula("gpu_margin", "GPUs with a margin", Eq(n_gpus_with_margin, ceiling(n_gpus * (1 + margin))),
-        source=DEFINITION, subject=SUBJECT, forward_only=True,
-        note="adds the margin and rounds up to whole GPUs")
+formula(
+    "gpu_margin",
+    "GPUs with a margin",
+    Eq(n_gpus_with_margin, ceiling(n_gpus * (1 + margin))),
+    source=DEFINITION,
+    subject=SUBJECT,
+    forward_only=True,
+    note="adds the margin and rounds up to whole GPUs",
+)
 
-formula("power_of_two_gpus", "GPUs rounded up to a power of two",
-        Eq(n_gpus_pow2, pow2_ceil(n_gpus)), source=DEFINITION, subject=SUBJECT,
-        forward_only=True, note="rounds up to the next power of two")
+formula(
+    "power_of_two_gpus",
+    "GPUs rounded up to a power of two",
+    Eq(n_gpus_pow2, pow2_ceil(n_gpus)),
+    source=DEFINITION,
+    subject=SUBJECT,
+    forward_only=True,
+    note="rounds up to the next power of two",
+)

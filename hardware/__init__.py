@@ -28,8 +28,16 @@ if TYPE_CHECKING:
 
 _RECORD_FIELDS = {"name", "kind", "aliases", "note", "source", "url", "date"}
 KINDS = ("accelerator", "link", "storage", "model")
-_VALUE_FIELDS = {"value", "qualifier", "source", "url", "date", "assumption", "note",
-                 "alternatives"}
+_VALUE_FIELDS = {
+    "value",
+    "qualifier",
+    "source",
+    "url",
+    "date",
+    "assumption",
+    "note",
+    "alternatives",
+}
 
 #: Record keys that are deliberately no library variable: shown by `napkin hardware` and
 #: readable as ``RECORD.key`` in `napkin check` expressions, but bound to nothing in a solve,
@@ -122,10 +130,15 @@ def _normalize(name: str) -> str:
 #: the TOML types each field takes, and how a message names them
 _TEXT, _DATE = (str,), (str, int, _dt.date)
 _FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
-    "name": (_TEXT, "text"), "kind": (_TEXT, "text"), "note": (_TEXT, "text"),
-    "source": (_TEXT, "text"), "url": (_TEXT, "text"), "qualifier": (_TEXT, "text"),
-    "date": (_DATE, "a date such as \"2026-10\""), "assumption": ((bool,), "true or false"),
-    "value": ((str, int, float), "a value with its unit, such as \"989 TFLOP/(s*GPU)\""),
+    "name": (_TEXT, "text"),
+    "kind": (_TEXT, "text"),
+    "note": (_TEXT, "text"),
+    "source": (_TEXT, "text"),
+    "url": (_TEXT, "text"),
+    "qualifier": (_TEXT, "text"),
+    "date": (_DATE, 'a date such as "2026-10"'),
+    "assumption": ((bool,), "true or false"),
+    "value": ((str, int, float), 'a value with its unit, such as "989 TFLOP/(s*GPU)"'),
 }
 
 
@@ -134,8 +147,11 @@ def _toml_type(value: object) -> str:
     if isinstance(value, dict):
         return "a table"
     if isinstance(value, list):
-        return "an array of tables" if value and all(isinstance(v, dict) for v in value) \
+        return (
+            "an array of tables"
+            if value and all(isinstance(v, dict) for v in value)
             else "an array"
+        )
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, (int, float)):
@@ -152,40 +168,70 @@ def _check_fields(where: str, table: dict, record_id: str, key: str | None) -> N
         if name in fields and name in _FIELD_TYPES:
             types, wanted = _FIELD_TYPES[name]
             if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-                raise RecordError(f"{where}.{name}: expected {wanted}, got {_toml_type(value)}",
-                                  record_id, key or name)
+                raise RecordError(
+                    f"{where}.{name}: expected {wanted}, got {_toml_type(value)}",
+                    record_id,
+                    key or name,
+                )
     aliases = table.get("aliases")
-    if key is None and aliases is not None and not (
-            isinstance(aliases, list) and all(isinstance(a, str) for a in aliases)):
-        raise RecordError(f"{where}.aliases: expected an array of names, such as "
-                          f"aliases = [\"X1\"], got {_toml_type(aliases)}", record_id, "aliases")
+    if (
+        key is None
+        and aliases is not None
+        and not (isinstance(aliases, list) and all(isinstance(a, str) for a in aliases))
+    ):
+        raise RecordError(
+            f"{where}.aliases: expected an array of names, such as "
+            f'aliases = ["X1"], got {_toml_type(aliases)}',
+            record_id,
+            "aliases",
+        )
     alternatives = table.get("alternatives")
-    if key is not None and alternatives is not None and not (
+    if (
+        key is not None
+        and alternatives is not None
+        and not (
             isinstance(alternatives, dict)
-            and all(isinstance(v, str) for v in alternatives.values())):
-        raise RecordError(f"{where}.alternatives: expected a table of other published figures "
-                          f"and where each is published, such as {{ \"192 GB\" = \"GTC 2024 "
-                          f"keynote\" }}, got {_toml_type(alternatives)}", record_id, key)
+            and all(isinstance(v, str) for v in alternatives.values())
+        )
+    ):
+        raise RecordError(
+            f"{where}.alternatives: expected a table of other published figures "
+            f'and where each is published, such as {{ "192 GB" = "GTC 2024 '
+            f'keynote" }}, got {_toml_type(alternatives)}',
+            record_id,
+            key,
+        )
 
 
 def _load_value(record_id: str, key: str, table: dict, defaults: dict) -> Value:
     unknown = set(table) - _VALUE_FIELDS
     if unknown:
-        raise RecordError(f"{record_id}.{key}: unknown fields {sorted(unknown)} (a value "
-                          f"takes {', '.join(sorted(_VALUE_FIELDS))})", record_id, key)
+        raise RecordError(
+            f"{record_id}.{key}: unknown fields {sorted(unknown)} (a value "
+            f"takes {', '.join(sorted(_VALUE_FIELDS))})",
+            record_id,
+            key,
+        )
     _check_fields(f"{record_id}.{key}", table, record_id, key)
     source = table.get("source", defaults.get("source", ""))
     date = str(table.get("date", defaults.get("date", "")))
     # a value that cites its own source does not inherit the record's link to another document
     url = table.get("url", "" if "source" in table else defaults.get("url", ""))
     if "value" not in table or not source or not date:
-        raise RecordError(f"{record_id}.{key}: every value needs value, source and date",
-                          record_id, key)
-    return Value(key=key, text=str(table["value"]),
-                 source=source, date=date, qualifier=table.get("qualifier", ""),
-                 url=url,
-                 assumption=bool(table.get("assumption", False)), note=table.get("note", ""),
-                 alternatives=dict(table.get("alternatives", {})))
+        raise RecordError(
+            f"{record_id}.{key}: every value needs value, source and date", record_id, key
+        )
+    return Value(
+        key=key,
+        text=str(table["value"]),
+        source=source,
+        date=date,
+        qualifier=table.get("qualifier", ""),
+        url=url,
+        assumption=bool(table.get("assumption", False)),
+        note=table.get("note", ""),
+        alternatives=dict(table.get("alternatives", {})),
+    )
 
 
 def check_keys(record_id: str, keys: Iterable[str]) -> None:
@@ -207,11 +253,15 @@ def check_keys(record_id: str, keys: Iterable[str]) -> None:
         raise RecordError(
             f"hardware record {record_id!r}: key {key!r} is no library variable, so it would "
             f"bind nothing in a solve{hint} (a reference-only key must be declared in "
-            "napkinmath.hardware.METADATA_KEYS with its reason)", record_id, key)
+            "napkinmath.hardware.METADATA_KEYS with its reason)",
+            record_id,
+            key,
+        )
 
 
-def load_toml(text: str | dict, loaded: dict[str, Record] | None = None, *,
-              keys: bool = True) -> dict[str, Record]:
+def load_toml(
+    text: str | dict, loaded: dict[str, Record] | None = None, *, keys: bool = True
+) -> dict[str, Record]:
     """The records of one TOML document (its text, or its table as parsed), checked, added
     to `loaded` (a new dict if None).
 
@@ -227,35 +277,49 @@ def load_toml(text: str | dict, loaded: dict[str, Record] | None = None, *,
             raise RecordError(_not_a_record(record_id, table), record_id)
         _check_fields(record_id, table, record_id, None)
         defaults = {k: table[k] for k in ("source", "url", "date") if k in table}
-        values = {key: _load_value(record_id, key, sub, defaults)
-                  for key, sub in table.items() if isinstance(sub, dict)}
+        values = {
+            key: _load_value(record_id, key, sub, defaults)
+            for key, sub in table.items()
+            if isinstance(sub, dict)
+        }
         unknown = {k for k, v in table.items() if not isinstance(v, dict)} - _RECORD_FIELDS
         if unknown:
             first = sorted(unknown)[0]
-            raise RecordError(f"{record_id}: unknown fields {sorted(unknown)} (a record takes "
-                              f"{', '.join(sorted(_RECORD_FIELDS))} and value tables, each "
-                              f"its own table: [{record_id}.{first}] with value, source and "
-                              f"date; {first} here is {_toml_type(table[first])})",
-                              record_id, first)
+            raise RecordError(
+                f"{record_id}: unknown fields {sorted(unknown)} (a record takes "
+                f"{', '.join(sorted(_RECORD_FIELDS))} and value tables, each "
+                f"its own table: [{record_id}.{first}] with value, source and "
+                f"date; {first} here is {_toml_type(table[first])})",
+                record_id,
+                first,
+            )
         if record_id in loaded:
             raise RecordError(f"hardware record {record_id!r} is defined twice", record_id)
         if table.get("kind", "accelerator") not in KINDS:
-            raise RecordError(f"{record_id}: kind must be one of {', '.join(KINDS)}",
-                              record_id, "kind")
+            raise RecordError(
+                f"{record_id}: kind must be one of {', '.join(KINDS)}", record_id, "kind"
+            )
         if keys:
             check_keys(record_id, values)
-        loaded[record_id] = Record(record_id, table.get("name", record_id),
-                                   table.get("kind", "accelerator"), values,
-                                   tuple(table.get("aliases", ())), table.get("note", ""))
+        loaded[record_id] = Record(
+            record_id,
+            table.get("name", record_id),
+            table.get("kind", "accelerator"),
+            values,
+            tuple(table.get("aliases", ())),
+            table.get("note", ""),
+        )
     return loaded
 
 
 def _not_a_record(name: str, value: object) -> str:
     """Why a top-level TOML value is no record: ``[[accelerator]]`` (an array of tables),
     ``x = 1`` outside any table."""
-    shape = ("a record is one table named by its id, [H100-SXM], with name, kind, source, "
-             "date and a table for each value, [H100-SXM.peak_flops] with value, source and "
-             "date (the format of napkinmath's hardware/*.toml)")
+    shape = (
+        "a record is one table named by its id, [H100-SXM], with name, kind, source, "
+        "date and a table for each value, [H100-SXM.peak_flops] with value, source and "
+        "date (the format of napkinmath's hardware/*.toml)"
+    )
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         return f"[[{name}]] is an array of tables; {shape}"
     return f"{name} is {_toml_type(value)} outside any table; {shape}"
@@ -281,8 +345,11 @@ def shown() -> dict[str, Record]:
 @caches.memo(None, invalidated_by=caches.SHIPPED)
 def _files() -> tuple[str, ...]:
     """The shipped records files' names, in the order they are loaded."""
-    return tuple(sorted(item.name for item in resources.files(__name__).iterdir()
-                        if item.name.endswith(".toml")))
+    return tuple(
+        sorted(
+            item.name for item in resources.files(__name__).iterdir() if item.name.endswith(".toml")
+        )
+    )
 
 
 @caches.memo(None, invalidated_by=caches.SHIPPED)
@@ -322,9 +389,12 @@ def _chunk(name: str, record_id: str) -> Record:
     aliases, start, end = layout[record_id]
     found = load_toml(_shipped_text(name)[start:end], keys=False)
     if list(found) != [record_id] or found[record_id].aliases != aliases:
-        raise RecordError(f"hardware/{name}: the scan of {record_id}'s text disagrees with its "
-                          "parse (write a record's value tables after it, its aliases on one "
-                          "line)", record_id)
+        raise RecordError(
+            f"hardware/{name}: the scan of {record_id}'s text disagrees with its "
+            "parse (write a record's value tables after it, its aliases on one "
+            "line)",
+            record_id,
+        )
     return found[record_id]
 
 
@@ -404,8 +474,9 @@ def using(paths: object) -> Iterator[Overlay | None]:
 
 @caches.memo(None, invalidated_by=caches.SHIPPED)
 def _index() -> dict[str, str]:
-    return _build_index((record_id, aliases) for name in _files()
-                        for record_id, aliases in _names(name).items())
+    return _build_index(
+        (record_id, aliases) for name in _files() for record_id, aliases in _names(name).items()
+    )
 
 
 def build_index(loaded: Iterable[Record]) -> dict[str, str]:
@@ -425,8 +496,9 @@ def _build_index(names: Iterable[tuple[str, tuple[str, ...]]]) -> dict[str, str]
 
 def find(name: str) -> str | None:
     """The id of the record called `name` (case, dashes and spaces ignored), or None."""
-    name = arguments.name(name, "name", kind="hardware record", example="H100",
-                          listing="napkin hardware")
+    name = arguments.name(
+        name, "name", kind="hardware record", example="H100", listing="napkin hardware"
+    )
     active = _ACTIVE.get()
     index = _index() if active is None else active.index
     return index.get(_normalize(name))
@@ -442,12 +514,16 @@ def get(name: str, *, checked: bool = True) -> Record:
         import difflib
 
         known = sorted(listed())
-        close = ([] if arguments.is_long(name) else
-                 difflib.get_close_matches(name, known, n=3, cutoff=0.4))
+        close = (
+            []
+            if arguments.is_long(name)
+            else difflib.get_close_matches(name, known, n=3, cutoff=0.4)
+        )
         hint = f"did you mean {' or '.join(close)}? " if close else ""
         raise UnknownNameError(
             f"unknown hardware {quoted(name)}: {hint}known records are {', '.join(known)} "
-            "(list them with `napkin hardware`)")
+            "(list them with `napkin hardware`)"
+        )
     active = _ACTIVE.get()
     if active is not None:
         return active.records[record_id]

@@ -21,8 +21,10 @@ _QUOTES = ('"""', "'''")  # the marks of TOML's multi-line strings
 _SCAN = re.compile("|".join([*_QUOTES, r"^[ \t]*\[.*", r"^[ \t]*aliases\b.*"]), re.M)
 #: a record's table header, [H100-SXM], or one of its values', [H100-SXM.peak_flops]
 _HEADER = re.compile(r"\[([A-Za-z0-9_-]+)(\.[A-Za-z0-9_-]+)?\][ \t]*(#.*)?")
-_ALIASES = re.compile(r'aliases[ \t]*=[ \t]*\[((?:[ \t]*"[^"\\]*"[ \t]*,)*'
-                      r'(?:[ \t]*"[^"\\]*"[ \t]*)?)\][ \t]*(#.*)?')
+_ALIASES = re.compile(
+    r'aliases[ \t]*=[ \t]*\[((?:[ \t]*"[^"\\]*"[ \t]*,)*'
+    r'(?:[ \t]*"[^"\\]*"[ \t]*)?)\][ \t]*(#.*)?'
+)
 
 
 def scan(text: str) -> Layout | None:

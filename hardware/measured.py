@@ -31,13 +31,14 @@ def read(path: str | Path) -> dict:
     from napkinmath.files import read_document
 
     try:  # bounded as every file napkinmath reads: regular, at most 1 MB, nesting capped
-        data = read_document(path, noun="measurements file", limit=1_000_000,
-                             kind="json").data
+        data = read_document(path, noun="measurements file", limit=1_000_000, kind="json").data
     except InputError as exc:
         raise InputError(f"measurements {exc}") from None
     if "device" not in data:
-        raise InputError(f"measurements {path}: expected the JSON object measure_gpu.py "
-                         "writes (with 'device', 'matmul_bf16_8192_flops', ...)")
+        raise InputError(
+            f"measurements {path}: expected the JSON object measure_gpu.py "
+            "writes (with 'device', 'matmul_bf16_8192_flops', ...)"
+        )
     return data
 
 
@@ -62,8 +63,9 @@ def sig(x: float, digits: int = 3) -> str:
     return f"{float(f'{x:.{digits}g}'):g}" if abs(x) < 1e6 else f"{x:.{digits}g}"
 
 
-def records_toml(measured: Mapping[str, object], *, date: str, record: str | None = None,
-                 where: str = "") -> str:
+def records_toml(
+    measured: Mapping[str, object], *, date: str, record: str | None = None, where: str = ""
+) -> str:
     """A records file (TOML) of the achievable figures in `measured` (measure_gpu.py's JSON).
 
     `date` is the day of the measurement; `record` the record to add them to (default: the
@@ -75,39 +77,65 @@ def records_toml(measured: Mapping[str, object], *, date: str, record: str | Non
     on = f"one {device}{sms}, {software}"
     record_id = record or record_for(device) or _slug(device)
     source = f"{SOURCE} ({where})" if where else SOURCE
-    lines = [f"# Achievable figures measured on {on}, {date}.",
-             "# Written by napkinmath.hardware.measured from measure_gpu.py's JSON; load it with",
-             "# napkin ... --records THIS_FILE (values here beside the datasheet ones).", ""]
+    lines = [
+        f"# Achievable figures measured on {on}, {date}.",
+        "# Written by napkinmath.hardware.measured from measure_gpu.py's JSON; load it with",
+        "# napkin ... --records THIS_FILE (values here beside the datasheet ones).",
+        "",
+    ]
     from napkinmath.hardware import find
 
     if find(record_id) is None:
-        note = ("a measured device: add peak_flops, hbm_bandwidth and the rest from its "
-                "datasheet, with their sources")
-        lines += [f"[{_key(record_id)}]", f"name = {_str(device)}", 'kind = "accelerator"',
-                  f"note = {_str(note)}", ""]
+        note = (
+            "a measured device: add peak_flops, hbm_bandwidth and the rest from its "
+            "datasheet, with their sources"
+        )
+        lines += [
+            f"[{_key(record_id)}]",
+            f"name = {_str(device)}",
+            'kind = "accelerator"',
+            f"note = {_str(note)}",
+            "",
+        ]
     for precision, key in _KEYS.items():
-        sizes = {int(m.group(2)): _number(v) for k, v in measured.items()
-                 if (m := _MATMUL.fullmatch(k)) and m.group(1) == precision}
+        sizes = {
+            int(m.group(2)): _number(v)
+            for k, v in measured.items()
+            if (m := _MATMUL.fullmatch(k)) and m.group(1) == precision
+        }
         if not sizes:
             continue
         best = max(sizes, key=sizes.__getitem__)
         shown = ", ".join(f"{n}³ {sig(sizes[n] / 1e12)}" for n in sorted(sizes))
-        method = ("torch._scaled_mm on float8_e4m3fn, unit scales, bf16 out" if precision == "fp8"
-                  else "torch.matmul")
-        lines += _value(record_id, key, f"{sig(sizes[best] / 1e12)} TFLOP/(s*GPU)",
-                        f"measured: best of square {precision.upper()} matmuls ({shown} TFLOP/s; "
-                        f"{method}); mean of timed repetitions after warm-ups, CUDA events; "
-                        f"{on}", source, date)
+        method = (
+            "torch._scaled_mm on float8_e4m3fn, unit scales, bf16 out"
+            if precision == "fp8"
+            else "torch.matmul"
+        )
+        lines += _value(
+            record_id,
+            key,
+            f"{sig(sizes[best] / 1e12)} TFLOP/(s*GPU)",
+            f"measured: best of square {precision.upper()} matmuls ({shown} TFLOP/s; "
+            f"{method}); mean of timed repetitions after warm-ups, CUDA events; "
+            f"{on}",
+            source,
+            date,
+        )
     if "read_bytes_per_s" in measured:
         read_bw = _number(measured["read_bytes_per_s"])
         copy = measured.get("copy_bytes_moved_per_s")
         also = f"; a copy moved {sig(_number(copy) / 1e12)} TB/s read + write" if copy else ""
         size = _number(measured.get("hbm_test_bytes", 8 * 2**30)) / 2**30
-        lines += _value(record_id, "achievable_hbm_bandwidth",
-                        f"{sig(read_bw / 1e12)} TB/(s*GPU)",
-                        f"measured: a sum over {size:g} GiB of BF16 (one streaming read){also}; "
-                        f"mean of timed repetitions after warm-ups, CUDA events; {on}",
-                        source, date)
+        lines += _value(
+            record_id,
+            "achievable_hbm_bandwidth",
+            f"{sig(read_bw / 1e12)} TB/(s*GPU)",
+            f"measured: a sum over {size:g} GiB of BF16 (one streaming read){also}; "
+            f"mean of timed repetitions after warm-ups, CUDA events; {on}",
+            source,
+            date,
+        )
     lines += _decode_comment(measured, record_id)
     return "\n".join(lines).rstrip() + "\n"
 
@@ -119,11 +147,17 @@ def _number(value: object) -> float:
     return float(value)
 
 
-def _value(record_id: str, key: str, value: str, qualifier: str, source: str, date: str
-           ) -> list[str]:
-    return [f"[{_key(record_id)}.{key}]", f"value = {_str(value)}",
-            f"qualifier = {_str(qualifier)}", f"source = {_str(source)}", f"date = {_str(date)}",
-            ""]
+def _value(
+    record_id: str, key: str, value: str, qualifier: str, source: str, date: str
+) -> list[str]:
+    return [
+        f"[{_key(record_id)}.{key}]",
+        f"value = {_str(value)}",
+        f"qualifier = {_str(qualifier)}",
+        f"source = {_str(source)}",
+        f"date = {_str(date)}",
+        "",
+    ]
 
 
 def _decode_comment(measured: Mapping[str, object], record_id: str) -> list[str]:
@@ -132,11 +166,12 @@ def _decode_comment(measured: Mapping[str, object], record_id: str) -> list[str]
     if step is None or size is None:
         return []
     ms, gb = _number(step) * 1e3, _number(size) / 1e9
-    return ["# A decode-shaped step at batch 1 read "
-            f"{gb:.3f} GB of weights in {ms:.2f} ms; its MBU:",
-            f'# napkin solve mbu mbu_achievable weight_memory="{gb:.3f} GB" '
-            f'kv_cache_memory="0 GB" n_gpus=1 decode_step_time_measured="{ms:.2f} ms" '
-            f"--gpu {record_id} --records THIS_FILE"]
+    return [
+        f"# A decode-shaped step at batch 1 read {gb:.3f} GB of weights in {ms:.2f} ms; its MBU:",
+        f'# napkin solve mbu mbu_achievable weight_memory="{gb:.3f} GB" '
+        f'kv_cache_memory="0 GB" n_gpus=1 decode_step_time_measured="{ms:.2f} ms" '
+        f"--gpu {record_id} --records THIS_FILE",
+    ]
 
 
 def _slug(device: str) -> str:

@@ -52,9 +52,11 @@ def overlay(paths: object) -> Overlay:
         try:
             info = os.stat(path)
         except OSError as exc:
-            raise InputError(f"records file {path}: {exc.strerror or exc}; give the path of a "
-                             "TOML file in the format of napkinmath's hardware/*.toml",
-                             "records") from None
+            raise InputError(
+                f"records file {path}: {exc.strerror or exc}; give the path of a "
+                "TOML file in the format of napkinmath's hardware/*.toml",
+                "records",
+            ) from None
         stamps.append((path, info.st_mtime_ns, info.st_size))
     return _overlay(tuple(stamps))
 
@@ -63,10 +65,16 @@ def record_paths(paths: object) -> tuple[str, ...]:
     """`paths` (a path or a non-empty list of paths) as absolute paths, or an InputError."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    if not isinstance(paths, (list, tuple)) or not paths \
-            or not all(isinstance(p, (str, os.PathLike)) for p in paths):
-        raise InputError(f"records={arguments.shown(paths)}: expected the path of a TOML "
-                         "records file, or a list of paths", "records")
+    if (
+        not isinstance(paths, (list, tuple))
+        or not paths
+        or not all(isinstance(p, (str, os.PathLike)) for p in paths)
+    ):
+        raise InputError(
+            f"records={arguments.shown(paths)}: expected the path of a TOML "
+            "records file, or a list of paths",
+            "records",
+        )
     what = "the path of a TOML records file"
     return tuple(os.path.abspath(arguments.path(p, "records", what=what)) for p in paths)
 
@@ -82,28 +90,38 @@ def _overlay(stamps: tuple[tuple[str, int, int], ...]) -> Overlay:
     return Overlay(merged, build_index(merged.values()), tuple(p for p, _, _ in stamps))
 
 
-def _lay(record: Record, merged: dict[str, Record], index: dict[str, str],
-         explicit_kind: bool) -> None:
+def _lay(
+    record: Record, merged: dict[str, Record], index: dict[str, str], explicit_kind: bool
+) -> None:
     """Add `record` to `merged`, or lay its values over the record of the same name."""
     target = index.get(_normalize(record.id))
     for alias in record.aliases:
         other = index.get(_normalize(alias))
         if other is not None and other != (target or record.id):
-            raise InputError(f"{_at(record.origin)}: the alias {alias!r} of {record.id} already "
-                             f"names the record {other}; choose another alias", "records")
+            raise InputError(
+                f"{_at(record.origin)}: the alias {alias!r} of {record.id} already "
+                f"names the record {other}; choose another alias",
+                "records",
+            )
     if target is None:
         merged[record.id] = record
     else:
         base = merged[target]
         if record.kind != base.kind and explicit_kind:
-            raise InputError(f"{_at(record.origin)}: {record.id} names the {base.kind} record "
-                             f"{target}, but says kind = {record.kind!r}; drop the kind, or "
-                             "give your record another name", "records")
+            raise InputError(
+                f"{_at(record.origin)}: {record.id} names the {base.kind} record "
+                f"{target}, but says kind = {record.kind!r}; drop the kind, or "
+                "give your record another name",
+                "records",
+            )
         merged[target] = replace(
-            base, name=record.name if record.name != record.id else base.name,
+            base,
+            name=record.name if record.name != record.id else base.name,
             values={**base.values, **record.values},
             aliases=tuple(dict.fromkeys((*base.aliases, *record.aliases))),
-            note=record.note or base.note, origin=record.origin)
+            note=record.note or base.note,
+            origin=record.origin,
+        )
     for name in (record.id, *record.aliases):
         index[_normalize(name)] = target or record.id
 
@@ -115,8 +133,7 @@ def _at(origin: str) -> str:
 
 
 def _shown(path: str) -> str:
-    return visible(os.path.relpath(path) if not os.path.relpath(path).startswith("..")
-                   else path)
+    return visible(os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path)
 
 
 def _document(path: str, shown: str, private: bool = False) -> Document:
@@ -125,15 +142,22 @@ def _document(path: str, shown: str, private: bool = False) -> Document:
     from napkinmath.files import read_document
 
     try:
-        return read_document(path, noun="records file", limit=MAX_FILE_BYTES, shown=shown,
-                             kind="toml", private=private,
-                             rule="records are read only from regular files")
+        return read_document(
+            path,
+            noun="records file",
+            limit=MAX_FILE_BYTES,
+            shown=shown,
+            kind="toml",
+            private=private,
+            rule="records are read only from regular files",
+        )
     except InputError as exc:
         text = str(exc)
         if "not valid TOML" in text:
             text += "; the format is that of napkinmath's hardware/*.toml"
-        raise InputError(f"records file {text}" if text.startswith(shown) else text,
-                         "records") from None
+        raise InputError(
+            f"records file {text}" if text.startswith(shown) else text, "records"
+        ) from None
 
 
 def load_file(path: str) -> dict[str, Record]:
@@ -145,15 +169,17 @@ def _load(path: str) -> tuple[dict[str, Record], frozenset[str]]:
     """The records of one user file, and the ids of those that say their kind."""
     shown = _shown(path)
     document = _document(path, shown)
-    explicit = frozenset(record_id for record_id, table in document.data.items()
-                         if isinstance(table, dict) and "kind" in table)
+    explicit = frozenset(
+        record_id
+        for record_id, table in document.data.items()
+        if isinstance(table, dict) and "kind" in table
+    )
     lines = Lines(document.text)
     try:
         loaded = load_toml(document.data)
     except RecordError as exc:
         line = lines.of(exc.record_id, exc.key)
-        raise InputError(f"{shown}{f', line {line}' if line else ''}: {exc}", "records") \
-            from None
+        raise InputError(f"{shown}{f', line {line}' if line else ''}: {exc}", "records") from None
     out = {}
     for record in loaded.values():
         values = {}
@@ -176,16 +202,21 @@ def check_named_file(path: str, shown: str) -> None:
     for table in data.values():
         if not isinstance(table, dict):
             held = "an entry that is not a table"
-        elif not any(key in _RECORD_FIELDS or (isinstance(sub, dict) and "value" in sub)
-                     for key, sub in table.items()):
+        elif not any(
+            key in _RECORD_FIELDS or (isinstance(sub, dict) and "value" in sub)
+            for key, sub in table.items()
+        ):
             held = "a table with no record fields and no value tables"
         else:
             continue
-        raise InputError(f"records file {shown}: not a records file (its top level holds "
-                         f"{held}); a records file has the format of napkinmath's "
-                         "hardware/*.toml: [H100-SXM] with name, kind, source and date, and a "
-                         "table for each value, [H100-SXM.peak_flops] with value, source and "
-                         "date", "records")
+        raise InputError(
+            f"records file {shown}: not a records file (its top level holds "
+            f"{held}); a records file has the format of napkinmath's "
+            "hardware/*.toml: [H100-SXM] with name, kind, source and date, and a "
+            "table for each value, [H100-SXM.peak_flops] with value, source and "
+            "date",
+            "records",
+        )
 
 
 def _check_value(record_id: str, key: str, text: str, where: str) -> None:

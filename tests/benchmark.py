@@ -90,16 +90,26 @@ def cold(runs: int) -> list[tuple[str, float, float]]:
     for _ in range(runs):
         deps.append(_run(DEPS, env))
         ours.append(_run(NAPKIN + W12, env))
-    rows.append(("cold `napkin solve` W12 (no bytecode cache)", statistics.median(ours),
-                 statistics.median(deps)))
+    rows.append(
+        (
+            "cold `napkin solve` W12 (no bytecode cache)",
+            statistics.median(ours),
+            statistics.median(deps),
+        )
+    )
     env = _env(bytecode=True)
     ours, deps = [], []
     for _ in range(runs):  # the first solve after an install: the library is declared
         with tempfile.TemporaryDirectory() as empty:
             deps.append(_run(DEPS, env))
             ours.append(_run(NAPKIN + W12, {**env, "XDG_CACHE_HOME": empty}))
-    rows.append(("cold `napkin solve` W12, empty cache (first run)", statistics.median(ours),
-                 statistics.median(deps)))
+    rows.append(
+        (
+            "cold `napkin solve` W12, empty cache (first run)",
+            statistics.median(ours),
+            statistics.median(deps),
+        )
+    )
     return rows
 
 
@@ -130,14 +140,18 @@ def warm(quick: bool) -> dict[str, float]:
     import napkinmath as nm
 
     def w12(params: str = "7B"):
-        return nm.solve("n_gpus", params=params, tokens="1T", train_time="3 weeks", mfu=0.4,
-                        gpu="H100-SXM")
+        return nm.solve(
+            "n_gpus", params=params, tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM"
+        )
 
     assert abs(w12().value.magnitude - by_hand()) < 1e-9 * by_hand()
     assert abs(by_hand_pint().magnitude - by_hand()) < 1e-9 * by_hand()
     number = 100 if quick else 300
-    out = {"float": _best(by_hand, number * 100), "pint": _best(by_hand_pint, number),
-           "repeated": _best(w12, number)}
+    out = {
+        "float": _best(by_hand, number * 100),
+        "pint": _best(by_hand_pint, number),
+        "repeated": _best(w12, number),
+    }
     fresh = iter(f"{7 + i * 1e-6:.6f}B" for i in range(10**7))
     out["new values"] = _best(lambda: w12(next(fresh)), number)
 
@@ -208,12 +222,14 @@ def audit(refused: list[tuple]) -> tuple[int, int, int, int]:
             empty += 1
             knowns = frozenset(bind((target,), values, gpu=gpu))
             near = suggest._distances((target,))
-            nearest = sorted((n for n in near if n not in knowns and n != target),
-                             key=lambda n: (near[n], n))[:20]
+            nearest = sorted(
+                (n for n in near if n not in knowns and n != target), key=lambda n: (near[n], n)
+            )[:20]
             options = [(n,) for n in names if n not in knowns and n != target]
-            options += [(a, b) for i, a in enumerate(nearest) for b in nearest[i + 1:]]
-            if any(isinstance(plan._plan((target,), knowns | set(o)), plan.SolvePlan)
-                   for o in options):
+            options += [(a, b) for i, a in enumerate(nearest) for b in nearest[i + 1 :]]
+            if any(
+                isinstance(plan._plan((target,), knowns | set(o)), plan.SolvePlan) for o in options
+            ):
                 would_do += 1
             continue
         for suggestion in exc.suggestions:
@@ -274,29 +290,40 @@ def main() -> None:
         row(f"warm W12 solve, {label}", w[label], w["pint"], "pint by hand")
     row("warm W12 solve, repeated", w["repeated"], w["float"], "floats by hand")
     row("warm new shape (median first answer)", w["new shape"], w["pint"], "pint by hand")
-    row("warm new under-determined question (median)", w["new under-determined"], w["pint"],
-        "pint by hand")
-    row("warm repeated under-determined question", w["repeated under-determined"], w["pint"],
-        "pint by hand")
+    row(
+        "warm new under-determined question (median)",
+        w["new under-determined"],
+        w["pint"],
+        "pint by hand",
+    )
+    row(
+        "warm repeated under-determined question",
+        w["repeated under-determined"],
+        w["pint"],
+        "pint by hand",
+    )
     per_row, single, checked = claims(1000)
-    row(f"claims table, 1,000 rows ({checked} checked), per row", per_row, single,
-        "one check")
+    row(f"claims table, 1,000 rows ({checked} checked), per row", per_row, single, "one check")
     n = 300 if quick else 1000
     times, refused = sweep(n)
     ordered = sorted(times)
     print(f"{'measurement':<58}{'ours':>11}{'baseline':>26}{'ratio':>9}")
     for label, ours, base, ratio in rows:
         print(f"{label:<58}{ours:>11}{base:>26}{ratio:>9}")
-    print(f"\nsweep of {n} random questions: median {_shown(statistics.median(times))}, "
-          f"p99 {_shown(ordered[int(0.99 * n)])}, max {_shown(ordered[-1])}, "
-          f"{sum(t > 1 for t in times)} over 1 s; median / pint by hand "
-          f"{statistics.median(times) / w['pint']:.0f}x")
+    print(
+        f"\nsweep of {n} random questions: median {_shown(statistics.median(times))}, "
+        f"p99 {_shown(ordered[int(0.99 * n)])}, max {_shown(ordered[-1])}, "
+        f"{sum(t > 1 for t in times)} over 1 s; median / pint by hand "
+        f"{statistics.median(times) / w['pint']:.0f}x"
+    )
     if "--audit" in sys.argv:
         empty, would_do, tried, clash = audit(refused)
-        print(f"suggestion audit of {len(refused)} under-determined questions: {empty} with no "
-              f"suggestion, {would_do} of them determinable with one or two more inputs; "
-              f"{tried} single suggestions given a plausible value, {clash} of them disagree "
-              "with a default assumption")
+        print(
+            f"suggestion audit of {len(refused)} under-determined questions: {empty} with no "
+            f"suggestion, {would_do} of them determinable with one or two more inputs; "
+            f"{tried} single suggestions given a plausible value, {clash} of them disagree "
+            "with a default assumption"
+        )
 
 
 def _shown(seconds: float) -> str:

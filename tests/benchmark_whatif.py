@@ -68,8 +68,9 @@ TEXT_AXES = {"mfu": f"0.2..0.6:lin:{SIDE}", "params": f"1B..70B:lin:{SIDE}"}
 SAMPLES = 100_000
 SEED = 0
 
-SOLVE = ("nm.solve('n_gpus', params='7B', tokens='1T', train_time='3 weeks', mfu=0.4, "
-         "gpu='H100-SXM')")
+SOLVE = (
+    "nm.solve('n_gpus', params='7B', tokens='1T', train_time='3 weeks', mfu=0.4, gpu='H100-SXM')"
+)
 COLD = f"import napkinmath as nm; {SOLVE}"
 WARM = f"""
 import json, statistics, sys, timeit
@@ -125,8 +126,10 @@ def close(ours: np.ndarray, hand: np.ndarray, what: str) -> None:
 
 # 1. sweep
 
-def sweep_by_hand(mfu_axis: np.ndarray, params_axis: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+
+def sweep_by_hand(
+    mfu_axis: np.ndarray, params_axis: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """n_gpus, n_gpus_whole_nodes, n_nodes at every point of the grid (first axis slowest)."""
     mfu, params = (g.ravel() for g in np.meshgrid(mfu_axis, params_axis, indexing="ij"))
     train_compute = FLOP_PER_PARAM_TOKEN * params * TOKENS
@@ -160,27 +163,45 @@ def bench_sweep() -> tuple[list[Row], str]:
     check_sweep()
     arrays = {"mfu": MFU_AXIS, "params": PARAMS_AXIS}
     one = {"mfu": [0.4], "params": [7e9]}
-    medians = alternate({
-        "arrays": lambda: sweep_ours(arrays),
-        "hand": lambda: sweep_by_hand(MFU_AXIS, PARAMS_AXIS),
-        "text": lambda: sweep_ours(dict(TEXT_AXES)),
-        "one": lambda: sweep_ours(one),
-    }, runs=7)
+    medians = alternate(
+        {
+            "arrays": lambda: sweep_ours(arrays),
+            "hand": lambda: sweep_by_hand(MFU_AXIS, PARAMS_AXIS),
+            "text": lambda: sweep_ours(dict(TEXT_AXES)),
+            "one": lambda: sweep_ours(one),
+        },
+        runs=7,
+    )
     hand = medians["hand"]
     rows = [
-        (f"sweep W12, {SIDE}×{SIDE} grid, axes as arrays vs hand numpy",
-         fmt(medians["arrays"]), fmt(hand), f"{medians['arrays'] / hand:.1f}"),
-        (f"sweep W12, {SIDE}×{SIDE} grid, axes as text vs hand numpy",
-         fmt(medians["text"]), fmt(hand), f"{medians['text'] / hand:.1f}"),
-        ("  1-point sweep (planning + centre solve) vs hand numpy 10^6",
-         fmt(medians["one"]), fmt(hand), f"{medians['one'] / hand:.2f}"),
+        (
+            f"sweep W12, {SIDE}×{SIDE} grid, axes as arrays vs hand numpy",
+            fmt(medians["arrays"]),
+            fmt(hand),
+            f"{medians['arrays'] / hand:.1f}",
+        ),
+        (
+            f"sweep W12, {SIDE}×{SIDE} grid, axes as text vs hand numpy",
+            fmt(medians["text"]),
+            fmt(hand),
+            f"{medians['text'] / hand:.1f}",
+        ),
+        (
+            "  1-point sweep (planning + centre solve) vs hand numpy 10^6",
+            fmt(medians["one"]),
+            fmt(hand),
+            f"{medians['one'] / hand:.2f}",
+        ),
     ]
-    note = (f"one-time part (1-point sweep) = {medians['one'] / medians['arrays']:.1%} of the "
-            f"array sweep, {medians['one'] / medians['text']:.1%} of the text sweep")
+    note = (
+        f"one-time part (1-point sweep) = {medians['one'] / medians['arrays']:.1%} of the "
+        f"array sweep, {medians['one'] / medians['text']:.1%} of the text sweep"
+    )
     return rows, note
 
 
 # 2. Monte Carlo
+
 
 def mc_by_hand(n: int = SAMPLES) -> np.ndarray:
     """The 5th, 50th and 95th percentiles of n_gpus over `n` lognormal draws of mfu."""
@@ -196,21 +217,36 @@ def mc_by_hand(n: int = SAMPLES) -> np.ndarray:
 
 
 def mc_ours(n: int = SAMPLES) -> list[float]:
-    r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu="0.3 to 0.5",
-                 gpu="H100-SXM", samples=n, seed=SEED)
+    r = nm.solve(
+        "n_gpus",
+        params="7B",
+        tokens="1T",
+        train_time="3 weeks",
+        mfu="0.3 to 0.5",
+        gpu="H100-SXM",
+        samples=n,
+        seed=SEED,
+    )
     return [r.percentile("n_gpus", q).m_as("GPU") for q in (5, 50, 95)]
 
 
 def bench_mc() -> tuple[list[Row], str]:
     close(np.array(mc_ours()), mc_by_hand(), "Monte Carlo percentiles of n_gpus")
-    medians = alternate({"ours": mc_ours, "hand": mc_by_hand, "one": lambda: mc_ours(1)},
-                        runs=7)
+    medians = alternate({"ours": mc_ours, "hand": mc_by_hand, "one": lambda: mc_ours(1)}, runs=7)
     hand = medians["hand"]
     rows = [
-        (f"Monte Carlo W12, {SAMPLES:,} samples vs hand numpy",
-         fmt(medians["ours"]), fmt(hand), f"{medians['ours'] / hand:.1f}"),
-        ("  samples=1 (planning + centre solve) vs hand numpy 10^5",
-         fmt(medians["one"]), fmt(hand), f"{medians['one'] / hand:.2f}"),
+        (
+            f"Monte Carlo W12, {SAMPLES:,} samples vs hand numpy",
+            fmt(medians["ours"]),
+            fmt(hand),
+            f"{medians['ours'] / hand:.1f}",
+        ),
+        (
+            "  samples=1 (planning + centre solve) vs hand numpy 10^5",
+            fmt(medians["one"]),
+            fmt(hand),
+            f"{medians['one'] / hand:.2f}",
+        ),
     ]
     note = f"one-time part (samples=1) = {medians['one'] / medians['ours']:.1%} of the run"
     return rows, note
@@ -218,10 +254,14 @@ def bench_mc() -> tuple[list[Row], str]:
 
 # 3. plain solve, before and after
 
+
 def before_tree(folder: Path) -> Path:
     """Commit BEFORE as an importable tree: folder/napkinmath with formulas/ and hardware/."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", BEFORE, "engine", "formulas",
-                              "hardware"], check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", BEFORE, "engine", "formulas", "hardware"],
+        check=True,
+        capture_output=True,
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
     tree = folder / "tree"
@@ -234,14 +274,16 @@ def before_tree(folder: Path) -> Path:
 
 
 def python(code: str, env: dict[str, str]) -> str:
-    run = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True, env=env)
+    run = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env
+    )
     return run.stdout.strip()
 
 
 def bench_plain(cold_runs: int) -> list[Row]:
-    base = {k: v for k, v in os.environ.items()
-            if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+    base = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+    }
     compileall.compile_dir(str(ROOT), quiet=1, rx=re.compile(r"[\\/](\.|build|tests)"))
     with tempfile.TemporaryDirectory() as tmp:
         tree = before_tree(Path(tmp))
@@ -255,11 +297,17 @@ def bench_plain(cold_runs: int) -> list[Row]:
         def fresh(code: str, env: dict[str, str]) -> Callable[[], object]:
             return lambda: python(code, env)
 
-        alternate({"after": fresh(COLD, envs["after"]),
-                   "before": fresh(COLD, envs["before"])}, runs=1)  # file cache
-        cold = alternate({"after": fresh(COLD, envs["after"]),
-                          "before": fresh(COLD, envs["before"]),
-                          "numpy": fresh("import numpy", base)}, runs=cold_runs)
+        alternate(
+            {"after": fresh(COLD, envs["after"]), "before": fresh(COLD, envs["before"])}, runs=1
+        )  # file cache
+        cold = alternate(
+            {
+                "after": fresh(COLD, envs["after"]),
+                "before": fresh(COLD, envs["before"]),
+                "numpy": fresh("import numpy", base),
+            },
+            runs=cold_runs,
+        )
         warm: dict[str, list[float]] = {"after": [], "before": []}
         loaded: dict[str, bool] = {}
         for _ in range(5):
@@ -270,13 +318,25 @@ def bench_plain(cold_runs: int) -> list[Row]:
         without_numpy = python(NO_NUMPY, envs["after"])
     after, before = statistics.median(warm["after"]), statistics.median(warm["before"])
     return [
-        (f"cold plain solve W12, fresh process: after vs before ({BEFORE})",
-         fmt(cold["after"]), fmt(cold["before"]), f"{cold['after'] / cold['before']:.2f}"),
-        (f"warm plain solve W12, in process: after vs before ({BEFORE})",
-         fmt(after), fmt(before), f"{after / before:.2f}"),
-        ("  info: fresh `python -c \"import numpy\"`", fmt(cold["numpy"]), "-", "-"),
-        ("  info: numpy in sys.modules after a plain solve (after, before)",
-         "yes" if loaded["after"] else "no", "yes" if loaded["before"] else "no", "-"),
+        (
+            f"cold plain solve W12, fresh process: after vs before ({BEFORE})",
+            fmt(cold["after"]),
+            fmt(cold["before"]),
+            f"{cold['after'] / cold['before']:.2f}",
+        ),
+        (
+            f"warm plain solve W12, in process: after vs before ({BEFORE})",
+            fmt(after),
+            fmt(before),
+            f"{after / before:.2f}",
+        ),
+        ('  info: fresh `python -c "import numpy"`', fmt(cold["numpy"]), "-", "-"),
+        (
+            "  info: numpy in sys.modules after a plain solve (after, before)",
+            "yes" if loaded["after"] else "no",
+            "yes" if loaded["before"] else "no",
+            "-",
+        ),
         (f"  info: plain solve without numpy: {without_numpy}", "-", "-", "-"),
     ]
 

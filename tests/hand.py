@@ -12,11 +12,19 @@ N, LAYERS, HEADS, HEAD_DIM, HIDDEN = 70.6e9, 80, 64, 128, 8192
 KV_PER_TOKEN = 327_680
 
 
-def llama70b_decode_step(peak: float, bandwidth: float, link: float, batch: float,
-                         seq: int = 8192, gpus: int = 4, bytes_per_value: int = 2) -> float:
+def llama70b_decode_step(
+    peak: float,
+    bandwidth: float,
+    link: float,
+    batch: float,
+    seq: int = 8192,
+    gpus: int = 4,
+    bytes_per_value: int = 2,
+) -> float:
     """Seconds per decode step (peak in FLOP/s, bandwidth and link in B/s, per GPU)."""
-    memory = (N * bytes_per_value + batch * seq * KV_PER_TOKEN * bytes_per_value / 2) \
-        / (gpus * bandwidth)
+    memory = (N * bytes_per_value + batch * seq * KV_PER_TOKEN * bytes_per_value / 2) / (
+        gpus * bandwidth
+    )
     compute = batch * (2 * N + 4 * LAYERS * HEADS * HEAD_DIM * seq) / (gpus * peak)
     comm = 0.0
     if gpus > 1:

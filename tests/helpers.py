@@ -14,12 +14,22 @@ from pathlib import Path
 
 #: W12 (fleet size): `napkin solve` 7B parameters on 1T tokens in 3 weeks at 40% MFU on
 #: H100-SXM, 58.48 GPU
-W12 = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4",
-       "--gpu", "H100-SXM"]
+W12 = [
+    "solve",
+    "n_gpus",
+    "params=7B",
+    "tokens=1T",
+    "train_time=3 weeks",
+    "mfu=0.4",
+    "--gpu",
+    "H100-SXM",
+]
 #: `napkin ARGS` in a fresh Python: its output, then a JSON line saying how it ran
-PROBE = ("import sys, json; from napkinmath.cli.main import main; status = main({args!r}); "
-         "print(json.dumps({{'status': status, 'sympy': 'sympy' in sys.modules, "
-         "'formulas': 'napkinmath.formulas' in sys.modules}}))")
+PROBE = (
+    "import sys, json; from napkinmath.cli.main import main; status = main({args!r}); "
+    "print(json.dumps({{'status': status, 'sympy': 'sympy' in sys.modules, "
+    "'formulas': 'napkinmath.formulas' in sys.modules}}))"
+)
 #: a command that blocks on a FIFO or reads /dev/zero would run past this
 PROBE_TIMEOUT = 120
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -45,8 +55,9 @@ def png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def napkin_process(cache: str | None, args: list[str], cwd: Path | None = None,
-                   home: Path | None = None) -> tuple[str, dict]:
+def napkin_process(
+    cache: str | None, args: list[str], cwd: Path | None = None, home: Path | None = None
+) -> tuple[str, dict]:
     """`napkin ARGS` in a fresh process with the cache directory `cache` (XDG_CACHE_HOME;
     None: unset): its output, and how it ran (`status`; `sympy` and `formulas`: imported)."""
     env = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"}
@@ -54,7 +65,14 @@ def napkin_process(cache: str | None, args: list[str], cwd: Path | None = None,
         env["XDG_CACHE_HOME"] = cache
     if home is not None:
         env["HOME"] = str(home)
-    done = subprocess.run([sys.executable, "-c", PROBE.format(args=args)], capture_output=True,
-                          text=True, env=env, check=True, cwd=cwd, timeout=PROBE_TIMEOUT)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(args=args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        cwd=cwd,
+        timeout=PROBE_TIMEOUT,
+    )
     *output, status = done.stdout.rstrip("\n").split("\n")
     return "\n".join(output), json.loads(status)

@@ -31,8 +31,12 @@ def _plausible(var, rng: random.Random, records: dict, defaults: bool) -> object
 def answers() -> dict[str, nm.Result]:
     """formula name -> an answer whose derivation uses it."""
     vs = variables()
-    records = {k: v.quantity for name in ("H100-SXM", "llama-3-70b")
-               for k, v in get(name).values.items() if k in vs}
+    records = {
+        k: v.quantity
+        for name in ("H100-SXM", "llama-3-70b")
+        for k, v in get(name).values.items()
+        if k in vs
+    }
     found: dict[str, nm.Result] = {}
     for name, f in formulas().items():
         if name in found:
@@ -44,8 +48,9 @@ def answers() -> dict[str, nm.Result]:
         for target in targets:
             for seed in range(3):
                 rng = random.Random(f"{name}/{target}/{seed}")
-                givens = {n: _plausible(vs[n], rng, records, seed == 0) for n in names
-                          if n != target}
+                givens = {
+                    n: _plausible(vs[n], rng, records, seed == 0) for n in names if n != target
+                }
                 try:
                     r = nm.solve(target, on_inconsistent="warn", **givens)
                 except nm.NapkinError:

@@ -36,8 +36,9 @@ def test_the_answer_is_the_public_result_and_prints_through_the_printers():
     assert type(r) is Result and nm.Result is Result
     assert str(r) == text(r) and r.to_dict() == to_dict(r)
     assert r.format(style="markdown") == r.to_markdown()
-    assert r.headline() == ["n_gpus = 58.48 GPU   (rounded: n_gpus_whole_nodes = 64 GPU, "
-                            "n_nodes = 8 node)"]
+    assert r.headline() == [
+        "n_gpus = 58.48 GPU   (rounded: n_gpus_whole_nodes = 64 GPU, n_nodes = 8 node)"
+    ]
 
 
 def test_sensitivity_is_the_what_if():

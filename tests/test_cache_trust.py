@@ -47,8 +47,14 @@ def test_an_entry_for_another_source_or_name_is_not_read(tmp_path):
 
 
 def test_a_truncated_names_entry_heals_and_check_knows_every_variable(tmp_path):
-    check = ["check", "params * tokens * flop_per_param_token", "--expect", "4.2e22 FLOP",
-             "params=7B", "tokens=1T"]
+    check = [
+        "check",
+        "params * tokens * flop_per_param_token",
+        "--expect",
+        "4.2e22 FLOP",
+        "params=7B",
+        "tokens=1T",
+    ]
     first, how = napkin_process(str(tmp_path), check)
     entry = tmp_path / "napkinmath" / f"variables-{names.source_digest()}"
     text = entry.read_bytes()
@@ -127,12 +133,17 @@ def test_read_and_write_in_process(tmp_path, monkeypatch):
     assert cache.folder() == tmp_path / "home" / ".cache" / "napkinmath"
 
 
-@pytest.mark.parametrize("payload", [b"[" * 100_000 + b"]" * 100_000,
-                                     b'{"napkinmath": "library", "variables": '
-                                     + b"[" * 50_000 + b"]" * 50_000 + b"}",
-                                     b'{"napkinmath": "library", "variables": 1}'])
-def test_a_forged_library_entry_of_the_wrong_shape_is_declared_afresh(tmp_path, monkeypatch,
-                                                                     payload):
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"napkinmath": "library", "variables": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
+        b'{"napkinmath": "library", "variables": 1}',
+    ],
+)
+def test_a_forged_library_entry_of_the_wrong_shape_is_declared_afresh(
+    tmp_path, monkeypatch, payload
+):
     """Consistent digests (as someone who can write the cache could make) over payloads that
     nest past the parser's recursion or have the wrong shape: read as nothing, never a crash."""
     expected, _ = napkin_process(str(tmp_path), W12)

@@ -20,13 +20,22 @@ import napkinmath as nm
 from napkinmath import cache, caches
 
 ROOT = Path(__file__).resolve().parent.parent
-W12 = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4",
-       "--gpu", "H100-SXM"]
+W12 = [
+    "solve",
+    "n_gpus",
+    "params=7B",
+    "tokens=1T",
+    "train_time=3 weeks",
+    "mfu=0.4",
+    "--gpu",
+    "H100-SXM",
+]
 
 
 def _w12() -> str:
-    return str(nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
-                        gpu="H100-SXM"))
+    return str(
+        nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
+    )
 
 
 def _refusal() -> str:
@@ -45,9 +54,14 @@ def test_after_clear_caches_a_solve_answers_alike_and_fills_again_what_it_cleare
     nm.clear_caches()
     answer, refusal = _w12(), _refusal()
     filled = _filled()
-    assert {"napkinmath.solving.solver.plan_for", "napkinmath.solving.plan._analyse",
-            "napkinmath.solving.suggest._failure", "napkinmath.solving.plan._INDEPENDENT",
-            "napkinmath.hardware._chunk", "napkinmath.solving.solver._cached_given"} <= filled
+    assert {
+        "napkinmath.solving.solver.plan_for",
+        "napkinmath.solving.plan._analyse",
+        "napkinmath.solving.suggest._failure",
+        "napkinmath.solving.plan._INDEPENDENT",
+        "napkinmath.hardware._chunk",
+        "napkinmath.solving.solver._cached_given",
+    } <= filled
     nm.clear_caches()
     assert _filled() == set()  # the module states too
     assert (_w12(), _refusal()) == (answer, refusal)
@@ -89,25 +103,34 @@ def test_every_cached_function_of_the_package_is_registered():
                 if any(isinstance(m, functools.cached_property) for m in vars(value).values()):
                     properties.add(value.__name__)
             for member in members:
-                if isinstance(member, functools._lru_cache_wrapper) \
-                        and member.__module__ == module.__name__:
+                if (
+                    isinstance(member, functools._lru_cache_wrapper)
+                    and member.__module__ == module.__name__
+                ):
                     name = f"{member.__module__}.{member.__qualname__}"
                     if name not in registered:
                         unregistered.append(name)
     assert unregistered == []
     assert properties == set(caches.PROPERTIES)  # each class with a per-object cache, listed
     # every module whose caches register is one the map imports
-    assert {n.rsplit(".", 1)[0] for n in registered if n.startswith("napkinmath.")} \
-        <= set(caches.MODULES)
+    assert {n.rsplit(".", 1)[0] for n in registered if n.startswith("napkinmath.")} <= set(
+        caches.MODULES
+    )
 
 
 def test_no_source_file_caches_past_the_registry():
     # functools' caches are made by `caches.memo` alone (a class's cached_property aside)
-    bypass = re.compile(r"lru_cache|functools\.cache\b|^\s*@cache\b|^from functools import "
-                        r".*\bcache\b", re.M)
-    found = [str(path.relative_to(ROOT)) for folder in ("engine", "formulas", "hardware")
-             for path in sorted((ROOT / folder).rglob("*.py"))
-             if path.name != "caches.py" and bypass.search(path.read_text(encoding="utf-8"))]
+    bypass = re.compile(
+        r"lru_cache|functools\.cache\b|^\s*@cache\b|^from functools import "
+        r".*\bcache\b",
+        re.M,
+    )
+    found = [
+        str(path.relative_to(ROOT))
+        for folder in ("engine", "formulas", "hardware")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if path.name != "caches.py" and bypass.search(path.read_text(encoding="utf-8"))
+    ]
     assert found == []
 
 
@@ -131,8 +154,9 @@ def test_clear_caches_with_disk_removes_the_disk_entries(tmp_path, monkeypatch):
 def _run(env_extra: dict[str, str], home: Path, *args: str) -> subprocess.CompletedProcess:
     env = {name: value for name, value in os.environ.items() if name != "NAPKIN_NO_CACHE"}
     env.update(XDG_CACHE_HOME=str(home), **env_extra)
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
-                          check=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, env=env, check=True, timeout=600
+    )
 
 
 PROBE = """

@@ -62,8 +62,10 @@ def test_claims_table_from_python():
     assert summary["total"] == 11
     assert (summary["agree"], summary["disagree"], summary["unchecked"]) == (4, 7, 0)
     assert not report.ok and report.exit_status() == 1
-    verdicts = {row.id: (row.status, row.result.candidates[0].key if row.result.candidates
-                         else None) for row in report.rows}
+    verdicts = {
+        row.id: (row.status, row.result.candidates[0].key if row.result.candidates else None)
+        for row in report.rows
+    }
     assert verdicts == {
         "state-70b": ("agree", None),
         "compute-70b": ("agree", None),
@@ -81,11 +83,12 @@ def test_claims_table_from_python():
 
 def test_package_level_functions():
     # nm.check and nm.check_claims, as the README shows them, in a fresh interpreter
-    code = ("import napkinmath as nm; r = nm.check('140 GB / (400 Gb/s)', expect='0.35 s'); "
-            "print(r.status, r.candidates[0].key); "
-            "print(nm.check_claims([{'expression': '1 GB', 'claimed': '1000 MB'}]).ok)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False)
+    code = (
+        "import napkinmath as nm; r = nm.check('140 GB / (400 Gb/s)', expect='0.35 s'); "
+        "print(r.status, r.candidates[0].key); "
+        "print(nm.check_claims([{'expression': '1 GB', 'claimed': '1000 MB'}]).ok)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["disagree", "bits_bytes", "True"]
 
@@ -114,16 +117,20 @@ def test_cli_claim_that_disagrees_exits_1(napkin):
 def test_cli_claims_file_exits_1_when_a_claim_disagrees(napkin):
     status, out, _ = napkin("check", str(EXAMPLES / "claims.csv"))
     assert status == 1
-    assert out.startswith("claims.csv: 11 rows read: 11 checked (4 agree, 7 disagree), 0 could "
-                          "not be checked")
+    assert out.startswith(
+        "claims.csv: 11 rows read: 11 checked (4 agree, 7 disagree), 0 could not be checked"
+    )
     assert "DISAGREE: bits vs bytes?" in out
     assert "Disagreements:" in out
 
 
 def test_cli_claims_file_as_a_user_runs_it():
-    done = subprocess.run([sys.executable, "-m", "napkinmath.cli", "check",
-                           str(EXAMPLES / "claims.json")], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "napkinmath.cli", "check", str(EXAMPLES / "claims.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 1, done.stderr
     assert "3 rows read: 3 checked (2 agree, 1 disagree)" in done.stdout
 
@@ -136,15 +143,17 @@ def test_cli_inline_claim_and_givens(napkin):
 
 
 def test_cli_json_and_markdown(napkin):
-    status, out, _ = napkin("check", "140 GB / (400 Gb/s)", "--expect", "0.35 s",
-                            "--format", "json")
+    status, out, _ = napkin(
+        "check", "140 GB / (400 Gb/s)", "--expect", "0.35 s", "--format", "json"
+    )
     data = json.loads(out)
     assert status == 1
     assert data["status"] == "disagree" and data["value"]["text"] == "2.8 s"
     assert data["candidates"][0]["key"] == "bits_bytes"
     assert data["candidates"][0]["confirmed"] is True
-    status, out, _ = napkin("check", "70e9 param * 16 byte/param", "--expect", "1.1 TB",
-                            "--format", "markdown")
+    status, out, _ = napkin(
+        "check", "70e9 param * 16 byte/param", "--expect", "1.1 TB", "--format", "markdown"
+    )
     assert status == 0 and "**1.12 TB**" in out and "✅" in out
 
 
@@ -158,8 +167,19 @@ def test_cli_bad_input_exits_2_with_the_position(napkin):
 
 
 def test_cli_verbose_shows_the_derivation(napkin):
-    status, out, _ = napkin("check", "train_time", "params=7B", "tokens=1T", "n_gpus=64",
-                            "mfu=0.4", "--gpu", "H100-SXM", "--expect", "19.2 days", "-v")
+    status, out, _ = napkin(
+        "check",
+        "train_time",
+        "params=7B",
+        "tokens=1T",
+        "n_gpus=64",
+        "mfu=0.4",
+        "--gpu",
+        "H100-SXM",
+        "--expect",
+        "19.2 days",
+        "-v",
+    )
     assert status == 0
     assert "How napkinmath computed train_time:" in out and "Fleet equation" in out
 
@@ -197,15 +217,19 @@ def test_factor_8_bits_vs_bytes_on_a_link():
     assert "200 Gb/s = 25 GB/s" in r.candidates[0].evidence[0]
 
 
-@pytest.mark.parametrize(("claim", "key", "factor"), [
-    ("80e3 KiB", "binary_k", 1.024),          # 80 MB as KiB: 80e6/(80e3*1024) = 1/1.024
-    ("80 MiB", "binary_m", 1.024 ** 2),       # 80 MB vs 80 x 2^20 B
-    ("80 GiB", "binary_g", 1.024 ** 3),       # H100 80 GB read as 80 GiB (W15-style)
-    ("80e-3 TiB", "binary_t", 1.024 ** 4),
-])
+@pytest.mark.parametrize(
+    ("claim", "key", "factor"),
+    [
+        ("80e3 KiB", "binary_k", 1.024),  # 80 MB as KiB: 80e6/(80e3*1024) = 1/1.024
+        ("80 MiB", "binary_m", 1.024**2),  # 80 MB vs 80 x 2^20 B
+        ("80 GiB", "binary_g", 1.024**3),  # H100 80 GB read as 80 GiB (W15-style)
+        ("80e-3 TiB", "binary_t", 1.024**4),
+    ],
+)
 def test_factor_binary_vs_decimal_prefixes(claim, key, factor):
-    value = {"binary_k": "80 MB", "binary_m": "80 MB", "binary_g": "80 GB",
-             "binary_t": "80 GB"}[key]
+    value = {"binary_k": "80 MB", "binary_m": "80 MB", "binary_g": "80 GB", "binary_t": "80 GB"}[
+        key
+    ]
     r = check(value, expect=claim)
     assert r.status == "disagree"
     assert r.ratio == pytest.approx(factor)
@@ -264,8 +288,9 @@ def test_factor_3600_seconds_vs_hours():
     assert r.candidates[0].key == "seconds_hours"
 
 
-@pytest.mark.parametrize(("claim", "key"), [("64.8 min", "minutes_hours"),
-                                            ("64.8 day", "seconds_days")])
+@pytest.mark.parametrize(
+    ("claim", "key"), [("64.8 min", "minutes_hours"), ("64.8 day", "seconds_days")]
+)
 def test_other_time_factors(claim, key):
     r = check("405e9 param * 16 B/param / (100 GB/s)", expect=claim)
     assert r.candidates[0].key == key
@@ -339,8 +364,7 @@ def test_edge_values_of_a_claim():
 
 def test_candidates_rank_by_prior_and_relevance():
     data = Context(dimensions=frozenset({"[information]"}))
-    assert [c.key for c in candidates(8.0, data)] == ["bits_bytes", "per_node",
-                                                      "weights_vs_state"]
+    assert [c.key for c in candidates(8.0, data)] == ["bits_bytes", "per_node", "weights_vs_state"]
     flops = Context(dimensions=frozenset({"[compute]"}))
     assert [c.key for c in candidates(8.0, flops)] == ["per_node"]  # no bits in a FLOP count
     assert candidates(1.01, data) == []  # inside the tolerance: nothing to explain
@@ -394,8 +418,13 @@ def test_a_bare_variable_name_is_the_variable():
 
 def test_variables_from_records_and_computed_by_napkinmath():
     # W2: 6.35e24 / (16,384 x 989.5e12 x 0.40) = 9.792e5 s = 11.33 day (W2: 11.34 with 989)
-    r = check("train_compute / (n_gpus * peak_flops * mfu)", train_compute="6.35e24 FLOP",
-              n_gpus=16384, mfu=0.4, gpu="H100-SXM")
+    r = check(
+        "train_compute / (n_gpus * peak_flops * mfu)",
+        train_compute="6.35e24 FLOP",
+        n_gpus=16384,
+        mfu=0.4,
+        gpu="H100-SXM",
+    )
     assert r.value.to("day").magnitude == pytest.approx(11.34, rel=1e-3)
     assert any(n.startswith("peak_flops = 989.5 TFLOP/(s·GPU) (H100-SXM") for n in r.notes)
     # train_compute computed from params and tokens (6ND) when not given
@@ -487,10 +516,10 @@ def test_fractions_and_number_pairs():
 
 def test_functions_and_multiplication_signs():
     assert check("sqrt(2 * 65 s * 3.09 h)").value.to("min").magnitude == pytest.approx(
-        (2 * 65 * 3.09 * 3600) ** 0.5 / 60)  # W19: Young/Daly interval, about 20 min
+        (2 * 65 * 3.09 * 3600) ** 0.5 / 60
+    )  # W19: Young/Daly interval, about 20 min
     assert check("ceil(6193 GPU / (8 GPU/node))").value.to("node").magnitude == 775  # W3
-    assert check("max(1 GB, 900 MB) + min(1 min, 30 s) * 0 GB/s").value.to(
-        "GB").magnitude == 1
+    assert check("max(1 GB, 900 MB) + min(1 min, 30 s) * 0 GB/s").value.to("GB").magnitude == 1
     assert check("8 x 141 GB").value == check("8 × 141 GB").value
     assert check("100 − 5").value.magnitude == 95  # the typographic minus of documents
 
@@ -542,16 +571,24 @@ def test_toml_claims_with_defaults():
 def test_json_claims_with_defaults():
     report = check_claims(EXAMPLES / "claims.json")
     statuses = [(row.id, row.status) for row in report.rows]
-    assert statuses == [("kv-per-token", "agree"), ("weights-bf16", "agree"),
-                        ("kv-batch", "disagree")]
+    assert statuses == [
+        ("kv-per-token", "agree"),
+        ("weights-bf16", "agree"),
+        ("kv-batch", "disagree"),
+    ]
     assert report.rows[2].result.candidates[0].key == "binary_g"  # 85.9 GB = 80 GiB
 
 
 def test_rows_as_dicts_with_context_and_reasons():
     rows = [
         {"id": "a", "expression": "1 GB", "claimed": "1000 MB"},
-        {"id": "b", "quantity": "train_compute", "claimed": 6.3e24, "unit": "FLOP",
-         "context": "params=70B; tokens=15T"},
+        {
+            "id": "b",
+            "quantity": "train_compute",
+            "claimed": 6.3e24,
+            "unit": "FLOP",
+            "context": "params=70B; tokens=15T",
+        },
         {"id": "c", "expression": "2 GB + 1 s", "claimed": "1 GB"},
         {"id": "d", "quantity": "train_compte", "claimed": "1 FLOP"},
         {"id": "e", "expression": "1 GB"},
@@ -560,11 +597,21 @@ def test_rows_as_dicts_with_context_and_reasons():
     ]
     report = check_claims(rows)
     status = {row.id: row.status for row in report.rows}
-    assert status == {"a": "agree", "b": "agree", "c": "unchecked", "d": "unchecked",
-                      "e": "unchecked", "f": "unchecked", "g": "disagree"}
+    assert status == {
+        "a": "agree",
+        "b": "agree",
+        "c": "unchecked",
+        "d": "unchecked",
+        "e": "unchecked",
+        "f": "unchecked",
+        "g": "disagree",
+    }
     reasons = report.summary["reasons"]
-    assert reasons == {"could not read an expression or value": 2, "unknown name": 1,
-                       "bad value": 1}
+    assert reasons == {
+        "could not read an expression or value": 2,
+        "unknown name": 1,
+        "bad value": 1,
+    }
     by_id = {row.id: row for row in report.rows}
     assert "unknown variable 'train_compte'; did you mean train_compute" in by_id["d"].reason
     assert "no claimed value" in by_id["e"].reason
@@ -599,21 +646,26 @@ def test_csv_errors_are_clear(tmp_path):
 
 
 def test_row_values_win_over_file_defaults_and_call_arguments():
-    document = {"defaults": {"gpu": "H200-SXM"},
-                "claims": [{"expression": "peak_flops * 1 GPU", "claimed": "989 TFLOP/s"},
-                           {"expression": "hbm_capacity * 1 GPU", "claimed": "141 GB"},
-                           {"expression": "hbm_capacity * 1 GPU", "claimed": "80 GB",
-                            "gpu": "H100-SXM"}]}
+    document = {
+        "defaults": {"gpu": "H200-SXM"},
+        "claims": [
+            {"expression": "peak_flops * 1 GPU", "claimed": "989 TFLOP/s"},
+            {"expression": "hbm_capacity * 1 GPU", "claimed": "141 GB"},
+            {"expression": "hbm_capacity * 1 GPU", "claimed": "80 GB", "gpu": "H100-SXM"},
+        ],
+    }
     report = check_claims(document, gpu="A100-SXM-80GB")
     assert [row.status for row in report.rows] == ["agree", "agree", "agree"]
 
 
 # --- the same parser everywhere -------------------------------------------------------------
 def test_solve_reads_record_values_with_the_same_parser():
-    r = nm.solve("train_time", params="7B", tokens="1T", n_gpus=64, mfu=0.4,
-                 peak_flops="H100-SXM.peak_flops")
+    r = nm.solve(
+        "train_time", params="7B", tokens="1T", n_gpus=64, mfu=0.4, peak_flops="H100-SXM.peak_flops"
+    )
     assert r.value.to("day").magnitude == pytest.approx(19.2, rel=1e-3)  # W12
     with pytest.raises(nm.InputError) as err:
-        nm.solve("train_time", params="__import__('os')", tokens="1T", n_gpus=64, mfu=0.4,
-                 gpu="H100-SXM")
+        nm.solve(
+            "train_time", params="__import__('os')", tokens="1T", n_gpus=64, mfu=0.4, gpu="H100-SXM"
+        )
     assert "params" in str(err.value)

@@ -9,8 +9,9 @@ from helpers import W12
 
 
 def test_console_script_runs_a_real_solve():
-    done = subprocess.run([sys.executable, "-m", "napkinmath.cli", *W12],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "napkinmath.cli", *W12], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("n_gpus = 58.48 GPU")  # 4.2e22 / (0.4 x 989.5e12 x 21 days)
 
@@ -41,26 +42,48 @@ def test_formats(napkin, fmt):
 
 
 def test_several_targets_comma_or_space(napkin):
-    status, out, _ = napkin("solve", "train_time,train_cost", "params=7B", "tokens=1T",
-                            "n_gpus=64", "mfu=0.4", "--gpu", "H100-SXM")
+    status, out, _ = napkin(
+        "solve",
+        "train_time,train_cost",
+        "params=7B",
+        "tokens=1T",
+        "n_gpus=64",
+        "mfu=0.4",
+        "--gpu",
+        "H100-SXM",
+    )
     assert status == 0
     # 4.2e22 / (64 x 989.5e12 x 0.4) = 19.19 days = 29,476 GPU-h x 2.5 USD = 73,690 USD
     assert "train_time = 19.19 day" in out and "train_cost = 73,690 USD" in out
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["solve", "n_gpus", "params=7B", "tokens=1T", "mfu=0.4", "--gpu", "H100"],
-     "train_time"),
-    (["solve", "n_gpus", "params=7B", "peak_flops=989 TFLOP", "tokens=1T",
-      "train_time=3 weeks", "mfu=0.4"], "did you mean 989 TFLOP/(s·GPU)?"),
-    (["solve", "mfu", "mfu=0.5"], "both a target and a given"),
-    (["solve", "params=7B"], "name a variable to solve for"),
-    (["solve", "n_gpus", "params=7B", "tokens"], "cannot determine n_gpus, tokens"),
-    (["solve", "n_gpus", "mfu=1.5"], "mfu=1.5 is out of range"),
-    (["solve", "n_gpus", "--gpu", "Z100"], "unknown hardware 'Z100'"),
-    (["solve", "train_time", "train_compute=__import__('os').system('echo hi')"],
-     "'__import__': a name cannot start with '_'"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["solve", "n_gpus", "params=7B", "tokens=1T", "mfu=0.4", "--gpu", "H100"], "train_time"),
+        (
+            [
+                "solve",
+                "n_gpus",
+                "params=7B",
+                "peak_flops=989 TFLOP",
+                "tokens=1T",
+                "train_time=3 weeks",
+                "mfu=0.4",
+            ],
+            "did you mean 989 TFLOP/(s·GPU)?",
+        ),
+        (["solve", "mfu", "mfu=0.5"], "both a target and a given"),
+        (["solve", "params=7B"], "name a variable to solve for"),
+        (["solve", "n_gpus", "params=7B", "tokens"], "cannot determine n_gpus, tokens"),
+        (["solve", "n_gpus", "mfu=1.5"], "mfu=1.5 is out of range"),
+        (["solve", "n_gpus", "--gpu", "Z100"], "unknown hardware 'Z100'"),
+        (
+            ["solve", "train_time", "train_compute=__import__('os').system('echo hi')"],
+            "'__import__': a name cannot start with '_'",
+        ),
+    ],
+)
 def test_bad_input_exits_2_with_a_sentence_and_no_traceback(napkin, args, needle):
     status, out, err = napkin(*args)
     assert status == 2
@@ -97,17 +120,21 @@ def test_hardware_lists_and_shows_sources(napkin):
 
 
 def test_givens_may_follow_the_options(napkin):
-    status, out, err = napkin("solve", "train_time", "--gpu", "H100", "train_compute=4.2e22 FLOP",
-                              "n_gpus=64", "mfu=0.4")
+    status, out, err = napkin(
+        "solve", "train_time", "--gpu", "H100", "train_compute=4.2e22 FLOP", "n_gpus=64", "mfu=0.4"
+    )
     assert status == 0, err
     assert out.startswith("train_time = 19.19 day")  # 4.2e22 / (64 x 989.5e12 x 0.4)
 
 
-@pytest.mark.parametrize("terms", [
-    ("solve", "train_time", "tolerance=0.1"),
-    ("sweep", "train_time", "n_gpus=1k..2k", "points=3"),
-    ("compare", "train_time", "--gpu", "H100-SXM,A100-SXM", "best=lower"),
-])
+@pytest.mark.parametrize(
+    "terms",
+    [
+        ("solve", "train_time", "tolerance=0.1"),
+        ("sweep", "train_time", "n_gpus=1k..2k", "points=3"),
+        ("compare", "train_time", "--gpu", "H100-SXM,A100-SXM", "best=lower"),
+    ],
+)
 def test_a_given_named_like_an_option_is_refused(napkin, terms):
     """tolerance=0.1 beside --tolerance (its default) was two values for one keyword, an
     internal error."""

@@ -32,8 +32,13 @@ print(json.dumps({"status": status, "during": seen["collecting"], "after": gc.is
 
 def _probe(argv: str, **env: str) -> dict:
     environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    done = subprocess.run([sys.executable, "-c", PROBE % argv], capture_output=True, text=True,
-                          env={**environ, **env}, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE % argv],
+        capture_output=True,
+        text=True,
+        env={**environ, **env},
+        check=True,
+    )
     return json.loads(done.stdout.splitlines()[-1])
 
 

@@ -45,14 +45,16 @@ def test_w9_as_typed_by_the_user_900_gb_s():
 
 
 def test_w9_a_typed_link_bandwidth_wins_over_the_record():
-    r = nm.solve("allreduce_time", message_bytes="141 GB", n_ranks=8, link_bandwidth="900 GB/s",
-                 gpu="H100")
+    r = nm.solve(
+        "allreduce_time", message_bytes="141 GB", n_ranks=8, link_bandwidth="900 GB/s", gpu="H100"
+    )
     assert mag(r.value, "s") == pytest.approx(W9_BYTES / 900e9, rel=1e-9)
 
 
 def test_w9_the_datasheet_figure_as_a_bidirectional_bandwidth():
-    r = nm.solve("allreduce_time", message_bytes="141 GB", n_ranks=8,
-                 link_bandwidth_bidirectional="900 GB/s")
+    r = nm.solve(
+        "allreduce_time", message_bytes="141 GB", n_ranks=8, link_bandwidth_bidirectional="900 GB/s"
+    )
     assert mag(r.value, "s") == pytest.approx(W9_BYTES / 450e9, rel=1e-9)  # 900 / 2
 
 
@@ -80,8 +82,9 @@ def test_inverse_ring_length_from_bytes_per_rank():
 
 # --- NCCL's algorithm and bus bandwidth ---------------------------------------------------------
 def test_busbw_of_an_ideal_ring_equals_the_link():
-    r = nm.solve(["allreduce_algbw", "allreduce_busbw"], message_bytes="141 GB", n_ranks=8,
-                 gpu="H100")
+    r = nm.solve(
+        ["allreduce_algbw", "allreduce_busbw"], message_bytes="141 GB", n_ranks=8, gpu="H100"
+    )
     algbw = 141e9 / (W9_BYTES / 450e9)  # S / t = 257 GB/s
     assert mag(r["allreduce_algbw"], "GB/s") == pytest.approx(algbw / 1e9)
     assert mag(r["allreduce_busbw"], "GB/s") == pytest.approx(algbw * 2 * 7 / 8 / 1e9)
@@ -96,8 +99,12 @@ def test_time_from_a_measured_busbw():
 
 # --- The other collectives: (n-1)/n of the buffer -------------------------------------------------
 def test_allgather_reduce_scatter_alltoall():
-    r = nm.solve(["allgather_time", "reduce_scatter_time", "alltoall_time"],
-                 message_bytes="140 GB", n_ranks=8, link_bandwidth="450 GB/s")
+    r = nm.solve(
+        ["allgather_time", "reduce_scatter_time", "alltoall_time"],
+        message_bytes="140 GB",
+        n_ranks=8,
+        link_bandwidth="450 GB/s",
+    )
     hand = 7 / 8 * 140e9 / 450e9  # 0.272 s each
     for name in ("allgather_time", "reduce_scatter_time", "alltoall_time"):
         assert mag(r[name], "s") == pytest.approx(hand), name
@@ -105,10 +112,14 @@ def test_allgather_reduce_scatter_alltoall():
 
 def test_fsdp_step_moves_one_and_a_half_times_an_allreduce():
     # ZeRO-3: all-gather forward + all-gather backward + reduce-scatter = 3 x (n-1)/n x bytes
-    r = nm.solve(["allgather_bytes_per_rank", "reduce_scatter_bytes_per_rank",
-                  "allreduce_bytes_per_rank"], message_bytes="14 GB", n_ranks=64)
+    r = nm.solve(
+        ["allgather_bytes_per_rank", "reduce_scatter_bytes_per_rank", "allreduce_bytes_per_rank"],
+        message_bytes="14 GB",
+        n_ranks=64,
+    )
     fsdp = 2 * mag(r["allgather_bytes_per_rank"], "GB") + mag(
-        r["reduce_scatter_bytes_per_rank"], "GB")
+        r["reduce_scatter_bytes_per_rank"], "GB"
+    )
     assert fsdp == pytest.approx(1.5 * mag(r["allreduce_bytes_per_rank"], "GB"))
 
 
@@ -119,8 +130,11 @@ W5_IB = dict(n_ranks=64, link_bandwidth="400 Gb/s")
 
 @pytest.mark.parametrize("params", [7e9, 70e9])
 def test_w5_allreduce_time_and_the_step_it_hides_in(params):
-    r = nm.solve(["allreduce_bytes_per_rank", "allreduce_time", "step_time_overlap_limit"],
-                 params_total=params, **W5_IB)
+    r = nm.solve(
+        ["allreduce_bytes_per_rank", "allreduce_time", "step_time_overlap_limit"],
+        params_total=params,
+        **W5_IB,
+    )
     wire = 2 * 63 / 64 * params * 2  # bf16 gradients: 27.6 GB (7B), 276 GB (70B)
     time = wire / 50e9  # 0.551 s (7B), 5.51 s (70B)
     assert mag(r["allreduce_bytes_per_rank"], "B") == pytest.approx(wire, rel=1e-9)
@@ -129,13 +143,15 @@ def test_w5_allreduce_time_and_the_step_it_hides_in(params):
     assert mag(r["step_time_overlap_limit"], "s") == pytest.approx(time * 3 / 2, rel=1e-9)
 
 
-W5_STEP = dict(params="7e9", params_total="7e9", seq_len=4096, n_gpus=64, mfu_target=0.4,
-               gpu="H100", **W5_IB)
+W5_STEP = dict(
+    params="7e9", params_total="7e9", seq_len=4096, n_gpus=64, mfu_target=0.4, gpu="H100", **W5_IB
+)
 
 
 def test_w5_large_batch_hides_the_allreduce():
-    r = nm.solve(["backward_time", "allreduce_time", "allreduce_exposed_time"], global_batch=256,
-                 **W5_STEP)
+    r = nm.solve(
+        ["backward_time", "allreduce_time", "allreduce_exposed_time"], global_batch=256, **W5_STEP
+    )
     compute = 6 * 7e9 * 256 * 4096 / (64 * H100_PEAK * 0.4)  # 1.739 s per step
     assert mag(r["backward_time"], "s") == pytest.approx(compute * 2 / 3)  # 1.159 s
     assert mag(r["allreduce_time"], "s") == pytest.approx(0.55125)  # shorter: hides
@@ -149,8 +165,7 @@ def test_w5_small_batch_exposes_the_allreduce():
 
 
 def test_w5_inverse_the_link_that_hides_behind_a_backward_pass():
-    r = nm.solve("link_bandwidth", params_total="7e9", n_ranks=64,
-                 step_time_overlap_limit="1 s")
+    r = nm.solve("link_bandwidth", params_total="7e9", n_ranks=64, step_time_overlap_limit="1 s")
     # backward = 2/3 s must cover 2 x 63/64 x 14 GB: 27.5625 GB / 0.6667 s = 41.3 GB/s
     assert mag(r.value, "GB/s") == pytest.approx(27.5625 / (2 / 3))
 
@@ -164,8 +179,9 @@ def test_exposed_time_cannot_be_inverted():
 # --- Errors name the variable --------------------------------------------------------------------
 def test_per_gpu_unit_for_a_link_is_refused_with_a_fix():
     with pytest.raises(nm.InputError) as err:
-        nm.solve("allreduce_time", message_bytes="141 GB", n_ranks=8,
-                 link_bandwidth="900 GB/(s*GPU)")
+        nm.solve(
+            "allreduce_time", message_bytes="141 GB", n_ranks=8, link_bandwidth="900 GB/(s*GPU)"
+        )
     assert err.value.variable == "link_bandwidth" and "did you mean 900 GB/s" in str(err.value)
 
 
@@ -177,8 +193,9 @@ def test_missing_ring_length_is_suggested():
 
 # --- CLI -----------------------------------------------------------------------------------------
 def test_cli_w9(napkin):
-    status, out, err = napkin("solve", "allreduce_time", "message_bytes=141 GB", "n_ranks=8",
-                              "--gpu", "H100")
+    status, out, err = napkin(
+        "solve", "allreduce_time", "message_bytes=141 GB", "n_ranks=8", "--gpu", "H100"
+    )
     assert status == 0, err
     assert out.startswith("allreduce_time = 548.3 ms")
     assert "nvlink_bandwidth" in out

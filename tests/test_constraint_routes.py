@@ -32,15 +32,24 @@ PLAIN_RESPELLINGS = 8
 
 #: values that keep the questions answerable: a busy but stable queue (utilization 1/16 at
 #: 8 servers), a pipeline of 4 stages (pp = 1 has no bubble to check)
-CHOSEN = {"arrival_rate": "1 request/s", "service_time": "0.5 s", "time_in_queue": "0.1 s",
-          "pp": 4, "time_in_system": "1 s"}
+CHOSEN = {
+    "arrival_rate": "1 request/s",
+    "service_time": "0.5 s",
+    "time_in_queue": "0.1 s",
+    "pp": 4,
+    "time_in_system": "1 s",
+}
 
 
 @lru_cache(maxsize=1)
 def _record_values() -> dict:
     known = variables()
-    return {k: v.quantity for name in ("H100-SXM", "llama-3-70b")
-            for k, v in get(name).values.items() if k in known}
+    return {
+        k: v.quantity
+        for name in ("H100-SXM", "llama-3-70b")
+        for k, v in get(name).values.items()
+        if k in known
+    }
 
 
 def _value(name: str):
@@ -110,7 +119,7 @@ def routes(c, target: str) -> dict[frozenset[str], str]:
                         found.setdefault(frozenset(respelt), how)
                     else:
                         plain.append((frozenset(respelt), how))
-            for respelt, how in plain[::max(1, len(plain) // PLAIN_RESPELLINGS)]:
+            for respelt, how in plain[:: max(1, len(plain) // PLAIN_RESPELLINGS)]:
                 found.setdefault(respelt, how)
     return found
 
@@ -144,8 +153,10 @@ def test_the_routes_cover_every_constraint_and_the_respellings():
     assert by_constraint == set(constraints())
     # the issue's route: ZeRO-1 memory from params, with params_total only through the
     # dense assumption
-    assert any(c.name == "zero1_fits_hbm" and "params" in given and "params_total" not in given
-               for c, _, given, _ in QUESTIONS)
+    assert any(
+        c.name == "zero1_fits_hbm" and "params" in given and "params_total" not in given
+        for c, _, given, _ in QUESTIONS
+    )
     assert sum("dense_params_total" in how for *_, how in QUESTIONS) >= len(constraints()) // 2
 
 
@@ -172,14 +183,14 @@ def test_a_constraint_is_in_every_answer_whose_givens_determine_it(name):
         if name not in shown and not unchecked:
             missing.append(f"{target} from {', '.join(given_names)} ({how})")
     assert answered >= min(3, asked) and checked, (asked, answered, checked)
-    assert not missing, f"{len(missing)} of {asked} routes lack {name}: " + " | ".join(
-        missing[:5])
+    assert not missing, f"{len(missing)} of {asked} routes lack {name}: " + " | ".join(missing[:5])
 
 
 def test_the_issue_command_fails_strict_with_params_as_with_params_total(napkin):
     for spelling in ("params", "params_total"):
-        status, out, err = napkin("solve", "zero1_memory_per_gpu", f"{spelling}=70B", "dp=64",
-                                  "--gpu", "H100", "--strict")
+        status, out, err = napkin(
+            "solve", "zero1_memory_per_gpu", f"{spelling}=70B", "dp=64", "--gpu", "H100", "--strict"
+        )
         assert status == 1, spelling
         assert "✗ VIOLATED: Training state per GPU fits in HBM (ZeRO-1): 293.1 GB > 80 GB" in out
         assert "--strict: 1 warning(s)" in err
@@ -189,15 +200,24 @@ def test_a_constraint_through_an_assumption_the_answer_did_not_use_says_so():
     # kv_cache_memory needs no parameter count; the replica's weights need params_total,
     # which params gives only through the dense assumption: the constraint is evaluated and
     # the answer names the assumption it read
-    r = nm.solve("kv_cache_memory", params="70B", n_gpus=4, gpu="H100", batch_size=32,
-                 seq_len=8192, kv_bytes_per_token="327680 B/token")
+    r = nm.solve(
+        "kv_cache_memory",
+        params="70B",
+        n_gpus=4,
+        gpu="H100",
+        batch_size=32,
+        seq_len=8192,
+        kv_bytes_per_token="327680 B/token",
+    )
     shown = {c.constraint.name: c for c in r.constraints}
     replica = shown["replica_fits_hbm"]
     # 70e9 × 2 B of weights + 32 × 8192 × 327,680 B of KV cache, against the usable share
     # of 4 × 80 GB (hbm_usable_fraction, where the library states one)
-    usable = r.givens["hbm_usable_fraction"].quantity.to("").magnitude \
-        if "hbm_usable_fraction" in r.givens else 1.0
-    assert replica.share == pytest.approx((70e9 * 2 + 32 * 8192 * 327_680)
-                                          / (4 * 80e9 * usable))
+    usable = (
+        r.givens["hbm_usable_fraction"].quantity.to("").magnitude
+        if "hbm_usable_fraction" in r.givens
+        else 1.0
+    )
+    assert replica.share == pytest.approx((70e9 * 2 + 32 * 8192 * 327_680) / (4 * 80e9 * usable))
     assert replica.holds
     assert any("through an assumption: Dense model" in n for n in r.notes)

@@ -11,8 +11,15 @@ W12 = dict(params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SX
 
 
 def test_chosen_unit_for_a_target():
-    r = nm.solve("train_time", params="7B", tokens="1T", n_gpus=64, mfu=0.4, gpu="H100",
-                 units={"train_time": "hour"})
+    r = nm.solve(
+        "train_time",
+        params="7B",
+        tokens="1T",
+        n_gpus=64,
+        mfu=0.4,
+        gpu="H100",
+        units={"train_time": "hour"},
+    )
     peak = get("H100-SXM").values["peak_flops"].quantity.to("FLOP/(s*GPU)").magnitude
     hours = 4.2e22 / (64 * peak * 0.4) / 3600
     assert str(r.value.units) == "hour" and r.value.magnitude == pytest.approx(hours)
@@ -20,17 +27,21 @@ def test_chosen_unit_for_a_target():
     assert f"= {hours:.1f} h" in str(r)
 
 
-@pytest.mark.parametrize(("units", "words"), [
-    ({"train_time": "GB"}, "train_time is in day"),
-    ({"n_gpus": "GPU"}, "not a target"),
-    ({"train_time": 3}, "expected a unit"),
-    ("hour", "expected a mapping"),
-    ({"train_time": "furlongs"}, "unknown unit"),
-])
+@pytest.mark.parametrize(
+    ("units", "words"),
+    [
+        ({"train_time": "GB"}, "train_time is in day"),
+        ({"n_gpus": "GPU"}, "not a target"),
+        ({"train_time": 3}, "expected a unit"),
+        ("hour", "expected a mapping"),
+        ({"train_time": "furlongs"}, "unknown unit"),
+    ],
+)
 def test_bad_chosen_units_are_explained(units, words):
     with pytest.raises(nm.InputError, match=words):
-        nm.solve("train_time", params="7B", tokens="1T", n_gpus=64, mfu=0.4, gpu="H100",
-                 units=units)
+        nm.solve(
+            "train_time", params="7B", tokens="1T", n_gpus=64, mfu=0.4, gpu="H100", units=units
+        )
 
 
 def test_to_frame_of_answers_has_one_unit_per_column():
@@ -86,34 +97,80 @@ def test_precision_picks_the_record_peak_and_the_bytes_per_value():
     # roof; the all-reduces stay bf16 activations (hand arithmetic in tests/hand.py)
     fp8_peak = _record("H100-SXM", "peak_flops_fp8", "FLOP/(s*GPU)")
     assert bf16.value.magnitude == pytest.approx(
-        32 / llama70b_decode_step(989.5e12, 3.35e12, 450e9, 32))
+        32 / llama70b_decode_step(989.5e12, 3.35e12, 450e9, 32)
+    )
     assert fp8.value.magnitude == pytest.approx(
-        32 / llama70b_decode_step(fp8_peak, 3.35e12, 450e9, 32, bytes_per_value=1))
+        32 / llama70b_decode_step(fp8_peak, 3.35e12, 450e9, 32, bytes_per_value=1)
+    )
     assert "fp8: 1 byte per value (--precision)" in str(fp8)
-    r = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=0.4,
-                 gpu="H100", precision="fp8")
+    r = nm.solve(
+        "train_time",
+        train_compute="6.35e24 FLOP",
+        n_gpus=16384,
+        mfu=0.4,
+        gpu="H100",
+        precision="fp8",
+    )
     fp8_peak = _record("H100-SXM", "peak_flops_fp8", "FLOP/(s*GPU)")
     assert r.value.to("s").magnitude == pytest.approx(6.35e24 / (16384 * fp8_peak * 0.4))
-    mine = nm.solve("decode_throughput", precision="fp8", weight_bytes_per_param="2 B/param",
-                    **base)  # the user's value wins over the precision's
+    mine = nm.solve(
+        "decode_throughput", precision="fp8", weight_bytes_per_param="2 B/param", **base
+    )  # the user's value wins over the precision's
     assert mine.givens["weight_bytes_per_param"].origin == "given"
     with pytest.raises(nm.InputError, match="no peak_flops_fp4"):
-        nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=0.4,
-                 gpu="H100", precision="fp4")
+        nm.solve(
+            "train_time",
+            train_compute="6.35e24 FLOP",
+            n_gpus=16384,
+            mfu=0.4,
+            gpu="H100",
+            precision="fp4",
+        )
     with pytest.raises(nm.InputError, match="expected one of"):
-        nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=0.4,
-                 gpu="H100", precision="fp3")
+        nm.solve(
+            "train_time",
+            train_compute="6.35e24 FLOP",
+            n_gpus=16384,
+            mfu=0.4,
+            gpu="H100",
+            precision="fp3",
+        )
 
 
 def test_a_given_may_name_a_record_key(napkin):
-    status, out, _ = napkin("solve", "train_time", "train_compute=6.35e24FLOP", "n_gpus=16384",
-                            "mfu=0.4", "peak_flops=peak_flops_fp8", "--gpu", "H100")
+    status, out, _ = napkin(
+        "solve",
+        "train_time",
+        "train_compute=6.35e24FLOP",
+        "n_gpus=16384",
+        "mfu=0.4",
+        "peak_flops=peak_flops_fp8",
+        "--gpu",
+        "H100",
+    )
     assert status == 0 and "the H100-SXM record's peak_flops_fp8" in out
-    status, _, err = napkin("solve", "train_time", "train_compute=6.35e24FLOP",
-                            "n_gpus=16384", "mfu=0.4", "peak_flops=hbm_bandwidth", "--gpu",
-                            "H100")
+    status, _, err = napkin(
+        "solve",
+        "train_time",
+        "train_compute=6.35e24FLOP",
+        "n_gpus=16384",
+        "mfu=0.4",
+        "peak_flops=hbm_bandwidth",
+        "--gpu",
+        "H100",
+    )
     assert status == 2 and "does not fit peak_flops" in err
-    status, out, _ = napkin("solve", "decode_throughput", "--model", "llama-3-70b", "--gpu",
-                            "H100-SXM", "n_gpus=4", "batch_size=32", "seq_len=8192",
-                            "--precision", "fp8")
+    status, out, _ = napkin(
+        "solve",
+        "decode_throughput",
+        "--model",
+        "llama-3-70b",
+        "--gpu",
+        "H100-SXM",
+        "n_gpus=4",
+        "batch_size=32",
+        "seq_len=8192",
+        "--precision",
+        "fp8",
+    )
     assert status == 0 and "(--precision)" in out

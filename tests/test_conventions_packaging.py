@@ -22,41 +22,146 @@ FLEET = ["params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4", "--gpu", "H1
 
 def _validator(kind: str):
     jsonschema = pytest.importorskip(
-        "jsonschema", reason="jsonschema not installed: pip install -e '.[dev]'")
+        "jsonschema", reason="jsonschema not installed: pip install -e '.[dev]'"
+    )
     schema = json.loads((SCHEMAS / f"{kind}.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 
 
-@pytest.mark.parametrize(("kind", "args", "status"), [
-    ("answer", ["solve", "n_gpus", *FLEET, "peak_flops=989 TFLOP/s"], 0),
-    ("answer", ["solve", "train_time:h", "train_cost", "params=7B", "tokens=1T", "n_gpus=64",
-                "mfu=0.4", "--gpu", "H100-SXM"], 0),
-    ("range", ["solve", "train_time", "train_compute=6.35e24FLOP", "n_gpus=16384",
-               "mfu=0.3..0.5", "--gpu", "H100"], 0),
-    ("samples", ["solve", "train_time", "train_compute=6.35e24FLOP", "n_gpus=16384",
-                 "mfu=0.3 to 0.5", "--gpu", "H100", "--samples", "200"], 0),
-    ("answer", ["solve", "n_gpus", *FLEET, "--sensitivity"], 0),
-    ("range", ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks",
-               "mfu=0.3..0.5", "--gpu", "H100-SXM", "--sensitivity"], 0),
-    ("check", ["check", "140 GB / (400 Gb/s) -> ms", "--expect", "0.35 s"], 1),
-    ("check", ["check", "70e9 param * 2 B/param"], 0),
-    ("claims", ["check", str(ROOT / "examples" / "claims.csv")], None),
-    ("table", ["sweep", "train_time", "n_gpus=1k..4k:log:3", "train_compute=6.35e24FLOP",
-               "mfu=0.4", "--gpu", "H100"], 0),
-    # with constraints, violated in some rows, part of the range, some samples
-    ("table", ["sweep", "cost_per_million_tokens", "batch_size=16,256", "--model",
-               "llama-3-70b", "--gpu", "H100", "n_gpus=4", "seq_len=8192"], 0),
-    ("range", ["solve", "cost_per_million_tokens", "batch_size=16..256", "--model",
-               "llama-3-70b", "--gpu", "H100", "n_gpus=4", "seq_len=8192"], 0),
-    ("samples", ["solve", "cost_per_million_tokens", "batch_size=16 to 128", "--model",
-                 "llama-3-70b", "--gpu", "H100", "n_gpus=4", "seq_len=8192", "--samples",
-                 "200"], 0),
-    ("error", ["solve", "n_gpus", "params=7B"], 2),
-    ("error", ["solve", "n_gpus", "params=7 furlong"], 2),
-    ("error", ["check", "140 GB -> s"], 2),
-    ("error", ["sweep", "train_time", "n_gpus=1k..4k", "--gpu", "Z100"], 2),
-])
+@pytest.mark.parametrize(
+    ("kind", "args", "status"),
+    [
+        ("answer", ["solve", "n_gpus", *FLEET, "peak_flops=989 TFLOP/s"], 0),
+        (
+            "answer",
+            [
+                "solve",
+                "train_time:h",
+                "train_cost",
+                "params=7B",
+                "tokens=1T",
+                "n_gpus=64",
+                "mfu=0.4",
+                "--gpu",
+                "H100-SXM",
+            ],
+            0,
+        ),
+        (
+            "range",
+            [
+                "solve",
+                "train_time",
+                "train_compute=6.35e24FLOP",
+                "n_gpus=16384",
+                "mfu=0.3..0.5",
+                "--gpu",
+                "H100",
+            ],
+            0,
+        ),
+        (
+            "samples",
+            [
+                "solve",
+                "train_time",
+                "train_compute=6.35e24FLOP",
+                "n_gpus=16384",
+                "mfu=0.3 to 0.5",
+                "--gpu",
+                "H100",
+                "--samples",
+                "200",
+            ],
+            0,
+        ),
+        ("answer", ["solve", "n_gpus", *FLEET, "--sensitivity"], 0),
+        (
+            "range",
+            [
+                "solve",
+                "n_gpus",
+                "params=7B",
+                "tokens=1T",
+                "train_time=3 weeks",
+                "mfu=0.3..0.5",
+                "--gpu",
+                "H100-SXM",
+                "--sensitivity",
+            ],
+            0,
+        ),
+        ("check", ["check", "140 GB / (400 Gb/s) -> ms", "--expect", "0.35 s"], 1),
+        ("check", ["check", "70e9 param * 2 B/param"], 0),
+        ("claims", ["check", str(ROOT / "examples" / "claims.csv")], None),
+        (
+            "table",
+            [
+                "sweep",
+                "train_time",
+                "n_gpus=1k..4k:log:3",
+                "train_compute=6.35e24FLOP",
+                "mfu=0.4",
+                "--gpu",
+                "H100",
+            ],
+            0,
+        ),
+        # with constraints, violated in some rows, part of the range, some samples
+        (
+            "table",
+            [
+                "sweep",
+                "cost_per_million_tokens",
+                "batch_size=16,256",
+                "--model",
+                "llama-3-70b",
+                "--gpu",
+                "H100",
+                "n_gpus=4",
+                "seq_len=8192",
+            ],
+            0,
+        ),
+        (
+            "range",
+            [
+                "solve",
+                "cost_per_million_tokens",
+                "batch_size=16..256",
+                "--model",
+                "llama-3-70b",
+                "--gpu",
+                "H100",
+                "n_gpus=4",
+                "seq_len=8192",
+            ],
+            0,
+        ),
+        (
+            "samples",
+            [
+                "solve",
+                "cost_per_million_tokens",
+                "batch_size=16 to 128",
+                "--model",
+                "llama-3-70b",
+                "--gpu",
+                "H100",
+                "n_gpus=4",
+                "seq_len=8192",
+                "--samples",
+                "200",
+            ],
+            0,
+        ),
+        ("error", ["solve", "n_gpus", "params=7B"], 2),
+        ("error", ["solve", "n_gpus", "params=7 furlong"], 2),
+        ("error", ["check", "140 GB -> s"], 2),
+        ("error", ["sweep", "train_time", "n_gpus=1k..4k", "--gpu", "Z100"], 2),
+    ],
+)
 def test_json_output_validates_against_the_documented_schema(napkin, kind, args, status):
     code, out, err = napkin(*args, "--format", "json")
     if status is not None:
@@ -73,9 +178,15 @@ def test_error_json_names_what_it_can():
     from napkinmath.cli.jsonout import error
 
     data = json.loads(error(nm.InputError("mfu=1.5 is out of range", "mfu"), 2))
-    assert data == {"schema": "napkinmath-error/1", "error": {
-        "type": "InputError", "message": "mfu=1.5 is out of range", "exit_status": 2,
-        "variable": "mfu"}}
+    assert data == {
+        "schema": "napkinmath-error/1",
+        "error": {
+            "type": "InputError",
+            "message": "mfu=1.5 is out of range",
+            "exit_status": 2,
+            "variable": "mfu",
+        },
+    }
     data = json.loads(error(ZeroDivisionError("division by zero"), 3))["error"]
     assert data["type"] == "InternalError" and data["exit_status"] == 3
 
@@ -90,24 +201,47 @@ def test_an_under_determined_error_in_json_lists_the_suggestions(napkin):
 def test_the_package_ships_py_typed_and_types_the_lazy_names(tmp_path):
     mypy = shutil.which("mypy") or (
         str(Path(sys.executable).with_name("mypy"))
-        if Path(sys.executable).with_name("mypy").exists() else None)
+        if Path(sys.executable).with_name("mypy").exists()
+        else None
+    )
     if mypy is None:
         pytest.skip("mypy not installed: pip install -e '.[dev]'")
-    pytest.importorskip("setuptools", reason="setuptools not installed (it builds the package "
-                                             "for mypy): pip install -e '.[dev]'")
+    pytest.importorskip(
+        "setuptools",
+        reason="setuptools not installed (it builds the package for mypy): pip install -e '.[dev]'",
+    )
     build = tmp_path / "build"
-    run = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q",
-                          "build_py", "-d", str(build)], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import setuptools; setuptools.setup()",
+            "-q",
+            "build_py",
+            "-d",
+            str(build),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     assert (build / "napkinmath" / "py.typed").exists()  # package-data ships it
     script = tmp_path / "use.py"
-    script.write_text("import napkinmath as nm\n"
-                      "reveal_type(nm.solve)\nreveal_type(nm.check)\nreveal_type(nm.formula)\n"
-                      "reveal_type(nm.sweep)\n")
-    run = subprocess.run([mypy, "--no-incremental", "--follow-imports=silent", str(script)],
-                         capture_output=True, text=True, timeout=600, cwd=tmp_path,
-                         env={**os.environ, "MYPYPATH": str(build)})
+    script.write_text(
+        "import napkinmath as nm\n"
+        "reveal_type(nm.solve)\nreveal_type(nm.check)\nreveal_type(nm.formula)\n"
+        "reveal_type(nm.sweep)\n"
+    )
+    run = subprocess.run(
+        [mypy, "--no-incremental", "--follow-imports=silent", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env={**os.environ, "MYPYPATH": str(build)},
+    )
     revealed = [line for line in run.stdout.splitlines() if "Revealed type" in line]
     assert len(revealed) == 4, run.stdout
     assert all('Revealed type is "def (' in line for line in revealed), revealed
@@ -118,8 +252,13 @@ def test_the_package_ships_py_typed_and_types_the_lazy_names(tmp_path):
 def test_the_library_as_objects():
     f = nm.formula("fleet_equation")
     assert isinstance(f.equation, sympy.Eq)
-    assert {v.name for v in f.variables} == {"train_time", "train_compute", "mfu", "n_gpus",
-                                              "peak_flops"}
+    assert {v.name for v in f.variables} == {
+        "train_time",
+        "train_compute",
+        "mfu",
+        "n_gpus",
+        "peak_flops",
+    }
     assert f.source.startswith("Narayanan et al. 2021")
     g = nm.graph()
     assert g.nodes[("formula", "fleet_equation")]["bipartite"] == 0
@@ -152,20 +291,26 @@ def test_napkin_graph_dot_is_deterministic_and_parses(napkin, tmp_path):
     dot = shutil.which("dot")
     if dot is None:
         pytest.skip("graphviz 'dot' not installed: the DOT text is not rendered")
-    rendered = subprocess.run([dot, "-Tsvg"], input=out, capture_output=True, text=True,
-                              timeout=120)
+    rendered = subprocess.run(
+        [dot, "-Tsvg"], input=out, capture_output=True, text=True, timeout=120
+    )
     assert rendered.returncode == 0 and "<svg" in rendered.stdout
 
 
 def test_a_quantity_of_the_users_registry_in_and_out():
     other = pint.UnitRegistry()
-    r = nm.solve("train_time", params="7B", tokens=other.Quantity(1e12, ""), n_gpus=64,
-                 mfu=0.4, peak_flops="989 TFLOP/(s*GPU)")
+    r = nm.solve(
+        "train_time",
+        params="7B",
+        tokens=other.Quantity(1e12, ""),
+        n_gpus=64,
+        mfu=0.4,
+        peak_flops="989 TFLOP/(s*GPU)",
+    )
     days = 4.2e22 / (64 * 0.4 * 989e12) / 86400
     back = nm.to_registry(r.value, other)
     assert back._REGISTRY is other and back.to("week").magnitude == pytest.approx(days / 7)
-    assert nm.to_registry(nm.Quantity(400, "Gb/s"), other).to("GB/s").magnitude == \
-        pytest.approx(50)
+    assert nm.to_registry(nm.Quantity(400, "Gb/s"), other).to("GB/s").magnitude == pytest.approx(50)
     with pytest.raises(nm.InputError, match="no unit 'GPU' of the same meaning"):
         nm.to_registry(nm.Quantity(8, "GPU"), other)
 
@@ -175,19 +320,28 @@ def test_the_application_registry(monkeypatch):
     try:
         pint.set_application_registry(nm.ureg)
         week = pint.Quantity(3, "week")  # what user code writes, now napkinmath's registry
-        r = nm.solve("n_gpus", params="7B", tokens="1T", train_time=week, mfu=0.4,
-                     peak_flops="989 TFLOP/(s*GPU)")
+        r = nm.solve(
+            "n_gpus",
+            params="7B",
+            tokens="1T",
+            train_time=week,
+            mfu=0.4,
+            peak_flops="989 TFLOP/(s*GPU)",
+        )
         assert r.value.magnitude == pytest.approx(4.2e22 / (0.4 * 989e12 * 21 * 86400))
         assert isinstance(r.value, pint.Quantity)
     finally:
         pint.set_application_registry(before)
 
 
-@pytest.mark.parametrize("args", [
-    ["solve", "n_gpus", "--bogus", "1", "--format", "json"],
-    ["solve", "--format=json", "--tolerance", "x", "n_gpus"],
-    ["check", "--format", "json"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", "n_gpus", "--bogus", "1", "--format", "json"],
+        ["solve", "--format=json", "--tolerance", "x", "n_gpus"],
+        ["check", "--format", "json"],
+    ],
+)
 def test_usage_errors_are_json_too_when_json_is_asked_for(capsys, args):
     from napkinmath.cli.main import main
 

@@ -35,10 +35,16 @@ def test_every_variable_is_used_or_is_a_record_key():
 
 def test_a_bad_formula_is_reported_by_name_with_both_dimensions():
     v = variables()
-    bad = Formula("bad_fleet", "Fleet equation with a slip",
-                  sympy.Eq(v["train_time"].symbol,
-                           v["train_compute"].symbol / (v["n_gpus"].symbol * v["mfu"].symbol)),
-                  source="test", subject="test")
+    bad = Formula(
+        "bad_fleet",
+        "Fleet equation with a slip",
+        sympy.Eq(
+            v["train_time"].symbol,
+            v["train_compute"].symbol / (v["n_gpus"].symbol * v["mfu"].symbol),
+        ),
+        source="test",
+        subject="test",
+    )
     message = check_dimensions(bad)
     assert "bad_fleet" in message
     assert "[time]" in message or "time" in message
@@ -47,9 +53,13 @@ def test_a_bad_formula_is_reported_by_name_with_both_dimensions():
 
 def test_adding_a_time_to_bytes_is_reported():
     v = variables()
-    bad = Formula("bad_sum", "Sum", sympy.Eq(v["weight_memory"].symbol,
-                                             v["train_time"].symbol + v["params_total"].symbol),
-                  source="test", subject="test")
+    bad = Formula(
+        "bad_sum",
+        "Sum",
+        sympy.Eq(v["weight_memory"].symbol, v["train_time"].symbol + v["params_total"].symbol),
+        source="test",
+        subject="test",
+    )
     message = check_dimensions(bad)
     assert "bad_sum" in message and "cannot add" in message
 
@@ -63,8 +73,19 @@ def test_a_constraint_of_mismatched_sides_is_reported_by_name():
     from napkinmath.library.declare import Constraint
 
     v = variables()
-    bad = Constraint("bad_fit", "Bad fit", v["weight_memory"].symbol, v["hbm_capacity"].symbol,
-                     False, "none", "memory", "never", (v["weight_memory"], v["hbm_capacity"]))
+    bad = Constraint(
+        "bad_fit",
+        "Bad fit",
+        v["weight_memory"].symbol,
+        v["hbm_capacity"].symbol,
+        False,
+        "none",
+        "memory",
+        "never",
+        (v["weight_memory"], v["hbm_capacity"]),
+    )
     message = check_constraint_dimensions(bad)
-    assert message == ("constraint 'bad_fit': left side weight_memory is [information] but "
-                       "right side hbm_capacity is [information/accelerator]")
+    assert message == (
+        "constraint 'bad_fit': left side weight_memory is [information] but "
+        "right side hbm_capacity is [information/accelerator]"
+    )

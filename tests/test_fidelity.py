@@ -24,7 +24,8 @@ def test_every_record_key_is_a_variable_or_declared_metadata():
         for key in record.values:
             assert key in variables or key in METADATA_KEYS, (
                 f"{record.id}.{key} binds nothing: rename it to a variable or declare it in "
-                "napkinmath.hardware.METADATA_KEYS")
+                "napkinmath.hardware.METADATA_KEYS"
+            )
 
 
 def test_metadata_keys_are_no_variables_and_say_why():
@@ -36,8 +37,9 @@ def test_metadata_keys_are_no_variables_and_say_why():
         assert reason.strip()
 
 
-@pytest.mark.parametrize(("record_id", "k"), [("mixtral-8x7b", 2), ("qwen3-235b-a22b", 8),
-                                              ("deepseek-v3", 8)])
+@pytest.mark.parametrize(
+    ("record_id", "k"), [("mixtral-8x7b", 2), ("qwen3-235b-a22b", 8), ("deepseek-v3", 8)]
+)
 def test_moe_records_store_the_key_the_formulas_read(record_id, k):
     values = get(record_id).values
     assert "n_experts_per_token" not in values
@@ -96,16 +98,23 @@ def test_training_state_without_fp32_master_weights():
 
 
 def test_plain_sgd_keeps_no_optimizer_state():
-    r = nm.solve(["optimizer_memory", "training_state_memory"], params_total="70B",
-                 master_bytes_per_param="0 B/param", adam_m_bytes_per_param="0 B/param",
-                 adam_v_bytes_per_param="0 B/param")
+    r = nm.solve(
+        ["optimizer_memory", "training_state_memory"],
+        params_total="70B",
+        master_bytes_per_param="0 B/param",
+        adam_m_bytes_per_param="0 B/param",
+        adam_v_bytes_per_param="0 B/param",
+    )
     assert mag(r["optimizer_memory"], "GB") == 0
     assert mag(r["training_state_memory"], "GB") == pytest.approx(70e9 * 4 / 1e9)  # 280 GB
 
 
 def test_frozen_parameters_have_no_gradients():
-    r = nm.solve(["gradient_memory", "training_state_memory"], params_total="7B",
-                 grad_bytes_per_param="0 B/param")
+    r = nm.solve(
+        ["gradient_memory", "training_state_memory"],
+        params_total="7B",
+        grad_bytes_per_param="0 B/param",
+    )
     assert mag(r["gradient_memory"], "GB") == 0
     assert mag(r["training_state_memory"], "GB") == pytest.approx(7e9 * 14 / 1e9)  # 98 GB
 
@@ -113,9 +122,14 @@ def test_frozen_parameters_have_no_gradients():
 def test_weights_that_fill_the_hbm_leave_no_kv_budget():
     # 90% usable (vLLM's default) x 2 x 80 GB = 144 GB - 72e9 x 2 B = 0: not an error, no
     # sequence fits
-    r = nm.solve(["kv_memory_budget", "max_concurrent_sequences_whole"], params_total="72B",
-                 n_gpus=2, hbm_capacity="80 GB/GPU", kv_bytes_per_token="327680 B/token",
-                 seq_len=8192)
+    r = nm.solve(
+        ["kv_memory_budget", "max_concurrent_sequences_whole"],
+        params_total="72B",
+        n_gpus=2,
+        hbm_capacity="80 GB/GPU",
+        kv_bytes_per_token="327680 B/token",
+        seq_len=8192,
+    )
     assert mag(r["kv_memory_budget"], "GB") == 0
     assert mag(r["max_concurrent_sequences_whole"], "sequence") == 0
 
@@ -131,21 +145,29 @@ def test_keeping_no_checkpoints_needs_the_dataset_only():
 
 
 def test_a_prefill_only_request_generates_nothing():
-    r = nm.solve("service_time", prefill_time="0.5 s", output_len="0 token/sequence",
-                 decode_speed="20 token/(s*sequence)")
+    r = nm.solve(
+        "service_time",
+        prefill_time="0.5 s",
+        output_len="0 token/sequence",
+        decode_speed="20 token/(s*sequence)",
+    )
     assert mag(r.value, "s") == pytest.approx(0.5)
 
 
 def test_no_headroom_leaves_the_whole_reclaim_exposed():
-    r = nm.solve("reclaim_slack", traffic_headroom="0 request/s", checkpoint_write_time="65 s",
-                 drain_time="55 s", ramp_rate="5 request/s/minute")
+    r = nm.solve(
+        "reclaim_slack",
+        traffic_headroom="0 request/s",
+        checkpoint_write_time="65 s",
+        drain_time="55 s",
+        ramp_rate="5 request/s/minute",
+    )
     assert mag(r.value, "min") == pytest.approx(-(65 + 55) / 60)  # -2 min
 
 
 def test_negative_values_are_still_refused():
     with pytest.raises(nm.InputError, match="out of range"):
-        nm.solve("training_state_memory", params_total="70B",
-                 master_bytes_per_param="-1 B/param")
+        nm.solve("training_state_memory", params_total="70B", master_bytes_per_param="-1 B/param")
 
 
 #: Variables admitting 0 that may still divide: both were [0, ∞) before this audit.
@@ -174,9 +196,24 @@ def test_no_variable_that_admits_zero_divides_a_formula():
                 assert not _zero_divides(f, var), f"{var.name} = 0 divides by zero in {f.name}"
 
 
-@pytest.mark.parametrize("name", ["n_gpus", "mfu", "peak_flops", "hbm_bandwidth",
-                                  "link_bandwidth", "tp", "sp", "pp", "dp", "n_microbatches",
-                                  "checkpoint_interval", "checkpoint_write_time", "mtbf"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "n_gpus",
+        "mfu",
+        "peak_flops",
+        "hbm_bandwidth",
+        "link_bandwidth",
+        "tp",
+        "sp",
+        "pp",
+        "dp",
+        "n_microbatches",
+        "checkpoint_interval",
+        "checkpoint_write_time",
+        "mtbf",
+    ],
+)
 def test_divisors_stay_strictly_positive(name):
     assert not nm.variables()[name].bounds.contains(0)
 
@@ -189,8 +226,9 @@ SBH = 8192 * 1 * 8192  # 67,108,864 token x hidden
 def test_w13_full_recomputation_without_sequence_parallelism():
     # Korthikanti et al. 2022, Table 2: 2sbh per layer, whatever t: 134,217,728 B; x 80 = 10.7 GB
     for tp in (1, 8):
-        r = nm.solve(["activation_memory_per_layer_recompute", "activation_memory_recompute"],
-                     tp=tp, **W13)
+        r = nm.solve(
+            ["activation_memory_per_layer_recompute", "activation_memory_recompute"], tp=tp, **W13
+        )
         assert 2 * SBH == 134_217_728
         assert mag(r["activation_memory_per_layer_recompute"], "B") == pytest.approx(2 * SBH)
         assert mag(r["activation_memory_recompute"], "B") == pytest.approx(80 * 2 * SBH)
@@ -200,8 +238,9 @@ def test_w13_full_recomputation_without_sequence_parallelism():
 
 def test_w13_full_recomputation_with_sequence_parallelism():
     # the layer input split along the sequence over the 8 ranks: 2sbh/8 = 16,777,216 B per layer
-    r = nm.solve(["activation_memory_per_layer_recompute", "activation_memory_recompute"],
-                 tp=8, sp=8, **W13)
+    r = nm.solve(
+        ["activation_memory_per_layer_recompute", "activation_memory_recompute"], tp=8, sp=8, **W13
+    )
     assert mag(r["activation_memory_per_layer_recompute"], "B") == pytest.approx(2 * SBH / 8)
     assert mag(r["activation_memory_recompute"], "GB") == pytest.approx(80 * 2 * SBH / 8 / 1e9)
 
@@ -218,8 +257,15 @@ def test_w13_tensor_parallelism_alone_leaves_ten_bytes_whole():
 
 
 def test_w13_recomputation_from_the_shell(napkin):
-    args = ["solve", "activation_memory_recompute", "seq_len=8192", "batch_size=1",
-            "hidden_size=8192", "n_layers=80", "tp=8"]
+    args = [
+        "solve",
+        "activation_memory_recompute",
+        "seq_len=8192",
+        "batch_size=1",
+        "hidden_size=8192",
+        "n_layers=80",
+        "tp=8",
+    ]
     status, out, err = napkin(*args)
     assert status == 0, err
     assert out.startswith("activation_memory_recompute = 10.74 GB")  # 2 x 8192² x 80 B
@@ -235,13 +281,19 @@ W19_M = 54 * 86_400 / 419  # 11,135.1 s = 3.093 h (419 interruptions in 54 days)
 
 def daly(delta, m):
     """Daly 2006: √(2δM)·[1 + ⅓√(δ/2M) + ⅑(δ/2M)] − δ, for δ < 2M."""
-    return math.sqrt(2 * delta * m) * (1 + math.sqrt(delta / (2 * m)) / 3
-                                       + delta / (2 * m) / 9) - delta
+    return (
+        math.sqrt(2 * delta * m) * (1 + math.sqrt(delta / (2 * m)) / 3 + delta / (2 * m) / 9)
+        - delta
+    )
 
 
 def test_w19_daly_interval():
-    r = nm.solve(["checkpoint_interval", "checkpoint_interval_daly"],
-                 checkpoint_write_time="65 s", interruptions=419, observation_period="54 days")
+    r = nm.solve(
+        ["checkpoint_interval", "checkpoint_interval_daly"],
+        checkpoint_write_time="65 s",
+        interruptions=419,
+        observation_period="54 days",
+    )
     young = math.sqrt(2 * 65 * W19_M)  # 1,203.2 s = 20.05 min
     hand = daly(65, W19_M)  # 1,203.2 x 1.01833 - 65 = 1,160.2 s = 19.34 min
     assert mag(r["checkpoint_interval"], "s") == pytest.approx(young)
@@ -292,11 +344,16 @@ def test_young_is_named_and_cited_as_young():
 HALF = re.compile(r"half of (?:the datasheet's |NVIDIA's )?([\d,]+(?:\.\d+)?) TFLOP/s")
 
 
-@pytest.mark.parametrize(("record_id", "key", "sparse"), [
-    ("H100-SXM", "peak_flops", 1979), ("H100-PCIe", "peak_flops", 1513),
-    ("H100-NVL", "peak_flops", 1671), ("H100-NVL", "peak_flops_fp8", 3341),
-    ("H200-SXM", "peak_flops", 1979),
-])
+@pytest.mark.parametrize(
+    ("record_id", "key", "sparse"),
+    [
+        ("H100-SXM", "peak_flops", 1979),
+        ("H100-PCIe", "peak_flops", 1513),
+        ("H100-NVL", "peak_flops", 1671),
+        ("H100-NVL", "peak_flops_fp8", 3341),
+        ("H200-SXM", "peak_flops", 1979),
+    ],
+)
 def test_dense_peak_is_half_the_printed_sparse_figure(record_id, key, sparse):
     v = get(record_id).values[key]
     assert v.quantity.to("TFLOP/(s*GPU)").magnitude == sparse / 2  # 989.5, 756.5, 835.5, ...
@@ -321,8 +378,7 @@ def test_b200_hbm_bandwidth_cites_the_hgx_and_dgx_b200():
 
 def test_w12_with_the_printed_h100_peak():
     # 6 x 7e9 x 1e12 / (21 x 86,400 x 989.5e12 x 0.4) = 58.48 GPU (W12: 58.5, with 989)
-    r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
-                 gpu="H100-SXM")
+    r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
     hand = 6 * 7e9 * 1e12 / (21 * 86_400 * 989.5e12 * 0.4)
     assert mag(r.value, "GPU") == pytest.approx(hand, rel=1e-12)
     assert hand == pytest.approx(58.5, rel=0.01)

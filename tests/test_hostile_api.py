@@ -53,22 +53,76 @@ CASES = int(os.environ.get("NAPKIN_API_FUZZ_CASES", "600"))
 SEED = int(os.environ.get("NAPKIN_API_FUZZ_SEED", "21"))
 
 W12 = {"params": "7B", "tokens": "1T", "train_time": "3 weeks", "mfu": 0.4}
-PLAN = {"title": "t", "givens": W12, "records": {"gpu": "H100"},
-        "sections": [{"title": "s", "ask": ["n_gpus"]}]}
+PLAN = {
+    "title": "t",
+    "givens": W12,
+    "records": {"gpu": "H100"},
+    "sections": [{"title": "s", "ask": ["n_gpus"]}],
+}
 
 # --- the pieces arguments are drawn from ------------------------------------------------------
-TARGETS = ["n_gpus", "train_time", "train_cost", "mfu", "cost_per_token", "goodput",
-           "cost_per_million_tokens", "decode_throughput", "kv_cache_bytes"]
-GIVEN_NAMES = ["params", "tokens", "train_time", "mfu", "n_gpus", "train_compute",
-               "batch_size", "seq_len", "gpu_hours"]
-VALUES = ["7B", "1T", "3 weeks", "0.4", "40%", "16384", "6.35e24 FLOP", "1 GPU", "2 h",
-          "0.3 to 0.5", "30.84e6 GPU*h", "1e400", "-1", "0", "5 meters", "1 GB/s"]
-RECORDS = ["H100", "H100-SXM", "MI300X", "Trainium2", "llama-3-70b", "Parallel-FS-100GBs",
-           "B200", "no-such-gpu"]
+TARGETS = [
+    "n_gpus",
+    "train_time",
+    "train_cost",
+    "mfu",
+    "cost_per_token",
+    "goodput",
+    "cost_per_million_tokens",
+    "decode_throughput",
+    "kv_cache_bytes",
+]
+GIVEN_NAMES = [
+    "params",
+    "tokens",
+    "train_time",
+    "mfu",
+    "n_gpus",
+    "train_compute",
+    "batch_size",
+    "seq_len",
+    "gpu_hours",
+]
+VALUES = [
+    "7B",
+    "1T",
+    "3 weeks",
+    "0.4",
+    "40%",
+    "16384",
+    "6.35e24 FLOP",
+    "1 GPU",
+    "2 h",
+    "0.3 to 0.5",
+    "30.84e6 GPU*h",
+    "1e400",
+    "-1",
+    "0",
+    "5 meters",
+    "1 GB/s",
+]
+RECORDS = [
+    "H100",
+    "H100-SXM",
+    "MI300X",
+    "Trainium2",
+    "llama-3-70b",
+    "Parallel-FS-100GBs",
+    "B200",
+    "no-such-gpu",
+]
 UNITS = ["hour", "day", "GPU", "s", "meter", "TFLOP", "%", "", "not a unit", "1/0"]
 FORMULAS = ["fleet_equation", "no_such_formula"]
-EXPRESSIONS = ["140 GB / (400 Gb/s)", "6 * 7B * 1T", "H100.peak_flops * 2", "1 +", "x ** y",
-               "2 GPU * 3 hour", "__import__('os')", "1 GB × 3 µs"]
+EXPRESSIONS = [
+    "140 GB / (400 Gb/s)",
+    "6 * 7B * 1T",
+    "H100.peak_flops * 2",
+    "1 +",
+    "x ** y",
+    "2 GPU * 3 hour",
+    "__import__('os')",
+    "1 GB × 3 µs",
+]
 
 
 class _Odd:
@@ -85,27 +139,76 @@ class _Name(str):
 def _atom(rng: random.Random) -> object:
     """One hostile value: wrong types, edge numbers, odd strings."""
     choices: list[Callable[[], object]] = [
-        lambda: None, lambda: True, lambda: False, lambda: 0, lambda: 1, lambda: -1,
-        lambda: 2 ** 80, lambda: -(2 ** 70), lambda: 0.5, lambda: -0.0, lambda: math.nan,
-        lambda: math.inf, lambda: -math.inf, lambda: 1e308, lambda: 5e-324,
-        lambda: complex(1, 2), lambda: Decimal("1.5"), lambda: Fraction(1, 3),
-        lambda: b"H100", lambda: bytearray(b"mfu"), lambda: "", lambda: " ",
+        lambda: None,
+        lambda: True,
+        lambda: False,
+        lambda: 0,
+        lambda: 1,
+        lambda: -1,
+        lambda: 2**80,
+        lambda: -(2**70),
+        lambda: 0.5,
+        lambda: -0.0,
+        lambda: math.nan,
+        lambda: math.inf,
+        lambda: -math.inf,
+        lambda: 1e308,
+        lambda: 5e-324,
+        lambda: complex(1, 2),
+        lambda: Decimal("1.5"),
+        lambda: Fraction(1, 3),
+        lambda: b"H100",
+        lambda: bytearray(b"mfu"),
+        lambda: "",
+        lambda: " ",
         lambda: "x" * rng.choice([1000, 100_000, 1_000_000]),
-        lambda: "\x00\x01\x1b[31m\u202e\x07mfu", lambda: "mfu\n= 1", lambda: "\ud800",
-        lambda: "é" * 50, lambda: "𝑥", lambda: "../../etc/passwd", lambda: "/dev/zero",
-        lambda: "/proc/self/environ", lambda: rng.choice(TARGETS),
-        lambda: rng.choice(VALUES), lambda: rng.choice(RECORDS), lambda: rng.choice(UNITS),
-        lambda: rng.choice(FORMULAS), lambda: rng.choice(EXPRESSIONS), lambda: [],
-        lambda: {}, lambda: (), lambda: set(), lambda: frozenset({"mfu"}),
-        lambda: [1, 2], lambda: ["n_gpus"], lambda: ("0.3", "0.5"), lambda: (0.3, 0.5, 0.7),
-        lambda: {"n_gpus": [1, 2]}, lambda: {"a": {"b": [None]}}, lambda: [[[[[]]]]],
-        lambda: {1: 2}, lambda: {None: None}, lambda: _Odd(), lambda: _Name(rng.choice(TARGETS)),
-        lambda: np.float64(0.4), lambda: np.int64(64), lambda: np.array([1.0, 2.0]),
-        lambda: np.array("mfu"), lambda: np.float32(math.nan),
-        lambda: object(), lambda: len, lambda: int, lambda: Path("examples"),
-        lambda: Path("/dev/null"), lambda: nm.ureg.Quantity(3, "hour"),
-        lambda: nm.ureg.Quantity(math.nan, "GPU"), lambda: nm.ureg.hour, lambda: range(3),
-        lambda: iter([1, 2]), lambda: Ellipsis, lambda: NotImplemented,
+        lambda: "\x00\x01\x1b[31m\u202e\x07mfu",
+        lambda: "mfu\n= 1",
+        lambda: "\ud800",
+        lambda: "é" * 50,
+        lambda: "𝑥",
+        lambda: "../../etc/passwd",
+        lambda: "/dev/zero",
+        lambda: "/proc/self/environ",
+        lambda: rng.choice(TARGETS),
+        lambda: rng.choice(VALUES),
+        lambda: rng.choice(RECORDS),
+        lambda: rng.choice(UNITS),
+        lambda: rng.choice(FORMULAS),
+        lambda: rng.choice(EXPRESSIONS),
+        lambda: [],
+        lambda: {},
+        lambda: (),
+        lambda: set(),
+        lambda: frozenset({"mfu"}),
+        lambda: [1, 2],
+        lambda: ["n_gpus"],
+        lambda: ("0.3", "0.5"),
+        lambda: (0.3, 0.5, 0.7),
+        lambda: {"n_gpus": [1, 2]},
+        lambda: {"a": {"b": [None]}},
+        lambda: [[[[[]]]]],
+        lambda: {1: 2},
+        lambda: {None: None},
+        lambda: _Odd(),
+        lambda: _Name(rng.choice(TARGETS)),
+        lambda: np.float64(0.4),
+        lambda: np.int64(64),
+        lambda: np.array([1.0, 2.0]),
+        lambda: np.array("mfu"),
+        lambda: np.float32(math.nan),
+        lambda: object(),
+        lambda: len,
+        lambda: int,
+        lambda: Path("examples"),
+        lambda: Path("/dev/null"),
+        lambda: nm.ureg.Quantity(3, "hour"),
+        lambda: nm.ureg.Quantity(math.nan, "GPU"),
+        lambda: nm.ureg.hour,
+        lambda: range(3),
+        lambda: iter([1, 2]),
+        lambda: Ellipsis,
+        lambda: NotImplemented,
     ]
     return rng.choice(choices)()
 
@@ -167,68 +270,154 @@ def _targets(tmp: Path) -> list[Target]:
     plan_file = Path(__file__).resolve().parent.parent / "examples" / "startup-7b.toml"
     plan_dict = PLAN
     records = tmp / "records.toml"
-    records.write_text('[mygpu]\nname = "My GPU"\nkind = "accelerator"\n'
-                       'peak_flops = { value = "1e15 FLOP/s/GPU", source = "t", '
-                       'date = "2024-01-01" }\n', encoding="utf-8")
+    records.write_text(
+        '[mygpu]\nname = "My GPU"\nkind = "accelerator"\n'
+        'peak_flops = { value = "1e15 FLOP/s/GPU", source = "t", '
+        'date = "2024-01-01" }\n',
+        encoding="utf-8",
+    )
     record_choice = [*RECORDS, ["H100-SXM", "MI300X"], str(records)]
-    common = {"gpu": Arg(_pick(record_choice)), "model": Arg(_pick(RECORDS)),
-              "tolerance": Arg(_pick([0.01, 0.02, 0.5])),
-              "records": Arg(_pick([str(records), [str(records)], None])),
-              "achievable": Arg(_pick([True, False])),
-              "precision": Arg(_pick(["bf16", "fp8", None]))}
+    common = {
+        "gpu": Arg(_pick(record_choice)),
+        "model": Arg(_pick(RECORDS)),
+        "tolerance": Arg(_pick([0.01, 0.02, 0.5])),
+        "records": Arg(_pick([str(records), [str(records)], None])),
+        "achievable": Arg(_pick([True, False])),
+        "precision": Arg(_pick(["bf16", "fp8", None])),
+    }
     hw = nm.hardware
     return [
-        Target("solve", nm.solve, {"targets": Arg(_pick([*TARGETS, TARGETS[:2]]), False),
-                                   **common, "samples": Arg(_pick([None, 50, 200])),
-                                   "seed": Arg(_pick([None, 1])),
-                                   "on_inconsistent": Arg(_pick(["error", "warn"])),
-                                   "units": Arg(_pick([None, {"n_gpus": "GPU"},
-                                                       {"train_time": "day"}])),
-                                   "digits": Arg(_pick([None, 2, 6]))}, givens=True),
-        Target("check", nm.check, {"expr": Arg(_pick(EXPRESSIONS), False),
-                                   "expect": Arg(_pick([None, "0.35 s", "4.2e22 FLOP", 3])),
-                                   "tolerance": common["tolerance"], "gpu": common["gpu"],
-                                   "model": common["model"], "records": common["records"],
-                                   "to": Arg(_pick([None, *UNITS]))}, givens=True),
-        Target("check_claims", nm.check_claims,
-               {"path_or_rows": Arg(_pick([str(claims), claims,
-                                           [{"expression": "6 * 7B * 1T",
-                                             "claimed": "4.2e22 FLOP"}]]), False),
-                "tolerance": common["tolerance"], "gpu": common["gpu"],
-                "model": common["model"], "input_format": Arg(_pick([None, "csv", "json"])),
-                "records": common["records"]}, givens=True),
-        Target("sweep", nm.sweep, {"targets": Arg(_pick(TARGETS[:3]), False),
-                                   "over": Arg(_pick([{"n_gpus": [512, 1024]},
-                                                      {"mfu": "0.3 to 0.5"}, None])),
-                                   **common, "points": Arg(_pick([2, 3, 11]))}, givens=True),
-        Target("compare", nm.compare, {"targets": Arg(_pick(TARGETS[:3]), False), **common,
-                                       "gpu": Arg(_pick([["H100-SXM", "MI300X"], "H100"])),
-                                       "best": Arg(_pick([None, "min", "max", "fastest"]))},
-               givens=True),
-        Target("plan", nm.plan, {"source": Arg(_pick([str(plan_file), plan_file, plan_dict]),
-                                               False),
-                                 "records": common["records"],
-                                 "achievable": Arg(_pick([None, True, False]))}),
+        Target(
+            "solve",
+            nm.solve,
+            {
+                "targets": Arg(_pick([*TARGETS, TARGETS[:2]]), False),
+                **common,
+                "samples": Arg(_pick([None, 50, 200])),
+                "seed": Arg(_pick([None, 1])),
+                "on_inconsistent": Arg(_pick(["error", "warn"])),
+                "units": Arg(_pick([None, {"n_gpus": "GPU"}, {"train_time": "day"}])),
+                "digits": Arg(_pick([None, 2, 6])),
+            },
+            givens=True,
+        ),
+        Target(
+            "check",
+            nm.check,
+            {
+                "expr": Arg(_pick(EXPRESSIONS), False),
+                "expect": Arg(_pick([None, "0.35 s", "4.2e22 FLOP", 3])),
+                "tolerance": common["tolerance"],
+                "gpu": common["gpu"],
+                "model": common["model"],
+                "records": common["records"],
+                "to": Arg(_pick([None, *UNITS])),
+            },
+            givens=True,
+        ),
+        Target(
+            "check_claims",
+            nm.check_claims,
+            {
+                "path_or_rows": Arg(
+                    _pick(
+                        [
+                            str(claims),
+                            claims,
+                            [{"expression": "6 * 7B * 1T", "claimed": "4.2e22 FLOP"}],
+                        ]
+                    ),
+                    False,
+                ),
+                "tolerance": common["tolerance"],
+                "gpu": common["gpu"],
+                "model": common["model"],
+                "input_format": Arg(_pick([None, "csv", "json"])),
+                "records": common["records"],
+            },
+            givens=True,
+        ),
+        Target(
+            "sweep",
+            nm.sweep,
+            {
+                "targets": Arg(_pick(TARGETS[:3]), False),
+                "over": Arg(_pick([{"n_gpus": [512, 1024]}, {"mfu": "0.3 to 0.5"}, None])),
+                **common,
+                "points": Arg(_pick([2, 3, 11])),
+            },
+            givens=True,
+        ),
+        Target(
+            "compare",
+            nm.compare,
+            {
+                "targets": Arg(_pick(TARGETS[:3]), False),
+                **common,
+                "gpu": Arg(_pick([["H100-SXM", "MI300X"], "H100"])),
+                "best": Arg(_pick([None, "min", "max", "fastest"])),
+            },
+            givens=True,
+        ),
+        Target(
+            "plan",
+            nm.plan,
+            {
+                "source": Arg(_pick([str(plan_file), plan_file, plan_dict]), False),
+                "records": common["records"],
+                "achievable": Arg(_pick([None, True, False])),
+            },
+        ),
         Target("variable", nm.variable, {"name": Arg(_pick(TARGETS + GIVEN_NAMES), False)}),
-        Target("variables", nm.variables), Target("constraints", nm.constraints),
+        Target("variables", nm.variables),
+        Target("constraints", nm.constraints),
         Target("formula", nm.formula, {"name": Arg(_pick(FORMULAS), False)}),
-        Target("graph", nm.graph, {"around": Arg(_pick([None, "mfu", "fleet_equation"])),
-                                   "depth": Arg(_pick([1, 2]))}),
-        *(Target(name, getattr(nm, name), {"p5": Arg(_pick(["0.3", 0.3, "1 h", "1 GB"]), False),
-                                           "p95": Arg(_pick(["0.5", 0.5, "2 h", "2 GB"]), False)})
-          for name in ("lognormal", "normal", "uniform")),
-        Target("uniform", nm.uniform, {"low": Arg(_pick(["0.3", 0.3, "1 h"]), False),
-                                       "high": Arg(_pick(["0.5", 0.5, "2 h"]), False)}),
+        Target(
+            "graph",
+            nm.graph,
+            {"around": Arg(_pick([None, "mfu", "fleet_equation"])), "depth": Arg(_pick([1, 2]))},
+        ),
+        *(
+            Target(
+                name,
+                getattr(nm, name),
+                {
+                    "p5": Arg(_pick(["0.3", 0.3, "1 h", "1 GB"]), False),
+                    "p95": Arg(_pick(["0.5", 0.5, "2 h", "2 GB"]), False),
+                },
+            )
+            for name in ("lognormal", "normal", "uniform")
+        ),
+        Target(
+            "uniform",
+            nm.uniform,
+            {
+                "low": Arg(_pick(["0.3", 0.3, "1 h"]), False),
+                "high": Arg(_pick(["0.5", 0.5, "2 h"]), False),
+            },
+        ),
         Target("to_frame", nm.to_frame, {"obj": Arg(_pick(["results", "result"]), False)}),
-        Target("to_registry", nm.to_registry,
-               {"value": Arg(lambda rng: nm.ureg.Quantity(3, "hour"), False),
-                "registry": Arg(lambda rng: _other_registry(), False)}),
-        Target("hardware.get", hw.get, {"name": Arg(_pick(RECORDS), False),
-                                        "checked": Arg(_pick([True, False]))}),
+        Target(
+            "to_registry",
+            nm.to_registry,
+            {
+                "value": Arg(lambda rng: nm.ureg.Quantity(3, "hour"), False),
+                "registry": Arg(lambda rng: _other_registry(), False),
+            },
+        ),
+        Target(
+            "hardware.get",
+            hw.get,
+            {"name": Arg(_pick(RECORDS), False), "checked": Arg(_pick([True, False]))},
+        ),
         Target("hardware.find", hw.find, {"name": Arg(_pick(RECORDS), False)}),
-        Target("hardware.records", hw.records), Target("hardware.listed", hw.listed),
-        Target("hardware.using", _using, {"paths": Arg(_pick([str(records), [str(records)],
-                                                              None]), False)}),
+        Target("hardware.records", hw.records),
+        Target("hardware.listed", hw.listed),
+        Target(
+            "hardware.using",
+            _using,
+            {"paths": Arg(_pick([str(records), [str(records)], None]), False)},
+        ),
     ]
 
 
@@ -279,9 +468,11 @@ class Tally:
         self.foreign[name] += 1
         key = f"{name}: {type(exc).__name__}"
         if key not in self.examples:
-            self.examples[key] = (f"{name}(*{_shown(args)}, **{_shown(kwargs)}) raised "
-                                  f"{type(exc).__name__}: {_shown(str(exc))} "
-                                  f"(at {_where(exc)})")
+            self.examples[key] = (
+                f"{name}(*{_shown(args)}, **{_shown(kwargs)}) raised "
+                f"{type(exc).__name__}: {_shown(str(exc))} "
+                f"(at {_where(exc)})"
+            )
 
 
 def _fits(fn: Callable, args: tuple, kwargs: dict) -> bool:
@@ -302,9 +493,11 @@ def _shown(value: object) -> str:
 
 def _where(exc: BaseException) -> str:
     """The innermost frame of napkinmath's in the exception's traceback: file and line."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if "napkinmath" in f.filename or "/engine/" in f.filename
-              or "/hardware/" in f.filename]
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if "napkinmath" in f.filename or "/engine/" in f.filename or "/hardware/" in f.filename
+    ]
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "the fuzzer"
 
 
@@ -318,13 +511,15 @@ def _arguments(rng: random.Random, target: Target, samples: dict) -> tuple[tuple
         if arg.optional and rng.random() < 0.4:
             continue
         value = _hostile(rng) if rng.random() < hostility else arg.valid(rng)
-        if target.name == "to_frame" and isinstance(value, str) and value in ("results",
-                                                                              "result"):
+        if target.name == "to_frame" and isinstance(value, str) and value in ("results", "result"):
             value = samples["result"] if value == "result" else list(samples["results"])
         kind = params[name].kind if name in params else inspect.Parameter.KEYWORD_ONLY
         if kind is inspect.Parameter.POSITIONAL_ONLY or (
-                kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and not kwargs
-                and len(args) == list(params).index(name) and rng.random() < 0.7):
+            kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+            and not kwargs
+            and len(args) == list(params).index(name)
+            and rng.random() < 0.7
+        ):
             args.append(value)
         else:
             kwargs[name] = value
@@ -333,7 +528,8 @@ def _arguments(rng: random.Random, target: Target, samples: dict) -> tuple[tuple
             kwargs.update(_givens(rng))
         for _ in range(rng.choice([0, 0, 1, 2])):
             kwargs[rng.choice([*GIVEN_NAMES, "no_such_variable", "gpu_", "x" * 300])] = (
-                _hostile(rng) if rng.random() < hostility else rng.choice(VALUES))
+                _hostile(rng) if rng.random() < hostility else rng.choice(VALUES)
+            )
     roll = rng.random()
     if roll < 0.03:
         kwargs["no_such_option"] = _hostile(rng)
@@ -349,11 +545,16 @@ METHOD_ARGS: dict[str, dict[str, Callable[[random.Random], object]]] = {
     "headline": {"style": _pick(["text", "markdown"])},
     "sensitivity": {"target": _pick([None, *TARGETS]), "relative": _pick([0.1, 0.5])},
     "to_json": {"indent": _pick([None, 2])},
-    "to_latex": {"digits": _pick([None, 2]), "math_only": _pick([True, False]),
-                 "standalone": _pick([True, False])},
-    "to_markdown": {"digits": _pick([None, 2])}, "to_text": {"digits": _pick([None, 2])},
+    "to_latex": {
+        "digits": _pick([None, 2]),
+        "math_only": _pick([True, False]),
+        "standalone": _pick([True, False]),
+    },
+    "to_markdown": {"digits": _pick([None, 2])},
+    "to_text": {"digits": _pick([None, 2])},
     "percentile": {"name": _pick(TARGETS), "q": _pick([5, 50, 95, 0.5])},
-    "column": {"name": _pick(TARGETS)}, "to_csv": {"path": _pick([None, "out.csv"])},
+    "column": {"name": _pick(TARGETS)},
+    "to_csv": {"path": _pick([None, "out.csv"])},
     "fits": {"label": _pick(["H100-SXM", "MI300X"])},
     "ratio": {"label": _pick(["H100-SXM", "MI300X"])},
     "sources": {"label": _pick(["H100-SXM", "MI300X"])},
@@ -415,21 +616,60 @@ def _ours(value: object) -> bool:
 def _samples() -> dict:
     """Answers of each kind, for to_frame and for their methods."""
     r = nm.solve("n_gpus", gpu="H100-SXM", **W12)
-    ranged = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384,
-                      mfu=(0.3, 0.5), gpu="H100")
-    sampled = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384,
-                       mfu="0.3 to 0.5", gpu="H100", samples=200, seed=1)
-    table = nm.sweep("train_time", over={"n_gpus": [1024, 2048]},
-                     train_compute="6.35e24 FLOP", mfu=0.4, gpu="H100")
-    comparison = nm.compare("cost_per_million_tokens", gpu=["H100-SXM", "MI300X"],
-                            model="llama-3-70b", n_gpus=4, batch_size=32, seq_len=8192)
-    return {"result": r, "results": [r, nm.solve("train_time", gpu="H100", **{
-        k: v for k, v in W12.items() if k != "train_time"}, n_gpus=64)],
-        "answers": [r, ranged, sampled, table, comparison, ranged.value, r.sensitivity(),
-                    nm.check("140 GB / (400 Gb/s)", expect="0.35 s"),
-                    nm.check_claims([{"expression": "6 * 7B * 1T", "claimed": "4.2e22 FLOP"}]),
-                    nm.formula("fleet_equation"), nm.variable("mfu"), nm.hardware.get("H100"),
-                    nm.plan(PLAN)]}
+    ranged = nm.solve(
+        "train_time", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=(0.3, 0.5), gpu="H100"
+    )
+    sampled = nm.solve(
+        "train_time",
+        train_compute="6.35e24 FLOP",
+        n_gpus=16384,
+        mfu="0.3 to 0.5",
+        gpu="H100",
+        samples=200,
+        seed=1,
+    )
+    table = nm.sweep(
+        "train_time",
+        over={"n_gpus": [1024, 2048]},
+        train_compute="6.35e24 FLOP",
+        mfu=0.4,
+        gpu="H100",
+    )
+    comparison = nm.compare(
+        "cost_per_million_tokens",
+        gpu=["H100-SXM", "MI300X"],
+        model="llama-3-70b",
+        n_gpus=4,
+        batch_size=32,
+        seq_len=8192,
+    )
+    return {
+        "result": r,
+        "results": [
+            r,
+            nm.solve(
+                "train_time",
+                gpu="H100",
+                **{k: v for k, v in W12.items() if k != "train_time"},
+                n_gpus=64,
+            ),
+        ],
+        "answers": [
+            r,
+            ranged,
+            sampled,
+            table,
+            comparison,
+            ranged.value,
+            r.sensitivity(),
+            nm.check("140 GB / (400 Gb/s)", expect="0.35 s"),
+            nm.check_claims([{"expression": "6 * 7B * 1T", "claimed": "4.2e22 FLOP"}]),
+            nm.formula("fleet_equation"),
+            nm.variable("mfu"),
+            nm.hardware.get("H100"),
+            nm.plan(PLAN),
+        ],
+    }
 
 
 def fuzz(cases: int, seed: int, tmp: Path) -> Tally:
@@ -469,16 +709,26 @@ def test_fuzzed_calls_raise_only_napkinmath_errors(in_tmp):
 
 
 # --- the reproductions, one by one ----------------------------------------------------------
-@pytest.mark.parametrize("call, argument", [
-    (lambda: nm.variable(3), "name"), (lambda: nm.variable(None), "name"),
-    (lambda: nm.variable(["mfu"]), "name"), (lambda: nm.formula(b"fleet_equation"), "name"),
-    (lambda: nm.formula({"a": 1}), "name"), (lambda: nm.graph(["mfu"]), "around"),
-    (lambda: nm.graph("mfu", depth=1.5), "depth"), (lambda: nm.graph(depth=True), "depth"),
-    (lambda: nm.hardware.get(7), "name"), (lambda: nm.hardware.find(None), "name"),
-    (lambda: nm.lognormal([1], 2), "p5"), (lambda: nm.uniform(0.3, None), "high"),
-    (lambda: nm.plan(("a.toml",)), "source"), (lambda: nm.plan("plan\x00.toml"), "source"),
-    (lambda: nm.solve("n_gpus", records="r\x00.toml", **W12), "records"),
-])
+@pytest.mark.parametrize(
+    "call, argument",
+    [
+        (lambda: nm.variable(3), "name"),
+        (lambda: nm.variable(None), "name"),
+        (lambda: nm.variable(["mfu"]), "name"),
+        (lambda: nm.formula(b"fleet_equation"), "name"),
+        (lambda: nm.formula({"a": 1}), "name"),
+        (lambda: nm.graph(["mfu"]), "around"),
+        (lambda: nm.graph("mfu", depth=1.5), "depth"),
+        (lambda: nm.graph(depth=True), "depth"),
+        (lambda: nm.hardware.get(7), "name"),
+        (lambda: nm.hardware.find(None), "name"),
+        (lambda: nm.lognormal([1], 2), "p5"),
+        (lambda: nm.uniform(0.3, None), "high"),
+        (lambda: nm.plan(("a.toml",)), "source"),
+        (lambda: nm.plan("plan\x00.toml"), "source"),
+        (lambda: nm.solve("n_gpus", records="r\x00.toml", **W12), "records"),
+    ],
+)
 def test_a_wrong_argument_is_an_input_error_naming_it(call, argument):
     with pytest.raises(InputError) as info:
         call()
@@ -489,8 +739,11 @@ def test_a_wrong_argument_is_an_input_error_naming_it(call, argument):
 
 
 def test_the_message_says_what_was_expected_and_the_fix():
-    with pytest.raises(InputError, match=r"^name=3: expected a variable name \(a string\) "
-                                         r"such as 'mfu'; list them with `napkin vars`$"):
+    with pytest.raises(
+        InputError,
+        match=r"^name=3: expected a variable name \(a string\) "
+        r"such as 'mfu'; list them with `napkin vars`$",
+    ):
         nm.variable(3)
     with pytest.raises(InputError, match=r"hardware record name .* such as 'H100'"):
         nm.hardware.get(["H100"])
@@ -500,10 +753,14 @@ def test_a_huge_or_deep_value_is_quoted_short():
     deep: list = []
     for _ in range(5000):
         deep = [deep]
-    for call in (lambda: nm.variable(deep), lambda: nm.solve(deep),
-                 lambda: nm.solve("n_gpus", tolerance=deep, **W12),
-                 lambda: nm.variable("x" * 1_000_000), lambda: nm.formula("y" * 1_000_000),
-                 lambda: nm.hardware.get("z" * 1_000_000)):
+    for call in (
+        lambda: nm.variable(deep),
+        lambda: nm.solve(deep),
+        lambda: nm.solve("n_gpus", tolerance=deep, **W12),
+        lambda: nm.variable("x" * 1_000_000),
+        lambda: nm.formula("y" * 1_000_000),
+        lambda: nm.hardware.get("z" * 1_000_000),
+    ):
         with pytest.raises(NapkinError) as info:
             call()
         assert len(str(info.value)) < 2000
@@ -511,21 +768,37 @@ def test_a_huge_or_deep_value_is_quoted_short():
 
 def test_an_answer_method_given_a_wrong_argument_names_it(in_tmp):
     r = nm.solve("n_gpus", gpu="H100-SXM", **W12)
-    sampled = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384,
-                       mfu="0.3 to 0.5", gpu="H100", samples=200, seed=1)
-    table = nm.sweep("train_time", over={"n_gpus": [1024, 2048]},
-                     train_compute="6.35e24 FLOP", mfu=0.4, gpu="H100")
+    sampled = nm.solve(
+        "train_time",
+        train_compute="6.35e24 FLOP",
+        n_gpus=16384,
+        mfu="0.3 to 0.5",
+        gpu="H100",
+        samples=200,
+        seed=1,
+    )
+    table = nm.sweep(
+        "train_time",
+        over={"n_gpus": [1024, 2048]},
+        train_compute="6.35e24 FLOP",
+        mfu=0.4,
+        gpu="H100",
+    )
     for call, argument in [
-            (lambda: r.to_json(indent=[2]), "indent"), (lambda: r.format(style=[]), "style"),
-            (lambda: r.to_latex(math_only="yes"), "math_only"),
-            (lambda: r.sensitivity(relative={}), "relative"),
-            (lambda: r.sensitivity(target=1), "target"),
-            (lambda: sampled.percentile("mfu_typo", 50), "name"),
-            (lambda: sampled.percentile("train_time", 150), "q"),
-            (lambda: sampled.interval.to("meter"), "unit"),
-            (lambda: sampled.interval.to(3), "unit"),
-            (lambda: table.column(len), "name"), (lambda: table.to_csv(b"x.csv"), "path"),
-            (lambda: table.plot(1), "path"), (lambda: table.to_json(indent=1.5), "indent")]:
+        (lambda: r.to_json(indent=[2]), "indent"),
+        (lambda: r.format(style=[]), "style"),
+        (lambda: r.to_latex(math_only="yes"), "math_only"),
+        (lambda: r.sensitivity(relative={}), "relative"),
+        (lambda: r.sensitivity(target=1), "target"),
+        (lambda: sampled.percentile("mfu_typo", 50), "name"),
+        (lambda: sampled.percentile("train_time", 150), "q"),
+        (lambda: sampled.interval.to("meter"), "unit"),
+        (lambda: sampled.interval.to(3), "unit"),
+        (lambda: table.column(len), "name"),
+        (lambda: table.to_csv(b"x.csv"), "path"),
+        (lambda: table.plot(1), "path"),
+        (lambda: table.to_json(indent=1.5), "indent"),
+    ]:
         with pytest.raises(InputError) as info:
             call()
         assert info.value.variable == argument, str(info.value)
@@ -533,15 +806,27 @@ def test_an_answer_method_given_a_wrong_argument_names_it(in_tmp):
 
 
 def test_an_unknown_column_or_row_is_also_a_key_error():
-    table = nm.sweep("train_time", over={"n_gpus": [1024, 2048]},
-                     train_compute="6.35e24 FLOP", mfu=0.4, gpu="H100")
+    table = nm.sweep(
+        "train_time",
+        over={"n_gpus": [1024, 2048]},
+        train_compute="6.35e24 FLOP",
+        mfu=0.4,
+        gpu="H100",
+    )
     with pytest.raises(KeyError) as info:
         table["tokens"]
     assert isinstance(info.value, NapkinError)
-    assert str(info.value) == ("name='tokens': no column of that name; the columns here "
-                               "are: n_gpus, train_time")
-    c = nm.compare("cost_per_million_tokens", gpu=["H100-SXM", "MI300X"],
-                   model="llama-3-70b", n_gpus=4, batch_size=32, seq_len=8192)
+    assert str(info.value) == (
+        "name='tokens': no column of that name; the columns here are: n_gpus, train_time"
+    )
+    c = nm.compare(
+        "cost_per_million_tokens",
+        gpu=["H100-SXM", "MI300X"],
+        model="llama-3-70b",
+        n_gpus=4,
+        batch_size=32,
+        seq_len=8192,
+    )
     with pytest.raises(KeyError, match="label='B200': no row of that name; the rows here"):
         c.ratio("B200")
 

@@ -32,12 +32,20 @@ def grouped(term: str, size: int = 10, groups: int = 12) -> str:
     return "+".join(["(" + "+".join([term] * size) + ")"] * groups)
 
 
-def run_cli(*args: str, env: dict | None = None, cwd: Path | None = None,
-            stdin: str | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str, env: dict | None = None, cwd: Path | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess:
     """`napkin ARGS` in a real process (FIFOs, symlinks to devices, standard input)."""
-    return subprocess.run([sys.executable, "-m", "napkinmath.cli", *args], capture_output=True,
-                          text=True, timeout=HANG_GUARD_S, check=False, env=env, cwd=cwd,
-                          input=stdin)
+    return subprocess.run(
+        [sys.executable, "-m", "napkinmath.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        check=False,
+        env=env,
+        cwd=cwd,
+        input=stdin,
+    )
 
 
 # --- 1. unbounded reads ---------------------------------------------------------------------
@@ -127,9 +135,9 @@ def test_a_file_larger_than_the_cap_is_refused_and_read_no_further(tmp_path, mon
     reads = []
     real_read, real_fstat = os.read, os.fstat
     monkeypatch.setattr(os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
-    monkeypatch.setattr(os, "fstat",
-                        lambda fd: os.stat_result((*real_fstat(fd)[:6], 0,
-                                                   *real_fstat(fd)[7:])))
+    monkeypatch.setattr(
+        os, "fstat", lambda fd: os.stat_result((*real_fstat(fd)[:6], 0, *real_fstat(fd)[7:]))
+    )
     with pytest.raises(nm.InputError, match="larger than 100 bytes"):
         nm.check_claims(path)
     assert sum(reads) <= 101
@@ -176,8 +184,10 @@ def test_confirmation_work_is_budgeted_per_check():
     tried = budget.MAX_CONFIRM_NODES // size  # each re-evaluation costs the tree's size
     assert tried < MAX_REWRITES
     assert result.confirmation_stopped.startswith("confirmation stopped early")
-    assert f"{tried} re-evaluations tried, {120 - tried} names not tried" in \
-        result.confirmation_stopped
+    assert (
+        f"{tried} re-evaluations tried, {120 - tried} names not tried"
+        in result.confirmation_stopped
+    )
     assert result.confirmation_stopped in result.notes
     assert "confirmation stopped early" in result.text
     assert result.to_dict()["confirmation_stopped"] == result.confirmation_stopped
@@ -191,26 +201,32 @@ def test_ordinary_claims_are_still_confirmed_in_full():
 
 def test_a_table_stops_when_its_work_budget_is_spent(monkeypatch, napkin, tmp_path):
     monkeypatch.setattr(budget, "MAX_TABLE_WORK", 10_000)
-    rows = [{"id": f"r{i}", "expression": grouped("1 Gb"), "claimed": "15 GB"}
-            for i in range(15)]  # every claim agrees, and each costs about 1,000 units
+    rows = [
+        {"id": f"r{i}", "expression": grouped("1 Gb"), "claimed": "15 GB"} for i in range(15)
+    ]  # every claim agrees, and each costs about 1,000 units
     report = nm.check_claims(rows)
     assert report.stopped_after is not None and 0 < report.stopped_after < 15
-    checked, left = report.rows[:report.stopped_after], report.rows[report.stopped_after:]
+    checked, left = report.rows[: report.stopped_after], report.rows[report.stopped_after :]
     assert all(row.status == "agree" for row in checked)
-    assert all(row.status == "unchecked" and row.category == budget.TABLE_BUDGET_SPENT
-               for row in left)
+    assert all(
+        row.status == "unchecked" and row.category == budget.TABLE_BUDGET_SPENT for row in left
+    )
     assert left[0].id == f"r{report.stopped_after}"  # shown by id, not checked
     assert report.work_budget == 10_000 and report.work_spent >= 10_000
     assert report.exit_status() == 2 and report.exit_status(allow_unchecked=True) == 0
     assert "Stopped early: the table's work budget (10,000 work units" in report.text
     assert "not checked: the table's work budget is spent" in report.summary_line()
     data = json.loads(report.to_json())
-    assert data["work"] == {"spent": report.work_spent, "budget": 10_000,
-                            "stopped_after": report.stopped_after}
+    assert data["work"] == {
+        "spent": report.work_spent,
+        "budget": 10_000,
+        "stopped_after": report.stopped_after,
+    }
     # the same stop, deterministically, from the command line
     path = tmp_path / "t.csv"
-    path.write_text("id,expression,claimed\n"
-                    + "".join(f"r{i},{grouped('1 Gb')},15 GB\n" for i in range(15)))
+    path.write_text(
+        "id,expression,claimed\n" + "".join(f"r{i},{grouped('1 Gb')},15 GB\n" for i in range(15))
+    )
     status, out, err = napkin("check", str(path))
     assert status == 2 and "work budget" in out and "work budget was spent" in err
     status, _, _ = napkin("check", str(path), "--allow-unchecked")
@@ -243,8 +259,15 @@ def _count_solves(monkeypatch) -> list:
 
 def test_a_solve_is_answered_once_per_name_and_givens_within_a_table(monkeypatch):
     calls = _count_solves(monkeypatch)
-    rows = [{"id": f"r{i}", "expression": f"train_time * {i + 1}", "claimed": "1 day",
-             "context": "params=7B"} for i in range(30)]
+    rows = [
+        {
+            "id": f"r{i}",
+            "expression": f"train_time * {i + 1}",
+            "claimed": "1 day",
+            "context": "params=7B",
+        }
+        for i in range(30)
+    ]
     report = nm.check_claims(rows)
     assert {row.category for row in report.rows} == {"could not read an expression or value"}
     assert "train_time" in report.rows[0].reason and "has no value here" in report.rows[0].reason
@@ -255,8 +278,10 @@ def test_a_solve_is_answered_once_per_name_and_givens_within_a_table(monkeypatch
 def test_distinct_solves_count_against_the_table_budget(monkeypatch):
     monkeypatch.setattr(budget, "MAX_TABLE_WORK", 10 * budget.FAILED_SOLVE_COST)
     calls = _count_solves(monkeypatch)
-    rows = [{"quantity": "train_time", "claimed": "1 day", "context": f"params={i + 1}B"}
-            for i in range(100)]
+    rows = [
+        {"quantity": "train_time", "claimed": "1 day", "context": f"params={i + 1}B"}
+        for i in range(100)
+    ]
     report = nm.check_claims(rows)
     assert len(calls) <= 11  # the budget, not the table, decides how many solves run
     assert report.stopped_after is not None and report.stopped_after <= 11
@@ -297,8 +322,9 @@ def test_a_header_only_table_is_an_error(tmp_path, napkin):
 
 def test_a_quoted_line_break_cannot_hide_rows_inside_a_cell(tmp_path, napkin):
     path = tmp_path / "q.csv"
-    path.write_text('id,expression,claimed\na,"1 GB\n# not a comment\nb,1 GB,2 GB",1 GB\n'
-                    'c,1 GB,1 GB\n')
+    path.write_text(
+        'id,expression,claimed\na,"1 GB\n# not a comment\nb,1 GB,2 GB",1 GB\nc,1 GB,1 GB\n'
+    )
     with pytest.raises(nm.InputError, match="lines 2–4: a quoted cell holds a line break"):
         nm.check_claims(path)
     status, out, err = napkin("check", str(path))
@@ -307,15 +333,20 @@ def test_a_quoted_line_break_cannot_hide_rows_inside_a_cell(tmp_path, napkin):
 
 def test_every_skipped_row_is_reported_with_its_line(tmp_path):
     path = tmp_path / "s.csv"
-    path.write_text("# preamble\nid,expression,claimed\na,1 GB,1 GB\n# off,2 GB,3 GB\n\n"
-                    "b,1 GB,1000 MB\n,,\n")
+    path.write_text(
+        "# preamble\nid,expression,claimed\na,1 GB,1 GB\n# off,2 GB,3 GB\n\nb,1 GB,1000 MB\n,,\n"
+    )
     report = nm.check_claims(path)
     assert [row.id for row in report.rows] == ["a", "b"]
-    assert [(s.first_line, s.last_line, s.comments, s.blank) for s in report.skipped] == \
-        [(4, 5, 1, 1), (7, 7, 0, 1)]
+    assert [(s.first_line, s.last_line, s.comments, s.blank) for s in report.skipped] == [
+        (4, 5, 1, 1),
+        (7, 7, 0, 1),
+    ]
     assert report.summary["skipped"] == 3
-    assert report.summary_line() == ("5 rows read: 2 checked (2 agree, 0 disagree), 1 skipped "
-                                     "as comment, 2 blank, 0 could not be checked")
+    assert report.summary_line() == (
+        "5 rows read: 2 checked (2 agree, 0 disagree), 1 skipped "
+        "as comment, 2 blank, 0 could not be checked"
+    )
     assert "lines 4–5: a comment (its first cell starts with '#') and a blank row" in report.text
     assert "line 7: a blank row" in report.text
     assert "lines 4–5" in report.markdown
@@ -344,12 +375,14 @@ def test_malformed_csv_is_refused_not_guessed(tmp_path):
 # --- 6. rows that crash the table ------------------------------------------------------------
 def test_a_context_cannot_override_a_column_or_an_argument(tmp_path, napkin):
     path = tmp_path / "ctx.csv"
-    path.write_text("id,expression,claimed,context\n"
-                    "a,1 GB,1 GB,expect=1 GB\n"
-                    "b,1 GB,1 GB,expr=2 GB\n"
-                    "c,1 GB,1 GB,id=other\n"
-                    "d,1 GB,2 GB,claimed=1 GB\n"
-                    "e,1 GB,1 GB,gpu=H100-SXM; n=8\n")
+    path.write_text(
+        "id,expression,claimed,context\n"
+        "a,1 GB,1 GB,expect=1 GB\n"
+        "b,1 GB,1 GB,expr=2 GB\n"
+        "c,1 GB,1 GB,id=other\n"
+        "d,1 GB,2 GB,claimed=1 GB\n"
+        "e,1 GB,1 GB,gpu=H100-SXM; n=8\n"
+    )
     report = nm.check_claims(path)
     by_id = {row.id: row for row in report.rows}
     for key, column in (("a", "claimed"), ("b", "expression"), ("c", "id"), ("d", "claimed")):
@@ -371,7 +404,8 @@ def test_rows_that_used_to_crash_the_table_are_unchecked_with_a_reason(tmp_path,
         f'{{"id": "huge-given", "expression": "n * 1 GB", "claimed": "1 GB", "n": {digits}}},'
         f'{{"id": "huge-tol", "expression": "1 GB", "claimed": "1 GB", "tolerance": {digits}}},'
         '{"id": "twice", "expression": "1 GB", "claimed": "1 GB", "value": "2 GB"},'
-        '{"id": "fine", "expression": "1 GB", "claimed": "1000 MB"}]}')
+        '{"id": "fine", "expression": "1 GB", "claimed": "1000 MB"}]}'
+    )
     report = nm.check_claims(path)
     by_id = {row.id: row for row in report.rows}
     assert by_id["fine"].status == "agree"  # the table went on
@@ -386,17 +420,19 @@ def test_rows_that_used_to_crash_the_table_are_unchecked_with_a_reason(tmp_path,
 
 
 def test_huge_python_integers_and_odd_values_do_not_crash():
-    rows = [{"expression": "1 GB", "claimed": "1 GB", "tolerance": 10 ** 400},
-            {"expression": "n * 1 GB", "claimed": "1 GB", "n": 10 ** 400},
-            {"expression": "1 GB", "claimed": "1 GB", "model": ["llama-3-70b"]},
-            {"expression": "1 GB", "claimed": "1 GB", "context": {"gpu": 5}},
-            {"expression": "1 GB", "claimed": "1 GB", "context": {"claimed": "2 GB"}},
-            {"expression": "1 GB", "claimed": "1 GB"}]
+    rows = [
+        {"expression": "1 GB", "claimed": "1 GB", "tolerance": 10**400},
+        {"expression": "n * 1 GB", "claimed": "1 GB", "n": 10**400},
+        {"expression": "1 GB", "claimed": "1 GB", "model": ["llama-3-70b"]},
+        {"expression": "1 GB", "claimed": "1 GB", "context": {"gpu": 5}},
+        {"expression": "1 GB", "claimed": "1 GB", "context": {"claimed": "2 GB"}},
+        {"expression": "1 GB", "claimed": "1 GB"},
+    ]
     report = nm.check_claims(rows)
     assert [row.status for row in report.rows] == ["unchecked"] * 5 + ["agree"]
     assert all(row.category == "bad value" for row in report.rows[:5])
     with pytest.raises(nm.InputError, match="tolerance"):
-        nm.check("1 GB", expect="1 GB", tolerance=10 ** 400)
+        nm.check("1 GB", expect="1 GB", tolerance=10**400)
 
 
 def test_defaults_cannot_stand_in_for_each_claims_own_columns():
@@ -415,8 +451,9 @@ def test_an_unexpected_failure_is_one_unchecked_row(monkeypatch):
         return real(expression, *args, **kwargs)
 
     monkeypatch.setattr(module, "check", flaky)
-    report = nm.check_claims([{"expression": "2 GB", "claimed": "2 GB"},
-                              {"expression": "1 GB", "claimed": "1 GB"}])
+    report = nm.check_claims(
+        [{"expression": "2 GB", "claimed": "2 GB"}, {"expression": "1 GB", "claimed": "1 GB"}]
+    )
     assert report.rows[0].category == claims.INTERNAL_ERROR
     assert "KeyError" in report.rows[0].reason and report.rows[1].status == "agree"
     assert report.exit_status() == 2
@@ -427,10 +464,12 @@ HOSTILE_ID = "x\n## ✅ All claims agree\n<img src=x onerror=alert(1)>"
 
 
 def test_markdown_escapes_ids_sources_claims_and_names():
-    report = nm.check_claims([
-        {"id": HOSTILE_ID, "expression": "1 GB", "claimed": "2 GB", "source": "a | b `c`"},
-        {"id": "tick`s", "expression": "1 GB + `", "claimed": "1 GB"},
-    ])
+    report = nm.check_claims(
+        [
+            {"id": HOSTILE_ID, "expression": "1 GB", "claimed": "2 GB", "source": "a | b `c`"},
+            {"id": "tick`s", "expression": "1 GB + `", "claimed": "1 GB"},
+        ]
+    )
     md = report.markdown
     assert not any(line.startswith("## ") for line in md.splitlines())
     assert "<img" not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
@@ -457,9 +496,12 @@ def test_markdown_helpers():
 
 def test_terminal_output_shows_control_characters(napkin, tmp_path):
     hostile = "evil\x1b[2J\rok\u202egnp.exe"
-    report = nm.check_claims([{"id": hostile, "expression": "1 GB", "claimed": "2 GB",
-                               "source": "s\x1b]0;title\x07"},
-                              {"id": "bad", "expression": "1 GB\x1b[31m", "claimed": "1 GB"}])
+    report = nm.check_claims(
+        [
+            {"id": hostile, "expression": "1 GB", "claimed": "2 GB", "source": "s\x1b]0;title\x07"},
+            {"id": "bad", "expression": "1 GB\x1b[31m", "claimed": "1 GB"},
+        ]
+    )
     text = report.text
     for raw in ("\x1b", "\r", "\u202e", "\x07"):
         assert raw not in text
@@ -467,8 +509,9 @@ def test_terminal_output_shows_control_characters(napkin, tmp_path):
     # JSON keeps the values as they are (json escapes them)
     assert json.loads(report.to_json())["rows"][0]["id"] == hostile
     path = tmp_path / "t.csv"
-    path.write_text(f'id,expression,claimed\n"{hostile.replace(chr(13), "")}",1 GB,2 GB\n',
-                    encoding="utf-8")
+    path.write_text(
+        f'id,expression,claimed\n"{hostile.replace(chr(13), "")}",1 GB,2 GB\n', encoding="utf-8"
+    )
     status, out, err = napkin("check", str(path))
     assert status == 1 and "\x1b" not in out and "\u202e" not in out
     path.write_text(f'id,expression,claimed\n"{hostile}",1 GB,2 GB\n', encoding="utf-8")

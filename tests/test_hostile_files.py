@@ -120,13 +120,17 @@ def test_files_over_the_size_cap_are_refused_before_reading(tmp_path, monkeypatc
     refused(["plan", str(tmp_path / "p.toml")], "larger than 50 bytes")
 
 
-@pytest.mark.parametrize("deep", [
-    "a = " + "[" * DEEP + "]" * DEEP,
-    "a = " + "{b = " * DEEP + "1" + "}" * DEEP,
-    "a" + ".a" * DEEP + " = 1",
-    "[a" + ".a" * DEEP + "]",
-    "a = " + "[" * 40 + "]" * 40,
-], ids=["brackets", "inline-tables", "dotted-key", "dotted-header", "40-deep"])
+@pytest.mark.parametrize(
+    "deep",
+    [
+        "a = " + "[" * DEEP + "]" * DEEP,
+        "a = " + "{b = " * DEEP + "1" + "}" * DEEP,
+        "a" + ".a" * DEEP + " = 1",
+        "[a" + ".a" * DEEP + "]",
+        "a = " + "[" * 40 + "]" * 40,
+    ],
+    ids=["brackets", "inline-tables", "dotted-key", "dotted-header", "40-deep"],
+)
 def test_deep_nesting_is_an_error_not_a_crash(tmp_path, deep):
     path = tmp_path / "deep.toml"
     path.write_text(PLAN + deep + "\n", encoding="utf-8")
@@ -139,34 +143,44 @@ def test_deep_nesting_is_an_error_not_a_crash(tmp_path, deep):
 
 def test_brackets_inside_strings_and_comments_are_not_nesting(tmp_path):
     path = tmp_path / "p.toml"
-    path.write_text('# [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n'
-                    + PLAN.replace('title = "Seven B"', 'title = "' + "[" * 50 + '"')
-                    + 'notes = """' + "{" * 50 + '"""\n', encoding="utf-8")
+    path.write_text(
+        "# [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n"
+        + PLAN.replace('title = "Seven B"', 'title = "' + "[" * 50 + '"')
+        + 'notes = """'
+        + "{" * 50
+        + '"""\n',
+        encoding="utf-8",
+    )
     status, out, err = run("plan", str(path))
     assert status == 0, err
     assert "train_compute" in out
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("x = 1\n", ["x is a number outside any table"]),
-    ("x = [1]\n", ["x is an array outside any table"]),
-    (PLAN, ["title is text outside any table"]),
-    ("\x00", ["not valid TOML"]),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("x = 1\n", ["x is a number outside any table"]),
+        ("x = [1]\n", ["x is an array outside any table"]),
+        (PLAN, ["title is text outside any table"]),
+        ("\x00", ["not valid TOML"]),
+    ],
+)
 def test_a_records_file_of_the_wrong_shape_is_exit_2(tmp_path, text, words):
     path = tmp_path / "r.toml"
     path.write_text(text, encoding="utf-8")
     refused([*SOLVE, "--records", str(path)], "r.toml", *words)
-    refused(["plan", str(plan_with(tmp_path, [], "bare.toml")), "--records", str(path)],
-            *words)
+    refused(["plan", str(plan_with(tmp_path, [], "bare.toml")), "--records", str(path)], *words)
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("[1, 2]", ["the top level is an array (a list), not a table"]),
-    ("3", ["the top level is a number"]),
-    ('{"title": "a", "title": "b"}', ["the key 'title' appears twice"]),
-    ('{"title": ', ["line 1: not valid JSON"]),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[1, 2]", ["the top level is an array (a list), not a table"]),
+        ("3", ["the top level is a number"]),
+        ('{"title": "a", "title": "b"}', ["the key 'title' appears twice"]),
+        ('{"title": ', ["line 1: not valid JSON"]),
+    ],
+)
 def test_json_plans_of_the_wrong_shape_are_exit_2(tmp_path, text, words):
     path = tmp_path / "p.json"
     path.write_text(text, encoding="utf-8")
@@ -189,8 +203,9 @@ def test_the_document_reader_is_general(tmp_path):
     with pytest.raises(InputError, match="no such model config"):
         files.read_document(tmp_path / "nope.json", noun="model config", limit=1000)
     with pytest.raises(InputError) as info:  # private: the parser's reason quotes no key
-        files.parse_document("secret_key = 1\nsecret_key = 2\n", kind="toml", noun="file",
-                             shown="f", private=True)
+        files.parse_document(
+            "secret_key = 1\nsecret_key = 2\n", kind="toml", noun="file", shown="f", private=True
+        )
     assert "secret_key" not in str(info.value) and "line 2" in str(info.value)
 
 
@@ -203,22 +218,26 @@ def test_a_plans_records_files_stay_in_its_folder(tmp_path):
     (inside / "sub" / "ours.toml").write_text(OURS, encoding="utf-8")
     (inside / "link.toml").symlink_to(tmp_path / "ours.toml")
     for item in ("../ours.toml", str(tmp_path / "ours.toml"), "link.toml", "sub/../../ours.toml"):
-        refused(["plan", str(plan_with(inside, [item]))], "outside the plan file's folder",
-                "--records")
-    status, _, err = run("plan", str(plan_with(inside, ["sub/ours.toml",
-                                                        "./sub/../sub/ours.toml"])))
+        refused(
+            ["plan", str(plan_with(inside, [item]))], "outside the plan file's folder", "--records"
+        )
+    status, _, err = run(
+        "plan", str(plan_with(inside, ["sub/ours.toml", "./sub/../sub/ours.toml"]))
+    )
     assert status == 0, err
     # the command line may name any file
-    status, _, err = run("plan", str(plan_with(inside, [])), "--records",
-                         str(tmp_path / "ours.toml"))
+    status, _, err = run(
+        "plan", str(plan_with(inside, [])), "--records", str(tmp_path / "ours.toml")
+    )
     assert status == 0, err
 
 
 def test_a_file_a_plan_names_that_is_no_records_file_is_not_shown(tmp_path):
-    (tmp_path / "secrets.toml").write_text('[deploy]\napi_token_name = "hunter2"\n'
-                                           'zebra = 1\n', encoding="utf-8")
+    (tmp_path / "secrets.toml").write_text(
+        '[deploy]\napi_token_name = "hunter2"\nzebra = 1\n', encoding="utf-8"
+    )
     (tmp_path / "flat.toml").write_text('api_token = "hunter2"\n', encoding="utf-8")
-    (tmp_path / "broken.toml").write_text('api_token = 1\napi_token = 2\n', encoding="utf-8")
+    (tmp_path / "broken.toml").write_text("api_token = 1\napi_token = 2\n", encoding="utf-8")
     (tmp_path / "other-plan.toml").write_text(PLAN, encoding="utf-8")
     for name in ("secrets.toml", "flat.toml", "broken.toml", "other-plan.toml"):
         err = refused(["plan", str(plan_with(tmp_path, [name]))], name, "records.files[0]")
@@ -238,10 +257,21 @@ def test_no_output_over_an_input(tmp_path):
     refused(["plan", str(plan), "-o", str(plan)], "is this command's plan file", "overwrite")
     refused(["plan", str(tmp_path / "alias.toml"), "-o", str(plan)], "plan file")
     refused(["plan", str(plan), "-o", str(tmp_path / "hard.toml")], "by another name")
-    refused(["plan", str(plan), "--records", str(ours), "-o", str(ours)],
-            "is this command's records file")
-    sweep = ["sweep", "train_time", "n_gpus=1k..4k:log:3", "train_compute=6.35e24FLOP",
-             "mfu=0.4", "--gpu", "H100", "--records", str(ours)]
+    refused(
+        ["plan", str(plan), "--records", str(ours), "-o", str(ours)],
+        "is this command's records file",
+    )
+    sweep = [
+        "sweep",
+        "train_time",
+        "n_gpus=1k..4k:log:3",
+        "train_compute=6.35e24FLOP",
+        "mfu=0.4",
+        "--gpu",
+        "H100",
+        "--records",
+        str(ours),
+    ]
     refused([*sweep, "--csv", str(ours)], "records file")
     refused([*sweep, "--json", str(ours)], "records file")
     refused([*sweep, "--csv", "a.csv", "--json", "a.csv"], "named for two outputs")
@@ -263,14 +293,25 @@ def test_no_output_through_a_link(tmp_path):
     dangling.symlink_to(tmp_path / "would-be-created.html")
     refused(["plan", str(plan), "-o", str(link)], "is a symbolic link", "remove the link")
     refused(["plan", str(plan), "-o", str(dangling)], "is a symbolic link")
-    refused(["sweep", "train_time", "n_gpus=1k..4k:log:3", "train_compute=6.35e24FLOP",
-             "mfu=0.4", "--gpu", "H100", "--csv", str(link)], "symbolic link")
+    refused(
+        [
+            "sweep",
+            "train_time",
+            "n_gpus=1k..4k:log:3",
+            "train_compute=6.35e24FLOP",
+            "mfu=0.4",
+            "--gpu",
+            "H100",
+            "--csv",
+            str(link),
+        ],
+        "symbolic link",
+    )
     assert victim.read_text(encoding="utf-8") == "keep" and link.is_symlink()
     assert not (tmp_path / "would-be-created.html").exists()
 
 
-def test_outputs_are_written_whole_keep_their_mode_and_leave_no_temporary(tmp_path,
-                                                                           monkeypatch):
+def test_outputs_are_written_whole_keep_their_mode_and_leave_no_temporary(tmp_path, monkeypatch):
     from napkinmath import writing
 
     plan = tmp_path / "p.toml"
@@ -299,8 +340,15 @@ def test_outputs_are_written_whole_keep_their_mode_and_leave_no_temporary(tmp_pa
 def test_devices_and_pipes_as_outputs(tmp_path):
     plan = tmp_path / "p.toml"
     plan.write_text(PLAN, encoding="utf-8")
-    sweep = ["sweep", "train_time", "n_gpus=1k..4k:log:3", "train_compute=6.35e24FLOP",
-             "mfu=0.4", "--gpu", "H100"]
+    sweep = [
+        "sweep",
+        "train_time",
+        "n_gpus=1k..4k:log:3",
+        "train_compute=6.35e24FLOP",
+        "mfu=0.4",
+        "--gpu",
+        "H100",
+    ]
     status, _, err = run(*sweep, "--csv", os.devnull)
     assert status == 0, err
     fifo = tmp_path / "pipe.csv"
@@ -333,16 +381,64 @@ class _FileFuzzer:
         return self.rng.random() < p
 
     def junk_value(self) -> object:
-        return self.pick([
-            1, -1, 0, 1.5, float("nan"), float("inf"), True, False, "", "7B", "1T", "x" * 2000,
-            "0.3..0.5", "0.3 to 0.5", "\x1b[2J", "\u202e", "__import__('os')", [], [1, "a"],
-            {}, {"a": 1}, [[[[1]]]], "nope", "H100", 10**30, -(10**30), "1e999", "1 GB",
-            {"value": "1 TB"}, [{"title": "x"}]])
+        return self.pick(
+            [
+                1,
+                -1,
+                0,
+                1.5,
+                float("nan"),
+                float("inf"),
+                True,
+                False,
+                "",
+                "7B",
+                "1T",
+                "x" * 2000,
+                "0.3..0.5",
+                "0.3 to 0.5",
+                "\x1b[2J",
+                "\u202e",
+                "__import__('os')",
+                [],
+                [1, "a"],
+                {},
+                {"a": 1},
+                [[[[1]]]],
+                "nope",
+                "H100",
+                10**30,
+                -(10**30),
+                "1e999",
+                "1 GB",
+                {"value": "1 TB"},
+                [{"title": "x"}],
+            ]
+        )
 
     def name(self) -> str:
-        return self.pick(["params", "tokens", "n_gpus", "mfu", "train_time", "train_compute",
-                          "train_cost", "peak_flops", "nope", "", "a b", "__class__", "é",
-                          "title", "sections", "x" * 300, "\x1b", "1"])
+        return self.pick(
+            [
+                "params",
+                "tokens",
+                "n_gpus",
+                "mfu",
+                "train_time",
+                "train_compute",
+                "train_cost",
+                "peak_flops",
+                "nope",
+                "",
+                "a b",
+                "__class__",
+                "é",
+                "title",
+                "sections",
+                "x" * 300,
+                "\x1b",
+                "1",
+            ]
+        )
 
     def mutate(self, value: object, depth: int = 0) -> object:
         """`value` with a few parts changed: keys dropped, added or retyped."""
@@ -367,12 +463,20 @@ class _FileFuzzer:
         return self.junk_value() if self.chance(0.3) else value
 
     def plan(self) -> dict:
-        doc: dict = {"title": "Fuzz", "givens": {"params": "7B", "tokens": "1T", "n_gpus": 64,
-                                                 "mfu": 0.4},
-                     "sections": [{"title": "Compute", "ask": ["train_compute"]}]}
+        doc: dict = {
+            "title": "Fuzz",
+            "givens": {"params": "7B", "tokens": "1T", "n_gpus": 64, "mfu": 0.4},
+            "sections": [{"title": "Compute", "ask": ["train_compute"]}],
+        }
         if self.chance(0.3):
-            doc["sections"].append({"title": "Time", "ask": ["train_time"], "uses": [],
-                                    "givens": {"peak_flops": "989 TFLOP/(s*GPU)"}})
+            doc["sections"].append(
+                {
+                    "title": "Time",
+                    "ask": ["train_time"],
+                    "uses": [],
+                    "givens": {"peak_flops": "989 TFLOP/(s*GPU)"},
+                }
+            )
         if self.chance(0.2):
             doc["sweeps"] = [{"target": "train_compute", "over": {"params": "1B..7B:3"}}]
         if self.chance(0.2):
@@ -380,9 +484,16 @@ class _FileFuzzer:
         return self.mutate(doc) if self.chance(0.7) else doc
 
     def records(self) -> dict:
-        doc: dict = {"our-gpu": {"name": "X1", "kind": "accelerator", "source": "s",
-                                 "date": "2026", "peak_flops": {"value": "1 PFLOP/(s*GPU)"},
-                                 "price_per_gpu_hour": {"value": "3 USD/(GPU*hour)"}}}
+        doc: dict = {
+            "our-gpu": {
+                "name": "X1",
+                "kind": "accelerator",
+                "source": "s",
+                "date": "2026",
+                "peak_flops": {"value": "1 PFLOP/(s*GPU)"},
+                "price_per_gpu_hour": {"value": "3 USD/(GPU*hour)"},
+            }
+        }
         return self.mutate(doc) if self.chance(0.7) else doc
 
     def toml(self, doc: object) -> str:
@@ -392,13 +503,21 @@ class _FileFuzzer:
         lines, tables = [], []
         for key, value in doc.items():
             if isinstance(value, dict) and self.chance(0.8):
-                tables.append(f"[{json.dumps(key)}]\n" + "".join(
-                    f"{json.dumps(k)} = {self.toml_value(v)}\n" for k, v in value.items()))
-            elif isinstance(value, list) and value and \
-                    all(isinstance(v, dict) for v in value) and self.chance(0.8):
-                tables += [f"[[{json.dumps(key)}]]\n" + "".join(
-                    f"{json.dumps(k)} = {self.toml_value(v)}\n" for k, v in item.items())
-                    for item in value]
+                tables.append(
+                    f"[{json.dumps(key)}]\n"
+                    + "".join(f"{json.dumps(k)} = {self.toml_value(v)}\n" for k, v in value.items())
+                )
+            elif (
+                isinstance(value, list)
+                and value
+                and all(isinstance(v, dict) for v in value)
+                and self.chance(0.8)
+            ):
+                tables += [
+                    f"[[{json.dumps(key)}]]\n"
+                    + "".join(f"{json.dumps(k)} = {self.toml_value(v)}\n" for k, v in item.items())
+                    for item in value
+                ]
             else:
                 lines.append(f"{json.dumps(key)} = {self.toml_value(value)}\n")
         return "".join(lines) + "\n".join(tables)
@@ -411,8 +530,11 @@ class _FileFuzzer:
         if isinstance(value, float) and value in (float("inf"), float("-inf")):
             return "inf" if value > 0 else "-inf"
         if isinstance(value, dict):
-            return "{" + ", ".join(f"{json.dumps(k)} = {self.toml_value(v)}"
-                                   for k, v in value.items()) + "}"
+            return (
+                "{"
+                + ", ".join(f"{json.dumps(k)} = {self.toml_value(v)}" for k, v in value.items())
+                + "}"
+            )
         if isinstance(value, list):
             return "[" + ", ".join(self.toml_value(v) for v in value) + "]"
         if isinstance(value, str):
@@ -440,11 +562,25 @@ class _FileFuzzer:
         if roll < 0.25:
             return text.encode() + b"# pad\n" * 170_000  # just over the size cap
         if roll < 0.28:
-            return self.pick(["x = 1\n", "x = [1]\n", "[[x]]\na = 1\n", "", "\n", "= 1\n",
-                              f'secret = "{SECRET}"\n', '"" = 1\n', "a = 1\na = 2\n"]).encode()
+            return self.pick(
+                [
+                    "x = 1\n",
+                    "x = [1]\n",
+                    "[[x]]\na = 1\n",
+                    "",
+                    "\n",
+                    "= 1\n",
+                    f'secret = "{SECRET}"\n',
+                    '"" = 1\n',
+                    "a = 1\na = 2\n",
+                ]
+            ).encode()
         if json_doc is not None and roll < 0.45:
-            data = json.dumps(json_doc, ensure_ascii=False) if self.chance(0.9) else \
-                json.dumps(self.pick([[json_doc], 1, "x", None]))
+            data = (
+                json.dumps(json_doc, ensure_ascii=False)
+                if self.chance(0.9)
+                else json.dumps(self.pick([[json_doc], 1, "x", None]))
+            )
             return data.encode("utf-8", "surrogatepass")
         return text.encode("utf-8", "surrogatepass")
 
@@ -494,22 +630,42 @@ class _FileFuzzer:
                 roll = self.rng.random()
                 if roll < 0.4:
                     path = self.records_file(folder)
-                    items.append(os.path.relpath(path, folder) if path.parent == folder
-                                 else str(path))
+                    items.append(
+                        os.path.relpath(path, folder) if path.parent == folder else str(path)
+                    )
                     named.append(path)
                 elif roll < 0.6:
                     secret = folder / f"secret{self.count}.toml"
-                    secret.write_text(self.pick([f'[tokens]\nkey = "{SECRET}"\n',
-                                                 f'{SECRET} = "{SECRET}"\n',
-                                                 f'[{SECRET}]\n{SECRET} = 1\n',
-                                                 f'{SECRET} = [1, 2]\n[{SECRET}]\n',
-                                                 f'[[{SECRET}]]\nsource = 1\n']),
-                                      encoding="utf-8")
+                    secret.write_text(
+                        self.pick(
+                            [
+                                f'[tokens]\nkey = "{SECRET}"\n',
+                                f'{SECRET} = "{SECRET}"\n',
+                                f"[{SECRET}]\n{SECRET} = 1\n",
+                                f"{SECRET} = [1, 2]\n[{SECRET}]\n",
+                                f"[[{SECRET}]]\nsource = 1\n",
+                            ]
+                        ),
+                        encoding="utf-8",
+                    )
                     items.append(secret.name)
                 else:
-                    items.append(self.pick(["../outside.toml", "/etc/hostname", "plan.toml",
-                                            "nope.toml", "", ".", "a\x00b", "../" * 30 + "x",
-                                            f"plan{suffix}", "sub/../plan.toml"]))
+                    items.append(
+                        self.pick(
+                            [
+                                "../outside.toml",
+                                "/etc/hostname",
+                                "plan.toml",
+                                "nope.toml",
+                                "",
+                                ".",
+                                "a\x00b",
+                                "../" * 30 + "x",
+                                f"plan{suffix}",
+                                "sub/../plan.toml",
+                            ]
+                        )
+                    )
             records = doc.setdefault("records", {})
             if isinstance(records, dict):
                 records["files"] = items if self.chance(0.9) else items[0]
@@ -554,14 +710,33 @@ class _FileFuzzer:
         records = self.records_file(self.root)
         inputs = [records] if records.is_file() else []
         if roll < 0.75:
-            return [*SOLVE, "--gpu", self.pick(["our-gpu", "H100", "X1"]), "--records",
-                    str(records)], inputs
+            return [
+                *SOLVE,
+                "--gpu",
+                self.pick(["our-gpu", "H100", "X1"]),
+                "--records",
+                str(records),
+            ], inputs
         if roll < 0.85:
-            return ["hardware", *([] if self.chance(0.5) else ["our-gpu"]), "--records",
-                    str(records)], inputs
-        return ["sweep", "train_time", "n_gpus=1k..4k:log:3", "train_compute=6.35e24FLOP",
-                "mfu=0.4", "--gpu", "H100", "--records", str(records),
-                "--csv", self.output(inputs, ".csv")], inputs
+            return [
+                "hardware",
+                *([] if self.chance(0.5) else ["our-gpu"]),
+                "--records",
+                str(records),
+            ], inputs
+        return [
+            "sweep",
+            "train_time",
+            "n_gpus=1k..4k:log:3",
+            "train_compute=6.35e24FLOP",
+            "mfu=0.4",
+            "--gpu",
+            "H100",
+            "--records",
+            str(records),
+            "--csv",
+            self.output(inputs, ".csv"),
+        ], inputs
 
 
 def _snapshot(paths: list[Path]) -> dict[Path, bytes]:

@@ -26,10 +26,12 @@ import napkinmath as nm
 from napkinmath.scenario import report_latex
 
 #: every kind of hostile text at once
-HOSTILE = ("<script>alert(1)</script> </script> [x](javascript:alert(1)) "
-           "![t](http://evil/x.png) <!-- \x1b[31mred\x1b[0m bell\x07 \u202edesrever "
-           "nul\x00 one\x01 \\input{/etc/passwd} \\write18{touch pwned} ^^5c ^^M "
-           "% # $ & { } ~ _ \\end{document}")
+HOSTILE = (
+    "<script>alert(1)</script> </script> [x](javascript:alert(1)) "
+    "![t](http://evil/x.png) <!-- \x1b[31mred\x1b[0m bell\x07 \u202edesrever "
+    "nul\x00 one\x01 \\input{/etc/passwd} \\write18{touch pwned} ^^5c ^^M "
+    "% # $ & { } ~ _ \\end{document}"
+)
 #: what no report may carry raw
 CONTROLS = ("\x1b", "\x07", "\u202e", "\x00", "\x01")
 
@@ -62,7 +64,7 @@ source = {q("quote " + HOSTILE)}
 PLAN = f"""\
 title = {q("Plan " + HOSTILE)}
 notes = '''
-{HOSTILE.replace(chr(0), "").replace(chr(1), "").replace(chr(7), "").replace(chr(0x1b), "")}
+{HOSTILE.replace(chr(0), "").replace(chr(1), "").replace(chr(7), "").replace(chr(0x1B), "")}
 # not a heading
 ~~~
 ---
@@ -90,11 +92,19 @@ gpu = ["our-gpu", "H100-SXM"]
 """
 
 #: a plan with a warning (its givens disagree), to show that no title hides it
-WARNED = {"title": "<!-- " + HOSTILE, "notes": "<!--",
-          "records": {"gpu": "H100-SXM"},
-          "givens": {"params": "7B", "tokens": "1T", "train_compute": "5e22 FLOP",
-                     "mfu": 0.4, "n_gpus": 64},
-          "sections": [{"title": "<!-- hidden?", "ask": ["train_time"]}]}
+WARNED = {
+    "title": "<!-- " + HOSTILE,
+    "notes": "<!--",
+    "records": {"gpu": "H100-SXM"},
+    "givens": {
+        "params": "7B",
+        "tokens": "1T",
+        "train_compute": "5e22 FLOP",
+        "mfu": 0.4,
+        "n_gpus": 64,
+    },
+    "sections": [{"title": "<!-- hidden?", "ask": ["train_time"]}],
+}
 
 SOLVE = ["train_cost", "params=7B", "tokens=1T", "mfu=0.4", "n_gpus=64", "--gpu", "our-gpu"]
 
@@ -114,8 +124,15 @@ def plan(folder):
 
 @pytest.fixture(scope="module")
 def answer(folder):
-    return nm.solve("train_cost", params="7B", tokens="1T", mfu=0.4, n_gpus=64, gpu="our-gpu",
-                    records=str(folder / "ours.toml"))
+    return nm.solve(
+        "train_cost",
+        params="7B",
+        tokens="1T",
+        mfu=0.4,
+        n_gpus=64,
+        gpu="our-gpu",
+        records=str(folder / "ours.toml"),
+    )
 
 
 # --- the checks, one per kind of output -------------------------------------------------------
@@ -231,12 +248,16 @@ def test_latex_report_keeps_user_text_out_of_tex(plan):
 def test_tex_has_no_marker_for_user_text_to_collide_with():
     tex = report_latex.tex
     assert tex("a\x00b\x01c") == r"a\textbackslash{}x00b\textbackslash{}x01c"
-    assert tex("10⁹ \x00 10⁻³ \x01") == (r"10\ensuremath{^{9}} \textbackslash{}x00 "
-                                         r"10\ensuremath{^{-3}} \textbackslash{}x01")
+    assert tex("10⁹ \x00 10⁻³ \x01") == (
+        r"10\ensuremath{^{9}} \textbackslash{}x00 "
+        r"10\ensuremath{^{-3}} \textbackslash{}x01"
+    )
     assert tex("one\n\n\ntwo") == "one two"  # no \par inside \section{...}
     assert tex("one\n\ntwo", paragraphs=True) == "one\n\ntwo"
-    assert tex("\u202e\x1b\x07") == r"\textless{}U+202E\textgreater{}\textbackslash{}x1b" \
-                                     r"\textbackslash{}x07"
+    assert (
+        tex("\u202e\x1b\x07") == r"\textless{}U+202E\textgreater{}\textbackslash{}x1b"
+        r"\textbackslash{}x07"
+    )
 
 
 def test_html_report_stays_escaped(plan):
@@ -253,16 +274,17 @@ def test_html_report_stays_escaped(plan):
 
 def test_pdf_compiles(plan, tmp_path):
     if shutil.which("pdflatex") is None:
-        pytest.skip("pdflatex is not installed here (apt-get install texlive-latex-recommended)"
-                    ": the .tex text is checked by test_latex_report_keeps_user_text_out_of_tex")
+        pytest.skip(
+            "pdflatex is not installed here (apt-get install texlive-latex-recommended)"
+            ": the .tex text is checked by test_latex_report_keeps_user_text_out_of_tex"
+        )
     pdf = plan.to_pdf(tmp_path / "hostile.pdf")
     assert pdf.read_bytes().startswith(b"%PDF")
     assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
 
 
 # --- pdflatex's command line ------------------------------------------------------------------
-def test_pdflatex_runs_without_shell_escape_and_reads_only_its_folder(plan, tmp_path,
-                                                                      monkeypatch):
+def test_pdflatex_runs_without_shell_escape_and_reads_only_its_folder(plan, tmp_path, monkeypatch):
     """Whatever the environment (a texmf.cnf's settings, or variables that override it)."""
     for name, value in (("shell_escape", "t"), ("openin_any", "a"), ("openout_any", "a")):
         monkeypatch.setenv(name, value)
@@ -275,8 +297,13 @@ def test_pdflatex_runs_without_shell_escape_and_reads_only_its_folder(plan, tmp_
 
     monkeypatch.setattr(report_latex.shutil, "which", lambda name: "/usr/bin/pdflatex")
     monkeypatch.setattr(report_latex.subprocess, "run", run)
-    nm.plan({"title": "t", "givens": {"params": "7B"},
-             "sections": [{"title": "s", "ask": "weight_memory"}]}).to_pdf(tmp_path / "x.pdf")
+    nm.plan(
+        {
+            "title": "t",
+            "givens": {"params": "7B"},
+            "sections": [{"title": "s", "ask": "weight_memory"}],
+        }
+    ).to_pdf(tmp_path / "x.pdf")
     assert len(calls) == 2
     for argv, env in calls:
         assert argv[0] == "/usr/bin/pdflatex" and "-no-shell-escape" in argv
@@ -288,12 +315,21 @@ def test_pdflatex_settings_refuse_to_read_outside_the_folder(tmp_path):
     program = shutil.which("pdflatex")
     if program is None:
         pytest.skip("pdflatex is not installed here: its command line is checked above")
-    (tmp_path / "a.tex").write_text("\\documentclass{article}\\begin{document}"
-                                    "\\input{/etc/hostname}\\immediate\\write18{touch pwned}"
-                                    "\\end{document}\n")
-    done = subprocess.run([program, *report_latex.PDFLATEX_OPTIONS, "a.tex"], cwd=tmp_path,
-                          env=report_latex.pdflatex_env(), capture_output=True, text=True,
-                          errors="replace", timeout=120, check=False)
+    (tmp_path / "a.tex").write_text(
+        "\\documentclass{article}\\begin{document}"
+        "\\input{/etc/hostname}\\immediate\\write18{touch pwned}"
+        "\\end{document}\n"
+    )
+    done = subprocess.run(
+        [program, *report_latex.PDFLATEX_OPTIONS, "a.tex"],
+        cwd=tmp_path,
+        env=report_latex.pdflatex_env(),
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=120,
+        check=False,
+    )
     assert done.returncode != 0 and "/etc/hostname" in done.stdout
     assert not (tmp_path / "pwned").exists()
 
@@ -324,8 +360,9 @@ def test_napkin_plan_on_the_terminal_shows_escapes(napkin, folder):
 
 @pytest.mark.parametrize("form", ["text", "markdown", "latex", "json"])
 def test_napkin_solve_escapes_record_text_in_every_format(napkin, folder, form):
-    status, out, err = napkin("solve", *SOLVE, "--records", str(folder / "ours.toml"),
-                              "--format", form)
+    status, out, err = napkin(
+        "solve", *SOLVE, "--records", str(folder / "ours.toml"), "--format", form
+    )
     assert status == 0, err
     assert_no_controls(out)
     if form == "text":
@@ -357,19 +394,33 @@ def test_the_api_answer_escapes_record_text(answer):
 BIG = "a" * 1_000_000
 
 
-@pytest.mark.parametrize("call", [
-    lambda: nm.solve(BIG),
-    lambda: nm.solve("train_time", **{BIG: 1}),
-    lambda: nm.solve("train_time", gpu=BIG),
-    lambda: nm.solve("train_time", precision=BIG),
-    lambda: nm.variable(BIG),
-    lambda: nm.formula(BIG),
-    lambda: nm.solve(" ".join(["a"] * 500_000)),  # spaces do not escape the cap
-    lambda: nm.plan({"title": "t", "givens": {BIG: 1}, "sections": [{"title": "s",
-                                                                     "ask": "train_time"}]}),
-    lambda: nm.plan({"title": "t", BIG: 1, "sections": [{"title": "s", "ask": "train_time"}]}),
-], ids=["target", "given", "gpu", "precision", "variable", "formula", "spaced", "plan-given",
-        "plan-key"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: nm.solve(BIG),
+        lambda: nm.solve("train_time", **{BIG: 1}),
+        lambda: nm.solve("train_time", gpu=BIG),
+        lambda: nm.solve("train_time", precision=BIG),
+        lambda: nm.variable(BIG),
+        lambda: nm.formula(BIG),
+        lambda: nm.solve(" ".join(["a"] * 500_000)),  # spaces do not escape the cap
+        lambda: nm.plan(
+            {"title": "t", "givens": {BIG: 1}, "sections": [{"title": "s", "ask": "train_time"}]}
+        ),
+        lambda: nm.plan({"title": "t", BIG: 1, "sections": [{"title": "s", "ask": "train_time"}]}),
+    ],
+    ids=[
+        "target",
+        "given",
+        "gpu",
+        "precision",
+        "variable",
+        "formula",
+        "spaced",
+        "plan-given",
+        "plan-key",
+    ],
+)
 def test_an_error_quotes_at_most_60_characters_of_a_name(call):
     with pytest.raises(nm.InputError) as caught:
         call()
@@ -380,8 +431,10 @@ def test_an_error_quotes_at_most_60_characters_of_a_name(call):
 
 def test_napkin_plan_with_a_megabyte_name_says_so_briefly(napkin, tmp_path):
     path = tmp_path / "big.toml"  # a 900 kB name: under the plan file's 1,000,000 bytes
-    path.write_text(f'title = "t"\n[givens]\n{"a" * 900_000} = 1\n[[sections]]\n'
-                    'title = "s"\nask = ["train_time"]\n')
+    path.write_text(
+        f'title = "t"\n[givens]\n{"a" * 900_000} = 1\n[[sections]]\n'
+        'title = "s"\nask = ["train_time"]\n'
+    )
     status, out, err = napkin("plan", str(path))
     assert status == 2 and out == ""
     assert len(err) < 1_000 and "characters)" in err and "a" * 61 not in err
@@ -394,8 +447,10 @@ def test_a_short_name_is_quoted_whole():
 
     assert quoted("x" * 60) == repr("x" * 60)
     assert quoted("x" * 61) == repr("x" * 60) + "… (61 characters)"
-    assert capped("key givens." + "b" * 2000 + ": unknown") == \
-        "key givens." + "b" * 53 + "… (2,007 characters): unknown"
+    assert (
+        capped("key givens." + "b" * 2000 + ": unknown")
+        == "key givens." + "b" * 53 + "… (2,007 characters): unknown"
+    )
     expression = "params: expected ')'\n  " + "(" * 999 + "\n  " + " " * 999 + "^"
     assert capped(expression) == expression  # the grammar's longest input, under its caret
 

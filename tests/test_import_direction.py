@@ -47,8 +47,11 @@ def _imports(path: Path) -> set[str]:
             assert node.level == 0, f"{path}: a relative import (the engine imports absolutely)"
             base = node.module or ""
             # `from napkinmath.rendering import exprprint` imports the module exprprint
-            modules = {f"{base}.{alias.name}" for alias in node.names
-                       if base.startswith("napkinmath") and _is_module(f"{base}.{alias.name}")}
+            modules = {
+                f"{base}.{alias.name}"
+                for alias in node.names
+                if base.startswith("napkinmath") and _is_module(f"{base}.{alias.name}")
+            }
             found.update(modules if len(modules) == len(node.names) else {base, *modules})
     return {name for name in found if name == "napkinmath" or name.startswith("napkinmath.")}
 
@@ -62,14 +65,23 @@ def _in(layer: str, name: str) -> bool:
 
 def _crossing(layers: tuple[str, ...], forbidden: tuple[str, ...]) -> set[tuple[str, str]]:
     """(module, import) for each import of a `forbidden` layer by a module of `layers`."""
-    return {(module, name) for module, names in IMPORTS.items() for name in names
-            if any(_in(layer, module) for layer in layers)
-            and any(_in(layer, name) for layer in forbidden)}
+    return {
+        (module, name)
+        for module, names in IMPORTS.items()
+        for name in names
+        if any(_in(layer, module) for layer in layers)
+        and any(_in(layer, name) for layer in forbidden)
+    }
 
 
 def test_every_engine_module_is_read():
-    assert {"napkinmath.answer.result", "napkinmath.answer.data", "napkinmath.solving.solver",
-            "napkinmath.rendering.result", "napkinmath.whatif.sensitivity"} <= IMPORTS.keys()
+    assert {
+        "napkinmath.answer.result",
+        "napkinmath.answer.data",
+        "napkinmath.solving.solver",
+        "napkinmath.rendering.result",
+        "napkinmath.whatif.sensitivity",
+    } <= IMPORTS.keys()
     assert "napkinmath.answer.data" in IMPORTS["napkinmath.solving.solver"]
     # a lazy import inside a function counts: `Compiled.layout` imports the printer there
     assert "napkinmath.rendering.exprprint" in IMPORTS["napkinmath.solving.invert"]
@@ -95,5 +107,7 @@ def test_the_printers_import_neither_the_solver_nor_a_what_if():
 
 def test_text_helpers_import_no_layer():
     """Number formatting, citations and LaTeX escaping serve every layer: they import none."""
-    assert _crossing(("text",), ("answer", "solving", "whatif", "scenario", "rendering",
-                                 "cli")) == set()
+    assert (
+        _crossing(("text",), ("answer", "solving", "whatif", "scenario", "rendering", "cli"))
+        == set()
+    )

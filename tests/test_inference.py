@@ -12,8 +12,9 @@ import napkinmath as nm
 
 # Llama-3-70B (arXiv:2407.21783, Table 3): 80 layers, 64 query heads, 8 KV heads, head dim 128.
 LLAMA3_70B = dict(n_layers=80, n_kv_heads=8, head_dim=128)
-H100 = dict(hbm_capacity="80 GB/GPU", hbm_bandwidth="3.35 TB/(s*GPU)",
-            peak_flops="989 TFLOP/(s*GPU)")
+H100 = dict(
+    hbm_capacity="80 GB/GPU", hbm_bandwidth="3.35 TB/(s*GPU)", peak_flops="989 TFLOP/(s*GPU)"
+)
 KV_PER_TOKEN = 2 * 80 * 8 * 128 * 2  # 327,680 B/token
 
 
@@ -55,8 +56,9 @@ def test_w15_mla_deepseek_v3():
 
 
 def test_w15_mla_inverse_latent_rank():
-    r = nm.solve("kv_lora_rank", kv_bytes_per_token="70272 B/token", n_layers=61,
-                 qk_rope_head_dim=64)
+    r = nm.solve(
+        "kv_lora_rank", kv_bytes_per_token="70272 B/token", n_layers=61, qk_rope_head_dim=64
+    )
     assert r.value.magnitude == pytest.approx(70_272 / (61 * 2) - 64)  # 512
 
 
@@ -101,23 +103,41 @@ def test_whole_sequences_round_down():
 
 
 def test_inverse_context_length_for_a_user_count():
-    r = nm.solve("seq_len", max_concurrent_sequences=32, n_gpus=4, weight_memory="141 GB",
-                 **LLAMA3_70B, **H100)
+    r = nm.solve(
+        "seq_len",
+        max_concurrent_sequences=32,
+        n_gpus=4,
+        weight_memory="141 GB",
+        **LLAMA3_70B,
+        **H100,
+    )
     hand = (0.9 * 4 * 80e9 - 141e9) / (32 * 327_680)  # 147 GB / 10.49 MB: 14,019 token
     assert mag(r.value, "token/sequence") == pytest.approx(hand)
 
 
 def test_inverse_gpus_for_weights_and_users():
-    r = nm.solve("n_gpus", max_concurrent_sequences=32, seq_len=8192, weight_memory="141 GB",
-                 **LLAMA3_70B, **H100)
+    r = nm.solve(
+        "n_gpus",
+        max_concurrent_sequences=32,
+        seq_len=8192,
+        weight_memory="141 GB",
+        **LLAMA3_70B,
+        **H100,
+    )
     hand = (141e9 + 32 * 8192 * 327_680) / (0.9 * 80e9)  # (141 + 85.9) GB / 72 GB = 3.15 GPU
     assert mag(r.value, "GPU") == pytest.approx(hand)
 
 
 def test_weights_that_do_not_fit_name_the_budget():
     with pytest.raises(nm.NoRootError) as err:
-        nm.solve("max_concurrent_sequences", n_gpus=1, weight_memory="141 GB", seq_len=8192,
-                 **LLAMA3_70B, **H100)
+        nm.solve(
+            "max_concurrent_sequences",
+            n_gpus=1,
+            weight_memory="141 GB",
+            seq_len=8192,
+            **LLAMA3_70B,
+            **H100,
+        )
     assert "kv_memory_budget" in str(err.value)  # 0.9 x 80 GB - 141 GB < 0
 
 
@@ -134,41 +154,47 @@ def test_w16_single_stream_upper_bound():
 
 
 def test_w16_from_parameters_and_preset():
-    r = nm.solve("decode_speed", params_total="70.6B", kv_cache_memory="0 GB", n_gpus=4,
-                 gpu="H100")
+    r = nm.solve("decode_speed", params_total="70.6B", kv_cache_memory="0 GB", n_gpus=4, gpu="H100")
     hand = 4 * 3.35e12 / (70.6e9 * 2)  # 141.2 GB of bf16 weights: 94.9 token/s
     assert mag(r.value, "token/(s*sequence)") == pytest.approx(hand)
 
 
 def test_w16_inverse_gpus_for_a_speed():
-    r = nm.solve("n_gpus", decode_speed="95.04 token/(s*sequence)", kv_cache_memory="0 GB",
-                 weight_memory="141 GB", hbm_bandwidth="3.35 TB/(s*GPU)")
+    r = nm.solve(
+        "n_gpus",
+        decode_speed="95.04 token/(s*sequence)",
+        kv_cache_memory="0 GB",
+        weight_memory="141 GB",
+        hbm_bandwidth="3.35 TB/(s*GPU)",
+    )
     assert mag(r.value, "GPU") == pytest.approx(95.04 * 141e9 / 3.35e12)  # 4.0
 
 
 def test_w16_batch_reads_the_kv_cache_too():
-    r = nm.solve(["decode_speed", "decode_throughput"], batch_size=32, seq_len=8192,
-                 **LLAMA3_70B, **W16)
+    r = nm.solve(
+        ["decode_speed", "decode_throughput"], batch_size=32, seq_len=8192, **LLAMA3_70B, **W16
+    )
     step = (141e9 + 32 * 8192 * 327_680) / (4 * 3.35e12)  # 226.9 GB per step: 16.93 ms
     assert mag(r["decode_speed"], "token/(s*sequence)") == pytest.approx(1 / step)  # 59.1
     assert mag(r["decode_throughput"], "token/s") == pytest.approx(32 / step)  # 1,890
 
 
 def test_w16_speculative_decoding_tokens_per_step():
-    r = nm.solve("decode_speed", tokens_per_step="1.8 token/sequence", kv_cache_memory="0 GB",
-                 **W16)
+    r = nm.solve(
+        "decode_speed", tokens_per_step="1.8 token/sequence", kv_cache_memory="0 GB", **W16
+    )
     assert mag(r.value, "token/(s*sequence)") == pytest.approx(1.8 * 4 * 3.35e12 / 141e9)
 
 
 def test_w16_generation_time():
-    r = nm.solve("generation_time", output_len="500 token/sequence", kv_cache_memory="0 GB",
-                 **W16)
+    r = nm.solve("generation_time", output_len="500 token/sequence", kv_cache_memory="0 GB", **W16)
     assert mag(r.value, "s") == pytest.approx(500 * 141e9 / (4 * 3.35e12))  # 5.26 s
 
 
 def test_w16_ridge_point_and_compute_bound_batch():
-    r = nm.solve(["ridge_point", "decode_compute_bound_batch"], params="70B", params_total="70B",
-                 **H100)
+    r = nm.solve(
+        ["ridge_point", "decode_compute_bound_batch"], params="70B", params_total="70B", **H100
+    )
     ridge = 989e12 / 3.35e12  # 295.2 FLOP/B
     # b* = ridge * weight bytes / (2 FLOP/param/token * params) = ridge * 2/2 for bf16
     assert mag(r["ridge_point"], "FLOP/B") == pytest.approx(ridge)
@@ -177,8 +203,13 @@ def test_w16_ridge_point_and_compute_bound_batch():
 
 
 def test_w16_arithmetic_intensity_of_decode():
-    r = nm.solve("decode_arithmetic_intensity", batch_size=64, params="70B", params_total="70B",
-                 kv_cache_memory="0 GB")
+    r = nm.solve(
+        "decode_arithmetic_intensity",
+        batch_size=64,
+        params="70B",
+        params_total="70B",
+        kv_cache_memory="0 GB",
+    )
     assert mag(r.value, "FLOP/B") == pytest.approx(64 * 2 * 70e9 / (2 * 70e9))  # 64 FLOP/B
 
 
@@ -199,8 +230,13 @@ def test_inference_flop_per_token_dense_and_moe():
 
 def test_prefill_time_at_the_compute_roof_without_a_shape():
     # No shape, no bandwidth, one GPU count: the compute roof alone, the rest stated.
-    r = nm.solve("prefill_time", params="70B", prompt_tokens="8192 token", n_gpus=4,
-                 peak_flops="989 TFLOP/(s*GPU)")
+    r = nm.solve(
+        "prefill_time",
+        params="70B",
+        prompt_tokens="8192 token",
+        n_gpus=4,
+        peak_flops="989 TFLOP/(s*GPU)",
+    )
     hand = 2 * 70e9 * 8192 / (4 * 989e12)  # 1.147e15 FLOP / 3.956e15 FLOP/s = 0.29 s
     assert mag(r.value, "s") == pytest.approx(hand)
     text = r.to_text()
@@ -209,17 +245,21 @@ def test_prefill_time_at_the_compute_roof_without_a_shape():
 
 
 def test_prefill_mfu_from_a_measured_time():
-    r = nm.solve("prefill_mfu", params="70B", prompt_tokens="8192 token", n_gpus=4,
-                 prefill_time_measured="0.8 s", peak_flops="989 TFLOP/(s*GPU)")
+    r = nm.solve(
+        "prefill_mfu",
+        params="70B",
+        prompt_tokens="8192 token",
+        n_gpus=4,
+        prefill_time_measured="0.8 s",
+        peak_flops="989 TFLOP/(s*GPU)",
+    )
     assert r.value.magnitude == pytest.approx(2 * 70e9 * 8192 / (4 * 989e12 * 0.8))  # 0.362
 
 
 # --- W20: roofline across accelerators ------------------------------------------------------
 def test_w20_tpu_v6e_and_h100_ridge_points():
-    tpu = nm.solve("ridge_point", peak_flops="918 TFLOP/(s*chip)",
-                   hbm_bandwidth="1.64 TB/(s*chip)")
-    h100 = nm.solve("ridge_point", peak_flops="989 TFLOP/(s*GPU)",
-                    hbm_bandwidth="3.35 TB/(s*GPU)")
+    tpu = nm.solve("ridge_point", peak_flops="918 TFLOP/(s*chip)", hbm_bandwidth="1.64 TB/(s*chip)")
+    h100 = nm.solve("ridge_point", peak_flops="989 TFLOP/(s*GPU)", hbm_bandwidth="3.35 TB/(s*GPU)")
     assert mag(tpu.value, "FLOP/B") == pytest.approx(918 / 1.64)  # 559.8
     assert mag(tpu.value, "FLOP/B") == pytest.approx(560, rel=0.01)
     assert mag(h100.value, "FLOP/B") == pytest.approx(295, rel=0.01)  # 989 / 3.35 = 295.2
@@ -234,8 +274,13 @@ def test_w20_inverse_bandwidth_for_a_ridge():
 
 # --- Quantized weights and KV cache -----------------------------------------------------------
 def test_fp8_kv_cache_halves_the_bytes():
-    r = nm.solve("kv_cache_memory", kv_bytes_per_element="1 B/token", seq_len=8192,
-                 batch_size=32, **LLAMA3_70B)
+    r = nm.solve(
+        "kv_cache_memory",
+        kv_bytes_per_element="1 B/token",
+        seq_len=8192,
+        batch_size=32,
+        **LLAMA3_70B,
+    )
     assert mag(r.value, "B") == 2 * 80 * 8 * 128 * 1 * 8192 * 32  # 42.9 GB
     assert "kv_bytes_per_element" not in r.assumptions
 
@@ -252,36 +297,64 @@ def test_kv_bytes_per_element_without_per_token_is_read_per_token_visibly():
 
 @pytest.mark.parametrize(("bytes_per_param", "speedup"), [("1 B/param", 2), ("0.5 B/param", 4)])
 def test_quantized_weights_decode_faster(bytes_per_param, speedup):
-    bf16 = nm.solve("decode_speed", params_total="70B", kv_cache_memory="0 GB", n_gpus=1,
-                    hbm_bandwidth="3.35 TB/(s*GPU)")
-    quant = nm.solve(["weight_memory", "decode_speed"], params_total="70B",
-                     weight_bytes_per_param=bytes_per_param, kv_cache_memory="0 GB", n_gpus=1,
-                     hbm_bandwidth="3.35 TB/(s*GPU)")
+    bf16 = nm.solve(
+        "decode_speed",
+        params_total="70B",
+        kv_cache_memory="0 GB",
+        n_gpus=1,
+        hbm_bandwidth="3.35 TB/(s*GPU)",
+    )
+    quant = nm.solve(
+        ["weight_memory", "decode_speed"],
+        params_total="70B",
+        weight_bytes_per_param=bytes_per_param,
+        kv_cache_memory="0 GB",
+        n_gpus=1,
+        hbm_bandwidth="3.35 TB/(s*GPU)",
+    )
     assert mag(quant["weight_memory"], "GB") == pytest.approx(140 / speedup)  # 70 or 35 GB
     assert mag(quant["decode_speed"], "token/(s*sequence)") == pytest.approx(
-        speedup * mag(bf16.value, "token/(s*sequence)"))
+        speedup * mag(bf16.value, "token/(s*sequence)")
+    )
     assert mag(bf16.value, "token/(s*sequence)") == pytest.approx(3.35e12 / 140e9)  # 23.9
 
 
 def test_fp8_weights_on_fp8_peak_keep_the_same_crossover():
     # W8A8: half the bytes and twice the peak; b* = (1979/3.35) * 1/2 = 295.4 sequences.
-    r = nm.solve("decode_compute_bound_batch", params="70B", params_total="70B",
-                 weight_bytes_per_param="1 B/param", peak_flops="1979 TFLOP/(s*GPU)",
-                 hbm_bandwidth="3.35 TB/(s*GPU)")
+    r = nm.solve(
+        "decode_compute_bound_batch",
+        params="70B",
+        params_total="70B",
+        weight_bytes_per_param="1 B/param",
+        peak_flops="1979 TFLOP/(s*GPU)",
+        hbm_bandwidth="3.35 TB/(s*GPU)",
+    )
     assert mag(r.value, "sequence") == pytest.approx(1979 / 3.35 * 1 / 2)
 
 
 def test_int4_weights_on_bf16_compute_turn_compute_bound_sooner():
     # W4A16: a quarter of the bytes at the bf16 peak; b* = 295.2 * 0.5 / 2 = 73.8 sequences.
-    r = nm.solve("decode_compute_bound_batch", params="70B", params_total="70B",
-                 weight_bytes_per_param="0.5 B/param", **H100)
+    r = nm.solve(
+        "decode_compute_bound_batch",
+        params="70B",
+        params_total="70B",
+        weight_bytes_per_param="0.5 B/param",
+        **H100,
+    )
     assert mag(r.value, "sequence") == pytest.approx(989 / 3.35 * 0.5 / 2)
 
 
 # --- CLI --------------------------------------------------------------------------------------
 def test_cli_kv_cache(napkin):
-    status, out, err = napkin("solve", "kv_cache_memory", "n_layers=80", "n_kv_heads=8",
-                              "head_dim=128", "seq_len=8192", "batch_size=32")
+    status, out, err = napkin(
+        "solve",
+        "kv_cache_memory",
+        "n_layers=80",
+        "n_kv_heads=8",
+        "head_dim=128",
+        "seq_len=8192",
+        "batch_size=32",
+    )
     assert status == 0, err
     assert out.startswith("kv_cache_memory = 85.9 GB")
     assert "KV cache per token (MHA, GQA, MQA)" in out

@@ -32,8 +32,16 @@ def test_a_target_in_a_chosen_unit(napkin):
 
 
 def test_chosen_units_for_two_targets_and_in_json(napkin):
-    status, out, _ = napkin("solve", "train_time:day", "train_cost", "--unit",
-                            "train_cost=kUSD", *TRAIN, "--format", "json")
+    status, out, _ = napkin(
+        "solve",
+        "train_time:day",
+        "train_cost",
+        "--unit",
+        "train_cost=kUSD",
+        *TRAIN,
+        "--format",
+        "json",
+    )
     assert status == 0
     import json
 
@@ -45,25 +53,43 @@ def test_chosen_units_for_two_targets_and_in_json(napkin):
     assert data["targets"]["train_cost"]["value"] == pytest.approx(gpu_hours * 2.5 / 1000)
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["train_time:GB"], "train_time is in day, not GB"),
-    (["train_time:furlong"], "unknown unit 'furlong'"),
-    (["train_time:"], "write a target with its unit as NAME:UNIT"),
-    (["train_time", "--unit", "train_time"], "write NAME=UNIT"),
-    (["train_time:h", "--unit", "train_time=day"], "two units chosen (h and day)"),
-    (["train_time", "--unit", "n_gpus=GPU"], "'n_gpus' is not a target"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["train_time:GB"], "train_time is in day, not GB"),
+        (["train_time:furlong"], "unknown unit 'furlong'"),
+        (["train_time:"], "write a target with its unit as NAME:UNIT"),
+        (["train_time", "--unit", "train_time"], "write NAME=UNIT"),
+        (["train_time:h", "--unit", "train_time=day"], "two units chosen (h and day)"),
+        (["train_time", "--unit", "n_gpus=GPU"], "'n_gpus' is not a target"),
+    ],
+)
 def test_wrong_chosen_units_are_errors(napkin, args, needle):
     status, out, err = napkin("solve", *args, *TRAIN)
     assert (status, out) == (2, "") and needle in err and "Traceback" not in err
 
 
 def test_chosen_units_are_for_single_answers(napkin):
-    status, _, err = napkin("solve", "train_time:h", "params=7B", "tokens=1T", "n_gpus=64",
-                            "mfu=0.3..0.5", "--gpu", "H100-SXM")
+    status, _, err = napkin(
+        "solve",
+        "train_time:h",
+        "params=7B",
+        "tokens=1T",
+        "n_gpus=64",
+        "mfu=0.3..0.5",
+        "--gpu",
+        "H100-SXM",
+    )
     assert status == 2 and "units= applies to single answers" in err
-    status, _, err = napkin("sweep", "train_time:h", "n_gpus=1k..4k:log:3",
-                            "train_compute=6.35e24FLOP", "mfu=0.4", "--gpu", "H100")
+    status, _, err = napkin(
+        "sweep",
+        "train_time:h",
+        "n_gpus=1k..4k:log:3",
+        "train_compute=6.35e24FLOP",
+        "mfu=0.4",
+        "--gpu",
+        "H100",
+    )
     assert status == 2 and "napkin solve train_time:h" in err
 
 
@@ -71,8 +97,9 @@ def test_check_to_a_unit(napkin):
     # 70e9 params x 2 B = 1.4e11 B = 1.4e11 / 2^30 GiB = 130.385 GiB
     status, out, _ = napkin("check", "70e9 param * 2 B/param", "--to", "GiB")
     assert status == 0 and out.startswith("70e9 param * 2 B/param = 130.4 GiB")
-    assert nm.check("70e9 param * 2 B/param", to="GiB").value.magnitude == \
-        pytest.approx(1.4e11 / 2**30)
+    assert nm.check("70e9 param * 2 B/param", to="GiB").value.magnitude == pytest.approx(
+        1.4e11 / 2**30
+    )
     # 140 GB / 50 GB/s = 2.8 s = 2,800 ms, written as Numbat and rink write it
     status, out, _ = napkin("check", "140 GB / (400 Gb/s) -> ms")
     assert status == 0 and out.startswith("140 GB / (400 Gb/s) = 2,800 ms")
@@ -80,25 +107,46 @@ def test_check_to_a_unit(napkin):
     assert status == 1 and "= 2,800 ms" in out and "bits vs bytes" in out
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["140 GB / (400 Gb/s) -> GiB"],
-     "cannot show the value in GiB: the expression is a time [time], but GiB is a data size"),
-    (["140 GB", "--to", "s"], "the expression is a data size"),
-    (["140 GB -> 3 MB"], "give the unit alone (MB), without a number"),
-    (["140 GB -> MB -> GB"], "write one conversion"),
-    (["140 GB -> MB", "--to", "GB"], "give the unit once"),
-    (["140 GB -> furlong"], "unknown unit 'furlong'"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (
+            ["140 GB / (400 Gb/s) -> GiB"],
+            "cannot show the value in GiB: the expression is a time [time], but GiB is a data size",
+        ),
+        (["140 GB", "--to", "s"], "the expression is a data size"),
+        (["140 GB -> 3 MB"], "give the unit alone (MB), without a number"),
+        (["140 GB -> MB -> GB"], "write one conversion"),
+        (["140 GB -> MB", "--to", "GB"], "give the unit once"),
+        (["140 GB -> furlong"], "unknown unit 'furlong'"),
+    ],
+)
 def test_check_to_a_wrong_unit_is_an_error(napkin, args, needle):
     status, out, err = napkin("check", *args)
     assert (status, out) == (2, "") and needle in err
 
 
 def test_targets_and_givens_in_any_order(napkin):
-    canonical = napkin("solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks",
-                       "mfu=0.4", "--gpu", "H100-SXM")
-    mixed = napkin("solve", "params=7B", "n_gpus", "tokens=1T", "--gpu", "H100-SXM",
-                   "train_time=3 weeks", "mfu=0.4")
+    canonical = napkin(
+        "solve",
+        "n_gpus",
+        "params=7B",
+        "tokens=1T",
+        "train_time=3 weeks",
+        "mfu=0.4",
+        "--gpu",
+        "H100-SXM",
+    )
+    mixed = napkin(
+        "solve",
+        "params=7B",
+        "n_gpus",
+        "tokens=1T",
+        "--gpu",
+        "H100-SXM",
+        "train_time=3 weeks",
+        "mfu=0.4",
+    )
     assert canonical[0] == 0 and mixed == canonical
     # 4.2e22 FLOP / (0.4 x 989.5 TFLOP/s x 21 days) = 58.48 GPU
     gpus = 4.2e22 / (0.4 * _peak() * 21 * 86400)
@@ -116,11 +164,21 @@ def test_version_from_the_package_metadata(capsys):
 
 def test_version_and_python_dash_m(tmp_path):
     expected = f"napkin {version('napkinmath')}\n"
-    run = subprocess.run([sys.executable, "-m", "napkinmath", "--version"], capture_output=True,
-                         text=True, cwd=tmp_path, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "napkinmath", "--version"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert (run.returncode, run.stdout) == (0, expected)
-    run = subprocess.run([sys.executable, "-m", "napkinmath", "check", "2 GB -> MB"],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "napkinmath", "check", "2 GB -> MB"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert run.returncode == 0 and run.stdout.startswith("2 GB = 2,000 MB")
 
 
@@ -137,8 +195,15 @@ def test_a_fraction_in_percent_and_units_with_spaces(napkin):
     # C = 6 x 405e9 x 15.6e12 = 3.791e25 FLOP over 30.84e6 GPU-hours at the H100's peak
     mfu = 6 * 405e9 * 15.6e12 / (30.84e6 * 3600 * _peak())
     for target in ("mfu:%", "mfu:percent"):
-        status, out, _ = napkin("solve", target, "params=405B", "tokens=15.6T",
-                                "gpu_hours=30.84e6 GPU*h", "--gpu", "H100")
+        status, out, _ = napkin(
+            "solve",
+            target,
+            "params=405B",
+            "tokens=15.6T",
+            "gpu_hours=30.84e6 GPU*h",
+            "--gpu",
+            "H100",
+        )
         assert status == 0 and out.startswith(f"mfu = {100 * mfu:.2f}%\n")  # 34.51%
     status, out, _ = napkin("solve", "train_time : h, train_cost:USD/ (1)", *TRAIN)
     assert status == 0 and out.startswith(f"train_time = {_hours():.1f} h\ntrain_cost = ")

@@ -92,8 +92,17 @@ def test_unknown_units_and_garbage_are_refused_with_a_position():
         q("train_time", "3 days; import os")
 
 
-@pytest.mark.parametrize("hostile", ["6^800000", "2**2**2**2**2", "(" * 500 + "1" + ")" * 500,
-                                     "9" * 5000, "1e999999 s", "1" + "*1" * 2000])
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "6^800000",
+        "2**2**2**2**2",
+        "(" * 500 + "1" + ")" * 500,
+        "9" * 5000,
+        "1e999999 s",
+        "1" + "*1" * 2000,
+    ],
+)
 def test_hostile_values_are_refused_quickly(hostile):
     with pytest.raises(nm.InputError):
         q("train_time", hostile)

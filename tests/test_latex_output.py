@@ -52,13 +52,20 @@ def test_every_formula_has_an_answer_and_its_latex_is_plain_ascii():
 
 def test_pdflatex_compiles_an_answer_of_every_formula(tmp_path):
     if shutil.which("pdflatex") is None:
-        pytest.skip("pdflatex not installed: apt-get install -y --no-install-recommends "
-                    "texlive-latex-base texlive-latex-recommended")
+        pytest.skip(
+            "pdflatex not installed: apt-get install -y --no-install-recommends "
+            "texlive-latex-base texlive-latex-recommended"
+        )
     source, starts = _all_answers_document()
     (tmp_path / "answers.tex").write_text(source, encoding="ascii")
-    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                          "answers.tex"], cwd=tmp_path, capture_output=True,
-                         encoding="latin-1", timeout=600, check=False)
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "answers.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        encoding="latin-1",
+        timeout=600,
+        check=False,
+    )
     if run.returncode != 0:
         at = re.search(r"^l\.(\d+)", run.stdout, re.MULTILINE)
         line = int(at.group(1)) if at else 0
@@ -72,17 +79,23 @@ def test_pdflatex_compiles_an_answer_of_every_formula(tmp_path):
 
 def test_standalone_latex_compiles_with_greek_notes_and_micro(tmp_path):
     """The M/M/c queue answer cites ρ and λ; a µs result and a round-off zero render."""
-    r = nm.solve("time_in_queue", prefill_time="0.7 s", generation_time="0.1 s",
-                 time_in_system="0.8 s")
+    r = nm.solve(
+        "time_in_queue", prefill_time="0.7 s", generation_time="0.1 s", time_in_system="0.8 s"
+    )
     text = r.to_latex(standalone=True)
     assert text.startswith("\\documentclass{article}") and text.endswith("\\end{document}\n")
     assert "round-off: the terms cancel" in text
     if shutil.which("pdflatex") is None:
         pytest.skip("pdflatex not installed: the compile half of this test needs it")
     (tmp_path / "one.tex").write_text(text, encoding="ascii")
-    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "one.tex"],
-                         cwd=tmp_path, capture_output=True, encoding="latin-1",
-                         timeout=300, check=False)
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "one.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        encoding="latin-1",
+        timeout=300,
+        check=False,
+    )
     assert run.returncode == 0, run.stdout[-2000:]
 
 
@@ -97,8 +110,9 @@ def test_latex_has_headline_percent_and_numbered_sources():
 
 
 def test_math_only_form_is_one_display_block_for_ipython():
-    r = nm.solve("goodput", checkpoint_overhead=0.036, lost_time_per_failure="20 min",
-                 mtbf="3.09 h")
+    r = nm.solve(
+        "goodput", checkpoint_overhead=0.036, lost_time_per_failure="20 min", mtbf="3.09 h"
+    )
     math = r.to_latex(math_only=True)
     assert math == r._repr_latex_()
     assert math.startswith("$$\\begin{aligned}") and math.endswith("\\end{aligned}$$")

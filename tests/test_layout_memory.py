@@ -34,14 +34,35 @@ def gb(q) -> float:
     return q.to("GB").magnitude
 
 
-def hand_total(*, params, n_layers, hidden, heads, seq, batch, tp=1, pp=1, dp=1, cp=1, sp=1,
-               zero=0, v=1, fill=1.0, recomputed=0.0, score_bytes=5.0,
-               fragmentation=FRAGMENTATION, runtime=RUNTIME) -> dict[str, float]:
+def hand_total(
+    *,
+    params,
+    n_layers,
+    hidden,
+    heads,
+    seq,
+    batch,
+    tp=1,
+    pp=1,
+    dp=1,
+    cp=1,
+    sp=1,
+    zero=0,
+    v=1,
+    fill=1.0,
+    recomputed=0.0,
+    score_bytes=5.0,
+    fragmentation=FRAGMENTATION,
+    runtime=RUNTIME,
+) -> dict[str, float]:
     """The per-GPU training memory of a layout, in bytes, summed part by part."""
     weights, grads, optimizer = 2 * params, 2 * params, 12 * params  # bf16, bf16, fp32 Adam
     ranks = dp * cp  # ZeRO shards over the data-parallel ranks (context-parallel ones too)
-    state = (weights / (ranks if zero >= 3 else 1) + grads / (ranks if zero >= 2 else 1)
-             + optimizer / (ranks if zero >= 1 else 1)) / (tp * pp)
+    state = (
+        weights / (ranks if zero >= 3 else 1)
+        + grads / (ranks if zero >= 2 else 1)
+        + optimizer / (ranks if zero >= 1 else 1)
+    ) / (tp * pp)
     sbh = seq * batch * hidden
     # Korthikanti et al. 2022 Table 2, per tensor-parallel rank, over cp context ranks
     stored = sbh * (10 / sp + 24 / tp + score_bytes * heads * seq / (hidden * tp)) / cp
@@ -61,8 +82,15 @@ ISSUE = dict(model="llama-3-70b", gpu="H100", tp=8, pp=8, dp=16, batch_size=1, s
 
 # --- The issue's layout: Llama-3-70B on H100, tp = 8, pp = 8, dp = 16 ---------------------------
 def test_issue_layout_total_by_hand():
-    r = nm.solve(["training_memory_per_gpu", "training_state_memory_per_gpu",
-                  "stage_activation_memory", "microbatches_in_flight"], **ISSUE)
+    r = nm.solve(
+        [
+            "training_memory_per_gpu",
+            "training_state_memory_per_gpu",
+            "stage_activation_memory",
+            "microbatches_in_flight",
+        ],
+        **ISSUE,
+    )
     # state, ZeRO-0: (141.2 + 141.2 + 847.2) GB over tp * pp = 64 GPUs = 17.65 GB
     state = (70.6e9 * 2 + 70.6e9 * 2 + 70.6e9 * 12) / 64
     assert state / GB == pytest.approx(17.65)
@@ -78,10 +106,16 @@ def test_issue_layout_total_by_hand():
     assert gb(r["stage_activation_memory"]) == pytest.approx(stage / GB)
     assert r["microbatches_in_flight"].magnitude == 8
     assert gb(r["training_memory_per_gpu"]) == pytest.approx(total / GB)
-    assert hand_total(**LLAMA_70B, seq=8192, batch=1, tp=8, pp=8, dp=16)["total"] == \
-        pytest.approx(total)
-    assert {"zero_stage", "memory_fragmentation_fraction", "runtime_memory_per_gpu",
-            "pipeline_fill", "recomputed_layer_fraction"} <= set(r.assumptions)
+    assert hand_total(**LLAMA_70B, seq=8192, batch=1, tp=8, pp=8, dp=16)["total"] == pytest.approx(
+        total
+    )
+    assert {
+        "zero_stage",
+        "memory_fragmentation_fraction",
+        "runtime_memory_per_gpu",
+        "pipeline_fill",
+        "recomputed_layer_fraction",
+    } <= set(r.assumptions)
 
 
 def test_issue_layout_does_not_fit_and_says_so():
@@ -94,8 +128,7 @@ def test_issue_layout_does_not_fit_and_says_so():
 
 
 def test_issue_layout_with_sequence_parallelism_flash_attention_and_zero1_fits():
-    r = nm.solve("training_memory_per_gpu", sp=8, attention_score_bytes=0, zero_stage=1,
-                 **ISSUE)
+    r = nm.solve("training_memory_per_gpu", sp=8, attention_score_bytes=0, zero_stage=1, **ISSUE)
     # state: (141.2 + 141.2 + 847.2 / 16) GB / 64 = 335.35 / 64 = 5.240 GB
     state = (141.2e9 + 141.2e9 + 847.2e9 / 16) / 64
     # one layer, sequence parallel, no scores: s b h (10/8 + 24/8) = 67,108,864 x 4.25 B
@@ -104,24 +137,40 @@ def test_issue_layout_with_sequence_parallelism_flash_attention_and_zero1_fits()
     assert total / GB == pytest.approx(32.86, abs=0.01)
     assert gb(r.value) == pytest.approx(total / GB)
     assert r.fits
-    assert [c.holds for c in r.constraints if c.constraint.name == "training_memory_fits_hbm"] \
-        == [True]
+    assert [c.holds for c in r.constraints if c.constraint.name == "training_memory_fits_hbm"] == [
+        True
+    ]
 
 
 def test_a_default_never_overrules_the_users_allowances():
-    r = nm.solve("training_memory_per_gpu", memory_fragmentation_fraction=0,
-                 runtime_memory_per_gpu="0 GB", **ISSUE)
+    r = nm.solve(
+        "training_memory_per_gpu",
+        memory_fragmentation_fraction=0,
+        runtime_memory_per_gpu="0 GB",
+        **ISSUE,
+    )
     assert gb(r.value) == pytest.approx((17.65e9 + 8 * 10 * 67_108_864 * 53) / GB)  # 302.2 GB
-    r = nm.solve("training_memory_per_gpu", memory_fragmentation_fraction=0.05,
-                 runtime_memory_per_gpu="4 GB", **ISSUE)
+    r = nm.solve(
+        "training_memory_per_gpu",
+        memory_fragmentation_fraction=0.05,
+        runtime_memory_per_gpu="4 GB",
+        **ISSUE,
+    )
     assert gb(r.value) == pytest.approx((17.65 + 284.5416) * 1.05 + 4, abs=1e-3)  # 321.3 GB
 
 
 # --- ZeRO stages ------------------------------------------------------------------------------
 def test_zero3_fsdp_llama_8b_on_64_gpus():
-    r = nm.solve(["training_memory_per_gpu", "training_state_memory_per_gpu", "dp"],
-                 model="llama-3-8b", gpu="H100", n_gpus=64, zero_stage=3, batch_size=1,
-                 seq_len=8192, attention_score_bytes=0)
+    r = nm.solve(
+        ["training_memory_per_gpu", "training_state_memory_per_gpu", "dp"],
+        model="llama-3-8b",
+        gpu="H100",
+        n_gpus=64,
+        zero_stage=3,
+        batch_size=1,
+        seq_len=8192,
+        attention_score_bytes=0,
+    )
     assert r["dp"].magnitude == 64  # 64 GPUs / (tp 1 · pp 1 · cp 1)
     state = 8.03e9 * 16 / 64  # everything sharded: 128.5 GB / 64 = 2.008 GB
     stage = 1 * 32 * 8192 * 4096 * 34  # one micro-batch, 32 layers of 34 s b h: 36.51 GB
@@ -135,19 +184,31 @@ def test_zero3_fsdp_llama_8b_on_64_gpus():
 @pytest.mark.parametrize("stage", [0, 1, 2, 3])
 def test_each_zero_stage_matches_its_own_formula(stage):
     # the layout's state per GPU at zero_stage = k is the zero{k}_memory_per_gpu formula
-    r = nm.solve(["training_state_memory_per_gpu", f"zero{stage}_memory_per_gpu"],
-                 params_total="70e9", tp=2, pp=4, dp=8, cp=2, zero_stage=stage)
+    r = nm.solve(
+        ["training_state_memory_per_gpu", f"zero{stage}_memory_per_gpu"],
+        params_total="70e9",
+        tp=2,
+        pp=4,
+        dp=8,
+        cp=2,
+        zero_stage=stage,
+    )
     # W = G = 140 GB, O = 840 GB; dp · cp = 16 ranks; tp · pp = 8
-    hand = {0: (140 + 140 + 840) / 8, 1: (140 + 140 + 840 / 16) / 8,
-            2: (140 + (140 + 840) / 16) / 8, 3: 1120 / (8 * 16)}[stage]
+    hand = {
+        0: (140 + 140 + 840) / 8,
+        1: (140 + 140 + 840 / 16) / 8,
+        2: (140 + (140 + 840) / 16) / 8,
+        3: 1120 / (8 * 16),
+    }[stage]
     assert gb(r["training_state_memory_per_gpu"]) == pytest.approx(hand)
     assert gb(r[f"zero{stage}_memory_per_gpu"]) == pytest.approx(hand)
 
 
 # --- The first pipeline stage -----------------------------------------------------------------
 def test_interleaved_schedule_holds_more_than_plain_1f1b():
-    r = nm.solve(["microbatches_in_flight", "stage_activation_memory"],
-                 virtual_pipeline_stages=2, **ISSUE)
+    r = nm.solve(
+        ["microbatches_in_flight", "stage_activation_memory"], virtual_pipeline_stages=2, **ISSUE
+    )
     # Korthikanti et al. 2022 §4.2.3: L (1 + (p - 1)/(p m)) layers' worth, m = 2 chunks
     layers = 80 * (1 + 7 / (8 * 2))  # 115 layers' worth
     assert r["microbatches_in_flight"].magnitude == pytest.approx(8 + 7 / 2)  # 11.5
@@ -161,8 +222,13 @@ def test_a_pipeline_not_kept_full_holds_fewer_microbatches():
 
 
 def test_recomputing_some_layers_and_the_share_that_fits():
-    r = nm.solve("stage_activation_memory", recomputed_layer_fraction=0.5, sp=8,
-                 attention_score_bytes=0, **ISSUE)
+    r = nm.solve(
+        "stage_activation_memory",
+        recomputed_layer_fraction=0.5,
+        sp=8,
+        attention_score_bytes=0,
+        **ISSUE,
+    )
     kept, recomputed = 67_108_864 * 4.25, 67_108_864 * 2 / 8  # per layer: 285.2 MB, 16.8 MB
     assert gb(r.value) == pytest.approx(80 * (kept + recomputed) / 2 / GB)  # 12.08 GB
     # the inverse: which share of layers to recompute for 80 GB per GPU, everything stored
@@ -182,17 +248,38 @@ def test_context_parallelism_splits_the_activations():
 
 # --- The stage check of the issue ------------------------------------------------------------
 def test_the_stage_check_counts_every_microbatch_in_flight(napkin):
-    status, out, err = napkin("solve", "activation_memory", "--model", "llama-3-70b", "--gpu",
-                              "H100", "tp=8", "pp=8", "dp=16", "batch_size=1", "seq_len=8192")
+    status, out, err = napkin(
+        "solve",
+        "activation_memory",
+        "--model",
+        "llama-3-70b",
+        "--gpu",
+        "H100",
+        "tp=8",
+        "pp=8",
+        "dp=16",
+        "batch_size=1",
+        "seq_len=8192",
+    )
     assert status == 0, err
     assert out.startswith("activation_memory = 284.5 GB")  # 80 layers x 3.557 GB, per GPU
     # 8 micro-batches in flight x 10 layers x 3.557 GB = 284.5 GB on one GPU (was 35.57 GB)
-    assert "✗ VIOLATED: Activations of the first pipeline stage fit in HBM: 284.5 GB > 80 GB" \
-        in out
+    assert "✗ VIOLATED: Activations of the first pipeline stage fit in HBM: 284.5 GB > 80 GB" in out
     assert "35.57 GB" not in out
-    status, out, err = napkin("solve", "activation_memory", "--model", "llama-3-70b", "--gpu",
-                              "H100", "tp=8", "pp=8", "dp=16", "batch_size=1", "seq_len=8192",
-                              "--strict")
+    status, out, err = napkin(
+        "solve",
+        "activation_memory",
+        "--model",
+        "llama-3-70b",
+        "--gpu",
+        "H100",
+        "tp=8",
+        "pp=8",
+        "dp=16",
+        "batch_size=1",
+        "seq_len=8192",
+        "--strict",
+    )
     assert status == 1
 
 
@@ -213,7 +300,8 @@ def test_serving_replica_leaves_ten_percent_of_hbm():
     weights, kv = 70.6e9 * 2, 2 * 8192 * 327_680  # 141.2 GB + 5.369 GB = 146.6 GB
     assert gb(r["kv_cache_memory"]) == pytest.approx(kv / GB)
     assert r["serving_memory_per_gpu"].to("GB/GPU").magnitude == pytest.approx(
-        (weights + kv) / 2 / GB)  # 73.28 GB on each GPU
+        (weights + kv) / 2 / GB
+    )  # 73.28 GB on each GPU
     held = {c.constraint.name: c for c in r.constraints}
     fits = held["replica_fits_hbm"]
     # 146.6 GB > 0.9 x 2 x 80 GB = 144 GB: fits in all of HBM, not in the usable 90%
@@ -225,53 +313,86 @@ def test_serving_replica_leaves_ten_percent_of_hbm():
 
 
 # --- Property: the total against its parts, over random layouts --------------------------------
-LAYOUTS = st.fixed_dictionaries({
-    "params": st.integers(1, 1000).map(lambda n: n * 1e9),
-    "n_layers": st.integers(2, 128),
-    "hidden": st.integers(1, 32).map(lambda n: n * 512),
-    "heads": st.sampled_from([8, 16, 32, 64, 128]),
-    "seq": st.sampled_from([512, 2048, 4096, 8192, 32768]),
-    "batch": st.integers(1, 8),
-    "tp": st.sampled_from([1, 2, 4, 8]),
-    "pp": st.sampled_from([1, 2, 4, 8, 16]),
-    "dp": st.integers(1, 256),
-    "cp": st.sampled_from([1, 2, 4]),
-    "sequence_parallel": st.booleans(),
-    "zero": st.integers(0, 3),
-    "v": st.integers(1, 4),
-    "fill": st.sampled_from([1.0, 0.25, 0.5, 2.0]),
-    "recomputed": st.sampled_from([0.0, 0.25, 0.5, 1.0]),
-    "score_bytes": st.sampled_from([0.0, 5.0]),
-})
+LAYOUTS = st.fixed_dictionaries(
+    {
+        "params": st.integers(1, 1000).map(lambda n: n * 1e9),
+        "n_layers": st.integers(2, 128),
+        "hidden": st.integers(1, 32).map(lambda n: n * 512),
+        "heads": st.sampled_from([8, 16, 32, 64, 128]),
+        "seq": st.sampled_from([512, 2048, 4096, 8192, 32768]),
+        "batch": st.integers(1, 8),
+        "tp": st.sampled_from([1, 2, 4, 8]),
+        "pp": st.sampled_from([1, 2, 4, 8, 16]),
+        "dp": st.integers(1, 256),
+        "cp": st.sampled_from([1, 2, 4]),
+        "sequence_parallel": st.booleans(),
+        "zero": st.integers(0, 3),
+        "v": st.integers(1, 4),
+        "fill": st.sampled_from([1.0, 0.25, 0.5, 2.0]),
+        "recomputed": st.sampled_from([0.0, 0.25, 0.5, 1.0]),
+        "score_bytes": st.sampled_from([0.0, 5.0]),
+    }
+)
 
 
-@settings(max_examples=120, deadline=None, database=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=120,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(layout=LAYOUTS)
 def test_the_total_is_the_sum_of_its_parts_over_random_layouts(layout):
     sp = layout["tp"] if layout["sequence_parallel"] else 1
-    hand = hand_total(params=layout["params"], n_layers=layout["n_layers"],
-                      hidden=layout["hidden"], heads=layout["heads"], seq=layout["seq"],
-                      batch=layout["batch"], tp=layout["tp"], pp=layout["pp"],
-                      dp=layout["dp"], cp=layout["cp"], sp=sp, zero=layout["zero"],
-                      v=layout["v"], fill=layout["fill"], recomputed=layout["recomputed"],
-                      score_bytes=layout["score_bytes"])
-    r = nm.solve(["training_memory_per_gpu", "training_state_memory_per_gpu",
-                  "stage_activation_memory", "microbatches_in_flight"],
-                 params_total=layout["params"], n_layers=layout["n_layers"],
-                 hidden_size=layout["hidden"], n_heads=layout["heads"],
-                 seq_len=layout["seq"], batch_size=layout["batch"], tp=layout["tp"],
-                 pp=layout["pp"], dp=layout["dp"], cp=layout["cp"], sp=sp,
-                 zero_stage=layout["zero"], virtual_pipeline_stages=layout["v"],
-                 pipeline_fill=layout["fill"], recomputed_layer_fraction=layout["recomputed"],
-                 attention_score_bytes=f"{layout['score_bytes']} B*sequence/token**2",
-                 gpu="H100")
+    hand = hand_total(
+        params=layout["params"],
+        n_layers=layout["n_layers"],
+        hidden=layout["hidden"],
+        heads=layout["heads"],
+        seq=layout["seq"],
+        batch=layout["batch"],
+        tp=layout["tp"],
+        pp=layout["pp"],
+        dp=layout["dp"],
+        cp=layout["cp"],
+        sp=sp,
+        zero=layout["zero"],
+        v=layout["v"],
+        fill=layout["fill"],
+        recomputed=layout["recomputed"],
+        score_bytes=layout["score_bytes"],
+    )
+    r = nm.solve(
+        [
+            "training_memory_per_gpu",
+            "training_state_memory_per_gpu",
+            "stage_activation_memory",
+            "microbatches_in_flight",
+        ],
+        params_total=layout["params"],
+        n_layers=layout["n_layers"],
+        hidden_size=layout["hidden"],
+        n_heads=layout["heads"],
+        seq_len=layout["seq"],
+        batch_size=layout["batch"],
+        tp=layout["tp"],
+        pp=layout["pp"],
+        dp=layout["dp"],
+        cp=layout["cp"],
+        sp=sp,
+        zero_stage=layout["zero"],
+        virtual_pipeline_stages=layout["v"],
+        pipeline_fill=layout["fill"],
+        recomputed_layer_fraction=layout["recomputed"],
+        attention_score_bytes=f"{layout['score_bytes']} B*sequence/token**2",
+        gpu="H100",
+    )
     assert r["microbatches_in_flight"].magnitude == pytest.approx(hand["in_flight"], rel=1e-12)
     assert r["training_state_memory_per_gpu"].to("B").magnitude == pytest.approx(
-        hand["state"], rel=1e-9)
-    assert r["stage_activation_memory"].to("B").magnitude == pytest.approx(hand["stage"],
-                                                                           rel=1e-9)
-    assert r["training_memory_per_gpu"].to("B").magnitude == pytest.approx(hand["total"],
-                                                                           rel=1e-9)
+        hand["state"], rel=1e-9
+    )
+    assert r["stage_activation_memory"].to("B").magnitude == pytest.approx(hand["stage"], rel=1e-9)
+    assert r["training_memory_per_gpu"].to("B").magnitude == pytest.approx(hand["total"], rel=1e-9)
     fits = [c for c in r.constraints if c.constraint.name == "training_memory_fits_hbm"]
     assert len(fits) == 1 and fits[0].holds == (hand["total"] <= 80e9)

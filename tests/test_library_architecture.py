@@ -27,22 +27,27 @@ def record(record_id, key):
 def test_llama_3_8b_pieces_from_its_config():
     # config.json: V = 128,256, h = 4,096, L = 32, 32 heads, 8 KV heads, head_dim 128,
     # intermediate_size 14,336, untied
-    r = nm.solve(["embedding_params", "attention_params_per_layer", "mlp_params_per_layer",
-                  "norm_params"], model="llama-3-8b")
-    assert in_params(r["embedding_params"]) == 2 * 128_256 * 4_096           # 1,050,673,152
+    r = nm.solve(
+        ["embedding_params", "attention_params_per_layer", "mlp_params_per_layer", "norm_params"],
+        model="llama-3-8b",
+    )
+    assert in_params(r["embedding_params"]) == 2 * 128_256 * 4_096  # 1,050,673,152
     assert in_params(r["attention_params_per_layer"]) == 2 * 4_096 * 128 * (32 + 8)  # 41,943,040
-    assert in_params(r["mlp_params_per_layer"]) == 3 * 4_096 * 14_336      # 176,160,768
-    assert in_params(r["norm_params"]) == (2 * 32 + 1) * 4_096              # 266,240
+    assert in_params(r["mlp_params_per_layer"]) == 3 * 4_096 * 14_336  # 176,160,768
+    assert in_params(r["norm_params"]) == (2 * 32 + 1) * 4_096  # 266,240
 
 
-@pytest.mark.parametrize(("model", "exact", "published"), [
-    # 1,050,673,152 + 32 x (41,943,040 + 176,160,768) + 266,240
-    ("llama-3-8b", 8_030_261_248, 8.03e9),
-    # 2,101,346,304 + 80 x (150,994,944 + 704,643,072) + 1,318,912
-    ("llama-3-70b", 70_553_706_496, 70.6e9),
-    # 4,202,692,608 + 126 x (570,425,344 + 2,617,245,696) + 4,145,152
-    ("llama-3-405b", 405_853_388_800, 405.9e9),
-])
+@pytest.mark.parametrize(
+    ("model", "exact", "published"),
+    [
+        # 1,050,673,152 + 32 x (41,943,040 + 176,160,768) + 266,240
+        ("llama-3-8b", 8_030_261_248, 8.03e9),
+        # 2,101,346,304 + 80 x (150,994,944 + 704,643,072) + 1,318,912
+        ("llama-3-70b", 70_553_706_496, 70.6e9),
+        # 4,202,692,608 + 126 x (570,425,344 + 2,617,245,696) + 4,145,152
+        ("llama-3-405b", 405_853_388_800, 405.9e9),
+    ],
+)
 def test_dense_llama_counts_from_the_record_alone(model, exact, published):
     r = nm.solve("params_total", model=model)
     assert in_params(r.value) == exact
@@ -69,8 +74,15 @@ def test_tied_embeddings_count_the_vocabulary_once():
 def test_plain_mlp_and_mha_give_kaplans_12_h_squared_per_layer():
     # MHA (n_kv_heads = n_heads, head_dim = h / n_heads) and a plain MLP with d_ff = 4h:
     # 4h^2 + 8h^2 = 12h^2 per layer, h = 1,024: 12,582,912
-    r = nm.solve(["attention_params_per_layer", "mlp_params_per_layer"], hidden_size=1024,
-                 n_heads=16, n_kv_heads=16, head_dim=64, ffn_size=4096, mlp_matrices=2)
+    r = nm.solve(
+        ["attention_params_per_layer", "mlp_params_per_layer"],
+        hidden_size=1024,
+        n_heads=16,
+        n_kv_heads=16,
+        head_dim=64,
+        ffn_size=4096,
+        mlp_matrices=2,
+    )
     per_layer = in_params(r["attention_params_per_layer"]) + in_params(r["mlp_params_per_layer"])
     assert per_layer == 12 * 1024**2
 
@@ -139,16 +151,25 @@ def test_deepseek_expert_shapes_agree_with_the_published_split():
 
 
 # --- the records carry the config fields, with sources ----------------------------------
-@pytest.mark.parametrize(("model", "ffn"), [("llama-3-8b", 14_336), ("llama-3-70b", 28_672),
-                                            ("llama-3-405b", 53_248), ("gpt-3-175b", 49_152)])
+@pytest.mark.parametrize(
+    ("model", "ffn"),
+    [
+        ("llama-3-8b", 14_336),
+        ("llama-3-70b", 28_672),
+        ("llama-3-405b", 53_248),
+        ("gpt-3-175b", 49_152),
+    ],
+)
 def test_dense_records_carry_the_mlp_width(model, ffn):
     assert record(model, "ffn_size") == ffn
     assert get(model).values["ffn_size"].source
     assert get(model).values["ffn_size"].date
 
 
-@pytest.mark.parametrize(("model", "width", "layers"), [
-    ("mixtral-8x7b", 14_336, 32), ("qwen3-235b-a22b", 1_536, 94), ("deepseek-v3", 2_048, 58)])
+@pytest.mark.parametrize(
+    ("model", "width", "layers"),
+    [("mixtral-8x7b", 14_336, 32), ("qwen3-235b-a22b", 1_536, 94), ("deepseek-v3", 2_048, 58)],
+)
 def test_moe_records_carry_the_expert_shapes(model, width, layers):
     assert record(model, "moe_ffn_size") == width
     assert record(model, "n_moe_layers") == layers

@@ -25,9 +25,14 @@ def value(record_id, key, unit):
 # --- TTFT, TPOT, MBU --------------------------------------------------------------------------
 def test_mbu_of_databricks_example():
     # 14 GB read per token in 14 ms = 1 TB/s, over 2 TB/s: 0.5
-    r = nm.solve("mbu", weight_memory="14 GB", kv_cache_memory="0 GB",
-                 time_per_output_token="14 ms*sequence/token", n_gpus=1,
-                 hbm_bandwidth="2 TB/(s*GPU)")
+    r = nm.solve(
+        "mbu",
+        weight_memory="14 GB",
+        kv_cache_memory="0 GB",
+        time_per_output_token="14 ms*sequence/token",
+        n_gpus=1,
+        hbm_bandwidth="2 TB/(s*GPU)",
+    )
     assert mag(r.value) == pytest.approx(0.5)
 
 
@@ -35,19 +40,33 @@ def test_tpot_at_the_roofline_is_the_decode_step():
     # Llama 3 70B on 4 H100, one 8,192-token sequence: (141.2 GB + 2.68 GB) / (4 x 3.35 TB/s)
     # = 10.74 ms of reads (W16's 95 tokens/s upper bound, with the KV cache read too), plus
     # 160 tensor-parallel all-reduces of 8 µs + 1.5 x 16,384 B / 450 GB/s, 1.29 ms
-    r = nm.solve("time_per_output_token", model="llama-3-70b", gpu="H100", n_gpus=4,
-                 batch_size=1, seq_len=8192)
+    r = nm.solve(
+        "time_per_output_token",
+        model="llama-3-70b",
+        gpu="H100",
+        n_gpus=4,
+        batch_size=1,
+        seq_len=8192,
+    )
     weights, kv = 70.6e9 * 2, 327_680 * 8192
     comm = 160 * (8e-6 + 1.5 * 8192 * 2 / 450e9)
     assert mag(r.value, "ms*sequence/token") == pytest.approx(
-        ((weights + kv) / (4 * 3.35e12) + comm) * 1e3)
+        ((weights + kv) / (4 * 3.35e12) + comm) * 1e3
+    )
     assert "used only when no TPOT is given" in str(r) or "roofline" in str(r)
 
 
 def test_a_measured_tpot_gives_mbu_and_is_not_checked_against_the_roofline():
     # measured 15 ms against the 10.74 ms floor: MBU = 10.74 / 15 = 0.716
-    r = nm.solve("mbu", model="llama-3-70b", gpu="H100", n_gpus=4, batch_size=1, seq_len=8192,
-                 time_per_output_token="15 ms*sequence/token")
+    r = nm.solve(
+        "mbu",
+        model="llama-3-70b",
+        gpu="H100",
+        n_gpus=4,
+        batch_size=1,
+        seq_len=8192,
+        time_per_output_token="15 ms*sequence/token",
+    )
     floor = (70.6e9 * 2 + 327_680 * 8192) / (4 * 3.35e12)
     assert mag(r.value) == pytest.approx(floor / 15e-3)
 
@@ -57,8 +76,14 @@ def test_time_to_first_token_is_queue_plus_prefill():
     # the compute roof 2 x 70.6e9 x 8,192 / (4 x 989.5e12) = 0.292 s binds over reading the
     # 141 GB of weights (10.5 ms); 160 all-reduces of 8,192 x 8,192 x 2 B each add
     # 8 µs + 1.5 x 134.2 MB / 450 GB/s = 455 µs; plus 0.2 s in the queue
-    r = nm.solve("time_to_first_token", time_in_queue="0.2 s", model="llama-3-70b", gpu="H100",
-                 n_gpus=4, prompt_tokens=8192)
+    r = nm.solve(
+        "time_to_first_token",
+        time_in_queue="0.2 s",
+        model="llama-3-70b",
+        gpu="H100",
+        n_gpus=4,
+        prompt_tokens=8192,
+    )
     compute = 2 * 70.6e9 * 8192 / (4 * 989.5e12)  # the record's active params, 70.6B
     memory = 70_553_706_496 * 2 / (4 * 3.35e12)
     comm = 160 * (8e-6 + 2 * 3 / 4 * 8192 * 8192 * 2 / 450e9)
@@ -78,8 +103,9 @@ def test_kv_bytes_per_token_of_multi_head_attention_from_the_hidden_size():
 def test_tensor_parallel_flops_per_interconnect_byte():
     # Llama 3 70B, F = 28,672, 8-way, bf16: F / Y = 3,584 FLOP/B; H100: 989.5e12 / 900e9
     # = 1,099 FLOP/B, so 8-way is compute-bound and the limit is F / 1,099 = 26-way
-    r = nm.solve(["tp_flop_per_comm_byte", "interconnect_ridge_point"], model="llama-3-70b",
-                 gpu="H100", tp=8)
+    r = nm.solve(
+        ["tp_flop_per_comm_byte", "interconnect_ridge_point"], model="llama-3-70b", gpu="H100", tp=8
+    )
     assert mag(r["tp_flop_per_comm_byte"], "FLOP/B") == 28672 / 8
     assert mag(r["interconnect_ridge_point"], "FLOP/B") == pytest.approx(989.5e12 / 900e9)
     limit = 28672 / mag(r["interconnect_ridge_point"], "FLOP/B")
@@ -98,8 +124,9 @@ def test_scaling_book_tensor_parallel_limit_on_tpu_v5p():
 def test_dgx_h100_totals_and_the_sparse_headline():
     # 8 x 80 GB = 640 GB; 8 x 989.5 = 7.916 PFLOP/s dense BF16 (NVIDIA's 32 PFLOPS is FP8 with
     # 2:4 sparsity: 8 x 3,958); 8 x 700 W = 5.6 kW of GPUs
-    r = nm.solve(["node_hbm_capacity", "node_peak_flops", "node_gpu_power",
-                  "node_hbm_bandwidth"], gpu="H100")
+    r = nm.solve(
+        ["node_hbm_capacity", "node_peak_flops", "node_gpu_power", "node_hbm_bandwidth"], gpu="H100"
+    )
     assert mag(r["node_hbm_capacity"], "GB/node") == 640
     assert mag(r["node_peak_flops"], "PFLOP/(s*node)") == pytest.approx(8 * 989.5e-3)
     assert mag(r["node_gpu_power"], "kW/node") == pytest.approx(5.6)
@@ -127,27 +154,35 @@ def test_nvl72_rack_from_the_per_gpu_record():
     assert mag(r.value, "PFLOP/s") == pytest.approx(180)
 
 
-@pytest.mark.parametrize(("gpu", "sms", "per_clock", "ghz"), [
-    ("H100", 132, 4096, 1.83),  # 989.43 against 989.5
-    ("A100", 108, 2048, 1.41),  # 311.87 against 312
-])
+@pytest.mark.parametrize(
+    ("gpu", "sms", "per_clock", "ghz"),
+    [
+        ("H100", 132, 4096, 1.83),  # 989.43 against 989.5
+        ("A100", 108, 2048, 1.41),  # 311.87 against 312
+    ],
+)
 def test_datasheet_peak_from_the_clock(gpu, sms, per_clock, ghz):
-    r = nm.solve("peak_flops_from_clock", compute_units=f"{sms}/GPU",
-                 flop_per_cycle_per_unit=f"{per_clock} FLOP", clock_rate=f"{ghz} GHz")
+    r = nm.solve(
+        "peak_flops_from_clock",
+        compute_units=f"{sms}/GPU",
+        flop_per_cycle_per_unit=f"{per_clock} FLOP",
+        clock_rate=f"{ghz} GHz",
+    )
     assert mag(r.value, "TFLOP/(s*GPU)") == pytest.approx(sms * per_clock * ghz * 1e9 / 1e12)
     assert mag(r.value, "TFLOP/(s*GPU)") == pytest.approx(
-        value(gpu, "peak_flops", "TFLOP/(s*GPU)"), rel=0.001)
+        value(gpu, "peak_flops", "TFLOP/(s*GPU)"), rel=0.001
+    )
 
 
 # --- the new accelerator records --------------------------------------------------------------
 def test_h800_is_an_h100_with_a_narrower_nvlink():
-    assert value("H800", "peak_flops", "TFLOP/(s*GPU)") == value("H100", "peak_flops",
-                                                                 "TFLOP/(s*GPU)")
+    assert value("H800", "peak_flops", "TFLOP/(s*GPU)") == value(
+        "H100", "peak_flops", "TFLOP/(s*GPU)"
+    )
     assert value("H800", "nvlink_bandwidth_bidirectional", "GB/(s*GPU)") == 400
     assert value("H800", "nvlink_bandwidth", "GB/(s*GPU)") == 200
     # the 2 USD per GPU-hour DeepSeek assumed: 2.788e6 GPU-hours -> 5.576e6 USD (Table 1)
-    assert value("H800", "price_per_gpu_hour", "USD/(GPU*hour)") * 2.788e6 == pytest.approx(
-        5.576e6)
+    assert value("H800", "price_per_gpu_hour", "USD/(GPU*hour)") * 2.788e6 == pytest.approx(5.576e6)
 
 
 def test_a100_40gb_and_h200_nvl_records():

@@ -56,8 +56,13 @@ def test_approach_3_fitted_law_for_gophers_budget():
 
 def test_the_fitted_law_with_approach_1_exponents_reproduces_the_rule():
     # a = b = 0.5, G = 1/sqrt(20): N = sqrt(C/6 / 20) = sqrt(C/120), the 20-tokens rule
-    r = nm.solve("params_opt_fit", train_compute=GOPHER_BUDGET, chinchilla_a=0.5,
-                 chinchilla_b=0.5, chinchilla_g=1 / math.sqrt(20))
+    r = nm.solve(
+        "params_opt_fit",
+        train_compute=GOPHER_BUDGET,
+        chinchilla_a=0.5,
+        chinchilla_b=0.5,
+        chinchilla_g=1 / math.sqrt(20),
+    )
     assert mag(r.value, "param") == pytest.approx(math.sqrt(5.76e23 / 120))
 
 
@@ -71,13 +76,18 @@ def test_tokens_per_parameter_of_a_run():
 def test_cluster_power_energy_and_bill_by_hand():
     # 16,384 H100 x 700 W x 1.8 (servers) = 20.64 MW IT; x 1.2 PUE = 24.77 MW;
     # 54 days x 24 h = 1,296 h: 32,105 MWh; x 0.08 USD/kWh = 2.57 million USD
-    r = nm.solve(["it_power", "cluster_power", "energy", "energy_cost"], n_gpus=16384,
-                 train_time="54 days", gpu="H100")
+    r = nm.solve(
+        ["it_power", "cluster_power", "energy", "energy_cost"],
+        n_gpus=16384,
+        train_time="54 days",
+        gpu="H100",
+    )
     assert mag(r["it_power"], "MW") == pytest.approx(16384 * 700 * 1.8 / 1e6)
     assert mag(r["cluster_power"], "MW") == pytest.approx(16384 * 700 * 1.8 * 1.2 / 1e6)
     assert mag(r["energy"], "MWh") == pytest.approx(16384 * 700 * 1.8 * 1.2 * 1296 / 1e6)
     assert mag(r["energy_cost"], "USD") == pytest.approx(
-        16384 * 700 * 1.8 * 1.2 * 1296 / 1e3 * 0.08)
+        16384 * 700 * 1.8 * 1.2 * 1296 / 1e3 * 0.08
+    )
     text = str(r)
     for assumption in ("PUE 1.2", "1.8×", "0.08 USD/kWh", "an upper bound"):
         assert assumption in text  # every default is stated where it was used
@@ -100,15 +110,27 @@ def test_llama_31_card_emissions_from_gpu_hours(model):
     # fixes the factor (11,390 t / 27,510 MWh = 0.414 kg/kWh); each row then comes back
     # within 0.8% (405B: 30.84e6 x 0.7 kW x 0.4140 = 8,938 t against 8,930)
     hours, tonnes = LLAMA31[model]
-    r = nm.solve("emissions", gpu_hours=f"{hours} GPU*h", gpu="H100", node_overhead=1, pue=1,
-                 grid_intensity=f"{LLAMA31_FACTOR} kg/kWh")
+    r = nm.solve(
+        "emissions",
+        gpu_hours=f"{hours} GPU*h",
+        gpu="H100",
+        node_overhead=1,
+        pue=1,
+        grid_intensity=f"{LLAMA31_FACTOR} kg/kWh",
+    )
     assert mag(r.value, "kg") == pytest.approx(hours * 0.7 * LLAMA31_FACTOR)
     assert mag(r.value, "kg") / 1e3 == pytest.approx(tonnes, rel=0.008)
 
 
 def test_llama_405b_run_record_gives_its_card_emissions():
-    r = nm.solve("emissions", model="llama-3.1-405b-pretraining", gpu="H100", node_overhead=1,
-                 pue=1, grid_intensity=f"{LLAMA31_FACTOR} kg/kWh")
+    r = nm.solve(
+        "emissions",
+        model="llama-3.1-405b-pretraining",
+        gpu="H100",
+        node_overhead=1,
+        pue=1,
+        grid_intensity=f"{LLAMA31_FACTOR} kg/kWh",
+    )
     assert mag(r.value, "kg") / 1e3 == pytest.approx(8930, rel=0.001)
 
 
@@ -116,8 +138,14 @@ def test_llama_3_card_8b_and_70b_rows():
     # Llama 3 (April 2024): 7.7M GPU-hours, 2,290 t: 0.4249 kg/kWh; 8B 1.3M h -> 386.7 t (390),
     # 70B 6.4M h -> 1,903.5 t (1,900)
     for hours, tonnes in ((1.3e6, 390), (6.4e6, 1900)):
-        r = nm.solve("emissions", gpu_hours=f"{hours} GPU*h", gpu_power="700 W/GPU",
-                     node_overhead=1, pue=1, grid_intensity=f"{LLAMA3_FACTOR} kg/kWh")
+        r = nm.solve(
+            "emissions",
+            gpu_hours=f"{hours} GPU*h",
+            gpu_power="700 W/GPU",
+            node_overhead=1,
+            pue=1,
+            grid_intensity=f"{LLAMA3_FACTOR} kg/kWh",
+        )
         assert mag(r.value, "kg") / 1e3 == pytest.approx(tonnes, rel=0.01)
 
 

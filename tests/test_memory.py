@@ -17,13 +17,21 @@ def test_w4_sixteen_bytes_per_param_by_part():
     r = nm.solve(["optimizer_bytes_per_param", "state_bytes_per_param"], params_total="70e9")
     assert mag(r["optimizer_bytes_per_param"], "B/param") == 4 + 4 + 4  # master, m, v
     assert mag(r["state_bytes_per_param"], "B/param") == 2 + 2 + 12  # 16
-    assert {"grad_bytes_per_param", "master_bytes_per_param", "adam_m_bytes_per_param",
-            "adam_v_bytes_per_param", "weight_bytes_per_param"} <= set(r.assumptions)
+    assert {
+        "grad_bytes_per_param",
+        "master_bytes_per_param",
+        "adam_m_bytes_per_param",
+        "adam_v_bytes_per_param",
+        "weight_bytes_per_param",
+    } <= set(r.assumptions)
 
 
 def test_w4_training_state_and_gpus_to_hold_it():
-    r = nm.solve(["training_state_memory", "n_gpus_for_state", "n_gpus_for_state_whole_nodes"],
-                 params_total="70e9", gpu="H100")
+    r = nm.solve(
+        ["training_state_memory", "n_gpus_for_state", "n_gpus_for_state_whole_nodes"],
+        params_total="70e9",
+        gpu="H100",
+    )
     assert mag(r["training_state_memory"], "TB") == pytest.approx(70e9 * 16 / 1e12)  # 1.12
     assert mag(r["n_gpus_for_state"], "GPU") == math.ceil(1120 / 80)  # 14
     assert mag(r["n_gpus_for_state_whole_nodes"], "GPU") == 8 * math.ceil(14 / 8)  # 16
@@ -53,14 +61,19 @@ def test_w4_gpus_for_state_cannot_be_inverted():
 
 
 # --- W4: LoRA ---------------------------------------------------------------------------------
-W4_LORA = dict(params_total="70.6e9", lora_rank=16, lora_d_in=8192, lora_d_out=8192,
-               lora_target_matrices=4, n_layers=80)
+W4_LORA = dict(
+    params_total="70.6e9",
+    lora_rank=16,
+    lora_d_in=8192,
+    lora_d_out=8192,
+    lora_target_matrices=4,
+    n_layers=80,
+)
 LORA_PARAMS = 16 * (8192 + 8192) * 4 * 80  # 83,886,080 adapter parameters
 
 
 def test_w4_lora_frozen_weights_and_adapter_state():
-    r = nm.solve(["weight_memory", "lora_params", "lora_adapter_memory", "lora_memory"],
-                 **W4_LORA)
+    r = nm.solve(["weight_memory", "lora_params", "lora_adapter_memory", "lora_memory"], **W4_LORA)
     assert mag(r["weight_memory"], "GB") == pytest.approx(70.6e9 * 2 / 1e9)  # 141.2 GB
     assert mag(r["lora_params"], "param") == pytest.approx(LORA_PARAMS)  # tens of millions
     assert mag(r["lora_adapter_memory"], "GB") == pytest.approx(LORA_PARAMS * 16 / 1e9)
@@ -81,8 +94,16 @@ def test_w4_inverse_lora_rank_for_an_adapter_budget():
 
 # --- ZeRO / FSDP sharding over data-parallel ranks --------------------------------------------
 def test_zero_stages_per_gpu():
-    r = nm.solve(["zero0_memory_per_gpu", "zero1_memory_per_gpu", "zero2_memory_per_gpu",
-                  "zero3_memory_per_gpu"], params_total="70e9", dp=8)
+    r = nm.solve(
+        [
+            "zero0_memory_per_gpu",
+            "zero1_memory_per_gpu",
+            "zero2_memory_per_gpu",
+            "zero3_memory_per_gpu",
+        ],
+        params_total="70e9",
+        dp=8,
+    )
     # W = G = 140 GB, O = 840 GB (ZeRO paper, Fig. 1 with Psi = 70e9, K = 12, N_d = 8)
     assert mag(r["zero0_memory_per_gpu"], "GB") == pytest.approx(140 + 140 + 840)  # 1,120
     assert mag(r["zero1_memory_per_gpu"], "GB") == pytest.approx(140 + 140 + 840 / 8)  # 385
@@ -188,8 +209,11 @@ def test_w7_compute_follows_active_params():
 
 
 def test_w7_both_counts_in_one_solve():
-    r = nm.solve(["weight_memory", "inference_flop_per_token", "active_param_fraction"],
-                 params_total="235e9", params="22e9")
+    r = nm.solve(
+        ["weight_memory", "inference_flop_per_token", "active_param_fraction"],
+        params_total="235e9",
+        params="22e9",
+    )
     assert mag(r["weight_memory"], "GB") == pytest.approx(470)
     assert mag(r["inference_flop_per_token"], "FLOP/token") == pytest.approx(4.4e10)
     assert r["active_param_fraction"].magnitude == pytest.approx(22 / 235)  # 9.4%
@@ -202,16 +226,27 @@ def test_w7_inverse_total_params_from_serving_memory():
 
 def test_moe_expert_structure_gives_both_counts():
     # Mixtral-like: 8 experts of 5.6e9, top-2, 1.6e9 shared
-    r = nm.solve(["params_total", "params", "experts_per_rank"], shared_params="1.6e9",
-                 expert_params="5.6e9", n_experts=8, experts_per_token=2, ep=4)
+    r = nm.solve(
+        ["params_total", "params", "experts_per_rank"],
+        shared_params="1.6e9",
+        expert_params="5.6e9",
+        n_experts=8,
+        experts_per_token=2,
+        ep=4,
+    )
     assert mag(r["params_total"], "param") == pytest.approx(1.6e9 + 8 * 5.6e9)  # 46.4e9
     assert mag(r["params"], "param") == pytest.approx(1.6e9 + 2 * 5.6e9)  # 12.8e9
     assert r["experts_per_rank"].magnitude == pytest.approx(8 / 4)
 
 
 def test_moe_inverse_expert_size_from_both_counts():
-    r = nm.solve(["expert_params", "shared_params"], params_total="46.4e9", params="12.8e9",
-                 n_experts=8, experts_per_token=2)
+    r = nm.solve(
+        ["expert_params", "shared_params"],
+        params_total="46.4e9",
+        params="12.8e9",
+        n_experts=8,
+        experts_per_token=2,
+    )
     # 46.4e9 - 12.8e9 = 6 experts' worth = 33.6e9: 5.6e9 each, 1.6e9 shared
     assert mag(r["expert_params"], "param") == pytest.approx(5.6e9)
     assert mag(r["shared_params"], "param") == pytest.approx(1.6e9)
@@ -219,24 +254,37 @@ def test_moe_inverse_expert_size_from_both_counts():
 
 # --- CLI ----------------------------------------------------------------------------------------
 def test_cli_w4(napkin):
-    status, out, err = napkin("solve", "training_state_memory", "n_gpus_for_state",
-                              "params_total=70e9", "--gpu", "H100")
+    status, out, err = napkin(
+        "solve", "training_state_memory", "n_gpus_for_state", "params_total=70e9", "--gpu", "H100"
+    )
     assert status == 0, err
     assert "training_state_memory = 1.12 TB" in out
     assert "n_gpus_for_state = 14 GPU" in out
 
 
 def test_cli_w13(napkin):
-    status, out, err = napkin("solve", "activation_memory_flash", "seq_len=8192", "batch_size=1",
-                              "hidden_size=8192", "n_layers=80")
+    status, out, err = napkin(
+        "solve",
+        "activation_memory_flash",
+        "seq_len=8192",
+        "batch_size=1",
+        "hidden_size=8192",
+        "n_layers=80",
+    )
     assert status == 0, err
     assert out.startswith("activation_memory_flash = 182.5 GB")
     assert "Korthikanti" in out
 
 
 def test_cli_w7(napkin):
-    status, out, err = napkin("solve", "weight_memory", "inference_flop_per_token",
-                              "active_param_fraction", "params_total=235e9", "params=22e9")
+    status, out, err = napkin(
+        "solve",
+        "weight_memory",
+        "inference_flop_per_token",
+        "active_param_fraction",
+        "params_total=235e9",
+        "params=22e9",
+    )
     assert status == 0, err
     assert "weight_memory = 470 GB" in out
     assert "inference_flop_per_token = 4.4×10¹⁰ FLOP/token" in out

@@ -12,28 +12,34 @@ import json
 
 import pytest
 
-nbformat = pytest.importorskip("nbformat", reason="nbformat not installed: pip install "
-                               "'napkinmath[dev]' (nbformat, nbclient, ipykernel)")
-nbclient = pytest.importorskip("nbclient", reason="nbclient not installed: pip install "
-                               "'napkinmath[dev]' (nbformat, nbclient, ipykernel)")
-pytest.importorskip("ipykernel", reason="ipykernel not installed: pip install "
-                    "'napkinmath[dev]' (nbformat, nbclient, ipykernel)")
+nbformat = pytest.importorskip(
+    "nbformat",
+    reason="nbformat not installed: pip install 'napkinmath[dev]' (nbformat, nbclient, ipykernel)",
+)
+nbclient = pytest.importorskip(
+    "nbclient",
+    reason="nbclient not installed: pip install 'napkinmath[dev]' (nbformat, nbclient, ipykernel)",
+)
+pytest.importorskip(
+    "ipykernel",
+    reason="ipykernel not installed: pip install 'napkinmath[dev]' (nbformat, nbclient, ipykernel)",
+)
 
 CELLS = [
     # 0: an answer as the cell's value
-    'import napkinmath as nm\n'
+    "import napkinmath as nm\n"
     'r = nm.solve("mfu", params="405B", tokens="15.6T", gpu_hours="30.84e6 GPU*h", gpu="H100")\n'
-    'r',
+    "r",
     # 1: the math-only LaTeX through IPython.display.Latex
-    'from IPython.display import Latex\nLatex(r.to_latex(math_only=True))',
+    "from IPython.display import Latex\nLatex(r.to_latex(math_only=True))",
     # 2: an error: too few givens
     'nm.solve("n_gpus", params="7B")',
     # 3: tab completion of the lazily loaded names
-    'from IPython.core.completer import provisionalcompleter\n'
-    'with provisionalcompleter():\n'
+    "from IPython.core.completer import provisionalcompleter\n"
+    "with provisionalcompleter():\n"
     '    done = [c.text for line in ("nm.so", "nm.che")\n'
-    '            for c in get_ipython().Completer.completions(line, len(line))]\n'
-    'print(sorted(done))',
+    "            for c in get_ipython().Completer.completions(line, len(line))]\n"
+    "print(sorted(done))",
     # 4: a DataFrame of two answers
     'nm.to_frame([r, nm.solve("mfu", params="70B", tokens="15T", gpu_hours="6.4e6 GPU*h",\n'
     '                         gpu="H100")])',
@@ -44,10 +50,12 @@ CELLS = [
 def executed():
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                     allow_errors=True)
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True)
     client.execute()
     return nb
 

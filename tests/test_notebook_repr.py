@@ -21,7 +21,7 @@ def test_repr_html_typesets_every_step_and_lists_sources():
     assert html.startswith("<p><strong>n_ranks = 1.169</strong></p>")
     # the rearranged form and the value, as $...$ for MathJax/KaTeX
     assert "\\Rightarrow n &= " not in html and "$\\Rightarrow " in html
-    assert html.count("$") % 2 == 0 and "<p>Sources:</p><ol><li value=\"1\">" in html
+    assert html.count("$") % 2 == 0 and '<p>Sources:</p><ol><li value="1">' in html
 
 
 def test_dir_offers_the_lazily_loaded_names():

@@ -22,8 +22,9 @@ def _lines(r) -> list[str]:
 
 def test_round_off_of_zero_shows_as_zero_and_says_why():
     # service_time = 0.1 s + 0.7 s = 0.7999999999999999 s in floats; 0.8 s − that = 1.1e-16 s
-    r = nm.solve("time_in_queue", prefill_time="0.7 s", generation_time="0.1 s",
-                 time_in_system="0.8 s")
+    r = nm.solve(
+        "time_in_queue", prefill_time="0.7 s", generation_time="0.1 s", time_in_system="0.8 s"
+    )
     assert r.headline() == ["time_in_queue = 0 s   (round-off: the terms cancel)"]
     assert "= 0.8 s − 800 ms" in _lines(r)
     assert "= 0 s   (round-off: the terms cancel)" in _lines(r)
@@ -34,8 +35,9 @@ def test_round_off_of_zero_shows_as_zero_and_says_why():
 
 def test_a_small_real_difference_is_not_hidden():
     # 0.8000001 s − (0.7 s + 0.1 s) = 1.0e-7 s = 0.1 µs: small, but far above round-off
-    r = nm.solve("time_in_queue", prefill_time="0.7 s", generation_time="0.1 s",
-                 time_in_system="0.8000001 s")
+    r = nm.solve(
+        "time_in_queue", prefill_time="0.7 s", generation_time="0.1 s", time_in_system="0.8000001 s"
+    )
     assert r.headline() == ["time_in_queue = 0.1 µs"]
 
 
@@ -51,20 +53,21 @@ def test_a_leading_minus_goes_into_the_sum_and_parentheses_are_single():
     r = nm.solve("n_ranks", allreduce_bytes_per_rank="7.14 GB", message_bytes="24.68 GB")
     assert r.value.magnitude == pytest.approx(49.36 / 42.22)
     lines = _lines(r)
-    assert ("⇒ n_ranks = 2 · message_bytes / (2 · message_bytes − allreduce_bytes_per_rank)"
-            in lines)
+    assert "⇒ n_ranks = 2 · message_bytes / (2 · message_bytes − allreduce_bytes_per_rank)" in lines
     assert "= (2 × 24.68 GB) / (2 × 24.68 GB − 7.14 GB)" in lines
 
 
 def test_sums_start_with_a_positive_term():
     goodput = nm.formula("goodput")
-    r = nm.solve("goodput", checkpoint_overhead=0.036, lost_time_per_failure="20 min",
-                 mtbf="3.09 h")
+    r = nm.solve(
+        "goodput", checkpoint_overhead=0.036, lost_time_per_failure="20 min", mtbf="3.09 h"
+    )
     assert goodput.name in {f.name for s in r.steps for f in s.formulas}
     assert "goodput = 1 − checkpoint_overhead − lost_time_per_failure / mtbf" in _lines(r)
     r = nm.solve("allreduce_exposed_time", allreduce_time="3 s", backward_time="2 s")
-    assert ("allreduce_exposed_time = max(allreduce_time, backward_time) − backward_time"
-            in _lines(r))
+    assert "allreduce_exposed_time = max(allreduce_time, backward_time) − backward_time" in _lines(
+        r
+    )
     assert r.value.to("s").magnitude == pytest.approx(1.0)
 
 
@@ -75,8 +78,8 @@ def test_roots_and_powers():
     assert text(a ** sympy.Rational(1, 3)) == "∛(a)"
     assert latex(a ** sympy.Rational(1, 3)) == "\\sqrt[3]{a}"
     assert text(a ** sympy.Rational(2, 3)) == "a^(2/3)"
-    assert text(a ** 2) == "a²" and text((a + b) ** 3) == "(a + b)³"
-    assert text(a ** b) == "a^b" and text(a ** (b - 1)) == "a^(b − 1)"
+    assert text(a**2) == "a²" and text((a + b) ** 3) == "(a + b)³"
+    assert text(a**b) == "a^b" and text(a ** (b - 1)) == "a^(b − 1)"
     assert text(a ** sympy.Rational(-1, 3)) == "1 / ∛(a)"
 
 
@@ -108,8 +111,7 @@ def test_no_odd_display_in_an_answer_of_every_formula(every_answer):
 
 
 def test_sources_are_numbered_once_in_order_in_every_format():
-    r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
-                 gpu="H100-SXM")
+    r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
     text = str(r)
     body, listing = text.split("\nSources:\n")
     assert "arXiv" not in body and "datasheet (2023-06)" not in body
@@ -140,8 +142,13 @@ def test_record_values_cite_their_source_by_number():
 
 def test_a_fraction_inside_a_power_prints_as_a_number():
     # ρ = 50 × 0.1 / 8 = 0.625; W_q = 0.1 s × 0.625^(√18 − 1) / (8 × 0.375) = 7.261 ms
-    r = nm.solve("time_in_queue", arrival_rate="50 request/s", service_time="0.1 s",
-                 n_servers=8, requests_per_server=1)
-    assert r.value.to("s").magnitude == pytest.approx(0.1 * 0.625 ** (18 ** 0.5 - 1) / 3)
+    r = nm.solve(
+        "time_in_queue",
+        arrival_rate="50 request/s",
+        service_time="0.1 s",
+        n_servers=8,
+        requests_per_server=1,
+    )
+    assert r.value.to("s").magnitude == pytest.approx(0.1 * 0.625 ** (18**0.5 - 1) / 3)
     assert "= (0.1 s × (0.625)^(√(2 × 8 + 2) − 1)) / (8 × (1 − 62.5%))" in _lines(r)
     assert "= 62.5%" in _lines(r)

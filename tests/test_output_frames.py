@@ -36,8 +36,7 @@ def test_answers_with_different_targets_leave_gaps():
 
 def test_library_objects_one_at_a_time_or_all():
     one = nm.to_frame(nm.formula("fleet_equation"))
-    assert one["equation"].tolist() == [
-        "train_time = train_compute / (mfu · n_gpus · peak_flops)"]
+    assert one["equation"].tolist() == ["train_time = train_compute / (mfu · n_gpus · peak_flops)"]
     assert nm.to_frame(nm.variable("mfu"))["name"].tolist() == ["mfu"]
     both = nm.to_frame([nm.variable("mfu"), nm.variable("n_gpus")])
     assert both["unit"].tolist() == ["", "GPU"]

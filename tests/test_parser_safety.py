@@ -42,13 +42,17 @@ FUZZ_EXAMPLES = 1500
 #: CPython's default recursion limit, which a user's process runs at.
 NORMAL_RECURSION_LIMIT = 1000
 
-FUZZ = settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 MALICIOUS = [
     # code execution and imports
     "__import__('os').system('touch /tmp/napkin-pwned')",
-    "__import__(\"os\")",
+    '__import__("os")',
     "import os",
     "from os import system",
     "exec('1')",
@@ -150,11 +154,11 @@ MALICIOUS = [
     "sqrt(" * MAX_DEPTH + "4" + ")" * MAX_DEPTH,
     "max(" * MAX_DEPTH + "1" + ")" * MAX_DEPTH,
     "1+" * 600 + "1",
-    "s " * 330,                     # names side by side: once a RecursionError (exit 3)
-    "s " * 399,                     # as many as the token cap allows
-    "s " * 5000,                    # beyond the length cap
+    "s " * 330,  # names side by side: once a RecursionError (exit 3)
+    "s " * 399,  # as many as the token cap allows
+    "s " * 5000,  # beyond the length cap
     "s*" * 199 + "s",
-    "*".join("abcdefghij" * 20),    # a*b*c*...: 200 names, 399 tokens
+    "*".join("abcdefghij" * 20),  # a*b*c*...: 200 names, 399 tokens
     "GB/" * 199 + "s",
     "1+" * 199 + "1",
     "1-" * 199 + "1",
@@ -285,14 +289,14 @@ def test_the_corpus_is_not_evaluated_even_partially(tmp_path):
 
 def test_errors_point_at_the_offending_token():
     cases = {
-        "1 GB + __import__": 7,       # the name that may not start with '_'
+        "1 GB + __import__": 7,  # the name that may not start with '_'
         "H100-SXM.peak_flops.__class__": 19,  # the dot after a complete record value
-        "lambda: 0": 6,               # ':'
-        "2 GB [3]": 5,                # '['
-        "1 GB + 2 GB/s": 5,           # the '+' joining incompatible sides
-        "sqrt(2 GB": 9,               # the end, where ')' was expected
-        "f'{1}'": 1,                  # the quote
-        "9^9^9": 3,                   # the exponent 9^9 = 387,420,489, beyond the cap
+        "lambda: 0": 6,  # ':'
+        "2 GB [3]": 5,  # '['
+        "1 GB + 2 GB/s": 5,  # the '+' joining incompatible sides
+        "sqrt(2 GB": 9,  # the end, where ')' was expected
+        "f'{1}'": 1,  # the quote
+        "9^9^9": 3,  # the exponent 9^9 = 387,420,489, beyond the cap
     }
     for text, position in cases.items():
         with pytest.raises(nm.ParseError) as err:
@@ -318,13 +322,16 @@ def test_bounds_are_stated_in_the_message():
         evaluate(parse("1e300 * 1e300"))
     # just inside the bounds still works
     assert evaluate(parse("(" * (MAX_DEPTH - 1) + "1" + ")" * (MAX_DEPTH - 1))).magnitude == 1
-    assert evaluate(parse("2^64")).magnitude == 2.0 ** 64
+    assert evaluate(parse("2^64")).magnitude == 2.0**64
 
 
 def test_long_valid_input_stays_fast():
     # hostile but grammatical, just inside the depth cap: juxtaposed units, additions, a tower
-    for text in ("s " * MAX_DEPTH, "+".join(["1GB"] * (MAX_DEPTH - 1)),
-                 "(" * 16 + "2" + "^1)" * 16):
+    for text in (
+        "s " * MAX_DEPTH,
+        "+".join(["1GB"] * (MAX_DEPTH - 1)),
+        "(" * 16 + "2" + "^1)" * 16,
+    ):
         outcome = _bounded(check, text)
         assert not isinstance(outcome, nm.NapkinError), outcome
 
@@ -339,18 +346,30 @@ def _height(node) -> int:
     return height
 
 
-@pytest.mark.parametrize("text", ["s " * MAX_DEPTH, "1+" * (MAX_DEPTH - 1) + "1",
-                                  "-" * (MAX_DEPTH - 1) + "1", "2^" * (MAX_DEPTH - 1) + "1",
-                                  "(" * (MAX_DEPTH - 1) + "1" + ")" * (MAX_DEPTH - 1),
-                                  "sqrt(" * (MAX_DEPTH - 1) + "4" + ")" * (MAX_DEPTH - 1)])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "s " * MAX_DEPTH,
+        "1+" * (MAX_DEPTH - 1) + "1",
+        "-" * (MAX_DEPTH - 1) + "1",
+        "2^" * (MAX_DEPTH - 1) + "1",
+        "(" * (MAX_DEPTH - 1) + "1" + ")" * (MAX_DEPTH - 1),
+        "sqrt(" * (MAX_DEPTH - 1) + "4" + ")" * (MAX_DEPTH - 1),
+    ],
+)
 def test_depth_cap_counts_every_level(text):
     # the deepest accepted input of each shape; one more level is refused
     tree = parse(text)
     assert _height(tree) <= MAX_DEPTH
     assert tree.depth == _height(tree)
-    deeper = {"s": "s " + text, "1": "1+" + text, "-": "-" + text, "2": "2^" + text,
-              "(": "(" + text + ")", "q": "sqrt(" + text + ")"}[text[0] if text[:2] != "sq"
-                                                                else "q"]
+    deeper = {
+        "s": "s " + text,
+        "1": "1+" + text,
+        "-": "-" + text,
+        "2": "2^" + text,
+        "(": "(" + text + ")",
+        "q": "sqrt(" + text + ")",
+    }[text[0] if text[:2] != "sq" else "q"]
     with pytest.raises(nm.ParseError, match="nested too deeply"):
         parse(deeper)
 
@@ -386,17 +405,33 @@ _DEPTH_SCRIPT = textwrap.dedent("""
                 outcomes.append("RecursionError")
         print(json.dumps([text[:20], outcomes]))
 """)
-_DEEP = ["s " * 330, "s " * 399, "s " * 500, "1+" * 199 + "1", "(" * 399 + "1",
-         "(" * 199 + "1" + ")" * 199, "-" * 399 + "1", "2^" * 199 + "1", "s*" * 199 + "s",
-         "GB/" * 199 + "s", "sqrt(" * 130 + "4" + ")" * 130, "1 s " * 199,
-         "s " * MAX_DEPTH, "1+" * (MAX_DEPTH - 1) + "1"]
+_DEEP = [
+    "s " * 330,
+    "s " * 399,
+    "s " * 500,
+    "1+" * 199 + "1",
+    "(" * 399 + "1",
+    "(" * 199 + "1" + ")" * 199,
+    "-" * 399 + "1",
+    "2^" * 199 + "1",
+    "s*" * 199 + "s",
+    "GB/" * 199 + "s",
+    "sqrt(" * 130 + "4" + ")" * 130,
+    "1 s " * 199,
+    "s " * MAX_DEPTH,
+    "1+" * (MAX_DEPTH - 1) + "1",
+]
 
 
 def test_depth_at_the_normal_recursion_limit():
     # pytest and Hypothesis may raise the recursion limit; a user's process does not
-    done = subprocess.run([sys.executable, "-c", _DEPTH_SCRIPT, json.dumps(_DEEP)],
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    done = subprocess.run(
+        [sys.executable, "-c", _DEPTH_SCRIPT, json.dumps(_DEEP)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     results = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(results) == len(_DEEP)
@@ -411,8 +446,12 @@ def test_depth_at_the_normal_recursion_limit():
 
 
 def test_cli_refuses_deep_input_with_exit_2():
-    done = subprocess.run([sys.executable, "-m", "napkinmath.cli", "check", "s " * 330],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "napkinmath.cli", "check", "s " * 330],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2, done.stderr
     assert "nested too deeply" in done.stderr and "Traceback" not in done.stderr
 
@@ -440,21 +479,24 @@ def test_one_argument_min_is_ambiguous_and_refused_with_both_spellings(text):
         check(text)
     message = str(err.value)
     assert "ambiguous" in message and "minute" in message
-    inner = text[text.index("min(") + 4:-1]
+    inner = text[text.index("min(") + 4 : -1]
     for spelling in (f"'min ({inner})'", f"'({inner}) min'", f"'min({inner}, ...)'"):
         assert spelling in message, (spelling, message)
     assert err.value.position == text.index("min(")
 
 
 # --- user text cannot rewrite the terminal ----------------------------------------------------
-@pytest.mark.parametrize("text, shown", [
-    ("1 GB\x1b[2J", "1 GB\\x1b[2J"),
-    ("1 GB +\r 3 GB", "1 GB +\\r 3 GB"),
-    ("\u202e1 GB", "<U+202E>1 GB"),
-    ("1 GB \u2066+ 2 GB", "1 GB <U+2066>+ 2 GB"),
-    ("1\x9bGB", "1\\x9bGB"),
-    ("\udcff GB", "<U+DCFF> GB"),
-])
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("1 GB\x1b[2J", "1 GB\\x1b[2J"),
+        ("1 GB +\r 3 GB", "1 GB +\\r 3 GB"),
+        ("\u202e1 GB", "<U+202E>1 GB"),
+        ("1 GB \u2066+ 2 GB", "1 GB <U+2066>+ 2 GB"),
+        ("1\x9bGB", "1\\x9bGB"),
+        ("\udcff GB", "<U+DCFF> GB"),
+    ],
+)
 def test_parse_errors_show_control_characters_as_escapes(text, shown):
     with pytest.raises(nm.ParseError) as err:
         parse(text)
@@ -463,13 +505,12 @@ def test_parse_errors_show_control_characters_as_escapes(text, shown):
     assert all(c.isprintable() or c == "\n" for c in message), repr(message)
     assert err.value.text == text  # the raw text and position stay on the error
     caret = message.rsplit("\n", 1)[1].index("^") - 2
-    assert caret == len(visible(text[:err.value.position]))  # under the shown character
+    assert caret == len(visible(text[: err.value.position]))  # under the shown character
 
 
 def test_caret_stays_under_the_fault_after_escapes_and_wide_characters():
     # an unknown unit, found while evaluating: the caret under 'GBq' as a terminal shows it
-    for text, columns in (("1 GB + 3 GBq", 9), ("1 GB +\t 3 GBq", 11),
-                          ("1 GB + ３ GBq", 10)):
+    for text, columns in (("1 GB + 3 GBq", 9), ("1 GB +\t 3 GBq", 11), ("1 GB + ３ GBq", 10)):
         with pytest.raises(nm.ParseError) as err:
             evaluate(parse(text), text) if "３" not in text else parse(text)
         lines = str(err.value).split("\n")
@@ -508,9 +549,12 @@ def test_hostile_claims_files_are_refused(tmp_path):
 # --- property-based fuzzing -----------------------------------------------------------------
 _GRAMMAR_CHARS = "0123456789.eE+-*/^()·×÷,% _xkKMBbTGiB"
 _TEXT = st.text(
-    alphabet=st.one_of(st.sampled_from(list(_GRAMMAR_CHARS)),
-                       st.characters(codec="utf-8", exclude_categories=("Cs",))),
-    max_size=200)
+    alphabet=st.one_of(
+        st.sampled_from(list(_GRAMMAR_CHARS)),
+        st.characters(codec="utf-8", exclude_categories=("Cs",)),
+    ),
+    max_size=200,
+)
 
 
 @FUZZ
@@ -519,8 +563,14 @@ def test_fuzz_arbitrary_text(text):
     calls = []
     original = builtins.eval, builtins.exec, builtins.compile
     for name, function in zip(("eval", "exec", "compile"), original, strict=True):
-        setattr(builtins, name, lambda *a, _n=name, _f=function, **k: (
-            calls.append((_n, a[0] if a else None)), _f(*a, **k))[1])
+        setattr(
+            builtins,
+            name,
+            lambda *a, _n=name, _f=function, **k: (
+                calls.append((_n, a[0] if a else None)),
+                _f(*a, **k),
+            )[1],
+        )
     try:
         outcome = _bounded(check, text)
     finally:
@@ -532,33 +582,94 @@ def test_fuzz_arbitrary_text(text):
         assert outcome.text
 
 
-_UNITS = ["GB", "GiB", "Gb", "MB", "TB/s", "Gb/s", "s", "ms", "h", "day", "week", "FLOP",
-          "TFLOP", "TFLOPS", "FLOPs", "param", "params", "token", "tokens", "GPU", "GPUs",
-          "node", "USD", "W", "kWh", "B", "b", "bit", "byte", "Gbps", "mb", "KB", "min"]
-_NAMES = ["H100-SXM.peak_flops", "H100-SXM.hbm_capacity", "H100-SXM.nvlink_bandwidth",
-          "llama-3-70b.n_layers", "B200.tdp", "H100-SXM.__class__", "H100-SXM.nope",
-          "nope.peak_flops", "peak_flops", "mfu", "n_gpus", "x", "__import__", "os", "lambda",
-          "sqrt", "exp", "_", "eval"]
+_UNITS = [
+    "GB",
+    "GiB",
+    "Gb",
+    "MB",
+    "TB/s",
+    "Gb/s",
+    "s",
+    "ms",
+    "h",
+    "day",
+    "week",
+    "FLOP",
+    "TFLOP",
+    "TFLOPS",
+    "FLOPs",
+    "param",
+    "params",
+    "token",
+    "tokens",
+    "GPU",
+    "GPUs",
+    "node",
+    "USD",
+    "W",
+    "kWh",
+    "B",
+    "b",
+    "bit",
+    "byte",
+    "Gbps",
+    "mb",
+    "KB",
+    "min",
+]
+_NAMES = [
+    "H100-SXM.peak_flops",
+    "H100-SXM.hbm_capacity",
+    "H100-SXM.nvlink_bandwidth",
+    "llama-3-70b.n_layers",
+    "B200.tdp",
+    "H100-SXM.__class__",
+    "H100-SXM.nope",
+    "nope.peak_flops",
+    "peak_flops",
+    "mfu",
+    "n_gpus",
+    "x",
+    "__import__",
+    "os",
+    "lambda",
+    "sqrt",
+    "exp",
+    "_",
+    "eval",
+]
 _NUMBERS = st.one_of(
-    st.integers(min_value=0, max_value=10 ** 45).map(str),
+    st.integers(min_value=0, max_value=10**45).map(str),
     st.floats(allow_nan=False, allow_infinity=False, min_value=0).map(repr),
-    st.sampled_from(["1e300", "1e-300", "1e308", "7B", "15T", "16k", "15%", "0", "0.0",
-                     "1_000", ".5", "9" * 40]))
-_ATOMS = st.one_of(_NUMBERS, st.sampled_from(_UNITS), st.sampled_from(_NAMES),
-                   st.tuples(_NUMBERS, st.sampled_from(_UNITS)).map(" ".join))
+    st.sampled_from(
+        ["1e300", "1e-300", "1e308", "7B", "15T", "16k", "15%", "0", "0.0", "1_000", ".5", "9" * 40]
+    ),
+)
+_ATOMS = st.one_of(
+    _NUMBERS,
+    st.sampled_from(_UNITS),
+    st.sampled_from(_NAMES),
+    st.tuples(_NUMBERS, st.sampled_from(_UNITS)).map(" ".join),
+)
 
 
 def _combine(children):
-    binary = st.tuples(children, st.sampled_from([" + ", " - ", " * ", " / ", "/", "*", " ^ ",
-                                                  "^", " ** ", " x ", " ", ""]), children)
+    binary = st.tuples(
+        children,
+        st.sampled_from([" + ", " - ", " * ", " / ", "/", "*", " ^ ", "^", " ** ", " x ", " ", ""]),
+        children,
+    )
     return st.one_of(
         binary.map("".join),
         children.map(lambda c: f"({c})"),
         children.map(lambda c: f"-{c}"),
-        st.tuples(st.sampled_from(["sqrt", "log", "log2", "exp", "ceil", "floor", "abs",
-                                   "min", "max"]), children).map(lambda t: f"{t[0]}({t[1]})"),
+        st.tuples(
+            st.sampled_from(["sqrt", "log", "log2", "exp", "ceil", "floor", "abs", "min", "max"]),
+            children,
+        ).map(lambda t: f"{t[0]}({t[1]})"),
         st.tuples(st.sampled_from(["min", "max"]), children, children).map(
-            lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+            lambda t: f"{t[0]}({t[1]}, {t[2]})"
+        ),
     )
 
 
@@ -584,13 +695,16 @@ def test_fuzz_grammar_expressions_with_claims(text, claim):
     if not isinstance(outcome, nm.NapkinError):
         assert outcome.status in ("ok", "agree", "disagree")
         assert outcome.text and outcome.markdown
-        assert json.loads(json.dumps(outcome.to_dict(), allow_nan=False))["status"] == \
-            outcome.status
+        assert (
+            json.loads(json.dumps(outcome.to_dict(), allow_nan=False))["status"] == outcome.status
+        )
 
 
 @FUZZ
-@given(text=st.one_of(_EXPRESSIONS, _TEXT), name=st.sampled_from(
-    ["params", "train_time", "peak_flops", "mfu", "n_gpus", "hbm_capacity"]))
+@given(
+    text=st.one_of(_EXPRESSIONS, _TEXT),
+    name=st.sampled_from(["params", "train_time", "peak_flops", "mfu", "n_gpus", "hbm_capacity"]),
+)
 def test_fuzz_given_values_in_solve(text, name):
     outcome = _bounded(to_quantity, text, variable(name))
     assert isinstance(outcome, (nm.InputError, nm.Quantity))
@@ -600,12 +714,21 @@ _LINKS = st.sampled_from([" ", "+", "-", "*", "/", " x ", "^", " + ", " - "])
 _PREFIXES = st.sampled_from(["(", "-", "+", "sqrt(", "max(", "min(", "2^", "abs(", ""])
 
 
-@settings(max_examples=500, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(atoms=st.lists(st.sampled_from(["s", "1", "2", "GB", "1 s", "min", "7B", "x", "h",
-                                       "(1)", "GB/s", "0.5"]), min_size=1, max_size=250),
-       links=st.lists(_LINKS, min_size=250, max_size=250),
-       prefix=st.lists(_PREFIXES, max_size=120))
+@settings(
+    max_examples=500,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    atoms=st.lists(
+        st.sampled_from(["s", "1", "2", "GB", "1 s", "min", "7B", "x", "h", "(1)", "GB/s", "0.5"]),
+        min_size=1,
+        max_size=250,
+    ),
+    links=st.lists(_LINKS, min_size=250, max_size=250),
+    prefix=st.lists(_PREFIXES, max_size=120),
+)
 def test_fuzz_long_chains_and_deep_nesting(atoms, links, prefix):
     # the shapes that once overflowed the stack: long chains, runs of signs and parentheses
     body = "".join(a + link for a, link in zip(atoms, links, strict=False))[:-1] or "1"
@@ -621,20 +744,59 @@ def test_fuzz_long_chains_and_deep_nesting(atoms, links, prefix):
     assert isinstance(outcome, nm.NapkinError) or outcome.status == "ok"
 
 
-_CELLS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), _TEXT, _ATOMS,
-                  st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=5),
-                                                                       st.integers(), max_size=2))
-_ROWS = st.lists(st.dictionaries(
-    st.one_of(st.sampled_from(["id", "quantity", "expression", "claimed", "unit", "tolerance",
-                               "gpu", "model", "context", "source", "params", "n", "__x"]),
-              st.text(max_size=8)),
-    _CELLS, max_size=6), max_size=4)
+_CELLS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    _TEXT,
+    _ATOMS,
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+)
+_ROWS = st.lists(
+    st.dictionaries(
+        st.one_of(
+            st.sampled_from(
+                [
+                    "id",
+                    "quantity",
+                    "expression",
+                    "claimed",
+                    "unit",
+                    "tolerance",
+                    "gpu",
+                    "model",
+                    "context",
+                    "source",
+                    "params",
+                    "n",
+                    "__x",
+                ]
+            ),
+            st.text(max_size=8),
+        ),
+        _CELLS,
+        max_size=6,
+    ),
+    max_size=4,
+)
 
 
-@settings(max_examples=300, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(rows=st.one_of(_ROWS, st.dictionaries(st.sampled_from(["claims", "defaults", "x"]),
-                                             st.one_of(_ROWS, _CELLS), max_size=3)))
+@settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    rows=st.one_of(
+        _ROWS,
+        st.dictionaries(
+            st.sampled_from(["claims", "defaults", "x"]), st.one_of(_ROWS, _CELLS), max_size=3
+        ),
+    )
+)
 def test_fuzz_tables_of_claims(rows):
     outcome = _bounded(check_claims, rows)
     if not isinstance(outcome, nm.NapkinError):

@@ -36,24 +36,48 @@ ISSUE_DAYS = 6 * 70e9 * 15e12 / (8192 * 400e12) / 86400
 CASES = [
     ("train_time", ISSUE, None, ISSUE_DAYS, "day", ISSUE_NOTE),
     # the same product in the price of a training token
-    ("cost_per_token", dict(params="70B", achieved_flops="400 TFLOP/s",
-                            price_per_gpu_hour="2 USD/(GPU*h)"), None,
-     6 * 70e9 * 2 / 400e12 / 3600, "USD/token", ISSUE_NOTE),
+    (
+        "cost_per_token",
+        dict(params="70B", achieved_flops="400 TFLOP/s", price_per_gpu_hour="2 USD/(GPU*h)"),
+        None,
+        6 * 70e9 * 2 / 400e12 / 3600,
+        "USD/token",
+        ISSUE_NOTE,
+    ),
     # combine over dispatch bytes: the experts and the width are the same on both sides
-    ("moe_combine_bytes_per_token", dict(moe_dispatch_bytes_per_token="57344 B/token",
-                                         combine_bytes_per_element="2 B",
-                                         dispatch_bytes_per_element="1 B"), None,
-     2 * 57344 / 1, "B/token",
-     "experts_per_token and hidden_size cancel: experts_per_token · hidden_size = "
-     "moe_dispatch_bytes_per_token / dispatch_bytes_per_element"),
+    (
+        "moe_combine_bytes_per_token",
+        dict(
+            moe_dispatch_bytes_per_token="57344 B/token",
+            combine_bytes_per_element="2 B",
+            dispatch_bytes_per_element="1 B",
+        ),
+        None,
+        2 * 57344 / 1,
+        "B/token",
+        "experts_per_token and hidden_size cancel: experts_per_token · hidden_size = "
+        "moe_dispatch_bytes_per_token / dispatch_bytes_per_element",
+    ),
     # a ring all-reduce's bus bandwidth is the link bandwidth, whatever the message
-    ("allreduce_busbw", dict(n_ranks=8), "MI300X", 448, "GB/s",
-     "allreduce_bytes_per_rank, allreduce_time and message_bytes cancel: allreduce_algbw "
-     "does not depend on them"),
+    (
+        "allreduce_busbw",
+        dict(n_ranks=8),
+        "MI300X",
+        448,
+        "GB/s",
+        "allreduce_bytes_per_rank, allreduce_time and message_bytes cancel: allreduce_algbw "
+        "does not depend on them",
+    ),
     # and the ring's length follows from its algorithm bandwidth: 2·300 / (2·300 − 450) = 4
-    ("allreduce_busbw", dict(allreduce_algbw="300 GB/s"), "H100-SXM", 450, "GB/s",
-     "allreduce_bytes_per_rank, allreduce_time and message_bytes cancel: n_ranks does not "
-     "depend on them"),
+    (
+        "allreduce_busbw",
+        dict(allreduce_algbw="300 GB/s"),
+        "H100-SXM",
+        450,
+        "GB/s",
+        "allreduce_bytes_per_rank, allreduce_time and message_bytes cancel: n_ranks does not "
+        "depend on them",
+    ),
 ]
 
 
@@ -68,12 +92,14 @@ def test_the_issues_example_is_answered_and_says_what_cancelled():
     text = str(r)
     assert text.startswith("train_time = 22.25 day\n")
     assert "2. Fleet equation + MFU from achieved FLOP/s, solved for train_time" in text
-    assert "   train_time = train_compute / (mfu · n_gpus · peak_flops)\n" \
-           "   mfu = achieved_flops / peak_flops\n" \
-           "   ⇒ train_time = train_compute / (achieved_flops · n_gpus)\n" \
-           "                = 6.3×10²⁴ FLOP / (400 TFLOP/(s·GPU) × 8,192 GPU)\n" \
-           "                = 22.25 day\n" \
-           f"   ({ISSUE_NOTE})" in text
+    assert (
+        "   train_time = train_compute / (mfu · n_gpus · peak_flops)\n"
+        "   mfu = achieved_flops / peak_flops\n"
+        "   ⇒ train_time = train_compute / (achieved_flops · n_gpus)\n"
+        "                = 6.3×10²⁴ FLOP / (400 TFLOP/(s·GPU) × 8,192 GPU)\n"
+        "                = 22.25 day\n"
+        f"   ({ISSUE_NOTE})" in text
+    )
     (step,) = _cancelled_steps(r)
     assert step.cancel.names == ("mfu", "peak_flops") and step.cancel.free == ("mfu",)
     assert [f.name for f in step.formulas] == ["fleet_equation", "mfu_from_achieved_flops"]
@@ -114,21 +140,32 @@ def test_cancelling_questions_of_the_library(target, givens, gpu, value, unit, n
 REFUSED = [
     # 'attention left out' is a stated assumption (with = without attention), never composed
     # as a law: it would make the attention FLOPs cancel to 0
-    ("inference_attention_flop_per_token", dict(head_dim=128, seq_len="4096 token/sequence",
-                                                gpu="MI300X"),
-     "cannot determine inference_attention_flop_per_token from head_dim, seq_len, MI300X "
-     "record, default assumptions: give one of inference_flop_per_token, "
-     "inference_flop_per_token_with_attention, params, params_total, weight_memory, "
-     "checkpoint_size, gradient_memory, optimizer_memory"),
-    ("train_time", dict(params="70B", tokens="15T", n_gpus=8192),
-     "cannot determine train_time from n_gpus, params, tokens, default assumptions: give one "
-     "of gpu_hours, train_throughput, dataset_read_rate"),
-    ("train_time", dict(params="70B", tokens="15T", achieved_flops="400 TFLOP/s"),
-     "cannot determine train_time from achieved_flops, params, tokens, default assumptions: "
-     "give one of train_throughput, dataset_read_rate"),
-    ("train_time", dict(n_gpus=8192, achieved_flops="400 TFLOP/s"),
-     "cannot determine train_time from achieved_flops, n_gpus, default assumptions: give one "
-     "of gpu_hours"),
+    (
+        "inference_attention_flop_per_token",
+        dict(head_dim=128, seq_len="4096 token/sequence", gpu="MI300X"),
+        "cannot determine inference_attention_flop_per_token from head_dim, seq_len, MI300X "
+        "record, default assumptions: give one of inference_flop_per_token, "
+        "inference_flop_per_token_with_attention, params, params_total, weight_memory, "
+        "checkpoint_size, gradient_memory, optimizer_memory",
+    ),
+    (
+        "train_time",
+        dict(params="70B", tokens="15T", n_gpus=8192),
+        "cannot determine train_time from n_gpus, params, tokens, default assumptions: give one "
+        "of gpu_hours, train_throughput, dataset_read_rate",
+    ),
+    (
+        "train_time",
+        dict(params="70B", tokens="15T", achieved_flops="400 TFLOP/s"),
+        "cannot determine train_time from achieved_flops, params, tokens, default assumptions: "
+        "give one of train_throughput, dataset_read_rate",
+    ),
+    (
+        "train_time",
+        dict(n_gpus=8192, achieved_flops="400 TFLOP/s"),
+        "cannot determine train_time from achieved_flops, n_gpus, default assumptions: give one "
+        "of gpu_hours",
+    ),
 ]
 
 
@@ -145,10 +182,12 @@ def test_a_combined_step_without_an_admissible_value_names_what_it_combined():
         nm.solve("allreduce_busbw", allreduce_algbw="3.91 GB/s", gpu="H100-SXM")
     assert str(caught.value).startswith(
         "no admissible value for n_ranks: Ring all-reduce: bytes each rank sends + All-reduce "
-        "time + All-reduce algorithm bandwidth (combined) gives n_ranks = -0.01769")
+        "time + All-reduce algorithm bandwidth (combined) gives n_ranks = -0.01769"
+    )
     assert str(caught.value).endswith(
         "The givens for allreduce_algbw, link_bandwidth ask for something impossible; change "
-        "one of them.")
+        "one of them."
+    )
 
 
 def test_a_refusal_tries_a_bounded_number_of_candidates(monkeypatch):
@@ -166,7 +205,7 @@ def test_a_refusal_tries_a_bounded_number_of_candidates(monkeypatch):
         plan.make_plan(("train_time",), knowns, cancel=True)
     suggested = suggest._failure(("train_time",), knowns)[0]
     assert 0 < len(tried) <= cancel.MAX_CANDIDATES  # the suggestions, in order, each once
-    assert tried == [tuple(sorted(s.split(" and "))) for s in suggested][:len(tried)]
+    assert tried == [tuple(sorted(s.split(" and "))) for s in suggested][: len(tried)]
 
 
 def _check_holds(step, free: dict[str, float]) -> float:
@@ -194,13 +233,20 @@ def test_cancelled_answers_substitute_back_into_every_formula_used(target, given
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
-@given(params=st.floats(1e8, 1e13), tokens=st.floats(1e9, 1e14), n_gpus=st.integers(1, 10**5),
-       achieved=st.floats(1.0, 5000.0))
-def test_the_fleet_equation_without_the_peak_is_the_closed_form(params, tokens, n_gpus,
-                                                                 achieved):
-    r = nm.solve("train_time", params=nm.Quantity(params, "param"),
-                 tokens=nm.Quantity(tokens, "token"), n_gpus=n_gpus,
-                 achieved_flops=nm.Quantity(achieved, "TFLOP/(s*GPU)"))
+@given(
+    params=st.floats(1e8, 1e13),
+    tokens=st.floats(1e9, 1e14),
+    n_gpus=st.integers(1, 10**5),
+    achieved=st.floats(1.0, 5000.0),
+)
+def test_the_fleet_equation_without_the_peak_is_the_closed_form(params, tokens, n_gpus, achieved):
+    r = nm.solve(
+        "train_time",
+        params=nm.Quantity(params, "param"),
+        tokens=nm.Quantity(tokens, "token"),
+        n_gpus=n_gpus,
+        achieved_flops=nm.Quantity(achieved, "TFLOP/(s*GPU)"),
+    )
     expected = 6 * params * tokens / (n_gpus * achieved * 1e12)
     assert r.value.to("s").magnitude == pytest.approx(expected, rel=1e-12)
     (step,) = _cancelled_steps(r)
@@ -208,8 +254,13 @@ def test_the_fleet_equation_without_the_peak_is_the_closed_form(params, tokens, 
 
 
 def test_a_range_of_the_given_that_remains_is_exact():
-    r = nm.solve("train_time", params="70B", tokens="15T", n_gpus=8192,
-                 achieved_flops=("300 TFLOP/(s*GPU)", "400 TFLOP/(s*GPU)"))
+    r = nm.solve(
+        "train_time",
+        params="70B",
+        tokens="15T",
+        n_gpus=8192,
+        achieved_flops=("300 TFLOP/(s*GPU)", "400 TFLOP/(s*GPU)"),
+    )
     low, high = r["train_time"].low, r["train_time"].high
     assert low.to("day").magnitude == pytest.approx(ISSUE_DAYS, rel=1e-9)
     assert high.to("day").magnitude == pytest.approx(ISSUE_DAYS * 4 / 3, rel=1e-9)
@@ -225,21 +276,25 @@ def test_the_plan_names_the_free_input_and_a_cold_planner_gives_the_same():
     again = plan.make_plan(("train_time",), knowns, cancel=True)
     assert again == first and first.free == ("mfu",)
     assert [[f.name for f in b.formulas] for b in first.blocks] == [
-        ["training_compute"], ["fleet_equation", "mfu_from_achieved_flops"]]
-    assert first.used == {"achieved_flops", "flop_per_param_token", "n_gpus", "params",
-                          "tokens"}
+        ["training_compute"],
+        ["fleet_equation", "mfu_from_achieved_flops"],
+    ]
+    assert first.used == {"achieved_flops", "flop_per_param_token", "n_gpus", "params", "tokens"}
 
 
 def test_a_second_process_answers_from_the_stored_composition_without_sympy(tmp_path):
-    code = ("import sys, napkinmath as nm\n"
-            "r = nm.solve('train_time', params='70B', tokens='15T', n_gpus=8192, "
-            "achieved_flops='400 TFLOP/s')\n"
-            "print(r.to_json()); print('sympy' in sys.modules)\n")
+    code = (
+        "import sys, napkinmath as nm\n"
+        "r = nm.solve('train_time', params='70B', tokens='15T', n_gpus=8192, "
+        "achieved_flops='400 TFLOP/s')\n"
+        "print(r.to_json()); print('sympy' in sys.modules)\n"
+    )
 
     def run(seed: str) -> list[str]:
         env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path), PYTHONHASHSEED=seed)
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              env=env, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
         return done.stdout.rsplit("\n", 2)[:2]
 
     first, imported = run("1")

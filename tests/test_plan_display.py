@@ -38,8 +38,12 @@ def pretraining():
 
 
 def reports(p) -> dict[str, str]:
-    return {"text": p.to_text(), "markdown": p.to_markdown(), "html": p.to_html(),
-            "latex": p.to_latex()}
+    return {
+        "text": p.to_text(),
+        "markdown": p.to_markdown(),
+        "html": p.to_html(),
+        "latex": p.to_latex(),
+    }
 
 
 def test_numbers_as_result_shows_them(startup, pretraining):
@@ -71,7 +75,8 @@ def test_a_value_read_generously_says_how(tmp_path):
         assert (tex(said) if style == "latex" else said) in report, style
     # 6 · 7e9 · 1e12 / (64 · 989e12 · 0.4) s = 19.2 days
     assert p.answers["train_time"].to("day").magnitude == pytest.approx(
-        4.2e22 / (64 * 989e12 * 0.4) / 86400)
+        4.2e22 / (64 * 989e12 * 0.4) / 86400
+    )
 
 
 def test_one_numbered_sources_list(startup):
@@ -111,8 +116,13 @@ def test_a_section_answer_is_the_answer_from_the_givens_it_reads(startup):
     """The Memory section reads none of the file's givens but `params`: its answer is the one
     `solve` gives from `params` alone (not the file's other givens, listed as unused)."""
     memory = startup.sections[2].result
-    alone = nm.solve(["training_state_memory", "n_gpus_for_state"], params="7B", gpu="H100-SXM",
-                     tolerance=0.01, on_inconsistent="warn")
+    alone = nm.solve(
+        ["training_state_memory", "n_gpus_for_state"],
+        params="7B",
+        gpu="H100-SXM",
+        tolerance=0.01,
+        on_inconsistent="warn",
+    )
     assert str(memory) == str(alone)
     assert memory.to_json() == alone.to_json()
     assert not memory.unused and "given but not needed" not in startup.to_text()

@@ -11,8 +11,12 @@ from helpers import mag
 import napkinmath as nm
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-PLANS = ["startup-7b.toml", "llama-405b-pretraining.toml", "llama-70b-serving.toml",
-         "shared-pool.toml"]
+PLANS = [
+    "startup-7b.toml",
+    "llama-405b-pretraining.toml",
+    "llama-70b-serving.toml",
+    "shared-pool.toml",
+]
 H100_PEAK = 989.5e12  # FLOP/s per GPU, dense BF16 (the record's figure)
 DAY = 86_400.0
 
@@ -79,8 +83,9 @@ def test_70b_serving_w15_w16_w17(plans):
     assert weights == pytest.approx(70.55e9 * 2, rel=0.001)  # 70.6B parameters in bf16
     decode = by_section["Decode speed"]
     # the memory roof binds at batch 32; 160 all-reduces of 8 µs + 1.5 × 524 kB / 450 GB/s
-    step = (weights + 32 * 8192 * 327_680) / (4 * 3.35e12) \
-        + 160 * (8e-6 + 1.5 * 32 * 8192 * 2 / 450e9)
+    step = (weights + 32 * 8192 * 327_680) / (4 * 3.35e12) + 160 * (
+        8e-6 + 1.5 * 32 * 8192 * 2 / 450e9
+    )
     assert mag(decode["decode_step_time"], "s") == pytest.approx(step)
     assert mag(decode["decode_throughput"], "token/s") == pytest.approx(32 / step)
     single = by_section["Single stream"]
@@ -90,8 +95,7 @@ def test_70b_serving_w15_w16_w17(plans):
     assert 1 / reads == pytest.approx(95, rel=0.01)
     assert mag(single["decode_speed"], "token/(s*sequence)") == pytest.approx(1 / (reads + comm))
     assert mag(single["ridge_point"], "FLOP/B") == pytest.approx(989.5 / 3.35)  # 295
-    assert mag(by_section["Little's law"]["requests_in_flight"], "request") == \
-        pytest.approx(50 * 2)
+    assert mag(by_section["Little's law"]["requests_in_flight"], "request") == pytest.approx(50 * 2)
     saturation = by_section["Saturation"]
     assert mag(saturation["time_in_system"], "s") == pytest.approx(1 / (1 - 0.9))  # 10 S
     assert mag(saturation["time_in_queue"], "s") == pytest.approx(0.9 / (1 - 0.9))
@@ -145,7 +149,7 @@ def test_readme_excerpt_is_real_output(plans):
     change to the report, paste `napkin plan examples/startup-7b.toml -o plan.md` again)."""
     readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
     start = readme.index("An excerpt of `napkin plan examples/startup-7b.toml -o plan.md`")
-    excerpt = readme[start:readme.index("## Checking other people's math", start)]
+    excerpt = readme[start : readme.index("## Checking other people's math", start)]
     report = plans["startup-7b.toml"].to_markdown()
     blocks = [b.strip() for b in excerpt.split("\n\n")[1:] if b.strip()]
     assert len(blocks) > 5

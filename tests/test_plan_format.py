@@ -46,23 +46,37 @@ def test_good_plan_feeds_the_rounded_fleet_by_name(tmp_path):
     assert p.answers["train_time"].to("day").magnitude == pytest.approx(21 * 58.4844572 / 64)
 
 
-@pytest.mark.parametrize(("change", "line", "key", "words"), [
-    (("title = \"Tiny\"", "title = \"Tiny\"\nowner = \"me\""), 2, "owner", "unknown key"),
-    (("mfu = 0.4", "mfu = \"fast\""), 8, "givens.mfu", "mfu"),
-    (("mfu = 0.4", "mfu = \"40 GB\""), 8, "givens.mfu", "mfu"),
-    (("tokens = \"1T\"", "tokenz = \"1T\""), 6, "givens.tokenz", "tokens"),
-    (("gpu = \"H100-SXM\"", "gpu = \"H1000\""), 3, "records.gpu", "H1000"),
-    (("[records]", "[records]\nprecision = \"fp7\""), 3, "records.precision", "fp7"),
-    (("ask = [\"train_time\"]", "ask = [\"train_time\"]\nasked = 1"), 18, "sections[1].asked",
-     "unknown key"),
-    (("uses = [\"n_gpus\"]", "uses = [\"n_nodes\"]"), 18, "sections[1].uses[0]",
-     "no earlier section answers 'n_nodes'"),
-    (("feeds = { n_gpus = \"n_gpus_whole_nodes\" }", "feeds = { n_gpus = \"n_nodes\" }"), 13,
-     "sections[0].feeds.n_gpus", "not a question"),
-    (("ask = [\"train_time\"]", "ask = [\"train_tme\"]"), 17, "sections[1].ask[0]",
-     "train_tme"),
-    (("title = \"Schedule\"", "title = \"Compute\""), 16, "sections[1].title", "two sections"),
-])
+@pytest.mark.parametrize(
+    ("change", "line", "key", "words"),
+    [
+        (('title = "Tiny"', 'title = "Tiny"\nowner = "me"'), 2, "owner", "unknown key"),
+        (("mfu = 0.4", 'mfu = "fast"'), 8, "givens.mfu", "mfu"),
+        (("mfu = 0.4", 'mfu = "40 GB"'), 8, "givens.mfu", "mfu"),
+        (('tokens = "1T"', 'tokenz = "1T"'), 6, "givens.tokenz", "tokens"),
+        (('gpu = "H100-SXM"', 'gpu = "H1000"'), 3, "records.gpu", "H1000"),
+        (("[records]", '[records]\nprecision = "fp7"'), 3, "records.precision", "fp7"),
+        (
+            ('ask = ["train_time"]', 'ask = ["train_time"]\nasked = 1'),
+            18,
+            "sections[1].asked",
+            "unknown key",
+        ),
+        (
+            ('uses = ["n_gpus"]', 'uses = ["n_nodes"]'),
+            18,
+            "sections[1].uses[0]",
+            "no earlier section answers 'n_nodes'",
+        ),
+        (
+            ('feeds = { n_gpus = "n_gpus_whole_nodes" }', 'feeds = { n_gpus = "n_nodes" }'),
+            13,
+            "sections[0].feeds.n_gpus",
+            "not a question",
+        ),
+        (('ask = ["train_time"]', 'ask = ["train_tme"]'), 17, "sections[1].ask[0]", "train_tme"),
+        (('title = "Schedule"', 'title = "Compute"'), 16, "sections[1].title", "two sections"),
+    ],
+)
 def test_errors_name_file_line_and_key(tmp_path, change, line, key, words):
     message = error(tmp_path, GOOD.replace(*change))
     assert f"plan.toml, line {line}, key {key}:" in message
@@ -71,25 +85,33 @@ def test_errors_name_file_line_and_key(tmp_path, change, line, key, words):
 
 def test_bad_toml_and_missing_sections(tmp_path):
     assert "not valid TOML" in error(tmp_path, "title = \n")
-    assert "key sections" in error(tmp_path, "title = \"x\"\n")
+    assert "key sections" in error(tmp_path, 'title = "x"\n')
 
 
 def test_json_is_accepted_and_located(tmp_path):
-    data = {"title": "Tiny", "records": {"gpu": "H100-SXM"},
-            "givens": {"params": "7B", "tokens": "1T", "mfu": 0.4, "n_gpus": 64},
-            "sections": [{"title": "Schedule", "ask": ["train_time"]}]}
+    data = {
+        "title": "Tiny",
+        "records": {"gpu": "H100-SXM"},
+        "givens": {"params": "7B", "tokens": "1T", "mfu": 0.4, "n_gpus": 64},
+        "sections": [{"title": "Schedule", "ask": ["train_time"]}],
+    }
     p = nm.plan(write(tmp_path, "plan.json", json.dumps(data, indent=2)))
     assert p.answers["train_time"].to("day").magnitude == pytest.approx(
-        4.2e22 / (0.4 * 64 * 989.5e12) / 86400)
+        4.2e22 / (0.4 * 64 * 989.5e12) / 86400
+    )
     data["givens"]["mfu"] = "lots"
     message = error(tmp_path, json.dumps(data, indent=2), "plan.json")
     assert "plan.json, line 9, key givens.mfu" in message
 
 
 def test_dict_is_accepted():
-    p = nm.plan({"title": "Little", "givens": {"arrival_rate": "50 request/s",
-                                               "time_in_system": "2 s"},
-                 "sections": [{"title": "Queue", "ask": "requests_in_flight"}]})
+    p = nm.plan(
+        {
+            "title": "Little",
+            "givens": {"arrival_rate": "50 request/s", "time_in_system": "2 s"},
+            "sections": [{"title": "Queue", "ask": "requests_in_flight"}],
+        }
+    )
     assert p.answers["requests_in_flight"].magnitude == pytest.approx(100)
     with pytest.raises(InputError, match=r"<dict>, key sections\[0\]\.ask"):
         nm.plan({"title": "x", "sections": [{"title": "Queue", "ask": 3}]})
@@ -162,7 +184,7 @@ def test_output_suffix_and_missing_file(napkin, tmp_path):
 
 
 def test_a_ranged_given_gives_a_ranged_answer_in_every_format(tmp_path):
-    text = GOOD.replace("mfu = 0.4", "mfu = \"0.3..0.5\"")
+    text = GOOD.replace("mfu = 0.4", 'mfu = "0.3..0.5"')
     p = nm.plan(write(tmp_path, "plan.toml", text))
     low, high = p.answers["n_gpus"]  # an Interval: the exact ends over the range
     gpus = 4.2e22 / (989.5e12 * 21 * 86400)
@@ -177,15 +199,21 @@ def test_a_ranged_given_gives_a_ranged_answer_in_every_format(tmp_path):
 
 def test_lines_are_found_past_multiline_strings(tmp_path):
     text = GOOD.replace('title = "Tiny"', 'title = "Tiny"\nnotes = """\n[givens]\nmfu = 1\n"""')
-    assert ", line 12, key givens.mfu:" in error(tmp_path, text.replace("mfu = 0.4",
-                                                                        "mfu = \"fast\""))
+    assert ", line 12, key givens.mfu:" in error(
+        tmp_path, text.replace("mfu = 0.4", 'mfu = "fast"')
+    )
 
 
 def test_json_errors_point_at_the_right_section(tmp_path):
-    data = {"title": "Two", "records": {"gpu": "H100-SXM"},
-            "givens": {"params": "7B", "tokens": "1T", "mfu": 0.4, "n_gpus": 64},
-            "sections": [{"title": "A", "ask": ["train_time"]},
-                         {"title": "B", "ask": ["gpu_hours", "train_tme"]}]}
+    data = {
+        "title": "Two",
+        "records": {"gpu": "H100-SXM"},
+        "givens": {"params": "7B", "tokens": "1T", "mfu": 0.4, "n_gpus": 64},
+        "sections": [
+            {"title": "A", "ask": ["train_time"]},
+            {"title": "B", "ask": ["gpu_hours", "train_tme"]},
+        ],
+    }
     text = json.dumps(data, indent=2)
     line = text.splitlines().index('        "train_tme"') + 1
     message = error(tmp_path, text, "plan.json")
@@ -225,12 +253,10 @@ def test_a_ranged_section_shows_the_sensitivity_of_the_names_given(napkin, tmp_p
 
 
 def test_an_unknown_or_unasked_sensitivity_name_is_an_error_naming_it(napkin, tmp_path):
-    message = error(tmp_path, RANGED_COST.replace('["train_cost", "train_time"]',
-                                                  '["train_cst"]'))
+    message = error(tmp_path, RANGED_COST.replace('["train_cost", "train_time"]', '["train_cst"]'))
     assert "plan.toml, line 13, key sections[0].sensitivity[0]:" in message
     assert "'train_cst'" in message and "did you mean train_cost" in message
-    message = error(tmp_path, RANGED_COST.replace('["train_cost", "train_time"]',
-                                                  '["gpu_hours"]'))
+    message = error(tmp_path, RANGED_COST.replace('["train_cost", "train_time"]', '["gpu_hours"]'))
     assert "sections[0].sensitivity[0]: 'gpu_hours' is not asked here" in message
     status, out, err = napkin("plan", str(tmp_path / "plan.toml"))
     assert status == 2 and out == "" and "'gpu_hours' is not asked here" in err

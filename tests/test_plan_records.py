@@ -52,8 +52,9 @@ ask = ["decode_step_time"]
 def folder(tmp_path):
     (tmp_path / "ours.toml").write_text(OURS, encoding="utf-8")
     (tmp_path / "plan.toml").write_text(PLAN, encoding="utf-8")
-    (tmp_path / "bare.toml").write_text(PLAN.replace('files = ["ours.toml"]\n', ""),
-                                        encoding="utf-8")
+    (tmp_path / "bare.toml").write_text(
+        PLAN.replace('files = ["ours.toml"]\n', ""), encoding="utf-8"
+    )
     (tmp_path / "decode.toml").write_text(DECODE, encoding="utf-8")
     return tmp_path
 
@@ -92,14 +93,16 @@ def test_records_given_to_plan_and_on_the_command_line(folder, napkin):
         nm.plan(folder / "bare.toml")
     p = nm.plan(folder / "bare.toml", records=str(folder / "ours.toml"))
     assert p.answers["train_cost"].to("USD").magnitude == pytest.approx(64 * HOURS * 3.10)
-    status, out, err = napkin("plan", str(folder / "bare.toml"), "--records",
-                              str(folder / "ours.toml"))
+    status, out, err = napkin(
+        "plan", str(folder / "bare.toml"), "--records", str(folder / "ours.toml")
+    )
     assert status == 0, err
     assert "train_cost = 75,347 USD" in out and "your record" in out
     status, _, err = napkin("plan", str(folder / "bare.toml"))
     assert status == 2 and "our-gpu" in err
-    status, _, err = napkin("plan", str(folder / "bare.toml"), "--records",
-                            str(folder / "nope.toml"))
+    status, _, err = napkin(
+        "plan", str(folder / "bare.toml"), "--records", str(folder / "nope.toml")
+    )
     assert status == 2 and "nope.toml: No such file" in err
 
 
@@ -108,8 +111,9 @@ def test_achievable_peaks_in_a_plan(folder, napkin, how):
     path = folder / "decode.toml"
     args = ["--achievable"] if how == "flag" else []
     if how == "file":
-        path.write_text(DECODE.replace('gpu = "H200"', 'gpu = "H200"\nachievable = true'),
-                        encoding="utf-8")
+        path.write_text(
+            DECODE.replace('gpu = "H200"', 'gpu = "H200"\nachievable = true'), encoding="utf-8"
+        )
     status, out, err = napkin("plan", str(path), *args)
     assert status == 0, err
     assert "decode_step_time = 3.474 ms" in out
@@ -118,14 +122,15 @@ def test_achievable_peaks_in_a_plan(folder, napkin, how):
     assert "achievable_hbm_bandwidth" in out and "measured" in out
     assert "tools/measure_gpu.py (hardware/measurements/h200-2026-11-30.json)" in out
     # the measurement is cited into the sources list, not inline
-    sources = out[out.index("\nSources\n"):]
+    sources = out[out.index("\nSources\n") :]
     assert "] napkinmath measurement, tools/measure_gpu.py" in sources
 
 
 def test_without_achievable_the_datasheet_answers(folder):
     p = nm.plan(folder / "decode.toml")
-    assert p.answers["decode_step_time"].to("ms").magnitude == pytest.approx(15.009e9 / 4.8e12
-                                                                             * 1e3)
+    assert p.answers["decode_step_time"].to("ms").magnitude == pytest.approx(
+        15.009e9 / 4.8e12 * 1e3
+    )
     assert "3.127 ms" in p.to_text() and "achievable_hbm_bandwidth" not in p.to_text()
     q = nm.plan(folder / "decode.toml", achievable=True)
     assert q.answers["decode_step_time"].to("ms").magnitude == pytest.approx(15.009 / 4.32)

@@ -32,8 +32,11 @@ class Checker(html.parser.HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.tags[tag] = self.tags.get(tag, 0) + 1
         for name, value in attrs:
-            if name in ("src", "href", "xlink:href", "action", "data") and value and \
-                    not value.startswith("#"):
+            if (
+                name in ("src", "href", "xlink:href", "action", "data")
+                and value
+                and not value.startswith("#")
+            ):
                 self.problems.append(f"<{tag} {name}={value!r}>: not a link inside the page")
         if tag not in VOID:
             self.stack.append(tag)
@@ -113,19 +116,25 @@ def test_markdown_report_structure(startup):
 def test_latex_escapes_and_translates_unicode():
     from napkinmath.scenario.report_latex import tex
 
-    assert tex("50% of $5 & #1_x {y} ~ ^") == \
-        r"50\% of \$5 \& \#1\_\allowbreak{}x \{y\} \textasciitilde{} \textasciicircum{}"
-    assert tex("7×10⁹ param·token ≤ 3 ✓") == \
-        r"7\ensuremath{\times}10\ensuremath{^{9}} param\ensuremath{\cdot}token " \
+    assert (
+        tex("50% of $5 & #1_x {y} ~ ^")
+        == r"50\% of \$5 \& \#1\_\allowbreak{}x \{y\} \textasciitilde{} \textasciicircum{}"
+    )
+    assert (
+        tex("7×10⁹ param·token ≤ 3 ✓")
+        == r"7\ensuremath{\times}10\ensuremath{^{9}} param\ensuremath{\cdot}token "
         r"\ensuremath{\le} 3 \ensuremath{\checkmark}"
+    )
     assert tex("naïve 日本") == "naive [U+65E5][U+672C]"
     assert all(ord(c) < 128 for c in tex("µs — “quoted” ⌈x⌉ 10⁻³ ≈ ∞"))
 
 
-HOSTILE = {"title": "Plan & co: 100% of $budget_#1 {ü} ~ ^ \\end{document} 日本 ✓",
-           "notes": "Notes with <script>alert(1)</script> & \\input{/etc/passwd} ⌈x⌉",
-           "givens": {"arrival_rate": "50 request/s", "time_in_system": "2 s"},
-           "sections": [{"title": "Queue <b>& co</b> 50% $x$", "ask": "requests_in_flight"}]}
+HOSTILE = {
+    "title": "Plan & co: 100% of $budget_#1 {ü} ~ ^ \\end{document} 日本 ✓",
+    "notes": "Notes with <script>alert(1)</script> & \\input{/etc/passwd} ⌈x⌉",
+    "givens": {"arrival_rate": "50 request/s", "time_in_system": "2 s"},
+    "sections": [{"title": "Queue <b>& co</b> 50% $x$", "ask": "requests_in_flight"}],
+}
 
 
 def test_hostile_text_is_escaped_in_every_format():
@@ -166,8 +175,7 @@ def test_headless_chromium_renders_math_and_plots(tmp_path):
     finally:
         sys.path.pop(0)
     if plan_screenshot.chromium() is None:
-        pytest.skip("chromium not installed: apt-get install -y --no-install-recommends "
-                    "chromium")
+        pytest.skip("chromium not installed: apt-get install -y --no-install-recommends chromium")
     try:
         files = plan_screenshot.shoot(EXAMPLE, tmp_path)
     except subprocess.TimeoutExpired:
@@ -186,7 +194,8 @@ def test_headless_chromium_renders_math_and_plots(tmp_path):
 
 
 def test_html_and_pdf_without_matplotlib_are_written_without_plots_and_say_so(
-        napkin, tmp_path, monkeypatch):
+    napkin, tmp_path, monkeypatch
+):
     """A wheel installed without the 'plot' extra (issue 20: exit 3, No module named
     'matplotlib'): the report is written, its tables carry the numbers, a note says why the
     plots are missing and how to have them."""
@@ -219,6 +228,11 @@ def test_html_and_pdf_without_matplotlib_are_written_without_plots_and_say_so(
 
 def test_without_matplotlib_a_report_without_plots_has_no_note(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    answered = nm.plan({"title": "t", "givens": {"params": "7B", "tokens": "1T"},
-                        "sections": [{"title": "s", "ask": ["train_compute"]}]})
+    answered = nm.plan(
+        {
+            "title": "t",
+            "givens": {"params": "7B", "tokens": "1T"},
+            "sections": [{"title": "s", "ask": ["train_compute"]}],
+        }
+    )
     assert "left out" not in answered.to_html()

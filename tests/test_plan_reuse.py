@@ -20,8 +20,13 @@ def _knowns(question) -> tuple[tuple[str, ...], frozenset[str]] | None:
 
 
 def _fields(analysis) -> tuple:
-    return (analysis.determined, list(analysis.computed_by.items()),
-            list(analysis.reads.items()), analysis.leftover, analysis.coupled)
+    return (
+        analysis.determined,
+        list(analysis.computed_by.items()),
+        list(analysis.reads.items()),
+        analysis.leftover,
+        analysis.coupled,
+    )
 
 
 @pytest.mark.parametrize("seed", [5, 6])
@@ -43,8 +48,7 @@ def test_the_whole_analysis_restricted_to_a_scope_is_the_scope_analysed_alone(se
 
 
 def test_a_plan_is_the_same_with_the_whole_analysis_known_or_not():
-    question = ("n_gpus", dict(params="7B", tokens="1T", train_time="3 weeks", mfu=0.4),
-                "H100-SXM")
+    question = ("n_gpus", dict(params="7B", tokens="1T", train_time="3 weeks", mfu=0.4), "H100-SXM")
     targets, knowns = _knowns(question)
     plan._INDEPENDENT.clear()
     plan._plan.cache_clear()
@@ -82,10 +86,13 @@ def _blocks_by_networkx(analysis, needed) -> list:
     graph.add_edges_from((u, v) for v in sorted(needed) for u in analysis.reads.get(v, ()))
     order = nx.condensation(graph)
     members = nx.get_node_attributes(order, "members")
-    return [([f.name for f in dict.fromkeys(analysis.computed_by[n]
-                                             for n in sorted(members[node]))],
-             sorted(members[node]))
-            for node in nx.lexicographical_topological_sort(order, key=lambda n: min(members[n]))]
+    return [
+        (
+            [f.name for f in dict.fromkeys(analysis.computed_by[n] for n in sorted(members[node]))],
+            sorted(members[node]),
+        )
+        for node in nx.lexicographical_topological_sort(order, key=lambda n: min(members[n]))
+    ]
 
 
 def test_blocks_are_ordered_as_networkx_orders_the_condensation():
@@ -97,8 +104,10 @@ def test_blocks_are_ordered_as_networkx_orders_the_condensation():
         analysis = plan.independent_analysis(found[1])
         for names in ([n] for n in [*sorted(analysis.determined), None]):
             needed = analysis.ancestors(analysis.determined if names == [None] else names)
-            mine = [([f.name for f in b.formulas], [v.name for v in b.unknowns])
-                    for b in plan._blocks(analysis, needed)]
+            mine = [
+                ([f.name for f in b.formulas], [v.name for v in b.unknowns])
+                for b in plan._blocks(analysis, needed)
+            ]
             assert mine == _blocks_by_networkx(analysis, needed), (names, sorted(found[1]))
             compared += 1
             coupled += bool(analysis.coupled & needed)

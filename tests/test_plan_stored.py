@@ -22,13 +22,23 @@ def _found(targets: tuple[str, ...], knowns: frozenset[str]) -> dict:
     try:
         found = plan.make_plan(targets, knowns)
     except UnderDeterminedError as exc:
-        return {"error": {"error": type(exc).__name__, "message": str(exc),
-                          "suggestions": list(exc.suggestions)}}
-    return {"plan": {
-        "blocks": [[[f.name for f in b.formulas], [v.name for v in b.unknowns]]
-                   for b in found.blocks],
-        "checks": [f.name for f in found.checks], "used": sorted(found.used),
-        "block_inputs": sorted(found.block_inputs)}}
+        return {
+            "error": {
+                "error": type(exc).__name__,
+                "message": str(exc),
+                "suggestions": list(exc.suggestions),
+            }
+        }
+    return {
+        "plan": {
+            "blocks": [
+                [[f.name for f in b.formulas], [v.name for v in b.unknowns]] for b in found.blocks
+            ],
+            "checks": [f.name for f in found.checks],
+            "used": sorted(found.used),
+            "block_inputs": sorted(found.block_inputs),
+        }
+    }
 
 
 def test_the_stored_cases_cover_what_they_should():

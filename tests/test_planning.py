@@ -22,8 +22,15 @@ def test_under_determined_suggests_every_single_input_that_works():
 
 
 def test_over_determined_consistent_givens_pass_with_the_agreement_shown():
-    r = nm.solve("train_time", params="7B", tokens="1T", train_compute="4.21e22 FLOP", n_gpus=8,
-                 mfu=0.4, gpu="H100")
+    r = nm.solve(
+        "train_time",
+        params="7B",
+        tokens="1T",
+        train_compute="4.21e22 FLOP",
+        n_gpus=8,
+        mfu=0.4,
+        gpu="H100",
+    )
     assert [c.formula.name for c in r.checks] == ["training_compute"]
     assert r.checks[0].relative_difference == pytest.approx(0.01e22 / 4.21e22, rel=1e-6)
     assert "agree within 0.24%" in str(r)
@@ -31,8 +38,14 @@ def test_over_determined_consistent_givens_pass_with_the_agreement_shown():
 
 def test_over_determined_inconsistent_givens_name_the_givens_and_the_gap():
     with pytest.raises(nm.InconsistentError) as err:
-        nm.solve("gpu_hours", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=0.4,
-                 train_time="20 days", gpu="H100")
+        nm.solve(
+            "gpu_hours",
+            train_compute="6.35e24 FLOP",
+            n_gpus=16384,
+            mfu=0.4,
+            train_time="20 days",
+            gpu="H100",
+        )
     message = str(err.value)
     assert "Fleet equation" in message
     for name in ("train_time", "train_compute", "n_gpus", "mfu", "peak_flops (record)"):
@@ -41,8 +54,15 @@ def test_over_determined_inconsistent_givens_name_the_givens_and_the_gap():
 
 
 def test_a_looser_tolerance_accepts_rounded_givens():
-    r = nm.solve("gpu_hours", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=0.4,
-                 train_time="11.5 days", gpu="H100", tolerance=0.02)
+    r = nm.solve(
+        "gpu_hours",
+        train_compute="6.35e24 FLOP",
+        n_gpus=16384,
+        mfu=0.4,
+        train_time="11.5 days",
+        gpu="H100",
+        tolerance=0.02,
+    )
     assert r.checks and r.checks[0].relative_difference < 0.02
 
 
@@ -54,8 +74,10 @@ def test_no_admissible_root_is_an_error_not_a_silent_pick():
 
 
 def test_plans_are_planned_not_hand_coded():
-    plan = make_plan(("n_gpus",), frozenset({"params", "tokens", "flop_per_param_token",
-                                             "train_time", "mfu", "peak_flops"}))
+    plan = make_plan(
+        ("n_gpus",),
+        frozenset({"params", "tokens", "flop_per_param_token", "train_time", "mfu", "peak_flops"}),
+    )
     assert [b.formulas[0].name for b in plan.blocks] == ["training_compute", "fleet_equation"]
     assert [b.unknowns[0].name for b in plan.blocks] == ["train_compute", "n_gpus"]
 
@@ -70,13 +92,20 @@ def test_derived_shortcut_is_used_only_when_needed():
 def test_dependent_formulas_do_not_fake_a_solution():
     # gpu_hours, mfu, peak_flops and compute fix n_gpus * train_time, never n_gpus alone
     with pytest.raises(nm.UnderDeterminedError):
-        nm.solve("n_gpus", train_compute="4.2e22 FLOP", gpu_hours="29491 GPU*h", mfu=0.4,
-                 gpu="H100")
+        nm.solve(
+            "n_gpus", train_compute="4.2e22 FLOP", gpu_hours="29491 GPU*h", mfu=0.4, gpu="H100"
+        )
 
 
 def test_hardware_values_are_used_only_when_needed_and_user_values_win():
-    r = nm.solve("train_time", train_compute="4.2e22 FLOP", n_gpus=64, mfu=0.4, gpu="H100",
-                 peak_flops="1000 TFLOP/(s*GPU)")
+    r = nm.solve(
+        "train_time",
+        train_compute="4.2e22 FLOP",
+        n_gpus=64,
+        mfu=0.4,
+        gpu="H100",
+        peak_flops="1000 TFLOP/(s*GPU)",
+    )
     assert r.givens["peak_flops"].origin == "given"
     assert set(r.givens) == {"train_compute", "n_gpus", "mfu", "peak_flops"}
 

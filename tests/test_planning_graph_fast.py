@@ -121,16 +121,19 @@ def test_matching_resumes_as_kuhn_would():
         first = dict(list(edges.items())[:split])
         owner = pg._kuhn(first, edges, {})  # the first half, then resumed (as `decompose`)
         pg._kuhn(list(edges)[split:], edges, owner)
-        assert list(zip(owner.values(), owner, strict=True)) \
-            == list(_reference_matching(edges).items())
+        assert list(zip(owner.values(), owner, strict=True)) == list(
+            _reference_matching(edges).items()
+        )
 
 
 def test_trimmed_matches_the_reference():
     rng = random.Random(5)
     for _ in range(400):
         n = rng.randint(0, 30)
-        successors = {i: rng.sample(range(n), rng.randint(0, min(n, 3)) if rng.random() < 0.4
-                                    else 0) for i in range(n)}
+        successors = {
+            i: rng.sample(range(n), rng.randint(0, min(n, 3)) if rng.random() < 0.4 else 0)
+            for i in range(n)
+        }
         successors = {i: [t for t in ts if t != i] for i, ts in successors.items()}
         assert pg.trimmed(successors) == _reference_trimmed(successors)
         assert list(pg.trimmed(successors)) == list(_reference_trimmed(successors))

@@ -42,37 +42,70 @@ latex = Printer(lambda s: s.name, style="latex")
 
 # (expression, its layout, the layout's JSON, printed as text)
 EXAMPLES = [
-    (2 * a - b / 3,
-     Sum((Term(False, Product(False, (Integer(2), Name("a")), ())),
-          Term(True, Product(False, (Name("b"),), (Integer(3),))))),
-     '["sum", [[false, ["prod", false, [["int", 2], ["sym", "a"]], []]], '
-     '[true, ["prod", false, [["sym", "b"]], [["int", 3]]]]]]',
-     "2 · a − b / 3"),
-    (sympy.sqrt(a) * b**2 / (c + 1),
-     Product(False, (Root(2, Name("a")), Power(Name("b"), True, Integer(2), 2, False)),
-             (Sum((Term(False, Name("c")), Term(False, Integer(1)))),)),
-     '["prod", false, [["pow", ["root", 2, ["sym", "a"]]], ["pow", ["powr", ["sym", "b"], true, '
-     '["int", 2], 2, false]]], [["sum", [[false, ["sym", "c"]], [false, ["int", 1]]]]]]',
-     "√(a) · b² / (c + 1)"),
-    (1 / a, Reciprocal(Product(False, (Integer(1),), (Name("a"),))),
-     '["pow", ["prod", false, [["int", 1]], [["sym", "a"]]]]', "1 / a"),
-    (a**b, Power(Name("a"), True, Name("b"), None, True),
-     '["pow", ["powr", ["sym", "a"], true, ["sym", "b"], null, true]]', "a^b"),
-    (sympy.Float(0.4) * a, Product(False, (Float(0.4), Name("a")), ()),
-     '["prod", false, [["num", 0.4], ["sym", "a"]], []]', "0.4 · a"),
+    (
+        2 * a - b / 3,
+        Sum(
+            (
+                Term(False, Product(False, (Integer(2), Name("a")), ())),
+                Term(True, Product(False, (Name("b"),), (Integer(3),))),
+            )
+        ),
+        '["sum", [[false, ["prod", false, [["int", 2], ["sym", "a"]], []]], '
+        '[true, ["prod", false, [["sym", "b"]], [["int", 3]]]]]]',
+        "2 · a − b / 3",
+    ),
+    (
+        sympy.sqrt(a) * b**2 / (c + 1),
+        Product(
+            False,
+            (Root(2, Name("a")), Power(Name("b"), True, Integer(2), 2, False)),
+            (Sum((Term(False, Name("c")), Term(False, Integer(1)))),),
+        ),
+        '["prod", false, [["pow", ["root", 2, ["sym", "a"]]], ["pow", ["powr", ["sym", "b"], true, '
+        '["int", 2], 2, false]]], [["sum", [[false, ["sym", "c"]], [false, ["int", 1]]]]]]',
+        "√(a) · b² / (c + 1)",
+    ),
+    (
+        1 / a,
+        Reciprocal(Product(False, (Integer(1),), (Name("a"),))),
+        '["pow", ["prod", false, [["int", 1]], [["sym", "a"]]]]',
+        "1 / a",
+    ),
+    (
+        a**b,
+        Power(Name("a"), True, Name("b"), None, True),
+        '["pow", ["powr", ["sym", "a"], true, ["sym", "b"], null, true]]',
+        "a^b",
+    ),
+    (
+        sympy.Float(0.4) * a,
+        Product(False, (Float(0.4), Name("a")), ()),
+        '["prod", false, [["num", 0.4], ["sym", "a"]], []]',
+        "0.4 · a",
+    ),
     (sympy.Rational(3, 4), Rational(3, 4), '["rat", 3, 4]', "3/4"),
-    (sympy.ceiling(a) + sympy.floor(b) + pow2_ceil(c),
-     Sum((Term(False, Ceiling(Name("a"))), Term(False, Floor(Name("b"))),
-          Term(False, Pow2Ceil(Name("c"))))),
-     '["sum", [[false, ["fn", "ceiling", "", [["sym", "a"]]]], [false, ["fn", "floor", "", '
-     '[["sym", "b"]]]], [false, ["fn", "pow2_ceil", "", [["sym", "c"]]]]]]',
-     "⌈a⌉ + ⌊b⌋ + 2^⌈log₂(c)⌉"),
-    (sympy.Max(a, b) - sympy.log(c),
-     Sum((Term(False, Call("max", (Name("a"), Name("b")))),
-          Term(True, Call("ln", (Name("c"),))))),
-     '["sum", [[false, ["fn", "call", "max", [["sym", "a"], ["sym", "b"]]]], '
-     '[true, ["fn", "call", "ln", [["sym", "c"]]]]]]',
-     "max(a, b) − ln(c)"),
+    (
+        sympy.ceiling(a) + sympy.floor(b) + pow2_ceil(c),
+        Sum(
+            (
+                Term(False, Ceiling(Name("a"))),
+                Term(False, Floor(Name("b"))),
+                Term(False, Pow2Ceil(Name("c"))),
+            )
+        ),
+        '["sum", [[false, ["fn", "ceiling", "", [["sym", "a"]]]], [false, ["fn", "floor", "", '
+        '[["sym", "b"]]]], [false, ["fn", "pow2_ceil", "", [["sym", "c"]]]]]]',
+        "⌈a⌉ + ⌊b⌋ + 2^⌈log₂(c)⌉",
+    ),
+    (
+        sympy.Max(a, b) - sympy.log(c),
+        Sum(
+            (Term(False, Call("max", (Name("a"), Name("b")))), Term(True, Call("ln", (Name("c"),))))
+        ),
+        '["sum", [[false, ["fn", "call", "max", [["sym", "a"], ["sym", "b"]]]], '
+        '[true, ["fn", "call", "ln", [["sym", "c"]]]]]]',
+        "max(a, b) − ln(c)",
+    ),
 ]
 
 
@@ -100,27 +133,42 @@ def test_the_examples_hold_every_node_kind():
 
 
 def test_a_leaf_printer_gets_the_name_node():
-    shown = Printer(lambda s: f"<{s.name}>", substituted=True,
-                    plain_leaf=lambda s: f"[{s.name}]")
+    shown = Printer(lambda s: f"<{s.name}>", substituted=True, plain_leaf=lambda s: f"[{s.name}]")
     # inside a power the plain leaf prints: a percent would read oddly in 0.43^(…)
-    assert shown(Product(False, (Name("x"), Power(Name("x"), True, Name("y"), None, True)),
-                         ())) == "<x> × ([x])^[y]"
+    assert (
+        shown(Product(False, (Name("x"), Power(Name("x"), True, Name("y"), None, True)), ()))
+        == "<x> × ([x])^[y]"
+    )
 
 
-@pytest.mark.parametrize("data", [
-    ["fn", "call", "__import__('os').system('echo hacked')"],  # no argument list
-    ["fn", "eval", "", [["sym", "x"]]],        # not one of the function kinds
-    ["fn", "ceiling", "", [["sym", "x"], ["sym", "y"]]],  # a rounding takes one argument
-    ["fn", "ceiling", "round", [["sym", "x"]]],
-    ["sym", 1], ["int", "1 + 1"], ["int", True], ["int", 1.0], ["num", 1], ["rat", 1, "2"],
-    ["sum", [[0, ["sym", "x"]]]],               # a sign must be true or false
-    ["sum", [[False, ["sym", "x"], "extra"]]],
-    ["prod", False, [["sym", "x"]]],
-    ["pow", ["root", 5, ["sym", "x"]]], ["pow", ["root", 2.0, ["sym", "x"]]],
-    ["pow", ["powr", ["sym", "x"], True, ["int", 2], "2", False]],
-    ["pow", ["sym", "x"]], ["root", 2, ["sym", "x"]],  # a root only inside "pow"
-    [], "sym", {"sym": "x"}, ("sym", "x"), None,
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        ["fn", "call", "__import__('os').system('echo hacked')"],  # no argument list
+        ["fn", "eval", "", [["sym", "x"]]],  # not one of the function kinds
+        ["fn", "ceiling", "", [["sym", "x"], ["sym", "y"]]],  # a rounding takes one argument
+        ["fn", "ceiling", "round", [["sym", "x"]]],
+        ["sym", 1],
+        ["int", "1 + 1"],
+        ["int", True],
+        ["int", 1.0],
+        ["num", 1],
+        ["rat", 1, "2"],
+        ["sum", [[0, ["sym", "x"]]]],  # a sign must be true or false
+        ["sum", [[False, ["sym", "x"], "extra"]]],
+        ["prod", False, [["sym", "x"]]],
+        ["pow", ["root", 5, ["sym", "x"]]],
+        ["pow", ["root", 2.0, ["sym", "x"]]],
+        ["pow", ["powr", ["sym", "x"], True, ["int", 2], "2", False]],
+        ["pow", ["sym", "x"]],
+        ["root", 2, ["sym", "x"]],  # a root only inside "pow"
+        [],
+        "sym",
+        {"sym": "x"},
+        ("sym", "x"),
+        None,
+    ],
+)
 def test_a_malformed_node_is_refused(data):
     with pytest.raises(ValueError):
         from_json(data)

@@ -38,8 +38,12 @@ SEED = 20261130
 #: analyses at most 2 + 12 formula sets (twice with a forward-only step dropped). The largest
 #: seen over these questions: 383 analyses, 33 singularity tests, 600 propagations, 22
 #: confirmations.
-WORK_BOUND = {"analyses": 800, "singularity tests": 100, "propagations": 800,
-              "confirmations": 2 * suggest.MAX_CONFIRMATIONS}
+WORK_BOUND = {
+    "analyses": 800,
+    "singularity tests": 100,
+    "propagations": 800,
+    "confirmations": 2 * suggest.MAX_CONFIRMATIONS,
+}
 
 
 def _plausible(var, rng: random.Random, records: dict) -> object:
@@ -57,8 +61,12 @@ def _plausible(var, rng: random.Random, records: dict) -> object:
 def questions(n: int = N_QUESTIONS, seed: int = SEED) -> list[tuple[str, dict, str | None]]:
     rng = random.Random(seed)
     vs, fs = variables(), formulas()
-    records = {k: v.quantity for name in ("H100-SXM", "llama-3-70b")
-               for k, v in get(name).values.items() if k in vs}
+    records = {
+        k: v.quantity
+        for name in ("H100-SXM", "llama-3-70b")
+        for k, v in get(name).values.items()
+        if k in vs
+    }
     by_var: dict[str, list] = {}
     for f in fs.values():
         for v in f.variables:
@@ -124,13 +132,20 @@ def _completed(step) -> dict[str, float]:
 
 
 def _second_process(seed: str) -> subprocess.Popen:
-    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
-            "import test_properties as p\n"
-            "for q in p.questions():\n"
-            "    print(p.digest(*p.answer(q)))\n")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "import test_properties as p\n"
+        "for q in p.questions():\n"
+        "    print(p.digest(*p.answer(q)))\n"
+    )
     env = dict(os.environ, PYTHONHASHSEED=seed)
-    return subprocess.Popen([sys.executable, "-c", code, os.path.dirname(__file__)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, os.path.dirname(__file__)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 def test_random_questions_over_the_whole_library():
@@ -159,9 +174,12 @@ def test_random_questions_over_the_whole_library():
     assert other.returncode == 0, err[-2000:]
     theirs = out.split()
     assert len(theirs) == len(digests)
-    differ = [questions()[i] for i, (a, b) in enumerate(zip(digests, theirs, strict=True))
-              if a != b]
+    differ = [
+        questions()[i] for i, (a, b) in enumerate(zip(digests, theirs, strict=True)) if a != b
+    ]
     assert not differ, f"{len(differ)} answers differ between processes, e.g. {differ[:3]}"
     assert answered >= N_QUESTIONS // 5, kinds  # the generator reaches real answers
-    print(f"\n{N_QUESTIONS} questions: {kinds}; per question median "
-          f"{statistics.median(times) * 1e3:.1f} ms, max {max(times) * 1e3:.0f} ms")
+    print(
+        f"\n{N_QUESTIONS} questions: {kinds}; per question median "
+        f"{statistics.median(times) * 1e3:.1f} ms, max {max(times) * 1e3:.0f} ms"
+    )

@@ -52,10 +52,27 @@ KEY_UNITS = {
     "gpus_per_pod": "GPU",
     "storage_price": "USD/(TB*month)",
     **dict.fromkeys(
-        ["n_layers", "hidden_size", "n_heads", "n_kv_heads", "head_dim", "vocab_size",
-         "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "n_experts",
-         "experts_per_token", "ffn_size", "moe_ffn_size", "n_moe_layers", "mlp_matrices",
-         "embedding_matrices"], ""),
+        [
+            "n_layers",
+            "hidden_size",
+            "n_heads",
+            "n_kv_heads",
+            "head_dim",
+            "vocab_size",
+            "kv_lora_rank",
+            "qk_rope_head_dim",
+            "qk_nope_head_dim",
+            "v_head_dim",
+            "n_experts",
+            "experts_per_token",
+            "ffn_size",
+            "moe_ffn_size",
+            "n_moe_layers",
+            "mlp_matrices",
+            "embedding_matrices",
+        ],
+        "",
+    ),
 }
 
 #: Plausible ranges (in KEY_UNITS) for accelerator values: a typo of unit or prefix falls out.
@@ -72,22 +89,68 @@ ACCELERATOR_RANGES = {
 }
 
 #: Every accelerator must carry these (W18 compares HBM bandwidth, capacity and price).
-ACCELERATOR_KEYS = {"peak_flops", "hbm_capacity", "hbm_bandwidth", "nvlink_bandwidth",
-                    "gpus_per_node", "price_per_gpu_hour"}
+ACCELERATOR_KEYS = {
+    "peak_flops",
+    "hbm_capacity",
+    "hbm_bandwidth",
+    "nvlink_bandwidth",
+    "gpus_per_node",
+    "price_per_gpu_hour",
+}
 
 #: The records the task asked for, by id.
 EXPECTED = {
-    "accelerator": {"A100-SXM-80GB", "A100-SXM-40GB", "H100-SXM", "H100-PCIe", "H100-NVL",
-                    "H200-SXM", "H200-NVL", "H800-SXM", "B200",
-                    "GB200", "MI300X", "MI325X", "TPU-v5e", "TPU-v5p", "TPU-v6e", "TPU7x",
-                    "Trainium2", "Gaudi3"},
-    "link": {"NVLink-3", "NVLink-4", "NVLink-5", "PCIe-Gen4-x16", "PCIe-Gen5-x16",
-             "PCIe-Gen6-x16", "InfiniBand-NDR", "InfiniBand-XDR", "RoCE-400G", "RoCE-800G"},
-    "storage": {"NVMe-Gen4-drive", "NVMe-Gen5-drive", "NVMe-8-drive-node",
-                "Meta-Tectonic-Llama3", "Parallel-FS-100GBs", "S3-connection", "S3-prefix",
-                "S3-client-node"},
-    "model": {"llama-3-8b", "llama-3-70b", "llama-3-405b", "qwen3-235b-a22b", "deepseek-v3",
-              "mixtral-8x7b", "gpt-3-175b"},
+    "accelerator": {
+        "A100-SXM-80GB",
+        "A100-SXM-40GB",
+        "H100-SXM",
+        "H100-PCIe",
+        "H100-NVL",
+        "H200-SXM",
+        "H200-NVL",
+        "H800-SXM",
+        "B200",
+        "GB200",
+        "MI300X",
+        "MI325X",
+        "TPU-v5e",
+        "TPU-v5p",
+        "TPU-v6e",
+        "TPU7x",
+        "Trainium2",
+        "Gaudi3",
+    },
+    "link": {
+        "NVLink-3",
+        "NVLink-4",
+        "NVLink-5",
+        "PCIe-Gen4-x16",
+        "PCIe-Gen5-x16",
+        "PCIe-Gen6-x16",
+        "InfiniBand-NDR",
+        "InfiniBand-XDR",
+        "RoCE-400G",
+        "RoCE-800G",
+    },
+    "storage": {
+        "NVMe-Gen4-drive",
+        "NVMe-Gen5-drive",
+        "NVMe-8-drive-node",
+        "Meta-Tectonic-Llama3",
+        "Parallel-FS-100GBs",
+        "S3-connection",
+        "S3-prefix",
+        "S3-client-node",
+    },
+    "model": {
+        "llama-3-8b",
+        "llama-3-70b",
+        "llama-3-405b",
+        "qwen3-235b-a22b",
+        "deepseek-v3",
+        "mixtral-8x7b",
+        "gpt-3-175b",
+    },
 }
 
 DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
@@ -158,8 +221,11 @@ def test_library_variables_accept_the_record_values():
 
 # --- assumptions are labelled ---------------------------------------------------------------------
 def test_every_price_is_a_dated_assumption():
-    prices = [(r.id, r.values["price_per_gpu_hour"]) for r in records().values()
-              if "price_per_gpu_hour" in r.values]
+    prices = [
+        (r.id, r.values["price_per_gpu_hour"])
+        for r in records().values()
+        if "price_per_gpu_hour" in r.values
+    ]
     assert len(prices) == len(EXPECTED["accelerator"])
     for record_id, price in prices:
         assert price.assumption, f"{record_id}: a price must be marked assumption = true"
@@ -227,7 +293,8 @@ def test_fp8_is_never_below_bf16():
         record = get(record_id)
         if "peak_flops_fp8" in record.values:
             assert value(record_id, "peak_flops_fp8", "TFLOP/(s*GPU)") >= value(
-                record_id, "peak_flops", "TFLOP/(s*GPU)"), record_id
+                record_id, "peak_flops", "TFLOP/(s*GPU)"
+            ), record_id
 
 
 # --- the worked examples' reference figures -------------------------------------------------------
@@ -262,13 +329,14 @@ def test_tpu_v6e_reference_figures():
 def test_w20_ridge_points_from_the_records():
     # W20: 918e12 / 1.64e12 = 560 FLOP/byte (TPU v6e); 989.5e12 / 3.35e12 = 295.4 (H100)
     tpu = value("TPU-v6e", "peak_flops", "FLOP/(s*chip)") / value(
-        "TPU-v6e", "hbm_bandwidth", "B/(s*chip)")
-    h100 = value("H100", "peak_flops", "FLOP/(s*GPU)") / value("H100", "hbm_bandwidth",
-                                                                 "B/(s*GPU)")
+        "TPU-v6e", "hbm_bandwidth", "B/(s*chip)"
+    )
+    h100 = value("H100", "peak_flops", "FLOP/(s*GPU)") / value("H100", "hbm_bandwidth", "B/(s*GPU)")
     assert tpu == pytest.approx(560, rel=0.01)
     assert h100 == pytest.approx(295, rel=0.01)
-    assert nm.solve("ridge_point", gpu="TPU-v6e").value.to("FLOP/B").magnitude == \
-        pytest.approx(560, rel=0.01)
+    assert nm.solve("ridge_point", gpu="TPU-v6e").value.to("FLOP/B").magnitude == pytest.approx(
+        560, rel=0.01
+    )
 
 
 # --- per GPU vs per superchip vs per rack; GB vs GiB; bits vs bytes -------------------------------
@@ -279,8 +347,9 @@ def test_gb200_values_are_per_gpu_not_per_superchip_or_rack():
     assert value("GB200", "hbm_capacity", "GB/GPU") * 72 == pytest.approx(13.4e3, rel=0.01)
     assert value("GB200", "hbm_capacity", "GB/GPU") * 2 == pytest.approx(372)
     assert value("GB200", "hbm_bandwidth", "TB/(s*GPU)") * 72 == pytest.approx(576)
-    assert value("GB200", "nvlink_bandwidth_bidirectional", "TB/(s*GPU)") * 72 == \
-        pytest.approx(130, rel=0.01)
+    assert value("GB200", "nvlink_bandwidth_bidirectional", "TB/(s*GPU)") * 72 == pytest.approx(
+        130, rel=0.01
+    )
     assert value("GB200", "gpus_per_node", "GPU/node") == 4  # a compute tray, not the rack
     assert value("GB200", "gpus_per_nvlink_domain", "GPU") == 72
 
@@ -376,16 +445,33 @@ def test_model_has_the_architecture_keys(record_id):
 
 
 # --- lookup by name and alias, and helpful errors -------------------------------------------------
-@pytest.mark.parametrize(("name", "record_id"), [
-    ("H100", "H100-SXM"), ("h100 sxm", "H100-SXM"), ("H100 PCIe", "H100-PCIe"),
-    ("Trillium", "TPU-v6e"), ("tpu v6e", "TPU-v6e"), ("Ironwood", "TPU7x"), ("v5p", "TPU-v5p"),
-    ("Trn2", "Trainium2"), ("Gaudi 3", "Gaudi3"), ("GB200 NVL72", "GB200"), ("mi300x", "MI300X"),
-    ("NDR", "InfiniBand-NDR"), ("PCIe 5.0", "PCIe-Gen5-x16"), ("400GbE", "RoCE-400G"),
-    ("Lustre", "Parallel-FS-100GBs"), ("S3", "S3-prefix"),
-    ("Llama-3-70B", "llama-3-70b"), ("Meta-Llama-3.1-405B", "llama-3-405b"),
-    ("DeepSeek-V3", "deepseek-v3"), ("Qwen3-235B-A22B", "qwen3-235b-a22b"),
-    ("Mixtral-8x7B", "mixtral-8x7b"), ("GPT-3", "gpt-3-175b"),
-])
+@pytest.mark.parametrize(
+    ("name", "record_id"),
+    [
+        ("H100", "H100-SXM"),
+        ("h100 sxm", "H100-SXM"),
+        ("H100 PCIe", "H100-PCIe"),
+        ("Trillium", "TPU-v6e"),
+        ("tpu v6e", "TPU-v6e"),
+        ("Ironwood", "TPU7x"),
+        ("v5p", "TPU-v5p"),
+        ("Trn2", "Trainium2"),
+        ("Gaudi 3", "Gaudi3"),
+        ("GB200 NVL72", "GB200"),
+        ("mi300x", "MI300X"),
+        ("NDR", "InfiniBand-NDR"),
+        ("PCIe 5.0", "PCIe-Gen5-x16"),
+        ("400GbE", "RoCE-400G"),
+        ("Lustre", "Parallel-FS-100GBs"),
+        ("S3", "S3-prefix"),
+        ("Llama-3-70B", "llama-3-70b"),
+        ("Meta-Llama-3.1-405B", "llama-3-405b"),
+        ("DeepSeek-V3", "deepseek-v3"),
+        ("Qwen3-235B-A22B", "qwen3-235b-a22b"),
+        ("Mixtral-8x7B", "mixtral-8x7b"),
+        ("GPT-3", "gpt-3-175b"),
+    ],
+)
 def test_lookup_by_alias_ignores_case_dashes_and_spaces(name, record_id):
     assert get(name).id == record_id
 
@@ -399,10 +485,15 @@ def test_no_two_records_share_a_name():
             seen[name] = record.id
 
 
-@pytest.mark.parametrize(("typo", "suggestion"), [
-    ("H100-PCI", "H100-PCIe"), ("TPU-v6", "TPU-v6e"), ("llama-3-7b", "llama-3-70b"),
-    ("Trainium", "Trainium2"),
-])
+@pytest.mark.parametrize(
+    ("typo", "suggestion"),
+    [
+        ("H100-PCI", "H100-PCIe"),
+        ("TPU-v6", "TPU-v6e"),
+        ("llama-3-7b", "llama-3-70b"),
+        ("Trainium", "Trainium2"),
+    ],
+)
 def test_unknown_name_suggests_close_names(typo, suggestion):
     with pytest.raises(nm.UnknownNameError) as error:
         get(typo)

@@ -68,26 +68,32 @@ def test_the_scan_finds_names_and_spans_and_skips_multi_line_strings():
     assert TWO[start:].startswith("[A-1]\n") and end == start_b
     assert TWO[start_b:end_b].startswith("[B-2]\n") and end_b == len(TWO)
     one = hardware.load_toml(TWO[start:end], keys=False)
-    assert list(one) == ["A-1"] and one["A-1"].values["peak_flops"].note.endswith('"inside '
-                                                                                  'a string"]\n')
+    assert list(one) == ["A-1"] and one["A-1"].values["peak_flops"].note.endswith(
+        '"inside a string"]\n'
+    )
     assert hardware.load_toml(TWO, keys=False) == {
-        **one, **hardware.load_toml(TWO[start_b:end_b], keys=False)}
+        **one,
+        **hardware.load_toml(TWO[start_b:end_b], keys=False),
+    }
 
 
-@pytest.mark.parametrize("text", [
-    "[A]\nsource = 's'\n[B]\nsource = 's'\n[A.x]\nvalue = '1'\n",  # A's value after B
-    "[A]\naliases = [\n  'a',\n]\n",  # aliases over several lines
-    "[A]\naliases = ['single quotes']\n",
-    '[A]\naliases = ["esc\\"aped"]\n',
-    "[A]\naliases-x = 1\n",
-    "[A]\n[A]\n",  # defined twice
-    '[A]\n["quoted key"]\n',
-    "[[array]]\n",
-    "[A.x]\nvalue = '1'\n",  # a value before any record
-    "[A]\nx = [\n[1, 2]\n]\n",  # a line of a multi-line array
-    '[A]\nnote = """x\n[B]"""\n',  # a header-like line that closes a string
-    '[A]\nnote = """never closed\n',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[A]\nsource = 's'\n[B]\nsource = 's'\n[A.x]\nvalue = '1'\n",  # A's value after B
+        "[A]\naliases = [\n  'a',\n]\n",  # aliases over several lines
+        "[A]\naliases = ['single quotes']\n",
+        '[A]\naliases = ["esc\\"aped"]\n',
+        "[A]\naliases-x = 1\n",
+        "[A]\n[A]\n",  # defined twice
+        '[A]\n["quoted key"]\n',
+        "[[array]]\n",
+        "[A.x]\nvalue = '1'\n",  # a value before any record
+        "[A]\nx = [\n[1, 2]\n]\n",  # a line of a multi-line array
+        '[A]\nnote = """x\n[B]"""\n',  # a header-like line that closes a string
+        '[A]\nnote = """never closed\n',
+    ],
+)
 def test_what_the_scan_cannot_read_is_parsed_whole(text):
     assert scan(text) is None
 
@@ -102,8 +108,7 @@ def test_one_record_is_parsed_alone():
         record = hardware.get("H100", checked=False)
         print(json.dumps([record.id, [t.split("]")[0] for t in texts]]))
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     record_id, parsed = json.loads(done.stdout)
     assert record_id == "H100-SXM"
     assert parsed == ["[H100-SXM"]

@@ -46,8 +46,12 @@ def test_pint_default_registry_reads_b_as_barn_and_has_bytes_and_bits():
     assert str(DEFAULT.Unit("B")) == "byte" and str(DEFAULT.Unit("bit")) == "bit"
     assert DEFAULT.Quantity(1, "B").to("bit").magnitude == 8
     assert str(DEFAULT.Unit("Gb")) == "gilbert"  # not the gigabit either
-    assert {"[time]": "second", "[length]": "meter", "[mass]": "gram",
-            "[information]": "bit"}.items() <= base_units().items()
+    assert {
+        "[time]": "second",
+        "[length]": "meter",
+        "[mass]": "gram",
+        "[information]": "bit",
+    }.items() <= base_units().items()
 
 
 # --- clashing units are refused, the same way by solve and check ----------------------------
@@ -70,8 +74,10 @@ def test_barn_rate_is_refused_by_solve_and_by_check_with_one_message():
     assert str(_check_error("y", y=foreign)) == str(from_solve).replace("link_bandwidth", "y")
 
 
-@pytest.mark.parametrize("unit, there", [("Gb/s", "gilbert"), ("mb", "millibarn"),
-                                         ("kb", "kilobarn"), ("Tb/s", "terabarn")])
+@pytest.mark.parametrize(
+    "unit, there",
+    [("Gb/s", "gilbert"), ("mb", "millibarn"), ("kb", "kilobarn"), ("Tb/s", "terabarn")],
+)
 def test_other_clashing_spellings_are_refused(unit, there):
     message = str(_check_error("y", y=DEFAULT.Quantity(2, unit)))
     assert there in message and "in napkinmath" in message
@@ -102,8 +108,7 @@ def test_a_root_unit_that_napkinmath_spells_differently_is_refused():
 # --- foreign quantities that do fit convert by dimension -----------------------------------
 def test_a_foreign_rate_converts_the_same_through_solve_and_check():
     native = nm.solve("allreduce_time", **ALLREDUCE, link_bandwidth="10 GB/s")
-    foreign = nm.solve("allreduce_time", **ALLREDUCE,
-                       link_bandwidth=DEFAULT.Quantity(10, "GB/s"))
+    foreign = nm.solve("allreduce_time", **ALLREDUCE, link_bandwidth=DEFAULT.Quantity(10, "GB/s"))
     assert foreign.value.to("s").magnitude == pytest.approx(native.value.to("s").magnitude)
     assert foreign.value.to("s").magnitude == pytest.approx(1.75)
     given = foreign.givens["link_bandwidth"].quantity
@@ -118,10 +123,17 @@ def test_a_foreign_rate_converts_the_same_through_solve_and_check():
 
 def test_foreign_times_and_lengths_convert():
     assert nm.check("y / (1 h)", y=DEFAULT.Quantity(3, "hour")).value.magnitude == pytest.approx(3)
-    weeks = nm.solve("n_gpus", params="7B", tokens="1T", train_time=DEFAULT.Quantity(3, "week"),
-                     mfu=0.4, gpu="H100-SXM")
-    text = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
-                    gpu="H100-SXM")
+    weeks = nm.solve(
+        "n_gpus",
+        params="7B",
+        tokens="1T",
+        train_time=DEFAULT.Quantity(3, "week"),
+        mfu=0.4,
+        gpu="H100-SXM",
+    )
+    text = nm.solve(
+        "n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM"
+    )
     assert weeks.value.magnitude == pytest.approx(text.value.magnitude)
     inch = nm.check("y", y=DEFAULT.Quantity(1, "inch")).computed  # no napkinmath name: by size
     assert inch.to("m").magnitude == pytest.approx(0.0254)
@@ -151,18 +163,21 @@ def test_an_underflowing_product_is_an_error_not_zero():
     assert "1e-300 s * 1e-300 underflows" in str(err.value)
 
 
-@pytest.mark.parametrize("text, named", [
-    ("1e-300 s / 1e300", "1e-300 s / 1e300 underflows"),
-    ("(1e-200 s)^2", "(1e-200 s)^2 underflows"),
-    ("1e-200^2", "1e-200^2 underflows"),
-    ("exp(-800)", "exp(-800) underflows"),
-    ("exp(-720)", "exp(-720) underflows"),  # subnormal, not yet 0
-    ("1 s + 1e-300 ps", "1e-300 ps in s underflows"),
-    ("0.0000000000000000000000000000000000001e-300 s", "underflows"),
-    ("1e-300 ps", "too small to convert between units"),
-    ("1e300 * 1e300", "1e300 * 1e300 overflows"),
-    ("1e300 TFLOP", "too large"),
-])
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("1e-300 s / 1e300", "1e-300 s / 1e300 underflows"),
+        ("(1e-200 s)^2", "(1e-200 s)^2 underflows"),
+        ("1e-200^2", "1e-200^2 underflows"),
+        ("exp(-800)", "exp(-800) underflows"),
+        ("exp(-720)", "exp(-720) underflows"),  # subnormal, not yet 0
+        ("1 s + 1e-300 ps", "1e-300 ps in s underflows"),
+        ("0.0000000000000000000000000000000000001e-300 s", "underflows"),
+        ("1e-300 ps", "too small to convert between units"),
+        ("1e300 * 1e300", "1e300 * 1e300 overflows"),
+        ("1e300 TFLOP", "too large"),
+    ],
+)
 def test_values_beyond_the_float_range_are_named(text, named):
     with pytest.raises(nm.ParseError) as err:
         nm.check(text)
@@ -202,14 +217,25 @@ def test_a_quantity_that_underflows_in_the_variables_unit_is_refused():
     assert "too small" in str(error)
 
 
-@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, 1e-320, 10**400,
-                                   nm.Quantity(math.inf, "GB/s"),
-                                   nm.Quantity(math.nan, "GB/s"),
-                                   nm.Quantity(5e-324, "GB/s"),
-                                   DEFAULT.Quantity(math.nan, "GB/s")])
+@pytest.mark.parametrize(
+    "value",
+    [
+        math.inf,
+        -math.inf,
+        math.nan,
+        1e-320,
+        10**400,
+        nm.Quantity(math.inf, "GB/s"),
+        nm.Quantity(math.nan, "GB/s"),
+        nm.Quantity(5e-324, "GB/s"),
+        DEFAULT.Quantity(math.nan, "GB/s"),
+    ],
+)
 def test_non_finite_givens_are_refused_by_solve_and_check(value):
-    for error in (_solve_error(link_bandwidth=value),
-                  _check_error("link_bandwidth", link_bandwidth=value)):
+    for error in (
+        _solve_error(link_bandwidth=value),
+        _check_error("link_bandwidth", link_bandwidth=value),
+    ):
         assert error.variable == "link_bandwidth" and "link_bandwidth=" in str(error)
     error = _check_error("y * 2", y=value)
     assert error.variable == "y" and "y=" in str(error)
@@ -232,9 +258,13 @@ def test_check_json_has_no_non_finite_numbers():
 
 
 def test_claims_report_json_has_no_non_finite_numbers():
-    report = nm.check_claims([{"expression": "1e-300 s", "claimed": "1e300 s"},
-                              {"expression": "1e-300 s * 1e-300", "claimed": "0 s"},
-                              {"expression": "2 GB / (900 GB/s)", "claimed": "2.2 ms"}])
+    report = nm.check_claims(
+        [
+            {"expression": "1e-300 s", "claimed": "1e300 s"},
+            {"expression": "1e-300 s * 1e-300", "claimed": "0 s"},
+            {"expression": "2 GB / (900 GB/s)", "claimed": "2.2 ms"},
+        ]
+    )
     assert [row.status for row in report.rows] == ["disagree", "unchecked", "agree"]
     assert "underflows" in report.rows[1].reason
     report.rows[2].result.ratio = math.nan

@@ -9,8 +9,9 @@ import napkinmath as nm
 
 @pytest.fixture(scope="module")
 def w12():
-    return nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
-                    gpu="H100-SXM")
+    return nm.solve(
+        "n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM"
+    )
 
 
 def test_value_is_a_pint_quantity_in_a_person_s_unit(w12):
@@ -46,15 +47,21 @@ def test_markdown_latex_and_dict_carry_the_same_steps(w12):
     assert r"\Rightarrow n &= \frac{C}{\mathrm{MFU} \cdot P_{\mathrm{peak}} \cdot T}" in latex
     assert r"4.2 \times 10^{22}\,\mathrm{FLOP}" in latex
     data = json.loads(w12.to_json())
-    assert [s["formulas"] for s in data["steps"]][:2] == [["training_compute"],
-                                                          ["fleet_equation"]]
+    assert [s["formulas"] for s in data["steps"]][:2] == [["training_compute"], ["fleet_equation"]]
     assert data["steps"][1]["rearranged"]["n_gpus"].startswith("n_gpus = train_compute /")
     assert data["assumptions"][0]["name"] == "flop_per_param_token"
 
 
 def test_times_bytes_and_money_read_naturally():
-    r = nm.solve(["train_time", "train_cost"], params="7B", tokens="1T", n_gpus=64, mfu=0.4,
-                 gpu="H100", price_per_gpu_hour="2.5 USD/(GPU*h)")
+    r = nm.solve(
+        ["train_time", "train_cost"],
+        params="7B",
+        tokens="1T",
+        n_gpus=64,
+        mfu=0.4,
+        gpu="H100",
+        price_per_gpu_hour="2.5 USD/(GPU*h)",
+    )
     assert str(r["train_time"].units) == "day"
     assert "train_cost = 73,690 USD" in str(r)  # 64 x 4.2e22 / (64 x 989.5e12 x 0.4) s x 2.5
     short = nm.solve("train_time", train_compute="1e18 FLOP", n_gpus=8, mfu=0.5, gpu="H100")

@@ -50,8 +50,14 @@ def ridge(model: str) -> float:
 def test_a_batch_sweep_flattens_at_the_compute_roof(model):
     r = round(ridge(model))  # 8B: 422; 70B: 323
     batches = [1, r, 4 * r]
-    table = nm.sweep("decode_throughput", over={"batch_size": batches}, model=model,
-                     gpu="H100", n_gpus=MODELS[model][6], seq_len=SEQ)
+    table = nm.sweep(
+        "decode_throughput",
+        over={"batch_size": batches},
+        model=model,
+        gpu="H100",
+        n_gpus=MODELS[model][6],
+        seq_len=SEQ,
+    )
     column = table.column("decode_throughput")
     assert column.unit == "token/s"
     got = list(column.values)
@@ -70,8 +76,9 @@ def test_a_batch_sweep_flattens_at_the_compute_roof(model):
 
 @pytest.mark.parametrize(("batch", "roof"), [(1, "memory roof"), (2048, "compute roof")])
 def test_the_derivation_names_the_binding_roof(batch, roof):
-    r = nm.solve("decode_step_time", model="llama-3-8b", gpu="H100", n_gpus=1,
-                 batch_size=batch, seq_len=SEQ)
+    r = nm.solve(
+        "decode_step_time", model="llama-3-8b", gpu="H100", n_gpus=1, batch_size=batch, seq_len=SEQ
+    )
     memory, compute, _ = hand_step("llama-3-8b", batch)
     assert r.value.to("s").magnitude == pytest.approx(max(memory, compute))
     text = r.to_text()
@@ -80,8 +87,17 @@ def test_the_derivation_names_the_binding_roof(batch, roof):
 
 
 def test_the_issue_command_is_capped_by_the_compute_roof(napkin):
-    status, out, _ = napkin("solve", "decode_throughput", "--model", "llama-3-8b", "--gpu", "H100",
-                            "n_gpus=1", "batch_size=2048", "seq_len=128")
+    status, out, _ = napkin(
+        "solve",
+        "decode_throughput",
+        "--model",
+        "llama-3-8b",
+        "--gpu",
+        "H100",
+        "n_gpus=1",
+        "batch_size=2048",
+        "seq_len=128",
+    )
     assert status == 0
     # 2048 × (2 × 8.03e9 + 4·32·32·128·128) / 989.5e12 = 33.38 ms: 61,356 token/s, under the
     # 61,613 the issue computes from 2N alone (136,074 from the bandwidth alone before)
@@ -93,10 +109,23 @@ def test_the_issue_command_is_capped_by_the_compute_roof(napkin):
 def test_a_tensor_parallel_decode_step_adds_its_all_reduces():
     # Llama 2 70B on 4 H100 (tp 4), batch 1 at 512 context: 160 all-reduces of 8 µs plus
     # 1.5 × 16,384 B / 450 GB/s each, 1.289 ms (llm-analysis: 1.28 ms) of an 11.6 ms step
-    shape = dict(params="68.98B", params_total="68.98B", n_layers=80, n_heads=64, head_dim=128,
-                 n_kv_heads=8, hidden_size=8192)
-    r = nm.solve(["decode_step_time", "decode_tp_comm_time"], gpu="H100", n_gpus=4,
-                 batch_size=1, seq_len=512, **shape)
+    shape = dict(
+        params="68.98B",
+        params_total="68.98B",
+        n_layers=80,
+        n_heads=64,
+        head_dim=128,
+        n_kv_heads=8,
+        hidden_size=8192,
+    )
+    r = nm.solve(
+        ["decode_step_time", "decode_tp_comm_time"],
+        gpu="H100",
+        n_gpus=4,
+        batch_size=1,
+        seq_len=512,
+        **shape,
+    )
     comm = 160 * (ALPHA + 2 * 3 / 4 * 8192 * 2 / NVLINK)
     memory = (68.98e9 * 2 + 512 * 2 * 80 * 8 * 128 * 2) / (4 * B)
     assert r["decode_tp_comm_time"].to("ms").magnitude == pytest.approx(comm * 1e3)
@@ -108,8 +137,14 @@ def test_prefill_counts_attention_and_its_all_reduces():
     # Llama 3 70B on 4 H100, one 4,096-token prompt: 2N + 4·80·64·128·4096 = 1.519e11 FLOP per
     # token (attention 7% of it); compute 157.2 ms binds over 10.5 ms of weight reads; 160
     # all-reduces of 8 µs + 1.5 × 67.1 MB / 450 GB/s add 37.1 ms
-    r = nm.solve("prefill_time", model="llama-3-70b", gpu="H100", n_gpus=4,
-                 prompt_tokens="4096 token", seq_len=4096)
+    r = nm.solve(
+        "prefill_time",
+        model="llama-3-70b",
+        gpu="H100",
+        n_gpus=4,
+        prompt_tokens="4096 token",
+        seq_len=4096,
+    )
     flop = 2 * 70.6e9 + 4 * 80 * 64 * 128 * 4096
     compute = 4096 * flop / (4 * P)
     memory = 70.6e9 * 2 / (4 * B)
@@ -120,8 +155,14 @@ def test_prefill_counts_attention_and_its_all_reduces():
 
 
 def test_the_batch_for_a_throughput_inverts_through_the_roofline():
-    r = nm.solve("batch_size", decode_throughput="20000 token/s", model="llama-3-8b",
-                 gpu="H100", n_gpus=1, seq_len=SEQ)
+    r = nm.solve(
+        "batch_size",
+        decode_throughput="20000 token/s",
+        model="llama-3-8b",
+        gpu="H100",
+        n_gpus=1,
+        seq_len=SEQ,
+    )
     b = r.value.to("sequence").magnitude
     memory, compute, _ = hand_step("llama-3-8b", b)
     assert b / max(memory, compute) == pytest.approx(20000, rel=1e-6)
@@ -129,8 +170,17 @@ def test_the_batch_for_a_throughput_inverts_through_the_roofline():
 
 
 def test_a_throughput_above_the_compute_roof_is_refused_and_says_why(napkin):
-    status, _, err = napkin("solve", "batch_size", "decode_throughput=70000 token/s", "--model",
-                            "llama-3-8b", "--gpu", "H100", "n_gpus=1", f"seq_len={SEQ}")
+    status, _, err = napkin(
+        "solve",
+        "batch_size",
+        "decode_throughput=70000 token/s",
+        "--model",
+        "llama-3-8b",
+        "--gpu",
+        "H100",
+        "n_gpus=1",
+        f"seq_len={SEQ}",
+    )
     assert status == 2
     assert "past the compute roof" in err and "Traceback" not in err
 
@@ -157,7 +207,8 @@ def test_achievable_leaves_mfu_against_the_datasheet_peak():
 
 
 def test_without_a_batch_or_a_shape_the_step_is_the_memory_time_said_as_an_assumption():
-    r = nm.solve("decode_step_time", weight_memory="141 GB", kv_cache_memory="0 GB", n_gpus=4,
-                 gpu="H100")
+    r = nm.solve(
+        "decode_step_time", weight_memory="141 GB", kv_cache_memory="0 GB", n_gpus=4, gpu="H100"
+    )
     assert r.value.to("s").magnitude == pytest.approx(141e9 / (4 * B))
     assert "ASSUMPTION: the compute roof left out" in r.to_text()

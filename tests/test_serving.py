@@ -31,8 +31,9 @@ def test_w17_littles_law_inverse_rate():
 
 # --- W17: M/M/1 at utilization 0.9, and the curve towards 1 -----------------------------------
 def test_w17_mm1_at_point_nine():
-    r = nm.solve(["time_in_queue", "time_in_system"], utilization=0.9, service_time="1 s",
-                 n_servers=1)
+    r = nm.solve(
+        ["time_in_queue", "time_in_system"], utilization=0.9, service_time="1 s", n_servers=1
+    )
     # W_q = rho / (1 - rho) * S = 0.9 / 0.1 = 9 S;  W = W_q + S = S / (1 - rho) = 10 S
     assert mag(r["time_in_queue"], "s") == pytest.approx(9, rel=1e-12)
     assert mag(r["time_in_system"], "s") == pytest.approx(10, rel=1e-12)
@@ -40,15 +41,20 @@ def test_w17_mm1_at_point_nine():
 
 @pytest.mark.parametrize("rho", [0.5, 0.8, 0.9, 0.95, 0.99, 0.999])
 def test_w17_mm1_curve_grows_without_bound(rho):
-    r = nm.solve(["time_in_queue", "time_in_system"], utilization=rho, service_time="2 s",
-                 n_servers=1)
+    r = nm.solve(
+        ["time_in_queue", "time_in_system"], utilization=rho, service_time="2 s", n_servers=1
+    )
     assert mag(r["time_in_queue"], "s") == pytest.approx(2 * rho / (1 - rho), rel=1e-9)
     assert mag(r["time_in_system"], "s") == pytest.approx(2 / (1 - rho), rel=1e-9)
 
 
 def test_w17_utilization_from_rate_and_service_time():
-    r = nm.solve(["utilization", "time_in_system"], arrival_rate="50 request/s",
-                 service_time="18 ms", n_servers=1)
+    r = nm.solve(
+        ["utilization", "time_in_system"],
+        arrival_rate="50 request/s",
+        service_time="18 ms",
+        n_servers=1,
+    )
     assert r["utilization"].magnitude == pytest.approx(50 * 0.018)  # 0.9
     assert mag(r["time_in_system"], "ms") == pytest.approx(18 / (1 - 0.9))  # 180 ms
     assert "requests_per_server" in r.assumptions
@@ -80,8 +86,10 @@ def erlang_c_wait(c, rho, service):
     return top / (below + top) * service / (c * (1 - rho))
 
 
-@pytest.mark.parametrize(("c", "rho", "tol"), [(2, 0.8, 0.02), (2, 0.9, 0.01), (4, 0.9, 0.015),
-                                               (8, 0.9, 0.015), (32, 0.95, 0.005)])
+@pytest.mark.parametrize(
+    ("c", "rho", "tol"),
+    [(2, 0.8, 0.02), (2, 0.9, 0.01), (4, 0.9, 0.015), (8, 0.9, 0.015), (32, 0.95, 0.005)],
+)
 def test_mmc_close_to_erlang_c_where_waits_matter(c, rho, tol):
     r = nm.solve("time_in_queue", utilization=rho, service_time="1 s", n_servers=c)
     hand = 1.0 * rho ** (math.sqrt(2 * (c + 1)) - 1) / (c * (1 - rho))  # Sakasegawa
@@ -98,8 +106,13 @@ def test_pooling_shortens_waits_at_the_same_utilization():
 # --- Replicas for a request rate and a latency target ------------------------------------------
 def test_replicas_for_a_rate_at_a_target_utilization():
     # 50 request/s, each request holds a batch slot 2 s, 32 slots per replica, run at 80%.
-    r = nm.solve(["n_replicas", "time_in_queue", "time_in_system"], arrival_rate="50 request/s",
-                 service_time="2 s", utilization=0.8, slots_per_replica=32)
+    r = nm.solve(
+        ["n_replicas", "time_in_queue", "time_in_system"],
+        arrival_rate="50 request/s",
+        service_time="2 s",
+        utilization=0.8,
+        slots_per_replica=32,
+    )
     servers = 50 * 2 / 0.8  # 125 busy-or-idle slots
     assert mag(r["n_replicas"], "") == pytest.approx(servers / 32)  # 3.906 replicas
     wait = 2 * 0.8 ** (math.sqrt(2 * 126) - 1) / (125 * 0.2)  # 2.9 ms: pooling hides the queue
@@ -108,28 +121,55 @@ def test_replicas_for_a_rate_at_a_target_utilization():
 
 
 def test_replicas_round_up_with_their_gpus():
-    r = nm.solve(["n_replicas_whole", "serving_gpus"], arrival_rate="50 request/s",
-                 service_time="2 s", utilization=0.8, slots_per_replica=32, n_gpus=4)
+    r = nm.solve(
+        ["n_replicas_whole", "serving_gpus"],
+        arrival_rate="50 request/s",
+        service_time="2 s",
+        utilization=0.8,
+        slots_per_replica=32,
+        n_gpus=4,
+    )
     assert r["n_replicas_whole"].magnitude == 4  # ceil(3.906)
     assert mag(r["serving_gpus"], "GPU") == 16  # 4 replicas * 4 GPU
-    headline = nm.solve("n_replicas", arrival_rate="50 request/s", service_time="2 s",
-                        utilization=0.8, slots_per_replica=32, n_gpus=4).headline()[0]
+    headline = nm.solve(
+        "n_replicas",
+        arrival_rate="50 request/s",
+        service_time="2 s",
+        utilization=0.8,
+        slots_per_replica=32,
+        n_gpus=4,
+    ).headline()[0]
     assert "n_replicas_whole = 4" in headline and "serving_gpus = 16 GPU" in headline
 
 
 def test_replicas_from_the_model_and_hardware():
     # Llama-3-70B bf16 (141 GB) on 4 H100 at batch 32, 8192 context; 2,000-token prompts,
     # 500 output tokens; 2 request/s at 80% utilization.
-    r = nm.solve(["service_time", "n_replicas"], arrival_rate="2 request/s", utilization=0.8,
-                 slots_per_replica=32, batch_size=32, seq_len=8192, n_layers=80, n_kv_heads=8,
-                 head_dim=128, weight_memory="141 GB", params="70.6B", n_gpus=4,
-                 hbm_bandwidth="3.35 TB/(s*GPU)", peak_flops="989 TFLOP/(s*GPU)",
-                 prompt_tokens="2000 token", output_len="500 token/sequence")
+    r = nm.solve(
+        ["service_time", "n_replicas"],
+        arrival_rate="2 request/s",
+        utilization=0.8,
+        slots_per_replica=32,
+        batch_size=32,
+        seq_len=8192,
+        n_layers=80,
+        n_kv_heads=8,
+        head_dim=128,
+        weight_memory="141 GB",
+        params="70.6B",
+        n_gpus=4,
+        hbm_bandwidth="3.35 TB/(s*GPU)",
+        peak_flops="989 TFLOP/(s*GPU)",
+        prompt_tokens="2000 token",
+        output_len="500 token/sequence",
+    )
     # Each at the roofline, the longer roof binding (no n_heads: attention FLOPs left out;
     # no hidden_size or link: the all-reduces left out, both said in the answer).
     prefill = max(141e9 / (4 * 3.35e12), 2 * 70.6e9 * 2000 / (4 * 989e12))  # 71.4 ms compute
-    step = max((141e9 + 32 * 8192 * 327_680) / (4 * 3.35e12),  # 16.93 ms memory
-               32 * 2 * 70.6e9 / (4 * 989e12))  # 1.14 ms compute
+    step = max(
+        (141e9 + 32 * 8192 * 327_680) / (4 * 3.35e12),  # 16.93 ms memory
+        32 * 2 * 70.6e9 / (4 * 989e12),
+    )  # 1.14 ms compute
     service = prefill + 500 * step  # 0.071 + 8.47 = 8.54 s
     assert mag(r["service_time"], "s") == pytest.approx(service)
     assert mag(r["n_replicas"], "") == pytest.approx(2 * service / 0.8 / 32)  # 0.673
@@ -137,8 +177,9 @@ def test_replicas_from_the_model_and_hardware():
 
 # --- W18: cost per million decode tokens across accelerators ----------------------------------
 # Llama-3-70B bf16 weights (141 GB), 32 sequences at 8192 context (85.9 GB of KV).
-W18_MODEL = dict(weight_memory="141 GB", batch_size=32, seq_len=8192, n_layers=80,
-                 n_kv_heads=8, head_dim=128)
+W18_MODEL = dict(
+    weight_memory="141 GB", batch_size=32, seq_len=8192, n_layers=80, n_kv_heads=8, head_dim=128
+)
 KV_BATCH = 32 * 8192 * 327_680  # 85,899,345,920 B
 STEP_BYTES = 141e9 + KV_BATCH  # 226.9 GB read per decode step
 # Assumed figures (datasheets for capacity and bandwidth; prices are illustrative assumptions):
@@ -153,9 +194,14 @@ W18_HARDWARE = {
 
 def w18_solve(name):
     n, capacity, bandwidth, price, *_ = W18_HARDWARE[name]
-    return nm.solve(["max_concurrent_sequences", "decode_throughput", "cost_per_million_tokens"],
-                    n_gpus=n, hbm_capacity=capacity, hbm_bandwidth=bandwidth,
-                    price_per_gpu_hour=price, **W18_MODEL)
+    return nm.solve(
+        ["max_concurrent_sequences", "decode_throughput", "cost_per_million_tokens"],
+        n_gpus=n,
+        hbm_capacity=capacity,
+        hbm_bandwidth=bandwidth,
+        price_per_gpu_hour=price,
+        **W18_MODEL,
+    )
 
 
 @pytest.mark.parametrize("name", list(W18_HARDWARE))
@@ -176,8 +222,9 @@ def test_w18_each_accelerator_by_hand(name):
 
 
 def test_w18_ranking_and_numbers():
-    costs = {name: mag(w18_solve(name)["cost_per_million_tokens"], "USD/Mtoken")
-             for name in W18_HARDWARE}
+    costs = {
+        name: mag(w18_solve(name)["cost_per_million_tokens"], "USD/Mtoken") for name in W18_HARDWARE
+    }
     # Hand: 2.50/3600 * 226.9e9 / (32 * 3.35e12) * 1e6 = 1.470 USD per million tokens
     #       3.00/3600 * 226.9e9 / (32 * 5.3e12)  * 1e6 = 1.115
     #       1.75/3600 * 226.9e9 / (32 * 2.9e12)  * 1e6 = 1.189
@@ -190,21 +237,34 @@ def test_w18_ranking_and_numbers():
 def test_w18_capacity_limits_the_batch_on_fewer_gpus():
     # Two H100 (0.9 x 160 GB = 144 GB usable) cannot hold 141 GB of weights plus 32
     # sequences of 8k context: 3 GB of KV budget holds 1.1 of them.
-    r = nm.solve("max_concurrent_sequences", n_gpus=2, hbm_capacity="80 GB/GPU", seq_len=8192,
-                 weight_memory="141 GB", n_layers=80, n_kv_heads=8, head_dim=128)
+    r = nm.solve(
+        "max_concurrent_sequences",
+        n_gpus=2,
+        hbm_capacity="80 GB/GPU",
+        seq_len=8192,
+        weight_memory="141 GB",
+        n_layers=80,
+        n_kv_heads=8,
+        head_dim=128,
+    )
     assert mag(r.value, "sequence") == pytest.approx((0.9 * 160e9 - 141e9) / (8192 * 327_680))
 
 
 def test_w18_inverse_price_for_a_target_cost():
-    r = nm.solve("price_per_gpu_hour", cost_per_million_tokens="1 USD/Mtoken", n_gpus=4,
-                 decode_throughput="1889.8 token/s")
+    r = nm.solve(
+        "price_per_gpu_hour",
+        cost_per_million_tokens="1 USD/Mtoken",
+        n_gpus=4,
+        decode_throughput="1889.8 token/s",
+    )
     assert mag(r.value, "USD/(GPU*h)") == pytest.approx(1e-6 * 1889.8 * 3600 / 4)  # 1.70
 
 
 # --- CLI --------------------------------------------------------------------------------------
 def test_cli_littles_law(napkin):
-    status, out, err = napkin("solve", "requests_in_flight", "arrival_rate=50 request/s",
-                              "time_in_system=2 s")
+    status, out, err = napkin(
+        "solve", "requests_in_flight", "arrival_rate=50 request/s", "time_in_system=2 s"
+    )
     assert status == 0, err
     assert out.startswith("requests_in_flight = 100 request")
     assert "Little's law" in out

@@ -24,8 +24,9 @@ print(json.dumps({"status": status, "output": out.getvalue(),
 
 
 def _probe(*args: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True
+    )
     return json.loads(done.stdout.splitlines()[-1])
 
 
@@ -50,12 +51,12 @@ def test_hardware_listing_needs_no_formulas():
 
 
 def test_import_napkinmath_is_light():
-    code = ("import sys, napkinmath; print(sorted(m for m in ('pint', 'sympy', 'networkx') "
-            "if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import sys, napkinmath; print(sorted(m for m in ('pint', 'sympy', 'networkx') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
     code = "import napkinmath as nm; print(nm.Quantity(3, 'GB').to('MB').magnitude)"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert float(done.stdout) == 3000.0

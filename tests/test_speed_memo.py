@@ -31,8 +31,14 @@ def test_values_of_another_type_are_another_question():
 
 def test_an_answer_is_kept_from_the_second_asking():
     question = {**W12, "params": "7.123456B"}
-    key = solver._memo_key("n_gpus", ("H100-SXM", None, 0.01, "error", None, False), None,
-                           None, None, {k: v for k, v in question.items() if k != "gpu"})
+    key = solver._memo_key(
+        "n_gpus",
+        ("H100-SXM", None, 0.01, "error", None, False),
+        None,
+        None,
+        None,
+        {k: v for k, v in question.items() if k != "gpu"},
+    )
     first = nm.solve("n_gpus", **question)
     assert key in solver._SEEN and key not in solver._MEMO  # a one-off question is not kept
     second = nm.solve("n_gpus", **question)
@@ -53,24 +59,30 @@ def test_the_memo_is_bounded_and_skips_quantities():
     nm.solve("n_gpus", **{**W12, "params": nm.Quantity(7e9, "param")})
     assert len(solver._MEMO) == before
     options = (None, None, 0.01, "error", None, False)  # gpu, model, tolerance, ..., achievable
-    assert solver._memo_key("n_gpus", options, None, None, None,
-                            {"params": nm.Quantity(7e9, "param")}) is None
+    assert (
+        solver._memo_key("n_gpus", options, None, None, None, {"params": nm.Quantity(7e9, "param")})
+        is None
+    )
 
 
 def test_the_memo_follows_the_records_in_force_and_their_files(tmp_path):
     path = tmp_path / "ours.toml"
 
     def write(peak: str) -> None:
-        path.write_text(f'[H100-SXM.peak_flops]\nvalue = "{peak}"\nsource = "derated"\n'
-                        'date = "2026"\n', encoding="utf-8")
+        path.write_text(
+            f'[H100-SXM.peak_flops]\nvalue = "{peak}"\nsource = "derated"\ndate = "2026"\n',
+            encoding="utf-8",
+        )
 
     shipped = nm.solve("n_gpus", **W12).value.magnitude  # 58.48 at 989.5 TFLOP/s
     write("494.75 TFLOP/(s*GPU)")  # half the peak: twice the GPUs
-    assert nm.solve("n_gpus", records=str(path), **W12).value.magnitude == \
-        pytest.approx(2 * shipped)
+    assert nm.solve("n_gpus", records=str(path), **W12).value.magnitude == pytest.approx(
+        2 * shipped
+    )
     write("1979 TFLOP/(s*GPU)")  # the same file, changed (size differs): half the GPUs
-    assert nm.solve("n_gpus", records=str(path), **W12).value.magnitude == \
-        pytest.approx(shipped / 2)
+    assert nm.solve("n_gpus", records=str(path), **W12).value.magnitude == pytest.approx(
+        shipped / 2
+    )
     assert nm.solve("n_gpus", **W12).value.magnitude == shipped
     # an MFU is against the datasheet peak, so --achievable leaves it (and the answer) alone
     assert nm.solve("n_gpus", achievable=True, **W12).value.magnitude == shipped

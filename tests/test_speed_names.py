@@ -20,8 +20,9 @@ print(json.dumps({"names": sorted(found), "sympy": "sympy" in sys.modules}))
 
 def _probe(cache: str) -> dict:
     env = dict(os.environ, XDG_CACHE_HOME=cache)
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
-                          check=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, env=env
+    )
     return json.loads(done.stdout)
 
 
@@ -49,11 +50,14 @@ def test_an_unwritable_cache_only_costs_time(tmp_path):
 
 def test_a_pure_unit_check_loads_no_formulas(tmp_path):
     _probe(str(tmp_path))  # the cache is written
-    code = ("import sys; from napkinmath.cli.main import main; "
-            "status = main(['check', '140 GB / (400 Gb/s)', '--expect', '0.35 s']); "
-            "print(status, 'sympy' in sys.modules, 'napkinmath.formulas' in sys.modules)")
+    code = (
+        "import sys; from napkinmath.cli.main import main; "
+        "status = main(['check', '140 GB / (400 Gb/s)', '--expect', '0.35 s']); "
+        "print(status, 'sympy' in sys.modules, 'napkinmath.formulas' in sys.modules)"
+    )
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
     assert "2.8 s" in done.stdout  # 140 GB / 50 GB/s
     assert done.stdout.strip().splitlines()[-1] == "1 False False"  # it disagrees: status 1

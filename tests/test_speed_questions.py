@@ -11,21 +11,45 @@ from napkinmath.solving import plan, suggest
 
 #: the issue's reproductions (over 120 s, over 120 s and 49 s before), with what they give
 SLOW = [
-    (("attention_score_bytes",),
-     dict(global_batch_tokens="929749536 token", n_microbatches=6, tp=1, head_dim=82,
-          tokens="19685472860543 token", grad_bytes_per_param="2 B/param", gpu="H100-SXM",
-          model="llama-3-70b"),
-     "activation_memory and activation_memory_per_layer_flash"),
-    (("hidden_size",),
-     dict(recompute_bytes_per_token_hidden="1.561 B/token", zero1_memory_per_gpu="5.319 GB",
-          lora_params="20316614 param", kv_bytes_per_token="152525 B/token", n_replicas=9.9038,
-          zero2_memory_per_gpu="21.53 GB", model="llama-3-70b"),
-     None),
-    (("pipeline_bubble_fraction",),
-     dict(gpus_per_node="8 GPU/node", pp=1, global_batch="511020 sequence",
-          optimizer_memory="505.9 GB", virtual_pipeline_stages=1,
-          zero2_memory_per_gpu="31.2 GB"),
-     "give one of n_microbatches, batch_size"),
+    (
+        ("attention_score_bytes",),
+        dict(
+            global_batch_tokens="929749536 token",
+            n_microbatches=6,
+            tp=1,
+            head_dim=82,
+            tokens="19685472860543 token",
+            grad_bytes_per_param="2 B/param",
+            gpu="H100-SXM",
+            model="llama-3-70b",
+        ),
+        "activation_memory and activation_memory_per_layer_flash",
+    ),
+    (
+        ("hidden_size",),
+        dict(
+            recompute_bytes_per_token_hidden="1.561 B/token",
+            zero1_memory_per_gpu="5.319 GB",
+            lora_params="20316614 param",
+            kv_bytes_per_token="152525 B/token",
+            n_replicas=9.9038,
+            zero2_memory_per_gpu="21.53 GB",
+            model="llama-3-70b",
+        ),
+        None,
+    ),
+    (
+        ("pipeline_bubble_fraction",),
+        dict(
+            gpus_per_node="8 GPU/node",
+            pp=1,
+            global_batch="511020 sequence",
+            optimizer_memory="505.9 GB",
+            virtual_pipeline_stages=1,
+            zero2_memory_per_gpu="31.2 GB",
+        ),
+        "give one of n_microbatches, batch_size",
+    ),
 ]
 
 BOUND = {"analyses": 400, "singularity tests": 50, "propagations": 800, "confirmations": 96}

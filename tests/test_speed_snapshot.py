@@ -26,8 +26,11 @@ from napkinmath.solving import invert
 
 
 def _files(cache) -> list[str]:
-    return sorted(p.name.split("-")[0] for p in (cache / "napkinmath").glob("*-*")
-                  if p.name.startswith(("library", "inversions")))
+    return sorted(
+        p.name.split("-")[0]
+        for p in (cache / "napkinmath").glob("*-*")
+        if p.name.startswith(("library", "inversions"))
+    )
 
 
 def _entries(cache, kind: str) -> list:
@@ -41,14 +44,24 @@ def test_the_second_solve_imports_neither_sympy_nor_the_formula_modules(tmp_path
     second, how = napkin_process(str(tmp_path), W12)
     assert how == {"status": 0, "sympy": False, "formulas": False}
     assert second == first
-    assert "n_gpus = 58.48 GPU" in second and "⇒ n_gpus = train_compute / (mfu · peak_flops" \
-        " · train_time)" in second
+    assert (
+        "n_gpus = 58.48 GPU" in second
+        and "⇒ n_gpus = train_compute / (mfu · peak_flops · train_time)" in second
+    )
 
 
 def test_a_new_inversion_is_found_with_sympy_then_kept(tmp_path):
     napkin_process(str(tmp_path), W12)
-    mfu = ["solve", "mfu", "params=7B", "tokens=1T", "train_time=3 weeks", "n_gpus=64",
-           "--gpu", "H100-SXM"]
+    mfu = [
+        "solve",
+        "mfu",
+        "params=7B",
+        "tokens=1T",
+        "train_time=3 weeks",
+        "n_gpus=64",
+        "--gpu",
+        "H100-SXM",
+    ]
     first, how = napkin_process(str(tmp_path), mfu)
     assert how["sympy"] and not how["formulas"]  # the library from disk, the inversion new
     second, how = napkin_process(str(tmp_path), mfu)
@@ -56,10 +69,17 @@ def test_a_new_inversion_is_found_with_sympy_then_kept(tmp_path):
     assert "mfu = 36.55%" in second
 
 
-@pytest.mark.parametrize("garbage", [b"\xff\xfe not json", b"[]", b'{"napkinmath": "library"}',
-                                     b'{"napkinmath": "library", "digest": "%s", '
-                                     b'"variables": [["x"]], "formulas": [], '
-                                     b'"constraints": []}'])
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"\xff\xfe not json",
+        b"[]",
+        b'{"napkinmath": "library"}',
+        b'{"napkinmath": "library", "digest": "%s", '
+        b'"variables": [["x"]], "formulas": [], '
+        b'"constraints": []}',
+    ],
+)
 def test_a_damaged_file_is_ignored_and_rebuilt(tmp_path, garbage):
     expected, _ = napkin_process(str(tmp_path), W12)
     folder = tmp_path / "napkinmath"
@@ -100,25 +120,31 @@ def test_an_unwritable_cache_only_costs_time(tmp_path):
 
 def test_the_formula_modules_attach_to_a_library_read_from_disk(tmp_path):
     napkin_process(str(tmp_path), W12)
-    code = ("import napkinmath as nm, sys\n"
-            "from napkinmath.library.lookup import formulas\n"
-            "fleet = formulas()['fleet_equation']\n"
-            "assert 'sympy' not in sys.modules\n"
-            "from napkinmath.formulas import training\n"  # declares again: attaches, no error
-            "assert formulas()['fleet_equation'] is fleet\n"
-            "print(fleet.equation, fleet.variables[0].symbol is not None)\n")
+    code = (
+        "import napkinmath as nm, sys\n"
+        "from napkinmath.library.lookup import formulas\n"
+        "fleet = formulas()['fleet_equation']\n"
+        "assert 'sympy' not in sys.modules\n"
+        "from napkinmath.formulas import training\n"  # declares again: attaches, no error
+        "assert formulas()['fleet_equation'] is fleet\n"
+        "print(fleet.equation, fleet.variables[0].symbol is not None)\n"
+    )
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, check=True)
-    assert done.stdout.strip() == ("Eq(train_time, train_compute/(mfu*n_gpus*peak_flops)) "
-                                   "True")
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.strip() == ("Eq(train_time, train_compute/(mfu*n_gpus*peak_flops)) True")
 
 
 # --- trees and layouts, over the whole library (in this process) ---------------------------
 
+
 def _sides(item):
-    return ((item.equation.lhs, item.equation.rhs) if hasattr(item, "equation")
-            else (item.lhs, item.rhs))
+    return (
+        (item.equation.lhs, item.equation.rhs)
+        if hasattr(item, "equation")
+        else (item.lhs, item.rhs)
+    )
 
 
 def _library():
@@ -134,8 +160,11 @@ def test_every_formula_and_constraint_has_a_tree_that_gives_back_its_sympy_expre
 
 
 def test_every_layout_prints_as_the_expression_it_was_made_from():
-    printers = [Printer(lambda s: s.name), Printer(lambda s: f"[{s.name}]", substituted=True),
-                Printer(lambda s: s.name, style="latex")]
+    printers = [
+        Printer(lambda s: s.name),
+        Printer(lambda s: f"[{s.name}]", substituted=True),
+        Printer(lambda s: s.name, style="latex"),
+    ]
     for item in _library():
         for layout, expr in zip(item.layouts, _sides(item), strict=True):
             stored = json.loads(json.dumps(exprprint.to_json(layout)))
@@ -152,8 +181,11 @@ def test_compiled_trees_agree_with_sympy_at_random_points():
         for side, expr in zip(invert.sides(item), _sides(item), strict=True):
             point = {name: rng.uniform(0.5, 4.0) for name in side.args}
             ours = float(side.fn(*(point[a] for a in side.args)))
-            theirs = complex(expr.evalf(subs={nm.variables()[n].symbol: sympy.Float(x)
-                                              for n, x in point.items()}))
+            theirs = complex(
+                expr.evalf(
+                    subs={nm.variables()[n].symbol: sympy.Float(x) for n, x in point.items()}
+                )
+            )
             # (abs_tol: a difference that cancels is 0 here and round-off in sympy)
             assert math.isclose(ours, theirs.real, rel_tol=1e-12, abs_tol=1e-9), item.name
 

@@ -12,19 +12,96 @@ from napkinmath.text import values
 from napkinmath.text.expr import COUNT_SUFFIXES
 
 #: variables of many dimensions: counts, sizes, rates per GPU, times, fractions, money
-NAMES = ("params", "tokens", "train_time", "mfu", "peak_flops", "n_gpus", "hbm_bandwidth",
-         "hbm_capacity", "seq_len", "global_batch", "price_per_gpu_hour", "hidden_size",
-         "kv_bytes_per_token", "training_state_memory", "n_nodes", "tp")
-UNITS = ("", "B", "GB", "GiB", "TB", "b", "Gb", "param", "params", "token", "tokens", "GPU",
-         "GPUs", "node", "s", "h", "day", "days", "week", "weeks", "min", "ms", "year",
-         "FLOP", "TFLOP", "PFLOP", "USD", "percent", "sequence", "W", "kW", "x", "max",
-         "KB", "mb", "Gbps", "FLOPS", "TFLOPS", "foo", "degC", "GPU_hours")
+NAMES = (
+    "params",
+    "tokens",
+    "train_time",
+    "mfu",
+    "peak_flops",
+    "n_gpus",
+    "hbm_bandwidth",
+    "hbm_capacity",
+    "seq_len",
+    "global_batch",
+    "price_per_gpu_hour",
+    "hidden_size",
+    "kv_bytes_per_token",
+    "training_state_memory",
+    "n_nodes",
+    "tp",
+)
+UNITS = (
+    "",
+    "B",
+    "GB",
+    "GiB",
+    "TB",
+    "b",
+    "Gb",
+    "param",
+    "params",
+    "token",
+    "tokens",
+    "GPU",
+    "GPUs",
+    "node",
+    "s",
+    "h",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "min",
+    "ms",
+    "year",
+    "FLOP",
+    "TFLOP",
+    "PFLOP",
+    "USD",
+    "percent",
+    "sequence",
+    "W",
+    "kW",
+    "x",
+    "max",
+    "KB",
+    "mb",
+    "Gbps",
+    "FLOPS",
+    "TFLOPS",
+    "foo",
+    "degC",
+    "GPU_hours",
+)
 NUMBERS = st.one_of(
     st.integers(0, 10**6).map(str),
     st.floats(0, 1e4, allow_nan=False).map(lambda x: f"{x:.4g}"),
-    st.sampled_from(["0", "0.0", "00", "0e5", "1e-400", "1e400", "1e300", "1e-200", ".5",
-                     "1.", "1_000", "1__0", "7.001", "989", "0.4", "8", "128", "2.5e3",
-                     "1" * 45, "0" * 35, "1e", "1.5.3"]),
+    st.sampled_from(
+        [
+            "0",
+            "0.0",
+            "00",
+            "0e5",
+            "1e-400",
+            "1e400",
+            "1e300",
+            "1e-200",
+            ".5",
+            "1.",
+            "1_000",
+            "1__0",
+            "7.001",
+            "989",
+            "0.4",
+            "8",
+            "128",
+            "2.5e3",
+            "1" * 45,
+            "0" * 35,
+            "1e",
+            "1.5.3",
+        ]
+    ),
 )
 
 
@@ -33,8 +110,28 @@ def unit_texts(draw) -> str:
     """Unit names joined as people write them ("TFLOP/(s*GPU)", "GB / s", "m^2"), or not."""
     parts = [draw(st.sampled_from(UNITS))]
     for _ in range(draw(st.integers(0, 3))):
-        op = draw(st.sampled_from(["/", "*", " ", " / ", "/(", "^2", "^-1", "^40", " x ",
-                                   "·", "(", ")", " 2 ", "-", "+", "."]))
+        op = draw(
+            st.sampled_from(
+                [
+                    "/",
+                    "*",
+                    " ",
+                    " / ",
+                    "/(",
+                    "^2",
+                    "^-1",
+                    "^40",
+                    " x ",
+                    "·",
+                    "(",
+                    ")",
+                    " 2 ",
+                    "-",
+                    "+",
+                    ".",
+                ]
+            )
+        )
         parts += [op, draw(st.sampled_from(UNITS))]
     text = "".join(parts)
     if text.count("(") > text.count(")") and draw(st.booleans()):
@@ -63,9 +160,13 @@ def _full(text: str, var):
 
 def _same(fast: values.Reading, full: values.Reading) -> bool:
     q, r = fast.quantity, full.quantity
-    return (type(q.magnitude) is type(r.magnitude) and q.magnitude == r.magnitude
-            and list(q.units._units.items()) == list(r.units._units.items())
-            and str(q) == str(r) and fast.note == full.note)
+    return (
+        type(q.magnitude) is type(r.magnitude)
+        and q.magnitude == r.magnitude
+        and list(q.units._units.items()) == list(r.units._units.items())
+        and str(q) == str(r)
+        and fast.note == full.note
+    )
 
 
 @settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -84,18 +185,28 @@ def test_the_fast_path_reads_every_text_as_the_full_parser(text, name):
         assert isinstance(full, InputError) and str(exc) == str(full)
 
 
-@pytest.mark.parametrize(("text", "name", "note"), [
-    ("7B", "params", ""), ("7.001B", "params", ""), ("1T", "tokens", ""), ("0.4", "mfu", ""),
-    ("40%", "mfu", ""), ("3 weeks", "train_time", ""), ("989 TFLOP/(s*GPU)", "peak_flops", ""),
-    ("989 TFLOP/s", "peak_flops", "989 TFLOP/s, read as per GPU"),
-    ("80 GB", "hbm_capacity", "80 GB, read as per GPU"),
-    ("8k", "seq_len", "8k read as 8,000; write 8Ki for 8,192"),
-    ("16k", "n_gpus", "16k read as 16,000; write 16Ki for 16,384"),
-    ("8Ki", "seq_len", ""), ("64", "n_gpus", ""), ("0", "master_bytes_per_param", ""),
-    ("2.5 USD/(GPU*h)", "price_per_gpu_hour", ""),
-    ("3.35 TB/s", "hbm_bandwidth", "3.35 TB/s, read as per GPU"),
-    ("8192 token", "seq_len", "8192 token, read as per sequence"),
-])
+@pytest.mark.parametrize(
+    ("text", "name", "note"),
+    [
+        ("7B", "params", ""),
+        ("7.001B", "params", ""),
+        ("1T", "tokens", ""),
+        ("0.4", "mfu", ""),
+        ("40%", "mfu", ""),
+        ("3 weeks", "train_time", ""),
+        ("989 TFLOP/(s*GPU)", "peak_flops", ""),
+        ("989 TFLOP/s", "peak_flops", "989 TFLOP/s, read as per GPU"),
+        ("80 GB", "hbm_capacity", "80 GB, read as per GPU"),
+        ("8k", "seq_len", "8k read as 8,000; write 8Ki for 8,192"),
+        ("16k", "n_gpus", "16k read as 16,000; write 16Ki for 16,384"),
+        ("8Ki", "seq_len", ""),
+        ("64", "n_gpus", ""),
+        ("0", "master_bytes_per_param", ""),
+        ("2.5 USD/(GPU*h)", "price_per_gpu_hour", ""),
+        ("3.35 TB/s", "hbm_bandwidth", "3.35 TB/s, read as per GPU"),
+        ("8192 token", "seq_len", "8192 token, read as per sequence"),
+    ],
+)
 def test_the_common_forms_take_the_fast_path_with_the_same_reading(text, name, note):
     var = nm.variables()[name]
     fast = values._fast_reading(text, var)
@@ -104,12 +215,25 @@ def test_the_common_forms_take_the_fast_path_with_the_same_reading(text, name, n
     assert fast.note == note
 
 
-@pytest.mark.parametrize(("text", "name"), [
-    ("7B", "message_bytes"), ("70G", "hbm_capacity"), ("1.5", "hbm_capacity"), ("1.5 h", "params"),
-    ("1e400", "params"), ("0e999", "params"), ("150%", "mfu"), ("3 weeks + 2 days", "train_time"),
-    ("H100-SXM.peak_flops", "peak_flops"), ("-1 GB", "hbm_capacity"), ("5 KB", "hbm_capacity"),
-    ("2 (GB)", "hbm_capacity"), ("40 percent", "mfu"), ("1e300 TB", "hbm_capacity"),
-])
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("7B", "message_bytes"),
+        ("70G", "hbm_capacity"),
+        ("1.5", "hbm_capacity"),
+        ("1.5 h", "params"),
+        ("1e400", "params"),
+        ("0e999", "params"),
+        ("150%", "mfu"),
+        ("3 weeks + 2 days", "train_time"),
+        ("H100-SXM.peak_flops", "peak_flops"),
+        ("-1 GB", "hbm_capacity"),
+        ("5 KB", "hbm_capacity"),
+        ("2 (GB)", "hbm_capacity"),
+        ("40 percent", "mfu"),
+        ("1e300 TB", "hbm_capacity"),
+    ],
+)
 def test_the_fast_path_steps_aside_for_other_forms_and_errors(text, name):
     """Errors, ambiguities and forms with more than a number and units go the full way."""
     if name not in nm.variables():
@@ -118,14 +242,46 @@ def test_the_fast_path_steps_aside_for_other_forms_and_errors(text, name):
 
 
 # --- Quantities of napkinmath's registry (the Python API's givens) -------------------------
-QUANTITY_UNITS = ("B", "GB", "GiB", "TB", "Gb", "param", "token", "GPU", "s", "h", "day",
-                  "week", "ms", "FLOP", "TFLOP", "USD", "percent", "sequence", "W", "kW",
-                  "TFLOP/(s*GPU)", "TFLOP/s", "GB/s", "TB/(s*GPU)", "GB/GPU", "B/param",
-                  "token/sequence", "USD/(GPU*h)", "dimensionless", "GPU/node",
-                  "node", "B/token", "1/s")
+QUANTITY_UNITS = (
+    "B",
+    "GB",
+    "GiB",
+    "TB",
+    "Gb",
+    "param",
+    "token",
+    "GPU",
+    "s",
+    "h",
+    "day",
+    "week",
+    "ms",
+    "FLOP",
+    "TFLOP",
+    "USD",
+    "percent",
+    "sequence",
+    "W",
+    "kW",
+    "TFLOP/(s*GPU)",
+    "TFLOP/s",
+    "GB/s",
+    "TB/(s*GPU)",
+    "GB/GPU",
+    "B/param",
+    "token/sequence",
+    "USD/(GPU*h)",
+    "dimensionless",
+    "GPU/node",
+    "node",
+    "B/token",
+    "1/s",
+)
 MAGNITUDES = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
-    st.floats(-1e6, 1e6), st.integers(-10**400, 10**400), st.integers(0, 10**9),
+    st.floats(-1e6, 1e6),
+    st.integers(-(10**400), 10**400),
+    st.integers(0, 10**9),
     st.sampled_from([0, 0.0, -0.0, 1, 7e9, 1e-160, 1e160, 1e300, 5e-324, 2**1100]),
 )
 
@@ -138,8 +294,7 @@ def _full_quantity(quantity, var):
 
 
 @settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(magnitude=MAGNITUDES, unit=st.sampled_from(QUANTITY_UNITS),
-       name=st.sampled_from(NAMES))
+@given(magnitude=MAGNITUDES, unit=st.sampled_from(QUANTITY_UNITS), name=st.sampled_from(NAMES))
 def test_the_quantity_fast_path_reads_as_the_full_path(magnitude, unit, name):
     """The same Quantity (number, units, their order) and note, or it steps aside: errors,
     notes and other registries are the full path's."""
@@ -158,11 +313,18 @@ def test_the_quantity_fast_path_reads_as_the_full_path(magnitude, unit, name):
         assert _same(read, full)
 
 
-@pytest.mark.parametrize(("magnitude", "unit", "name"), [
-    (7e9, "param", "params"), (3, "week", "train_time"), (989.5, "TFLOP/(s*GPU)", "peak_flops"),
-    (2.5, "USD/(GPU*h)", "price_per_gpu_hour"), (80, "GiB/GPU", "hbm_capacity"),
-    (0.4, "dimensionless", "mfu"), (4, "dimensionless", "tp"),
-])
+@pytest.mark.parametrize(
+    ("magnitude", "unit", "name"),
+    [
+        (7e9, "param", "params"),
+        (3, "week", "train_time"),
+        (989.5, "TFLOP/(s*GPU)", "peak_flops"),
+        (2.5, "USD/(GPU*h)", "price_per_gpu_hour"),
+        (80, "GiB/GPU", "hbm_capacity"),
+        (0.4, "dimensionless", "mfu"),
+        (4, "dimensionless", "tp"),
+    ],
+)
 def test_api_quantities_of_the_right_dimension_take_the_fast_path(magnitude, unit, name):
     var = nm.variables()[name]
     fast = values._fast_quantity(nm.Quantity(magnitude, unit), var)
@@ -170,13 +332,18 @@ def test_api_quantities_of_the_right_dimension_take_the_fast_path(magnitude, uni
     assert _same(fast, values._full_reading(nm.Quantity(magnitude, unit), var))
 
 
-@pytest.mark.parametrize(("magnitude", "unit", "name"), [
-    (989, "TFLOP/s", "peak_flops"),  # read as per GPU: the full path writes the note
-    (40, "percent", "mfu"), (0.4, "GPU", "tp"),  # "40 percent" is 0.4; a plain tp has no GPU
-    (-1, "GB/GPU", "hbm_capacity"),  # out of range: the full path's error
-    (1e300, "TB/GPU", "hbm_capacity"),  # overflows in the variable's unit
-    (float("nan"), "GPU", "n_gpus"), (10**400, "GPU", "n_gpus"),
-])
+@pytest.mark.parametrize(
+    ("magnitude", "unit", "name"),
+    [
+        (989, "TFLOP/s", "peak_flops"),  # read as per GPU: the full path writes the note
+        (40, "percent", "mfu"),
+        (0.4, "GPU", "tp"),  # "40 percent" is 0.4; a plain tp has no GPU
+        (-1, "GB/GPU", "hbm_capacity"),  # out of range: the full path's error
+        (1e300, "TB/GPU", "hbm_capacity"),  # overflows in the variable's unit
+        (float("nan"), "GPU", "n_gpus"),
+        (10**400, "GPU", "n_gpus"),
+    ],
+)
 def test_the_quantity_fast_path_steps_aside(magnitude, unit, name):
     var = nm.variables()[name]
     assert values._fast_quantity(nm.Quantity(magnitude, unit), var) is None

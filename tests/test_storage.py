@@ -33,15 +33,22 @@ def test_w8_write_bandwidth_falls_back_to_the_tier_bandwidth_and_says_so():
 
 
 def test_w8_inverse_bandwidth_for_a_two_percent_budget():
-    r = nm.solve("storage_write_bandwidth", params_total="405e9", checkpoint_overhead="2%",
-                 checkpoint_interval="30 min")
+    r = nm.solve(
+        "storage_write_bandwidth",
+        params_total="405e9",
+        checkpoint_overhead="2%",
+        checkpoint_interval="30 min",
+    )
     # 2% of 1,800 s = 36 s per write: 6.48e12 B / 36 s = 180 GB/s
     assert mag(r.value, "GB/s") == pytest.approx(CHECKPOINT_405B / 36 / 1e9)
 
 
 def test_w8_inverse_interval_for_a_budget():
-    r = nm.solve("checkpoint_interval", checkpoint_overhead=0.01, **{
-        k: v for k, v in W8.items() if k != "checkpoint_interval"})
+    r = nm.solve(
+        "checkpoint_interval",
+        checkpoint_overhead=0.01,
+        **{k: v for k, v in W8.items() if k != "checkpoint_interval"},
+    )
     assert mag(r.value, "s") == pytest.approx(64.8 / 0.01)  # 6,480 s = 108 min
 
 
@@ -51,8 +58,11 @@ def test_w8_without_gradients_a_checkpoint_is_14_bytes_per_param():
 
 
 def test_w8_restore_and_write_from_a_record_with_two_figures():
-    r = nm.solve(["checkpoint_write_time", "checkpoint_restore_time"], params_total="405e9",
-                 gpu="NVMe-Gen5-drive")
+    r = nm.solve(
+        ["checkpoint_write_time", "checkpoint_restore_time"],
+        params_total="405e9",
+        gpu="NVMe-Gen5-drive",
+    )
     assert mag(r["checkpoint_write_time"], "s") == pytest.approx(6.48e12 / 6.6e9)  # writes
     assert mag(r["checkpoint_restore_time"], "s") == pytest.approx(6.48e12 / 13e9)  # reads
 
@@ -64,15 +74,23 @@ def test_w8_record_with_one_figure():
 
 def test_w8_overhead_above_one_is_refused():
     with pytest.raises(nm.NoRootError) as err:
-        nm.solve("checkpoint_overhead", params_total="405e9", storage_bandwidth="1 GB/s",
-                 checkpoint_interval="30 minutes")  # 6,480 s of writing per 1,800 s
+        nm.solve(
+            "checkpoint_overhead",
+            params_total="405e9",
+            storage_bandwidth="1 GB/s",
+            checkpoint_interval="30 minutes",
+        )  # 6,480 s of writing per 1,800 s
     assert err.value.variable == "checkpoint_overhead"
 
 
 def test_asynchronous_checkpoint_blocks_only_for_the_snapshot():
-    r = nm.solve(["checkpoint_snapshot_time", "checkpoint_overhead_async"], params_total="405e9",
-                 n_gpus=16384, snapshot_bandwidth="25 GB/(s*GPU)",
-                 checkpoint_interval="30 min")
+    r = nm.solve(
+        ["checkpoint_snapshot_time", "checkpoint_overhead_async"],
+        params_total="405e9",
+        n_gpus=16384,
+        snapshot_bandwidth="25 GB/(s*GPU)",
+        checkpoint_interval="30 min",
+    )
     snapshot = 6.48e12 / (16384 * 25e9)  # 15.8 ms: each GPU copies its 396 MB shard
     assert mag(r["checkpoint_snapshot_time"], "s") == pytest.approx(snapshot)
     assert r["checkpoint_overhead_async"].magnitude == pytest.approx(snapshot / 1800)
@@ -93,8 +111,12 @@ def test_w10_token_stream():
 
 
 def test_w10_checkpoint_burst_and_ratio():
-    r = nm.solve(["storage_write_bandwidth", "burst_to_stream_ratio"], params_total="405e9",
-                 checkpoint_write_time="60 s", **W10)
+    r = nm.solve(
+        ["storage_write_bandwidth", "burst_to_stream_ratio"],
+        params_total="405e9",
+        checkpoint_write_time="60 s",
+        **W10,
+    )
     burst = 6.48e12 / 60  # 108 GB/s
     assert mag(r["storage_write_bandwidth"], "GB/s") == pytest.approx(burst / 1e9)
     ratio = burst / (W10_TOKENS_PER_S * 4)  # about 1e4
@@ -114,8 +136,12 @@ def test_w10_throughput_agrees_with_the_fleet_equation():
 
 # --- Storage tiering: dataset, checkpoints kept, capacity ----------------------------------------
 def test_dataset_and_checkpoints_kept():
-    r = nm.solve(["dataset_size", "checkpoint_storage", "storage_needed"], tokens="15.6T",
-                 params_total="405e9", checkpoints_kept=5)
+    r = nm.solve(
+        ["dataset_size", "checkpoint_storage", "storage_needed"],
+        tokens="15.6T",
+        params_total="405e9",
+        checkpoints_kept=5,
+    )
     assert mag(r["dataset_size"], "TB") == pytest.approx(15.6e12 * 4 / 1e12)  # 62.4 TB
     assert mag(r["checkpoint_storage"], "TB") == pytest.approx(5 * 6.48)  # 32.4 TB
     assert mag(r["storage_needed"], "TB") == pytest.approx(62.4 + 32.4)  # 94.8 TB
@@ -135,8 +161,13 @@ def test_inverse_checkpoints_a_capacity_holds():
 
 # --- CLI -----------------------------------------------------------------------------------------
 def test_cli_w8(napkin):
-    status, out, err = napkin("solve", "checkpoint_overhead", "params_total=405e9",
-                              "storage_bandwidth=100 GB/s", "checkpoint_interval=30 min")
+    status, out, err = napkin(
+        "solve",
+        "checkpoint_overhead",
+        "params_total=405e9",
+        "storage_bandwidth=100 GB/s",
+        "checkpoint_interval=30 min",
+    )
     assert status == 0, err
     assert out.startswith("checkpoint_overhead = 3.6%")
     assert "6.48 TB" in out and "64.8 s" in out

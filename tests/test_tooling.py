@@ -54,13 +54,16 @@ def test_mypy_finds_errors_only_in_the_modules_listed_as_not_yet_clean(tmp_path)
     lines = ["[mypy]"] + [f"{k} = {_ini(v)}" for k, v in mypy.items()]
     for o in kept:
         options = {k: v for k, v in o.items() if k != "module"}
-        lines += [f"[mypy-{','.join(o['module'])}]"] + [f"{k} = {_ini(v)}"
-                                                        for k, v in options.items()]
+        lines += [f"[mypy-{','.join(o['module'])}]"] + [
+            f"{k} = {_ini(v)}" for k, v in options.items()
+        ]
     config = tmp_path / "mypy.ini"
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
     done = typecheck.run([], config=config, capture=True)
-    erring = {_module(path) for path in re.findall(r"^(napkinmath/\S+?\.py):\d+: error",
-                                                  done.stdout, re.M)}
+    erring = {
+        _module(path)
+        for path in re.findall(r"^(napkinmath/\S+?\.py):\d+: error", done.stdout, re.M)
+    }
     assert erring - listed == set(), done.stdout[-5000:]  # a clean module stays clean
     assert listed - erring == set(), "now clean: take these off pyproject.toml's list"
 

@@ -47,8 +47,9 @@ def test_w2_fleet_equation_forward(mfu, days):
 
 
 def test_w2_inverse_mfu_from_observed_days():
-    r = nm.solve("mfu", train_compute="6.35e24 FLOP", n_gpus="16k", train_time="11.34 days",
-                 gpu="H100")
+    r = nm.solve(
+        "mfu", train_compute="6.35e24 FLOP", n_gpus="16k", train_time="11.34 days", gpu="H100"
+    )
     # 16k = 16,000 GPUs: MFU = 6.35e24 / (16,000 * 989.5e12 * 11.34 * 86,400) = 0.4094
     hand = 6.35e24 / (16_000 * H100_PEAK * 11.34 * DAY)
     assert r.value.magnitude == pytest.approx(hand, rel=1e-6)
@@ -114,8 +115,9 @@ def test_w6_inverse_gpu_hours_from_mfu():
 
 # --- W11: dollars per training token ----------------------------------------------------------
 def test_w11_cost_per_token():
-    r = nm.solve("cost_per_token", params="70B", mfu=0.4, gpu="H100",
-                 price_per_gpu_hour="2.50 USD/(GPU*h)")
+    r = nm.solve(
+        "cost_per_token", params="70B", mfu=0.4, gpu="H100", price_per_gpu_hour="2.50 USD/(GPU*h)"
+    )
     hand = 2.50 / 3600 * 6 * 70e9 / (H100_PEAK * 0.4)  # USD per token: 7.37e-7
     assert mag(r.value, "USD/token") == pytest.approx(hand, rel=1e-9)
     assert hand == pytest.approx(7.37e-7, rel=0.01)
@@ -128,22 +130,32 @@ def test_w11_uses_the_record_price_as_a_labelled_assumption():
 
 
 def test_w11_fifteen_trillion_tokens_cost():
-    r = nm.solve("train_cost", params="70B", tokens="15T", mfu=0.4, gpu="H100",
-                 price_per_gpu_hour="2.50 USD/(GPU*h)")
+    r = nm.solve(
+        "train_cost",
+        params="70B",
+        tokens="15T",
+        mfu=0.4,
+        gpu="H100",
+        price_per_gpu_hour="2.50 USD/(GPU*h)",
+    )
     hand = 6 * 70e9 * 15e12 / (H100_PEAK * 0.4) / 3600 * 2.50  # 11.1 million USD
     assert mag(r.value, "USD") == pytest.approx(hand, rel=1e-9)
     assert hand == pytest.approx(11.1e6, rel=0.01)
 
 
 def test_w11_inverse_mfu_from_a_price_per_token():
-    r = nm.solve("mfu", params="70B", cost_per_token="7.373e-7 USD/token", gpu="H100",
-                 price_per_gpu_hour="2.50 USD/(GPU*h)")
+    r = nm.solve(
+        "mfu",
+        params="70B",
+        cost_per_token="7.373e-7 USD/token",
+        gpu="H100",
+        price_per_gpu_hour="2.50 USD/(GPU*h)",
+    )
     assert r.value.magnitude == pytest.approx(0.4, rel=0.001)
 
 
 # --- W12: a startup's 7B model on 1T tokens in 3 weeks -----------------------------------------
-W12 = dict(params="7B", tokens="1T", mfu=0.4, gpu="H100-SXM",
-           price_per_gpu_hour="2.50 USD/(GPU*h)")
+W12 = dict(params="7B", tokens="1T", mfu=0.4, gpu="H100-SXM", price_per_gpu_hour="2.50 USD/(GPU*h)")
 
 
 def test_w12_gpus_needed_and_whole_nodes():
@@ -176,8 +188,16 @@ def test_w12_inverse_the_tokens_a_budget_buys():
 
 # --- the same examples through the CLI ----------------------------------------------------------
 def test_cli_w12(napkin):
-    status, out, err = napkin("solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks",
-                              "mfu=0.4", "--gpu", "H100-SXM")
+    status, out, err = napkin(
+        "solve",
+        "n_gpus",
+        "params=7B",
+        "tokens=1T",
+        "train_time=3 weeks",
+        "mfu=0.4",
+        "--gpu",
+        "H100-SXM",
+    )
     assert status == 0, err
     assert out.startswith("n_gpus = 58.48 GPU")  # 4.2e22 / (21 days x 989.5e12 x 0.4)
     assert "n_nodes = 8 node" in out and "n_gpus_whole_nodes = 64 GPU" in out
@@ -187,18 +207,34 @@ def test_cli_w12(napkin):
 
 
 def test_cli_w2_and_w3(napkin):
-    status, out, _ = napkin("solve", "train_time", "train_compute=6.35e24 FLOP", "n_gpus=16384",
-                            "mfu=0.4", "--gpu", "H100")
+    status, out, _ = napkin(
+        "solve",
+        "train_time",
+        "train_compute=6.35e24 FLOP",
+        "n_gpus=16384",
+        "mfu=0.4",
+        "--gpu",
+        "H100",
+    )
     assert status == 0 and out.startswith("train_time = 11.33 day")  # 11.3335
-    status, out, _ = napkin("solve", "n_gpus_pow2", "n_gpus_with_margin", "margin=0.15",
-                            "train_compute=6.35e24 FLOP", "train_time=30 days", "mfu=0.4",
-                            "--gpu", "H100")
+    status, out, _ = napkin(
+        "solve",
+        "n_gpus_pow2",
+        "n_gpus_with_margin",
+        "margin=0.15",
+        "train_compute=6.35e24 FLOP",
+        "train_time=30 days",
+        "mfu=0.4",
+        "--gpu",
+        "H100",
+    )
     assert status == 0 and "n_gpus_pow2 = 8,192 GPU" in out and "n_gpus_with_margin = 7,119" in out
 
 
 def test_cli_w6_w11(napkin):
-    status, out, _ = napkin("solve", "mfu", "params=405B", "tokens=15.6T",
-                            "gpu_hours=30.84e6 GPU*h", "--gpu", "H100")
+    status, out, _ = napkin(
+        "solve", "mfu", "params=405B", "tokens=15.6T", "gpu_hours=30.84e6 GPU*h", "--gpu", "H100"
+    )
     assert status == 0 and out.startswith("mfu = 34.51%")  # 3.79e25 / (30.84e6 h x 989.5e12)
     status, out, _ = napkin("solve", "cost_per_token", "params=70B", "mfu=0.4", "--gpu", "H100")
     assert status == 0 and out.startswith("cost_per_token = 7.369×10⁻⁷ USD/token")

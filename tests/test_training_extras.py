@@ -53,8 +53,9 @@ def test_w14_impossible_step_time_names_mfu():
 
 # --- A measured step time against the predicted one: the gap as a time budget ---------------
 def test_step_time_gap_against_a_planned_mfu():
-    r = nm.solve(["step_time_predicted", "step_time_gap"], step_time="4.0 s", mfu_target=0.45,
-                 **W14)
+    r = nm.solve(
+        ["step_time_predicted", "step_time_gap"], step_time="4.0 s", mfu_target=0.45, **W14
+    )
     predicted = W14_STEP_FLOP / (256 * H100_PEAK * 0.45)  # 3.532 s
     assert mag(r["step_time_predicted"], "s") == pytest.approx(predicted, rel=1e-9)
     assert mag(r["step_time_gap"], "s") == pytest.approx(4.0 - predicted, rel=1e-9)  # 0.468
@@ -111,8 +112,9 @@ def test_inverse_data_parallel_degree_from_the_fleet():
 
 
 def test_micro_batches_and_pipeline_bubble():
-    r = nm.solve(["n_microbatches", "pipeline_bubble_fraction"], global_batch=1024, batch_size=1,
-                 dp=32, pp=4)
+    r = nm.solve(
+        ["n_microbatches", "pipeline_bubble_fraction"], global_batch=1024, batch_size=1, dp=32, pp=4
+    )
     assert r["n_microbatches"].magnitude == pytest.approx(1024 / (1 * 32))  # 32
     assert r["pipeline_bubble_fraction"].magnitude == pytest.approx((4 - 1) / 32)  # 0.094
 
@@ -135,8 +137,17 @@ def test_inconsistent_layout_is_reported():
 
 # --- CLI ----------------------------------------------------------------------------------------
 def test_cli_w14(napkin):
-    status, out, err = napkin("solve", "mfu", "params=8e9", "global_batch=1024", "seq_len=8192",
-                              "step_time=4 s", "n_gpus=256", "--gpu", "H100")
+    status, out, err = napkin(
+        "solve",
+        "mfu",
+        "params=8e9",
+        "global_batch=1024",
+        "seq_len=8192",
+        "step_time=4 s",
+        "n_gpus=256",
+        "--gpu",
+        "H100",
+    )
     assert status == 0, err
     assert out.startswith("mfu = 39.74%")
     assert "MFU from a measured step time" in out

@@ -26,8 +26,15 @@ def record(name, key):
 
 
 # --- 1. every given checked, whatever the target ----------------------------------------------
-ITEM1 = dict(train_time="20 days", n_gpus=8192, mfu=0.4, params="70B", tokens="15T",
-             price_per_gpu_hour="2.5 USD/(GPU*h)", gpu="H100")
+ITEM1 = dict(
+    train_time="20 days",
+    n_gpus=8192,
+    mfu=0.4,
+    params="70B",
+    tokens="15T",
+    price_per_gpu_hour="2.5 USD/(GPU*h)",
+    gpu="H100",
+)
 
 
 def test_contradiction_is_caught_when_the_target_does_not_need_it():
@@ -54,8 +61,18 @@ def test_contradiction_as_a_warning_when_asked():
 
 
 def test_contradiction_from_the_shell(napkin):
-    args = ["solve", "train_cost", "train_time=20 days", "n_gpus=8192", "mfu=0.4",
-            "params=70B", "tokens=15T", "price_per_gpu_hour=2.5 USD/(GPU*h)", "--gpu", "H100"]
+    args = [
+        "solve",
+        "train_cost",
+        "train_time=20 days",
+        "n_gpus=8192",
+        "mfu=0.4",
+        "params=70B",
+        "tokens=15T",
+        "price_per_gpu_hour=2.5 USD/(GPU*h)",
+        "--gpu",
+        "H100",
+    ]
     status, _, err = napkin(*args)
     assert status == 2 and "disagree" in err
     status, out, _ = napkin(*args, "--warn-inconsistent")
@@ -68,8 +85,16 @@ def test_consistent_givens_the_answer_did_not_need_are_checked_and_shown():
     # 6 · 7e9 · 1e12 = 4.2e22 FLOP, and the fleet at 64 GPUs, 0.4 MFU needs 19.2 days
     peak = record("H100-SXM", "peak_flops")
     days = 4.2e22 / (64 * peak * 0.4) / DAY
-    r = nm.solve("train_cost", train_time=f"{days} days", n_gpus=64, mfu=0.4, params="7B",
-                 tokens="1T", price_per_gpu_hour="2.5 USD/(GPU*h)", gpu="H100")
+    r = nm.solve(
+        "train_cost",
+        train_time=f"{days} days",
+        n_gpus=64,
+        mfu=0.4,
+        params="7B",
+        tokens="1T",
+        price_per_gpu_hour="2.5 USD/(GPU*h)",
+        gpu="H100",
+    )
     beyond = [c for c in r.checks if c.beyond]
     assert beyond and all(c.agrees for c in beyond)
     assert "[not needed for the answer]" in str(r)
@@ -77,19 +102,26 @@ def test_consistent_givens_the_answer_did_not_need_are_checked_and_shown():
 
 # --- 2. defaults and records yield to the user ------------------------------------------------
 def test_optimizer_bytes_given_sets_the_adam_defaults_aside():
-    r = nm.solve("training_state_memory", params_total="70B",
-                 optimizer_bytes_per_param="8 B/param")
+    r = nm.solve("training_state_memory", params_total="70B", optimizer_bytes_per_param="8 B/param")
     # 70e9 × (2 weights + 2 grads + 8 optimizer) = 840 GB
     assert mag(r.value, "GB") == pytest.approx(840)
-    assert set(r.set_aside) == {"master_bytes_per_param", "adam_m_bytes_per_param",
-                                "adam_v_bytes_per_param"}
+    assert set(r.set_aside) == {
+        "master_bytes_per_param",
+        "adam_m_bytes_per_param",
+        "adam_v_bytes_per_param",
+    }
     assert "Set aside (your values replace them)" in str(r)
     assert {a["name"] for a in json.loads(r.to_json())["set_aside"]} == set(r.set_aside)
 
 
 def test_user_link_bandwidth_overrides_the_record_two_way_figure():
-    r = nm.solve("allreduce_time", message_bytes="10 GB", n_ranks=8,
-                 nvlink_bandwidth="300 GB/(s*GPU)", gpu="H100-SXM")
+    r = nm.solve(
+        "allreduce_time",
+        message_bytes="10 GB",
+        n_ranks=8,
+        nvlink_bandwidth="300 GB/(s*GPU)",
+        gpu="H100-SXM",
+    )
     assert mag(r.value, "ms") == pytest.approx(2 * 7 / 8 * 10e9 / 300e9 * 1e3)  # 58.33 ms
     assert "nvlink_bandwidth_bidirectional" in r.set_aside
 
@@ -98,14 +130,29 @@ def test_several_user_values_against_a_record_are_still_an_error():
     # the user's own values (compute, GPUs, MFU, days) disagree with the record's peak: theirs
     # to resolve, not the record's to yield
     with pytest.raises(nm.InconsistentError):
-        nm.solve("gpu_hours", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=0.4,
-                 train_time="20 days", gpu="H100")
+        nm.solve(
+            "gpu_hours",
+            train_compute="6.35e24 FLOP",
+            n_gpus=16384,
+            mfu=0.4,
+            train_time="20 days",
+            gpu="H100",
+        )
 
 
 # --- 3. plans that fit ------------------------------------------------------------------------
-SERVING = dict(model="llama-3-70b", gpu="H100-SXM", batch_size=1024, seq_len=8192, n_gpus=8,
-               arrival_rate="100 request/s", output_len="500 token/sequence",
-               utilization=0.8, slots_per_replica=1024, prefill_time="0.5 s")
+SERVING = dict(
+    model="llama-3-70b",
+    gpu="H100-SXM",
+    batch_size=1024,
+    seq_len=8192,
+    n_gpus=8,
+    arrival_rate="100 request/s",
+    output_len="500 token/sequence",
+    utilization=0.8,
+    slots_per_replica=1024,
+    prefill_time="0.5 s",
+)
 
 
 def test_a_serving_plan_that_does_not_fit_is_flagged():
@@ -119,7 +166,8 @@ def test_a_serving_plan_that_does_not_fit_is_flagged():
     assert fits.rhs == pytest.approx(0.9 * 8 * record("H100-SXM", "hbm_capacity"))
     batch = held["batch_fits_kv_budget"]
     assert not batch.holds and batch.rhs / 1 == pytest.approx(
-        (0.9 * 8 * record("H100-SXM", "hbm_capacity") - weights) / (8192 * 327_680 * 8))  # ≈ 162
+        (0.9 * 8 * record("H100-SXM", "hbm_capacity") - weights) / (8192 * 327_680 * 8)
+    )  # ≈ 162
     assert held["queue_stable"].holds
     assert not r.fits and len(r.warnings) == 2
     assert str(r).count("✗ VIOLATED") == 2 and "WARNING" in str(r)
@@ -129,10 +177,22 @@ def test_a_serving_plan_that_does_not_fit_is_flagged():
 
 
 def test_strict_exit_status_for_a_plan_that_does_not_fit(napkin):
-    args = ["solve", "n_replicas", "--model", "llama-3-70b", "--gpu", "H100-SXM",
-            "batch_size=1024", "seq_len=8192", "n_gpus=8", "arrival_rate=100 request/s",
-            "output_len=500 token/sequence", "utilization=0.8", "slots_per_replica=1024",
-            "prefill_time=0.5 s"]
+    args = [
+        "solve",
+        "n_replicas",
+        "--model",
+        "llama-3-70b",
+        "--gpu",
+        "H100-SXM",
+        "batch_size=1024",
+        "seq_len=8192",
+        "n_gpus=8",
+        "arrival_rate=100 request/s",
+        "output_len=500 token/sequence",
+        "utilization=0.8",
+        "slots_per_replica=1024",
+        "prefill_time=0.5 s",
+    ]
     status, out, _ = napkin(*args)
     assert status == 0 and "VIOLATED" in out
     status, _, err = napkin(*args, "--strict")
@@ -140,8 +200,14 @@ def test_strict_exit_status_for_a_plan_that_does_not_fit(napkin):
 
 
 def test_a_plan_that_fits_says_so_with_its_margin():
-    r = nm.solve("max_concurrent_sequences", model="llama-3-70b", gpu="H100-SXM", n_gpus=4,
-                 seq_len=8192, batch_size=32)
+    r = nm.solve(
+        "max_concurrent_sequences",
+        model="llama-3-70b",
+        gpu="H100-SXM",
+        n_gpus=4,
+        seq_len=8192,
+        batch_size=32,
+    )
     held = {c.constraint.name: c for c in r.constraints}
     assert held["batch_fits_kv_budget"].holds and r.fits
     assert "✓ The batch's sequences fit in the KV budget" in str(r)
@@ -153,7 +219,8 @@ def test_zero3_state_per_gpu_is_compared_with_hbm():
     held = {c.constraint.name: c for c in r.constraints}
     assert not held["zero3_fits_hbm"].holds
     assert held["zero3_fits_hbm"].share == pytest.approx(
-        405e9 * 16 / 64 / record("H100-SXM", "hbm_capacity") * 8)
+        405e9 * 16 / 64 / record("H100-SXM", "hbm_capacity") * 8
+    )
 
 
 def test_queue_at_saturation_and_slow_checkpoints_are_flagged():
@@ -162,10 +229,15 @@ def test_queue_at_saturation_and_slow_checkpoints_are_flagged():
     with pytest.raises(nm.NoRootError, match="utilization"):  # 10 requests/s on 5 servers
         nm.solve("utilization", arrival_rate="10 request/s", service_time="1 s", n_servers=5)
     with pytest.raises(nm.NoRootError, match="checkpoint_overhead"):  # 40/30 of the time
-        nm.solve("checkpoint_overhead", checkpoint_write_time="40 min",
-                 checkpoint_interval="30 min")
-    r = nm.solve("lost_time_per_failure", checkpoint_interval="30 min", restart_time="5 min",
-                 checkpoint_write_time="40 min")
+        nm.solve(
+            "checkpoint_overhead", checkpoint_write_time="40 min", checkpoint_interval="30 min"
+        )
+    r = nm.solve(
+        "lost_time_per_failure",
+        checkpoint_interval="30 min",
+        restart_time="5 min",
+        checkpoint_write_time="40 min",
+    )
     assert mag(r.value, "min") == pytest.approx(20)  # 30 / 2 + 5
     assert not r.fits and "A blocking checkpoint is written within its interval" in r.warnings[0]
 
@@ -201,8 +273,9 @@ for q in QUESTIONS:
 def _run(seed):
     env = dict(os.environ, PYTHONHASHSEED=str(seed))
     code = f"QUESTIONS = {QUESTIONS!r}\n{SCRIPT}"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
     return done.stdout
 
 
@@ -217,8 +290,13 @@ def test_answers_and_errors_are_byte_identical_across_hash_seeds():
 # --- 4b. coupled blocks report every admissible root ------------------------------------------
 def test_coupled_block_notes_the_second_root():
     # 1 − 30/τ − (τ/2 + 300)/36000 = 0.95 ⇔ τ² − 1500 τ + 2.16e6 = 0: τ = 1200 s or 1800 s
-    r = nm.solve("checkpoint_interval", goodput=0.95, checkpoint_write_time="30 s",
-                 mtbf="10 h", restart_time="5 min")
+    r = nm.solve(
+        "checkpoint_interval",
+        goodput=0.95,
+        checkpoint_write_time="30 s",
+        mtbf="10 h",
+        restart_time="5 min",
+    )
     assert mag(r.value, "min") == pytest.approx(20)
     note = r.steps[0].note
     assert "another admissible solution" in note and "checkpoint_interval = 30 min" in note
@@ -247,23 +325,39 @@ def test_record_value_as_a_target(napkin):
 
 
 def test_nodes_convert_to_gpus_through_gpus_per_node():
-    r = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus="1024 node", mfu=0.4,
-                 gpu="H100")
+    r = nm.solve(
+        "train_time", train_compute="6.35e24 FLOP", n_gpus="1024 node", mfu=0.4, gpu="H100"
+    )
     assert mag(r.givens["n_gpus"].quantity, "GPU") == 8192  # 1,024 node × 8 GPU/node
     assert "1,024 node × gpus_per_node 8 GPU/node (H100-SXM record)" in str(r)
-    r = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus="128 node", mfu=0.4,
-                 peak_flops="989 TFLOP/(s*GPU)", gpus_per_node=4)
+    r = nm.solve(
+        "train_time",
+        train_compute="6.35e24 FLOP",
+        n_gpus="128 node",
+        mfu=0.4,
+        peak_flops="989 TFLOP/(s*GPU)",
+        gpus_per_node=4,
+    )
     assert mag(r.givens["n_gpus"].quantity, "GPU") == 512  # the user's 4 GPU/node
     with pytest.raises(nm.InputError, match="expected GPU"):  # no per-node variable for bytes
-        nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus="1024 GB", mfu=0.4,
-                 gpu="H100")
+        nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus="1024 GB", mfu=0.4, gpu="H100")
 
 
 # --- 8. numbers that are not numbers ----------------------------------------------------------
 def test_overflowing_check_is_an_error_not_a_tick(napkin):
-    status, out, err = napkin("solve", "train_time", "train_compute=4.2e22 FLOP",
-                              "params=1e300", "tokens=1e300", "n_gpus=64", "mfu=0.4",
-                              "--gpu", "H100-SXM", "--format", "json")
+    status, out, err = napkin(
+        "solve",
+        "train_time",
+        "train_compute=4.2e22 FLOP",
+        "params=1e300",
+        "tokens=1e300",
+        "n_gpus=64",
+        "mfu=0.4",
+        "--gpu",
+        "H100-SXM",
+        "--format",
+        "json",
+    )
     assert status == 2 and "overflow" in err and "Training compute" in err
     error = json.loads(out)["error"]  # with --format json, the error is JSON on stdout too
     assert error["type"] == "NumericError" and "overflow" in error["message"]
@@ -278,9 +372,11 @@ def test_json_never_holds_nan():
     r = nm.solve("n_servers", arrival_rate="10 request/s", service_time="1 s", utilization=0.5)
     text = r.to_json()
     json.loads(text, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
-    assert not any(isinstance(x, float) and not math.isfinite(x)
-                   for x in json.loads(text)["targets"]["n_servers"].values()
-                   if isinstance(x, float))
+    assert not any(
+        isinstance(x, float) and not math.isfinite(x)
+        for x in json.loads(text)["targets"]["n_servers"].values()
+        if isinstance(x, float)
+    )
 
 
 def test_a_record_value_beats_the_dense_assumption():

@@ -13,15 +13,22 @@ from pathlib import Path
 import pint
 from helpers import W12
 
-PROBE = ("import napkinmath.units as u; "
-         "print(u.ureg._diskcache is None, u.ureg.Quantity('140 GB / (400 Gb/s)').to('ms'), "
-         "u.format_quantity(u.ureg.Quantity(989.5, 'TFLOP/(s*GPU)')), sorted(u.base_units()))")
+PROBE = (
+    "import napkinmath.units as u; "
+    "print(u.ureg._diskcache is None, u.ureg.Quantity('140 GB / (400 Gb/s)').to('ms'), "
+    "u.format_quantity(u.ureg.Quantity(989.5, 'TFLOP/(s*GPU)')), sorted(u.base_units()))"
+)
 
 
 def _run(cache_home: Path, *args: str) -> str:
     env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
-    done = subprocess.run([sys.executable, *(args or ("-c", PROBE))], capture_output=True,
-                          text=True, env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, *(args or ("-c", PROBE))],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     return done.stdout
 
 

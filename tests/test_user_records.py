@@ -76,8 +76,9 @@ def test_private_gpu(ours):
 def test_negotiated_price_overrides_only_that_value(ours):
     r = nm.solve("train_cost", gpu="H100", records=str(ours), **TRAIN)
     assert r.value.to("USD").magnitude == pytest.approx(64 * hours(989.5e12) * 1.85)  # 54,531
-    assert "ACME Cloud contract 2026-114 (2026-10, your record" in r.givens[
-        "price_per_gpu_hour"].note
+    assert (
+        "ACME Cloud contract 2026-114 (2026-10, your record" in r.givens["price_per_gpu_hour"].note
+    )
     assert r.givens["price_per_gpu_hour"].origin == "record"  # no longer the assumption
     # the values the file does not restate keep the shipped source
     assert "your record" not in r.givens["peak_flops"].note
@@ -93,12 +94,16 @@ def test_records_apply_only_inside_the_call(ours):
 
 
 def test_a_record_value_named_in_a_given_follows_the_records(ours, tmp_path):
-    derated = records_file(tmp_path, """\
+    derated = records_file(
+        tmp_path,
+        """\
         [H100-SXM.peak_flops]
         value = "500 TFLOP/(s*GPU)"
         source = "derated"
         date = "2026"
-        """, "derated.toml")
+        """,
+        "derated.toml",
+    )
     plain = dict(TRAIN, peak_flops="H100-SXM.peak_flops")
     before = nm.solve("train_time", **plain).value.to("s").magnitude
     inside = nm.solve("train_time", records=derated, **plain).value.to("s").magnitude
@@ -108,34 +113,83 @@ def test_a_record_value_named_in_a_given_follows_the_records(ours, tmp_path):
 
 
 def test_a_later_file_wins(ours, tmp_path):
-    later = records_file(tmp_path, """\
+    later = records_file(
+        tmp_path,
+        """\
         [our-gpu.price_per_gpu_hour]
         value = "2.00 USD/(GPU*hour)"
         source = "renegotiated"
         date = "2026-12"
-        """, "later.toml")
+        """,
+        "later.toml",
+    )
     r = nm.solve("price_per_gpu_hour", gpu="our-gpu", records=[str(ours), later])
     assert r.value.magnitude == pytest.approx(2.0)
 
 
 def test_cli_solve_check_compare_sweep(napkin, ours):
-    status, out, _ = napkin("solve", "train_cost", "params=7B", "tokens=1T", "n_gpus=64",
-                            "mfu=0.4", "--gpu", "our-gpu", "--records", str(ours))
+    status, out, _ = napkin(
+        "solve",
+        "train_cost",
+        "params=7B",
+        "tokens=1T",
+        "n_gpus=64",
+        "mfu=0.4",
+        "--gpu",
+        "our-gpu",
+        "--records",
+        str(ours),
+    )
     assert status == 0 and out.startswith("train_cost = 75,347 USD") and "your record" in out
-    status, out, _ = napkin("check", "H100-SXM.price_per_gpu_hour * 1000 GPU*hour",
-                            "--expect", "1850 USD", "--records", str(ours))
+    status, out, _ = napkin(
+        "check",
+        "H100-SXM.price_per_gpu_hour * 1000 GPU*hour",
+        "--expect",
+        "1850 USD",
+        "--records",
+        str(ours),
+    )
     assert status == 0 and "AGREE" in out
-    status, out, _ = napkin("check", "peak_flops * 2 GPU", "--expect", "2400 TFLOP/s",
-                            "--gpu", "our-gpu", "--records", str(ours))
+    status, out, _ = napkin(
+        "check",
+        "peak_flops * 2 GPU",
+        "--expect",
+        "2400 TFLOP/s",
+        "--gpu",
+        "our-gpu",
+        "--records",
+        str(ours),
+    )
     assert status == 0, out
-    status, out, _ = napkin("compare", "train_cost", "params=7B", "tokens=1T", "n_gpus=64",
-                            "mfu=0.4", "--gpu", "our-gpu,H100", "--records", str(ours))
+    status, out, _ = napkin(
+        "compare",
+        "train_cost",
+        "params=7B",
+        "tokens=1T",
+        "n_gpus=64",
+        "mfu=0.4",
+        "--gpu",
+        "our-gpu,H100",
+        "--records",
+        str(ours),
+    )
     assert status == 0
     assert out.index("H100") < out.index("our-gpu")  # 54,531 < 75,347 USD
     assert "ACME Cloud contract 2026-114 (2026-10, your record" in out
-    status, out, _ = napkin("sweep", "train_time", "n_gpus=32,64", "params=7B", "tokens=1T",
-                            "mfu=0.4", "--gpu", "our-gpu", "--records", str(ours),
-                            "--format", "csv")
+    status, out, _ = napkin(
+        "sweep",
+        "train_time",
+        "n_gpus=32,64",
+        "params=7B",
+        "tokens=1T",
+        "mfu=0.4",
+        "--gpu",
+        "our-gpu",
+        "--records",
+        str(ours),
+        "--format",
+        "csv",
+    )
     assert status == 0, out
     last = out.strip().splitlines()[-1].split(",")
     assert float(last[-1]) == pytest.approx(hours(1200e12) / 24, rel=1e-3)
@@ -150,13 +204,23 @@ def test_cli_solve_check_compare_sweep(napkin, ours):
 def test_python_compare_and_sweep_take_records(ours):
     c = nm.compare("train_cost", gpu=["our-gpu", "H100"], records=str(ours), **TRAIN)
     assert c.ranking[0] == "H100"
-    t = nm.sweep("train_time", over={"n_gpus": [32, 64]}, gpu="our-gpu", records=str(ours),
-                 params="7B", tokens="1T", mfu=0.4)
+    t = nm.sweep(
+        "train_time",
+        over={"n_gpus": [32, 64]},
+        gpu="our-gpu",
+        records=str(ours),
+        params="7B",
+        tokens="1T",
+        mfu=0.4,
+    )
     assert len(t.to_pandas()) == 2
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("""\
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (
+            """\
      [x1]
      kind = "accelerator"
      source = "s"
@@ -164,27 +228,39 @@ def test_python_compare_and_sweep_take_records(ours):
 
      [x1.peak_flop]
      value = "1 PFLOP/(s*GPU)"
-     """, ["bad.toml, line 6", "'peak_flop' is no library variable", "did you mean peak_flops"]),
-    ("""\
+     """,
+            ["bad.toml, line 6", "'peak_flop' is no library variable", "did you mean peak_flops"],
+        ),
+        (
+            """\
      [x1]
      source = "s"
      date = "2026"
 
      [x1.hbm_bandwidth]
      value = "6 TB/s/GPU/GPU"
-     """, ["bad.toml, line 5", "x1.hbm_bandwidth", "did you mean 6 TB/(s·GPU)"]),
-    ("""\
+     """,
+            ["bad.toml, line 5", "x1.hbm_bandwidth", "did you mean 6 TB/(s·GPU)"],
+        ),
+        (
+            """\
      [x1.hbm_bandwidth]
      value = "6 TB/(s*GPU)"
      date = "2026"
-     """, ["bad.toml, line 1", "needs value, source and date"]),
-    ("""\
+     """,
+            ["bad.toml, line 1", "needs value, source and date"],
+        ),
+        (
+            """\
      [x1]
      source = "s"
      date = "2026"
      colour = "red"
-     """, ["bad.toml, line 4", "unknown fields ['colour']"]),
-    ("""\
+     """,
+            ["bad.toml, line 4", "unknown fields ['colour']"],
+        ),
+        (
+            """\
      [x1]
      source = "s"
      date = "2026"
@@ -192,32 +268,47 @@ def test_python_compare_and_sweep_take_records(ours):
      [x1.tdp]
      value = "700 W/GPU"
      sauce = "typo"
-     """, ["bad.toml, line 5", "unknown fields ['sauce']"]),
-    ("""\
+     """,
+            ["bad.toml, line 5", "unknown fields ['sauce']"],
+        ),
+        (
+            """\
      [x1]
      source = "s
-     """, ["bad.toml: not valid TOML", "line 2"]),
-    ("""\
+     """,
+            ["bad.toml: not valid TOML", "line 2"],
+        ),
+        (
+            """\
      [x1]
      source = "s"
      date = "2026"
 
      [x1.tdp]
      value = "700 furlongs"
-     """, ["bad.toml, line 5", "unknown unit"]),
-    ("""\
+     """,
+            ["bad.toml, line 5", "unknown unit"],
+        ),
+        (
+            """\
      [H100]
      kind = "model"
      source = "s"
      date = "2026"
-     """, ["bad.toml, line 1", "names the accelerator record H100-SXM"]),
-    ("""\
+     """,
+            ["bad.toml, line 1", "names the accelerator record H100-SXM"],
+        ),
+        (
+            """\
      [x1]
      aliases = ["MI300X"]
      source = "s"
      date = "2026"
-     """, ["bad.toml, line 1", "already names the record MI300X"]),
-])
+     """,
+            ["bad.toml, line 1", "already names the record MI300X"],
+        ),
+    ],
+)
 def test_bad_files_name_the_file_and_line(tmp_path, text, words):
     path = records_file(tmp_path, text)
     with pytest.raises(nm.InputError) as err:
@@ -234,14 +325,17 @@ def test_missing_file_and_bad_argument(tmp_path):
 
 
 def test_cli_bad_file_is_a_clear_error(napkin, tmp_path):
-    path = records_file(tmp_path, """\
+    path = records_file(
+        tmp_path,
+        """\
         [x1]
         source = "s"
         date = "2026"
 
         [x1.hbm_bandwidth]
         value = "6 TB/s/GPU/GPU"
-        """)
+        """,
+    )
     status, out, err = napkin("solve", "hbm_bandwidth", "--gpu", "x1", "--records", path)
     assert status == 2 and out == ""
     assert err.startswith("napkin: ") and "bad.toml, line 5" in err
@@ -251,16 +345,21 @@ def test_cli_bad_file_is_a_clear_error(napkin, tmp_path):
 def test_python_check_and_claims_take_records(ours):
     r = nm.check("peak_flops * 2 GPU", expect="2400 TFLOP/s", gpu="our-gpu", records=str(ours))
     assert r.status == "agree"
-    report = nm.check_claims([{"expression": "H100-SXM.price_per_gpu_hour * 100 GPU*hour",
-                               "claimed": "185 USD"}], records=str(ours))
+    report = nm.check_claims(
+        [{"expression": "H100-SXM.price_per_gpu_hour * 100 GPU*hour", "claimed": "185 USD"}],
+        records=str(ours),
+    )
     assert report.summary["agree"] == 1
     with pytest.raises(nm.NapkinError):
         nm.check("peak_flops * 2 GPU", expect="2400 TFLOP/s", gpu="our-gpu")
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    # an array of tables with a nested table (issue 20: AttributeError, exit 3)
-    ("""\
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        # an array of tables with a nested table (issue 20: AttributeError, exit 3)
+        (
+            """\
      # our accelerator
      [[accelerator]]
      name = "X1"
@@ -269,36 +368,54 @@ def test_python_check_and_claims_take_records(ours):
 
      [accelerator.peak_flops]
      value = "1 PFLOP/(s*GPU)"
-     """, ["bad.toml, line 2", "[[accelerator]] is an array of tables",
-           "a record is one table named by its id"]),
-    ("x1 = 5\n", ["bad.toml, line 1", "x1 is a number outside any table"]),
-    ("""\
+     """,
+            [
+                "bad.toml, line 2",
+                "[[accelerator]] is an array of tables",
+                "a record is one table named by its id",
+            ],
+        ),
+        ("x1 = 5\n", ["bad.toml, line 1", "x1 is a number outside any table"]),
+        (
+            """\
      [x1]
      source = "s"
      date = "2026"
      aliases = "X1"
-     """, ["bad.toml, line 4", "x1.aliases: expected an array of names", "got text"]),
-    ("""\
+     """,
+            ["bad.toml, line 4", "x1.aliases: expected an array of names", "got text"],
+        ),
+        (
+            """\
      [x1]
      name = 3
      source = "s"
      date = "2026"
-     """, ["bad.toml, line 2", "x1.name: expected text, got a number"]),
-    ("""\
+     """,
+            ["bad.toml, line 2", "x1.name: expected text, got a number"],
+        ),
+        (
+            """\
      [x1]
      source = "s"
      date = "2026"
      peak_flops = "1 PFLOP/(s*GPU)"
-     """, ["bad.toml, line 4", "unknown fields ['peak_flops']", "[x1.peak_flops] with value"]),
-    ("""\
+     """,
+            ["bad.toml, line 4", "unknown fields ['peak_flops']", "[x1.peak_flops] with value"],
+        ),
+        (
+            """\
      [x1]
      source = "s"
      date = "2026"
 
      [x1.peak_flops]
      value = true
-     """, ["bad.toml, line 5", "x1.peak_flops.value: expected a value with its unit"]),
-    ("""\
+     """,
+            ["bad.toml, line 5", "x1.peak_flops.value: expected a value with its unit"],
+        ),
+        (
+            """\
      [x1]
      source = "s"
      date = "2026"
@@ -306,8 +423,11 @@ def test_python_check_and_claims_take_records(ours):
      [x1.peak_flops]
      value = "1 PFLOP/(s*GPU)"
      source = { by = "me" }
-     """, ["bad.toml, line 5", "x1.peak_flops.source: expected text, got a table"]),
-    ("""\
+     """,
+            ["bad.toml, line 5", "x1.peak_flops.source: expected text, got a table"],
+        ),
+        (
+            """\
      [x1]
      source = "s"
      date = "2026"
@@ -315,16 +435,22 @@ def test_python_check_and_claims_take_records(ours):
      [x1.peak_flops]
      value = "1 PFLOP/(s*GPU)"
      alternatives = "2 PFLOP/s"
-     """, ["bad.toml, line 5", "x1.peak_flops.alternatives: expected a table"]),
-    ("""\
+     """,
+            ["bad.toml, line 5", "x1.peak_flops.alternatives: expected a table"],
+        ),
+        (
+            """\
      [x1]
      source = "s"
      date = "2026"
 
      [[x1.peak_flops]]
      value = "1 PFLOP/(s*GPU)"
-     """, ["bad.toml, line 5", "peak_flops here is an array of tables"]),
-])
+     """,
+            ["bad.toml, line 5", "peak_flops here is an array of tables"],
+        ),
+    ],
+)
 def test_malformed_files_are_errors_with_the_file_line_and_shape(napkin, tmp_path, text, words):
     path = records_file(tmp_path, text)
     with pytest.raises(nm.InputError) as err:

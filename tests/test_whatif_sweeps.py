@@ -26,31 +26,50 @@ C_LLAMA = 6.35e24
 
 # --- sweeps -----------------------------------------------------------------------------------
 def test_sweep_over_a_log_range_matches_hand_arithmetic():
-    t = nm.sweep("train_time", over={"n_gpus": "1k..16k:log:9"}, train_compute="6.35e24 FLOP",
-                 mfu=0.4, gpu="H100")
+    t = nm.sweep(
+        "train_time",
+        over={"n_gpus": "1k..16k:log:9"},
+        train_compute="6.35e24 FLOP",
+        mfu=0.4,
+        gpu="H100",
+    )
     gpus = 1000 * 16 ** (np.arange(9) / 8)  # evenly spaced in log from 1,000 to 16,000
     np.testing.assert_allclose(t["n_gpus"], gpus, rtol=1e-12)
     assert t.column("train_time").unit == "day"
-    np.testing.assert_allclose(t["train_time"], C_LLAMA / (gpus * H100 * 0.4) / DAY,
-                               rtol=1e-12)
+    np.testing.assert_allclose(t["train_time"], C_LLAMA / (gpus * H100 * 0.4) / DAY, rtol=1e-12)
     assert t.column("n_gpus").scale == "log"
 
 
 def test_sweep_values_equal_ordinary_solves():
-    t = nm.sweep(["n_gpus", "train_cost"], over={"mfu": [0.3, 0.4, 0.5]}, params="7B",
-                 tokens="1T", train_time="3 weeks", gpu="H100-SXM")
+    t = nm.sweep(
+        ["n_gpus", "train_cost"],
+        over={"mfu": [0.3, 0.4, 0.5]},
+        params="7B",
+        tokens="1T",
+        train_time="3 weeks",
+        gpu="H100-SXM",
+    )
     for i, mfu in enumerate((0.3, 0.4, 0.5)):
-        r = nm.solve(["n_gpus", "train_cost"], params="7B", tokens="1T", train_time="3 weeks",
-                     mfu=mfu, gpu="H100-SXM")
+        r = nm.solve(
+            ["n_gpus", "train_cost"],
+            params="7B",
+            tokens="1T",
+            train_time="3 weeks",
+            mfu=mfu,
+            gpu="H100-SXM",
+        )
         assert t["n_gpus"][i] == pytest.approx(r["n_gpus"].to("GPU").magnitude, rel=1e-12)
         unit = t.column("train_cost").unit.replace("USD", "USD")
-        assert t["train_cost"][i] == pytest.approx(r["train_cost"].to(unit).magnitude,
-                                                   rel=1e-12)
+        assert t["train_cost"][i] == pytest.approx(r["train_cost"].to(unit).magnitude, rel=1e-12)
 
 
 def test_two_input_grid_is_the_cartesian_product():
-    t = nm.sweep("train_time", over={"n_gpus": [1024, 2048], "mfu": "0.3..0.5:3"},
-                 train_compute="6.35e24 FLOP", gpu="H100-SXM")
+    t = nm.sweep(
+        "train_time",
+        over={"n_gpus": [1024, 2048], "mfu": "0.3..0.5:3"},
+        train_compute="6.35e24 FLOP",
+        gpu="H100-SXM",
+    )
     assert len(t) == 6
     assert list(t["n_gpus"]) == [1024, 1024, 1024, 2048, 2048, 2048]
     np.testing.assert_allclose(t["mfu"], [0.3, 0.4, 0.5] * 2)
@@ -59,8 +78,14 @@ def test_two_input_grid_is_the_cartesian_product():
 
 
 def test_records_as_an_axis():
-    t = nm.sweep("cost_per_million_tokens", over={"batch_size": [1, 32]},
-                 gpu=["H100-SXM", "MI300X"], model="llama-3-70b", n_gpus=4, seq_len=8192)
+    t = nm.sweep(
+        "cost_per_million_tokens",
+        over={"batch_size": [1, 32]},
+        gpu=["H100-SXM", "MI300X"],
+        model="llama-3-70b",
+        n_gpus=4,
+        seq_len=8192,
+    )
     assert t["gpu"] == ["H100-SXM", "H100-SXM", "MI300X", "MI300X"]
     figures = [(989.5e12, 3.35e12, 450e9, 2.5), (1307.4e12, 5.3e12, 448e9, 2.0)]
     for i in range(4):
@@ -72,8 +97,13 @@ def test_records_as_an_axis():
 
 
 def test_sweep_to_pandas_csv_json_markdown(tmp_path):
-    t = nm.sweep("train_time", over={"n_gpus": [1024, 2048, 4096]},
-                 train_compute="6.35e24 FLOP", mfu=0.4, gpu="H100")
+    t = nm.sweep(
+        "train_time",
+        over={"n_gpus": [1024, 2048, 4096]},
+        train_compute="6.35e24 FLOP",
+        mfu=0.4,
+        gpu="H100",
+    )
     df = t.to_pandas()
     assert list(df.columns) == ["n_gpus [GPU]", "train_time [day]"]
     assert df.attrs["units"] == {"n_gpus": "GPU", "train_time": "day"}
@@ -91,9 +121,19 @@ def test_sweep_to_pandas_csv_json_markdown(tmp_path):
 
 def test_sweep_from_the_shell_writes_csv_and_png(napkin, tmp_path):
     csv_path, png_path = tmp_path / "out.csv", tmp_path / "out.png"
-    status, out, err = napkin("sweep", "train_time", "n_gpus=1k..16k:log:9",
-                              "train_compute=6.35e24FLOP", "mfu=0.4", "--gpu", "H100",
-                              "--csv", str(csv_path), "--plot", str(png_path))
+    status, out, err = napkin(
+        "sweep",
+        "train_time",
+        "n_gpus=1k..16k:log:9",
+        "train_compute=6.35e24FLOP",
+        "mfu=0.4",
+        "--gpu",
+        "H100",
+        "--csv",
+        str(csv_path),
+        "--plot",
+        str(png_path),
+    )
     assert status == 0, err
     assert "n_gpus [GPU]" in out and "185.7" in out  # 6.35e24 / (1000 * 989.5e12 * 0.4) s
     assert len(list(csv.reader(csv_path.open()))) == 10
@@ -102,8 +142,13 @@ def test_sweep_from_the_shell_writes_csv_and_png(napkin, tmp_path):
 
 
 def test_sweep_plot_has_log_axis_and_unit_labels():
-    t = nm.sweep("train_time", over={"n_gpus": "1k..16k:log:5"}, train_compute="6.35e24 FLOP",
-                 mfu=0.4, gpu="H100")
+    t = nm.sweep(
+        "train_time",
+        over={"n_gpus": "1k..16k:log:5"},
+        train_compute="6.35e24 FLOP",
+        mfu=0.4,
+        gpu="H100",
+    )
     ax = t.plot()
     assert ax.get_xscale() == "log"
     assert ax.get_xlabel() == "n_gpus [GPU]" and ax.get_ylabel() == "train_time [day]"
@@ -114,23 +159,42 @@ def test_sweep_errors():
     with pytest.raises(nm.InputError, match="nothing to sweep"):
         nm.sweep("train_time", n_gpus=1024, **base)
     with pytest.raises(nm.InputError, match="at most 2 axes"):
-        nm.sweep("train_time", over={"n_gpus": [1, 2], "peak_flops": ["1 PFLOP/(s*GPU)"],
-                                     "train_compute": ["1e24 FLOP"]}, mfu=0.4)
+        nm.sweep(
+            "train_time",
+            over={
+                "n_gpus": [1, 2],
+                "peak_flops": ["1 PFLOP/(s*GPU)"],
+                "train_compute": ["1e24 FLOP"],
+            },
+            mfu=0.4,
+        )
     with pytest.raises(nm.InputError, match="out of range"):
-        nm.sweep("train_time", over={"n_gpus": [1024]}, train_compute="6.35e24 FLOP",
-                 mfu="0..2:3", gpu="H100")
+        nm.sweep(
+            "train_time",
+            over={"n_gpus": [1024]},
+            train_compute="6.35e24 FLOP",
+            mfu="0..2:3",
+            gpu="H100",
+        )
     with pytest.raises(nm.InputError, match="log sweep"):
-        nm.sweep("goodput", over={"restart_time": "0 min..10 min:log:3"},
-                 checkpoint_write_time="65 s", mtbf="3 h")
+        nm.sweep(
+            "goodput",
+            over={"restart_time": "0 min..10 min:log:3"},
+            checkpoint_write_time="65 s",
+            mtbf="3 h",
+        )
     with pytest.raises(nm.InputError, match="does not change"):
-        nm.sweep("train_time", over={"hbm_bandwidth": ["1 TB/(s*GPU)", "2 TB/(s*GPU)"]},
-                 n_gpus=1024, **base)
+        nm.sweep(
+            "train_time",
+            over={"hbm_bandwidth": ["1 TB/(s*GPU)", "2 TB/(s*GPU)"]},
+            n_gpus=1024,
+            **base,
+        )
 
 
 # --- sensitivity ------------------------------------------------------------------------------
 def test_w12_elasticities_are_the_exponents():
-    r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
-                 gpu="H100-SXM")
+    r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
     s = r.sensitivity()
     e = s.elasticities
     # n_gpus = 6 N D / (T · peak · MFU): +1 for N, D and 6; -1 for T, peak, MFU
@@ -149,8 +213,12 @@ def test_w12_elasticities_are_the_exponents():
 
 
 def test_sensitivity_of_a_square_root_and_a_sum():
-    r = nm.solve(["checkpoint_interval", "goodput"], checkpoint_write_time="65 s",
-                 mtbf="3.09 h", restart_time="10 min")
+    r = nm.solve(
+        ["checkpoint_interval", "goodput"],
+        checkpoint_write_time="65 s",
+        mtbf="3.09 h",
+        restart_time="10 min",
+    )
     e = r.sensitivity("checkpoint_interval").elasticities
     assert e["checkpoint_write_time"] == pytest.approx(0.5) and e["mtbf"] == pytest.approx(0.5)
     g = r.sensitivity("goodput").elasticities
@@ -162,8 +230,9 @@ def test_sensitivity_of_a_square_root_and_a_sum():
 
 
 def test_ranged_swing_table_sorted_by_width_and_tornado(tmp_path):
-    r = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384,
-                 mfu=(0.3, 0.5), gpu="H100-SXM")
+    r = nm.solve(
+        "train_time", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=(0.3, 0.5), gpu="H100-SXM"
+    )
     s = r.sensitivity()
     assert s.rows[0].name == "mfu" and s.rows[0].swing.startswith("range")
     first = s.rows[0]
@@ -177,16 +246,24 @@ def test_ranged_swing_table_sorted_by_width_and_tornado(tmp_path):
 
 
 def test_sensitivity_numeric_through_roundings():
-    r = nm.solve("n_nodes", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4,
-                 gpu="H100-SXM")
+    r = nm.solve("n_nodes", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
     s = r.sensitivity()
     assert "central differences" in s.method
     assert s.elasticities["mfu"] == 0  # 58.48 GPU stay 8 nodes for a tiny change of MFU
 
 
 def test_sensitivity_from_the_shell(napkin):
-    status, out, _ = napkin("solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks",
-                            "mfu=0.4", "--gpu", "H100-SXM", "--sensitivity")
+    status, out, _ = napkin(
+        "solve",
+        "n_gpus",
+        "params=7B",
+        "tokens=1T",
+        "train_time=3 weeks",
+        "mfu=0.4",
+        "--gpu",
+        "H100-SXM",
+        "--sensitivity",
+    )
     assert status == 0
     assert "Sensitivity of n_gpus = 58.48 GPU" in out and "elasticity" in out
 
@@ -206,9 +283,11 @@ def test_w18_compare_ranks_decode_cost_with_sources():
     c = nm.compare("cost_per_million_tokens", gpu=["H100-SXM", "MI300X", "Trainium2"], **W18)
     assert c.direction == "lower"
     assert [label.split(" + ")[0] for label in c.ranking] == ["MI300X", "H100-SXM", "Trainium2"]
-    costs = {"H100-SXM": decode_cost(989.5e12, 3.35e12, 450e9, 2.5),
-             "MI300X": decode_cost(1307.4e12, 5.3e12, 448e9, 2.0),
-             "Trainium2": decode_cost(667e12, 2.9e12, 640e9, 2.8)}
+    costs = {
+        "H100-SXM": decode_cost(989.5e12, 3.35e12, 450e9, 2.5),
+        "MI300X": decode_cost(1307.4e12, 5.3e12, 448e9, 2.0),
+        "Trainium2": decode_cost(667e12, 2.9e12, 640e9, 2.8),
+    }
     for label, result in c.results.items():
         expected = costs[label.split(" + ")[0]]
         assert result.value.to("USD/Mtoken").magnitude == pytest.approx(expected, rel=1e-9)
@@ -223,20 +302,45 @@ def test_w18_compare_ranks_decode_cost_with_sources():
 
 
 def test_compare_from_the_shell_in_one_command(napkin, tmp_path):
-    status, out, err = napkin("compare", "cost_per_million_tokens", "--gpu",
-                              "H100-SXM,MI300X,Trainium2", "--model", "llama-3-70b",
-                              "n_gpus=4", "batch_size=32", "seq_len=8192")
+    status, out, err = napkin(
+        "compare",
+        "cost_per_million_tokens",
+        "--gpu",
+        "H100-SXM,MI300X,Trainium2",
+        "--model",
+        "llama-3-70b",
+        "n_gpus=4",
+        "batch_size=32",
+        "seq_len=8192",
+    )
     assert status == 0, err
     lines = out.splitlines()
     assert lines[2].startswith("1. MI300X") and "(best)" in lines[2]
     assert "source: H100-SXM: NVIDIA H100 Tensor Core GPU datasheet (2023-06)" in out
-    status, out, _ = napkin("compare", "cost_per_million_tokens", "--gpu", "H100-SXM,MI300X",
-                            "--model", "llama-3-70b", "n_gpus=4", "batch_size=32",
-                            "seq_len=8192", "--format", "markdown")
+    status, out, _ = napkin(
+        "compare",
+        "cost_per_million_tokens",
+        "--gpu",
+        "H100-SXM,MI300X",
+        "--model",
+        "llama-3-70b",
+        "n_gpus=4",
+        "batch_size=32",
+        "seq_len=8192",
+        "--format",
+        "markdown",
+    )
     assert status == 0 and "| rank |" in out
-    status, out, _ = napkin("compare", "train_time", "--gpu", "H100-SXM,B200",
-                            "train_compute=6.35e24FLOP", "n_gpus=8192", "mfu=0.4",
-                            "--derivations")
+    status, out, _ = napkin(
+        "compare",
+        "train_time",
+        "--gpu",
+        "H100-SXM,B200",
+        "train_compute=6.35e24FLOP",
+        "n_gpus=8192",
+        "mfu=0.4",
+        "--derivations",
+    )
     assert status == 0 and "=== B200" in out and out.count("Fleet equation") == 2
 
 
@@ -247,8 +351,17 @@ def test_compare_higher_is_better_and_failures_listed():
         nm.compare("decode_throughput", gpu="H100-SXM", **W18)
 
 
-SENSITIVE = ["solve", "n_gpus", "params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.3..0.5",
-             "--gpu", "H100-SXM", "--sensitivity"]
+SENSITIVE = [
+    "solve",
+    "n_gpus",
+    "params=7B",
+    "tokens=1T",
+    "train_time=3 weeks",
+    "mfu=0.3..0.5",
+    "--gpu",
+    "H100-SXM",
+    "--sensitivity",
+]
 
 
 def test_sensitivity_in_json_is_a_field_of_the_one_document(napkin):
@@ -266,12 +379,25 @@ def test_sensitivity_in_json_is_a_field_of_the_one_document(napkin):
     assert first["low"]["unit"] == "GPU" and "Sensitivity" not in out
 
 
-@pytest.mark.parametrize(("fmt", "words"), [
-    ("markdown", ["**Sensitivity of n_gpus = 58.48 GPU**", "| input | origin |", "| mfu | you |"]),
-    ("latex", [r"\paragraph{Sensitivity of n\_gpus = 58.48 GPU}", r"\begin{tabular}{lllrlrr}",
-               r"peak\_flops & record H100-SXM", r"\end{tabular}"]),
-    ("text", ["Sensitivity of n_gpus = 58.48 GPU", "elasticity"]),
-])
+@pytest.mark.parametrize(
+    ("fmt", "words"),
+    [
+        (
+            "markdown",
+            ["**Sensitivity of n_gpus = 58.48 GPU**", "| input | origin |", "| mfu | you |"],
+        ),
+        (
+            "latex",
+            [
+                r"\paragraph{Sensitivity of n\_gpus = 58.48 GPU}",
+                r"\begin{tabular}{lllrlrr}",
+                r"peak\_flops & record H100-SXM",
+                r"\end{tabular}",
+            ],
+        ),
+        ("text", ["Sensitivity of n_gpus = 58.48 GPU", "elasticity"]),
+    ],
+)
 def test_sensitivity_in_the_format_of_the_document(napkin, fmt, words):
     args = [a if a != "mfu=0.3..0.5" else "mfu=0.4" for a in SENSITIVE]  # LaTeX: one answer
     status, out, err = napkin(*args, "--format", fmt)

@@ -42,19 +42,22 @@ def _timed(fn):
         finally:
             spent[0] += clock() - start
             depth[0] -= 1
+
     return wrapper
 
 
 def _clear() -> None:
-    modules = [plan, suggest] + [m for name, m in sys.modules.items()
-                        if name.startswith("napkinmath.solving.planning_")]
+    modules = [plan, suggest] + [
+        m for name, m in sys.modules.items() if name.startswith("napkinmath.solving.planning_")
+    ]
     for module in modules:
         for value in vars(module).values():
             if hasattr(value, "cache_clear"):
                 value.cache_clear()
     for fn in (consistency.closure, consistency._selection, solver._rounding_plan):
-        getattr(fn, "__wrapped__", fn).cache_clear() if not hasattr(fn, "cache_clear") \
-            else fn.cache_clear()
+        getattr(fn, "__wrapped__", fn).cache_clear() if not hasattr(
+            fn, "cache_clear"
+        ) else fn.cache_clear()
     solver._MEMO.clear()
 
 
@@ -89,20 +92,28 @@ def main(n: int = 700, seed: int = 4242) -> None:
     for r in rows:
         kinds[r[0]] = kinds.get(r[0], 0) + 1
     print(f"{len(rows)} questions: {kinds}")
-    print(f"new shape, planning: median {statistics.median(r[2] for r in ok) * ms:.2f} ms; "
-          f"whole answer {statistics.median(r[1] for r in ok) * ms:.2f} ms")
-    print(f"new under-determined, whole answer: median "
-          f"{statistics.median(r[1] for r in under) * ms:.2f} ms; planning "
-          f"{statistics.median(r[2] for r in under) * ms:.2f} ms")
+    print(
+        f"new shape, planning: median {statistics.median(r[2] for r in ok) * ms:.2f} ms; "
+        f"whole answer {statistics.median(r[1] for r in ok) * ms:.2f} ms"
+    )
+    print(
+        f"new under-determined, whole answer: median "
+        f"{statistics.median(r[1] for r in under) * ms:.2f} ms; planning "
+        f"{statistics.median(r[2] for r in under) * ms:.2f} ms"
+    )
     plans = [r[2] for r in rows]
     totals = [r[1] for r in rows]
-    print(f"planning over all: p99 {_pct(plans, 0.99) * ms:.1f} ms, max {max(plans) * ms:.1f} ms;"
-          f" whole answers p99 {_pct(totals, 0.99) * ms:.1f} ms, max {max(totals) * ms:.1f} ms;"
-          f" planning total {sum(plans):.2f} s of {sum(totals):.2f} s")
-    print(f"repeated: median {statistics.median(t for _, t in again) * ms:.2f} ms (answered "
-          f"{statistics.median(t for k, t in again if k == 'ok') * ms:.2f} ms, under-determined "
-          f"{statistics.median(t for k, t in again if k in UNDER) * ms:.2f} ms), "
-          f"max {max(t for _, t in again) * ms:.1f} ms")
+    print(
+        f"planning over all: p99 {_pct(plans, 0.99) * ms:.1f} ms, max {max(plans) * ms:.1f} ms;"
+        f" whole answers p99 {_pct(totals, 0.99) * ms:.1f} ms, max {max(totals) * ms:.1f} ms;"
+        f" planning total {sum(plans):.2f} s of {sum(totals):.2f} s"
+    )
+    print(
+        f"repeated: median {statistics.median(t for _, t in again) * ms:.2f} ms (answered "
+        f"{statistics.median(t for k, t in again if k == 'ok') * ms:.2f} ms, under-determined "
+        f"{statistics.median(t for k, t in again if k in UNDER) * ms:.2f} ms), "
+        f"max {max(t for _, t in again) * ms:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

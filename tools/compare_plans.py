@@ -25,13 +25,30 @@ from pathlib import Path
 QUESTIONS = ((4242, 700), (7, 600), (20261130, 1200))
 #: the questions that once took seconds (tests/test_speed_questions.py)
 EXTRA = [
-    ("attention_score_bytes", dict(global_batch_tokens="929749536 token", n_microbatches=6,
-                                   tp=1, head_dim=82, tokens="19685472860543 token",
-                                   grad_bytes_per_param="2 B/param"), "H100-SXM"),
-    ("pipeline_bubble_fraction", dict(gpus_per_node="8 GPU/node", pp=1,
-                                      global_batch="511020 sequence",
-                                      optimizer_memory="505.9 GB", virtual_pipeline_stages=1,
-                                      zero2_memory_per_gpu="31.2 GB"), None),
+    (
+        "attention_score_bytes",
+        dict(
+            global_batch_tokens="929749536 token",
+            n_microbatches=6,
+            tp=1,
+            head_dim=82,
+            tokens="19685472860543 token",
+            grad_bytes_per_param="2 B/param",
+        ),
+        "H100-SXM",
+    ),
+    (
+        "pipeline_bubble_fraction",
+        dict(
+            gpus_per_node="8 GPU/node",
+            pp=1,
+            global_batch="511020 sequence",
+            optimizer_memory="505.9 GB",
+            virtual_pipeline_stages=1,
+            zero2_memory_per_gpu="31.2 GB",
+        ),
+        None,
+    ),
 ]
 
 
@@ -40,24 +57,33 @@ def _names(fs) -> list[str]:
 
 
 def _plan(plan) -> dict:
-    return {"targets": list(plan.targets),
-            "blocks": [[_names(b.formulas), [v.name for v in b.unknowns]] for b in plan.blocks],
-            "checks": _names(plan.checks), "used": sorted(plan.used),
-            "block_inputs": sorted(plan.block_inputs)}
+    return {
+        "targets": list(plan.targets),
+        "blocks": [[_names(b.formulas), [v.name for v in b.unknowns]] for b in plan.blocks],
+        "checks": _names(plan.checks),
+        "used": sorted(plan.used),
+        "block_inputs": sorted(plan.block_inputs),
+    }
 
 
 def _error(exc: Exception) -> dict:
-    return {"error": type(exc).__name__, "message": str(exc),
-            "suggestions": list(getattr(exc, "suggestions", []) or []),
-            "missing": list(getattr(exc, "missing", []) or []),
-            "explanation": getattr(exc, "explanation", "")}
+    return {
+        "error": type(exc).__name__,
+        "message": str(exc),
+        "suggestions": list(getattr(exc, "suggestions", []) or []),
+        "missing": list(getattr(exc, "missing", []) or []),
+        "explanation": getattr(exc, "explanation", ""),
+    }
 
 
 def _analysis(a) -> dict:
-    return {"determined": sorted(a.determined),
-            "computed_by": sorted((v, f.name) for v, f in a.computed_by.items()),
-            "reads": sorted((v, list(r)) for v, r in a.reads.items()),
-            "leftover": _names(a.leftover), "coupled": sorted(a.coupled)}
+    return {
+        "determined": sorted(a.determined),
+        "computed_by": sorted((v, f.name) for v, f in a.computed_by.items()),
+        "reads": sorted((v, list(r)) for v, r in a.reads.items()),
+        "leftover": _names(a.leftover),
+        "coupled": sorted(a.coupled),
+    }
 
 
 def install(out) -> None:
@@ -71,8 +97,12 @@ def install(out) -> None:
 
     @functools.wraps(make_plan)
     def recorded_plan(targets, knowns, suggest=True, *more):  # more: cancel (not recorded)
-        row = {"call": "make_plan", "targets": list(targets), "knowns": sorted(knowns),
-               "suggest": suggest}
+        row = {
+            "call": "make_plan",
+            "targets": list(targets),
+            "knowns": sorted(knowns),
+            "suggest": suggest,
+        }
         try:
             found = make_plan(targets, knowns, suggest, *more)
         except Exception as exc:
@@ -88,8 +118,15 @@ def install(out) -> None:
     @functools.wraps(analyse)
     def recorded_analyse(knowns):  # rows as when the checks called _analyse(knowns, names)
         found = analyse(knowns)
-        write({"call": "_analyse", "knowns": sorted(knowns), "names": sorted(_formula_sets()[0]),
-               "args": [[], []], **_analysis(found)})
+        write(
+            {
+                "call": "_analyse",
+                "knowns": sorted(knowns),
+                "names": sorted(_formula_sets()[0]),
+                "args": [[], []],
+                **_analysis(found),
+            }
+        )
         return found
 
     blocks = consistency._blocks
@@ -97,8 +134,13 @@ def install(out) -> None:
     @functools.wraps(blocks)
     def recorded_blocks(analysis, needed):
         found = blocks(analysis, needed)
-        write({"call": "_blocks", "needed": sorted(needed),
-               "blocks": [[_names(b.formulas), [v.name for v in b.unknowns]] for b in found]})
+        write(
+            {
+                "call": "_blocks",
+                "needed": sorted(needed),
+                "blocks": [[_names(b.formulas), [v.name for v in b.unknowns]] for b in found],
+            }
+        )
         return found
 
     solver.make_plan = recorded_plan
@@ -117,8 +159,12 @@ def record(path: str) -> None:
             out.write(json.dumps({"question": i, "target": q[0]}) + "\n")
             kind, found = props.answer(q)
             text = f"{kind}\n{found}\n{found.to_json()}" if kind == "ok" else f"{kind}\n{found}"
-            out.write(json.dumps({"answer": i, "kind": kind,
-                                  "digest": hashlib.sha256(text.encode()).hexdigest()}) + "\n")
+            out.write(
+                json.dumps(
+                    {"answer": i, "kind": kind, "digest": hashlib.sha256(text.encode()).hexdigest()}
+                )
+                + "\n"
+            )
 
 
 def diff(a: str, b: str) -> int:
@@ -127,8 +173,10 @@ def diff(a: str, b: str) -> int:
     questions = sum(1 for line in left if line.startswith('{"question"'))
     calls = sum(1 for line in left if line.startswith('{"call"') or '"call":' in line)
     differ = [(i, x, y) for i, (x, y) in enumerate(zip(left, right, strict=False)) if x != y]
-    print(f"{a}: {len(left)} rows ({questions} questions, {calls} planner calls); "
-          f"{b}: {len(right)} rows")
+    print(
+        f"{a}: {len(left)} rows ({questions} questions, {calls} planner calls); "
+        f"{b}: {len(right)} rows"
+    )
     for i, x, y in differ[:5]:
         print(f"row {i}:\n  - {x[:600]}\n  + {y[:600]}")
     same = not differ and len(left) == len(right)

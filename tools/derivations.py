@@ -25,12 +25,20 @@ import napkinmath as nm  # noqa: E402
 
 
 def renderings(answer) -> str:
-    return "\n--\n".join([str(answer), answer.to_markdown(), answer.to_json(),
-                          answer.to_latex(), answer._repr_html_()])
+    return "\n--\n".join(
+        [
+            str(answer),
+            answer.to_markdown(),
+            answer.to_json(),
+            answer.to_latex(),
+            answer._repr_html_(),
+        ]
+    )
 
 
 def main(out_path: str) -> None:
     with open(out_path, "w", encoding="utf-8") as out:
+
         def dump(label: str, ask) -> None:
             try:
                 body = renderings(ask())
@@ -40,12 +48,22 @@ def main(out_path: str) -> None:
 
         questions = [q for seed in (4242, 777, 11) for q in props.questions(500, seed=seed)]
         for i, (target, values, gpu) in enumerate(questions):
-            dump(f"q{i} {target} {sorted(values.items())} {gpu}",
-                 lambda t=target, g=gpu, v=values: nm.solve(t, gpu=g, **v))
-        dump("w12", lambda: nm.solve("n_gpus", params="7B", tokens="1T",
-                                     train_time="3 weeks", mfu=0.4, gpu="H100-SXM"))
-        dump("w12 inverse", lambda: nm.solve("mfu", params="7B", tokens="1T",
-                                             train_time="3 weeks", n_gpus=64, gpu="H100-SXM"))
+            dump(
+                f"q{i} {target} {sorted(values.items())} {gpu}",
+                lambda t=target, g=gpu, v=values: nm.solve(t, gpu=g, **v),
+            )
+        dump(
+            "w12",
+            lambda: nm.solve(
+                "n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM"
+            ),
+        )
+        dump(
+            "w12 inverse",
+            lambda: nm.solve(
+                "mfu", params="7B", tokens="1T", train_time="3 weeks", n_gpus=64, gpu="H100-SXM"
+            ),
+        )
         for path in sorted(glob.glob(str(ROOT / "examples" / "*.toml"))):
             if Path(path).name.startswith("claims"):  # a claims table, not a plan
                 continue

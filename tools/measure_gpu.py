@@ -31,15 +31,23 @@ def measure() -> dict:
     try:
         import torch
     except ImportError:
-        raise SystemExit("measure_gpu.py: PyTorch is not installed; run it where PyTorch sees "
-                         "a GPU, or convert an earlier run with --from-json") from None
+        raise SystemExit(
+            "measure_gpu.py: PyTorch is not installed; run it where PyTorch sees "
+            "a GPU, or convert an earlier run with --from-json"
+        ) from None
     if not torch.cuda.is_available():
-        raise SystemExit("measure_gpu.py: PyTorch sees no GPU; run it on the machine to "
-                         "measure, or convert an earlier run with --from-json")
+        raise SystemExit(
+            "measure_gpu.py: PyTorch sees no GPU; run it on the machine to "
+            "measure, or convert an earlier run with --from-json"
+        )
     dev = "cuda"
-    out = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-           "sms": torch.cuda.get_device_properties(0).multi_processor_count,
-           "date": datetime.date.today().isoformat(), "hbm_test_bytes": HBM_TEST_BYTES}
+    out = {
+        "device": torch.cuda.get_device_name(0),
+        "torch": torch.__version__,
+        "sms": torch.cuda.get_device_properties(0).multi_processor_count,
+        "date": datetime.date.today().isoformat(),
+        "hbm_test_bytes": HBM_TEST_BYTES,
+    }
 
     def bench(fn, n=20, warm=5):
         for _ in range(warm):
@@ -63,9 +71,16 @@ def measure() -> dict:
             a8 = a.to(torch.float8_e4m3fn)
             b8 = b.to(torch.float8_e4m3fn).t().contiguous().t()
             one = torch.tensor(1.0, device=dev)
-            out[f"matmul_fp8_{n}_flops"] = 2 * n**3 / bench(
-                lambda a8=a8, b8=b8, one=one: torch._scaled_mm(
-                    a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16), n=reps)
+            out[f"matmul_fp8_{n}_flops"] = (
+                2
+                * n**3
+                / bench(
+                    lambda a8=a8, b8=b8, one=one: torch._scaled_mm(
+                        a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16
+                    ),
+                    n=reps,
+                )
+            )
         except Exception as exc:  # no FP8 path on this device or build
             out[f"matmul_fp8_{n}_error"] = str(exc)[:200]
         del a, b
@@ -74,16 +89,17 @@ def measure() -> dict:
     x = torch.empty(HBM_TEST_BYTES // 2, dtype=torch.bfloat16, device=dev).normal_()
     y = torch.empty_like(x)  # 2. HBM: a copy (read + write) and a read-only reduction
     out["copy_bytes_moved_per_s"] = 2 * x.numel() * 2 / bench(lambda x=x, y=y: y.copy_(x))
-    out["read_bytes_per_s"] = x.numel() * 2 / bench(
-        lambda x=x: x.sum(dtype=torch.float32))
+    out["read_bytes_per_s"] = x.numel() * 2 / bench(lambda x=x: x.sum(dtype=torch.float32))
     del x, y
     torch.cuda.empty_cache()
 
     # 3. decode-shaped steps: every Llama-3-8B weight matrix times a batch of B vectors
     h, ffn, kv, vocab, layers = 4096, 14336, 1024, 128256, 32
     shapes = [(h, h), (h, kv), (h, kv), (h, h), (h, ffn), (h, ffn), (ffn, h)]
-    mats = [[torch.randn(k, m, device=dev, dtype=torch.bfloat16) for k, m in shapes]
-            for _ in range(layers)]
+    mats = [
+        [torch.randn(k, m, device=dev, dtype=torch.bfloat16) for k, m in shapes]
+        for _ in range(layers)
+    ]
     head = torch.randn(h, vocab, device=dev, dtype=torch.bfloat16)
     params = layers * sum(k * m for k, m in shapes) + h * vocab
     out["decode_params"], out["decode_weight_bytes"] = params, 2 * params
@@ -106,14 +122,22 @@ def measure() -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", help="the records file to write (TOML)")
-    parser.add_argument("--json", help="write the raw measurements here (default: OUT with "
-                                       "the suffix .json)")
-    parser.add_argument("--from-json", metavar="FILE",
-                        help="convert an earlier run's JSON instead of measuring (no GPU)")
-    parser.add_argument("--record", help="the record to add the figures to (default: the "
-                                         "shipped record the device is, else a new one)")
-    parser.add_argument("--date", help="the day of the measurement (default: the JSON's "
-                                       "'date', else today)")
+    parser.add_argument(
+        "--json", help="write the raw measurements here (default: OUT with the suffix .json)"
+    )
+    parser.add_argument(
+        "--from-json",
+        metavar="FILE",
+        help="convert an earlier run's JSON instead of measuring (no GPU)",
+    )
+    parser.add_argument(
+        "--record",
+        help="the record to add the figures to (default: the "
+        "shipped record the device is, else a new one)",
+    )
+    parser.add_argument(
+        "--date", help="the day of the measurement (default: the JSON's 'date', else today)"
+    )
     args = parser.parse_args(argv)
     data = None if args.from_json else measure()
     if data is not None:  # keep the measurements, whatever happens next
@@ -123,11 +147,18 @@ def main(argv: list[str] | None = None) -> int:
         from napkinmath.errors import NapkinError
         from napkinmath.hardware.measured import read, records_toml
     except ImportError:
-        kept = "" if data is None else (
-            f"; the measurements are in {raw}: convert them where it is, with python "
-            f"tools/measure_gpu.py {args.out} --from-json {raw.name}")
-        print(f"measure_gpu.py: napkinmath is not installed here (pip install -e .){kept}",
-              file=sys.stderr)
+        kept = (
+            ""
+            if data is None
+            else (
+                f"; the measurements are in {raw}: convert them where it is, with python "
+                f"tools/measure_gpu.py {args.out} --from-json {raw.name}"
+            )
+        )
+        print(
+            f"measure_gpu.py: napkinmath is not installed here (pip install -e .){kept}",
+            file=sys.stderr,
+        )
         return 2
     try:
         if data is None:

@@ -19,9 +19,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+]
 
 
 def chromium() -> str | None:
@@ -36,9 +44,13 @@ def chromium() -> str | None:
 def run(browser: str, html: Path, *args: str, timeout: float = 120) -> str:
     """Run headless Chromium on `html` with extra `args`; returns its stdout."""
     with tempfile.TemporaryDirectory(prefix="napkin-chromium-") as profile:
-        done = subprocess.run([browser, *FLAGS, f"--user-data-dir={profile}", *args,
-                               html.resolve().as_uri()], capture_output=True, text=True,
-                              timeout=timeout, check=False)
+        done = subprocess.run(
+            [browser, *FLAGS, f"--user-data-dir={profile}", *args, html.resolve().as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
     if done.returncode != 0:
         raise RuntimeError(f"chromium failed ({done.returncode}): {done.stderr[-2000:]}")
     return done.stdout
@@ -50,12 +62,17 @@ def shoot(plan_file: Path, out: Path) -> dict[str, Path]:
 
     browser = chromium()
     if browser is None:
-        raise SystemExit("chromium is not installed: apt-get install -y "
-                         "--no-install-recommends chromium")
+        raise SystemExit(
+            "chromium is not installed: apt-get install -y --no-install-recommends chromium"
+        )
     out.mkdir(parents=True, exist_ok=True)
     html = nm.plan(plan_file).write(out / "plan.html")
-    files = {"html": html, "desktop": out / "plan.png", "phone": out / "plan-phone.png",
-             "dom": out / "plan.dom.html"}
+    files = {
+        "html": html,
+        "desktop": out / "plan.png",
+        "phone": out / "plan-phone.png",
+        "dom": out / "plan.dom.html",
+    }
     run(browser, html, f"--screenshot={files['desktop']}", "--window-size=1200,3000")
     run(browser, html, f"--screenshot={files['phone']}", "--window-size=412,2400")
     files["dom"].write_text(run(browser, html, "--dump-dom"), encoding="utf-8")

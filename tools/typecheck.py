@@ -29,14 +29,18 @@ def link_tree(folder: Path) -> Path:
     return package
 
 
-def run(argv: list[str], config: Path = ROOT / "pyproject.toml",
-        capture: bool = False) -> subprocess.CompletedProcess:
+def run(
+    argv: list[str], config: Path = ROOT / "pyproject.toml", capture: bool = False
+) -> subprocess.CompletedProcess:
     """mypy on the package laid out as links, with the settings of `config`."""
     with tempfile.TemporaryDirectory(prefix="napkin-types-") as folder:
         link_tree(Path(folder))
-        return subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(config),
-                               "-p", "napkinmath", *argv], cwd=folder,
-                              capture_output=capture, text=True)
+        return subprocess.run(
+            [sys.executable, "-m", "mypy", "--config-file", str(config), "-p", "napkinmath", *argv],
+            cwd=folder,
+            capture_output=capture,
+            text=True,
+        )
 
 
 def main(argv: list[str]) -> int:

@@ -37,9 +37,15 @@ HEADLINE_STYLES = ("text", "markdown", "html", "latex", "ascii")
 class Result:
     """The solved targets and how they were derived."""
 
-    def __init__(self, targets: tuple[str, ...], values: dict[str, pint.Quantity],
-                 givens: dict[str, Given], steps: list[StepRecord], checks: list[CheckRecord],
-                 tolerance: float) -> None:
+    def __init__(
+        self,
+        targets: tuple[str, ...],
+        values: dict[str, pint.Quantity],
+        givens: dict[str, Given],
+        steps: list[StepRecord],
+        checks: list[CheckRecord],
+        tolerance: float,
+    ) -> None:
         self.targets = targets
         self._raw = values
         self.givens = givens
@@ -78,8 +84,12 @@ class Result:
     @property
     def values(self) -> dict[str, pint.Quantity]:
         """Every target, in the unit you chose (`units=`) or the one a person would choose."""
-        return {name: q.to(self.units[name]) if name in self.units
-                else humanize(q, self._var(name).display_unit) for name, q in self._raw.items()}
+        return {
+            name: q.to(self.units[name])
+            if name in self.units
+            else humanize(q, self._var(name).display_unit)
+            for name, q in self._raw.items()
+        }
 
     @property
     def value(self) -> pint.Quantity:
@@ -129,8 +139,12 @@ class Result:
     def _roundoff(self) -> frozenset[str]:
         """Results that are round-off of zero: the terms they come from cancel (5.5×10⁻¹⁷ s
         left of 0.8 s − 800 ms)."""
-        return frozenset(v.name for s in self.steps for v in s.unknowns
-                         if s.values.get(v.name) and cancels(s.roots[v.name], s.values))
+        return frozenset(
+            v.name
+            for s in self.steps
+            for v in s.unknowns
+            if s.values.get(v.name) and cancels(s.roots[v.name], s.values)
+        )
 
     def _shown(self, name: str) -> pint.Quantity:
         """A target as displayed: in its chosen or human unit, 0 when it is round-off."""
@@ -146,8 +160,11 @@ class Result:
         if digits is None:
             return self
         if not isinstance(digits, int) or isinstance(digits, bool) or not 1 <= digits <= 15:
-            raise InputError(f"digits={arguments.shown(digits)}: give the significant figures "
-                             "as a whole number from 1 to 15, like digits=3", "digits")
+            raise InputError(
+                f"digits={arguments.shown(digits)}: give the significant figures "
+                "as a whole number from 1 to 15, like digits=3",
+                "digits",
+            )
         if digits == self.digits:
             return self
         shown = copy.copy(self)
@@ -158,9 +175,13 @@ class Result:
     def format(self, digits: int | None = None, style: str = "text") -> str:
         """The answer as 'text', 'markdown', 'latex', 'html' or 'json', numbers shown to
         `digits` significant figures (the values themselves stay exact)."""
-        renderers = {"text": Result.to_text, "markdown": Result.to_markdown,
-                     "latex": Result.to_latex, "html": Result._repr_html_,
-                     "json": Result.to_json}
+        renderers = {
+            "text": Result.to_text,
+            "markdown": Result.to_markdown,
+            "latex": Result.to_latex,
+            "html": Result._repr_html_,
+            "json": Result.to_json,
+        }
         style = arguments.choice(style, "style", renderers)
         return renderers[style](self._with_digits(digits))
 
@@ -187,8 +208,9 @@ class Result:
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
 
-    def to_latex(self, digits: int | None = None, math_only: bool = False,
-                 standalone: bool = False) -> str:
+    def to_latex(
+        self, digits: int | None = None, math_only: bool = False, standalone: bool = False
+    ) -> str:
         """LaTeX for pdflatex (needs amsmath): the headline, the givens, one align* per step
         and the numbered sources. `math_only=True` gives the headline and the equations as
         one $$...$$ block that `IPython.display.Latex` and MathJax render; `standalone=True`
@@ -219,13 +241,15 @@ class Result:
         return self.to_latex(math_only=True)
 
     # the parts of the text, for the printers of what-ifs and plan reports
-    def _givens_text(self, shown: Mapping[str, str] | None = None,
-                     sources: Sources | None = None) -> list[str]:
+    def _givens_text(
+        self, shown: Mapping[str, str] | None = None, sources: Sources | None = None
+    ) -> list[str]:
         """One line per given; `shown` replaces the value text of some (ranges, spreads)."""
         return provided("givens_text")(self, shown, sources)
 
-    def _steps_text(self, spread: Callable[[str], str] | None = None,
-                    sources: Sources | None = None) -> list[str]:
+    def _steps_text(
+        self, spread: Callable[[str], str] | None = None, sources: Sources | None = None
+    ) -> list[str]:
         """The derivation's steps; `spread(name)` replaces each result's numbers (what-ifs);
         with `sources`, citations are numbers into it."""
         return provided("steps_text")(self, spread, sources)
@@ -237,8 +261,7 @@ class Result:
         """The substituted line and the result, once when they read the same."""
         return provided("value_lines")(self, step, var, style)
 
-    def _leaf_text(self, step: StepRecord, style: str = "text",
-                   plain: bool = False) -> Callable:
+    def _leaf_text(self, step: StepRecord, style: str = "text", plain: bool = False) -> Callable:
         """Prints a symbol of `step` as its value; `plain`: a fraction as a number, not %."""
         return provided("leaf_text")(self, step, style, plain)
 

@@ -69,8 +69,9 @@ class Meter:
     def require(self, what: str) -> None:
         """Refuse to start `what` when the budget is already spent."""
         if self.exhausted:
-            raise BudgetSpentError(f"{TABLE_BUDGET_SPENT} ({self.limit:,} work units) before "
-                              f"{what}")
+            raise BudgetSpentError(
+                f"{TABLE_BUDGET_SPENT} ({self.limit:,} work units) before {what}"
+            )
 
 
 _CURRENT: ContextVar[Meter | None] = ContextVar("napkinmath_check_meter", default=None)

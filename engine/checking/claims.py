@@ -148,11 +148,19 @@ class ClaimRow:
         return self.reason.removeprefix(f"claim {self.number}{self.where}: ")
 
     def to_dict(self) -> dict:
-        return {"number": self.number, "line": self.line, "id": self.id, "claim": self.claim,
-                "claimed": self.claimed, "status": self.status, "reason": self.reason or None,
-                "category": self.category or None, "source": self.source or None,
-                "context": {k: _cell_text(v) for k, v in self.context.items()},
-                "check": self.result.to_dict() if self.result else None}
+        return {
+            "number": self.number,
+            "line": self.line,
+            "id": self.id,
+            "claim": self.claim,
+            "claimed": self.claimed,
+            "status": self.status,
+            "reason": self.reason or None,
+            "category": self.category or None,
+            "source": self.source or None,
+            "context": {k: _cell_text(v) for k, v in self.context.items()},
+            "check": self.result.to_dict() if self.result else None,
+        }
 
 
 @dataclass
@@ -172,21 +180,31 @@ class SkippedRows:
     def why(self) -> str:
         parts = []
         if self.comments:
-            parts.append(f"a comment (its first cell starts with '{COMMENT_MARK}')"
-                         if self.comments == 1 else
-                         f"{self.comments} comments (first cells start with '{COMMENT_MARK}')")
+            parts.append(
+                f"a comment (its first cell starts with '{COMMENT_MARK}')"
+                if self.comments == 1
+                else f"{self.comments} comments (first cells start with '{COMMENT_MARK}')"
+            )
         if self.blank:
             parts.append("a blank row" if self.blank == 1 else f"{self.blank} blank rows")
         return " and ".join(parts)
 
     def text(self) -> str:
-        where = (f"line {self.first_line}" if self.first_line == self.last_line
-                 else f"lines {self.first_line}–{self.last_line}")
+        where = (
+            f"line {self.first_line}"
+            if self.first_line == self.last_line
+            else f"lines {self.first_line}–{self.last_line}"
+        )
         return f"{where}: {self.why}"
 
     def to_dict(self) -> dict:
-        return {"first_line": self.first_line, "last_line": self.last_line,
-                "comments": self.comments, "blank": self.blank, "why": self.why}
+        return {
+            "first_line": self.first_line,
+            "last_line": self.last_line,
+            "comments": self.comments,
+            "blank": self.blank,
+            "why": self.why,
+        }
 
 
 class Summary(TypedDict):
@@ -229,11 +247,18 @@ class ClaimsReport(Rendered):
                 reasons[row.category] = reasons.get(row.category, 0) + 1
         comments = sum(s.comments for s in self.skipped)
         blank = sum(s.blank for s in self.skipped)
-        return Summary(total=len(self.rows), agree=counts["agree"],
-                       disagree=counts["disagree"], unchecked=counts["unchecked"],
-                       reasons=reasons, comments=comments, blank=blank,
-                       skipped=comments + blank, checked=counts["agree"] + counts["disagree"],
-                       read=len(self.rows) + comments + blank)
+        return Summary(
+            total=len(self.rows),
+            agree=counts["agree"],
+            disagree=counts["disagree"],
+            unchecked=counts["unchecked"],
+            reasons=reasons,
+            comments=comments,
+            blank=blank,
+            skipped=comments + blank,
+            checked=counts["agree"] + counts["disagree"],
+            read=len(self.rows) + comments + blank,
+        )
 
     @property
     def ok(self) -> bool:
@@ -257,8 +282,10 @@ class ClaimsReport(Rendered):
         """'14 rows read: 10 checked (4 agree, 6 disagree), 2 skipped as comments, 1 blank,
         1 could not be checked (1 unknown column)': every row read, counted once."""
         s = self.summary
-        line = (f"{s['read']} row{'s' if s['read'] != 1 else ''} read: {s['checked']} checked "
-                f"({s['agree']} agree, {s['disagree']} disagree)")
+        line = (
+            f"{s['read']} row{'s' if s['read'] != 1 else ''} read: {s['checked']} checked "
+            f"({s['agree']} agree, {s['disagree']} disagree)"
+        )
         if s["comments"]:
             line += f", {s['comments']} skipped as comment{'s' if s['comments'] != 1 else ''}"
         if s["blank"]:
@@ -276,12 +303,13 @@ class ClaimsReport(Rendered):
         left = f"claim {first}" if first == last else f"claims {first}–{last}"
         lines = (self.rows[first - 1].line, self.rows[last - 1].line)
         if lines[0] is not None and lines[1] is not None:
-            left += (f" (line {lines[0]})" if first == last else
-                     f" (lines {lines[0]}–{lines[1]})")
-        return (f"Stopped early: the table's work budget ({self.work_budget or 0:,} work units, "
-                f"about one evaluated expression node each) was spent after claim "
-                f"{self.stopped_after} of {len(self.rows)}; {left} were not checked. Split "
-                "the table, or shorten its expressions.")
+            left += f" (line {lines[0]})" if first == last else f" (lines {lines[0]}–{lines[1]})"
+        return (
+            f"Stopped early: the table's work budget ({self.work_budget or 0:,} work units, "
+            f"about one evaluated expression node each) was spent after claim "
+            f"{self.stopped_after} of {len(self.rows)}; {left} were not checked. Split "
+            "the table, or shorten its expressions."
+        )
 
     def _skipped_lines(self) -> list[str]:
         shown = [s.text() for s in self.skipped[:_SHOWN_SKIPPED]]
@@ -294,14 +322,23 @@ class ClaimsReport(Rendered):
         rows: list[tuple[str, ...]] = []
         for row in self.rows:
             value = row.result.value_text if row.result else "—"
-            verdict = {"agree": "agree", "disagree": "DISAGREE",
-                       "unchecked": "could not check"}[row.status]
+            verdict = {"agree": "agree", "disagree": "DISAGREE", "unchecked": "could not check"}[
+                row.status
+            ]
             if row.category == budget.TABLE_BUDGET_SPENT:
                 verdict = "not checked (work budget spent)"
             if row.status == "disagree" and row.result and row.result.candidates:
                 verdict += f": {row.result.candidates[0].label}?"
-            rows.append((str(row.number), clip(row.id, _CELL_WIDTH), clip(row.claim, 48), value,
-                         clip(row.claimed, _CELL_WIDTH), verdict))
+            rows.append(
+                (
+                    str(row.number),
+                    clip(row.id, _CELL_WIDTH),
+                    clip(row.claim, 48),
+                    value,
+                    clip(row.claimed, _CELL_WIDTH),
+                    verdict,
+                )
+            )
         return rows
 
     def _table(self, markdown: bool) -> list[str]:
@@ -309,18 +346,23 @@ class ClaimsReport(Rendered):
         if markdown:
             lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
             for cells in self._cells():
-                shown = [md_code(c, in_table=True) if i == 2 and c else md_text(c)
-                         for i, c in enumerate(cells)]
+                shown = [
+                    md_code(c, in_table=True) if i == 2 and c else md_text(c)
+                    for i, c in enumerate(cells)
+                ]
                 lines.append("| " + " | ".join(shown) + " |")
             return lines
-        rows = [tuple(clip(visible(c), 48 if i == 2 else _CELL_WIDTH)
-                      for i, c in enumerate(cells)) for cells in self._cells()]
-        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-                  for i, h in enumerate(header)]
+        rows = [
+            tuple(clip(visible(c), 48 if i == 2 else _CELL_WIDTH) for i, c in enumerate(cells))
+            for cells in self._cells()
+        ]
+        widths = [
+            max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+            for i, h in enumerate(header)
+        ]
         lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
         for cells in rows:
-            lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))
-                         .rstrip())
+            lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
         return lines
 
     @property
@@ -339,17 +381,24 @@ class ClaimsReport(Rendered):
             for row in disagreeing:
                 assert row.result is not None
                 lines.append("")
-                lines.append(f"[{row.number}] {visible(clip(row.id, 200))}"
-                             + (f" ({visible(clip(row.source, 200))})" if row.source else ""))
+                lines.append(
+                    f"[{row.number}] {visible(clip(row.id, 200))}"
+                    + (f" ({visible(clip(row.source, 200))})" if row.source else "")
+                )
                 lines.extend("  " + line for line in row.result.text.splitlines())
-        unchecked = [r for r in self.rows if r.status == "unchecked"
-                     and r.category != budget.TABLE_BUDGET_SPENT]
+        unchecked = [
+            r
+            for r in self.rows
+            if r.status == "unchecked" and r.category != budget.TABLE_BUDGET_SPENT
+        ]
         if unchecked:
             lines += ["", "Could not check:"]
             for row in unchecked:
                 reason = visible_lines(clip(row.why, _REASON_WIDTH)).replace("\n", "\n      ")
-                lines.append(f"  [{row.number}] {visible(clip(row.id, 200))}{row.where}: "
-                             f"{row.category}: {reason}")
+                lines.append(
+                    f"  [{row.number}] {visible(clip(row.id, 200))}{row.where}: "
+                    f"{row.category}: {reason}"
+                )
         return "\n".join(lines)
 
     @property
@@ -364,24 +413,39 @@ class ClaimsReport(Rendered):
         lines += ["", *self._table(markdown=True)]
         for row in self.rows:
             if row.status == "disagree" and row.result is not None:
-                lines += ["", f"#### {row.number}. {md_text(clip(row.id, 200))}", "",
-                          row.result.markdown]
-        unchecked = [r for r in self.rows if r.status == "unchecked"
-                     and r.category != budget.TABLE_BUDGET_SPENT]
+                lines += [
+                    "",
+                    f"#### {row.number}. {md_text(clip(row.id, 200))}",
+                    "",
+                    row.result.markdown,
+                ]
+        unchecked = [
+            r
+            for r in self.rows
+            if r.status == "unchecked" and r.category != budget.TABLE_BUDGET_SPENT
+        ]
         if unchecked:
             lines += ["", "Could not check:", ""]
-            lines += [f"- {r.number}. {md_text(clip(r.id, 200))}{r.where}: "
-                      f"{md_prose(r.category)}: "
-                      f"{md_code(clip((r.why.splitlines() or [''])[0], _REASON_WIDTH))}"
-                      for r in unchecked]
+            lines += [
+                f"- {r.number}. {md_text(clip(r.id, 200))}{r.where}: "
+                f"{md_prose(r.category)}: "
+                f"{md_code(clip((r.why.splitlines() or [''])[0], _REASON_WIDTH))}"
+                for r in unchecked
+            ]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "summary": self.summary,
-                "skipped": [s.to_dict() for s in self.skipped],
-                "work": {"spent": self.work_spent, "budget": self.work_budget,
-                         "stopped_after": self.stopped_after},
-                "rows": [row.to_dict() for row in self.rows]}
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "skipped": [s.to_dict() for s in self.skipped],
+            "work": {
+                "spent": self.work_spent,
+                "budget": self.work_budget,
+                "stopped_after": self.stopped_after,
+            },
+            "rows": [row.to_dict() for row in self.rows],
+        }
 
 
 def _cell_text(value: object) -> str:
@@ -400,10 +464,16 @@ class _Table:
     skipped: list[SkippedRows] = field(default_factory=list)
 
 
-def check_claims(path_or_rows: object, tolerance: float = CLAIM_TOLERANCE, *,
-                 gpu: str | None = None, model: str | None = None,
-                 input_format: str | None = None, records: object = None,
-                 **values: object) -> ClaimsReport:
+def check_claims(
+    path_or_rows: object,
+    tolerance: float = CLAIM_TOLERANCE,
+    *,
+    gpu: str | None = None,
+    model: str | None = None,
+    input_format: str | None = None,
+    records: object = None,
+    **values: object,
+) -> ClaimsReport:
     """Check every claim of a table: a CSV, JSON or TOML file, or a list of dicts.
 
     Each row has a `quantity` (a napkinmath variable) or an `expression`, a `claimed` value
@@ -432,19 +502,27 @@ def check_claims(path_or_rows: object, tolerance: float = CLAIM_TOLERANCE, *,
         from napkinmath.solving.records import user_records
 
         with user_records(records):
-            return check_claims(path_or_rows, tolerance, gpu=gpu, model=model,
-                                input_format=input_format, **values)
+            return check_claims(
+                path_or_rows, tolerance, gpu=gpu, model=model, input_format=input_format, **values
+            )
     table = _load(path_or_rows, input_format)
     reserved = sorted(k for k in values if str(k).lower() in _COLUMNS)
     if reserved:
-        raise InputError(f"{', '.join(reserved)}: these name columns of a claims table, not "
-                         "values; put them in the table")
+        raise InputError(
+            f"{', '.join(reserved)}: these name columns of a claims table, not "
+            "values; put them in the table"
+        )
     if not table.rows:
         skipped = sum(s.count for s in table.skipped)
-        also = (f" ({skipped} row{'s' if skipped != 1 else ''} skipped as comments or blank)"
-                if skipped else "")
-        raise InputError(f"{visible(table.name)}: no claims to check{also}: a table of claims "
-                         "needs at least one row, so that a check cannot pass by losing them")
+        also = (
+            f" ({skipped} row{'s' if skipped != 1 else ''} skipped as comments or blank)"
+            if skipped
+            else ""
+        )
+        raise InputError(
+            f"{visible(table.name)}: no claims to check{also}: a table of claims "
+            "needs at least one row, so that a check cannot pass by losing them"
+        )
     base: dict[str, object] = {"tolerance": tolerance, "gpu": gpu, "model": model, **values}
     base.update(_defaults(table.defaults, visible(table.name)))
     report = ClaimsReport(table.name, [], table.skipped)
@@ -462,8 +540,7 @@ def check_claims(path_or_rows: object, tolerance: float = CLAIM_TOLERANCE, *,
     return report
 
 
-def load_claims(source: object, input_format: str | None = None
-                ) -> tuple[list[dict], dict, str]:
+def load_claims(source: object, input_format: str | None = None) -> tuple[list[dict], dict, str]:
     """Rows, file-level defaults and a display name from a path, text stream or rows."""
     table = _load(source, input_format)
     return [dict(raw) for _, raw in table.rows], dict(table.defaults), table.name
@@ -476,16 +553,20 @@ def _load(source: object, input_format: str | None) -> _Table:
         path = checked_path(source, "path_or_rows", what="a claims file or a list of rows")
         fmt = input_format or path.suffix.lower().lstrip(".")
         if fmt not in ("csv", "tsv", "json", "toml"):
-            raise InputError(f"{visible(clip(str(source), 200))!r}: a claims file is .csv, "
-                             ".json or .toml (or name the format with input_format=)")
+            raise InputError(
+                f"{visible(clip(str(source), 200))!r}: a claims file is .csv, "
+                ".json or .toml (or name the format with input_format=)"
+            )
         text = _decode(read_claims_file(path), visible(str(path)))
         return _parse(text, fmt, str(path), path.name)
     if hasattr(source, "read"):  # standard input or another stream: bounded the same way
         stream = getattr(source, "buffer", source)
         data = stream.read(MAX_FILE_BYTES + 1)
         if len(data) > MAX_FILE_BYTES:
-            raise InputError(f"the claims input is larger than {MAX_FILE_BYTES:,} bytes; a "
-                             f"claims table is limited to {MAX_FILE_BYTES:,}")
+            raise InputError(
+                f"the claims input is larger than {MAX_FILE_BYTES:,} bytes; a "
+                f"claims table is limited to {MAX_FILE_BYTES:,}"
+            )
         text = _decode(data, "the claims input") if isinstance(data, bytes) else data
         if not isinstance(text, str):
             raise InputError("the claims input must be text")
@@ -493,13 +574,17 @@ def _load(source: object, input_format: str | None) -> _Table:
     if isinstance(source, Mapping):
         rows, defaults = _from_document(dict(source), "claims")
         return _Table([(None, row) for row in rows], defaults, "claims")
-    if isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)) \
-            and _iterable(source):
+    if (
+        isinstance(source, Iterable)
+        and not isinstance(source, (bytes, bytearray))
+        and _iterable(source)
+    ):
         rows = list(itertools.islice(source, MAX_ROWS + 1))
         _check_rows(rows, "claims")
         return _Table([(None, row) for row in rows], {}, "claims")
-    raise InputError(f"check_claims takes a file path or a list of rows, not "
-                     f"{type(source).__name__}")
+    raise InputError(
+        f"check_claims takes a file path or a list of rows, not {type(source).__name__}"
+    )
 
 
 def _iterable(source: object) -> bool:
@@ -519,17 +604,22 @@ def read_claims_file(path: str | Path) -> bytes:
     is read, and no error quotes what a refused file holds (`napkinmath.files`)."""
     from napkinmath.files import read_regular_file
 
-    return read_regular_file(path, noun="claims file", limit=MAX_FILE_BYTES,
-                             rule="claims are read only from regular files or '-' (standard "
-                                  "input)")
+    return read_regular_file(
+        path,
+        noun="claims file",
+        limit=MAX_FILE_BYTES,
+        rule="claims are read only from regular files or '-' (standard input)",
+    )
 
 
 def _decode(data: bytes, shown: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{shown}: not UTF-8 text (a byte that is not UTF-8 at position "
-                         f"{exc.start:,}); save the table as UTF-8") from None
+        raise InputError(
+            f"{shown}: not UTF-8 text (a byte that is not UTF-8 at position "
+            f"{exc.start:,}); save the table as UTF-8"
+        ) from None
 
 
 def parse_claims_text(text: str, fmt: str, name: str = "input") -> tuple[list[dict], dict]:
@@ -552,28 +642,36 @@ def _parse(text: str, fmt: str, where: str, name: str) -> _Table:
         elif isinstance(document, dict):
             rows, defaults = _from_document(document, where)
         else:
-            raise InputError(f"{where}: a JSON claims file is a list of claims or "
-                             '{"claims": [...], "defaults": {...}}')
+            raise InputError(
+                f"{where}: a JSON claims file is a list of claims or "
+                '{"claims": [...], "defaults": {...}}'
+            )
         return _Table(_numbered(rows, layout.claim_lines), defaults, name)
     if fmt == "toml":
         from napkinmath.files import MAX_DEPTH, shallow
 
         if not shallow(text, "toml", MAX_DEPTH):  # before tomllib, which recurses on nesting
-            raise InputError(f"{where}: nested more than {MAX_DEPTH} deep (tables and arrays "
-                             "inside each other, or a dotted key of that many parts); a claims "
-                             f"file is limited to {MAX_DEPTH} levels")  # and squares a key's memory
+            raise InputError(
+                f"{where}: nested more than {MAX_DEPTH} deep (tables and arrays "
+                "inside each other, or a dotted key of that many parts); a claims "
+                f"file is limited to {MAX_DEPTH} levels"
+            )  # and squares a key's memory
         try:
             document = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, RecursionError) as exc:
-            twice = " (a key given twice, or a table declared twice)" \
-                if "overwrite" in str(exc) or "declare" in str(exc) else ""
+            twice = (
+                " (a key given twice, or a table declared twice)"
+                if "overwrite" in str(exc) or "declare" in str(exc)
+                else ""
+            )
             raise InputError(f"{where}: not valid TOML{twice}: {exc}") from None
         except ValueError:  # an integer beyond Python's digit limit
             raise InputError(f"{where}: not valid TOML (a number too long to read)") from None
         rows, defaults = _from_document(document, where)
         return _Table(_numbered(rows, _toml_claim_lines(text)), defaults, name)
-    raise InputError(f"unknown claims format {visible(clip(str(fmt), 20))!r}: use csv, json "
-                     "or toml")
+    raise InputError(
+        f"unknown claims format {visible(clip(str(fmt), 20))!r}: use csv, json or toml"
+    )
 
 
 def _numbered(rows: list, lines: list[int]) -> list[tuple[int | None, Mapping]]:
@@ -598,22 +696,29 @@ def _from_document(document: dict, name: str) -> tuple[list, Mapping]:
     claims under both 'claims' and 'claim', is an error, so that no row is dropped."""
     keys = [key for key in strict_json.CLAIMS_KEYS if key in document]
     if len(keys) > 1:
-        raise InputError(f"{name}: claims are given both as 'claims' and as 'claim': put "
-                         "them in one list named 'claims', so that neither list is dropped")
+        raise InputError(
+            f"{name}: claims are given both as 'claims' and as 'claim': put "
+            "them in one list named 'claims', so that neither list is dropped"
+        )
     if not keys:
-        raise InputError(f"{name}: no claims found: put them in a list named 'claims' "
-                         "([[claims]] tables in TOML)")
+        raise InputError(
+            f"{name}: no claims found: put them in a list named 'claims' "
+            "([[claims]] tables in TOML)"
+        )
     rows = document[keys[0]]
     if not isinstance(rows, list):
         raise InputError(f"{name}: 'claims' must be a list of tables")
     unknown = sorted(set(document) - {"claims", "claim", "defaults"}, key=str)
     if unknown:
-        guess = difflib.get_close_matches(str(unknown[0]).lower(), ["claims", "defaults"], 1,
-                                          columns.SUGGEST)
+        guess = difflib.get_close_matches(
+            str(unknown[0]).lower(), ["claims", "defaults"], 1, columns.SUGGEST
+        )
         hint = f" (did you mean {guess[0]!r}?)" if guess else ""
-        raise InputError(f"{name}: unknown top-level keys ({_column_names(unknown)}){hint}: "
-                         "a claims file has 'claims' and optional 'defaults', and nothing "
-                         "else is read")
+        raise InputError(
+            f"{name}: unknown top-level keys ({_column_names(unknown)}){hint}: "
+            "a claims file has 'claims' and optional 'defaults', and nothing "
+            "else is read"
+        )
     defaults = document.get("defaults", {})
     if not isinstance(defaults, dict):
         raise InputError(f"{name}: 'defaults' must be a table")
@@ -626,9 +731,11 @@ def _check_rows(rows: list, name: str) -> None:
         raise InputError(f"{name}: more than {MAX_ROWS:,} claims; the limit is {MAX_ROWS:,}")
     for number, row in enumerate(rows, 1):
         if not isinstance(row, Mapping):
-            raise InputError(f"{name}: claim {number} is {_kind(row)}, not a table of "
-                             "columns: each claim is a table like {\"expression\": \"1 GB\", "
-                             "\"claimed\": \"1 GB\"}")
+            raise InputError(
+                f"{name}: claim {number} is {_kind(row)}, not a table of "
+                'columns: each claim is a table like {"expression": "1 GB", '
+                '"claimed": "1 GB"}'
+            )
 
 
 def _kind(value: object) -> str:
@@ -655,8 +762,9 @@ def _column_names(names: list) -> str:
     return ", ".join(shown) if shown else "none"
 
 
-def _from_csv(text: str, name: str, delimiter: str
-              ) -> tuple[list[tuple[int | None, Mapping]], list[SkippedRows]]:
+def _from_csv(
+    text: str, name: str, delimiter: str
+) -> tuple[list[tuple[int | None, Mapping]], list[SkippedRows]]:
     """Rows of a CSV table, parsed as CSV first (quoted cells may hold newlines and '#').
     Before the header, comment and blank lines are a preamble; after it, a row whose first
     cell starts with '#' is a comment and an empty row is blank: both are skipped and
@@ -672,14 +780,18 @@ def _from_csv(text: str, name: str, delimiter: str
             blank = not any(cell.strip() for cell in cells)
             comment = not blank and cells[0].lstrip().startswith(COMMENT_MARK)
             if comment and last > first:
-                raise InputError(f"{name}: lines {first}–{last}: a comment row runs over "
-                                 "several lines (a quote opened in it is not closed), so it "
-                                 "would swallow the rows after it")
+                raise InputError(
+                    f"{name}: lines {first}–{last}: a comment row runs over "
+                    "several lines (a quote opened in it is not closed), so it "
+                    "would swallow the rows after it"
+                )
             if last > first:
-                raise InputError(f"{name}: lines {first}–{last}: a quoted cell holds a line "
-                                 "break, so one row spans several lines and the rows inside "
-                                 "it would be read as one cell; no claim needs a line break: "
-                                 "close each quote on the line where it opens")
+                raise InputError(
+                    f"{name}: lines {first}–{last}: a quoted cell holds a line "
+                    "break, so one row spans several lines and the rows inside "
+                    "it would be read as one cell; no claim needs a line break: "
+                    "close each quote on the line where it opens"
+                )
             if header is None:
                 if not (blank or comment):
                     header = _csv_header(cells, f"{name}: line {first}")
@@ -697,20 +809,26 @@ def _from_csv(text: str, name: str, delimiter: str
                     group.blank += 1
                 continue
             if len(cells) > len(header):
-                raise InputError(f"{name}: line {first} (claim {len(rows) + 1}) has more cells "
-                                 f"than the header ({len(cells)} for {len(header)}): quote "
-                                 "values that contain a comma, or drop the thousands "
-                                 "separators")
-            rows.append((first, {h: (cells[i] if i < len(cells) else None)
-                                 for i, h in enumerate(header)}))
+                raise InputError(
+                    f"{name}: line {first} (claim {len(rows) + 1}) has more cells "
+                    f"than the header ({len(cells)} for {len(header)}): quote "
+                    "values that contain a comma, or drop the thousands "
+                    "separators"
+                )
+            rows.append(
+                (first, {h: (cells[i] if i < len(cells) else None) for i, h in enumerate(header)})
+            )
             if len(rows) > MAX_ROWS:
-                raise InputError(f"{name}: more than {MAX_ROWS:,} claims; the limit is "
-                                 f"{MAX_ROWS:,}")
+                raise InputError(
+                    f"{name}: more than {MAX_ROWS:,} claims; the limit is {MAX_ROWS:,}"
+                )
     except csv.Error as exc:
         raise InputError(f"{name}: not valid CSV at line {reader.line_num}: {exc}") from None
     if header is None:
-        raise InputError(f"{name}: no claims (the file is empty or only comments): a table "
-                         "starts with a header such as 'id,expression,claimed'")
+        raise InputError(
+            f"{name}: no claims (the file is empty or only comments): a table "
+            "starts with a header such as 'id,expression,claimed'"
+        )
     return rows, skipped
 
 
@@ -722,17 +840,21 @@ def _csv_header(cells: list[str], name: str) -> list[str]:
     for cell in header:
         key = _COLUMNS.get(cell.lower(), cell)
         if key in seen:
-            raise InputError(f"{name}: the header names {key!r} twice ({seen[key]!r} and "
-                             f"{cell!r}): which one counts would be a guess"
-                             if _SAFE_COLUMN_NAME.fullmatch(cell) else
-                             f"{name}: the header has two columns of the same name")
+            raise InputError(
+                f"{name}: the header names {key!r} twice ({seen[key]!r} and "
+                f"{cell!r}): which one counts would be a guess"
+                if _SAFE_COLUMN_NAME.fullmatch(cell)
+                else f"{name}: the header has two columns of the same name"
+            )
         seen[key] = cell
         if columns.near_miss(cell):
             raise columns.misspelt(cell, f"{name} (the header)")
     kinds = {_COLUMNS.get(h.lower(), "") for h in header}
     if "claimed" not in kinds or not kinds & {"quantity", "expression"}:
-        raise InputError(f"{name}: the header ({_column_names(header)}) needs a 'claimed' "
-                         "column and a 'quantity' or 'expression' column")
+        raise InputError(
+            f"{name}: the header ({_column_names(header)}) needs a 'claimed' "
+            "column and a 'quantity' or 'expression' column"
+        )
     return header
 
 
@@ -740,8 +862,9 @@ def _defaults(raw: Mapping, name: str) -> dict[str, object]:
     settings = _row_settings(raw, f"{name}: defaults")
     own = sorted(k for k in ("id", "quantity", "expression", "claimed") if k in settings)
     if own:
-        raise InputError(f"defaults: {', '.join(own)} cannot have a default: each claim gives "
-                         "its own")
+        raise InputError(
+            f"defaults: {', '.join(own)} cannot have a default: each claim gives its own"
+        )
     return settings
 
 
@@ -750,15 +873,19 @@ def _check_value(value: object, name: str, where: str) -> None:
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1100:
         value = _HugeInteger(round(value.bit_length() * 0.30103))
     if isinstance(value, _HugeInteger):
-        raise InputError(f"{where}: {name} is {value}: beyond any number napkinmath computes "
-                         "with (about 1.8e308)", name)
+        raise InputError(
+            f"{where}: {name} is {value}: beyond any number napkinmath computes "
+            "with (about 1.8e308)",
+            name,
+        )
 
 
-def _put(settings: dict, origin: dict, name: str, value: object, given_as: str,
-         where: str) -> None:
+def _put(settings: dict, origin: dict, name: str, value: object, given_as: str, where: str) -> None:
     if name in settings:
-        raise InputError(f"{where}: {name} is given twice ({origin[name]} and {given_as}): "
-                         "which one counts would be a guess")
+        raise InputError(
+            f"{where}: {name} is given twice ({origin[name]} and {given_as}): "
+            "which one counts would be a guess"
+        )
     settings[name] = value
     origin[name] = given_as
 
@@ -778,8 +905,10 @@ def _row_settings(raw: Mapping, where: str) -> dict[str, object]:
             guess = columns.closest(key_text)
             raise columns.UnknownColumnError(
                 f"{where}: column {columns.shown(key_text)} is neither a claims column nor a "
-                "variable name" + (f" (did you mean {guess!r}?)" if guess else "")
-                + f": {columns.allowed()}")
+                "variable name"
+                + (f" (did you mean {guess!r}?)" if guess else "")
+                + f": {columns.allowed()}"
+            )
         if value is None or (isinstance(value, str) and not value.strip()):
             continue
         _check_cell(value, key_text, column, where)
@@ -801,9 +930,11 @@ def _check_cell(value: object, key: str, column: str | None, where: str) -> None
     if column == "context" and isinstance(value, Mapping):
         return
     if isinstance(value, bool) or not isinstance(value, (str, numbers.Real)):
-        raise InputError(f"{where}: column {shown!r} holds {_kind(value)}; a cell holds text "
-                         "or a number" + (" (or, for a context, a table)"
-                                          if column == "context" else ""), key)
+        raise InputError(
+            f"{where}: column {shown!r} holds {_kind(value)}; a cell holds text "
+            "or a number" + (" (or, for a context, a table)" if column == "context" else ""),
+            key,
+        )
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"{where}: column {shown!r} is {value!r}, not a finite number", key)
 
@@ -820,11 +951,14 @@ def _parse_context(value: object, where: str) -> dict[str, object]:
                 continue
             name, sep, text = part.partition("=")
             if not sep or not name.strip():
-                raise InputError(f"{where}: context {visible(clip(value, 60))!r}: write "
-                                 "name=value pairs separated by ';', like 'gpu=H100-SXM; n=8'")
+                raise InputError(
+                    f"{where}: context {visible(clip(value, 60))!r}: write "
+                    "name=value pairs separated by ';', like 'gpu=H100-SXM; n=8'"
+                )
             if name.strip() in items:
-                raise InputError(f"{where}: the context gives {visible(clip(name.strip(), 40))}"
-                                 " twice")
+                raise InputError(
+                    f"{where}: the context gives {visible(clip(name.strip(), 40))} twice"
+                )
             items[name.strip()] = text.strip()
     else:
         raise InputError(f"{where}: context must be text like 'gpu=H100-SXM; n=8' or a table")
@@ -835,12 +969,15 @@ def _parse_context(value: object, where: str) -> dict[str, object]:
         if column in _CONTEXT_COLUMNS:
             settings[column] = text
         elif column is not None:
-            raise InputError(f"{where}: the context sets {shown!r}, which names the {column!r} "
-                             f"column: give it in that column (a context holds gpu=, model=, "
-                             "tolerance= and values of names, like 'n=8')")
+            raise InputError(
+                f"{where}: the context sets {shown!r}, which names the {column!r} "
+                f"column: give it in that column (a context holds gpu=, model=, "
+                "tolerance= and values of names, like 'n=8')"
+            )
         elif not name.isidentifier() or name.startswith("_"):
-            raise InputError(f"{where}: context {shown!r} is not a name: write name=value "
-                             "pairs like 'n=8'")
+            raise InputError(
+                f"{where}: context {shown!r} is not a name: write name=value pairs like 'n=8'"
+            )
         else:
             _check_value(text, shown, where)
             settings[name] = text
@@ -849,9 +986,16 @@ def _parse_context(value: object, where: str) -> dict[str, object]:
 
 def _left_unchecked(number: int, raw: Mapping, line: int | None) -> ClaimRow:
     """A claim after the table's work budget was spent: shown, not checked."""
-    row = ClaimRow(number, str(number), "", "", "unchecked", line=line,
-                   category=budget.TABLE_BUDGET_SPENT,
-                   reason=f"{budget.TABLE_BUDGET_SPENT} (see the summary)")
+    row = ClaimRow(
+        number,
+        str(number),
+        "",
+        "",
+        "unchecked",
+        line=line,
+        category=budget.TABLE_BUDGET_SPENT,
+        reason=f"{budget.TABLE_BUDGET_SPENT} (see the summary)",
+    )
     _show(row, raw)
     return row
 
@@ -874,8 +1018,9 @@ def _show(row: ClaimRow, raw: Mapping) -> None:
             row.source = shown
 
 
-def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
-               line: int | None = None) -> ClaimRow:
+def _check_row(
+    number: int, raw: Mapping, base: Mapping[str, object], line: int | None = None
+) -> ClaimRow:
     where = f"claim {number}" + (f" (line {line})" if line is not None else "")
     row = ClaimRow(number, str(number), "", "", "unchecked", line=line)
     _show(row, raw)
@@ -893,9 +1038,12 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
         claimed = settings.pop("claimed", None)
         unit = settings.pop("unit", None)
         row.claim = _cell_text(quantity or expression or "")
-        row.context = {k: v for k, v in own.items()
-                       if k not in ("id", "source", "note", "quantity", "expression",
-                                    "claimed", "unit") and v is not None}
+        row.context = {
+            k: v
+            for k, v in own.items()
+            if k not in ("id", "source", "note", "quantity", "expression", "claimed", "unit")
+            and v is not None
+        }
         givens = [k for k in own if k not in columns.CANONICAL]
         if quantity and expression:
             raise InputError(f"{where}: give a quantity or an expression, not both")
@@ -912,11 +1060,17 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
             variable(quantity)  # an unknown name is an error that suggests the closest
             expression = quantity
         for option in ("gpu", "model"):
-            if settings.get(option) is not None and not isinstance(settings[option], str) \
-                    and not (option == "gpu" and isinstance(settings[option], tuple)):
-                raise InputError(f"{where}: {option} {shown_value(settings[option], 40)} is "
-                                 "not a record name: give one like "
-                                 f"{'H100-SXM' if option == 'gpu' else 'llama-3-70b'}", option)
+            if (
+                settings.get(option) is not None
+                and not isinstance(settings[option], str)
+                and not (option == "gpu" and isinstance(settings[option], tuple))
+            ):
+                raise InputError(
+                    f"{where}: {option} {shown_value(settings[option], 40)} is "
+                    "not a record name: give one like "
+                    f"{'H100-SXM' if option == 'gpu' else 'llama-3-70b'}",
+                    option,
+                )
         options = {k: settings.pop(k) for k in ("gpu", "model") if settings.get(k)}
         settings.pop("gpu", None)
         settings.pop("model", None)
@@ -926,8 +1080,10 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
         if unused:  # a misspelt column, or a value for a name the claim does not have
             raise columns.unused(unused, where, raw)
         if result.status not in ("agree", "disagree"):  # nothing compared: never a pass
-            raise InputError(f"{where}: the claimed value {visible(clip(claimed_text, 60))!r} "
-                             "was not compared with anything")
+            raise InputError(
+                f"{where}: the claimed value {visible(clip(claimed_text, 60))!r} "
+                "was not compared with anything"
+            )
         result.label = row.id
         row.result = result
         row.status = result.status
@@ -940,9 +1096,11 @@ def _check_row(number: int, raw: Mapping, base: Mapping[str, object],
     except Exception as exc:  # a bug: this claim says so (exit 2) and the table goes on
         row.status = "unchecked"
         row.category = INTERNAL_ERROR
-        row.reason = (f"napkinmath failed on this claim ({type(exc).__name__}: "
-                      f"{clip(_cell_text(exc), 200)}); this is a bug in napkinmath, please "
-                      "report it")
+        row.reason = (
+            f"napkinmath failed on this claim ({type(exc).__name__}: "
+            f"{clip(_cell_text(exc), 200)}); this is a bug in napkinmath, please "
+            "report it"
+        )
     return row
 
 
@@ -955,11 +1113,13 @@ def _missing(message: str, givens: list[str], raw: Mapping) -> InputError:
     for name in givens[:5]:
         guess = columns.closest(name)
         kind = "column" if name in raw else "context value"
-        names.append(f"{kind} {columns.shown(name)}"
-                     + (f" (did you mean {guess!r}?)" if guess else ""))
+        names.append(
+            f"{kind} {columns.shown(name)}" + (f" (did you mean {guess!r}?)" if guess else "")
+        )
     return columns.UnknownColumnError(
         f"{message}; {', '.join(names)} {'is' if len(names) == 1 else 'are'} not a claims "
-        f"column: {columns.allowed()}")
+        f"column: {columns.allowed()}"
+    )
 
 
 def _claimed_text(claimed: object, unit: object, where: str) -> str:

@@ -17,14 +17,29 @@ from napkinmath.errors import InputError
 
 #: Each column name (lower case) and the column it stands for.
 COLUMNS = {
-    "id": "id", "name": "id", "label": "id", "claim_id": "id",
-    "quantity": "quantity", "variable": "quantity",
-    "expression": "expression", "expr": "expression",
-    "claimed": "claimed", "claim": "claimed", "value": "claimed", "expected": "claimed",
+    "id": "id",
+    "name": "id",
+    "label": "id",
+    "claim_id": "id",
+    "quantity": "quantity",
+    "variable": "quantity",
+    "expression": "expression",
+    "expr": "expression",
+    "claimed": "claimed",
+    "claim": "claimed",
+    "value": "claimed",
+    "expected": "claimed",
     "expect": "claimed",
-    "unit": "unit", "tolerance": "tolerance", "tol": "tolerance",
-    "gpu": "gpu", "model": "model", "context": "context",
-    "source": "source", "note": "note", "notes": "note", "comment": "note",
+    "unit": "unit",
+    "tolerance": "tolerance",
+    "tol": "tolerance",
+    "gpu": "gpu",
+    "model": "model",
+    "context": "context",
+    "source": "source",
+    "note": "note",
+    "notes": "note",
+    "comment": "note",
 }
 #: The columns, each once, in the order a message lists them.
 CANONICAL = tuple(dict.fromkeys(COLUMNS.values()))
@@ -69,15 +84,18 @@ def shown(name: object) -> str:
 
 def allowed() -> str:
     """The columns a table may have, for an error message."""
-    return (f"the claims columns are {', '.join(CANONICAL)}; any other column gives a value "
-            "to a name the claim's expression uses")
+    return (
+        f"the claims columns are {', '.join(CANONICAL)}; any other column gives a value "
+        "to a name the claim's expression uses"
+    )
 
 
 def misspelt(name: str, where: str) -> UnknownColumnError:
     """The error for a column that looks like a claims column but is not one."""
     return UnknownColumnError(
         f"{where}: column {shown(name)} is not a claims column: did you mean "
-        f"{near_miss(name)!r}? ({allowed()}, and must not look like a claims column)")
+        f"{near_miss(name)!r}? ({allowed()}, and must not look like a claims column)"
+    )
 
 
 def unused(names: list[str], where: str, row: Mapping) -> UnknownColumnError:
@@ -92,4 +110,5 @@ def unused(names: list[str], where: str, row: Mapping) -> UnknownColumnError:
     return UnknownColumnError(
         f"{where}: {', '.join(parts)} {'is' if one else 'are'} not a claims column, and the "
         f"claim does not use {'it' if one else 'them'} as a value: {allowed()}. Rename it, "
-        "or leave it empty in this row")
+        "or leave it empty in this row"
+    )

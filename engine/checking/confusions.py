@@ -54,77 +54,232 @@ class Confusion:
 
 def _static() -> tuple[Confusion, ...]:
     info, rate = (INFORMATION,), (INFORMATION, TIME)
-    bits_words = ("bit", "gb/s", "gbps", "gbit", "link", "network", "nic", "infiniband", "ib",
-                  "ethernet", "roce", "bandwidth")
+    bits_words = (
+        "bit",
+        "gb/s",
+        "gbps",
+        "gbit",
+        "link",
+        "network",
+        "nic",
+        "infiniband",
+        "ib",
+        "ethernet",
+        "roce",
+        "bandwidth",
+    )
     binary_words = ("gib", "mib", "tib", "kib", "memory", "hbm", "capacity")
-    binary_hint = ("decimal vs binary prefixes: {d} = 1000^{k} B but {b} = 1024^{k} B "
-                   "(80 GB = 74.5 GiB)")
+    binary_hint = (
+        "decimal vs binary prefixes: {d} = 1000^{k} B but {b} = 1024^{k} B (80 GB = 74.5 GiB)"
+    )
     binary = [
-        Confusion(f"binary_{p.lower()}", f"{p}B vs {p.upper()}iB", 1.024 ** k, prior,
-                  binary_hint.format(d=f"{p}B", b=f"{p.upper()}iB", k=k), info, binary_words,
-                  f"1.024{'¹²³⁴'[k - 1]}" if k > 1 else "1.024", compound=True)
+        Confusion(
+            f"binary_{p.lower()}",
+            f"{p}B vs {p.upper()}iB",
+            1.024**k,
+            prior,
+            binary_hint.format(d=f"{p}B", b=f"{p.upper()}iB", k=k),
+            info,
+            binary_words,
+            f"1.024{'¹²³⁴'[k - 1]}" if k > 1 else "1.024",
+            compound=True,
+        )
         for k, p, prior in ((1, "k", 0.4), (2, "M", 0.6), (3, "G", 0.85), (4, "T", 0.7))
     ]
     return (
-        Confusion("bits_bytes", "bits vs bytes", 8, 0.9,
-                  "bits and bytes mixed up (1 B = 8 bit), e.g. a 400 Gb/s link taken as "
-                  "400 GB/s", info, bits_words, compound=True),
+        Confusion(
+            "bits_bytes",
+            "bits vs bytes",
+            8,
+            0.9,
+            "bits and bytes mixed up (1 B = 8 bit), e.g. a 400 Gb/s link taken as 400 GB/s",
+            info,
+            bits_words,
+            compound=True,
+        ),
         *binary,
-        Confusion("two_way", "one-way vs two-way bandwidth", 2, 0.7,
-                  "a link's two-way figure (both directions added, as datasheets quote "
-                  "NVLink 4 at 900 GB/s) used where one direction (450 GB/s) moves the data, "
-                  "or the reverse", rate,
-                  ("bandwidth", "link", "nvlink", "bidirectional", "allreduce", "ring", "busbw",
-                   "algbw", "network", "pcie"), compound=True),
-        Confusion("sparse_dense", "sparse vs dense peak", 2, 0.7,
-                  "a 2:4-sparsity peak used as dense (H100: 1,979 vs 989 TFLOP/s BF16), or "
-                  "the reverse", (COMPUTE, TIME), ("peak", "flops", "tflop", "mfu"),
-                  compound=True),
-        Confusion("precision_peak", "FP8 vs BF16 peak", 2, 0.35,
-                  "the FP8 peak used where the BF16 peak applies (H100: 1,979 vs 989 "
-                  "TFLOP/s), or the reverse", (COMPUTE, TIME), ("fp8", "peak", "flops")),
-        Confusion("precision_bytes", "bytes per value (precision)", 2, 0.35,
-                  "bytes per value mixed up: bf16 is 2 B, fp32 4 B, fp8 1 B", info,
-                  ("bytes_per", "precision", "bf16", "fp32", "fp8", "weight")),
-        Confusion("kv_pair", "K and V", 2, 0.4,
-                  "the factor 2 for keys and values left out or counted twice in a KV cache",
-                  info, ("kv", "cache")),
-        Confusion("mac_flop", "MACs vs FLOPs", 2, 0.35,
-                  "multiply-accumulates counted as FLOPs (1 MAC = 2 FLOP), or the reverse",
-                  (COMPUTE,), ("flop", "mac")),
-        Confusion("train_vs_inference", "6·N vs 2·N FLOP per token", 3, 0.8,
-                  "training FLOP (6·N per token: forward + backward) vs inference FLOP (2·N "
-                  "per token: forward only)", (COMPUTE,),
-                  ("train", "flop", "compute", "inference", "forward", "mfu", "6nd"),
-                  compound=True),
-        Confusion("recompute", "8·N vs 6·N FLOP per token", 4 / 3, 0.4,
-                  "training FLOP with full activation recomputation (8·N per token) vs "
-                  "without (6·N)", (COMPUTE,), ("recompute", "checkpointing", "flop"),
-                  factor_text="4/3"),
-        Confusion("weights_vs_state", "weights vs training state", 8, 0.4,
-                  "bf16 weights alone (2 B/param) vs the mixed-precision Adam training state "
-                  "(16 B/param)", info, ("param", "state", "optimizer", "weight", "memory")),
-        Confusion("prefix_1000", "a prefix slip (1000×)", 1000, 0.6,
-                  "one SI prefix off: MB vs GB, ms vs s, TFLOP vs PFLOP", compound=True),
-        Confusion("prefix_1e6", "two prefixes off (10⁶×)", 1e6, 0.3,
-                  "two SI prefixes off: kB vs GB, µs vs s", factor_text="10⁶"),
-        Confusion("hours_days", "hours vs days", 24, 0.7, "hours and days mixed up (1 day = 24 h)",
-                  (TIME,), ("time", "day", "hour", "gpu_hours"), compound=True),
-        Confusion("minutes_hours", "minutes vs hours (or seconds vs minutes)", 60, 0.5,
-                  "minutes and hours, or seconds and minutes, mixed up (× 60)", (TIME,),
-                  ("time", "min", "hour")),
-        Confusion("seconds_hours", "seconds vs hours", 3600, 0.7,
-                  "seconds and hours mixed up (1 h = 3,600 s)", (TIME,),
-                  ("time", "hour", "gpu_hours", "price"), compound=True),
-        Confusion("seconds_days", "seconds vs days", 86400, 0.5,
-                  "seconds and days mixed up (1 day = 86,400 s)", (TIME,), ("time", "day")),
-        Confusion("days_weeks", "days vs weeks", 7, 0.25, "days and weeks mixed up", (TIME,),
-                  ("week", "day")),
-        Confusion("days_years", "days vs years", 365.25, 0.25,
-                  "days and years mixed up (1 year = 365.25 days)", (TIME,), ("year", "annual")),
-        Confusion("percent", "percent vs fraction", 100, 0.5,
-                  "a percentage read as a fraction (40 for 0.40), or the reverse",
-                  dimensionless_only=True, keywords=("mfu", "utilization", "fraction", "%")),
+        Confusion(
+            "two_way",
+            "one-way vs two-way bandwidth",
+            2,
+            0.7,
+            "a link's two-way figure (both directions added, as datasheets quote "
+            "NVLink 4 at 900 GB/s) used where one direction (450 GB/s) moves the data, "
+            "or the reverse",
+            rate,
+            (
+                "bandwidth",
+                "link",
+                "nvlink",
+                "bidirectional",
+                "allreduce",
+                "ring",
+                "busbw",
+                "algbw",
+                "network",
+                "pcie",
+            ),
+            compound=True,
+        ),
+        Confusion(
+            "sparse_dense",
+            "sparse vs dense peak",
+            2,
+            0.7,
+            "a 2:4-sparsity peak used as dense (H100: 1,979 vs 989 TFLOP/s BF16), or the reverse",
+            (COMPUTE, TIME),
+            ("peak", "flops", "tflop", "mfu"),
+            compound=True,
+        ),
+        Confusion(
+            "precision_peak",
+            "FP8 vs BF16 peak",
+            2,
+            0.35,
+            "the FP8 peak used where the BF16 peak applies (H100: 1,979 vs 989 "
+            "TFLOP/s), or the reverse",
+            (COMPUTE, TIME),
+            ("fp8", "peak", "flops"),
+        ),
+        Confusion(
+            "precision_bytes",
+            "bytes per value (precision)",
+            2,
+            0.35,
+            "bytes per value mixed up: bf16 is 2 B, fp32 4 B, fp8 1 B",
+            info,
+            ("bytes_per", "precision", "bf16", "fp32", "fp8", "weight"),
+        ),
+        Confusion(
+            "kv_pair",
+            "K and V",
+            2,
+            0.4,
+            "the factor 2 for keys and values left out or counted twice in a KV cache",
+            info,
+            ("kv", "cache"),
+        ),
+        Confusion(
+            "mac_flop",
+            "MACs vs FLOPs",
+            2,
+            0.35,
+            "multiply-accumulates counted as FLOPs (1 MAC = 2 FLOP), or the reverse",
+            (COMPUTE,),
+            ("flop", "mac"),
+        ),
+        Confusion(
+            "train_vs_inference",
+            "6·N vs 2·N FLOP per token",
+            3,
+            0.8,
+            "training FLOP (6·N per token: forward + backward) vs inference FLOP (2·N "
+            "per token: forward only)",
+            (COMPUTE,),
+            ("train", "flop", "compute", "inference", "forward", "mfu", "6nd"),
+            compound=True,
+        ),
+        Confusion(
+            "recompute",
+            "8·N vs 6·N FLOP per token",
+            4 / 3,
+            0.4,
+            "training FLOP with full activation recomputation (8·N per token) vs without (6·N)",
+            (COMPUTE,),
+            ("recompute", "checkpointing", "flop"),
+            factor_text="4/3",
+        ),
+        Confusion(
+            "weights_vs_state",
+            "weights vs training state",
+            8,
+            0.4,
+            "bf16 weights alone (2 B/param) vs the mixed-precision Adam training state "
+            "(16 B/param)",
+            info,
+            ("param", "state", "optimizer", "weight", "memory"),
+        ),
+        Confusion(
+            "prefix_1000",
+            "a prefix slip (1000×)",
+            1000,
+            0.6,
+            "one SI prefix off: MB vs GB, ms vs s, TFLOP vs PFLOP",
+            compound=True,
+        ),
+        Confusion(
+            "prefix_1e6",
+            "two prefixes off (10⁶×)",
+            1e6,
+            0.3,
+            "two SI prefixes off: kB vs GB, µs vs s",
+            factor_text="10⁶",
+        ),
+        Confusion(
+            "hours_days",
+            "hours vs days",
+            24,
+            0.7,
+            "hours and days mixed up (1 day = 24 h)",
+            (TIME,),
+            ("time", "day", "hour", "gpu_hours"),
+            compound=True,
+        ),
+        Confusion(
+            "minutes_hours",
+            "minutes vs hours (or seconds vs minutes)",
+            60,
+            0.5,
+            "minutes and hours, or seconds and minutes, mixed up (× 60)",
+            (TIME,),
+            ("time", "min", "hour"),
+        ),
+        Confusion(
+            "seconds_hours",
+            "seconds vs hours",
+            3600,
+            0.7,
+            "seconds and hours mixed up (1 h = 3,600 s)",
+            (TIME,),
+            ("time", "hour", "gpu_hours", "price"),
+            compound=True,
+        ),
+        Confusion(
+            "seconds_days",
+            "seconds vs days",
+            86400,
+            0.5,
+            "seconds and days mixed up (1 day = 86,400 s)",
+            (TIME,),
+            ("time", "day"),
+        ),
+        Confusion(
+            "days_weeks",
+            "days vs weeks",
+            7,
+            0.25,
+            "days and weeks mixed up",
+            (TIME,),
+            ("week", "day"),
+        ),
+        Confusion(
+            "days_years",
+            "days vs years",
+            365.25,
+            0.25,
+            "days and years mixed up (1 year = 365.25 days)",
+            (TIME,),
+            ("year", "annual"),
+        ),
+        Confusion(
+            "percent",
+            "percent vs fraction",
+            100,
+            0.5,
+            "a percentage read as a fraction (40 for 0.40), or the reverse",
+            dimensionless_only=True,
+            keywords=("mfu", "utilization", "fraction", "%"),
+        ),
     )
 
 
@@ -156,47 +311,95 @@ def catalog(context: Context | None = None) -> list[Confusion]:
     found = list(STATIC)
     g = context.gpus_per_node or 8.0
     if g > 1:
-        found.append(Confusion(
-            "per_node", "per-GPU vs per-node", g, 0.55,
-            f"a per-GPU figure used as per-node, or the reverse (one node holds {g:g} GPUs)",
-            keywords=("node", "per_gpu", "gpu", "server"), factor_text=f"{g:g} GPU/node",
-            compound=True, from_context=context.gpus_per_node is not None))
+        found.append(
+            Confusion(
+                "per_node",
+                "per-GPU vs per-node",
+                g,
+                0.55,
+                f"a per-GPU figure used as per-node, or the reverse (one node holds {g:g} GPUs)",
+                keywords=("node", "per_gpu", "gpu", "server"),
+                factor_text=f"{g:g} GPU/node",
+                compound=True,
+                from_context=context.gpus_per_node is not None,
+            )
+        )
     n = context.n_gpus
     if n is not None and n > 1 and not math.isclose(n, g):
-        found.append(Confusion(
-            "per_job", "per-GPU vs whole job", n, 0.5,
-            f"a per-GPU figure used for the whole job of {n:g} GPUs, or the reverse",
-            keywords=("gpu", "cluster", "total"), factor_text=f"{n:g} GPUs", from_context=True))
+        found.append(
+            Confusion(
+                "per_job",
+                "per-GPU vs whole job",
+                n,
+                0.5,
+                f"a per-GPU figure used for the whole job of {n:g} GPUs, or the reverse",
+                keywords=("gpu", "cluster", "total"),
+                factor_text=f"{n:g} GPUs",
+                from_context=True,
+            )
+        )
     a, kv = context.n_heads, context.n_kv_heads
     if a and kv and a > kv > 0:
-        found.append(Confusion(
-            "gqa_heads", "attention heads vs KV heads (GQA)", a / kv, 0.8,
-            f"the {a:g} attention (query) heads used where the {kv:g} key/value heads belong: "
-            "with grouped-query attention only the KV heads are cached", (INFORMATION,),
-            ("kv", "cache", "head"), factor_text=f"{a:g}/{kv:g}", compound=True,
-            from_context=True))
+        found.append(
+            Confusion(
+                "gqa_heads",
+                "attention heads vs KV heads (GQA)",
+                a / kv,
+                0.8,
+                f"the {a:g} attention (query) heads used where the {kv:g} key/value heads belong: "
+                "with grouped-query attention only the KV heads are cached",
+                (INFORMATION,),
+                ("kv", "cache", "head"),
+                factor_text=f"{a:g}/{kv:g}",
+                compound=True,
+                from_context=True,
+            )
+        )
     for size in sorted(set(context.ring_sizes)):
         if size < 2 or size != int(size):
             continue
         ring = 2 * (size - 1) / size
-        found.append(Confusion(
-            f"ring_{size:g}", "ring all-reduce factor", ring, 0.8,
-            f"the ring all-reduce factor 2(n−1)/n = {ring:.4g} (n = {size:g}) left out, or "
-            "applied where it does not belong", (INFORMATION,),
-            ("allreduce", "all_reduce", "ring", "busbw", "algbw", "gradient"),
-            factor_text=f"2(n−1)/n = {ring:.4g}", compound=True,
-            from_context=True))
-        found.append(Confusion(
-            f"ring_two_{size:g}", "2 used for the ring factor", size / (size - 1), 0.4,
-            f"a flat 2 used where the ring moves 2(n−1)/n = {ring:.4g} (n = {size:g})",
-            (INFORMATION,), ("allreduce", "ring", "busbw"),
-            factor_text=f"n/(n−1) = {size / (size - 1):.4g}",
-            from_context=True))
-        found.append(Confusion(
-            f"ring_collective_{size:g}", "all-reduce vs all-gather/reduce-scatter", 2, 0.35,
-            "an all-reduce (2(n−1)/n of the buffer per rank) mixed up with an all-gather or "
-            "reduce-scatter ((n−1)/n)", (INFORMATION,),
-            ("allreduce", "allgather", "reduce_scatter", "ring"), from_context=True))
+        found.append(
+            Confusion(
+                f"ring_{size:g}",
+                "ring all-reduce factor",
+                ring,
+                0.8,
+                f"the ring all-reduce factor 2(n−1)/n = {ring:.4g} (n = {size:g}) left out, or "
+                "applied where it does not belong",
+                (INFORMATION,),
+                ("allreduce", "all_reduce", "ring", "busbw", "algbw", "gradient"),
+                factor_text=f"2(n−1)/n = {ring:.4g}",
+                compound=True,
+                from_context=True,
+            )
+        )
+        found.append(
+            Confusion(
+                f"ring_two_{size:g}",
+                "2 used for the ring factor",
+                size / (size - 1),
+                0.4,
+                f"a flat 2 used where the ring moves 2(n−1)/n = {ring:.4g} (n = {size:g})",
+                (INFORMATION,),
+                ("allreduce", "ring", "busbw"),
+                factor_text=f"n/(n−1) = {size / (size - 1):.4g}",
+                from_context=True,
+            )
+        )
+        found.append(
+            Confusion(
+                f"ring_collective_{size:g}",
+                "all-reduce vs all-gather/reduce-scatter",
+                2,
+                0.35,
+                "an all-reduce (2(n−1)/n of the buffer per rank) mixed up with an all-gather or "
+                "reduce-scatter ((n−1)/n)",
+                (INFORMATION,),
+                ("allreduce", "allgather", "reduce_scatter", "ring"),
+                from_context=True,
+            )
+        )
     return found
 
 
@@ -238,12 +441,20 @@ class Candidate:
         return lines
 
     def to_dict(self) -> dict:
-        return {"key": self.key, "label": self.label, "factor": self.factor,
-                "factor_text": self.factor_text or f"{self.factor:g}",
-                "direction": self.direction, "hint": self.hint, "distance": self.distance,
-                "score": round(self.score, 6), "parts": list(self.parts or (self.key,)),
-                "confirmed": self.confirmed, "evidence": list(self.evidence),
-                "correction": self.correction or None}
+        return {
+            "key": self.key,
+            "label": self.label,
+            "factor": self.factor,
+            "factor_text": self.factor_text or f"{self.factor:g}",
+            "direction": self.direction,
+            "hint": self.hint,
+            "distance": self.distance,
+            "score": round(self.score, 6),
+            "parts": list(self.parts or (self.key,)),
+            "confirmed": self.confirmed,
+            "evidence": list(self.evidence),
+            "correction": self.correction or None,
+        }
 
 
 def _relevant(c: Confusion, context: Context) -> bool:
@@ -279,8 +490,9 @@ def _weight(c: Confusion, context: Context) -> float:
     return weight
 
 
-def candidates(ratio: float, context: Context | None = None,
-               tolerance: float = 0.02) -> list[Candidate]:
+def candidates(
+    ratio: float, context: Context | None = None, tolerance: float = 0.02
+) -> list[Candidate]:
     """Known confusions whose factor explains `ratio` = claimed / computed, most likely first.
 
     A factor f matches when the ratio is within `tolerance` (relative) of f or of 1/f.
@@ -315,8 +527,9 @@ def _relevant_key(candidate: Candidate, confusions: list[Confusion], context: Co
     return all(_relevant(by_key[k], context) for k in candidate.parts)
 
 
-def _match(ratio: float, slips: tuple[Confusion, ...], context: Context,
-           limit: float) -> Candidate | None:
+def _match(
+    ratio: float, slips: tuple[Confusion, ...], context: Context, limit: float
+) -> Candidate | None:
     factor = math.prod(c.factor for c in slips)
     if factor <= 1.0 + 1e-12:
         return None
@@ -331,11 +544,28 @@ def _match(ratio: float, slips: tuple[Confusion, ...], context: Context,
     direction = "high" if log_ratio > 0 else "low"
     if len(slips) == 1:
         (c,) = slips
-        return Candidate(c.key, c.label, factor, direction, c.hint, math.expm1(distance),
-                         weight * closeness, c.shown_factor(), (c.key,))
+        return Candidate(
+            c.key,
+            c.label,
+            factor,
+            direction,
+            c.hint,
+            math.expm1(distance),
+            weight * closeness,
+            c.shown_factor(),
+            (c.key,),
+        )
     label = " and ".join(c.label for c in slips)
     hint = "; and ".join(c.hint for c in slips)
     text = " × ".join(c.shown_factor() for c in slips) + f" → {factor:.4g}"
-    return Candidate("+".join(c.key for c in slips), label, factor, direction, hint,
-                     math.expm1(distance), weight * closeness, text,
-                     tuple(c.key for c in slips))
+    return Candidate(
+        "+".join(c.key for c in slips),
+        label,
+        factor,
+        direction,
+        hint,
+        math.expm1(distance),
+        weight * closeness,
+        text,
+        tuple(c.key for c in slips),
+    )

@@ -64,8 +64,8 @@ def error_text(exc: BaseException) -> str:
     if isinstance(text, str) and text and isinstance(position, int) and position >= 0:
         tail = f"\n  {text}\n  {' ' * position}^"
         if message.endswith(tail):
-            head = visible_lines(message[:-len(tail)])
-            return (f"{head}\n  {visible(text)}\n  {' ' * len(visible(text[:position]))}^")
+            head = visible_lines(message[: -len(tail)])
+            return f"{head}\n  {visible(text)}\n  {' ' * len(visible(text[:position]))}^"
     return visible_lines(message)
 
 
@@ -93,8 +93,9 @@ def md_prose(text: object) -> str:
 
 #: what ends a link's text and starts its target: `](url)`, `][ref]`, `]: url` (a definition)
 _LINK_END = re.compile(r"\](?=[(\[:])")
-_INLINE = str.maketrans({"\\": "\\\\", "`": "\\`", "|": "\\|", "&": "&amp;", "<": "&lt;",
-                         ">": "&gt;"})
+_INLINE = str.maketrans(
+    {"\\": "\\\\", "`": "\\`", "|": "\\|", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
+)
 
 
 def _inert(line: str) -> str:
@@ -158,4 +159,4 @@ def unprintable(value: object) -> str:
 
 def clip(text: str, width: int) -> str:
     """At most `width` characters, with an ellipsis when cut."""
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -27,18 +27,34 @@ from napkinmath.units import Quantity, format_number, format_quantity, format_un
 MAX_REWRITES = 80
 
 # --- evidence: undo one slip and re-evaluate -------------------------------------------------
-_PREFIX_LADDER = ("pico", "nano", "micro", "milli", "", "kilo", "mega", "giga", "tera", "peta",
-                  "exa")
-_BINARY = {"kibi": ("kilo", "k"), "mebi": ("mega", "m"), "gibi": ("giga", "g"),
-           "tebi": ("tera", "t"), "pebi": ("peta", "p"), "exbi": ("exa", "e")}
+_PREFIX_LADDER = (
+    "pico",
+    "nano",
+    "micro",
+    "milli",
+    "",
+    "kilo",
+    "mega",
+    "giga",
+    "tera",
+    "peta",
+    "exa",
+)
+_BINARY = {
+    "kibi": ("kilo", "k"),
+    "mebi": ("mega", "m"),
+    "gibi": ("giga", "g"),
+    "tebi": ("tera", "t"),
+    "pebi": ("peta", "p"),
+    "exbi": ("exa", "e"),
+}
 _PREFIXABLE = ("bit", "byte", "FLOP", "FLOPS", "second", "watt", "watt_hour")
 
 
 def _split_prefix(unit_name: str) -> tuple[str, str]:
-    for prefix in sorted([p for p in _PREFIX_LADDER if p] + list(_BINARY), key=len,
-                         reverse=True):
-        if unit_name.startswith(prefix) and unit_name[len(prefix):] in _PREFIXABLE:
-            return prefix, unit_name[len(prefix):]
+    for prefix in sorted([p for p in _PREFIX_LADDER if p] + list(_BINARY), key=len, reverse=True):
+        if unit_name.startswith(prefix) and unit_name[len(prefix) :] in _PREFIXABLE:
+            return prefix, unit_name[len(prefix) :]
     return "", unit_name
 
 
@@ -85,9 +101,11 @@ def _alternatives(resolved: Resolved) -> list[tuple[str, str, pint.Quantity, flo
         if resolved.origin == "unit":
             description = f"'{resolved.name}' read as '{new_text}'"
         else:
-            description = (f"{resolved.name} = {format_quantity(q)} read as "
-                           f"{format_number(float(q.magnitude))} {new_text} instead of "
-                           f"{old_text}")
+            description = (
+                f"{resolved.name} = {format_quantity(q)} read as "
+                f"{format_number(float(q.magnitude))} {new_text} instead of "
+                f"{old_text}"
+            )
         found.append((key, description, new, 3.0))
     record, key = resolved.record, resolved.key
     if record is not None and key:
@@ -102,8 +120,15 @@ def _alternatives(resolved: Resolved) -> list[tuple[str, str, pint.Quantity, flo
             siblings.append(("precision_peak", "peak_flops"))
         for confusion, other in siblings:
             value = record.values[other].quantity
-            found.append((confusion, f"{record.id}.{other} ({format_quantity(value)}) used "
-                          f"instead of {record.id}.{key} ({format_quantity(q)})", value, 1.5))
+            found.append(
+                (
+                    confusion,
+                    f"{record.id}.{other} ({format_quantity(value)}) used "
+                    f"instead of {record.id}.{key} ({format_quantity(q)})",
+                    value,
+                    1.5,
+                )
+            )
     return found
 
 
@@ -115,8 +140,14 @@ def _agrees(a: pint.Quantity, b: pint.Quantity, tolerance: float) -> bool:
     return y != 0 and abs(x / y - 1) <= max(tolerance, 1e-9)
 
 
-def confirm(found: list[Candidate], node: Node, names: Names, claimed: pint.Quantity,
-             result: CheckResult, align: pint.Quantity) -> None:
+def confirm(
+    found: list[Candidate],
+    node: Node,
+    names: Names,
+    claimed: pint.Quantity,
+    result: CheckResult,
+    align: pint.Quantity,
+) -> None:
     """Undo one suspicious slip at a time; where that reproduces the claim, say so.
 
     `align` is what the computed value was multiplied by to compare it with the claim
@@ -143,8 +174,9 @@ def confirm(found: list[Candidate], node: Node, names: Names, claimed: pint.Quan
             spent += size
             meter.charge(size)
 
-            def swapped(name: str, where: int, pos: int = pos,
-                        alternative: pint.Quantity = alternative) -> pint.Quantity:
+            def swapped(
+                name: str, where: int, pos: int = pos, alternative: pint.Quantity = alternative
+            ) -> pint.Quantity:
                 return alternative if where == pos else names(name, where)
 
             try:
@@ -160,16 +192,23 @@ def confirm(found: list[Candidate], node: Node, names: Names, claimed: pint.Quan
                 text = f"with {description}, the expression gives {format_quantity(human(value))}"
                 evidence[key] = (f"{literal}; {text}" if literal else text, weight)
     if untried:
-        result.confirmation_stopped = _stopped(rewrites, len(untried), size, allowance,
-                                               allowance < budget.MAX_CONFIRM_NODES)
+        result.confirmation_stopped = _stopped(
+            rewrites, len(untried), size, allowance, allowance < budget.MAX_CONFIRM_NODES
+        )
     by_key = {c.key: c for c in found}
     for key, (text, weight) in evidence.items():
         candidate = by_key.get(key)
         if candidate is None:
             ratio = result.ratio or 1.0
-            candidate = Candidate(key, key.replace("_", " "), max(ratio, 1 / ratio),
-                                  "high" if ratio > 1 else "low",
-                                  "undoing this slip reproduces the claim", 0.0, 0.5)
+            candidate = Candidate(
+                key,
+                key.replace("_", " "),
+                max(ratio, 1 / ratio),
+                "high" if ratio > 1 else "low",
+                "undoing this slip reproduces the claim",
+                0.0,
+                0.5,
+            )
             found.append(candidate)
         candidate.evidence.append(text)
         candidate.score *= weight
@@ -183,11 +222,15 @@ def _stopped(rewrites: int, untried: int, size: int, allowance: float, table: bo
     elif table:
         why = "the table's work budget is spent"
     else:
-        why = (f"its budget of {int(allowance):,} evaluated nodes is spent (the expression "
-               f"has {size:,})")
-    return (f"confirmation stopped early: {why}; {rewrites} re-evaluation"
-            f"{'s' if rewrites != 1 else ''} tried, {untried} name{'s' if untried != 1 else ''}"
-            " not tried, so an unconfirmed cause may still be the right one")
+        why = (
+            f"its budget of {int(allowance):,} evaluated nodes is spent (the expression "
+            f"has {size:,})"
+        )
+    return (
+        f"confirmation stopped early: {why}; {rewrites} re-evaluation"
+        f"{'s' if rewrites != 1 else ''} tried, {untried} name{'s' if untried != 1 else ''}"
+        " not tried, so an unconfirmed cause may still be the right one"
+    )
 
 
 def tree_size(node: Node) -> int:
@@ -206,13 +249,16 @@ def _literal_note(node: Node, pos: int, names: Names, key: str) -> str:
     return f"did you mean {format_unit(swapped.units)}? {text} = {format_quantity(swapped)}"
 
 
-def _literal_for(node: Node, pos: int, names: Names
-                 ) -> tuple[str, pint.Quantity, pint.Quantity] | None:
+def _literal_for(
+    node: Node, pos: int, names: Names
+) -> tuple[str, pint.Quantity, pint.Quantity] | None:
     """The literal "400 Gb/s" around the unit at `pos`, its value, and it in bytes/decimal."""
     if names.literals is None:
-        names.literals = [sub for sub in _walk(node)
-                          if sub.kind == "binop" and sub.style == "implicit"
-                          and sub.args[0].kind == "num"]
+        names.literals = [
+            sub
+            for sub in _walk(node)
+            if sub.kind == "binop" and sub.style == "implicit" and sub.args[0].kind == "num"
+        ]
     for sub in names.literals:
         if sub.args[1].start <= pos < sub.args[1].end:
             try:
@@ -226,7 +272,7 @@ def _literal_for(node: Node, pos: int, names: Names
                 swapped = value.to(ureg.Unit(target))
             except (pint.PintError, ArithmeticError):
                 return None
-            return names.text[sub.start:sub.end].strip(), value, swapped
+            return names.text[sub.start : sub.end].strip(), value, swapped
     return None
 
 
@@ -273,14 +319,16 @@ def unit_notes(node: Node, names: Names) -> list[str]:
             notes.append(f"{text} = {format_quantity(swapped)} ({why})")
         else:
             one = Quantity(1.0, resolved.quantity.units)
-            notes.append(f"1 {resolved.name} = {format_quantity(one.to(ureg.Unit(readable)))} "
-                         f"({why})")
+            notes.append(
+                f"1 {resolved.name} = {format_quantity(one.to(ureg.Unit(readable)))} ({why})"
+            )
     return notes
 
 
 # --- context for the confusion finder ------------------------------------------------------
-def confusion_context(node: Node, names: Names, computed: pint.Quantity, claimed: pint.Quantity,
-             expression: str) -> Context:
+def confusion_context(
+    node: Node, names: Names, computed: pint.Quantity, claimed: pint.Quantity, expression: str
+) -> Context:
     dims: set[str] = set(computed.dimensionality) | set(claimed.dimensionality)
     unit_names: set[str] = set(claimed.units._units)
     words = [expression.lower()]
@@ -297,12 +345,16 @@ def confusion_context(node: Node, names: Names, computed: pint.Quantity, claimed
     binary = any(_split_prefix(n)[0] in _BINARY for n in unit_names)
     return Context(
         result_dimensions=frozenset(computed.dimensionality),
-        dimensions=frozenset(dims), words=" ".join(words), bits=bits, binary=binary,
+        dimensions=frozenset(dims),
+        words=" ".join(words),
+        bits=bits,
+        binary=binary,
         gpus_per_node=_context_number(names, "gpus_per_node"),
         n_gpus=_context_number(names, "n_gpus"),
         n_heads=_context_number(names, "n_heads"),
         n_kv_heads=_context_number(names, "n_kv_heads"),
-        ring_sizes=tuple(_ring_sizes(node, names)))
+        ring_sizes=tuple(_ring_sizes(node, names)),
+    )
 
 
 def _context_number(names: Names, name: str) -> float | None:
@@ -329,8 +381,14 @@ def _ring_sizes(node: Node, names: Names) -> list[float]:
         if value is not None and value.dimensionless:
             sizes.append(float(value.to("").magnitude))
     for sub in _walk(node):
-        if (sub.kind == "binop" and sub.op == "-" and sub.args[0].kind == "num"
-                and sub.args[1].kind == "num" and sub.args[1].value == 1
-                and not sub.args[0].suffix and 2 <= sub.args[0].value <= 1e6):
+        if (
+            sub.kind == "binop"
+            and sub.op == "-"
+            and sub.args[0].kind == "num"
+            and sub.args[1].kind == "num"
+            and sub.args[1].value == 1
+            and not sub.args[0].suffix
+            and 2 <= sub.args[0].value <= 1e6
+        ):
             sizes.append(sub.args[0].value)
     return sizes

@@ -66,10 +66,17 @@ from napkinmath.text.expr import Node, parse_with_notes
 from napkinmath.units import Quantity, format_number, format_quantity
 
 
-def check(expr: str, expect: object = None, *, tolerance: float = CLAIM_TOLERANCE,
-          gpu: str | Sequence[str] | None = None, model: str | None = None,
-          records: object = None, to: str | None = None,
-          **values: object) -> CheckResult:
+def check(
+    expr: str,
+    expect: object = None,
+    *,
+    tolerance: float = CLAIM_TOLERANCE,
+    gpu: str | Sequence[str] | None = None,
+    model: str | None = None,
+    records: object = None,
+    to: str | None = None,
+    **values: object,
+) -> CheckResult:
     """Evaluate `expr` safely, with units, and compare it with a claimed value `expect`.
 
     `values` give names of the expression a value ("params='70B'"), and feed napkinmath's
@@ -89,8 +96,7 @@ def check(expr: str, expect: object = None, *, tolerance: float = CLAIM_TOLERANC
         from napkinmath.solving.records import user_records
 
         with user_records(records):
-            return check(expr, expect, tolerance=tolerance, gpu=gpu, model=model, to=to,
-                         **values)
+            return check(expr, expect, tolerance=tolerance, gpu=gpu, model=model, to=to, **values)
     tolerance = _tolerance(tolerance)
     if not isinstance(expr, str):
         raise InputError(f"the expression must be text, got {type(expr).__name__}")
@@ -110,8 +116,7 @@ def check(expr: str, expect: object = None, *, tolerance: float = CLAIM_TOLERANC
         from napkinmath.solving.records import bound_records
 
         gpu = bound_records(gpu, "gpu")
-    names = Names(expr, given, gpu, model, node.kind == "name" and "." not in node.text,
-                   tolerance)
+    names = Names(expr, given, gpu, model, node.kind == "name" and "." not in node.text, tolerance)
     names.meter = meter
     names.records()  # a wrong gpu=/model= is an error even when no name needs it
     computed, suffix_note = _evaluate(node, expr, names, expect)
@@ -147,8 +152,10 @@ def split_conversion(expr: str, to: str | None = None) -> tuple[str, str | None]
     if len(parts) == 1:
         return expr, to
     if len(parts) > 2 or not parts[0].strip() or not parts[1].strip():
-        raise InputError(f"{expr!r}: write one conversion, 'EXPRESSION -> UNIT', like "
-                         "'140 GB / (400 Gb/s) -> ms'")
+        raise InputError(
+            f"{expr!r}: write one conversion, 'EXPRESSION -> UNIT', like "
+            "'140 GB / (400 Gb/s) -> ms'"
+        )
     if to is not None:
         raise InputError("give the unit once: either 'EXPRESSION -> UNIT' or to= (--to)")
     return parts[0], parts[1]
@@ -164,10 +171,13 @@ def _chosen_unit(to: object, computed: pint.Quantity) -> pint.Unit:
     if Quantity(1.0, unit).dimensionality != computed.dimensionality:
         dim, other = computed.dimensionality, Quantity(1.0, unit).dimensionality
         example = format_unit(human(computed).units) or "a plain number"
-        raise InputError(f"cannot show the value in {to}: the expression is "
-                         f"{dimension_name(dim)} [{dimension_text(dim)}], but {to} is "
-                         f"{dimension_name(other)} [{dimension_text(other)}]; choose a unit "
-                         f"of the expression's dimension, such as {example}", "to")
+        raise InputError(
+            f"cannot show the value in {to}: the expression is "
+            f"{dimension_name(dim)} [{dimension_text(dim)}], but {to} is "
+            f"{dimension_name(other)} [{dimension_text(other)}]; choose a unit "
+            f"of the expression's dimension, such as {example}",
+            "to",
+        )
     return unit
 
 
@@ -177,8 +187,9 @@ def _tolerance(value: object) -> float:
         try:
             number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
         except ValueError:
-            raise InputError(f"tolerance {shown_value(value)}: give a fraction like 0.02 or 2%",
-                             "tolerance") from None
+            raise InputError(
+                f"tolerance {shown_value(value)}: give a fraction like 0.02 or 2%", "tolerance"
+            ) from None
     elif isinstance(value, numbers.Real) and not isinstance(value, bool):
         try:
             number = float(value)
@@ -187,13 +198,14 @@ def _tolerance(value: object) -> float:
     else:
         raise InputError(f"tolerance {shown_value(value)}: give a fraction like 0.02", "tolerance")
     if not (math.isfinite(number) and 0 <= number < 1):
-        raise InputError(f"tolerance {shown_value(value)}: give a fraction in [0, 1), like 0.02 "
-                         "for 2%", "tolerance")
+        raise InputError(
+            f"tolerance {shown_value(value)}: give a fraction in [0, 1), like 0.02 for 2%",
+            "tolerance",
+        )
     return number
 
 
-def _evaluate(node: Node, text: str, names: Names,
-              expect: object) -> tuple[pint.Quantity, str]:
+def _evaluate(node: Node, text: str, names: Names, expect: object) -> tuple[pint.Quantity, str]:
     """Evaluate; with a '7B'-style suffix, pick the reading whose dimension fits the claim."""
     as_count = evaluate(node, text, names)
     if not has_ambiguous_suffix(node):
@@ -203,18 +215,24 @@ def _evaluate(node: Node, text: str, names: Names,
         as_unit = evaluate(node, text, names, suffix_as_unit=True)
     except ParseError:
         as_unit = None
-    note = (f"a number ending in B or b (like '7B') is read as a count ({format_quantity(as_count)}"
-            "); write '7 B' with a space for bytes")
+    note = (
+        f"a number ending in B or b (like '7B') is read as a count ({format_quantity(as_count)}"
+        "); write '7 B' with a space for bytes"
+    )
     if as_unit is not None and isinstance(expect, str):
         try:
             claimed = _claim_quantity(expect, names)
         except NapkinError:
             return as_count, note
-        if (claimed.dimensionality == as_unit.dimensionality
-                and claimed.dimensionality != as_count.dimensionality):
-            return as_unit, (f"the B/b after a number is read as a unit here (bytes/bits: "
-                             f"{format_quantity(as_unit)}), the only reading with the claim's "
-                             "dimension")
+        if (
+            claimed.dimensionality == as_unit.dimensionality
+            and claimed.dimensionality != as_count.dimensionality
+        ):
+            return as_unit, (
+                f"the B/b after a number is read as a unit here (bytes/bits: "
+                f"{format_quantity(as_unit)}), the only reading with the claim's "
+                "dimension"
+            )
     return as_count, note
 
 
@@ -234,8 +252,9 @@ def _claim_quantity(expect: object, names: Names) -> pint.Quantity:
     return given_quantity("claimed", expect)
 
 
-def _compare(result: CheckResult, node: Node, names: Names, expect: object,
-             notes: list[str]) -> None:
+def _compare(
+    result: CheckResult, node: Node, names: Names, expect: object, notes: list[str]
+) -> None:
     claimed = _claim_quantity(expect, names)
     result.claimed_text = expect if isinstance(expect, str) else format_quantity(claimed)
     claimed, align, note = _align(claimed, result.computed)
@@ -283,16 +302,19 @@ def _correct(candidate: Candidate, claimed: pint.Quantity) -> None:
         shown = format_quantity(human(corrected))
     except (pint.PintError, ArithmeticError, ValueError):
         return
-    candidate.correction = (f"{format_quantity(claimed)} {'÷' if high else '×'} "
-                            f"{format_number(candidate.factor)} = {shown}")
+    candidate.correction = (
+        f"{format_quantity(claimed)} {'÷' if high else '×'} "
+        f"{format_number(candidate.factor)} = {shown}"
+    )
 
 
 def _is_count(q: pint.Quantity) -> bool:
     return bool(q.dimensionality) and all(d in COUNT_DIMENSIONS for d in q.dimensionality)
 
 
-def _align(claimed: pint.Quantity, computed: pint.Quantity
-           ) -> tuple[pint.Quantity, pint.Quantity, str]:
+def _align(
+    claimed: pint.Quantity, computed: pint.Quantity
+) -> tuple[pint.Quantity, pint.Quantity, str]:
     """Make a claim comparable: (claimed, factor for the computed value, note).
 
     A bare number against a count is that many of the count's unit (6193 vs 6193 GPU). A
@@ -305,52 +327,86 @@ def _align(claimed: pint.Quantity, computed: pint.Quantity
         return promoted, one, f"the claim has no unit: read as {format_quantity(promoted)}"
     if computed.dimensionless and _is_count(claimed):
         align = Quantity(1.0, claimed.units)
-        return claimed, align, (f"the expression has no unit: compared as "
-                                f"{format_quantity(computed * align)}")
+        return (
+            claimed,
+            align,
+            (f"the expression has no unit: compared as {format_quantity(computed * align)}"),
+        )
     extra = computed.dimensionality / claimed.dimensionality
     if dict(extra.items()) in ({"[accelerator]": 1}, {"[accelerator]": -1}):
         power = extra["[accelerator]"]
         align = Quantity(1.0, "GPU") ** -power
         per_gpu = human(computed * align)
         which = "a GPU unit" if power > 0 else "a per-GPU unit"
-        return claimed, align, (f"napkinmath's value {format_quantity(human(computed))} keeps "
-                                f"{which} that the claim does not have (per-GPU record values "
-                                f"carry /GPU): compared for one GPU, {format_quantity(per_gpu)}")
+        return (
+            claimed,
+            align,
+            (
+                f"napkinmath's value {format_quantity(human(computed))} keeps "
+                f"{which} that the claim does not have (per-GPU record values "
+                f"carry /GPU): compared for one GPU, {format_quantity(per_gpu)}"
+            ),
+        )
     return claimed, one, ""
 
 
 def _mismatch(claimed: pint.Quantity, computed: pint.Quantity) -> str:
-    return (f"the claim {format_quantity(claimed)} is {dimension_name(claimed.dimensionality)} "
-            f"[{dimension_text(claimed.dimensionality)}] but napkinmath's value "
-            f"{format_quantity(human(computed))} is {dimension_name(computed.dimensionality)} "
-            f"[{dimension_text(computed.dimensionality)}]. To compare them, "
-            f"{dimension_fix(claimed, computed).replace('right side', 'expression')}"
-            .replace("left side", "claim"))
+    return (
+        f"the claim {format_quantity(claimed)} is {dimension_name(claimed.dimensionality)} "
+        f"[{dimension_text(claimed.dimensionality)}] but napkinmath's value "
+        f"{format_quantity(human(computed))} is {dimension_name(computed.dimensionality)} "
+        f"[{dimension_text(computed.dimensionality)}]. To compare them, "
+        f"{dimension_fix(claimed, computed).replace('right side', 'expression')}".replace(
+            "left side", "claim"
+        )
+    )
 
 
 #: Dimension ratios (claimed / computed) that name a confusion of kind, not of size.
 _KIND_SLIPS = {
-    ("[time]", -1): ("count_vs_rate", "a total vs a rate (FLOP vs FLOP/s)",
-                     "the claim is a rate (per second) but the expression gives an amount, or "
-                     "a total was divided by a time twice"),
-    ("[time]", 1): ("rate_vs_count", "a rate vs a total (FLOP/s vs FLOP)",
-                    "the claim is an amount but the expression gives a rate (per second)"),
-    ("[accelerator]", -1): ("per_gpu", "per GPU vs in total",
-                            "the claim is per GPU but the expression gives a total (or forgot a "
-                            "/GPU on a per-GPU figure)"),
-    ("[accelerator]", 1): ("total_vs_per_gpu", "in total vs per GPU",
-                           "the claim is a total over GPUs but the expression is per GPU"),
-    ("[node]", -1): ("per_node_dim", "per node vs in total",
-                     "the claim is per node but the expression gives a total"),
-    ("[token]", -1): ("per_token", "per token vs in total",
-                      "the claim is per token but the expression gives a total"),
-    ("[parameter]", -1): ("per_param", "per parameter vs in total",
-                          "the claim is per parameter but the expression gives a total"),
+    ("[time]", -1): (
+        "count_vs_rate",
+        "a total vs a rate (FLOP vs FLOP/s)",
+        "the claim is a rate (per second) but the expression gives an amount, or "
+        "a total was divided by a time twice",
+    ),
+    ("[time]", 1): (
+        "rate_vs_count",
+        "a rate vs a total (FLOP/s vs FLOP)",
+        "the claim is an amount but the expression gives a rate (per second)",
+    ),
+    ("[accelerator]", -1): (
+        "per_gpu",
+        "per GPU vs in total",
+        "the claim is per GPU but the expression gives a total (or forgot a "
+        "/GPU on a per-GPU figure)",
+    ),
+    ("[accelerator]", 1): (
+        "total_vs_per_gpu",
+        "in total vs per GPU",
+        "the claim is a total over GPUs but the expression is per GPU",
+    ),
+    ("[node]", -1): (
+        "per_node_dim",
+        "per node vs in total",
+        "the claim is per node but the expression gives a total",
+    ),
+    ("[token]", -1): (
+        "per_token",
+        "per token vs in total",
+        "the claim is per token but the expression gives a total",
+    ),
+    ("[parameter]", -1): (
+        "per_param",
+        "per parameter vs in total",
+        "the claim is per parameter but the expression gives a total",
+    ),
 }
 
 
-def _dimension_candidates(claimed: pint.Quantity, computed: pint.Quantity,
-                          names: Names) -> list[Candidate]:
+def _dimension_candidates(
+    claimed: pint.Quantity, computed: pint.Quantity, names: Names
+) -> list[Candidate]:
     """Kinds of slip that explain a claim of another dimension, with a conversion if known."""
     ratio = claimed.dimensionality / computed.dimensionality
     found: list[Candidate] = []
@@ -366,16 +422,29 @@ def _dimension_candidates(claimed: pint.Quantity, computed: pint.Quantity,
         if per_node is None:
             record = names._record_value("gpus_per_node")
             per_node = record[1].quantity if record else Quantity(8, "GPU/node")
-        converted = (computed * per_node if ratio.get("[accelerator]", 0) > 0
-                     else computed / per_node)
+        converted = (
+            computed * per_node if ratio.get("[accelerator]", 0) > 0 else computed / per_node
+        )
         try:
             close = abs(float((claimed / converted).to("").magnitude) - 1) <= names.tolerance
         except (pint.PintError, ArithmeticError):
             close = False
-        evidence = [f"at {format_quantity(per_node)}, napkinmath's value is "
-                    f"{format_quantity(human(converted))}"
-                    + (", which agrees with the claim" if close else "")]
-        found.append(Candidate("per_gpu_vs_per_node", "per GPU vs per node", 1.0, "kind",
-                               "per-GPU and per-node figures mixed up", 0.0, 2.0 if close else 0.5,
-                               "dimension", evidence=evidence if close else []))
+        evidence = [
+            f"at {format_quantity(per_node)}, napkinmath's value is "
+            f"{format_quantity(human(converted))}"
+            + (", which agrees with the claim" if close else "")
+        ]
+        found.append(
+            Candidate(
+                "per_gpu_vs_per_node",
+                "per GPU vs per node",
+                1.0,
+                "kind",
+                "per-GPU and per-node figures mixed up",
+                0.0,
+                2.0 if close else 0.5,
+                "dimension",
+                evidence=evidence if close else [],
+            )
+        )
     return found

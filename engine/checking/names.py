@@ -58,9 +58,15 @@ class Resolved:
 class Names:
     """The resolver of `check`: record values, given values, units, library variables."""
 
-    def __init__(self, text: str, given: dict[str, pint.Quantity],
-                 gpu: str | Sequence[str] | None,
-                 model: str | None, whole_name: bool, tolerance: float) -> None:
+    def __init__(
+        self,
+        text: str,
+        given: dict[str, pint.Quantity],
+        gpu: str | Sequence[str] | None,
+        model: str | None,
+        whole_name: bool,
+        tolerance: float,
+    ) -> None:
         self.text = text
         self.given = given
         self.gpu = gpu
@@ -106,8 +112,10 @@ class Names:
         for text in unit_notes:
             self.note(text)
         if name in known and self._record_value(name) is not None:
-            self.note(f"'{name}' is read as the unit {format_unit(quantity.units)}, not the "
-                      f"variable {name}: give {name}=... to use the variable")
+            self.note(
+                f"'{name}' is read as the unit {format_unit(quantity.units)}, not the "
+                f"variable {name}: give {name}=... to use the variable"
+            )
         return Resolved(name, quantity, "unit")
 
     def _record_ref(self, name: str, pos: int) -> Resolved:
@@ -117,8 +125,7 @@ class Names:
         record_name, _, key = name.rpartition(".")
         record = get(record_name)
         value = record.values[key]
-        return Resolved(name, quantity, "record", f"{record.id}: {value.label()}",
-                        record, key)
+        return Resolved(name, quantity, "record", f"{record.id}: {value.label()}", record, key)
 
     def records(self) -> list:
         """The gpu= and model= records, model first (its keys are architecture values)."""
@@ -134,15 +141,19 @@ class Names:
             if name is None:
                 continue
             if not isinstance(name, str):
-                raise InputError(f"{option}={shown_value(name)}: give the name of a record, like "
-                                 f"{'llama-3-70b' if option == 'model' else 'H100-SXM'}",
-                                 option)
+                raise InputError(
+                    f"{option}={shown_value(name)}: give the name of a record, like "
+                    f"{'llama-3-70b' if option == 'model' else 'H100-SXM'}",
+                    option,
+                )
             record = get(name)
             if (record.kind == "model") != (option == "model"):
                 wanted = "a model record" if option == "model" else "a hardware record"
-                raise InputError(f"{option}={name!r} names {record.id}, a {record.kind} record; "
-                                 f"{option}= takes {wanted} (list them with `napkin hardware`)",
-                                 option)
+                raise InputError(
+                    f"{option}={name!r} names {record.id}, a {record.kind} record; "
+                    f"{option}= takes {wanted} (list them with `napkin hardware`)",
+                    option,
+                )
             found.append(record)
         self._records = found
         return found
@@ -164,10 +175,10 @@ class Names:
         if found is not None:
             record, value = found
             quantity = to_quantity(value.quantity, var)
-            resolved = Resolved(name, quantity, "record", f"{record.id}: {value.label()}",
-                                record, name)
-            self.note(f"{name} = {format_quantity(quantity)} ({record.id}: "
-                      f"{value.label()})")
+            resolved = Resolved(
+                name, quantity, "record", f"{record.id}: {value.label()}", record, name
+            )
+            self.note(f"{name} = {format_quantity(quantity)} ({record.id}: {value.label()})")
         else:
             resolved = self._solved(name, pos, var)
         self._variables[name] = resolved
@@ -182,22 +193,31 @@ class Names:
                 raise ParseError(
                     f"{name} ({var.description}) has no value here: give {name}=... (or a "
                     f"--gpu/--model record that has it). napkinmath could not compute it: "
-                    f"{answer}", self.text, pos)
+                    f"{answer}",
+                    self.text,
+                    pos,
+                )
             raise ParseError(f"{name}: {answer}", self.text, pos)
         result = answer
         quantity = result.value
         self.derivations[name] = result
         inputs = [n for n, g in result.givens.items() if g.origin == "given"]
         self.used.update(inputs)
-        records = sorted({g.record for g in result.givens.values()
-                          if g.origin == "record" and g.record is not None})
+        records = sorted(
+            {
+                g.record
+                for g in result.givens.values()
+                if g.origin == "record" and g.record is not None
+            }
+        )
         sources = inputs + [f"{r} record" for r in records]
-        self.note(f"{name} = {format_quantity(quantity)}, computed by napkinmath from "
-                  f"{', '.join(sources) or 'its defaults'}"
-                  f" ({' → '.join(s.formulas[0].title for s in result.steps)})")
+        self.note(
+            f"{name} = {format_quantity(quantity)}, computed by napkinmath from "
+            f"{', '.join(sources) or 'its defaults'}"
+            f" ({' → '.join(s.formulas[0].title for s in result.steps)})"
+        )
         for assumed, given in result.assumptions.items():
-            self.note(f"assumption: {assumed} = {format_quantity(given.quantity)} "
-                      f"({given.note})")
+            self.note(f"assumption: {assumed} = {format_quantity(given.quantity)} ({given.note})")
         return Resolved(name, quantity, "computed", "computed by napkinmath")
 
     def _solve(self, name: str, givens: dict[str, pint.Quantity]) -> tuple[str, Result | str]:
@@ -206,8 +226,13 @@ class Names:
         from napkinmath.solving.solver import solve
 
         tolerance = max(self.tolerance, 0.01)
-        key = (name, self.gpu, self.model, tolerance,
-               tuple(sorted((k, repr(v.magnitude), str(v.units)) for k, v in givens.items())))
+        key = (
+            name,
+            self.gpu,
+            self.model,
+            tolerance,
+            tuple(sorted((k, repr(v.magnitude), str(v.units)) for k, v in givens.items())),
+        )
         cached = self.meter.solves.get(key)
         if cached is not None:
             return cached
@@ -217,8 +242,9 @@ class Names:
         variables: Mapping[str, Any] = givens
         try:
             answer: tuple[str, Result | str] = (
-                "ok", solve(name, gpu=self.gpu, model=self.model, tolerance=tolerance,
-                            **variables))
+                "ok",
+                solve(name, gpu=self.gpu, model=self.model, tolerance=tolerance, **variables),
+            )
         except UnderDeterminedError as exc:
             answer = ("underdetermined", str(exc))
         except NapkinError as exc:
@@ -238,13 +264,16 @@ class Names:
         if not close:
             close = [n for n in names if len(name) >= 3 and name.lower() in n][:3]
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        return ParseError(f"unknown name {name!r}: not a unit, a napkinmath variable, or a value "
-                          f"you gave{hint} (list variables with `napkin vars`, units are "
-                          "case-sensitive)", self.text, pos)
+        return ParseError(
+            f"unknown name {name!r}: not a unit, a napkinmath variable, or a value "
+            f"you gave{hint} (list variables with `napkin vars`, units are "
+            "case-sensitive)",
+            self.text,
+            pos,
+        )
 
 
-def given_quantity(name: str, value: object, readings: list[str] | None = None
-                   ) -> pint.Quantity:
+def given_quantity(name: str, value: object, readings: list[str] | None = None) -> pint.Quantity:
     """A value passed to check: a library variable is checked against its dimension, and
     read as `solve` reads it ("989 TFLOP/s" per GPU), with the reading added to `readings`."""
     from napkinmath.text.values import check_finite, foreign_quantity, plain_number, read_given

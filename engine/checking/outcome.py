@@ -21,13 +21,15 @@ from napkinmath.units import format_quantity, format_unit
 
 CLAIM_TOLERANCE = 0.02
 #: Names that only give context to the confusion finder (ring size, heads, GPUs).
-CONTEXT_NAMES = ("n", "ring_size", "n_ranks", "n_heads", "n_kv_heads", "gpus_per_node",
-                 "n_gpus")
+CONTEXT_NAMES = ("n", "ring_size", "n_ranks", "n_heads", "n_kv_heads", "gpus_per_node", "n_gpus")
 
 
 def _quantity_dict(q: pint.Quantity) -> dict:
-    return {"value": float(q.magnitude), "unit": format_unit(q.units, style="ascii"),
-            "text": format_quantity(q)}
+    return {
+        "value": float(q.magnitude),
+        "unit": format_unit(q.units, style="ascii"),
+        "text": format_quantity(q),
+    }
 
 
 # --- the result of a check -----------------------------------------------------------------
@@ -63,8 +65,12 @@ class Rendered:
         from napkinmath.arguments import indent as checked_indent
         from napkinmath.text.visible import finite_json
 
-        return json.dumps(finite_json(self.to_dict()), indent=checked_indent(indent),
-                          ensure_ascii=False, allow_nan=False)
+        return json.dumps(
+            finite_json(self.to_dict()),
+            indent=checked_indent(indent),
+            ensure_ascii=False,
+            allow_nan=False,
+        )
 
 
 @dataclass
@@ -132,8 +138,9 @@ class CheckResult(Rendered):
             same = self.computed.to(self.claimed.units)
         except (pint.PintError, ArithmeticError):
             return ""
-        if (format_unit(same.units) == format_unit(self.value.units)
-                or not math.isfinite(float(same.magnitude))):
+        if format_unit(same.units) == format_unit(self.value.units) or not math.isfinite(
+            float(same.magnitude)
+        ):
             return ""
         return format_quantity(same)
 
@@ -158,11 +165,15 @@ class CheckResult(Rendered):
                 return "DISAGREE: napkinmath's value is zero and the claim is not"
             return "DISAGREE: the claim and napkinmath's value are beyond any ratio a float holds"
         if self.status == "agree":
-            return (f"AGREE within {_percent(self.tolerance, sign=False)} "
-                    f"({_percent(self.ratio - 1)} "
-                    f"from napkinmath's value)")
-        return (f"DISAGREE: the claim is {_how_far(self.ratio)} napkinmath's value "
-                f"({_percent(self.ratio - 1)}; tolerance {_percent(self.tolerance, sign=False)})")
+            return (
+                f"AGREE within {_percent(self.tolerance, sign=False)} "
+                f"({_percent(self.ratio - 1)} "
+                f"from napkinmath's value)"
+            )
+        return (
+            f"DISAGREE: the claim is {_how_far(self.ratio)} napkinmath's value "
+            f"({_percent(self.ratio - 1)}; tolerance {_percent(self.tolerance, sign=False)})"
+        )
 
     @property
     def value_text(self) -> str:
@@ -181,12 +192,16 @@ class CheckResult(Rendered):
         """The verdict as plain text (what `napkin check` prints); text from the user is shown
         with its control characters escaped."""
         label = visible(clip(self.label, 200)) + ": " if self.label else ""
-        lines = [f"{label}{visible(self.reading or self.expression)} = "
-                 f"{self.value_text}   ({self.dimension})"]
+        lines = [
+            f"{label}{visible(self.reading or self.expression)} = "
+            f"{self.value_text}   ({self.dimension})"
+        ]
         if self.claimed is not None:
             also = self._claimed_in_unit()
-            lines.append(f"claimed: {format_value(self.claimed)}"
-                         + (f"   (napkinmath: {also})" if also else ""))
+            lines.append(
+                f"claimed: {format_value(self.claimed)}"
+                + (f"   (napkinmath: {also})" if also else "")
+            )
             lines.append(("✓ " if self.status == "agree" else "✗ ") + self.verdict())
         shown, others = self._shown_candidates()
         if shown:
@@ -204,19 +219,26 @@ class CheckResult(Rendered):
 
     def __repr__(self) -> str:
         claim = f", claimed {format_quantity(self.claimed)}" if self.claimed is not None else ""
-        return f"<CheckResult {self.expression!r} = {format_quantity(self.value)}{claim}: " \
-               f"{self.status}>"
+        return (
+            f"<CheckResult {self.expression!r} = {format_quantity(self.value)}{claim}: "
+            f"{self.status}>"
+        )
 
     @property
     def markdown(self) -> str:
         """The verdict as Markdown; text from the user cannot add headings, HTML or links."""
         label = f"**{md_text(clip(self.label, 200))}**: " if self.label else ""
-        lines = [f"{label}{md_code(self.reading or self.expression)} = "
-                 f"**{self.value_text}** ({self.dimension})", ""]
+        lines = [
+            f"{label}{md_code(self.reading or self.expression)} = "
+            f"**{self.value_text}** ({self.dimension})",
+            "",
+        ]
         if self.claimed is not None:
             mark = "✅" if self.status == "agree" else "❌"
-            lines += [f"- claimed: {md_prose(format_value(self.claimed))}",
-                      f"- {mark} {md_prose(self.verdict())}"]
+            lines += [
+                f"- claimed: {md_prose(format_value(self.claimed))}",
+                f"- {mark} {md_prose(self.verdict())}",
+            ]
         shown, others = self._shown_candidates()
         if shown:
             lines += ["", "Likely causes, most likely first:", ""]
@@ -246,10 +268,12 @@ class CheckResult(Rendered):
             "candidates": [c.to_dict() for c in self.candidates],
             "notes": list(self.notes),
             "confirmation_stopped": self.confirmation_stopped or None,
-            "names": [{"name": r.name, **_quantity_dict(r.quantity), "origin": r.origin,
-                       "source": r.note} for r in self.names if r.origin != "unit"],
+            "names": [
+                {"name": r.name, **_quantity_dict(r.quantity), "origin": r.origin, "source": r.note}
+                for r in self.names
+                if r.origin != "unit"
+            ],
         }
-
 
 
 def _percent(x: float, sign: bool = True) -> str:

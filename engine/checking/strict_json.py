@@ -54,11 +54,11 @@ def layout(text: str) -> Layout:
             line += 1
         elif token in "{[":
             parent = stack[-1] if stack else None
-            frame = _Frame(array=token == "[",
-                           claim=parent.claim if parent is not None else None)
+            frame = _Frame(array=token == "[", claim=parent.claim if parent is not None else None)
             if frame.array:
                 frame.claims = parent is None or (
-                    len(stack) == 1 and not parent.array and parent.last_key in CLAIMS_KEYS)
+                    len(stack) == 1 and not parent.array and parent.last_key in CLAIMS_KEYS
+                )
             elif parent is not None and parent.claims:
                 found.claim_lines.append(line)
                 frame.claim = len(found.claim_lines)
@@ -94,12 +94,15 @@ def loads(text: str, where: str, parse_int: Callable[[str], object]) -> tuple[ob
         return obj
 
     def constant(name: str) -> object:
-        raise InputError(f"{where}: not valid JSON: {name} is not a JSON number; write the "
-                         "value as text, like \"1 GB\"")
+        raise InputError(
+            f"{where}: not valid JSON: {name} is not a JSON number; write the "
+            'value as text, like "1 GB"'
+        )
 
     try:
-        document = json.loads(text, parse_int=parse_int, parse_constant=constant,
-                              object_pairs_hook=pairs)
+        document = json.loads(
+            text, parse_int=parse_int, parse_constant=constant, object_pairs_hook=pairs
+        )
     except (json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{where}: not valid JSON: {exc}") from None
     except InputError:
@@ -112,9 +115,13 @@ def loads(text: str, where: str, parse_int: Callable[[str], object]) -> tuple[ob
         name = repr(visible(clip(key, 40)))
         at = (f"line {line}" + (f" (claim {claim})" if claim else "")) if line else "a row"
         also = f", first at line {first}" if first and first != line else ""
-        lost = ("a second list of claims would replace the first and drop its rows"
-                if key in CLAIMS_KEYS and not claim else
-                "which one counts would be a guess")
-        raise InputError(f"{where}: {at}: the key {name} is given twice in one object{also}: "
-                         f"{lost}; give it once")
+        lost = (
+            "a second list of claims would replace the first and drop its rows"
+            if key in CLAIMS_KEYS and not claim
+            else "which one counts would be a guess"
+        )
+        raise InputError(
+            f"{where}: {at}: the key {name} is given twice in one object{also}: "
+            f"{lost}; give it once"
+        )
     return document, found

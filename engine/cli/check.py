@@ -55,31 +55,62 @@ def options(parser: argparse.ArgumentParser) -> None:
         "Evaluate an expression with units, compare it with a claimed value, and name the "
         "unit confusion behind a disagreement (bits vs bytes, GB vs GiB, one-way vs two-way, "
         "6N vs 2N, hours vs days ...). A .csv, .json or .toml file (or '-' for standard "
-        "input) is a table of claims.")
+        "input) is a table of claims."
+    )
     parser.epilog = EXAMPLES
-    parser.add_argument("terms", nargs="+", metavar="EXPRESSION|FILE name=value",
-                        help="an expression (quote it) or a claims file, then values for "
-                             "names such as params=70B n_gpus=64, before the options")
-    parser.add_argument("--expect", "-e", metavar="CLAIM",
-                        help="the claimed value to check, with its unit: '1.1 TB'")
-    parser.add_argument("--to", metavar="UNIT",
-                        help="show the value in this unit: --to GiB (also written "
-                             "'EXPRESSION -> GiB')")
-    parser.add_argument("--tolerance", "-t", default="0.02", metavar="FRACTION",
-                        help="relative tolerance for agreement: 0.02 or 2%% (default 2%%)")
-    parser.add_argument("--gpu", action="append",
-                        help="hardware record for variables such as peak_flops (also gpu=NAME); "
-                             "repeat it to bind records of different kinds together")
-    parser.add_argument("--model", action="append",
-                        help="model record for variables such as n_kv_heads (also model=NAME)")
+    parser.add_argument(
+        "terms",
+        nargs="+",
+        metavar="EXPRESSION|FILE name=value",
+        help="an expression (quote it) or a claims file, then values for "
+        "names such as params=70B n_gpus=64, before the options",
+    )
+    parser.add_argument(
+        "--expect",
+        "-e",
+        metavar="CLAIM",
+        help="the claimed value to check, with its unit: '1.1 TB'",
+    )
+    parser.add_argument(
+        "--to",
+        metavar="UNIT",
+        help="show the value in this unit: --to GiB (also written 'EXPRESSION -> GiB')",
+    )
+    parser.add_argument(
+        "--tolerance",
+        "-t",
+        default="0.02",
+        metavar="FRACTION",
+        help="relative tolerance for agreement: 0.02 or 2%% (default 2%%)",
+    )
+    parser.add_argument(
+        "--gpu",
+        action="append",
+        help="hardware record for variables such as peak_flops (also gpu=NAME); "
+        "repeat it to bind records of different kinds together",
+    )
+    parser.add_argument(
+        "--model",
+        action="append",
+        help="model record for variables such as n_kv_heads (also model=NAME)",
+    )
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    parser.add_argument("--input-format", choices=("csv", "tsv", "json", "toml"),
-                        help="format of a claims table read from '-' or a file without a "
-                             "known extension")
-    parser.add_argument("--allow-unchecked", action="store_true",
-                        help="exit 0 when no claim disagrees even if some could not be checked")
-    parser.add_argument("--verbose", "-v", action="store_true",
-                        help="also show how napkinmath computed the variables it needed")
+    parser.add_argument(
+        "--input-format",
+        choices=("csv", "tsv", "json", "toml"),
+        help="format of a claims table read from '-' or a file without a known extension",
+    )
+    parser.add_argument(
+        "--allow-unchecked",
+        action="store_true",
+        help="exit 0 when no claim disagrees even if some could not be checked",
+    )
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="also show how napkinmath computed the variables it needed",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -105,8 +136,9 @@ def _run(args: argparse.Namespace) -> int:
     args.gpu, args.model = records.get("gpu"), records.get("model")
     if _is_table(expression, args.input_format):
         if args.to is not None:
-            raise InputError("--to applies to one expression; a claims table shows each value "
-                             "in its own unit")
+            raise InputError(
+                "--to applies to one expression; a claims table shows each value in its own unit"
+            )
         return _run_table(expression, givens, args)
     from napkinmath.checking.expression import check
 
@@ -150,16 +182,20 @@ def _split_terms(terms: list[str]) -> tuple[str, dict[str, str], str | None]:
             if not inline_claim:
                 raise InputError(f"{term!r}: nothing after '=': write 'EXPRESSION = CLAIM'")
         elif givens or inline_claim is not None:
-            raise InputError(f"{term!r}: put the expression first, then name=value givens "
-                             "(napkin check EXPRESSION name=value ...)")
+            raise InputError(
+                f"{term!r}: put the expression first, then name=value givens "
+                "(napkin check EXPRESSION name=value ...)"
+            )
         else:
             parts.append(term)
     expression = " ".join(p.strip() for p in parts).strip()
     if not expression:
-        raise InputError("give an expression or a claims file to check, e.g. napkin check "
-                         "\"140 GB / (400 Gb/s)\" --expect \"0.35 s\"; to check a napkinmath "
-                         "variable: napkin check kv_bytes_per_token --model llama-3-70b "
-                         "--expect \"2.62 MB/token\"")
+        raise InputError(
+            "give an expression or a claims file to check, e.g. napkin check "
+            '"140 GB / (400 Gb/s)" --expect "0.35 s"; to check a napkinmath '
+            "variable: napkin check kv_bytes_per_token --model llama-3-70b "
+            '--expect "2.62 MB/token"'
+        )
     return expression, givens, inline_claim
 
 
@@ -178,11 +214,18 @@ def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) ->
     from napkinmath.checking.claims import check_claims
 
     if args.expect is not None:
-        raise InputError("--expect checks one expression; a claims table has its own "
-                         "'claimed' column")
+        raise InputError(
+            "--expect checks one expression; a claims table has its own 'claimed' column"
+        )
     source: object = sys.stdin if target == "-" else target
-    report = check_claims(source, tolerance=args.tolerance, gpu=args.gpu, model=args.model,
-                          input_format=args.input_format, **givens)
+    report = check_claims(
+        source,
+        tolerance=args.tolerance,
+        gpu=args.gpu,
+        model=args.model,
+        input_format=args.input_format,
+        **givens,
+    )
     if args.format == "json":
         print(document("claims", report.to_dict()))
     elif args.format == "markdown":
@@ -194,10 +237,14 @@ def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) ->
         unchecked = report.summary["unchecked"]
         where = "see 'Could not check' above"
         if report.stopped_after is not None:
-            where += ("; the table's work budget was spent after claim "
-                      f"{report.stopped_after}: split the table")
-        message = (f"{unchecked} of {report.summary['total']} claims could not be checked "
-                   f"({where}); fix them, or pass --allow-unchecked")
+            where += (
+                "; the table's work budget was spent after claim "
+                f"{report.stopped_after}: split the table"
+            )
+        message = (
+            f"{unchecked} of {report.summary['total']} claims could not be checked "
+            f"({where}); fix them, or pass --allow-unchecked"
+        )
         if args.format == "json":  # the report is the one JSON document: the reason on stderr
             from napkinmath.cli.main import _say
 

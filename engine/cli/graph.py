@@ -1,7 +1,7 @@
 """`napkin graph`: the formulas around a variable, as text or as Graphviz DOT.
 
-    napkin graph mfu                          # the formulas that mention mfu, with their variables
-    napkin graph train_time --depth 2 --format dot | dot -Tsvg > train_time.svg
+napkin graph mfu                          # the formulas that mention mfu, with their variables
+napkin graph train_time --depth 2 --format dot | dot -Tsvg > train_time.svg
 """
 
 from __future__ import annotations
@@ -21,14 +21,23 @@ def options(parser: argparse.ArgumentParser) -> None:
     `napkinmath.cli.main`)."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = EXAMPLES
-    parser.description = ("Show the formulas that mention a variable and the variables they "
-                          "link it to; --format dot writes Graphviz DOT, nodes and edges in "
-                          "sorted order.")
-    parser.add_argument("target", nargs="?", metavar="VARIABLE|FORMULA",
-                        help="the variable or formula at the centre (default: the whole "
-                             "library)")
-    parser.add_argument("--depth", type=int, default=1,
-                        help="how many formulas away from VARIABLE to go (default 1)")
+    parser.description = (
+        "Show the formulas that mention a variable and the variables they "
+        "link it to; --format dot writes Graphviz DOT, nodes and edges in "
+        "sorted order."
+    )
+    parser.add_argument(
+        "target",
+        nargs="?",
+        metavar="VARIABLE|FORMULA",
+        help="the variable or formula at the centre (default: the whole library)",
+    )
+    parser.add_argument(
+        "--depth",
+        type=int,
+        default=1,
+        help="how many formulas away from VARIABLE to go (default 1)",
+    )
     parser.add_argument("--format", choices=("text", "dot"), default="text")
     parser.set_defaults(handler=run)
 

@@ -21,9 +21,12 @@ if TYPE_CHECKING:
 
 #: schema name of each kind of document, with its version
 SCHEMAS = {
-    "answer": "napkinmath-answer/1", "range": "napkinmath-range/1",
-    "samples": "napkinmath-samples/1", "check": "napkinmath-check/1",
-    "claims": "napkinmath-claims/1", "table": "napkinmath-table/1",
+    "answer": "napkinmath-answer/1",
+    "range": "napkinmath-range/1",
+    "samples": "napkinmath-samples/1",
+    "check": "napkinmath-check/1",
+    "claims": "napkinmath-claims/1",
+    "table": "napkinmath-table/1",
     "error": "napkinmath-error/1",
 }
 
@@ -36,12 +39,19 @@ def document(kind: str, data: dict) -> str:
     """`data` as JSON text with its schema first; never NaN or Infinity."""
     from napkinmath.text.visible import finite_json, json_visible
 
-    return json_visible(json.dumps(finite_json({"schema": SCHEMAS[kind], **data}), indent=2,
-                                   ensure_ascii=False, allow_nan=False))  # no raw U+202E
+    return json_visible(
+        json.dumps(
+            finite_json({"schema": SCHEMAS[kind], **data}),
+            indent=2,
+            ensure_ascii=False,
+            allow_nan=False,
+        )
+    )  # no raw U+202E
 
 
-def answer(result: Result | RangeResult | SampleResult,
-           sensitivity: Sensitivity | None = None) -> str:
+def answer(
+    result: Result | RangeResult | SampleResult, sensitivity: Sensitivity | None = None
+) -> str:
     """A solve's answer: a single answer, a range, or Monte Carlo samples; with
     `sensitivity` (`--sensitivity`), its table as the field "sensitivity", by target."""
     name = type(result).__name__
@@ -56,8 +66,10 @@ def error(exc: BaseException, status: int) -> str:
     """An error as JSON: its type, the message, and what it names (variable, suggestions)."""
     detail: dict[str, object] = {
         "type": type(exc).__name__ if isinstance(exc, NapkinError) else "InternalError",
-        "message": str(exc), "exit_status": status,
-        "variable": getattr(exc, "variable", None)}
+        "message": str(exc),
+        "exit_status": status,
+        "variable": getattr(exc, "variable", None),
+    }
     for field in ("targets", "suggestions"):
         value = getattr(exc, field, None)
         if isinstance(value, (list, tuple)):

@@ -79,9 +79,13 @@ class _Version(argparse.Action):
     """--version: the package's version, looked up only when asked for (reading the package
     metadata costs more than the rest of a command's start)."""
 
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
-                 default: str = argparse.SUPPRESS, help: str = "show napkin's version and exit"
-                 ) -> None:
+    def __init__(
+        self,
+        option_strings: list[str],
+        dest: str = argparse.SUPPRESS,
+        default: str = argparse.SUPPRESS,
+        help: str = "show napkin's version and exit",
+    ) -> None:
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
@@ -106,32 +110,48 @@ class _ArgumentParser(argparse.ArgumentParser):
 def _wants_json(argv: Sequence[str]) -> bool:
     items = list(argv)
     return "--format=json" in items or any(
-        a == "--format" and b == "json" for a, b in itertools.pairwise(items))
+        a == "--format" and b == "json" for a, b in itertools.pairwise(items)
+    )
 
 
 #: napkin's commands in the order `napkin --help` lists them: (its line there, the function
 #: that adds its options, as "module:function"). A command's module is imported, and its
 #: options added, only for the command that runs (`_parser`).
 _COMMANDS = {
-    "solve": ("solve for one or more variables and show the derivation",
-              "napkinmath.cli.main:_solve_options"),
-    "formulas": ("list or search the formulas, with sources",
-                 "napkinmath.cli.main:_formulas_options"),
+    "solve": (
+        "solve for one or more variables and show the derivation",
+        "napkinmath.cli.main:_solve_options",
+    ),
+    "formulas": (
+        "list or search the formulas, with sources",
+        "napkinmath.cli.main:_formulas_options",
+    ),
     "vars": ("list or search the variables, with units", "napkinmath.cli.main:_vars_options"),
-    "hardware": ("list hardware and model records, or show one",
-                 "napkinmath.cli.main:_hardware_options"),
-    "check": ("check an expression, a claimed value, or a table of claims for unit mistakes",
-              "napkinmath.cli.check:options"),
-    "sweep": ("solve over swept inputs (a range, a log range, a list) as a table",
-              "napkinmath.cli.whatif:sweep_options"),
-    "compare": ("the same question across records, ranked",
-                "napkinmath.cli.whatif:compare_options"),
-    "plan": ("answer a scenario file (TOML or JSON) as one report",
-             "napkinmath.cli.plan:options"),
-    "graph": ("the formula-variable graph around a variable (text or Graphviz DOT)",
-              "napkinmath.cli.graph:options"),
-    "completion": ("print a shell completion script (needs shtab)",
-                   "napkinmath.cli.main:_completion_options"),
+    "hardware": (
+        "list hardware and model records, or show one",
+        "napkinmath.cli.main:_hardware_options",
+    ),
+    "check": (
+        "check an expression, a claimed value, or a table of claims for unit mistakes",
+        "napkinmath.cli.check:options",
+    ),
+    "sweep": (
+        "solve over swept inputs (a range, a log range, a list) as a table",
+        "napkinmath.cli.whatif:sweep_options",
+    ),
+    "compare": (
+        "the same question across records, ranked",
+        "napkinmath.cli.whatif:compare_options",
+    ),
+    "plan": ("answer a scenario file (TOML or JSON) as one report", "napkinmath.cli.plan:options"),
+    "graph": (
+        "the formula-variable graph around a variable (text or Graphviz DOT)",
+        "napkinmath.cli.graph:options",
+    ),
+    "completion": (
+        "print a shell completion script (needs shtab)",
+        "napkinmath.cli.main:_completion_options",
+    ),
 }
 #: the commands that read records (--records) and those that solve (--achievable)
 _READ_RECORDS = ("solve", "check", "sweep", "compare", "hardware", "plan")
@@ -143,8 +163,11 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     commands are there by name and help line (for `napkin --help` and a mistyped command), as
     in the full parser, which `napkin completion` uses."""
     parser = _ArgumentParser(
-        prog="napkin", description="Napkin math for AI infrastructure, with units and derivations.",
-        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
+        prog="napkin",
+        description="Napkin math for AI infrastructure, with units and derivations.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EXAMPLES,
+    )
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (line, where) in _COMMANDS.items():
@@ -164,44 +187,80 @@ def _command(argv: Sequence[str]) -> str:
 
 def _solve_options(solve: argparse.ArgumentParser) -> None:
     solve.formatter_class = argparse.RawDescriptionHelpFormatter
-    solve.description = ("Solve for TARGETs from name=value givens, planning through the "
-                         "formula graph.")
+    solve.description = (
+        "Solve for TARGETs from name=value givens, planning through the formula graph."
+    )
     solve.epilog = EXAMPLES
-    solve.add_argument("terms", nargs="+", metavar="TARGET[:UNIT]|name=value",
-                       help="variables to solve for (train_time:h shows it in hours) and "
-                            "givens such as params=7B mfu=0.4 train_time='3 weeks', in any "
-                            "order (quote values with spaces)")
-    solve.add_argument("--unit", action="append", metavar="NAME=UNIT",
-                       help="show a target in this unit (--unit train_time=h); also written "
-                            "TARGET:UNIT (train_time:h)")
-    solve.add_argument("--gpu", action="append",
-                       help="hardware record whose values fill in unstated givens (also "
-                            "gpu=NAME); repeat it to bind records of different kinds together: "
-                            "--gpu H100 --gpu Parallel-FS-100GBs")
-    solve.add_argument("--model", action="append",
-                       help="model record (layers, heads, parameters) to bind (also model=NAME)")
-    solve.add_argument("--precision", choices=PRECISIONS,
-                       help="the record's peak at this precision, and its bytes per value for "
-                            "weights and KV cache (also precision=NAME)")
+    solve.add_argument(
+        "terms",
+        nargs="+",
+        metavar="TARGET[:UNIT]|name=value",
+        help="variables to solve for (train_time:h shows it in hours) and "
+        "givens such as params=7B mfu=0.4 train_time='3 weeks', in any "
+        "order (quote values with spaces)",
+    )
+    solve.add_argument(
+        "--unit",
+        action="append",
+        metavar="NAME=UNIT",
+        help="show a target in this unit (--unit train_time=h); also written "
+        "TARGET:UNIT (train_time:h)",
+    )
+    solve.add_argument(
+        "--gpu",
+        action="append",
+        help="hardware record whose values fill in unstated givens (also "
+        "gpu=NAME); repeat it to bind records of different kinds together: "
+        "--gpu H100 --gpu Parallel-FS-100GBs",
+    )
+    solve.add_argument(
+        "--model",
+        action="append",
+        help="model record (layers, heads, parameters) to bind (also model=NAME)",
+    )
+    solve.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        help="the record's peak at this precision, and its bytes per value for "
+        "weights and KV cache (also precision=NAME)",
+    )
     solve.add_argument("--format", choices=("text", "markdown", "latex", "json"), default="text")
-    solve.add_argument("--digits", type=int, metavar="N",
-                       help="significant figures of the numbers shown (default 4; JSON values "
-                            "stay exact)")
-    solve.add_argument("--tolerance", type=float, default=0.01,
-                       help="relative tolerance for over-determined givens (default 0.01)")
-    solve.add_argument("--strict", action="store_true",
-                       help="exit with status 1 when the plan violates a constraint (memory "
-                            "over HBM, a saturated queue, ...) or a check disagrees")
-    solve.add_argument("--warn-inconsistent", action="store_true",
-                       help="show givens that disagree as warnings in the answer instead of "
-                            "failing")
-    solve.add_argument("--samples", type=int, metavar="N",
-                       help="propagate spreads ('0.3 to 0.5', 0.3..0.5) by N Monte Carlo "
-                            "samples and report the median and 5th/95th percentiles")
+    solve.add_argument(
+        "--digits",
+        type=int,
+        metavar="N",
+        help="significant figures of the numbers shown (default 4; JSON values stay exact)",
+    )
+    solve.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.01,
+        help="relative tolerance for over-determined givens (default 0.01)",
+    )
+    solve.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with status 1 when the plan violates a constraint (memory "
+        "over HBM, a saturated queue, ...) or a check disagrees",
+    )
+    solve.add_argument(
+        "--warn-inconsistent",
+        action="store_true",
+        help="show givens that disagree as warnings in the answer instead of failing",
+    )
+    solve.add_argument(
+        "--samples",
+        type=int,
+        metavar="N",
+        help="propagate spreads ('0.3 to 0.5', 0.3..0.5) by N Monte Carlo "
+        "samples and report the median and 5th/95th percentiles",
+    )
     solve.add_argument("--seed", type=int, help="random seed for --samples (default 0)")
-    solve.add_argument("--sensitivity", action="store_true",
-                       help="also show each input's elasticity and swing (which assumption "
-                            "the answer hangs on)")
+    solve.add_argument(
+        "--sensitivity",
+        action="store_true",
+        help="also show each input's elasticity and swing (which assumption the answer hangs on)",
+    )
     solve.set_defaults(handler=_solve)
 
 
@@ -223,9 +282,11 @@ def _hardware_options(hardware: argparse.ArgumentParser) -> None:
 
 
 def _completion_options(completion: argparse.ArgumentParser) -> None:
-    completion.description = ("Print a completion script for the shell: "
-                              "napkin completion bash > "
-                              "~/.local/share/bash-completion/completions/napkin")
+    completion.description = (
+        "Print a completion script for the shell: "
+        "napkin completion bash > "
+        "~/.local/share/bash-completion/completions/napkin"
+    )
     completion.add_argument("shell", choices=("bash", "zsh", "tcsh"))
     completion.set_defaults(handler=_completion)
 
@@ -234,22 +295,29 @@ def _record_options(name: str, parser: argparse.ArgumentParser) -> None:
     """--records FILE (every command that reads records) and --achievable (those that solve)."""
     if name in _READ_RECORDS:
         parser.add_argument(
-            "--records", action="append", metavar="FILE",
+            "--records",
+            action="append",
+            metavar="FILE",
             help="your own records (TOML, the format of hardware/*.toml): new accelerators, "
-                 "models and prices, or values that replace a shipped record's; repeatable")
+            "models and prices, or values that replace a shipped record's; repeatable",
+        )
     if name in _SOLVE_WITH_RECORDS:
         parser.add_argument(
-            "--achievable", action="store_true",
+            "--achievable",
+            action="store_true",
             help="use the record's measured (achievable) matmul FLOP/s and HBM bandwidth in "
-                 "place of its datasheet peaks, and say so in every step")
+            "place of its datasheet peaks, and say so in every step",
+        )
 
 
 def _completion(args: argparse.Namespace) -> int:
     try:
         import shtab
     except ImportError:
-        raise NapkinError("shell completion needs the shtab package: pip install "
-                          "'napkinmath[completion]' (or pip install shtab)") from None
+        raise NapkinError(
+            "shell completion needs the shtab package: pip install "
+            "'napkinmath[completion]' (or pip install shtab)"
+        ) from None
     print(shtab.complete(_parser(), shell=args.shell))
     return 0
 
@@ -260,8 +328,12 @@ PRECISIONS = ("bf16", "fp16", "fp8", "int8", "fp4")
 RECORD_TERMS = ("gpu", "model", "precision")
 
 
-def record_terms(args: argparse.Namespace, givens: dict[str, str], command: str,
-                 names: Sequence[str] = ("gpu", "model")) -> dict[str, object]:
+def record_terms(
+    args: argparse.Namespace,
+    givens: dict[str, str],
+    command: str,
+    names: Sequence[str] = ("gpu", "model"),
+) -> dict[str, object]:
     """The --gpu/--model (/--precision) options of `args` with the gpu=, model=,
     precision= terms of `givens` (taken out of it): each written either way, exactly as the
     option reads it. For solve and check (`command`), records of different kinds bind
@@ -278,16 +350,19 @@ def record_terms(args: argparse.Namespace, givens: dict[str, str], command: str,
             written.append((f"{name}={visible(value)}", value))
         for label, value in written:
             if not value.strip():
-                raise NapkinError(f"{label.strip()}: name a record, like {name}="
-                                  f"{'llama-3-70b' if name == 'model' else 'H100-SXM'} "
-                                  "(list them with `napkin hardware`)")
+                raise NapkinError(
+                    f"{label.strip()}: name a record, like {name}="
+                    f"{'llama-3-70b' if name == 'model' else 'H100-SXM'} "
+                    "(list them with `napkin hardware`)"
+                )
         if not written:
             continue
         if name == "precision":
             precisions = {v.strip().lower() for _, v in written}
             if len(precisions) > 1:
-                raise NapkinError(f"{' and '.join(label for label, _ in written)}: two "
-                                  "precisions; give one")
+                raise NapkinError(
+                    f"{' and '.join(label for label, _ in written)}: two precisions; give one"
+                )
             value = precisions.pop()
             if value not in PRECISIONS:
                 raise NapkinError(f"{written[-1][0]}: expected one of {', '.join(PRECISIONS)}")
@@ -300,29 +375,35 @@ def record_terms(args: argparse.Namespace, givens: dict[str, str], command: str,
                     f"{' and '.join(label for label, _ in written)}: napkin {command} takes one "
                     f"--{name}: a record, or a comma-separated list to compare (--{name} "
                     f"{','.join(dict.fromkeys(values))}); to bind records of different kinds "
-                    f"together, use napkin solve ... --{name} A --{name} B")
+                    f"together, use napkin solve ... --{name} A --{name} B"
+                )
             chosen[name] = values[0]
             continue
         for label, value in zip((label for label, _ in written), values, strict=True):
             if "," in value:
-                raise NapkinError(f"{label}: {command} takes one record per kind; to rank "
-                                  f"several use napkin compare TARGET --{name} {visible(value)}")
+                raise NapkinError(
+                    f"{label}: {command} takes one record per kind; to rank "
+                    f"several use napkin compare TARGET --{name} {visible(value)}"
+                )
         from napkinmath.solving.records import bound_records
 
         chosen[name] = bound_records(values, name, [label for label, _ in written])
     return chosen
 
 
-def keywords(options: Mapping[str, object], givens: Mapping[str, str],
-             command: str) -> dict[str, Any]:
+def keywords(
+    options: Mapping[str, object], givens: Mapping[str, str], command: str
+) -> dict[str, Any]:
     """The keyword arguments of `command`'s call into the library: its options, then the
     name=value givens; a given named like an option the command sets is refused (napkin
     solve x tolerance=0.1 with the --tolerance option). Typed Any: the library function
     checks each value, and a given may name any of its keywords."""
     for name in givens:
         if name in options:
-            raise NapkinError(f"{name}={visible(givens[name])}: {name} is an option of napkin "
-                              f"{command}, not a variable; see napkin {command} --help")
+            raise NapkinError(
+                f"{name}={visible(givens[name])}: {name} is an option of napkin "
+                f"{command}, not a variable; see napkin {command} --help"
+            )
     return {**options, **givens}
 
 
@@ -341,15 +422,19 @@ def _split_terms(terms: Sequence[str]) -> tuple[list[str], dict[str, str], dict[
                 raise NapkinError(f"{name} is given twice")
             givens[name] = value.strip()
             continue
-        pieces = [p for piece in term.split(",")  # a unit may hold spaces: "x:USD/(GPU h)"
-                  for p in ([piece] if ":" in piece else piece.split())]
+        pieces = [
+            p
+            for piece in term.split(",")  # a unit may hold spaces: "x:USD/(GPU h)"
+            for p in ([piece] if ":" in piece else piece.split())
+        ]
         for target in (p.strip() for p in pieces if p.strip()):
             name, colon, unit = target.partition(":")
             name = name.strip()
             if colon:
                 if not name or not unit.strip():
-                    raise NapkinError(f"{target!r}: write a target with its unit as NAME:UNIT, "
-                                      "like train_time:h")
+                    raise NapkinError(
+                        f"{target!r}: write a target with its unit as NAME:UNIT, like train_time:h"
+                    )
                 _choose(units, name, unit)
             targets.append(name)
     if not targets:
@@ -362,15 +447,18 @@ def plain_terms(terms: Sequence[str], command: str) -> tuple[list[str], dict[str
     targets, givens, units = _split_terms(terms)
     if units:
         name = next(iter(units))
-        raise NapkinError(f"{name}:{units[name]}: napkin {command} shows each variable in its "
-                          f"own unit; choose units with napkin solve {name}:{units[name]} ...")
+        raise NapkinError(
+            f"{name}:{units[name]}: napkin {command} shows each variable in its "
+            f"own unit; choose units with napkin solve {name}:{units[name]} ..."
+        )
     return targets, givens
 
 
 def _choose(units: dict[str, str], name: str, unit: str) -> None:
     if name in units and units[name] != unit.strip():
-        raise NapkinError(f"{name}: two units chosen ({units[name]} and {unit.strip()}); "
-                          "choose one")
+        raise NapkinError(
+            f"{name}: two units chosen ({units[name]} and {unit.strip()}); choose one"
+        )
     units[name] = unit.strip()
 
 
@@ -388,9 +476,10 @@ def _solve(args: argparse.Namespace) -> int:
     from napkinmath.solving.solver import solve
 
     targets, givens, units = _split_terms(args.terms)
-    options: dict[str, object] = {"tolerance": args.tolerance,
-                                  **record_terms(args, givens, "solve",
-                                                 ("gpu", "model", "precision"))}
+    options: dict[str, object] = {
+        "tolerance": args.tolerance,
+        **record_terms(args, givens, "solve", ("gpu", "model", "precision")),
+    }
     chosen = _chosen_units(args, units)
     if chosen:
         options["units"] = chosen
@@ -406,8 +495,9 @@ def _solve(args: argparse.Namespace) -> int:
         options["digits"] = args.digits
     result = solve(targets, **keywords(options, givens, "solve"))
     if args.format == "latex" and not hasattr(result, "to_latex"):
-        raise NapkinError("--format latex is for single answers; use markdown or json for "
-                          "ranges and samples")
+        raise NapkinError(
+            "--format latex is for single answers; use markdown or json for ranges and samples"
+        )
     # the sensitivity is part of the document, in its format: a field of the JSON answer,
     # a Markdown table, a LaTeX tabular, the text table
     report = result.sensitivity() if args.sensitivity else None
@@ -423,12 +513,18 @@ def _solve(args: argparse.Namespace) -> int:
         else:
             print(result)
         if report is not None:
-            print("\n" + {"markdown": report.to_markdown, "latex": report.to_latex}.get(
-                args.format, report.__str__)())
+            print(
+                "\n"
+                + {"markdown": report.to_markdown, "latex": report.to_latex}.get(
+                    args.format, report.__str__
+                )()
+            )
     warnings = result.warnings  # a range's and samples': over the whole spread
     if args.strict and warnings:
-        print(f"napkin: --strict: {len(warnings)} warning(s): " + " | ".join(warnings),
-              file=sys.stderr)
+        print(
+            f"napkin: --strict: {len(warnings)} warning(s): " + " | ".join(warnings),
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -452,8 +548,11 @@ def _formulas(args: argparse.Namespace) -> int:
     for subject in sorted(by_subject):
         print(f"== {subject}")
         for f in by_subject[subject]:
-            flags = [flag for flag, on in (("forward only", f.forward_only),
-                                           ("derived", f.derived)) if on]
+            flags = [
+                flag
+                for flag, on in (("forward only", f.forward_only), ("derived", f.derived))
+                if on
+            ]
             extra = f"  ({', '.join(flags)})" if flags else ""
             print(f"{f.name}: {f.title}{extra}")
             print(f"    {equation_text(f)}")
@@ -594,8 +693,10 @@ def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         _say(f"napkin: {name}: {exc.strerror or exc}")  # like other tools: PATH: No such file
         return _json_error(NapkinError(f"{name}: {exc.strerror or exc}"), 2) if as_json else 2
     except Exception as exc:
-        _say(f"napkin: internal error ({type(exc).__name__}: {exc}). This is a bug in "
-             "napkinmath; please report it with the command you ran.")
+        _say(
+            f"napkin: internal error ({type(exc).__name__}: {exc}). This is a bug in "
+            "napkinmath; please report it with the command you ran."
+        )
         return _json_error(exc, 3) if as_json else 3
 
 
@@ -611,12 +712,52 @@ def _json_error(exc: BaseException, status: int) -> int:
 # --- output: encodings, control characters, closed and full streams ------------------------
 #: ASCII spellings of the symbols napkinmath writes, for streams that cannot encode them.
 _ASCII = {
-    "×": "x", "·": "*", "÷": "/", "−": "-", "–": "-", "—": "-", "…": "...", "±": "+/-",
-    "≤": "<=", "≥": ">=", "≈": "~", "≠": "!=", "→": "->", "←": "<-", "⇒": "=>", "↔": "<->",
-    "✓": "OK", "✔": "OK", "✅": "OK", "✗": "X", "✘": "X", "❌": "X", "⚠": "!", "•": "*",
-    "µ": "u", "μ": "u", "°": " deg", "√": "sqrt", "∞": "inf", "⌈": "ceil(", "⌉": ")",
-    "⌊": "floor(", "⌋": ")", "‘": "'", "’": "'", "“": '"', "”": '"', "€": "EUR", "£": "GBP",
-    "λ": "lambda", "Λ": "Lambda", "§": "sec. ", "≪": "<<", "≫": ">>", "≃": "~=", "ᵀ": "^T",
+    "×": "x",
+    "·": "*",
+    "÷": "/",
+    "−": "-",
+    "–": "-",
+    "—": "-",
+    "…": "...",
+    "±": "+/-",
+    "≤": "<=",
+    "≥": ">=",
+    "≈": "~",
+    "≠": "!=",
+    "→": "->",
+    "←": "<-",
+    "⇒": "=>",
+    "↔": "<->",
+    "✓": "OK",
+    "✔": "OK",
+    "✅": "OK",
+    "✗": "X",
+    "✘": "X",
+    "❌": "X",
+    "⚠": "!",
+    "•": "*",
+    "µ": "u",
+    "μ": "u",
+    "°": " deg",
+    "√": "sqrt",
+    "∞": "inf",
+    "⌈": "ceil(",
+    "⌉": ")",
+    "⌊": "floor(",
+    "⌋": ")",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+    "€": "EUR",
+    "£": "GBP",
+    "λ": "lambda",
+    "Λ": "Lambda",
+    "§": "sec. ",
+    "≪": "<<",
+    "≫": ">>",
+    "≃": "~=",
+    "ᵀ": "^T",
     "\u2044": "/",
 }
 _SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+", strict=True))

@@ -1,10 +1,10 @@
 """`napkin plan FILE`: a scenario file answered as one report.
 
-    napkin plan examples/startup-7b.toml                # text to the terminal
-    napkin plan examples/startup-7b.toml -o plan.html   # one self-contained HTML file
-    napkin plan examples/startup-7b.toml -o plan.md     # Markdown; .pdf via pdflatex
-    napkin plan examples/startup-7b.toml --check        # exit 1 on a violated constraint
-                                                        # or disagreeing givens
+napkin plan examples/startup-7b.toml                # text to the terminal
+napkin plan examples/startup-7b.toml -o plan.html   # one self-contained HTML file
+napkin plan examples/startup-7b.toml -o plan.md     # Markdown; .pdf via pdflatex
+napkin plan examples/startup-7b.toml --check        # exit 1 on a violated constraint
+                                                    # or disagreeing givens
 """
 
 from __future__ import annotations
@@ -25,16 +25,25 @@ def options(parser: argparse.ArgumentParser) -> None:
     `napkinmath.cli.main`)."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = PLAN_EXAMPLES
-    parser.description = ("Answer every section of a plan file in order (answers feed later "
-                          "sections by name), check the givens and the constraints once for "
-                          "the file, and write the report.")
+    parser.description = (
+        "Answer every section of a plan file in order (answers feed later "
+        "sections by name), check the givens and the constraints once for "
+        "the file, and write the report."
+    )
     parser.add_argument("file", metavar="FILE", help="the plan: a .toml or .json scenario")
-    parser.add_argument("-o", "--output", metavar="OUT",
-                        help="write the report to OUT; its suffix picks the format: .html, .md, "
-                             ".pdf (needs pdflatex), .tex, .txt")
-    parser.add_argument("--check", action="store_true",
-                        help="exit with status 1 when a constraint is violated or givens "
-                             "disagree (for CI); prints the summary's status lines")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write the report to OUT; its suffix picks the format: .html, .md, "
+        ".pdf (needs pdflatex), .tex, .txt",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit with status 1 when a constraint is violated or givens "
+        "disagree (for CI); prints the summary's status lines",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -42,8 +51,11 @@ def _without_plots(answered, output: str) -> str:
     """' (without its plots: ...)' when the report would draw plots matplotlib cannot."""
     from napkinmath.scenario import svg
 
-    if not output.lower().endswith((".html", ".htm", ".pdf")) \
-            or not svg.wants_plots(answered) or svg.can_plot():
+    if (
+        not output.lower().endswith((".html", ".htm", ".pdf"))
+        or not svg.wants_plots(answered)
+        or svg.can_plot()
+    ):
         return ""
     return " (without its plots: matplotlib is not installed; pip install 'napkinmath[plot]')"
 
@@ -54,8 +66,10 @@ def run(args: argparse.Namespace) -> int:
     from napkinmath.writing import check_output
 
     if args.output:  # before any work: not over the plan or a records file, not via a link
-        check_output(args.output, [("plan file", args.file),
-                                   *(("records file", path) for path in args.records or [])])
+        check_output(
+            args.output,
+            [("plan file", args.file), *(("records file", path) for path in args.records or [])],
+        )
     answered = plan(args.file, records=args.records, achievable=args.achievable or None)
     if args.output:
         with _writing(args.output):
@@ -65,15 +79,18 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         checks = len(answered.checks) + len(answered.constraints)
         status = "FAIL" if warnings else "OK"
-        print(f"{status}: {args.file}: {len(warnings)} warning(s) in {checks} checks and "
-              "constraints")
+        print(
+            f"{status}: {args.file}: {len(warnings)} warning(s) in {checks} checks and constraints"
+        )
         for w in warnings:
             print(f"  ✗ {w}")
         return 1 if warnings else 0
     if not args.output:
         print(answered.to_text())
     if answered.scenario.strict and warnings:
-        print(f"napkin: {args.file} is strict: {len(warnings)} warning(s): "
-              + " | ".join(warnings), file=sys.stderr)
+        print(
+            f"napkin: {args.file} is strict: {len(warnings)} warning(s): " + " | ".join(warnings),
+            file=sys.stderr,
+        )
         return 1
     return 0

@@ -48,11 +48,14 @@ def sweep_options(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = SWEEP_EXAMPLES
     parser.usage = "napkin sweep TARGET name=low..high[:log:N] name=value ... [options]"
-    parser.description = ("Plan the question once, then evaluate every point of the swept "
-                          "inputs in one vectorised pass.")
+    parser.description = (
+        "Plan the question once, then evaluate every point of the swept "
+        "inputs in one vectorised pass."
+    )
     _common(parser, "TARGET name=value|name=low..high[:log:N]|name=a,b,c")
-    parser.add_argument("--points", type=int, default=11,
-                        help="points for a range given without :N (default 11)")
+    parser.add_argument(
+        "--points", type=int, default=11, help="points for a range given without :N (default 11)"
+    )
     parser.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
     parser.add_argument("--json", metavar="FILE", help="also write the table as JSON")
     parser.add_argument("--plot", metavar="FILE", help="also plot it to FILE.png or FILE.svg")
@@ -64,14 +67,20 @@ def compare_options(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = COMPARE_EXAMPLES
     parser.usage = "napkin compare TARGET --gpu A,B[,C] [--model M] name=value ... [options]"
-    parser.description = ("Solve the question with each record (comma-separated --gpu or "
-                          "--model lists) and rank the answers, with each record's values and "
-                          "sources.")
+    parser.description = (
+        "Solve the question with each record (comma-separated --gpu or "
+        "--model lists) and rank the answers, with each record's values and "
+        "sources."
+    )
     _common(parser, "TARGET name=value")
-    parser.add_argument("--best", choices=("lower", "higher"),
-                        help="which way is better (default: the target's natural direction)")
-    parser.add_argument("--derivations", action="store_true",
-                        help="also print each record's full derivation")
+    parser.add_argument(
+        "--best",
+        choices=("lower", "higher"),
+        help="which way is better (default: the target's natural direction)",
+    )
+    parser.add_argument(
+        "--derivations", action="store_true", help="also print each record's full derivation"
+    )
     parser.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
     parser.add_argument("--plot", metavar="FILE", help="also plot it to FILE.png or FILE.svg")
     parser.set_defaults(handler=_compare)
@@ -80,29 +89,45 @@ def compare_options(parser: argparse.ArgumentParser) -> None:
 def _common(parser: argparse.ArgumentParser, metavar: str) -> None:
     from napkinmath.cli.main import PRECISIONS
 
-    parser.add_argument("terms", nargs="+", metavar=metavar,
-                        help="the variable to solve for, then givens")
-    parser.add_argument("--gpu", action="append",
-                        help="accelerator record, or a comma-separated list (also gpu=...)")
-    parser.add_argument("--model", action="append",
-                        help="model record, or a comma-separated list (also model=...)")
-    parser.add_argument("--precision", choices=PRECISIONS,
-                        help="each record's peak at this precision, and its bytes per value "
-                             "for weights and KV cache (also precision=NAME)")
-    parser.add_argument("--format", choices=("text", "markdown", "csv", "json"),
-                        default="text")
-    parser.add_argument("--tolerance", type=float, default=0.01,
-                        help="relative tolerance for over-determined givens (default 0.01)")
-    parser.add_argument("--strict", action="store_true",
-                        help="exit with status 1 when a row violates a constraint (memory "
-                             "over HBM, a saturated queue, ...)")
+    parser.add_argument(
+        "terms", nargs="+", metavar=metavar, help="the variable to solve for, then givens"
+    )
+    parser.add_argument(
+        "--gpu",
+        action="append",
+        help="accelerator record, or a comma-separated list (also gpu=...)",
+    )
+    parser.add_argument(
+        "--model", action="append", help="model record, or a comma-separated list (also model=...)"
+    )
+    parser.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        help="each record's peak at this precision, and its bytes per value "
+        "for weights and KV cache (also precision=NAME)",
+    )
+    parser.add_argument("--format", choices=("text", "markdown", "csv", "json"), default="text")
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.01,
+        help="relative tolerance for over-determined givens (default 0.01)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with status 1 when a row violates a constraint (memory "
+        "over HBM, a saturated queue, ...)",
+    )
 
 
 def _strict(args: argparse.Namespace, warnings: list[str]) -> int:
     """1 (after saying why on stderr) when --strict and a row violates a constraint."""
     if args.strict and warnings:
-        print(f"napkin: --strict: {len(warnings)} warning(s): " + " | ".join(warnings),
-              file=sys.stderr)
+        print(
+            f"napkin: --strict: {len(warnings)} warning(s): " + " | ".join(warnings),
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -121,9 +146,14 @@ def _sweep(args: argparse.Namespace) -> int:
     _check_outputs(args)
     targets, givens = plain_terms(args.terms, "sweep")
     chosen = record_terms(args, givens, "sweep", RECORD_TERMS)
-    options = {"gpu": _records(chosen.get("gpu")), "model": _records(chosen.get("model")),
-               "precision": chosen.get("precision"), "tolerance": args.tolerance,
-               "points": args.points, **({"achievable": True} if args.achievable else {})}
+    options = {
+        "gpu": _records(chosen.get("gpu")),
+        "model": _records(chosen.get("model")),
+        "precision": chosen.get("precision"),
+        "tolerance": args.tolerance,
+        "points": args.points,
+        **({"achievable": True} if args.achievable else {}),
+    }
     table = sweep(targets, **keywords(options, givens, "sweep"))
     _emit(table, args)
     if args.json:
@@ -139,9 +169,14 @@ def _compare(args: argparse.Namespace) -> int:
     _check_outputs(args)
     targets, givens = plain_terms(args.terms, "compare")
     chosen = record_terms(args, givens, "compare", RECORD_TERMS)
-    options = {"gpu": _records(chosen.get("gpu")), "model": _records(chosen.get("model")),
-               "precision": chosen.get("precision"), "tolerance": args.tolerance,
-               "best": args.best, "achievable": args.achievable}
+    options = {
+        "gpu": _records(chosen.get("gpu")),
+        "model": _records(chosen.get("model")),
+        "precision": chosen.get("precision"),
+        "tolerance": args.tolerance,
+        "best": args.best,
+        "achievable": args.achievable,
+    }
     result = compare(targets, **keywords(options, givens, "compare"))
     if args.format == "text":
         _check_plot(result.to_table(), args)
@@ -160,9 +195,11 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _emit(table: Table, args: argparse.Namespace) -> None:
     render: dict[str, Callable[[Table], str]] = {
-        "text": str, "markdown": lambda t: t.to_markdown(),
+        "text": str,
+        "markdown": lambda t: t.to_markdown(),
         "csv": lambda t: t.to_csv().rstrip("\n"),
-        "json": lambda t: document("table", t.to_dict())}
+        "json": lambda t: document("table", t.to_dict()),
+    }
     _check_plot(table, args)
     print(render[args.format](table))
     _files(table, args)

@@ -87,10 +87,18 @@ class Variable:
     with pint on first use; `symbol` None makes the Symbol (and imports sympy) on first use.
     """
 
-    def __init__(self, name: str, unit: pint.Unit | str, description: str,
-                 symbol: sympy.Symbol | None = None, latex: str = "",
-                 bounds: Bounds = POSITIVE, default: Default | tuple | None = None,
-                 display_unit: str | None = None, rounding: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        unit: pint.Unit | str,
+        description: str,
+        symbol: sympy.Symbol | None = None,
+        latex: str = "",
+        bounds: Bounds = POSITIVE,
+        default: Default | tuple | None = None,
+        display_unit: str | None = None,
+        rounding: tuple[str, ...] = (),
+    ) -> None:
         self.name = name
         self.description = description
         self.latex = latex
@@ -186,10 +194,20 @@ class Formula(_Expressions):
     `equation` None (a formula read from the snapshot) is made from its trees on first use.
     """
 
-    def __init__(self, name: str, title: str, equation: sympy.Eq | None, source: str,
-                 subject: str, note: str = "", forward_only: bool = False,
-                 derived: bool = False, derived_from: tuple[str, ...] = (),
-                 variables: tuple[Variable, ...] = (), assumption: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        equation: sympy.Eq | None,
+        source: str,
+        subject: str,
+        note: str = "",
+        forward_only: bool = False,
+        derived: bool = False,
+        derived_from: tuple[str, ...] = (),
+        variables: tuple[Variable, ...] = (),
+        assumption: bool = False,
+    ) -> None:
         self.name = name
         self.title = title
         self.source = source
@@ -258,9 +276,18 @@ FORMULAS: dict[str, Formula] = {}
 _FROM_SNAPSHOT: set[tuple[str, str]] = set()
 
 
-def var(name: str, unit: str, description: str, *, symbol: str | None = None,
-        bounds: Bounds = POSITIVE, default: str | float | None = None, default_note: str = "",
-        display_unit: str | None = None, rounding: tuple[str, ...] = ()) -> sympy.Symbol:
+def var(
+    name: str,
+    unit: str,
+    description: str,
+    *,
+    symbol: str | None = None,
+    bounds: Bounds = POSITIVE,
+    default: str | float | None = None,
+    default_note: str = "",
+    display_unit: str | None = None,
+    rounding: tuple[str, ...] = (),
+) -> sympy.Symbol:
     """Declare a library variable and return its sympy Symbol.
 
     `unit` is a unit expression of the registry ("FLOP/(s*GPU)", "" for a plain number);
@@ -286,8 +313,17 @@ def var(name: str, unit: str, description: str, *, symbol: str | None = None,
             raise ValueError(f"default of {name!r} needs a note saying where it comes from")
         quantity = Quantity(default) if isinstance(default, str) else Quantity(default, parsed_unit)
         default_value = Default(quantity.to(parsed_unit), default_note)
-    variable = Variable(name, parsed_unit, description, sym, symbol or _latex_name(name),
-                        bounds, default_value, display_unit, rounding)
+    variable = Variable(
+        name,
+        parsed_unit,
+        description,
+        sym,
+        symbol or _latex_name(name),
+        bounds,
+        default_value,
+        display_unit,
+        rounding,
+    )
     variable.unit_text = unit
     VARIABLES[name] = variable
     return sym
@@ -299,9 +335,19 @@ def _latex_name(name: str) -> str:
     return f"\\mathrm{{{head}}}_{{\\mathrm{{{escaped_tail}}}}}" if tail else f"\\mathrm{{{head}}}"
 
 
-def formula(name: str, title: str, equation: sympy.Eq, *, source: str, subject: str,
-            note: str = "", forward_only: bool = False, derived: bool = False,
-            derived_from: tuple[str, ...] = (), assumption: bool = False) -> Formula:
+def formula(
+    name: str,
+    title: str,
+    equation: sympy.Eq,
+    *,
+    source: str,
+    subject: str,
+    note: str = "",
+    forward_only: bool = False,
+    derived: bool = False,
+    derived_from: tuple[str, ...] = (),
+    assumption: bool = False,
+) -> Formula:
     """Declare a formula of the library.
 
     `equation` is a sympy `Eq` over declared variables; `source` cites where it comes from;
@@ -327,9 +373,19 @@ def formula(name: str, title: str, equation: sympy.Eq, *, source: str, subject: 
     if forward_only and equation.lhs not in VARIABLES_BY_SYMBOL:
         raise ValueError(f"forward-only formula {name!r} must have one variable on the left")
     variables = tuple(VARIABLES_BY_SYMBOL[s] for s in symbols)
-    declared = Formula(name, title, equation, source, subject, note, forward_only,
-                       derived or assumption or bool(derived_from), tuple(derived_from),
-                       variables, assumption)
+    declared = Formula(
+        name,
+        title,
+        equation,
+        source,
+        subject,
+        note,
+        forward_only,
+        derived or assumption or bool(derived_from),
+        tuple(derived_from),
+        variables,
+        assumption,
+    )
     FORMULAS[name] = declared
     return declared
 
@@ -340,10 +396,20 @@ class Constraint(_Expressions):
 
     `lhs` and `rhs` None (a constraint read from the snapshot) are made from its trees."""
 
-    def __init__(self, name: str, title: str, lhs: sympy.Expr | None, rhs: sympy.Expr | None,
-                 strict: bool, source: str, subject: str, message: str,
-                 variables: tuple[Variable, ...] = (), per: str = "",
-                 touch: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        lhs: sympy.Expr | None,
+        rhs: sympy.Expr | None,
+        strict: bool,
+        source: str,
+        subject: str,
+        message: str,
+        variables: tuple[Variable, ...] = (),
+        per: str = "",
+        touch: tuple[str, ...] = (),
+    ) -> None:
         self.name = name
         self.title = title
         self.strict = strict
@@ -383,9 +449,19 @@ class Constraint(_Expressions):
 CONSTRAINTS: dict[str, Constraint] = {}
 
 
-def constraint(name: str, title: str, lhs: sympy.Expr, rhs: sympy.Expr, *, source: str,
-               subject: str, message: str, strict: bool = False, per: str = "",
-               touch: tuple[sympy.Symbol, ...] = ()) -> Constraint:
+def constraint(
+    name: str,
+    title: str,
+    lhs: sympy.Expr,
+    rhs: sympy.Expr,
+    *,
+    source: str,
+    subject: str,
+    message: str,
+    strict: bool = False,
+    per: str = "",
+    touch: tuple[sympy.Symbol, ...] = (),
+) -> Constraint:
     """Declare a feasibility constraint ``lhs <= rhs`` (``<`` when `strict`).
 
     `message` says what a violation means and what to change; `source` cites why it holds;
@@ -405,10 +481,21 @@ def constraint(name: str, title: str, lhs: sympy.Expr, rhs: sympy.Expr, *, sourc
     unknown = [s.name for s in symbols if s not in VARIABLES_BY_SYMBOL]
     if unknown:
         raise ValueError(f"constraint {name!r} uses undeclared variables: {', '.join(unknown)}")
-    touched = tuple(s.name for s in (touch or sorted(sympy.sympify(lhs).free_symbols,
-                                                    key=lambda s: s.name)))
-    declared = Constraint(name, title, sympy.sympify(lhs), sympy.sympify(rhs), strict, source,
-                          subject, message, tuple(VARIABLES_BY_SYMBOL[s] for s in symbols), per,
-                          touched)
+    touched = tuple(
+        s.name for s in (touch or sorted(sympy.sympify(lhs).free_symbols, key=lambda s: s.name))
+    )
+    declared = Constraint(
+        name,
+        title,
+        sympy.sympify(lhs),
+        sympy.sympify(rhs),
+        strict,
+        source,
+        subject,
+        message,
+        tuple(VARIABLES_BY_SYMBOL[s] for s in symbols),
+        per,
+        touched,
+    )
     CONSTRAINTS[name] = declared
     return declared

@@ -74,8 +74,9 @@ def variable(name: str) -> Variable:
     known = variables()
     found = known.get(name)
     if found is None:
-        raise UnknownNameError(_unknown_message("variable", name, known) +
-                               " (list them with `napkin vars`)", name)
+        raise UnknownNameError(
+            _unknown_message("variable", name, known) + " (list them with `napkin vars`)", name
+        )
     return found
 
 
@@ -112,8 +113,9 @@ def dimension_of(expr: sympy.Expr) -> pint.util.UnitsContainer:
         dims = [dimension_of(arg) for arg in expr.args]
         for dim, arg in zip(dims[1:], expr.args[1:], strict=True):
             if dim != dims[0]:
-                raise DimensionMismatchError(f"cannot add {expr.args[0]} [{_dim_text(dims[0])}] "
-                                        f"and {arg} [{_dim_text(dim)}]")
+                raise DimensionMismatchError(
+                    f"cannot add {expr.args[0]} [{_dim_text(dims[0])}] and {arg} [{_dim_text(dim)}]"
+                )
         return dims[0]
     if isinstance(expr, sympy.Mul):
         dim = ureg.dimensionless.dimensionality
@@ -158,8 +160,10 @@ def check_constraint_dimensions(c: Constraint) -> str | None:
 
         right = right * ureg.Unit(c.per).dimensionality
     if left != right and c.rhs != 0:
-        return (f"constraint {c.name!r}: left side {c.lhs} is [{_dim_text(left)}] but right side "
-                f"{c.rhs} is [{_dim_text(right)}]")
+        return (
+            f"constraint {c.name!r}: left side {c.lhs} is [{_dim_text(left)}] but right side "
+            f"{c.rhs} is [{_dim_text(right)}]"
+        )
     return None
 
 
@@ -171,6 +175,8 @@ def check_dimensions(f: Formula) -> str | None:
     except DimensionMismatchError as exc:
         return f"formula {f.name!r}: {exc}"
     if left != right:
-        return (f"formula {f.name!r}: left side {f.equation.lhs} is [{_dim_text(left)}] but right "
-                f"side {f.equation.rhs} is [{_dim_text(right)}]")
+        return (
+            f"formula {f.name!r}: left side {f.equation.lhs} is [{_dim_text(left)}] but right "
+            f"side {f.equation.rhs} is [{_dim_text(right)}]"
+        )
     return None

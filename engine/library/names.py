@@ -55,8 +55,11 @@ def variable_names() -> frozenset[str]:
         if payload is not None:
             with contextlib.suppress(UnicodeDecodeError):
                 lines = payload.decode("utf-8").split("\n")
-                if lines[0] == "napkinmath variables" and len(lines) > 1 \
-                        and all(map(str.isidentifier, lines[1:])):
+                if (
+                    lines[0] == "napkinmath variables"
+                    and len(lines) > 1
+                    and all(map(str.isidentifier, lines[1:]))
+                ):
                     return frozenset(lines[1:])
     from napkinmath.library.lookup import variables
 

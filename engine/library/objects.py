@@ -1,9 +1,9 @@
 """The library as objects: one formula by name, and the formula-variable graph.
 
-    nm.formula("fleet_equation")      # the Formula: .equation (sympy Eq), .variables, .source
-    nm.graph()                        # networkx bipartite graph, formulas and variables as nodes
-    nm.graph("mfu", depth=1)          # the formulas that mention mfu, and their variables
-    to_dot(nm.graph("mfu"))           # Graphviz DOT text (`napkin graph mfu --format dot`)
+nm.formula("fleet_equation")      # the Formula: .equation (sympy Eq), .variables, .source
+nm.graph()                        # networkx bipartite graph, formulas and variables as nodes
+nm.graph("mfu", depth=1)          # the formulas that mention mfu, and their variables
+to_dot(nm.graph("mfu"))           # Graphviz DOT text (`napkin graph mfu --format dot`)
 """
 
 from __future__ import annotations
@@ -18,12 +18,14 @@ from napkinmath.library.lookup import _unknown_message, formulas, variable
 
 def formula(name: str) -> Formula:
     """The formula called `name` (its sympy equation, variables, source and title)."""
-    name = arguments.name(name, "name", kind="formula", example="fleet_equation",
-                          listing="napkin formulas")
+    name = arguments.name(
+        name, "name", kind="formula", example="fleet_equation", listing="napkin formulas"
+    )
     known = formulas()
     if name not in known:
-        raise UnknownNameError(_unknown_message("formula", name, known) +
-                               " (list them with `napkin formulas`)", name)
+        raise UnknownNameError(
+            _unknown_message("formula", name, known) + " (list them with `napkin formulas`)", name
+        )
     return known[name]
 
 
@@ -36,12 +38,14 @@ def graph(around: str | None = None, depth: int = 1) -> nx.Graph:
     its variables (and with depth 2, the formulas that share them)."""
     arguments.whole(depth, "depth", low=1, what="a whole number of formulas")
     if around is not None:
-        around = arguments.name(around, "around", kind="variable or formula", example="mfu",
-                                listing="napkin vars")
+        around = arguments.name(
+            around, "around", kind="variable or formula", example="mfu", listing="napkin vars"
+        )
     g = nx.Graph()
     for f in formulas().values():
-        g.add_node(("formula", f.name), bipartite=0, title=f.title, source=f.source,
-                   subject=f.subject)
+        g.add_node(
+            ("formula", f.name), bipartite=0, title=f.title, source=f.source, subject=f.subject
+        )
         for v in f.variables:
             g.add_node(("variable", v.name), bipartite=1, unit=str(v.unit))
             g.add_edge(("formula", f.name), ("variable", v.name))
@@ -65,9 +69,12 @@ def to_dot(g: nx.Graph, highlight: str | None = None) -> str:
     from napkinmath.units import format_unit
 
     known = variables()
-    lines = ["graph napkinmath {", "  // formulas are boxes, variables ellipses; "
-             "an edge: the formula mentions the variable",
-             '  graph [rankdir=LR];', '  node [fontname="Helvetica", fontsize=10];']
+    lines = [
+        "graph napkinmath {",
+        "  // formulas are boxes, variables ellipses; an edge: the formula mentions the variable",
+        "  graph [rankdir=LR];",
+        '  node [fontname="Helvetica", fontsize=10];',
+    ]
     for kind, name in sorted(g.nodes):
         if kind == "formula":
             label = f"{g.nodes[(kind, name)].get('title', name)}\\n{name}"

@@ -40,8 +40,12 @@ _ENGINE = ("tree.py", "snapshot.py", "functions.py", "numeric.py")
 #: (the planner's singularity facts are stored with the rearrangements: plan.py decides them,
 #: the suggestion search, solving/suggest.py, only asks for them; so are the compositions of
 #: variables that cancel, which cancel.py works out)
-_OTHERS = (("rendering", "exprprint.py"), ("solving", "invert.py"), ("solving", "plan.py"),
-           ("solving", "cancel.py"))
+_OTHERS = (
+    ("rendering", "exprprint.py"),
+    ("solving", "invert.py"),
+    ("solving", "plan.py"),
+    ("solving", "cancel.py"),
+)
 
 
 @caches.memo(None, invalidated_by="never: the files it hashes are fixed in a process")
@@ -97,12 +101,12 @@ def read(kind: str) -> dict | None:
 def write(kind: str, data: dict) -> None:
     entry, key = name(kind), digest()
     if entry is not None and key is not None:
-        text = json.dumps({"napkinmath": kind, **data}, ensure_ascii=False,
-                          separators=(",", ":"))
+        text = json.dumps({"napkinmath": kind, **data}, ensure_ascii=False, separators=(",", ":"))
         disk.write(entry, source=key, payload=text.encode("utf-8"))
 
 
 # --- the library --------------------------------------------------------------------------
+
 
 def save_once() -> None:
     """Store the declared library unless this source's file is already there and reads."""
@@ -116,9 +120,11 @@ def save() -> None:
     from napkinmath.library.tree import NoTreeError
 
     try:
-        data = {"variables": [_variable(v) for v in declare.VARIABLES.values()],
-                "formulas": [_formula(f) for f in declare.FORMULAS.values()],
-                "constraints": [_constraint(c) for c in declare.CONSTRAINTS.values()]}
+        data = {
+            "variables": [_variable(v) for v in declare.VARIABLES.values()],
+            "formulas": [_formula(f) for f in declare.FORMULAS.values()],
+            "constraints": [_constraint(c) for c in declare.CONSTRAINTS.values()],
+        }
     except (NoTreeError, TypeError, ValueError):
         return
     write("library", data)
@@ -138,8 +144,11 @@ def _prune() -> None:
     for old in disk.entries():
         kind, _, key = old.name.removesuffix(".json").removesuffix(".txt").partition("-")
         try:
-            if kind == "pint" or (kind in ("library", "inversions", "variables")
-                                  and key != current and old.lstat().st_mtime < cutoff):
+            if kind == "pint" or (
+                kind in ("library", "inversions", "variables")
+                and key != current
+                and old.lstat().st_mtime < cutoff
+            ):
                 shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
         except OSError:
             pass
@@ -155,24 +164,53 @@ def _variable(v: declare.Variable) -> list:
         default = [magnitude, v.default.note]
     if v.unit_text is None:
         raise TypeError(f"unit of {v.name}")
-    return [v.name, v.unit_text, v.description, v.latex, [b.lo, b.hi, b.lo_inclusive,
-            b.hi_inclusive], default, v.display_unit, list(v.rounding)]
+    return [
+        v.name,
+        v.unit_text,
+        v.description,
+        v.latex,
+        [b.lo, b.hi, b.lo_inclusive, b.hi_inclusive],
+        default,
+        v.display_unit,
+        list(v.rounding),
+    ]
 
 
 def _formula(f: declare.Formula) -> list:
     from napkinmath.rendering import exprprint
 
-    return [f.name, f.title, f.source, f.subject, f.note, f.forward_only, f.derived,
-            list(f.derived_from), [v.name for v in f.variables], f.assumption,
-            *f.trees, *map(exprprint.to_json, f.layouts)]
+    return [
+        f.name,
+        f.title,
+        f.source,
+        f.subject,
+        f.note,
+        f.forward_only,
+        f.derived,
+        list(f.derived_from),
+        [v.name for v in f.variables],
+        f.assumption,
+        *f.trees,
+        *map(exprprint.to_json, f.layouts),
+    ]
 
 
 def _constraint(c: declare.Constraint) -> list:
     from napkinmath.rendering import exprprint
 
-    return [c.name, c.title, c.strict, c.source, c.subject, c.message,
-            [v.name for v in c.variables], c.per, list(c.touch), *c.trees,
-            *map(exprprint.to_json, c.layouts)]
+    return [
+        c.name,
+        c.title,
+        c.strict,
+        c.source,
+        c.subject,
+        c.message,
+        [v.name for v in c.variables],
+        c.per,
+        list(c.touch),
+        *c.trees,
+        *map(exprprint.to_json, c.layouts),
+    ]
 
 
 def load() -> bool:
@@ -190,9 +228,11 @@ def load() -> bool:
     declare.VARIABLES.update(variables)
     declare.FORMULAS.update(formulas)
     declare.CONSTRAINTS.update(constraints)
-    declare._FROM_SNAPSHOT.update([("var", n) for n in variables]
-                                  + [("formula", n) for n in formulas]
-                                  + [("constraint", n) for n in constraints])
+    declare._FROM_SNAPSHOT.update(
+        [("var", n) for n in variables]
+        + [("formula", n) for n in formulas]
+        + [("constraint", n) for n in constraints]
+    )
     return True
 
 
@@ -212,29 +252,65 @@ def _read_variable(row: list) -> declare.Variable:
         if type(magnitude) not in (int, float):
             raise TypeError("default")
         default = (magnitude, _string(note))
-    return declare.Variable(_string(name), _string(unit), _string(description), None,
-                            _string(latex),
-                            declare.Bounds(lo, hi, bool(lo_inclusive), bool(hi_inclusive)),
-                            default, None if display_unit is None else _string(display_unit),
-                            tuple(_string(r) for r in rounding))
+    return declare.Variable(
+        _string(name),
+        _string(unit),
+        _string(description),
+        None,
+        _string(latex),
+        declare.Bounds(lo, hi, bool(lo_inclusive), bool(hi_inclusive)),
+        default,
+        None if display_unit is None else _string(display_unit),
+        tuple(_string(r) for r in rounding),
+    )
 
 
 def _read_formula(row: list, variables: dict[str, declare.Variable]) -> declare.Formula:
-    (name, title, source, subject, note, forward_only, derived, derived_from, names,
-     assumption, *stored) = row
-    f = declare.Formula(_string(name), _string(title), None, _string(source), _string(subject),
-                        _string(note), bool(forward_only), bool(derived),
-                        tuple(_string(n) for n in derived_from),
-                        tuple(variables[n] for n in names), bool(assumption))
+    (
+        name,
+        title,
+        source,
+        subject,
+        note,
+        forward_only,
+        derived,
+        derived_from,
+        names,
+        assumption,
+        *stored,
+    ) = row
+    f = declare.Formula(
+        _string(name),
+        _string(title),
+        None,
+        _string(source),
+        _string(subject),
+        _string(note),
+        bool(forward_only),
+        bool(derived),
+        tuple(_string(n) for n in derived_from),
+        tuple(variables[n] for n in names),
+        bool(assumption),
+    )
     _attach(f, stored)
     return f
 
 
 def _read_constraint(row: list, variables: dict[str, declare.Variable]) -> declare.Constraint:
     name, title, strict, source, subject, message, names, per, touch, *stored = row
-    c = declare.Constraint(_string(name), _string(title), None, None, bool(strict), _string(source),
-                           _string(subject), _string(message), tuple(variables[n] for n in names),
-                           _string(per), tuple(_string(t) for t in touch))
+    c = declare.Constraint(
+        _string(name),
+        _string(title),
+        None,
+        None,
+        bool(strict),
+        _string(source),
+        _string(subject),
+        _string(message),
+        tuple(variables[n] for n in names),
+        _string(per),
+        tuple(_string(t) for t in touch),
+    )
     _attach(f=c, stored=stored)
     return c
 

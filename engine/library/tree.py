@@ -33,8 +33,15 @@ Tree = tuple
 
 #: the float function of each function node (as the closures used them)
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "ceiling": math.ceil, "floor": math.floor, "log": math.log, "exp": math.exp,
-    "Max": max, "Min": min, "Abs": abs, **NUMERIC_FUNCTIONS}
+    "ceiling": math.ceil,
+    "floor": math.floor,
+    "log": math.log,
+    "exp": math.exp,
+    "Max": max,
+    "Min": min,
+    "Abs": abs,
+    **NUMERIC_FUNCTIONS,
+}
 
 
 class NoTreeError(Exception):
@@ -99,9 +106,16 @@ def to_sympy(tree: Tree, symbol: Callable[[str], sympy.Symbol]) -> sympy.Expr:
         return sympy.Add(*args, evaluate=False)
     if kind == "*":
         return sympy.Mul(*args, evaluate=False)
-    functions = {"ceiling": sympy.ceiling, "floor": sympy.floor, "log": sympy.log,
-                 "exp": sympy.exp, "Max": sympy.Max, "Min": sympy.Min, "Abs": sympy.Abs,
-                 "pow2_ceil": pow2_ceil}
+    functions = {
+        "ceiling": sympy.ceiling,
+        "floor": sympy.floor,
+        "log": sympy.log,
+        "exp": sympy.exp,
+        "Max": sympy.Max,
+        "Min": sympy.Min,
+        "Abs": sympy.Abs,
+        "pow2_ceil": pow2_ceil,
+    }
     return functions[tree[1]](*args, evaluate=False)
 
 
@@ -171,8 +185,11 @@ def _source(tree: Tree, index: Mapping[str, str], constants: dict[str, object]) 
         return _constant(number(tree), constants)
     if kind == "^":
         base = _source(tree[1], index, constants)
-        exponent = (_constant(number(tree[2]), constants) if is_number(tree[2])
-                    else _source(tree[2], index, constants))
+        exponent = (
+            _constant(number(tree[2]), constants)
+            if is_number(tree[2])
+            else _source(tree[2], index, constants)
+        )
         return f"({base} ** {exponent})"
     parts = [_source(a, index, constants) for a in tree[-1]]
     if kind == "+":
@@ -223,9 +240,15 @@ def from_json(data: object) -> Tree:
         return ("i", data[1])
     if kind == "r" and len(data) == 3 and all(type(x) is int for x in data[1:]) and data[2]:
         return ("r", data[1], data[2])
-    if kind == "f" and len(data) == 4 and isinstance(data[1], float) \
-            and isinstance(data[2], list) and len(data[2]) == 4 \
-            and all(type(x) is int for x in data[2]) and type(data[3]) is int:
+    if (
+        kind == "f"
+        and len(data) == 4
+        and isinstance(data[1], float)
+        and isinstance(data[2], list)
+        and len(data[2]) == 4
+        and all(type(x) is int for x in data[2])
+        and type(data[3]) is int
+    ):
         return ("f", data[1], tuple(data[2]), data[3])
     if kind == "c" and len(data) == 3 and data[1] in _CONSTANTS and isinstance(data[2], float):
         return ("c", data[1], data[2])

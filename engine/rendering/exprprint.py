@@ -40,6 +40,7 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 # --- the layout: one node kind per way of printing ----------------------------------------
 
+
 class Name(NamedTuple):
     """A variable, by its name (a sympy Symbol's `.name`); what a leaf printer is given."""
 
@@ -139,8 +140,21 @@ class Call(NamedTuple):
 
 
 #: an expression laid out for printing: a node of one of these kinds
-Layout: TypeAlias = (Name | Integer | Rational | Float | Sum | Product | Root | Reciprocal
-                     | Power | Ceiling | Floor | Pow2Ceil | Call)
+Layout: TypeAlias = (
+    Name
+    | Integer
+    | Rational
+    | Float
+    | Sum
+    | Product
+    | Root
+    | Reciprocal
+    | Power
+    | Ceiling
+    | Floor
+    | Pow2Ceil
+    | Call
+)
 
 _KINDS: tuple[type, ...] = get_args(Layout)
 
@@ -154,13 +168,19 @@ Leaf = Callable[[Name], str]
 
 # --- printing a layout ----------------------------------------------------------------------
 
+
 class Printer:
     """Render an expression (a layout, or a sympy expression laid out on the way); `leaf`
     prints each variable, `style` is 'text' or 'latex'. Each node kind has its method,
     `_print_<Kind>`, as in sympy's printers."""
 
-    def __init__(self, leaf: Leaf, style: str = "text", substituted: bool = False,
-                 plain_leaf: Leaf | None = None) -> None:
+    def __init__(
+        self,
+        leaf: Leaf,
+        style: str = "text",
+        substituted: bool = False,
+        plain_leaf: Leaf | None = None,
+    ) -> None:
         self.leaf = leaf
         #: prints a symbol inside a power, where a percent would read oddly: 0.431^(…)
         self.plain_leaf = plain_leaf
@@ -216,8 +236,11 @@ class Printer:
         if self.latex:  # \frac groups its parts: a lone sum needs no parentheses
             if len(numerator) == 1:
                 top = self.show(numerator[0])
-            bottom = (self.show(denominator[0]) if len(denominator) == 1
-                      else self.times.join(self._factor(a) for a in denominator))
+            bottom = (
+                self.show(denominator[0])
+                if len(denominator) == 1
+                else self.times.join(self._factor(a) for a in denominator)
+            )
             return f"{sign}\\frac{{{top}}}{{{bottom}}}"
         if len(numerator) > 1 and self.substituted:
             top = f"({top})"
@@ -282,6 +305,7 @@ class Printer:
 
 # --- laying out a sympy expression ----------------------------------------------------------
 
+
 @caches.memo(4096, invalidated_by=caches.NOTHING)
 def lower(expr: sympy.Expr) -> Layout:
     """The layout of a sympy expression: every printing decision that needs sympy, taken."""
@@ -333,14 +357,15 @@ def _lower_mul(expr: sympy.Mul) -> Product:
         elif arg == -1:
             negative = True
         elif isinstance(arg, sympy.Pow) and arg.exp.is_number and arg.exp < 0:
-            denominator.append(arg.base ** -arg.exp)
+            denominator.append(arg.base**-arg.exp)
         else:
             numerator.append(arg)
     if negative:  # −(b − a) / c reads better as (a − b) / c
         numerator, denominator, negative = _absorb_sign(numerator, denominator)
     numerator = _merge_roots(numerator)
-    return Product(negative, tuple(lower(a) for a in numerator),
-                   tuple(lower(a) for a in denominator))
+    return Product(
+        negative, tuple(lower(a) for a in numerator), tuple(lower(a) for a in denominator)
+    )
 
 
 def _merge_roots(factors: list[sympy.Expr]) -> list[sympy.Expr]:
@@ -366,10 +391,10 @@ def _lower_power(expr: sympy.Pow) -> Root | Reciprocal | Power:
     if exponent.is_number and exponent < 0:
         return Reciprocal(_lower_mul(sympy.Mul(sympy.Integer(1), expr, evaluate=False)))
     integer = int(exponent) if exponent.is_Integer else None
-    simple = isinstance(exponent, sympy.Symbol) or (exponent.is_Number
-                                                    and not exponent.is_Rational)
-    return Power(lower(base), isinstance(base, sympy.Symbol), lower(exponent), integer,
-                 bool(simple))
+    simple = isinstance(exponent, sympy.Symbol) or (exponent.is_Number and not exponent.is_Rational)
+    return Power(
+        lower(base), isinstance(base, sympy.Symbol), lower(exponent), integer, bool(simple)
+    )
 
 
 def _lower_function(expr: sympy.Expr) -> Ceiling | Floor | Pow2Ceil | Call:
@@ -384,8 +409,7 @@ def _lower_function(expr: sympy.Expr) -> Ceiling | Floor | Pow2Ceil | Call:
         return Floor(*args)
     if isinstance(expr, pow2_ceil):
         return Pow2Ceil(*args)
-    name = {"log": "ln", "Max": "max", "Min": "min"}.get(type(expr).__name__,
-                                                         type(expr).__name__)
+    name = {"log": "ln", "Max": "max", "Min": "min"}.get(type(expr).__name__, type(expr).__name__)
     return Call(name, args)
 
 
@@ -395,23 +419,28 @@ def _negated(add: sympy.Add) -> sympy.Expr:
     return sympy.Add(*(-term for term in add.args))
 
 
-def _absorb_sign(numerator: list[sympy.Expr], denominator: list[sympy.Expr]
-                 ) -> tuple[list[sympy.Expr], list[sympy.Expr], bool]:
+def _absorb_sign(
+    numerator: list[sympy.Expr], denominator: list[sympy.Expr]
+) -> tuple[list[sympy.Expr], list[sympy.Expr], bool]:
     """Move a leading minus into a sum whose terms are mostly negative (same value)."""
     import sympy
 
     for factors in (numerator, denominator):
         for i, f in enumerate(factors):
-            if isinstance(f, sympy.Add) and sum(t.could_extract_minus_sign()
-                                                for t in f.args) * 2 >= len(f.args):
+            if isinstance(f, sympy.Add) and sum(
+                t.could_extract_minus_sign() for t in f.args
+            ) * 2 >= len(f.args):
                 flipped = _negated(f)
-                return ([*factors[:i], flipped, *factors[i + 1:]], denominator, False) \
-                    if factors is numerator else (numerator, [*factors[:i], flipped,
-                                                              *factors[i + 1:]], False)
+                return (
+                    ([*factors[:i], flipped, *factors[i + 1 :]], denominator, False)
+                    if factors is numerator
+                    else (numerator, [*factors[:i], flipped, *factors[i + 1 :]], False)
+                )
     return numerator, denominator, True
 
 
 # --- the JSON form --------------------------------------------------------------------------
+
 
 def to_json(node: Layout) -> list:
     """The JSON form of a layout (see the module's docstring), as `from_json` reads it."""
@@ -433,8 +462,17 @@ def to_json(node: Layout) -> list:
         case Reciprocal(fraction):
             return ["pow", to_json(fraction)]
         case Power(base, base_is_symbol, exponent, integer_exponent, simple_exponent):
-            return ["pow", ["powr", to_json(base), base_is_symbol, to_json(exponent),
-                            integer_exponent, simple_exponent]]
+            return [
+                "pow",
+                [
+                    "powr",
+                    to_json(base),
+                    base_is_symbol,
+                    to_json(exponent),
+                    integer_exponent,
+                    simple_exponent,
+                ],
+            ]
         case Ceiling(argument) | Floor(argument) | Pow2Ceil(argument):
             return ["fn", _ROUNDINGS[type(node)], "", [to_json(argument)]]
         case Call(name, arguments):
@@ -469,15 +507,20 @@ def from_json(data: object) -> Layout:
             return Sum(tuple(_term(t) for t in terms))
         case ["prod", *_]:
             return _product(data)
-        case ["pow", list(["root", int(degree), radicand])] \
-                if type(degree) is int and degree in (2, 3, 4):
+        case ["pow", list(["root", int(degree), radicand])] if type(degree) is int and degree in (
+            2,
+            3,
+            4,
+        ):
             return Root(degree, from_json(radicand))
         case ["pow", list(["prod", *_]) as fraction]:
             return Reciprocal(_product(fraction))
-        case ["pow", list(["powr", base, base_is_symbol, exponent, integer, simple])] \
-                if integer is None or type(integer) is int:
-            return Power(from_json(base), _flag(base_is_symbol), from_json(exponent), integer,
-                         _flag(simple))
+        case ["pow", list(["powr", base, base_is_symbol, exponent, integer, simple])] if (
+            integer is None or type(integer) is int
+        ):
+            return Power(
+                from_json(base), _flag(base_is_symbol), from_json(exponent), integer, _flag(simple)
+            )
         case ["fn", "ceiling" | "floor" | "pow2_ceil" as tag, "", list([argument])]:
             return _ROUNDED[tag](from_json(argument))
         case ["fn", "call", str(name), arguments]:

@@ -112,10 +112,16 @@ def _name(symbol: Name) -> str:
 # --- the answer's parts -----------------------------------------------------------------------
 def warnings(r: Result) -> list[str]:
     """Violated constraints and disagreeing checks, one sentence each."""
-    found = [f"{c.constraint.title} is violated: {c.describe()}. "
-             f"{sentence(c.constraint.message)}" for c in r.constraints if not c.holds]
-    found += [f"{c.formula.title} disagrees: {c.describe()} "
-              f"({c.relative_difference:.1%} apart)" for c in r.checks if not c.agrees]
+    found = [
+        f"{c.constraint.title} is violated: {c.describe()}. {sentence(c.constraint.message)}"
+        for c in r.constraints
+        if not c.holds
+    ]
+    found += [
+        f"{c.formula.title} disagrees: {c.describe()} ({c.relative_difference:.1%} apart)"
+        for c in r.checks
+        if not c.agrees
+    ]
     return found
 
 
@@ -126,8 +132,9 @@ def headline(r: Result, style: str = "text") -> list[str]:
     for name in r.targets:
         var = r._var(name)
         line = f"{name} = {r._fmt(r._shown(name), var, style)}"
-        extra = [f"{n} = {r._fmt(r._display(n), r._var(n), style)}"
-                 for n in var.rounding if n in rounded]
+        extra = [
+            f"{n} = {r._fmt(r._display(n), r._var(n), style)}" for n in var.rounding if n in rounded
+        ]
         if extra:
             line += f"   (rounded: {', '.join(extra)})"
         if name in r._roundoff:
@@ -142,13 +149,13 @@ def _step_head(number: int, step: StepRecord, sources: Sources | None) -> str:
     if any(not explicit(f, v) for f in step.formulas for v in step.unknowns):
         head += f", solved for {names}"
     cited = [f.source for f in step.formulas]
-    where = (sources.cite(*cited) if sources is not None
-             else f"[{'; '.join(dict.fromkeys(cited))}]")
+    where = sources.cite(*cited) if sources is not None else f"[{'; '.join(dict.fromkeys(cited))}]"
     return f"{number}. {head}  {where}"
 
 
-def steps_text(r: Result, spread: Callable[[str], str] | None = None,
-               sources: Sources | None = None) -> list[str]:
+def steps_text(
+    r: Result, spread: Callable[[str], str] | None = None, sources: Sources | None = None
+) -> list[str]:
     """The derivation's steps; `spread(name)` replaces each result's numbers (what-ifs);
     with `sources`, citations are numbers into it."""
     lines: list[str] = []
@@ -177,17 +184,23 @@ def steps_text(r: Result, spread: Callable[[str], str] | None = None,
 def value_lines(r: Result, step: StepRecord, var: Variable, style: str = "text") -> list[str]:
     """The substituted line and the result, once when they read the same."""
     expr = step.roots[var.name].layout
-    values = Printer(leaf_text(r, step, style), style=style, substituted=True,
-                     plain_leaf=leaf_text(r, step, style, plain=True))(expr)
+    values = Printer(
+        leaf_text(r, step, style),
+        style=style,
+        substituted=True,
+        plain_leaf=leaf_text(r, step, style, plain=True),
+    )(expr)
     result = r._fmt(r._display(var.name), var, style)
     if var.name in r._roundoff:
-        result += (f"\\quad\\text{{({ROUNDOFF_NOTE})}}" if style == "latex"
-                   else f"   ({ROUNDOFF_NOTE})")
+        result += (
+            f"\\quad\\text{{({ROUNDOFF_NOTE})}}" if style == "latex" else f"   ({ROUNDOFF_NOTE})"
+        )
     return [result] if values == result else [values, result]
 
 
-def leaf_text(r: Result, step: StepRecord, style: str = "text",
-              plain: bool = False) -> Callable[[Name], str]:
+def leaf_text(
+    r: Result, step: StepRecord, style: str = "text", plain: bool = False
+) -> Callable[[Name], str]:
     """Prints a symbol of `step` as its value; `plain`: a fraction as a number, not %."""
 
     def leaf(symbol: Name) -> str:
@@ -208,8 +221,9 @@ def origin_text(given: Given, sources: Sources | None) -> str:
     return origin(dataclasses.replace(given, note=f"{what} {marker}"))
 
 
-def givens_text(r: Result, shown: Mapping[str, str] | None = None,
-                sources: Sources | None = None) -> list[str]:
+def givens_text(
+    r: Result, shown: Mapping[str, str] | None = None, sources: Sources | None = None
+) -> list[str]:
     """One line per given; `shown` replaces the value text of some (ranges, spreads)."""
     lines = []
     width = max((len(n) for n in r.givens), default=0)
@@ -224,11 +238,15 @@ def checks_text(r: Result) -> list[str]:
     for c in r.checks:
         beyond = " [not needed for the answer]" if c.beyond else ""
         if c.agrees:
-            lines.append(f"  ✓ {c.formula.title}{beyond}: {c.describe()} (agree within "
-                         f"{c.relative_difference:.2%})")
+            lines.append(
+                f"  ✓ {c.formula.title}{beyond}: {c.describe()} (agree within "
+                f"{c.relative_difference:.2%})"
+            )
         else:
-            lines.append(f"  ✗ DISAGREE: {c.formula.title}{beyond}: {c.describe()} "
-                         f"({c.relative_difference:.1%} apart)")
+            lines.append(
+                f"  ✗ DISAGREE: {c.formula.title}{beyond}: {c.describe()} "
+                f"({c.relative_difference:.1%} apart)"
+            )
     return lines
 
 
@@ -237,7 +255,8 @@ def set_aside_text(r: Result) -> list[str]:
     by_reason: dict[str, list[str]] = {}
     for n, (g, why) in r.set_aside.items():
         by_reason.setdefault(why, []).append(
-            f"{n} = {r._fmt(g.quantity, g.variable)} ({origin(g)})")
+            f"{n} = {r._fmt(g.quantity, g.variable)} ({origin(g)})"
+        )
     lines = []
     for why, shown in by_reason.items():
         lines.append(f"  {why}:")
@@ -253,8 +272,11 @@ def extra_text(r: Result) -> list[str]:
     if r.checks:
         lines += ["", "Checks (over-determined givens):", *checks_text(r)]
     if r.constraints:
-        lines += ["", "Constraints (does the plan fit?):",
-                  *[f"  {c.line()}" for c in r.constraints]]
+        lines += [
+            "",
+            "Constraints (does the plan fit?):",
+            *[f"  {c.line()}" for c in r.constraints],
+        ]
     lines += [f"Note: {n}" for n in r.notes]
     return lines
 
@@ -273,8 +295,14 @@ def text(r: Result) -> str:
     lines += ["", "Given:", *givens_text(r, sources=sources)]
     if r.unused:
         lines.append(f"  {unused_text(r)}")
-    lines += ["", "Derivation:", *(steps_text(r, sources=sources) or [
-        "  none needed: every target is a given or a record value"])]
+    lines += [
+        "",
+        "Derivation:",
+        *(
+            steps_text(r, sources=sources)
+            or ["  none needed: every target is a given or a record value"]
+        ),
+    ]
     lines += extra_text(r)
     if sources:
         lines += ["", "Sources:", *[f"  [{n}] {s}" for n, s in sources.entries()]]
@@ -292,43 +320,82 @@ def latex(r: Result, standalone: bool = False) -> str:
 def to_dict(r: Result) -> dict:
     """A JSON-ready form of the whole answer: exact values, display text beside them."""
 
-    def qty(q: pint.Quantity, var: Variable | None = None,
-            shown: pint.Quantity | None = None) -> dict:
-        return {"value": float(q.magnitude), "unit": format_unit(q.units, style="ascii"),
-                "text": r._fmt(q if shown is None else shown, var)}
+    def qty(
+        q: pint.Quantity, var: Variable | None = None, shown: pint.Quantity | None = None
+    ) -> dict:
+        return {
+            "value": float(q.magnitude),
+            "unit": format_unit(q.units, style="ascii"),
+            "text": r._fmt(q if shown is None else shown, var),
+        }
 
     return {
-        "targets": {name: qty(q, r._var(name), r._shown(name))
-                    for name, q in r.values.items()},
-        "givens": [{"name": n, **qty(g.quantity, g.variable), "origin": g.origin,
-                    "source": g.note, "reading": g.reading or None}
-                   for n, g in r.givens.items()],
-        "steps": [{
-            "formulas": [f.name for f in s.formulas],
-            "titles": [f.title for f in s.formulas],
-            "sources": [f.source for f in s.formulas],
-            "equations": [equation_text(f) for f in s.formulas],
-            "solved_for": [v.name for v in s.unknowns],
-            "rearranged": {v.name: f"{v.name} = {Printer(_name)(s.roots[v.name].layout)}"
-                           for v in s.unknowns},
-            "substituted": {v.name: Printer(leaf_text(r, s), substituted=True)(
-                s.roots[v.name].layout) for v in s.unknowns},
-            "results": {v.name: qty(r._exact(v.name), v, r._display(v.name))
-                        for v in s.unknowns},
-            "rounding": s.rounding,
-            **({"cancelled": list(s.cancel.names), "note": s.note} if s.cancel else {}),
-        } for s in r.steps],
-        "checks": [{"formula": c.formula.name, "relative_difference": c.relative_difference,
-                    "agrees": c.agrees, "needed_for_answer": not c.beyond,
-                    "text": c.describe()} for c in r.checks],
-        "constraints": [{"name": c.constraint.name, "title": c.constraint.title,
-                         "holds": c.holds, "share_of_limit": c.share,
-                         "text": c.describe(), "source": c.constraint.source,
-                         "message": "" if c.holds else c.constraint.message}
-                        for c in r.constraints],
-        "set_aside": [{"name": n, **qty(g.quantity, g.variable), "origin": g.origin,
-                       "source": g.note, "reason": why}
-                      for n, (g, why) in r.set_aside.items()],
+        "targets": {name: qty(q, r._var(name), r._shown(name)) for name, q in r.values.items()},
+        "givens": [
+            {
+                "name": n,
+                **qty(g.quantity, g.variable),
+                "origin": g.origin,
+                "source": g.note,
+                "reading": g.reading or None,
+            }
+            for n, g in r.givens.items()
+        ],
+        "steps": [
+            {
+                "formulas": [f.name for f in s.formulas],
+                "titles": [f.title for f in s.formulas],
+                "sources": [f.source for f in s.formulas],
+                "equations": [equation_text(f) for f in s.formulas],
+                "solved_for": [v.name for v in s.unknowns],
+                "rearranged": {
+                    v.name: f"{v.name} = {Printer(_name)(s.roots[v.name].layout)}"
+                    for v in s.unknowns
+                },
+                "substituted": {
+                    v.name: Printer(leaf_text(r, s), substituted=True)(s.roots[v.name].layout)
+                    for v in s.unknowns
+                },
+                "results": {
+                    v.name: qty(r._exact(v.name), v, r._display(v.name)) for v in s.unknowns
+                },
+                "rounding": s.rounding,
+                **({"cancelled": list(s.cancel.names), "note": s.note} if s.cancel else {}),
+            }
+            for s in r.steps
+        ],
+        "checks": [
+            {
+                "formula": c.formula.name,
+                "relative_difference": c.relative_difference,
+                "agrees": c.agrees,
+                "needed_for_answer": not c.beyond,
+                "text": c.describe(),
+            }
+            for c in r.checks
+        ],
+        "constraints": [
+            {
+                "name": c.constraint.name,
+                "title": c.constraint.title,
+                "holds": c.holds,
+                "share_of_limit": c.share,
+                "text": c.describe(),
+                "source": c.constraint.source,
+                "message": "" if c.holds else c.constraint.message,
+            }
+            for c in r.constraints
+        ],
+        "set_aside": [
+            {
+                "name": n,
+                **qty(g.quantity, g.variable),
+                "origin": g.origin,
+                "source": g.note,
+                "reason": why,
+            }
+            for n, (g, why) in r.set_aside.items()
+        ],
         "warnings": r.warnings,
         "notes": r.notes,
         "assumptions": [{"name": n, "text": g.note} for n, g in r.assumptions.items()],
@@ -338,8 +405,14 @@ def to_dict(r: Result) -> dict:
 
 def to_json(r: Result, indent: int | None = 2) -> str:
     """JSON text; never NaN or Infinity (non-finite numbers become null)."""
-    return json_visible(json.dumps(finite_json(r.to_dict()), indent=arguments.indent(indent),
-                                   ensure_ascii=False, allow_nan=False))
+    return json_visible(
+        json.dumps(
+            finite_json(r.to_dict()),
+            indent=arguments.indent(indent),
+            ensure_ascii=False,
+            allow_nan=False,
+        )
+    )
 
 
 # --- formulas -------------------------------------------------------------------------------

@@ -51,8 +51,9 @@ def markdown(r: Result) -> str:
     out += ["", "| given | value | from |", "|---|---|---|"]
     for name, given in r.givens.items():
         origin = origin_text(given, sources)
-        out.append(f"| {code(name, True)} | {md(r._fmt(given.quantity, given.variable))} | "
-                   f"{md(origin)} |")
+        out.append(
+            f"| {code(name, True)} | {md(r._fmt(given.quantity, given.variable))} | {md(origin)} |"
+        )
     if r.unused:
         out += ["", f"*{md(unused_text(r))}*"]
     out.append("")
@@ -64,16 +65,20 @@ def markdown(r: Result) -> str:
         for var in step.unknowns:
             expr = step.roots[var.name].layout
             if not all(explicit(f, var) for f in step.formulas):
-                out.append(f"   - solved for {code(var.name)}: "
-                           f"{code(var.name + ' = ' + Printer(lambda s: s.name)(expr))}")
+                out.append(
+                    f"   - solved for {code(var.name)}: "
+                    f"{code(var.name + ' = ' + Printer(lambda s: s.name)(expr))}"
+                )
             out += [f"   - {code('= ' + line)}" for line in value_lines(r, step, var)]
         notes = [f"ASSUMPTION: {f.note}" for f in step.formulas if f.assumption]
         notes += [step.note] if step.cancel is not None else []
         out += [f"   - *{md(note)}*" for note in notes]
     if r.set_aside:
         out += ["", "Set aside (your values replace them):", ""]
-        out += [f"- {md(line.strip())}" if not line.startswith("    ")
-                else f"  - {md(line.strip())}" for line in set_aside_text(r)]
+        out += [
+            f"- {md(line.strip())}" if not line.startswith("    ") else f"  - {md(line.strip())}"
+            for line in set_aside_text(r)
+        ]
     if r.checks:
         out += ["", "Checks:", ""] + [f"- {md(line.strip())}" for line in checks_text(r)]
     if r.constraints:
@@ -104,19 +109,25 @@ def latex(r: Result) -> str:
         for name, given in r.givens.items():
             origin = tex.text(origin_text(given, sources))
             value = tex.math(r._fmt(given.quantity, given.variable, "latex"))
-            out.append(f"  \\item ${tex.math(given.variable.latex)}$ "
-                       f"(\\texttt{{{tex.text(name)}}}) $= {value}$ --- {origin}")
+            out.append(
+                f"  \\item ${tex.math(given.variable.latex)}$ "
+                f"(\\texttt{{{tex.text(name)}}}) $= {value}$ --- {origin}"
+            )
         out.append(r"\end{itemize}")
     for number, step in enumerate(r.steps, 1):
         cited = sources.cite(*(f.source for f in step.formulas))
         out.append(f"\\paragraph{{{number}. {tex.text(_head(step))}}} {tex.text(cited)}")
         out.append(r"\begin{align*}")
-        rows = [f"  {tex.math(symbol(f.layouts[0]))} &= {tex.math(symbol(f.layouts[1]))}"
-                for f in step.formulas]
+        rows = [
+            f"  {tex.math(symbol(f.layouts[0]))} &= {tex.math(symbol(f.layouts[1]))}"
+            for f in step.formulas
+        ]
         for var in step.unknowns:
             if not all(explicit(f, var) for f in step.formulas):
-                rows.append(f"  \\Rightarrow {tex.math(var.latex)} &= "
-                            f"{tex.math(symbol(step.roots[var.name].layout))}")
+                rows.append(
+                    f"  \\Rightarrow {tex.math(var.latex)} &= "
+                    f"{tex.math(symbol(step.roots[var.name].layout))}"
+                )
             rows += [f"  &= {tex.math(line)}" for line in value_lines(r, step, var, "latex")]
         out.append(" \\\\\n".join(rows))
         out.append(r"\end{align*}")
@@ -141,12 +152,16 @@ def latex_math(r: Result) -> str:
     symbol = Printer(_latex_symbol, style="latex")
     rows = [line.replace("=", "&=", 1) for line in _headline_math(r)]
     for step in r.steps:
-        rows += [f"{tex.math(symbol(f.layouts[0]))} &= {tex.math(symbol(f.layouts[1]))}"
-                 for f in step.formulas]
+        rows += [
+            f"{tex.math(symbol(f.layouts[0]))} &= {tex.math(symbol(f.layouts[1]))}"
+            for f in step.formulas
+        ]
         for var in step.unknowns:
             if not all(explicit(f, var) for f in step.formulas):
-                rows.append(f"\\Rightarrow {tex.math(var.latex)} &= "
-                            f"{tex.math(symbol(step.roots[var.name].layout))}")
+                rows.append(
+                    f"\\Rightarrow {tex.math(var.latex)} &= "
+                    f"{tex.math(symbol(step.roots[var.name].layout))}"
+                )
             rows += [f"&= {tex.math(line)}" for line in value_lines(r, step, var, "latex")]
     return "$$\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}$$"
 
@@ -159,31 +174,45 @@ def html(r: Result) -> str:
     symbol = Printer(_latex_symbol, style="latex")
     out = [f"<p><strong>{esc(line)}</strong></p>" for line in r.headline()]
     out += [f"<p><strong>Warning:</strong> {esc(w)}</p>" for w in r.warnings]
-    out.append("<table><thead><tr><th>given</th><th>value</th><th>from</th></tr></thead>"
-               "<tbody>")
+    out.append("<table><thead><tr><th>given</th><th>value</th><th>from</th></tr></thead><tbody>")
     for name, given in r.givens.items():
-        out.append(f"<tr><td><code>{esc(name)}</code></td>"
-                   f"<td>{esc(r._fmt(given.quantity, given.variable))}</td>"
-                   f"<td>{esc(origin_text(given, sources))}</td></tr>")
+        out.append(
+            f"<tr><td><code>{esc(name)}</code></td>"
+            f"<td>{esc(r._fmt(given.quantity, given.variable))}</td>"
+            f"<td>{esc(origin_text(given, sources))}</td></tr>"
+        )
     out.append("</tbody></table><ol>")
     for step in r.steps:
         cited = sources.cite(*(f.source for f in step.formulas))
-        math = [f"{tex.math(symbol(f.layouts[0]))} = {tex.math(symbol(f.layouts[1]))}"
-                for f in step.formulas]
+        math = [
+            f"{tex.math(symbol(f.layouts[0]))} = {tex.math(symbol(f.layouts[1]))}"
+            for f in step.formulas
+        ]
         for var in step.unknowns:
             if not all(explicit(f, var) for f in step.formulas):
-                math.append(f"\\Rightarrow {tex.math(var.latex)} = "
-                            f"{tex.math(symbol(step.roots[var.name].layout))}")
-            math += [f"\\phantom{{{tex.math(var.latex)}}} = {tex.math(line)}"
-                     for line in value_lines(r, step, var, "latex")]
+                math.append(
+                    f"\\Rightarrow {tex.math(var.latex)} = "
+                    f"{tex.math(symbol(step.roots[var.name].layout))}"
+                )
+            math += [
+                f"\\phantom{{{tex.math(var.latex)}}} = {tex.math(line)}"
+                for line in value_lines(r, step, var, "latex")
+            ]
         note = f"<br><em>({esc(step.note)})</em>" if step.cancel is not None else ""
-        out.append(f"<li><strong>{esc(_head(step))}</strong> {esc(cited)}<br>"
-                   + "<br>".join(f"${esc(m)}$" for m in math) + note + "</li>")
+        out.append(
+            f"<li><strong>{esc(_head(step))}</strong> {esc(cited)}<br>"
+            + "<br>".join(f"${esc(m)}$" for m in math)
+            + note
+            + "</li>"
+        )
     out.append("</ol>")
     extra = [line for line in extra_text(r) if line]
     if extra:
         out.append("<pre>" + esc("\n".join(extra)) + "</pre>")
     if sources:
-        out.append("<p>Sources:</p><ol>" + "".join(
-            f'<li value="{n}">{esc(s)}</li>' for n, s in sources.entries()) + "</ol>")
+        out.append(
+            "<p>Sources:</p><ol>"
+            + "".join(f'<li value="{n}">{esc(s)}</li>' for n, s in sources.entries())
+            + "</ol>"
+        )
     return "\n".join(out)

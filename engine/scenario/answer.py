@@ -65,8 +65,7 @@ class Finding:
         if isinstance(r, ConstraintRecord):
             return r.line()
         if r.agrees:
-            return (f"✓ {r.formula.title}: {r.describe()} (agree within "
-                    f"{r.relative_difference:.2%})")
+            return f"✓ {r.formula.title}: {r.describe()} (agree within {r.relative_difference:.2%})"
         return f"✗ DISAGREE: {r.formula.title}: {r.describe()} ({r.relative_difference:.1%} apart)"
 
 
@@ -102,10 +101,12 @@ class Plan:
         for f in self.constraints + self.checks:
             if not f.ok:
                 r = f.record
-                what = (f"{r.constraint.title} is violated: {r.describe()}"
-                        if isinstance(r, ConstraintRecord) else
-                        f"{r.formula.title} disagrees: {r.describe()} "
-                        f"({r.relative_difference:.1%} apart)")
+                what = (
+                    f"{r.constraint.title} is violated: {r.describe()}"
+                    if isinstance(r, ConstraintRecord)
+                    else f"{r.formula.title} disagrees: {r.describe()} "
+                    f"({r.relative_difference:.1%} apart)"
+                )
                 found.append(f"{what} (in {', '.join(f.sections)})")
         return found + self.what_if_warnings
 
@@ -113,13 +114,20 @@ class Plan:
     def what_if_warnings(self) -> list[str]:
         """Constraints violated over a section's range or samples, in a sweep's rows or in
         a comparison's rows, each naming where."""
-        found = [f"{c.warning()} (in {s.title}, over its {_spread_kind(s.answer)})"
-                 for s in self.sections for c in getattr(s.answer, "constraints", [])
-                 if not isinstance(s.answer, Result) and c.warning()]
-        found += [f"{w} (in sweep {spec.title})" for spec, table in self.sweeps
-                  for w in table.warnings]
-        found += [f"{w} (in comparison {spec.title})" for spec, comparison in self.comparisons
-                  for w in comparison.warnings]
+        found = [
+            f"{c.warning()} (in {s.title}, over its {_spread_kind(s.answer)})"
+            for s in self.sections
+            for c in getattr(s.answer, "constraints", [])
+            if not isinstance(s.answer, Result) and c.warning()
+        ]
+        found += [
+            f"{w} (in sweep {spec.title})" for spec, table in self.sweeps for w in table.warnings
+        ]
+        found += [
+            f"{w} (in comparison {spec.title})"
+            for spec, comparison in self.comparisons
+            for w in comparison.warnings
+        ]
         return found
 
     @property
@@ -180,11 +188,20 @@ class Plan:
         suffix = target.suffix.lower()
         if suffix == ".pdf":
             return self.to_pdf(target)
-        render = {".md": self.to_markdown, ".markdown": self.to_markdown, ".html": self.to_html,
-                  ".htm": self.to_html, ".tex": self.to_latex, ".txt": self.to_text}.get(suffix)
+        render = {
+            ".md": self.to_markdown,
+            ".markdown": self.to_markdown,
+            ".html": self.to_html,
+            ".htm": self.to_html,
+            ".tex": self.to_latex,
+            ".txt": self.to_text,
+        }.get(suffix)
         if render is None:
-            raise InputError(f"cannot write a report as {arguments.shown(target.name)}: use .md, "
-                             ".html, .pdf, .tex or .txt", "path")
+            raise InputError(
+                f"cannot write a report as {arguments.shown(target.name)}: use .md, "
+                ".html, .pdf, .tex or .txt",
+                "path",
+            )
         write_output(target, render() + "\n", inputs=self._inputs())
         return target
 
@@ -192,8 +209,9 @@ class Plan:
         return self.to_markdown()
 
 
-def plan(source: str | Path | Mapping, records: object = None,
-         achievable: bool | None = None) -> Plan:
+def plan(
+    source: str | Path | Mapping, records: object = None, achievable: bool | None = None
+) -> Plan:
     """Answer a scenario file (.toml or .json) or dict as one plan; see napkinmath.scenario.
 
     Sweeps and comparisons see the file's givens, the answers a section `feeds` on under a
@@ -215,33 +233,49 @@ def plan(source: str | Path | Mapping, records: object = None,
 
 
 def _plan(scenario: Scenario) -> Plan:
-    files = {name: (value, f"plan file{_line(scenario, ('givens', name))}")
-             for name, value in scenario.givens.items()}
+    files = {
+        name: (value, f"plan file{_line(scenario, ('givens', name))}")
+        for name, value in scenario.givens.items()
+    }
     handed: dict[str, tuple[object, str]] = {}  # answers so far, by the name they feed
     answered: list[SectionAnswer] = []
     for section in scenario.sections:
         known = dict(files)
         for i, name in enumerate(section.uses):
             if name not in handed:
-                raise _located(scenario, (*section.where, "uses", i),
-                               f"no earlier section answers {name!r} (answers so far: "
-                               f"{', '.join(handed) or 'none'})")
+                raise _located(
+                    scenario,
+                    (*section.where, "uses", i),
+                    f"no earlier section answers {name!r} (answers so far: "
+                    f"{', '.join(handed) or 'none'})",
+                )
             known[name] = handed[name]
         done = _answer(scenario, section, known)
         answered.append(done)
         centre = " at the centre of its range" if getattr(done.answer, "bounds", None) else ""
         for name, q in done.fed.items():
-            handed[name] = (q, f"answer of {section.title}" + (
-                f" ({section.feeds[name]})" if section.feeds.get(name, name) != name else "")
-                + centre)
+            handed[name] = (
+                q,
+                f"answer of {section.title}"
+                + (f" ({section.feeds[name]})" if section.feeds.get(name, name) != name else "")
+                + centre,
+            )
     results = [(s.title, s.checked or s.result) for s in answered]
     # a section's own givens are a what-if for that section, not checked against the file
     own = {s.title: set(s.section.givens) for s in answered}
-    checks = _findings([(t, c) for t, r in results for c in r.checks
-                        if not own[t] & {v.name for v in c.formula.variables}],
-                       lambda c: (c.formula.name, c.describe()))
-    constraints = _findings([(t, c) for t, r in results for c in r.constraints],
-                            lambda c: (c.constraint.name, c.describe()))
+    checks = _findings(
+        [
+            (t, c)
+            for t, r in results
+            for c in r.checks
+            if not own[t] & {v.name for v in c.formula.variables}
+        ],
+        lambda c: (c.formula.name, c.describe()),
+    )
+    constraints = _findings(
+        [(t, c) for t, r in results for c in r.constraints],
+        lambda c: (c.constraint.name, c.describe()),
+    )
     done = Plan(scenario, answered, checks, constraints)
     # sweeps and comparisons: the file's givens and the renamed answers (feeds), not every
     # answer (a swept input would contradict answers derived at its planned value)
@@ -264,22 +298,29 @@ def _line(scenario: Scenario, path: tuple) -> str:
     return f", line {line}" if line else ""
 
 
-def _answer(scenario: Scenario, section: Section, known: Mapping[str, tuple[object, str]]
-            ) -> SectionAnswer:
+def _answer(
+    scenario: Scenario, section: Section, known: Mapping[str, tuple[object, str]]
+) -> SectionAnswer:
     from napkinmath.solving.solver import solve
 
     givens = {n: v for n, (v, _) in known.items() if n not in section.ask}
     origins = {n: o for n, (_, o) in known.items() if n not in section.ask}
     for name, value in section.givens.items():
         if name in section.ask:
-            raise _located(scenario, (*section.where, "givens", name),
-                           f"{name} is both asked and given in this section: drop one")
+            raise _located(
+                scenario,
+                (*section.where, "givens", name),
+                f"{name} is both asked and given in this section: drop one",
+            )
         givens[name] = value
         where = _line(scenario, (*section.where, "givens", name))
         origins[name] = f"section {section.title}{where}"
     records = {**scenario.records, **section.records}
-    options: dict[str, object] = {"tolerance": scenario.tolerance,
-                                  "on_inconsistent": "warn", **records}
+    options: dict[str, object] = {
+        "tolerance": scenario.tolerance,
+        "on_inconsistent": "warn",
+        **records,
+    }
     from napkinmath.whatif.spread import is_spread
 
     spread = any(is_spread(v) for v in givens.values())
@@ -287,21 +328,29 @@ def _answer(scenario: Scenario, section: Section, known: Mapping[str, tuple[obje
         options["units"] = section.units
     if scenario.achievable:
         if spread:
-            raise _located(scenario, ("records", "achievable"), "achievable applies to "
-                           f"single answers; section {section.title!r} has a ranged given")
+            raise _located(
+                scenario,
+                ("records", "achievable"),
+                "achievable applies to "
+                f"single answers; section {section.title!r} has a ranged given",
+            )
         options["achievable"] = True
     if spread:
         options.pop("on_inconsistent")
         if options.pop("precision", None):
-            raise _located(scenario, (*section.where, "precision"), "precision applies to "
-                           "single answers; a given of this section is a range")
+            raise _located(
+                scenario,
+                (*section.where, "precision"),
+                "precision applies to single answers; a given of this section is a range",
+            )
     try:
         whole = solve(list(section.ask), **options, **givens)
     except NapkinError as exc:
         name = getattr(exc, "variable", None)
         path = _given_path(scenario, section, name) if name else section.where
-        raise type(exc)(f"{scenario.where(path)}: in section {section.title!r}: {exc}",
-                        *_extra(exc)) from None
+        raise type(exc)(
+            f"{scenario.where(path)}: in section {section.title!r}: {exc}", *_extra(exc)
+        ) from None
     answer = _needed_only(section, whole, options, givens)
     point = getattr(answer, "center", answer)
     fed = {n: point.values[n] for n in section.ask}
@@ -314,8 +363,14 @@ def _answer(scenario: Scenario, section: Section, known: Mapping[str, tuple[obje
         except NapkinError as exc:
             raise _located(scenario, (*section.where, "sensitivity"), str(exc)) from None
     checked = getattr(whole, "center", whole)
-    return SectionAnswer(section, answer, {n: o for n, o in origins.items() if n in givens},
-                         fed, sensitivities, checked)
+    return SectionAnswer(
+        section,
+        answer,
+        {n: o for n, o in origins.items() if n in givens},
+        fed,
+        sensitivities,
+        checked,
+    )
 
 
 def _needed_only(section: Section, whole, options: dict, givens: dict):
@@ -329,8 +384,7 @@ def _needed_only(section: Section, whole, options: dict, givens: dict):
     needed = {n: v for n, v in givens.items() if n in read}
     if len(needed) == len(givens):
         return whole
-    if whole is point and not (point.checks or point.constraints or point.set_aside
-                               or point.notes):
+    if whole is point and not (point.checks or point.constraints or point.set_aside or point.notes):
         # nothing but the unread givens sets the first answer apart: the same answer,
         # without solving it again
         answer = copy.copy(point)
@@ -388,28 +442,43 @@ def _context(scenario: Scenario, spec, known: Mapping[str, object], skip) -> dic
 def _sweep(scenario: Scenario, spec, known: Mapping[str, object]):
     from napkinmath.whatif.sweep import sweep
 
-    records = {**{k: v for k, v in scenario.records.items() if k != "precision"},
-               **spec.records}
+    records = {**{k: v for k, v in scenario.records.items() if k != "precision"}, **spec.records}
     givens = _context(scenario, spec, known, {*spec.target, *spec.over})
     try:
-        return sweep(list(spec.target), over=spec.over, tolerance=scenario.tolerance,
-                     points=spec.points, achievable=scenario.achievable, **records, **givens)
+        return sweep(
+            list(spec.target),
+            over=spec.over,
+            tolerance=scenario.tolerance,
+            points=spec.points,
+            achievable=scenario.achievable,
+            **records,
+            **givens,
+        )
     except NapkinError as exc:
         name = getattr(exc, "variable", None)
-        path = (*spec.where, "over" if name in spec.over else "givens", name) \
-            if name in spec.over or name in spec.givens else spec.where
+        path = (
+            (*spec.where, "over" if name in spec.over else "givens", name)
+            if name in spec.over or name in spec.givens
+            else spec.where
+        )
         raise InputError(f"{scenario.where(path)}: sweep {spec.title!r}: {exc}", name) from None
 
 
 def _compare(scenario: Scenario, spec, known: Mapping[str, object]):
     from napkinmath.whatif.compare import compare
 
-    records = {**{k: v for k, v in scenario.records.items() if k != "precision"},
-               **spec.records}
+    records = {**{k: v for k, v in scenario.records.items() if k != "precision"}, **spec.records}
     givens = _context(scenario, spec, known, set(spec.target))
     try:
-        return compare(list(spec.target), tolerance=scenario.tolerance, best=spec.best,
-                       achievable=scenario.achievable, **records, **givens)
+        return compare(
+            list(spec.target),
+            tolerance=scenario.tolerance,
+            best=spec.best,
+            achievable=scenario.achievable,
+            **records,
+            **givens,
+        )
     except NapkinError as exc:
-        raise InputError(f"{scenario.where(spec.where)}: comparison {spec.title!r}: {exc}"
-                         ) from None
+        raise InputError(
+            f"{scenario.where(spec.where)}: comparison {spec.title!r}: {exc}"
+        ) from None

@@ -68,31 +68,39 @@ class Count:
     def describe(self) -> str:
         """'100,000 sections: 1,200,000 units; 1 sweep: 420 units, 66 cells', largest first."""
         shown = sorted(self.parts.items(), key=lambda kv: -kv[1][1])
-        return "; ".join(f"{n:,} {kind if n == 1 else kind + 's'}: {units:,} units"
-                         + (f", {cells:,} table cells" if cells else "")
-                         for kind, (n, units, cells) in shown)
+        return "; ".join(
+            f"{n:,} {kind if n == 1 else kind + 's'}: {units:,} units"
+            + (f", {cells:,} table cells" if cells else "")
+            for kind, (n, units, cells) in shown
+        )
 
     def check(self, source: str, least: bool = False) -> None:
         """Refuse the plan past MAX_WORK units or MAX_REPORT_CELLS cells."""
         fix = FIX + (FEWER_POINTS if "sweep" in self.parts else "")
         if self.cells > MAX_REPORT_CELLS:
-            raise InputError(f"{source}: this plan's sweeps and comparisons hold "
-                             f"{self.cells:,} table cells ({self.describe()}); a plan's "
-                             f"report may hold at most {MAX_REPORT_CELLS:,}: {fix}")
+            raise InputError(
+                f"{source}: this plan's sweeps and comparisons hold "
+                f"{self.cells:,} table cells ({self.describe()}); a plan's "
+                f"report may hold at most {MAX_REPORT_CELLS:,}: {fix}"
+            )
         if self.units > MAX_WORK:
-            raise InputError(f"{source}: this plan counts {'at least ' * least}"
-                             f"{self.units:,} work units "
-                             f"({self.describe()}); a plan may count at most {MAX_WORK:,} "
-                             f"(about a minute): {fix}")
+            raise InputError(
+                f"{source}: this plan counts {'at least ' * least}"
+                f"{self.units:,} work units "
+                f"({self.describe()}); a plan may count at most {MAX_WORK:,} "
+                f"(about a minute): {fix}"
+            )
 
 
 def check_raw(data: Mapping, source: str) -> None:
     """Refuse a file whose sections, sweeps and comparisons alone are over the budget, before
     any of them is checked."""
     count = Count()
-    for key, kind, units in (("sections", "section", SECTION_COST + ASK_COST),
-                             ("sweeps", "sweep", SWEEP_COST),
-                             ("comparisons", "comparison", 2 * COMPARISON_COST)):
+    for key, kind, units in (
+        ("sections", "section", SECTION_COST + ASK_COST),
+        ("sweeps", "sweep", SWEEP_COST),
+        ("comparisons", "comparison", 2 * COMPARISON_COST),
+    ):
         items = data.get(key)
         if isinstance(items, list):
             part = count.parts.setdefault(kind, [0, 0, 0])
@@ -130,10 +138,10 @@ def check_plan(scenario) -> None:
 
 
 def _record_lists(scenario, spec) -> dict[str, list]:
-    chosen = {**{k: v for k, v in scenario.records.items() if k != "precision"},
-              **spec.records}
-    return {k: v if isinstance(v, list) else [v] for k, v in chosen.items()
-            if k in ("gpu", "model")}
+    chosen = {**{k: v for k, v in scenario.records.items() if k != "precision"}, **spec.records}
+    return {
+        k: v if isinstance(v, list) else [v] for k, v in chosen.items() if k in ("gpu", "model")
+    }
 
 
 def _records(scenario, spec) -> int:

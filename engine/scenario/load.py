@@ -48,13 +48,31 @@ if TYPE_CHECKING:
 
 Where = tuple[str | int, ...]
 
-TOP_KEYS = ("title", "notes", "tolerance", "strict", "records", "givens", "sections", "sweeps",
-            "comparisons")
+TOP_KEYS = (
+    "title",
+    "notes",
+    "tolerance",
+    "strict",
+    "records",
+    "givens",
+    "sections",
+    "sweeps",
+    "comparisons",
+)
 RECORD_KEYS = ("gpu", "model", "precision")
 #: the top-level [records] table also takes the user's records files and --achievable
 TOP_RECORD_KEYS = (*RECORD_KEYS, "files", "achievable")
-SECTION_KEYS = ("title", "notes", "ask", "uses", "givens", "feeds", "units", "sensitivity",
-                *RECORD_KEYS)
+SECTION_KEYS = (
+    "title",
+    "notes",
+    "ask",
+    "uses",
+    "givens",
+    "feeds",
+    "units",
+    "sensitivity",
+    *RECORD_KEYS,
+)
 SWEEP_KEYS = ("title", "target", "over", "givens", "gpu", "model", "points")
 COMPARISON_KEYS = ("title", "target", "givens", "gpu", "model", "best")
 PRECISIONS = ("bf16", "fp16", "fp8", "int8", "fp4")
@@ -124,8 +142,9 @@ class Scenario:
 
 
 def describe(source: str, lines: dict, path: Where, is_json: bool = False) -> str:
-    key = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else f"{p}")
-                  for i, p in enumerate(path))
+    key = "".join(
+        f"[{p}]" if isinstance(p, int) else (f".{p}" if i else f"{p}") for i, p in enumerate(path)
+    )
     line = line_of(lines, path) if lines else None
     at = f", line {line}" if line else ""
     return f"{source}{at}, key {key}" if key else f"{source}{at}"
@@ -139,8 +158,9 @@ def load(source: str | Path | Mapping, records: object = None) -> Scenario:
         return _Checker(dict(source), "<dict>", {}, False, extra).scenario()
     document = read_plan_file(source)
     lines = json_lines(document.text) if document.kind == "json" else toml_lines(document.text)
-    return _Checker(document.data, str(Path(source)), lines, document.kind == "json",
-                    extra).scenario()
+    return _Checker(
+        document.data, str(Path(source)), lines, document.kind == "json", extra
+    ).scenario()
 
 
 def read_plan_file(source: str | Path) -> Document:
@@ -150,10 +170,15 @@ def read_plan_file(source: str | Path) -> Document:
     from napkinmath.files import read_document
 
     if not isinstance(source, (str, os.PathLike)):
-        raise InputError(f"a plan is the path of a .toml or .json file, or a dict, not "
-                         f"{type(source).__name__}")
-    return read_document(source, noun="plan file", limit=MAX_PLAN_BYTES,
-                         rule="a plan is read only from a regular file")
+        raise InputError(
+            f"a plan is the path of a .toml or .json file, or a dict, not {type(source).__name__}"
+        )
+    return read_document(
+        source,
+        noun="plan file",
+        limit=MAX_PLAN_BYTES,
+        rule="a plan is read only from a regular file",
+    )
 
 
 def _record_paths(records: object) -> tuple[str, ...]:
@@ -169,22 +194,26 @@ def _record_paths(records: object) -> tuple[str, ...]:
 class _Checker:
     """Type and name checks, each failure naming file, line and key."""
 
-    def __init__(self, data: dict, source: str, lines: dict, is_json: bool,
-                 extra_files: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, data: dict, source: str, lines: dict, is_json: bool, extra_files: tuple[str, ...] = ()
+    ) -> None:
         self.data, self.source, self.lines, self.is_json = data, source, lines, is_json
         self.extra_files = extra_files
 
     def fail(self, path: Where, message: str) -> InputError:
-        return InputError(f"{describe(self.source, self.lines, path, self.is_json)}: {message}",
-                          str(path[-1]) if path else None)
+        return InputError(
+            f"{describe(self.source, self.lines, path, self.is_json)}: {message}",
+            str(path[-1]) if path else None,
+        )
 
     def keys(self, table: object, allowed: tuple[str, ...], path: Where) -> dict:
         if not isinstance(table, dict):
             raise self.fail(path, f"expected a table of {', '.join(allowed)}")
         for key in table:
             if key not in allowed:
-                raise self.fail((*path, key), f"unknown key {key!r}; expected one of "
-                                f"{', '.join(allowed)}")
+                raise self.fail(
+                    (*path, key), f"unknown key {key!r}; expected one of {', '.join(allowed)}"
+                )
         return table
 
     def text(self, value: object, path: Where, required: bool = False) -> str:
@@ -196,8 +225,7 @@ class _Checker:
 
     def names(self, value: object, path: Where) -> tuple[str, ...]:
         items = [value] if isinstance(value, str) else value
-        if not isinstance(items, list) or not items or \
-                not all(isinstance(n, str) for n in items):
+        if not isinstance(items, list) or not items or not all(isinstance(n, str) for n in items):
             raise self.fail(path, f"expected a variable name or a list of them, got {value!r}")
         for i, name in enumerate(items):
             self.variable(name, (*path, i) if isinstance(value, list) else path)
@@ -227,8 +255,11 @@ class _Checker:
             if isinstance(value, list):
                 value = tuple(value)  # [low, high]: a range
             if isinstance(value, bool) or not isinstance(value, (str, int, float, tuple)):
-                raise self.fail(where, f"expected a value such as \"7B\", 0.4, \"3 weeks\" or "
-                                f"a range \"0.3..0.5\", got {value!r}")
+                raise self.fail(
+                    where,
+                    f'expected a value such as "7B", 0.4, "3 weeks" or '
+                    f'a range "0.3..0.5", got {value!r}',
+                )
             try:
                 if is_spread(value):
                     bind_spread(to_spread(value, name), variable(name))
@@ -239,21 +270,26 @@ class _Checker:
             out[name] = value
         return out
 
-    def records(self, table: dict, path: Where, keys=RECORD_KEYS, lists: bool = False
-                ) -> dict[str, object]:
+    def records(
+        self, table: dict, path: Where, keys=RECORD_KEYS, lists: bool = False
+    ) -> dict[str, object]:
         out: dict[str, object] = {}
         for key in keys:
             if key not in table:
                 continue
             value = table[key]
-            ok = isinstance(value, str) or (lists and isinstance(value, list) and value and
-                                             all(isinstance(v, str) for v in value))
+            ok = isinstance(value, str) or (
+                lists
+                and isinstance(value, list)
+                and value
+                and all(isinstance(v, str) for v in value)
+            )
             if not ok:
-                raise self.fail((*path, key), f"expected a record name{' or a list' * lists}, "
-                                f"got {value!r}")
+                raise self.fail(
+                    (*path, key), f"expected a record name{' or a list' * lists}, got {value!r}"
+                )
             if key == "precision" and value not in PRECISIONS:
-                raise self.fail((*path, key), f"{value!r}: expected one of "
-                                f"{', '.join(PRECISIONS)}")
+                raise self.fail((*path, key), f"{value!r}: expected one of {', '.join(PRECISIONS)}")
             if key != "precision":
                 self.record(value, (*path, key))
             out[key] = value
@@ -278,8 +314,9 @@ class _Checker:
         files = (*self.record_files(table.get("files")), *self.extra_files)
         achievable = table.get("achievable", False)
         if not isinstance(achievable, bool):
-            raise self.fail(("records", "achievable"), f"expected true or false, got "
-                            f"{achievable!r}")
+            raise self.fail(
+                ("records", "achievable"), f"expected true or false, got {achievable!r}"
+            )
         try:
             with user_records(files or None):
                 found = self.checked(d, table)
@@ -295,10 +332,15 @@ class _Checker:
         if value is None:
             return ()
         items = [value] if isinstance(value, str) else value
-        if not isinstance(items, list) or not items or \
-                not all(isinstance(v, str) and v for v in items):
-            raise self.fail(("records", "files"), f"expected the path of a records file or a "
-                            f"list of paths, got {value!r}")
+        if (
+            not isinstance(items, list)
+            or not items
+            or not all(isinstance(v, str) and v for v in items)
+        ):
+            raise self.fail(
+                ("records", "files"),
+                f"expected the path of a records file or a list of paths, got {value!r}",
+            )
         found = []
         for i, item in enumerate(items):
             where = ("records", "files", i) if isinstance(value, list) else ("records", "files")
@@ -317,12 +359,18 @@ class _Checker:
         folder = os.path.dirname(self.source)
         path, shown = os.path.join(folder, item), visible(os.path.join(folder, item))
         base = os.path.realpath(folder or ".")
-        if "\x00" in item or os.path.isabs(item) \
-                or os.path.commonpath([base, os.path.realpath(path)]) != base:
-            raise self.fail(where, f"{visible(item)!r} is outside the plan file's folder; a "
-                            "plan's records files are read from its folder or below it (no "
-                            "absolute path, no .. out of it, no link out of it): copy the file "
-                            "there, or name it with --records (records= in Python)")
+        if (
+            "\x00" in item
+            or os.path.isabs(item)
+            or os.path.commonpath([base, os.path.realpath(path)]) != base
+        ):
+            raise self.fail(
+                where,
+                f"{visible(item)!r} is outside the plan file's folder; a "
+                "plan's records files are read from its folder or below it (no "
+                "absolute path, no .. out of it, no link out of it): copy the file "
+                "there, or name it with --records (records= in Python)",
+            )
         try:
             check_named_file(path, shown)
         except InputError as exc:
@@ -335,55 +383,72 @@ class _Checker:
     def checked(self, d: dict, table: dict) -> Scenario:
         title = self.text(d.get("title"), ("title",), required=True)
         tolerance = d.get("tolerance", 0.01)
-        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
-                or not 0 < tolerance < 1:
+        if (
+            isinstance(tolerance, bool)
+            or not isinstance(tolerance, (int, float))
+            or not 0 < tolerance < 1
+        ):
             raise self.fail(("tolerance",), f"expected a fraction such as 0.01, got {tolerance!r}")
         strict = d.get("strict", False)
         if not isinstance(strict, bool):
             raise self.fail(("strict",), f"expected true or false, got {strict!r}")
         records = self.records(table, ("records",))
-        sections = [self.section(s, ("sections", i))
-                    for i, s in enumerate(self.array(d, "sections", required=True))]
+        sections = [
+            self.section(s, ("sections", i))
+            for i, s in enumerate(self.array(d, "sections", required=True))
+        ]
         titles = [s.title for s in sections]
         for i, t in enumerate(titles):
             if t in titles[:i]:
                 raise self.fail(("sections", i, "title"), f"two sections are called {t!r}")
         return Scenario(
-            title=title, notes=self.text(d.get("notes"), ("notes",)), tolerance=float(tolerance),
-            strict=strict, records=records, givens=self.given_values(d.get("givens"), ("givens",)),
+            title=title,
+            notes=self.text(d.get("notes"), ("notes",)),
+            tolerance=float(tolerance),
+            strict=strict,
+            records=records,
+            givens=self.given_values(d.get("givens"), ("givens",)),
             sections=sections,
             sweeps=[self.sweep(s, ("sweeps", i)) for i, s in enumerate(self.array(d, "sweeps"))],
-            comparisons=[self.comparison(c, ("comparisons", i))
-                         for i, c in enumerate(self.array(d, "comparisons"))],
-            source=self.source, lines=self.lines, is_json=self.is_json)
+            comparisons=[
+                self.comparison(c, ("comparisons", i))
+                for i, c in enumerate(self.array(d, "comparisons"))
+            ],
+            source=self.source,
+            lines=self.lines,
+            is_json=self.is_json,
+        )
 
     def array(self, d: dict, key: str, required: bool = False) -> list:
         value = d.get(key, [])
         if not isinstance(value, list) or (required and not value):
-            raise self.fail((key,), f"expected {'one or more' if required else 'a list of'} "
-                            f"[[{key}]] tables")
+            raise self.fail(
+                (key,), f"expected {'one or more' if required else 'a list of'} [[{key}]] tables"
+            )
         return value
 
     def section(self, s: object, path: Where) -> Section:
         s = self.keys(s, SECTION_KEYS, path)
         if "ask" not in s:
-            raise self.fail(path, "a section needs ask = [\"variable\", ...]: its questions")
+            raise self.fail(path, 'a section needs ask = ["variable", ...]: its questions')
         ask = self.names(s["ask"], (*path, "ask"))
         feeds = s.get("feeds", {})
         if not isinstance(feeds, dict):
-            raise self.fail((*path, "feeds"), "expected a table: later_name = \"answer\"")
+            raise self.fail((*path, "feeds"), 'expected a table: later_name = "answer"')
         for name, answer in feeds.items():
             self.variable(name, (*path, "feeds", name))
             if answer not in ask:
-                raise self.fail((*path, "feeds", name), f"{answer!r} is not a question of this "
-                                f"section (ask = {list(ask)})")
+                raise self.fail(
+                    (*path, "feeds", name),
+                    f"{answer!r} is not a question of this section (ask = {list(ask)})",
+                )
         uses = self.names(s["uses"], (*path, "uses")) if "uses" in s else ()
         for i, name in enumerate(uses):
             if name in ask:
                 raise self.fail((*path, "uses", i), f"{name!r} is both used and asked here")
         units = s.get("units", {})
         if not isinstance(units, dict) or not all(isinstance(u, str) for u in units.values()):
-            raise self.fail((*path, "units"), "expected a table: name = \"unit\"")
+            raise self.fail((*path, "units"), 'expected a table: name = "unit"')
         for name in units:
             if name not in ask:
                 raise self.fail((*path, "units", name), f"{name!r} is not asked in this section")
@@ -397,48 +462,69 @@ class _Checker:
             for i, name in enumerate(sensitivity):
                 if name not in ask:
                     raise self.fail((*path, "sensitivity", i), f"{name!r} is not asked here")
-        return Section(title=self.text(s.get("title"), (*path, "title"), required=True), ask=ask,
-                       notes=self.text(s.get("notes"), (*path, "notes")), uses=uses,
-                       givens=self.given_values(s.get("givens"), (*path, "givens")),
-                       feeds=dict(feeds), units=dict(units), sensitivity=sensitivity,
-                       records=self.records(s, path), where=path)
+        return Section(
+            title=self.text(s.get("title"), (*path, "title"), required=True),
+            ask=ask,
+            notes=self.text(s.get("notes"), (*path, "notes")),
+            uses=uses,
+            givens=self.given_values(s.get("givens"), (*path, "givens")),
+            feeds=dict(feeds),
+            units=dict(units),
+            sensitivity=sensitivity,
+            records=self.records(s, path),
+            where=path,
+        )
 
     def sweep(self, s: object, path: Where) -> Sweep:
         s = self.keys(s, SWEEP_KEYS, path)
         target = self.names(s.get("target"), (*path, "target"))
         over = s.get("over")
         if not isinstance(over, dict) or not 1 <= len(over) <= 2:
-            raise self.fail((*path, "over"), "expected a table of one or two swept inputs, "
-                            "such as { n_gpus = \"32..256:log:9\" }")
+            raise self.fail(
+                (*path, "over"),
+                'expected a table of one or two swept inputs, such as { n_gpus = "32..256:log:9" }',
+            )
         for name, value in over.items():
             self.variable(name, (*path, "over", name))
             if not isinstance(value, (str, list)):
-                raise self.fail((*path, "over", name), "expected \"low..high[:log:N]\" or a "
-                                f"list of values, got {value!r}")
+                raise self.fail(
+                    (*path, "over", name),
+                    f'expected "low..high[:log:N]" or a list of values, got {value!r}',
+                )
         points = s.get("points", 11)
         if isinstance(points, bool) or not isinstance(points, int) or not 2 <= points <= 1000:
             raise self.fail((*path, "points"), f"expected a whole number 2..1000, got {points!r}")
         default = f"{', '.join(target)} over {', '.join(over)}"
-        return Sweep(title=self.text(s.get("title"), (*path, "title")) or default, target=target,
-                     over=dict(over), givens=self.given_values(s.get("givens"), (*path, "givens")),
-                     records=self.records(s, path, ("gpu", "model"), lists=True), points=points,
-                     where=path)
+        return Sweep(
+            title=self.text(s.get("title"), (*path, "title")) or default,
+            target=target,
+            over=dict(over),
+            givens=self.given_values(s.get("givens"), (*path, "givens")),
+            records=self.records(s, path, ("gpu", "model"), lists=True),
+            points=points,
+            where=path,
+        )
 
     def comparison(self, c: object, path: Where) -> ComparisonSpec:
         c = self.keys(c, COMPARISON_KEYS, path)
         target = self.names(c.get("target"), (*path, "target"))
         records = self.records(c, path, ("gpu", "model"), lists=True)
         if not any(isinstance(v, list) and len(v) > 1 for v in records.values()):
-            raise self.fail(path, "a comparison needs gpu = [...] or model = [...] with two or "
-                            "more records")
+            raise self.fail(
+                path, "a comparison needs gpu = [...] or model = [...] with two or more records"
+            )
         best = c.get("best")
         if best not in (None, "lower", "higher"):
-            raise self.fail((*path, "best"), f"expected \"lower\" or \"higher\", got {best!r}")
+            raise self.fail((*path, "best"), f'expected "lower" or "higher", got {best!r}')
         default = f"{', '.join(target)} across records"
-        return ComparisonSpec(title=self.text(c.get("title"), (*path, "title")) or default,
-                              target=target, records=records,
-                              givens=self.given_values(c.get("givens"), (*path, "givens")),
-                              best=best, where=path)
+        return ComparisonSpec(
+            title=self.text(c.get("title"), (*path, "title")) or default,
+            target=target,
+            records=records,
+            givens=self.given_values(c.get("givens"), (*path, "givens")),
+            best=best,
+            where=path,
+        )
 
 
 def _names_record_key(value: object) -> bool:

@@ -54,7 +54,7 @@ def toml_lines(text: str) -> dict[Path, int]:
             continue
         path = (*table, _key(key.group(1)))
         found.setdefault(path, number)
-        rest = line[key.end():]
+        rest = line[key.end() :]
         for delimiter in ('"""', "'''"):
             if rest.count(delimiter) % 2 == 1:  # a multi-line string starts here
                 quote = delimiter
@@ -93,7 +93,7 @@ def json_lines(text: str) -> dict[Path, int]:
             j, start_line = i + 1, line
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
-            last_string = text[i + 1:j]
+            last_string = text[i + 1 : j]
             line += last_string.count("\n")
             i = j
             if stack and stack[-1][0] == "object" and stack[-1][3]:
@@ -102,8 +102,9 @@ def json_lines(text: str) -> dict[Path, int]:
                 stack[-1][3] = False
         elif c in "{[":
             path: Path = _json_path(stack)
-            stack.append(["object" if c == "{" else "array", path, None if c == "{" else 0,
-                          c == "{"])
+            stack.append(
+                ["object" if c == "{" else "array", path, None if c == "{" else 0, c == "{"]
+            )
             if c == "[":
                 _json_element(stack, text, i + 1, line, found)
         elif c in "}]":

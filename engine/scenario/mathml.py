@@ -67,7 +67,11 @@ def block(*parts: str) -> str:
     on its own line, left-aligned, scrolling sideways on a narrow screen."""
     # Chromium sets a leading '=' flush against a lone <mtext> (a value): space it by hand
     gap = '<mspace width="0.2778em"/>'
-    joined = "<mo>=</mo>".join(gap + p if i and p.startswith("<mtext>") and not parts[0] else p
-                               for i, p in enumerate(parts))
-    return f'<div class="eq"><math><mstyle displaystyle="true"><mrow>{joined}</mrow></mstyle>' \
-           "</math></div>"
+    joined = "<mo>=</mo>".join(
+        gap + p if i and p.startswith("<mtext>") and not parts[0] else p
+        for i, p in enumerate(parts)
+    )
+    return (
+        f'<div class="eq"><math><mstyle displaystyle="true"><mrow>{joined}</mrow></mstyle>'
+        "</math></div>"
+    )

@@ -53,10 +53,14 @@ def status(plan: Plan) -> str:
     """'Constraints: 2 of 2 hold. Over-determined givens: 3 of 3 checks agree.'"""
     held = sum(f.ok for f in plan.constraints)
     agreed = sum(f.ok for f in plan.checks)
-    parts = [f"Constraints: {held} of {len(plan.constraints)} hold." if plan.constraints
-             else "No constraint applies.",
-             f"Over-determined givens: {agreed} of {len(plan.checks)} checks agree."
-             if plan.checks else "No given is over-determined."]
+    parts = [
+        f"Constraints: {held} of {len(plan.constraints)} hold."
+        if plan.constraints
+        else "No constraint applies.",
+        f"Over-determined givens: {agreed} of {len(plan.checks)} checks agree."
+        if plan.checks
+        else "No given is over-determined.",
+    ]
     return " ".join(parts)
 
 
@@ -99,8 +103,10 @@ def centre_note(s: SectionAnswer) -> str:
     if not getattr(s.answer, "bounds", None):
         return ""
     names = ", ".join(b.name for b in s.answer.bounds)
-    return f"The derivation below is the one at the centre of {names}; the answers above " \
-           "span the whole range."
+    return (
+        f"The derivation below is the one at the centre of {names}; the answers above "
+        "span the whole range."
+    )
 
 
 def section_constraints(s: SectionAnswer) -> tuple[str, list[tuple[bool, str]]]:
@@ -108,8 +114,10 @@ def section_constraints(s: SectionAnswer) -> tuple[str, list[tuple[bool, str]]]:
     range or the samples for a ranged or distributed given, else at the answer's point."""
     answer: Any = s.answer
     if answer is not s.result:  # a range or samples: the constraints over the spread
-        return (answer.constraints_heading.rstrip(":"),
-                [(not c.warning(), c.line()) for c in answer.constraints])
+        return (
+            answer.constraints_heading.rstrip(":"),
+            [(not c.warning(), c.line()) for c in answer.constraints],
+        )
     return "Constraints", [(c.holds, c.line()) for c in s.result.constraints]
 
 
@@ -181,14 +189,29 @@ def steps(s: SectionAnswer) -> list[Step]:
         solved = []
         for var in step.unknowns:
             explicit = all(_explicit(f, var) for f in step.formulas)
-            solved.append(Solved(var.name, var, step.solved[var.name], explicit,
-                                 tuple(result._value_lines(step, var))))
+            solved.append(
+                Solved(
+                    var.name,
+                    var,
+                    step.solved[var.name],
+                    explicit,
+                    tuple(result._value_lines(step, var)),
+                )
+            )
         notes = [f.note for f in step.formulas if f.note and step.rounding]
         notes += [f"ASSUMPTION: {f.note}" for f in step.formulas if f.assumption]
         notes += [step.note] if step.note else []
-        out.append(Step(number, " + ".join(f.title for f in step.formulas),
-                        tuple(dict.fromkeys(f.source for f in step.formulas)),
-                        tuple(step.formulas), tuple(solved), tuple(notes), step))
+        out.append(
+            Step(
+                number,
+                " + ".join(f.title for f in step.formulas),
+                tuple(dict.fromkeys(f.source for f in step.formulas)),
+                tuple(step.formulas),
+                tuple(solved),
+                tuple(notes),
+                step,
+            )
+        )
     return out
 
 

@@ -74,24 +74,40 @@ def _uncommented(svg_text: str) -> str:
     return _COMMENT.sub("", svg_text)
 
 
-def _table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset(),
-           infeasible: list[bool] | None = None) -> str:
+def _table(
+    headers: list[str],
+    rows: list[list[str]],
+    numeric: set[int] = frozenset(),
+    infeasible: list[bool] | None = None,
+) -> str:
     """A table of already-escaped cells; the rows marked `infeasible` tinted."""
     head = "".join(f"<th>{h}</th>" for h in headers)
     marks = infeasible or [False] * len(rows)
-    body = "".join(("<tr class=\"infeasible\">" if bad else "<tr>") + "".join(
-        f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>"
-        for i, c in enumerate(row)) + "</tr>" for row, bad in zip(rows, marks, strict=True))
-    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>' \
-           f"</table></div>"
+    body = "".join(
+        ('<tr class="infeasible">' if bad else "<tr>")
+        + "".join(
+            f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>"
+            for i, c in enumerate(row)
+        )
+        + "</tr>"
+        for row, bad in zip(rows, marks, strict=True)
+    )
+    return (
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
+        f"</table></div>"
+    )
 
 
 def _whatif_table(table) -> str:
     """A what-if Table (sweep, sensitivity, comparison) from its own cells."""
     numeric = {i for i, c in enumerate(table.columns) if not c.is_labels}
     cells = table._cells()
-    return _table([_e(h) for h in table.headers], [[_e(c) for c in row] for row in cells],
-                  numeric, table._infeasible())
+    return _table(
+        [_e(h) for h in table.headers],
+        [[_e(c) for c in row] for row in cells],
+        numeric,
+        table._infeasible(),
+    )
 
 
 def render(plan: Plan) -> str:
@@ -130,11 +146,20 @@ class HtmlPrinter(PlanPrinter):
         return "\n".join([*lines, "</main>", "</body>", "</html>"])
 
     def title(self, plan: Plan) -> list[str]:
-        out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-               '<meta name="viewport" content="width=device-width, initial-scale=1">',
-               '<meta name="generator" content="napkinmath plan">',
-               f"<title>{_e(plan.title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
-               "<main>", f"<h1>{_e(plan.title)}</h1>"]
+        out = [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            '<meta name="generator" content="napkinmath plan">',
+            f"<title>{_e(plan.title)}</title>",
+            f"<style>{CSS}</style>",
+            "</head>",
+            "<body>",
+            "<main>",
+            f"<h1>{_e(plan.title)}</h1>",
+        ]
         if plan.scenario.notes.strip():
             out.append(f"<p>{_e(plan.scenario.notes.strip())}</p>")
         if not self.plots:
@@ -145,12 +170,18 @@ class HtmlPrinter(PlanPrinter):
         rows = []
         for section, run in by_section(lines):
             rows.append(f'<tr><th colspan="2" class="group">{_e(section)}</th></tr>')
-            rows += [f"<tr><td><code>{_e(line.name)}</code><br><span class=\"muted\">"
-                     f"{_e(line.meaning)}{f' ({_e(line.fed)})' if line.fed else ''}</span></td>"
-                     f'<td class="num answer">{_e(line.value)}</td></tr>' for line in run]
-        return ['<section id="summary">', "<h2>Summary</h2>",
-                '<div class="scroll"><table class="summary"><thead><tr><th>answer</th>'
-                f"<th>value</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"]
+            rows += [
+                f'<tr><td><code>{_e(line.name)}</code><br><span class="muted">'
+                f"{_e(line.meaning)}{f' ({_e(line.fed)})' if line.fed else ''}</span></td>"
+                f'<td class="num answer">{_e(line.value)}</td></tr>'
+                for line in run
+            ]
+        return [
+            '<section id="summary">',
+            "<h2>Summary</h2>",
+            '<div class="scroll"><table class="summary"><thead><tr><th>answer</th>'
+            f"<th>value</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>",
+        ]
 
     def status(self, text: str) -> list[str]:
         return [f"<p>{_e(text)}</p>"]
@@ -158,8 +189,11 @@ class HtmlPrinter(PlanPrinter):
     def warnings(self, warnings: list[str]) -> list[str]:
         if not warnings:
             return ['<p class="ok">No warnings.</p>']
-        return ["<ul>" + "".join(f'<li class="warning">Warning: {_e(w)}</li>'
-                                 for w in warnings) + "</ul>"]
+        return [
+            "<ul>"
+            + "".join(f'<li class="warning">Warning: {_e(w)}</li>' for w in warnings)
+            + "</ul>"
+        ]
 
     def summary_end(self) -> list[str]:
         return ["</section>"]
@@ -171,9 +205,17 @@ class HtmlPrinter(PlanPrinter):
         return out + [f'<p class="answer">{_e(line)}</p>' for line in s.answer.headline()]
 
     def givens(self, rows: list[parts.Row]) -> list[str]:
-        return ["<h3>Given</h3>", _table(["given", "value", "from"], [
-            [f"<code>{_e(r.name)}</code>", _e(r.value), self.cited(r.origin, r.source)]
-            for r in rows], {1})]
+        return [
+            "<h3>Given</h3>",
+            _table(
+                ["given", "value", "from"],
+                [
+                    [f"<code>{_e(r.name)}</code>", _e(r.value), self.cited(r.origin, r.source)]
+                    for r in rows
+                ],
+                {1},
+            ),
+        ]
 
     def derivation(self, s: SectionAnswer) -> list[str]:
         out = ["<h3>Derivation</h3>"]
@@ -185,13 +227,16 @@ class HtmlPrinter(PlanPrinter):
 
     def step(self, s: SectionAnswer, step: parts.Step) -> list[str]:
         refs = " ".join(self.link(src) for src in step.sources if src.strip())
-        out = [f"<li><strong>{_e(step.head)}</strong> <span class=\"src\">{refs}</span>"]
-        out += [mathml.block(mathml.names(f.equation.lhs), mathml.names(f.equation.rhs))
-                for f in step.formulas]
+        out = [f'<li><strong>{_e(step.head)}</strong> <span class="src">{refs}</span>']
+        out += [
+            mathml.block(mathml.names(f.equation.lhs), mathml.names(f.equation.rhs))
+            for f in step.formulas
+        ]
         for solved in step.solved:
             if not solved.explicit:
-                out.append(mathml.block("<mo>⇒</mo>" + mathml.name(solved.name),
-                                        mathml.names(solved.expr)))
+                out.append(
+                    mathml.block("<mo>⇒</mo>" + mathml.name(solved.name), mathml.names(solved.expr))
+                )
             if len(solved.lines) > 1:  # the substituted line differs from the result
                 out.append(mathml.block("", mathml.values(solved.expr, parts.leaf(s, step))))
             out.append(mathml.block("", mathml.text(solved.lines[-1])))
@@ -204,52 +249,91 @@ class HtmlPrinter(PlanPrinter):
         return [f'<p class="muted">Note: {_e(n)}</p>' for n in notes]
 
     def section_constraints(self, heading: str, limits: list[tuple[bool, str]]) -> list[str]:
-        return [f"<h3>{_e(heading)}</h3><ul>" + "".join(
-            f'<li class="{"ok" if holds else "bad"}">{_e(line)}</li>'
-            for holds, line in limits) + "</ul>"]
+        return [
+            f"<h3>{_e(heading)}</h3><ul>"
+            + "".join(
+                f'<li class="{"ok" if holds else "bad"}">{_e(line)}</li>' for holds, line in limits
+            )
+            + "</ul>"
+        ]
 
     def sensitivity(self, sens) -> list[str]:
         table = sens.to_table()
-        return [f"<h3>What <code>{_e(sens.target)}</code> hangs on</h3>", _whatif_table(table),
-                f'<p class="muted">{_e(" ".join(table.notes))}</p>',
-                self.figure(lambda ax: sens.plot(ax=ax),
-                            f"Tornado: {_e(sens.target)} at each input's low and high")]
+        return [
+            f"<h3>What <code>{_e(sens.target)}</code> hangs on</h3>",
+            _whatif_table(table),
+            f'<p class="muted">{_e(" ".join(table.notes))}</p>',
+            self.figure(
+                lambda ax: sens.plot(ax=ax),
+                f"Tornado: {_e(sens.target)} at each input's low and high",
+            ),
+        ]
 
     def section_end(self) -> list[str]:
         return ["</section>"]
 
     def checks(self, checks: list) -> list[str]:
-        return ['<section id="consistency">', "<h2>Consistency of the givens</h2>",
-                "<p>Over-determined givens, checked once for the whole file:</p><ul>",
-                *[f'<li class="{"ok" if f.ok else "bad"}">{_e(f.line())} '
-                  f'<span class="muted">({_e(", ".join(f.sections))})</span></li>'
-                  for f in checks], "</ul>", "</section>"]
+        return [
+            '<section id="consistency">',
+            "<h2>Consistency of the givens</h2>",
+            "<p>Over-determined givens, checked once for the whole file:</p><ul>",
+            *[
+                f'<li class="{"ok" if f.ok else "bad"}">{_e(f.line())} '
+                f'<span class="muted">({_e(", ".join(f.sections))})</span></li>'
+                for f in checks
+            ],
+            "</ul>",
+            "</section>",
+        ]
 
     def constraints(self, constraints: list) -> list[str]:
-        return ['<section id="constraints">', "<h2>Constraints</h2><ul>",
-                *[f'<li class="{"ok" if f.ok else "bad"}">'
-                  f"{self.cited(f.line(), parts.constraint_source(f))} "
-                  f'<span class="muted">({_e(", ".join(f.sections))})</span></li>'
-                  for f in constraints], "</ul>", "</section>"]
+        return [
+            '<section id="constraints">',
+            "<h2>Constraints</h2><ul>",
+            *[
+                f'<li class="{"ok" if f.ok else "bad"}">'
+                f"{self.cited(f.line(), parts.constraint_source(f))} "
+                f'<span class="muted">({_e(", ".join(f.sections))})</span></li>'
+                for f in constraints
+            ],
+            "</ul>",
+            "</section>",
+        ]
 
     def sweep(self, number: int, spec, table) -> list[str]:
-        return [f'<section id="sweep-{number}">', f"<h2>Sweep: {_e(spec.title)}</h2>",
-                self.figure(lambda ax: table.plot(ax=ax), _e(table.title)),
-                _whatif_table(table), *[f'<p class="muted">{_e(n)}</p>' for n in table.notes],
-                "</section>"]
+        return [
+            f'<section id="sweep-{number}">',
+            f"<h2>Sweep: {_e(spec.title)}</h2>",
+            self.figure(lambda ax: table.plot(ax=ax), _e(table.title)),
+            _whatif_table(table),
+            *[f'<p class="muted">{_e(n)}</p>' for n in table.notes],
+            "</section>",
+        ]
 
     def comparison(self, number: int, spec, comparison) -> list[str]:
         table = comparison.to_table()
-        return [f'<section id="comparison-{number}">', f"<h2>Comparison: {_e(spec.title)}</h2>",
-                _whatif_table(table), *[f'<p class="muted">{_e(n)}</p>' for n in table.notes],
-                "</section>"]
+        return [
+            f'<section id="comparison-{number}">',
+            f"<h2>Comparison: {_e(spec.title)}</h2>",
+            _whatif_table(table),
+            *[f'<p class="muted">{_e(n)}</p>' for n in table.notes],
+            "</section>",
+        ]
 
     def assumptions(self, assumed: list[tuple[str, str]]) -> list[str]:
-        return ['<section id="assumptions">', "<h2>Assumptions</h2><ul>",
-                *[f"<li><code>{_e(n)}</code>: {_e(a)}</li>" for n, a in assumed],
-                "</ul>", "</section>"]
+        return [
+            '<section id="assumptions">',
+            "<h2>Assumptions</h2><ul>",
+            *[f"<li><code>{_e(n)}</code>: {_e(a)}</li>" for n, a in assumed],
+            "</ul>",
+            "</section>",
+        ]
 
     def sources(self, entries: list[tuple[int, str]]) -> list[str]:
-        return ['<section id="sources">', "<h2>Sources</h2><ol>",
-                *[f'<li id="source-{n}" value="{n}">{_e(source)}</li>' for n, source in entries],
-                "</ol>", "</section>"]
+        return [
+            '<section id="sources">',
+            "<h2>Sources</h2><ol>",
+            *[f'<li id="source-{n}" value="{n}">{_e(source)}</li>' for n, source in entries],
+            "</ol>",
+            "</section>",
+        ]

@@ -22,24 +22,65 @@ from napkinmath.scenario.svg import LEFT_OUT, can_plot, wants_plots
 from napkinmath.scenario.walk import PlanPrinter, by_section, walk
 from napkinmath.text.visible import visible
 
-_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-            "_": r"\_\allowbreak{}", "/": r"/\allowbreak{}", "{": r"\{", "}": r"\}",
-            "~": r"\textasciitilde{}",
-            "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
+_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_\allowbreak{}",
+    "/": r"/\allowbreak{}",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
 #: characters napkinmath writes, as commands valid in text and in math mode
 _UNICODE = {
-    "×": r"\ensuremath{\times}", "·": r"\ensuremath{\cdot}", "÷": r"\ensuremath{\div}",
-    "−": "-", "–": "--", "—": "---", "…": r"\ldots{}", "±": r"\ensuremath{\pm}",
-    "≤": r"\ensuremath{\le}", "≥": r"\ensuremath{\ge}", "≈": r"\ensuremath{\approx}",
-    "≠": r"\ensuremath{\neq}", "→": r"\ensuremath{\to}", "⇒": r"\ensuremath{\Rightarrow}",
-    "←": r"\ensuremath{\leftarrow}", "✓": r"\ensuremath{\checkmark}", "✗": "X",
-    "µ": r"\ensuremath{\mu}", "μ": r"\ensuremath{\mu}", "°": r"\ensuremath{^\circ}",
-    "√": r"\ensuremath{\surd}", "∞": r"\ensuremath{\infty}", "⌈": r"\ensuremath{\lceil}",
-    "⌉": r"\ensuremath{\rceil}", "⌊": r"\ensuremath{\lfloor}", "⌋": r"\ensuremath{\rfloor}",
-    "‘": "`", "’": "'", "“": "``", "”": "''", "€": "EUR", "£": "GBP", "§": r"\S{}",
-    "Ψ": r"\ensuremath{\Psi}", "λ": r"\ensuremath{\lambda}", "ρ": r"\ensuremath{\rho}",
-    "σ": r"\ensuremath{\sigma}", "α": r"\ensuremath{\alpha}", "β": r"\ensuremath{\beta}",
-    "\u2009": r"\,", "\u00a0": "~", "\u202f": r"\,",
+    "×": r"\ensuremath{\times}",
+    "·": r"\ensuremath{\cdot}",
+    "÷": r"\ensuremath{\div}",
+    "−": "-",
+    "–": "--",
+    "—": "---",
+    "…": r"\ldots{}",
+    "±": r"\ensuremath{\pm}",
+    "≤": r"\ensuremath{\le}",
+    "≥": r"\ensuremath{\ge}",
+    "≈": r"\ensuremath{\approx}",
+    "≠": r"\ensuremath{\neq}",
+    "→": r"\ensuremath{\to}",
+    "⇒": r"\ensuremath{\Rightarrow}",
+    "←": r"\ensuremath{\leftarrow}",
+    "✓": r"\ensuremath{\checkmark}",
+    "✗": "X",
+    "µ": r"\ensuremath{\mu}",
+    "μ": r"\ensuremath{\mu}",
+    "°": r"\ensuremath{^\circ}",
+    "√": r"\ensuremath{\surd}",
+    "∞": r"\ensuremath{\infty}",
+    "⌈": r"\ensuremath{\lceil}",
+    "⌉": r"\ensuremath{\rceil}",
+    "⌊": r"\ensuremath{\lfloor}",
+    "⌋": r"\ensuremath{\rfloor}",
+    "‘": "`",
+    "’": "'",
+    "“": "``",
+    "”": "''",
+    "€": "EUR",
+    "£": "GBP",
+    "§": r"\S{}",
+    "Ψ": r"\ensuremath{\Psi}",
+    "λ": r"\ensuremath{\lambda}",
+    "ρ": r"\ensuremath{\rho}",
+    "σ": r"\ensuremath{\sigma}",
+    "α": r"\ensuremath{\alpha}",
+    "β": r"\ensuremath{\beta}",
+    "\u2009": r"\,",
+    "\u00a0": "~",
+    "\u202f": r"\,",
 }
 _SUPER = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+", strict=True))
 #: one piece of text at a time: a run of superscripts (10⁻³), a blank line, one character
@@ -89,12 +130,19 @@ def render(plan: Plan, figures: Path | None = None) -> str:
     return walk(plan, LatexPrinter(plan, figures))
 
 
-_PREAMBLE = [r"\documentclass[11pt]{article}", r"\usepackage[T1]{fontenc}",
-             r"\usepackage[margin=2cm]{geometry}", r"\usepackage{amsmath,amssymb}",
-             r"\usepackage{graphicx}", r"\usepackage{array,longtable}",
-             r"\usepackage[hidelinks]{hyperref}", r"\pdftrailerid{}",
-             r"\setlength{\parindent}{0pt}", r"\setlength{\parskip}{4pt}",
-             r"\allowdisplaybreaks"]
+_PREAMBLE = [
+    r"\documentclass[11pt]{article}",
+    r"\usepackage[T1]{fontenc}",
+    r"\usepackage[margin=2cm]{geometry}",
+    r"\usepackage{amsmath,amssymb}",
+    r"\usepackage{graphicx}",
+    r"\usepackage{array,longtable}",
+    r"\usepackage[hidelinks]{hyperref}",
+    r"\pdftrailerid{}",
+    r"\setlength{\parindent}{0pt}",
+    r"\setlength{\parskip}{4pt}",
+    r"\allowdisplaybreaks",
+]
 
 
 def _itemize(items: list[str]) -> list[str]:
@@ -123,12 +171,19 @@ class LatexPrinter(PlanPrinter):
         """A plot drawn by `draw(ax)`, saved at `path` (in the figures folder) and included."""
         _save_pdf(draw, path)
         name = path.name
-        return [f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]{{{name}}}"
-                r"\end{center}"]
+        return [
+            f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]{{{name}}}"
+            r"\end{center}"
+        ]
 
     def title(self, plan: Plan) -> list[str]:
-        out = [*_PREAMBLE, f"\\title{{{tex(plan.title)}}}", r"\date{}", r"\begin{document}",
-               r"\maketitle"]
+        out = [
+            *_PREAMBLE,
+            f"\\title{{{tex(plan.title)}}}",
+            r"\date{}",
+            r"\begin{document}",
+            r"\maketitle",
+        ]
         if plan.scenario.notes.strip():
             out.append(tex(plan.scenario.notes.strip(), paragraphs=True))
         if self.plots_left_out:
@@ -136,13 +191,19 @@ class LatexPrinter(PlanPrinter):
         return out
 
     def summary(self, lines: list[parts.Line]) -> list[str]:
-        out = [r"\section*{Summary}", r"\begin{longtable}{p{0.62\linewidth}r}",
-               r"\textbf{answer} & \textbf{value} \\ \hline"]
+        out = [
+            r"\section*{Summary}",
+            r"\begin{longtable}{p{0.62\linewidth}r}",
+            r"\textbf{answer} & \textbf{value} \\ \hline",
+        ]
         for section, run in by_section(lines):
             out.append(f"\\multicolumn{{2}}{{l}}{{\\textit{{{tex(section)}}}}} \\\\")
-            out += [f"\\texttt{{{tex(line.name)}}}: {tex(line.meaning)}"
-                    f"{f' ({tex(line.fed)})' if line.fed else ''} & "
-                    f"\\textbf{{{tex(line.value)}}} \\\\" for line in run]
+            out += [
+                f"\\texttt{{{tex(line.name)}}}: {tex(line.meaning)}"
+                f"{f' ({tex(line.fed)})' if line.fed else ''} & "
+                f"\\textbf{{{tex(line.value)}}} \\\\"
+                for line in run
+            ]
         return [*out, r"\end{longtable}"]
 
     def status(self, text: str) -> list[str]:
@@ -160,12 +221,17 @@ class LatexPrinter(PlanPrinter):
         return out + [f"\\par\\textbf{{{tex(line)}}}" for line in s.answer.headline()]
 
     def givens(self, rows: list[parts.Row]) -> list[str]:
-        return [r"\subsection*{Given}",
-                r"\begin{longtable}{p{0.27\linewidth}p{0.2\linewidth}p{0.45\linewidth}}",
-                r"\textbf{given} & \textbf{value} & \textbf{from} \\ \hline",
-                *[f"\\texttt{{{tex(r.name)}}} & {tex(r.value)} & "
-                  f"{self.cited(r.origin, r.source)} \\\\" for r in rows],
-                r"\end{longtable}"]
+        return [
+            r"\subsection*{Given}",
+            r"\begin{longtable}{p{0.27\linewidth}p{0.2\linewidth}p{0.45\linewidth}}",
+            r"\textbf{given} & \textbf{value} & \textbf{from} \\ \hline",
+            *[
+                f"\\texttt{{{tex(r.name)}}} & {tex(r.value)} & "
+                f"{self.cited(r.origin, r.source)} \\\\"
+                for r in rows
+            ],
+            r"\end{longtable}",
+        ]
 
     def derivation(self, s: SectionAnswer) -> list[str]:
         out = [r"\subsection*{Derivation}"]
@@ -177,18 +243,27 @@ class LatexPrinter(PlanPrinter):
 
     def step(self, s: SectionAnswer, step: parts.Step) -> list[str]:
         symbol = self.symbol
-        rows = [f"  {_math(symbol(f.equation.lhs))} &= {_math(symbol(f.equation.rhs))}"
-                for f in step.formulas]
+        rows = [
+            f"  {_math(symbol(f.equation.lhs))} &= {_math(symbol(f.equation.rhs))}"
+            for f in step.formulas
+        ]
         for solved in step.solved:
             if not solved.explicit:
-                rows.append(f"  \\Rightarrow {_math(solved.var.latex)} &= "
-                            f"{_math(symbol(solved.expr))}")
-            rows += [f"  &= {_math(line)}"
-                     for line in s.result._value_lines(step.record, solved.var, "latex")]
+                rows.append(
+                    f"  \\Rightarrow {_math(solved.var.latex)} &= {_math(symbol(solved.expr))}"
+                )
+            rows += [
+                f"  &= {_math(line)}"
+                for line in s.result._value_lines(step.record, solved.var, "latex")
+            ]
         cite = self.numbered.cite(*step.sources)
-        return [f"\\paragraph{{{step.number}. {tex(step.head)} {tex(cite)}}}",
-                r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}",
-                *[f"\\par{{\\small {tex(note)}}}" for note in step.notes]]
+        return [
+            f"\\paragraph{{{step.number}. {tex(step.head)} {tex(cite)}}}",
+            r"\begin{align*}",
+            " \\\\\n".join(rows),
+            r"\end{align*}",
+            *[f"\\par{{\\small {tex(note)}}}" for note in step.notes],
+        ]
 
     def notes(self, notes: list[str]) -> list[str]:
         return [f"\\par{{\\small Note: {tex(n)}}}" for n in notes]
@@ -197,30 +272,41 @@ class LatexPrinter(PlanPrinter):
         return [f"\\subsection*{{{tex(heading)}}}", *_itemize([tex(line) for _, line in limits])]
 
     def sensitivity(self, sens) -> list[str]:
-        out = [f"\\subsection*{{What \\texttt{{{tex(sens.target)}}} hangs on}}",
-               _table(sens.to_table())]
+        out = [
+            f"\\subsection*{{What \\texttt{{{tex(sens.target)}}} hangs on}}",
+            _table(sens.to_table()),
+        ]
         if self.figures is not None:
             number = len(list(self.figures.glob("tornado-*.pdf"))) + 1
-            out += self.figure(lambda ax: sens.plot(ax=ax),
-                               self.figures / f"tornado-{number}.pdf")
+            out += self.figure(lambda ax: sens.plot(ax=ax), self.figures / f"tornado-{number}.pdf")
         return out
 
     def checks(self, checks: list) -> list[str]:
-        return [r"\section*{Consistency of the givens}",
-                "Over-determined givens, checked once for the whole file:",
-                *_itemize([f"{tex(f.line())} ({tex(', '.join(f.sections))})" for f in checks])]
+        return [
+            r"\section*{Consistency of the givens}",
+            "Over-determined givens, checked once for the whole file:",
+            *_itemize([f"{tex(f.line())} ({tex(', '.join(f.sections))})" for f in checks]),
+        ]
 
     def constraints(self, constraints: list) -> list[str]:
-        return [r"\section*{Constraints}",
-                *_itemize([f"{self.cited(f.line(), parts.constraint_source(f))} "
-                           f"({tex(', '.join(f.sections))})" for f in constraints])]
+        return [
+            r"\section*{Constraints}",
+            *_itemize(
+                [
+                    f"{self.cited(f.line(), parts.constraint_source(f))} "
+                    f"({tex(', '.join(f.sections))})"
+                    for f in constraints
+                ]
+            ),
+        ]
 
     def sweep(self, number: int, spec, table) -> list[str]:
         out = [f"\\section*{{Sweep: {tex(spec.title)}}}"]
         if self.figures is not None:
             try:
-                out += self.figure(lambda ax: table.plot(ax=ax),
-                                   self.figures / f"sweep-{number}.pdf")
+                out += self.figure(
+                    lambda ax: table.plot(ax=ax), self.figures / f"sweep-{number}.pdf"
+                )
             except InputError as exc:  # a plot that cannot be drawn (too many lines)
                 out.append(f"Plot left out: {tex(str(exc))}")
         return [*out, _table(table)]
@@ -229,23 +315,33 @@ class LatexPrinter(PlanPrinter):
         return [f"\\section*{{Comparison: {tex(spec.title)}}}", _table(comparison.to_table())]
 
     def assumptions(self, assumed: list[tuple[str, str]]) -> list[str]:
-        return [r"\section*{Assumptions}",
-                *_itemize([f"\\texttt{{{tex(n)}}}: {tex(a)}" for n, a in assumed])]
+        return [
+            r"\section*{Assumptions}",
+            *_itemize([f"\\texttt{{{tex(n)}}}: {tex(a)}" for n, a in assumed]),
+        ]
 
     def sources(self, entries: list[tuple[int, str]]) -> list[str]:
-        return [r"\section*{Sources}", r"\begin{description}",
-                *[f"  \\item[{{[{n}]}}] {tex(source)}" for n, source in entries],
-                r"\end{description}", r"\end{document}"]
+        return [
+            r"\section*{Sources}",
+            r"\begin{description}",
+            *[f"  \\item[{{[{n}]}}] {tex(source)}" for n, source in entries],
+            r"\end{description}",
+            r"\end{document}",
+        ]
 
 
 def _table(table) -> str:
     """A what-if Table as a longtable, from its own cells; a row that does not fit in bold."""
     # every column wraps in its share of the line, less its padding
     width = f"\\dimexpr {0.98 / len(table.columns):.3f}\\linewidth-2\\tabcolsep\\relax"
-    columns = "".join(f"p{{{width}}}" if c.is_labels else
-                      f">{{\\raggedleft\\arraybackslash}}p{{{width}}}" for c in table.columns)
-    lines = [f"{{\\footnotesize\\begin{{longtable}}{{{columns}}}",
-             " & ".join(f"\\textbf{{{tex(h)}}}" for h in table.headers) + r" \\ \hline"]
+    columns = "".join(
+        f"p{{{width}}}" if c.is_labels else f">{{\\raggedleft\\arraybackslash}}p{{{width}}}"
+        for c in table.columns
+    )
+    lines = [
+        f"{{\\footnotesize\\begin{{longtable}}{{{columns}}}",
+        " & ".join(f"\\textbf{{{tex(h)}}}" for h in table.headers) + r" \\ \hline",
+    ]
     for row, bad in zip(table._cells(), table._infeasible(), strict=True):
         cells = [f"\\textbf{{{tex(c)}}}" if bad and c else tex(c) for c in row]
         lines.append(_unbracketed(" & ".join(cells)) + r" \\")
@@ -264,9 +360,12 @@ def _save_pdf(draw, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.2))
     try:
         draw(ax)
-        fig.savefig(path, format="pdf", bbox_inches="tight",
-                    metadata={"CreationDate": None, "ModDate": None, "Producer": None,
-                              "Creator": None})
+        fig.savefig(
+            path,
+            format="pdf",
+            bbox_inches="tight",
+            metadata={"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None},
+        )
     finally:
         plt.close(fig)
 
@@ -281,8 +380,14 @@ def pdflatex_env() -> dict[str, str]:
     (which the environment overrides texmf.cnf with) that allow no shell escape and reading
     and writing only inside the working folder: no absolute path, no parent folder, no dot
     file, not /etc/passwd through \\input."""
-    return {**os.environ, "SOURCE_DATE_EPOCH": "0", "FORCE_SOURCE_DATE": "1",
-            "shell_escape": "f", "openin_any": "p", "openout_any": "p"}
+    return {
+        **os.environ,
+        "SOURCE_DATE_EPOCH": "0",
+        "FORCE_SOURCE_DATE": "1",
+        "shell_escape": "f",
+        "openin_any": "p",
+        "openout_any": "p",
+    }
 
 
 def pdflatex() -> str | None:
@@ -294,21 +399,35 @@ def write_pdf(plan: Plan, path: Path) -> Path:
     """Compile the report with pdflatex (twice, for long tables) into `path`."""
     program = pdflatex()
     if program is None:
-        raise InputError(f"cannot write {path.name}: pdflatex is not installed (Debian: "
-                         "apt-get install texlive-latex-recommended); write .tex, .html or "
-                         ".md instead")
+        raise InputError(
+            f"cannot write {path.name}: pdflatex is not installed (Debian: "
+            "apt-get install texlive-latex-recommended); write .tex, .html or "
+            ".md instead"
+        )
     with tempfile.TemporaryDirectory(prefix="napkin-plan-") as folder:
         work = Path(folder)
         (work / "plan.tex").write_text(render(plan, figures=work) + "\n", encoding="utf-8")
         for _ in range(2):
-            done = subprocess.run([program, *PDFLATEX_OPTIONS, "plan.tex"], cwd=work,
-                                  env=pdflatex_env(), capture_output=True, text=True,
-                                  errors="replace", timeout=120, check=False)
+            done = subprocess.run(
+                [program, *PDFLATEX_OPTIONS, "plan.tex"],
+                cwd=work,
+                env=pdflatex_env(),
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=120,
+                check=False,
+            )
             if done.returncode != 0:
-                log = (work / "plan.log").read_text(errors="replace") \
-                    if (work / "plan.log").exists() else done.stdout
+                log = (
+                    (work / "plan.log").read_text(errors="replace")
+                    if (work / "plan.log").exists()
+                    else done.stdout
+                )
                 errors = [line for line in log.splitlines() if line.startswith("!")]
-                raise InputError(f"pdflatex could not compile the report: "
-                                 f"{'; '.join(errors[:3]) or 'see its log'}")
+                raise InputError(
+                    f"pdflatex could not compile the report: "
+                    f"{'; '.join(errors[:3]) or 'see its log'}"
+                )
         shutil.copyfile(work / "plan.pdf", path)
     return path

@@ -41,8 +41,10 @@ class MarkdownPrinter(PlanPrinter):
         out = ["## Summary", "", "| section | answer | value | meaning |", "|---|---|---|---|"]
         for line in lines:
             fed = f" (used as {_code(line.fed.split()[2], True)} from here on)" if line.fed else ""
-            out.append(f"| {_cell(line.section)} | {_code(line.name, True)} | "
-                       f"**{_cell(line.value)}** | {_cell(line.meaning)}{fed} |")
+            out.append(
+                f"| {_cell(line.section)} | {_code(line.name, True)} | "
+                f"**{_cell(line.value)}** | {_cell(line.meaning)}{fed} |"
+            )
         return [*out, ""]
 
     def status(self, text: str) -> list[str]:
@@ -58,9 +60,17 @@ class MarkdownPrinter(PlanPrinter):
         return out + [f"**{_cell(line)}**  " for line in s.answer.headline()]
 
     def givens(self, rows: list[parts.Row]) -> list[str]:
-        return ["", "| given | value | from |", "|---|---|---|",
-                *[f"| {_code(r.name, True)} | {_cell(r.value)} | "
-                  f"{_cell(self.cited(r.origin, r.source))} |" for r in rows], ""]
+        return [
+            "",
+            "| given | value | from |",
+            "|---|---|---|",
+            *[
+                f"| {_code(r.name, True)} | {_cell(r.value)} | "
+                f"{_cell(self.cited(r.origin, r.source))} |"
+                for r in rows
+            ],
+            "",
+        ]
 
     def derivation(self, s: SectionAnswer) -> list[str]:
         out = [f"*{_cell(parts.centre_note(s))}*", ""] if parts.centre_note(s) else []
@@ -74,8 +84,10 @@ class MarkdownPrinter(PlanPrinter):
         out += [f"   - {_code(parts.equation_text(f))}" for f in step.formulas]
         for solved in step.solved:
             if not solved.explicit:
-                out.append(f"   - solved for {_code(solved.name)}: "
-                           f"{_code(solved.name + ' = ' + parts.expression_text(solved.expr))}")
+                out.append(
+                    f"   - solved for {_code(solved.name)}: "
+                    f"{_code(solved.name + ' = ' + parts.expression_text(solved.expr))}"
+                )
             out += [f"   - {_code('= ' + line)}" for line in solved.lines]
         return out + [f"   - *{_cell(note)}*" for note in step.notes]
 
@@ -89,14 +101,26 @@ class MarkdownPrinter(PlanPrinter):
         return ["", f"**What {_code(sens.target)} hangs on**", "", sens.to_markdown()]
 
     def checks(self, checks: list) -> list[str]:
-        return ["", "## Consistency of the givens", "",
-                "Over-determined givens, checked once for the whole file:", "",
-                *[f"- {_cell(f.line())} *({_cell(', '.join(f.sections))})*" for f in checks]]
+        return [
+            "",
+            "## Consistency of the givens",
+            "",
+            "Over-determined givens, checked once for the whole file:",
+            "",
+            *[f"- {_cell(f.line())} *({_cell(', '.join(f.sections))})*" for f in checks],
+        ]
 
     def constraints(self, constraints: list) -> list[str]:
-        return ["", "## Constraints", "",
-                *[f"- {_cell(self.cited(f.line(), parts.constraint_source(f)))} "
-                  f"*({_cell(', '.join(f.sections))})*" for f in constraints]]
+        return [
+            "",
+            "## Constraints",
+            "",
+            *[
+                f"- {_cell(self.cited(f.line(), parts.constraint_source(f)))} "
+                f"*({_cell(', '.join(f.sections))})*"
+                for f in constraints
+            ],
+        ]
 
     def sweep(self, number: int, spec, table) -> list[str]:
         return ["", f"## Sweep: {_cell(spec.title)}", "", table.to_markdown()]

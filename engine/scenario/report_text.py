@@ -38,8 +38,11 @@ class TextPrinter(PlanPrinter):
         out = ["", *_rule("Summary", "-")]
         for section, run in by_section(lines):
             out.append(f"{section}:")
-            out += [f"  {line.name} = {line.value}  ({line.meaning})"
-                    + (f"  [{line.fed}]" if line.fed else "") for line in run]
+            out += [
+                f"  {line.name} = {line.value}  ({line.meaning})"
+                + (f"  [{line.fed}]" if line.fed else "")
+                for line in run
+            ]
         return out
 
     def status(self, text: str) -> list[str]:
@@ -56,8 +59,14 @@ class TextPrinter(PlanPrinter):
 
     def givens(self, rows: list[parts.Row]) -> list[str]:
         width = max((len(r.name) for r in rows), default=0)
-        return ["", "Given:", *[f"  {r.name.ljust(width)} = {r.value}   "
-                               f"({self.cited(r.origin, r.source)})" for r in rows]]
+        return [
+            "",
+            "Given:",
+            *[
+                f"  {r.name.ljust(width)} = {r.value}   ({self.cited(r.origin, r.source)})"
+                for r in rows
+            ],
+        ]
 
     def derivation(self, s: SectionAnswer) -> list[str]:
         out = ["", "Derivation:"]
@@ -86,13 +95,21 @@ class TextPrinter(PlanPrinter):
         return ["", f"What {sens.target} hangs on:", str(sens)]
 
     def checks(self, checks: list) -> list[str]:
-        return ["", *_rule("Consistency of the givens (checked once for the file)", "-"),
-                *[f"  {f.line()}  [{', '.join(f.sections)}]" for f in checks]]
+        return [
+            "",
+            *_rule("Consistency of the givens (checked once for the file)", "-"),
+            *[f"  {f.line()}  [{', '.join(f.sections)}]" for f in checks],
+        ]
 
     def constraints(self, constraints: list) -> list[str]:
-        return ["", *_rule("Constraints", "-"),
-                *[f"  {self.cited(f.line(), parts.constraint_source(f))}  "
-                  f"[{', '.join(f.sections)}]" for f in constraints]]
+        return [
+            "",
+            *_rule("Constraints", "-"),
+            *[
+                f"  {self.cited(f.line(), parts.constraint_source(f))}  [{', '.join(f.sections)}]"
+                for f in constraints
+            ],
+        ]
 
     def sweep(self, number: int, spec, table) -> list[str]:
         return ["", *_rule(f"Sweep: {spec.title}", "-"), str(table)]

@@ -11,8 +11,10 @@ HASH_SALT = "napkinmath"
 
 
 #: said once in a report, where its plots would be, when matplotlib is missing
-LEFT_OUT = ("Plots are left out of this report: matplotlib is not installed (pip install "
-            "'napkinmath[plot]' draws them); the tables carry the same numbers.")
+LEFT_OUT = (
+    "Plots are left out of this report: matplotlib is not installed (pip install "
+    "'napkinmath[plot]' draws them); the tables carry the same numbers."
+)
 #: said in place of each plot left out
 PLOT_LEFT_OUT = "Plot left out: matplotlib is not installed (pip install 'napkinmath[plot]')."
 
@@ -39,8 +41,9 @@ def render(draw: Callable) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with matplotlib.rc_context({"svg.hashsalt": HASH_SALT, "svg.fonttype": "path",
-                                "font.family": "DejaVu Sans"}):
+    with matplotlib.rc_context(
+        {"svg.hashsalt": HASH_SALT, "svg.fonttype": "path", "font.family": "DejaVu Sans"}
+    ):
         fig, ax = plt.subplots(figsize=(7, 4.2))
         try:
             draw(ax)
@@ -49,12 +52,13 @@ def render(draw: Callable) -> str:
         finally:
             plt.close(fig)
     text = out.getvalue()
-    text = text[text.index("<svg"):]
+    text = text[text.index("<svg") :]
     # no metadata (it names creativecommons.org and purl.org) and no namespace URIs: an
     # <svg> inside HTML needs neither, and the page then holds no URL at all
     text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.S)
     text = re.sub(r' xmlns(:xlink)?="[^"]*"', "", text)
     # scale with the page: drop the fixed size, keep the viewBox
-    text = re.sub(r'<svg([^>]*?) width="[^"]*" height="[^"]*"', r'<svg\1 width="100%"', text,
-                  count=1)
+    text = re.sub(
+        r'<svg([^>]*?) width="[^"]*" height="[^"]*"', r'<svg\1 width="100%"', text, count=1
+    )
     return text.strip()

@@ -120,9 +120,13 @@ def by_section(lines: list[parts.Line]) -> list[tuple[str, list[parts.Line]]]:
 
 def walk(plan: Plan, printer: PlanPrinter) -> str:
     """The report of `plan`: every part in report order, as `printer` prints it."""
-    out = [*printer.title(plan), *printer.summary(parts.summary(plan)),
-           *printer.status(parts.status(plan)), *printer.warnings(plan.warnings),
-           *printer.summary_end()]
+    out = [
+        *printer.title(plan),
+        *printer.summary(parts.summary(plan)),
+        *printer.status(parts.status(plan)),
+        *printer.warnings(plan.warnings),
+        *printer.summary_end(),
+    ]
     for number, s in enumerate(plan.sections, 1):
         out += _section(printer, number, s)
     if plan.checks:
@@ -141,8 +145,7 @@ def walk(plan: Plan, printer: PlanPrinter) -> str:
 
 
 def _section(printer: PlanPrinter, number: int, s: SectionAnswer) -> list[str]:
-    out = [*printer.section(number, s), *printer.givens(parts.givens(s)),
-           *printer.derivation(s)]
+    out = [*printer.section(number, s), *printer.givens(parts.givens(s)), *printer.derivation(s)]
     for step in parts.steps(s):
         out += printer.step(s, step)
     out += [*printer.derivation_end(), *printer.notes(s.result.notes)]

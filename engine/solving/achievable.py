@@ -21,8 +21,12 @@ from napkinmath.text.values import to_quantity
 from napkinmath.units import format_quantity
 
 #: precision -> the record key of the measured matmul FLOP/s that stands for peak_flops
-MATMUL_KEYS = {None: "achievable_flops", "bf16": "achievable_flops", "fp16": "achievable_flops",
-               "fp8": "achievable_flops_fp8"}
+MATMUL_KEYS = {
+    None: "achievable_flops",
+    "bf16": "achievable_flops",
+    "fp16": "achievable_flops",
+    "fp8": "achievable_flops_fp8",
+}
 BANDWIDTH_KEY = "achievable_hbm_bandwidth"
 ALL_KEYS = ("achievable_flops", "achievable_flops_fp8", BANDWIDTH_KEY)
 #: marks a given bound from a measured figure (found again by `mark_steps`)
@@ -34,47 +38,63 @@ TAG = "(--achievable)"
 _PEAK_RELATIVE = ("mfu", "hfu", "prefill_mfu", "matmul_efficiency", "mfu_achievable")
 
 
-def achievable_givens(gpu: str | None, bound: dict[str, Given], precision: str | None,
-                      targets: tuple[str, ...] = ()) -> dict[str, Given]:
+def achievable_givens(
+    gpu: str | None, bound: dict[str, Given], precision: str | None, targets: tuple[str, ...] = ()
+) -> dict[str, Given]:
     """`peak_flops` and `hbm_bandwidth` from `gpu`'s measured figures, where the user gave
     neither; the datasheet values they replace are quoted in each note. `peak_flops` stays
     the datasheet's where the question gives or asks for an MFU (defined against it)."""
     if gpu is None:
-        raise InputError("achievable=True needs a gpu= record whose measured figures to use "
-                         f"(records that hold some: {', '.join(holders())}); or give "
-                         "peak_flops and hbm_bandwidth yourself", "achievable")
+        raise InputError(
+            "achievable=True needs a gpu= record whose measured figures to use "
+            f"(records that hold some: {', '.join(holders())}); or give "
+            "peak_flops and hbm_bandwidth yourself",
+            "achievable",
+        )
     from napkinmath.hardware import get
 
     record = get(gpu)
     if not any(key in record.values for key in ALL_KEYS):
-        raise InputError(f"achievable=True: the {record.id} record holds no measured figure "
-                         f"({', '.join(ALL_KEYS)}); records that do: {', '.join(holders())}. "
-                         "Measure yours with tools/measure_gpu.py and load the file with "
-                         "--records (records=)", "achievable")
+        raise InputError(
+            f"achievable=True: the {record.id} record holds no measured figure "
+            f"({', '.join(ALL_KEYS)}); records that do: {', '.join(holders())}. "
+            "Measure yours with tools/measure_gpu.py and load the file with "
+            "--records (records=)",
+            "achievable",
+        )
     known = variables()
     out: dict[str, Given] = {}
-    wanted = {"peak_flops": MATMUL_KEYS.get(precision.lower() if precision else None),
-              "hbm_bandwidth": BANDWIDTH_KEY}
+    wanted = {
+        "peak_flops": MATMUL_KEYS.get(precision.lower() if precision else None),
+        "hbm_bandwidth": BANDWIDTH_KEY,
+    }
     for name, key in wanted.items():
         current = bound.get(name)
-        if key is None or key not in record.values or current is None \
-                or current.origin == "given":
+        if key is None or key not in record.values or current is None or current.origin == "given":
             continue
         if name == "peak_flops" and _reads_an_mfu(targets, bound):
             continue
         value = record.values[key]
         var = known[name]
-        note = (f"{record.id}: {key}, in place of the datasheet "
-                f"{format_quantity(current.quantity)} {TAG}; {value.provenance()}")
-        out[name] = Given(var, to_quantity(value.quantity, var),
-                          "assumption" if value.assumption else "record", note, record=record.id)
+        note = (
+            f"{record.id}: {key}, in place of the datasheet "
+            f"{format_quantity(current.quantity)} {TAG}; {value.provenance()}"
+        )
+        out[name] = Given(
+            var,
+            to_quantity(value.quantity, var),
+            "assumption" if value.assumption else "record",
+            note,
+            record=record.id,
+        )
     return out
 
 
 def _reads_an_mfu(targets: tuple[str, ...], givens: dict[str, Given]) -> bool:
     """True when the question asks for an MFU-like share, or the user gives one."""
-    return any(n in targets or (n in givens and givens[n].origin == "given")
-               for n in _PEAK_RELATIVE)
+    return any(
+        n in targets or (n in givens and givens[n].origin == "given") for n in _PEAK_RELATIVE
+    )
 
 
 def holders() -> list[str]:
@@ -96,23 +116,31 @@ def mark_steps(result: Result, gpu: str | None, precision: str | None) -> None:
     for step in result.steps:
         reads = [name for name in sorted(measured) if name in step.values]
         if reads:
-            said = "; ".join(f"{name} here is {_measured(measured[name])}, not the datasheet "
-                             "figure" for name in reads)
+            said = "; ".join(
+                f"{name} here is {_measured(measured[name])}, not the datasheet figure"
+                for name in reads
+            )
             step.note = f"{step.note}; {said}" if step.note else said
     mfu_question = _reads_an_mfu(result.targets, result.givens)
     if mfu_question:
-        result.notes.append("--achievable: peak_flops stays the datasheet figure, because MFU "
-                            "is defined against it (PaLM); the fraction of the measured matmul "
-                            "FLOP/s is mfu_achievable = mfu / matmul_efficiency")
+        result.notes.append(
+            "--achievable: peak_flops stays the datasheet figure, because MFU "
+            "is defined against it (PaLM); the fraction of the measured matmul "
+            "FLOP/s is mfu_achievable = mfu / matmul_efficiency"
+        )
     if gpu is None:
         return
-    wanted = {"peak_flops": MATMUL_KEYS.get(precision.lower() if precision else None),
-              "hbm_bandwidth": BANDWIDTH_KEY}
+    wanted = {
+        "peak_flops": MATMUL_KEYS.get(precision.lower() if precision else None),
+        "hbm_bandwidth": BANDWIDTH_KEY,
+    }
     for name, key in wanted.items():
         given = result.givens.get(name)
         if name == "peak_flops" and mfu_question:
             continue  # kept at the datasheet figure on purpose, said above
         if given is not None and given.origin != "given" and TAG not in given.note:
             what = key or f"measured {precision} matmul figure"
-            result.notes.append(f"--achievable: the {given.record} record holds no "
-                                f"{what}; {name} is the datasheet figure")
+            result.notes.append(
+                f"--achievable: the {given.record} record holds no "
+                f"{what}; {name} is the datasheet figure"
+            )

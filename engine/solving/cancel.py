@@ -94,8 +94,9 @@ def cancelled_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePla
 
 
 @caches.memo(512, invalidated_by=caches.LIBRARY)
-def attempt(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, ...]
-            ) -> SolvePlan | None:
+def attempt(
+    targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, ...]
+) -> SolvePlan | None:
     """The plan of `targets` from `knowns` with the inputs `free` planned as known and
     composed away, or None when some target still depends on them."""
     from napkinmath.solving import plan
@@ -119,8 +120,7 @@ def attempt(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, .
     return _cancelled(targets, knowns, free, with_free, dependent, composed)
 
 
-def _screened_out(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, ...]
-                  ) -> bool:
+def _screened_out(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, ...]) -> bool:
     """True unless the quick plan with the free inputs (the one the suggestion search
     confirmed them with, its analyses cached) passes: its steps that read them are few and
     `_composable`, and they move no target (`_moves`; a true relation that moves it there
@@ -146,8 +146,12 @@ def _dependent(blocks: tuple[Block, ...], free: tuple[str, ...]) -> tuple[int, .
     tainted = set(free)
     found = []
     for i, block in enumerate(blocks):
-        if any(v.name in tainted for f in block.formulas for v in f.variables
-               if v not in block.unknowns):
+        if any(
+            v.name in tainted
+            for f in block.formulas
+            for v in f.variables
+            if v not in block.unknowns
+        ):
             found.append(i)
             tainted.update(v.name for v in block.unknowns)
     return tuple(found) if len(found) <= MAX_CHAIN else None
@@ -163,8 +167,10 @@ def _composable(block: Block) -> bool:
     if len(block.unknowns) != 1 or len(block.formulas) != 1 or block.formulas[0].assumption:
         return False
     name = block.unknowns[0].name
-    return (not needs_substitution(block.formulas, (name,))
-            and len(rearranged(block.formulas[0], name)) == 1)
+    return (
+        not needs_substitution(block.formulas, (name,))
+        and len(rearranged(block.formulas[0], name)) == 1
+    )
 
 
 def _moves(targets: tuple[str, ...], free: tuple[str, ...], blocks: tuple[Block, ...]) -> bool:
@@ -190,8 +196,11 @@ def _moves(targets: tuple[str, ...], free: tuple[str, ...], blocks: tuple[Block,
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                 return False
         runs.append(values)
-    return any(abs(runs[0][t] - runs[1][t]) > 1e-9 * max(abs(runs[0][t]), abs(runs[1][t]))
-               for t in targets if t in made)
+    return any(
+        abs(runs[0][t] - runs[1][t]) > 1e-9 * max(abs(runs[0][t]), abs(runs[1][t]))
+        for t in targets
+        if t in made
+    )
 
 
 #: a composed step: its expression's tree and layout, and how the free variables cancel in
@@ -200,9 +209,14 @@ Step = tuple[tuple, tuple, tuple[tuple, tuple] | None] | None
 
 
 def _key(free: tuple[str, ...], blocks: tuple[Block, ...]) -> str:
-    return (",".join(free) + "\t" + ";".join(
-        f"{'+'.join(f.name for f in b.formulas)}:{','.join(v.name for v in b.unknowns)}"
-        for b in blocks))
+    return (
+        ",".join(free)
+        + "\t"
+        + ";".join(
+            f"{'+'.join(f.name for f in b.formulas)}:{','.join(v.name for v in b.unknowns)}"
+            for b in blocks
+        )
+    )
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
@@ -221,10 +235,22 @@ def _composition(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step
     if library:
         from napkinmath.rendering.exprprint import to_json
 
-        _store().put("cancel", key, "none" if composed is None else [
-            None if s is None else [s[0], to_json(s[1]),
-                                    None if s[2] is None else [to_json(side) for side in s[2]]]
-            for s in composed])
+        _store().put(
+            "cancel",
+            key,
+            "none"
+            if composed is None
+            else [
+                None
+                if s is None
+                else [
+                    s[0],
+                    to_json(s[1]),
+                    None if s[2] is None else [to_json(side) for side in s[2]],
+                ]
+                for s in composed
+            ],
+        )
     return composed
 
 
@@ -264,8 +290,7 @@ def _reduced(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> sympy.Expr:
     and is small enough to try."""
     import sympy
 
-    if not expr.free_symbols & symbols or sympy.count_ops(expr) > MAX_OPS \
-            or _varies(expr, symbols):
+    if not expr.free_symbols & symbols or sympy.count_ops(expr) > MAX_OPS or _varies(expr, symbols):
         return expr
     return sympy.simplify(expr)
 
@@ -283,8 +308,7 @@ def _varies(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> bool:
     fixed = {s: sympy.Float(rng.uniform(0.5, 2.0)) for s in names if s not in symbols}
     found = []
     for _ in range(2):
-        point = {**fixed, **{s: sympy.Float(rng.uniform(0.5, 2.0)) for s in names
-                             if s in symbols}}
+        point = {**fixed, **{s: sympy.Float(rng.uniform(0.5, 2.0)) for s in names if s in symbols}}
         try:
             found.append(complex(expr.xreplace(point).evalf()))
         except (TypeError, ValueError):
@@ -293,8 +317,9 @@ def _varies(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> bool:
     return scale > 0 and abs(found[0] - found[1]) > 1e-9 * scale
 
 
-def _relation(expr: sympy.Expr, held: dict[sympy.Symbol, sympy.Expr],
-              symbols: set[sympy.Symbol]) -> tuple[tuple, tuple] | None:
+def _relation(
+    expr: sympy.Expr, held: dict[sympy.Symbol, sympy.Expr], symbols: set[sympy.Symbol]
+) -> tuple[tuple, tuple] | None:
     """How the variables that cancel meet in `expr`, a product: the factors that hold them,
     and what they come to ('mfu · peak_flops' and 'achieved_flops'); None when `expr` is
     not a product or those factors alone do not shed them."""
@@ -316,9 +341,14 @@ def _relation(expr: sympy.Expr, held: dict[sympy.Symbol, sympy.Expr],
     return lower(part), lower(value)
 
 
-def _cancelled(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, ...],
-               with_free: SolvePlan, dependent: tuple[int, ...], composed: tuple[Step, ...]
-               ) -> SolvePlan | None:
+def _cancelled(
+    targets: tuple[str, ...],
+    knowns: frozenset[str],
+    free: tuple[str, ...],
+    with_free: SolvePlan,
+    dependent: tuple[int, ...],
+    composed: tuple[Step, ...],
+) -> SolvePlan | None:
     """The plan with the dependent blocks replaced by the released ones, each combining the
     formulas it was composed of; None when a target still depends on the free inputs."""
     from napkinmath.solving.invert import _from_tree
@@ -342,13 +372,19 @@ def _cancelled(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str
             held[var.name] = behind
             continue
         tree, layout, relation = step
-        chain = tuple((with_free.blocks[j].formulas[0], with_free.blocks[j].unknowns[0].name)
-                      for j in behind)
+        chain = tuple(
+            (with_free.blocks[j].formulas[0], with_free.blocks[j].unknowns[0].name) for j in behind
+        )
         used = {v.name for f, _ in chain for v in f.variables}
         gone = tuple(sorted(n for n in used if n in held))
         formulas = (chain[-1][0], *(f for f, _ in chain[:-1]))
-        cancel = Cancel(chain, tuple(n for n in free if n in used), gone,
-                        _note(gone, var.name, relation), _from_tree(tree, layout))
+        cancel = Cancel(
+            chain,
+            tuple(n for n in free if n in used),
+            gone,
+            _note(gone, var.name, relation),
+            _from_tree(tree, layout),
+        )
         blocks.append(Block(formulas, block.unknowns, cancel))
     if any(t in held for t in targets):
         return None
@@ -356,8 +392,14 @@ def _cancelled(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str
     block_inputs = {v.name for b in blocks for f in b.formulas for v in f.variables}
     block_inputs |= {t for t in targets if t in knowns}
     used = block_inputs | {v.name for f in checks for v in f.variables}
-    return SolvePlan(targets, tuple(blocks), checks, frozenset(used & knowns),
-                     frozenset(block_inputs & knowns), free)
+    return SolvePlan(
+        targets,
+        tuple(blocks),
+        checks,
+        frozenset(used & knowns),
+        frozenset(block_inputs & knowns),
+        free,
+    )
 
 
 def _note(names: tuple[str, ...], target: str, relation: tuple[tuple, tuple] | None) -> str:
@@ -371,8 +413,9 @@ def _note(names: tuple[str, ...], target: str, relation: tuple[tuple, tuple] | N
     return f"{listed} {verb}: {printer(relation[0])} = {printer(relation[1])}"
 
 
-def witness(cancel: Cancel, values: Mapping[str, float], free: Mapping[str, float]
-            ) -> dict[str, float]:
+def witness(
+    cancel: Cancel, values: Mapping[str, float], free: Mapping[str, float]
+) -> dict[str, float]:
     """A cancelled step's `values` (base units) completed with what cancels: the free inputs
     at `free` (base units, by name) and the chain's other unknowns computed from them by its
     formulas. Whatever `free` holds, every formula of the step holds at the result, the

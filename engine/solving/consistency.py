@@ -52,20 +52,29 @@ def _pinning(names: frozenset[str], user: frozenset[str]) -> tuple[Formula, ...]
     """Formulas whose variables are all given: one by the user, the rest by records or
     defaults. (Where several user values meet a record, the user's values are checked
     against it instead: a contradiction among them is theirs to resolve.)"""
-    return tuple(f for f, vs in _pinnable() if vs <= names and len(vs & user) == 1
-                 and not vs <= user)
+    return tuple(
+        f for f, vs in _pinnable() if vs <= names and len(vs & user) == 1 and not vs <= user
+    )
 
 
 @caches.memo(1, invalidated_by=caches.LIBRARY)
 def _pinnable() -> tuple[tuple[Formula, frozenset[str]], ...]:
     """The formulas that may pin a value (neither derived nor rounding), with their names."""
-    return tuple((f, frozenset(v.name for v in f.variables)) for f in formulas().values()
-                 if not f.derived and not f.forward_only)
+    return tuple(
+        (f, frozenset(v.name for v in f.variables))
+        for f in formulas().values()
+        if not f.derived and not f.forward_only
+    )
 
 
-def set_aside(bound: Mapping[str, Given], values: Mapping[str, float], tolerance: float,
-              run_check, user: frozenset[str] | None = None,
-              knowns: frozenset[str] | None = None) -> dict[str, SetAside]:
+def set_aside(
+    bound: Mapping[str, Given],
+    values: Mapping[str, float],
+    tolerance: float,
+    run_check,
+    user: frozenset[str] | None = None,
+    knowns: frozenset[str] | None = None,
+) -> dict[str, SetAside]:
     """The record and default values that a user's value contradicts directly (see 1.);
     `user` and `knowns`, when given, are the user's names and all of `bound`'s."""
     if user is None:
@@ -79,8 +88,10 @@ def set_aside(bound: Mapping[str, Given], values: Mapping[str, float], tolerance
         if check.relative_difference <= tolerance:
             continue
         mine = ", ".join(n for n in names if n in user)
-        reason = (f"your {mine} disagrees with {f.title} ({check.describe()}, "
-                  f"{check.relative_difference:.1%} apart), so these are set aside")
+        reason = (
+            f"your {mine} disagrees with {f.title} ({check.describe()}, "
+            f"{check.relative_difference:.1%} apart), so these are set aside"
+        )
         for n in names:
             if n not in user:
                 aside[n] = SetAside(bound[n], reason)
@@ -95,12 +106,16 @@ class Closure:
     checks: tuple[Formula, ...]  # leftover formulas with a user's given behind them
 
 
-def behind(analysis: _Analysis | Mapping[str, list[str]], names: list[str],
-           knowns: Collection[str]) -> set[str]:
+def behind(
+    analysis: _Analysis | Mapping[str, list[str]], names: list[str], knowns: Collection[str]
+) -> set[str]:
     """The givens that the variables `names` are computed from (themselves, if given):
     through an analysis, or a mapping of each computed name to the names it reads."""
-    reads = analysis if isinstance(analysis, Mapping) else {
-        n: [v.name for v in f.variables] for n, f in analysis.computed_by.items()}
+    reads = (
+        analysis
+        if isinstance(analysis, Mapping)
+        else {n: [v.name for v in f.variables] for n, f in analysis.computed_by.items()}
+    )
     found: set[str] = set()
     stack, seen = list(names), set()
     while stack:
@@ -119,8 +134,13 @@ def behind(analysis: _Analysis | Mapping[str, list[str]], names: list[str],
 def closure(user: frozenset[str], knowns: frozenset[str]) -> Closure:
     """Plan everything the givens determine with the independent formulas (cached)."""
     analysis = independent_analysis(knowns)
-    checks = tuple(f for f in analysis.leftover if not f.derived and not f.forward_only
-                   and behind(analysis, [v.name for v in f.variables], knowns) & user)
+    checks = tuple(
+        f
+        for f in analysis.leftover
+        if not f.derived
+        and not f.forward_only
+        and behind(analysis, [v.name for v in f.variables], knowns) & user
+    )
     return Closure(analysis, checks)
 
 
@@ -140,9 +160,16 @@ class Beyond:
     blocks: list[Block] = field(default_factory=list)
 
 
-def beyond(plan: SolvePlan, steps_values: dict[str, float], bound: Mapping[str, Given],
-           to_base, run_block, run_check, user: frozenset[str] | None = None,
-           knowns: frozenset[str] | None = None) -> Beyond:
+def beyond(
+    plan: SolvePlan,
+    steps_values: dict[str, float],
+    bound: Mapping[str, Given],
+    to_base,
+    run_block,
+    run_check,
+    user: frozenset[str] | None = None,
+    knowns: frozenset[str] | None = None,
+) -> Beyond:
     """Checks of every given the answer did not need, and the constraints it touches;
     `user` and `knowns` as for `set_aside`."""
     if user is None:
@@ -150,8 +177,9 @@ def beyond(plan: SolvePlan, steps_values: dict[str, float], bound: Mapping[str, 
     if knowns is None:
         knowns = frozenset(bound)
     analysis = closure(user, knowns).analysis
-    extra, wanted_constraints, needed, routes = _selection(plan, user, knowns,
-                                                           frozenset(steps_values))
+    extra, wanted_constraints, needed, routes = _selection(
+        plan, user, knowns, frozenset(steps_values)
+    )
     out = Beyond(wanted=tuple(wanted_constraints))
     values = dict(steps_values)
     for name in needed:
@@ -161,8 +189,16 @@ def beyond(plan: SolvePlan, steps_values: dict[str, float], bound: Mapping[str, 
     unknown = tuple(n for n in needed if n not in values and n in analysis.determined)
     failed: set[str] = set()
     if unknown:
-        _run_blocks(_blocks(analysis, analysis.ancestors(unknown)), values, bound, knowns,
-                    to_base, run_block, out, failed)
+        _run_blocks(
+            _blocks(analysis, analysis.ancestors(unknown)),
+            values,
+            bound,
+            knowns,
+            to_base,
+            run_block,
+            out,
+            failed,
+        )
     for route in routes:  # what the independent formulas leave: through derived ones too
         _run_blocks(route.blocks, values, bound, knowns, to_base, run_block, out, failed)
     for f in extra:
@@ -176,9 +212,16 @@ def beyond(plan: SolvePlan, steps_values: dict[str, float], bound: Mapping[str, 
     return out
 
 
-def _run_blocks(blocks, values: dict[str, float], bound: Mapping[str, Given],
-                knowns: frozenset[str], to_base, run_block, out: Beyond, failed: set[str]
-                ) -> None:
+def _run_blocks(
+    blocks,
+    values: dict[str, float],
+    bound: Mapping[str, Given],
+    knowns: frozenset[str],
+    to_base,
+    run_block,
+    out: Beyond,
+    failed: set[str],
+) -> None:
     """Run the blocks not yet computed, reading the givens they need from `bound`; a block
     without a root (or reading one that failed) is noted and its unknowns left out."""
     for block in blocks:
@@ -198,14 +241,17 @@ def _run_blocks(blocks, values: dict[str, float], bound: Mapping[str, Given],
             failed |= {v.name for v in block.unknowns}
             out.notes.append(f"not checked beyond this answer: {exc}")
             continue
-        out.notes += [f"checked beyond this answer through an assumption: {f.title} "
-                      f"(ASSUMPTION: {f.note})" for f in block.formulas if f.assumption]
+        out.notes += [
+            f"checked beyond this answer through an assumption: {f.title} (ASSUMPTION: {f.note})"
+            for f in block.formulas
+            if f.assumption
+        ]
 
 
 @caches.memo(512, invalidated_by=caches.LIBRARY)
-def _selection(plan: SolvePlan, user: frozenset[str], knowns: frozenset[str],
-               touched: frozenset[str]
-               ) -> tuple[list[Formula], list[Constraint], list[str], tuple[SolvePlan, ...]]:
+def _selection(
+    plan: SolvePlan, user: frozenset[str], knowns: frozenset[str], touched: frozenset[str]
+) -> tuple[list[Formula], list[Constraint], list[str], tuple[SolvePlan, ...]]:
     """The extra checks, the constraints the answer touches, the names they need, and the
     plans (through derived and assumption formulas too) of the constraints' variables that
     neither the answer's values (`touched`) nor the independent formulas determine."""
@@ -225,8 +271,10 @@ def _selection(plan: SolvePlan, user: frozenset[str], knowns: frozenset[str],
                 continue
             routes[route] = None
         wanted.append(c)
-    needed = sorted({v.name for f in extra for v in f.variables}
-                    | {v.name for c in wanted for v in c.variables} & available)
+    needed = sorted(
+        {v.name for f in extra for v in f.variables}
+        | {v.name for c in wanted for v in c.variables} & available
+    )
     return extra, wanted, needed, tuple(routes)
 
 

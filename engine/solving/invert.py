@@ -47,8 +47,14 @@ class Compiled:
 
     __slots__ = ("_expr", "_layout", "args", "fn", "tree")
 
-    def __init__(self, tree: Tree | None, args: tuple[str, ...], fn: Callable[..., float],
-                 expr: sympy.Expr | None = None, layout: tuple | None = None) -> None:
+    def __init__(
+        self,
+        tree: Tree | None,
+        args: tuple[str, ...],
+        fn: Callable[..., float],
+        expr: sympy.Expr | None = None,
+        layout: tuple | None = None,
+    ) -> None:
         self.tree, self.args, self.fn = tree, args, fn
         self._expr, self._layout = expr, layout
 
@@ -123,14 +129,17 @@ def _solutions(f: Formula, unknown: sympy.Symbol) -> tuple[sympy.Expr, ...]:
         return (f.equation.rhs,)
     if _piecewise_in(f.residual, (unknown,)):
         pieces = cases(sympy.Tuple(f.equation.lhs, f.equation.rhs))
-        return _unique(root for lhs, rhs in pieces
-                       for root in _roots_of(sympy.Eq(lhs, rhs, evaluate=False), lhs - rhs,
-                                             unknown))
+        return _unique(
+            root
+            for lhs, rhs in pieces
+            for root in _roots_of(sympy.Eq(lhs, rhs, evaluate=False), lhs - rhs, unknown)
+        )
     return _roots_of(f.equation, f.residual, unknown)
 
 
-def _roots_of(equation: sympy.Eq, residual: sympy.Expr, unknown: sympy.Symbol
-              ) -> tuple[sympy.Expr, ...]:
+def _roots_of(
+    equation: sympy.Eq, residual: sympy.Expr, unknown: sympy.Symbol
+) -> tuple[sympy.Expr, ...]:
     import sympy
 
     if not residual.has(unknown):
@@ -175,8 +184,9 @@ def cases(expr: sympy.Basic) -> tuple[sympy.Basic, ...]:
 
 
 @caches.memo(4096, invalidated_by=caches.LIBRARY)
-def needs_substitution(formulas: tuple[Formula, ...], unknowns: tuple[str, ...]) -> tuple[
-        Formula, ...]:
+def needs_substitution(
+    formulas: tuple[Formula, ...], unknowns: tuple[str, ...]
+) -> tuple[Formula, ...]:
     """The formulas of a block whose roots came from `cases`: each root must be substituted
     back (`satisfies`) before it is admitted. (Read from the trees: no sympy.)"""
     wanted = frozenset(unknowns)
@@ -195,8 +205,9 @@ def _tree_piecewise_in(tree: Tree, names: frozenset[str]) -> bool:
     return any(tree_names(node) & names for node in calls(tree, ("Max", "Min")))
 
 
-def satisfies(f: Formula, values: Mapping[str, float], unknown: str | None = None,
-              rel: float = 1e-9) -> bool:
+def satisfies(
+    f: Formula, values: Mapping[str, float], unknown: str | None = None, rel: float = 1e-9
+) -> bool:
     """True when both sides of `f` agree at `values` (base units), to `rel`; with `unknown`,
     also only there: moved by a millionth, the sides part. (A root of max(a, x) = a is any
     x ≤ a: such a root does not pin x down, and is refused.)"""
@@ -227,8 +238,6 @@ def _invert_linear(residual: sympy.Expr, unknown: sympy.Symbol) -> sympy.Expr | 
     return sympy.together(-residual.subs(unknown, 0) / slope)
 
 
-
-
 @caches.memo(1024, invalidated_by=caches.LIBRARY)
 def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
     """Every root of `f` solved for `unknown` (a variable name, or its Symbol), compiled;
@@ -251,31 +260,41 @@ def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
-def joint_roots(fs: tuple[Formula, ...], unknowns: tuple[str, ...]
-                ) -> tuple[dict[str, Compiled], ...]:
+def joint_roots(
+    fs: tuple[Formula, ...], unknowns: tuple[str, ...]
+) -> tuple[dict[str, Compiled], ...]:
     """Every solution of a coupled block, each a compiled expression per unknown (by name)."""
     key = f"{','.join(f.name for f in fs)}\t{','.join(unknowns)}"
     library = all(FORMULAS.get(f.name) is f for f in fs)
     if library:
         stored = _store().get("joint", key)
         if stored is not None:
-            return tuple({n: _from_tree(t, layout) for n, (t, layout) in zip(unknowns, solution,
-                                                                              strict=True)}
-                         for solution in stored)
+            return tuple(
+                {
+                    n: _from_tree(t, layout)
+                    for n, (t, layout) in zip(unknowns, solution, strict=True)
+                }
+                for solution in stored
+            )
     symbols = tuple(_symbol_of(n) for n in unknowns)
-    solutions = tuple({s.name: c for s, c in solution.items()}
-                      for solution in solved_jointly(fs, symbols))
+    solutions = tuple(
+        {s.name: c for s, c in solution.items()} for solution in solved_jointly(fs, symbols)
+    )
     if library and all(c.tree is not None for sol in solutions for c in sol.values()):
         from napkinmath.rendering.exprprint import to_json
 
-        _store().put("joint", key, [[(sol[n].tree, to_json(sol[n].layout)) for n in unknowns]
-                                    for sol in solutions])
+        _store().put(
+            "joint",
+            key,
+            [[(sol[n].tree, to_json(sol[n].layout)) for n in unknowns] for sol in solutions],
+        )
     return solutions
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
-def solved_jointly(fs: tuple[Formula, ...], unknowns: tuple[sympy.Symbol, ...]
-                   ) -> tuple[dict[sympy.Symbol, Compiled], ...]:
+def solved_jointly(
+    fs: tuple[Formula, ...], unknowns: tuple[sympy.Symbol, ...]
+) -> tuple[dict[sympy.Symbol, Compiled], ...]:
     """Every solution of a coupled block, each a compiled expression per unknown."""
     import sympy
 
@@ -375,14 +394,24 @@ class _Store:
             if kind == "roots":
                 return [(tree.from_json(t), exprprint.from_json(layout)) for t, layout in found]
             if kind == "cancel":  # see napkinmath.solving.cancel
-                return found if found == "none" else tuple(
-                    None if step is None else (tree.from_json(step[0]),
-                                               exprprint.from_json(step[1]),
-                                               None if step[2] is None else
-                                               tuple(map(exprprint.from_json, step[2])))
-                    for step in found)
-            return [[(tree.from_json(t), exprprint.from_json(layout)) for t, layout in solution]
-                    for solution in found]
+                return (
+                    found
+                    if found == "none"
+                    else tuple(
+                        None
+                        if step is None
+                        else (
+                            tree.from_json(step[0]),
+                            exprprint.from_json(step[1]),
+                            None if step[2] is None else tuple(map(exprprint.from_json, step[2])),
+                        )
+                        for step in found
+                    )
+                )
+            return [
+                [(tree.from_json(t), exprprint.from_json(layout)) for t, layout in solution]
+                for solution in found
+            ]
         except (UnicodeDecodeError, KeyError, TypeError, ValueError, RecursionError):
             return None
 
@@ -393,8 +422,9 @@ class _Store:
 
         entry = self._entry(kind, key)
         if entry is not None and self.source is not None:
-            text = json.dumps({"key": key, "value": value}, ensure_ascii=False,
-                              separators=(",", ":"))
+            text = json.dumps(
+                {"key": key, "value": value}, ensure_ascii=False, separators=(",", ":")
+            )
             cache.write(entry, source=self.source, payload=text.encode("utf-8"))
 
 

@@ -27,12 +27,17 @@ def mark_flop_counts(result: Result) -> None:
     k = float(given.quantity.to("FLOP/(param*token)").magnitude)
     if k == MODEL_FLOP_PER_PARAM_TOKEN:
         return
-    what = ("full activation recomputation's second forward pass too (8ND, hardware FLOPs)"
-            if k == 8 else f"{k:g} FLOP per parameter per token, not the rule's 6")
+    what = (
+        "full activation recomputation's second forward pass too (8ND, hardware FLOPs)"
+        if k == 8
+        else f"{k:g} FLOP per parameter per token, not the rule's 6"
+    )
     steps = [s for s in result.steps if any(f.name == "training_compute" for f in s.formulas)]
     for step in steps:
-        said = (f"flop_per_param_token = {k:g} counts {what}, so train_compute here is not "
-                "the 6ND model FLOPs")
+        said = (
+            f"flop_per_param_token = {k:g} counts {what}, so train_compute here is not "
+            "the 6ND model FLOPs"
+        )
         step.note = f"{step.note}; {said}" if step.note else said
     if steps and ("mfu" in result.givens or "mfu" in result.targets):
         mfu = result.values["mfu"] if "mfu" in result.targets else result.givens["mfu"].quantity
@@ -40,4 +45,5 @@ def mark_flop_counts(result: Result) -> None:
         result.notes.append(
             f"with flop_per_param_token = {k:g}, mfu here is a hardware FLOPs utilization "
             f"(HFU): by PaLM's definition (6ND model FLOPs) the MFU is mfu × 6/{k:g} = "
-            f"{share:.1%}")
+            f"{share:.1%}"
+        )

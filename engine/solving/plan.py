@@ -48,9 +48,13 @@ if TYPE_CHECKING:
 #: Work done by the planner (analyses, singularity tests, propagations, confirmations),
 #: counted since the last `work.clear()`: tests bound it per question.
 work: Counter[str] = Counter()
-caches.state(f"{__name__}.work", key="the kind of work", invalidated_by="a count, not a cache: "
-             "cleared with the caches (`work.clear()` starts a count)", clear=work.clear,
-             size=work.__len__)
+caches.state(
+    f"{__name__}.work",
+    key="the kind of work",
+    invalidated_by="a count, not a cache: cleared with the caches (`work.clear()` starts a count)",
+    clear=work.clear,
+    size=work.__len__,
+)
 
 
 @dataclass(frozen=True)
@@ -115,8 +119,13 @@ def _structurally_determined(knowns: frozenset[str], names: frozenset[str]) -> f
 
 
 @caches.memo(1024, invalidated_by=caches.LIBRARY)
-def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
-             relaxed: bool = False, quick: bool = False) -> _Analysis:
+def _analyse(
+    knowns: frozenset[str],
+    names: frozenset[str],
+    strict: bool = True,
+    relaxed: bool = False,
+    quick: bool = False,
+) -> _Analysis:
     """Structural analysis with the formulas `names`.
 
     `strict` also rejects singular blocks and cycles through rounding steps; `relaxed` lets
@@ -145,9 +154,15 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
     cycles = planning_graph.cycles(inner)  # a variable no formula computes lies on no cycle
     if strict and cycles:
         names_of = index.names
-        bad |= {ids[n] for n in _singular_blocks(
-            [{names_of[v] for v in c} for c in cycles],
-            {names_of[v]: library[f] for v, f in computed_by.items()}, set(), quick)}
+        bad |= {
+            ids[n]
+            for n in _singular_blocks(
+                [{names_of[v] for v in c} for c in cycles],
+                {names_of[v]: library[f] for v, f in computed_by.items()},
+                set(),
+                quick,
+            )
+        }
     stack = sorted(bad)  # everything downstream of an undetermined variable is undetermined
     while stack:
         for successor in inner[stack.pop()]:
@@ -155,25 +170,34 @@ def _analyse(knowns: frozenset[str], names: frozenset[str], strict: bool = True,
                 bad.add(successor)
                 stack.append(successor)
     if not relaxed:
-        stuck = sorted(library[computed_by[v]].name for v in bad
-                       if library[computed_by[v]].forward_only)
+        stuck = sorted(
+            library[computed_by[v]].name for v in bad if library[computed_by[v]].forward_only
+        )
         if stuck:
             return _analyse(knowns, names - set(stuck), strict, relaxed, quick)
     determined = computed_by.keys() - bad
     names_of = index.names
-    leftover = tuple(library[i] for i in sorted(set(members).difference(matched))
-                     if all(v in known or v in determined for v in index.variables[i]))
-    return _Analysis(frozenset(names_of[v] for v in determined),
-                     {names_of[v]: library[f] for v, f in computed_by.items()
-                      if v in determined},
-                     {names_of[v]: tuple(names_of[u] for u in vs if u in determined)
-                      for v, vs in reads.items() if v in determined},
-                     leftover,
-                     frozenset(names_of[v] for c in cycles if c <= determined for v in c))
+    leftover = tuple(
+        library[i]
+        for i in sorted(set(members).difference(matched))
+        if all(v in known or v in determined for v in index.variables[i])
+    )
+    return _Analysis(
+        frozenset(names_of[v] for v in determined),
+        {names_of[v]: library[f] for v, f in computed_by.items() if v in determined},
+        {
+            names_of[v]: tuple(names_of[u] for u in vs if u in determined)
+            for v, vs in reads.items()
+            if v in determined
+        },
+        leftover,
+        frozenset(names_of[v] for c in cycles if c <= determined for v in c),
+    )
 
 
-def _singular_blocks(cycles: list[set[str]], computed_by: dict[str, Formula], bad: set[str],
-                     quick: bool = False) -> set[str]:
+def _singular_blocks(
+    cycles: list[set[str]], computed_by: dict[str, Formula], bad: set[str], quick: bool = False
+) -> set[str]:
     """Variables of coupled blocks that cannot fix their unknowns (see `_is_singular`).
 
     Such blocks are square in structure but dependent in fact, e.g. a derived formula beside
@@ -204,8 +228,10 @@ def _numeric_rank(residuals: list[sympy.Expr], symbols: list[sympy.Symbol]) -> i
     for _ in range(2):
         point = {s: sympy.Float(rng.uniform(0.5, 2.0)) for s in free}
         try:
-            rows = [[complex(jacobian[i, j].xreplace(point).evalf())
-                     for j in range(jacobian.cols)] for i in range(jacobian.rows)]
+            rows = [
+                [complex(jacobian[i, j].xreplace(point).evalf()) for j in range(jacobian.cols)]
+                for i in range(jacobian.rows)
+            ]
         except (TypeError, ValueError):
             return len(symbols)  # cannot evaluate: let the exact test decide
         best = max(best, _rank(rows))
@@ -232,8 +258,9 @@ def _rank(rows: list[list[complex]], tolerance: float = 1e-9) -> int:
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
-def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...],
-                 quick: bool = False) -> bool:
+def _is_singular(
+    formula_names: tuple[str, ...], unknown_names: tuple[str, ...], quick: bool = False
+) -> bool:
     """True when a coupled block cannot fix its unknowns (a rounding step in it included).
 
     Structure can mislead: the fleet equation and GPU-hours, with the compute, MFU and GPU-hours
@@ -248,12 +275,16 @@ def _is_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...],
         return True
     from napkinmath.solving.invert import remembered
 
-    return remembered("singular", f"{','.join(formula_names)}\t{','.join(unknown_names)}\t"
-                      f"{quick:d}", lambda: _decide_singular(formula_names, unknown_names, quick))
+    return remembered(
+        "singular",
+        f"{','.join(formula_names)}\t{','.join(unknown_names)}\t{quick:d}",
+        lambda: _decide_singular(formula_names, unknown_names, quick),
+    )
 
 
-def _decide_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, ...],
-                     quick: bool) -> bool:
+def _decide_singular(
+    formula_names: tuple[str, ...], unknown_names: tuple[str, ...], quick: bool
+) -> bool:
     """`_is_singular` worked out with sympy (its answer is kept on disk with the library)."""
     all_formulas, all_vars = formulas(), variables()
     residuals = [all_formulas[n].residual for n in formula_names]
@@ -274,8 +305,9 @@ def _decide_singular(formula_names: tuple[str, ...], unknown_names: tuple[str, .
     from napkinmath.solving.invert import solved_jointly
 
     solutions = solved_jointly(tuple(all_formulas[n] for n in formula_names), tuple(symbols))
-    return not any(all(not sol[s].expr.free_symbols & set(symbols) for s in symbols)
-                   for sol in solutions)
+    return not any(
+        all(not sol[s].expr.free_symbols & set(symbols) for s in symbols) for sol in solutions
+    )
 
 
 @caches.memo(512, invalidated_by=caches.LIBRARY)
@@ -341,9 +373,9 @@ def _derived() -> tuple[str, ...]:
     return tuple(n for n, f in formulas().items() if f.derived)
 
 
-def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool = False,
-                  shortcuts: bool = True
-                  ) -> tuple[_Analysis, tuple[Block, ...], set[str]] | None:
+def _analysis_for(
+    targets: tuple[str, ...], knowns: frozenset[str], quick: bool = False, shortcuts: bool = True
+) -> tuple[_Analysis, tuple[Block, ...], set[str]] | None:
     """The first formula set whose plan determines the targets without restating itself.
 
     `quick` (for suggestions) uses the numeric singularity test and builds no blocks (they
@@ -353,8 +385,10 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
     sets = _formula_sets()
     # the shortcuts that can matter: derived formulas in scope, one at a time (one out of
     # scope adds nothing to the independent formulas, which were tried first)
-    sets = (*sets[:2], *(s for s, d in zip(sets[2:], _derived(), strict=True)
-                         if shortcuts and d in relevant))
+    sets = (
+        *sets[:2],
+        *(s for s, d in zip(sets[2:], _derived(), strict=True) if shortcuts and d in relevant),
+    )
     for tried, names in enumerate(sets):
         if tried == 1:  # the first set failed: can any? (every set lies within the scope)
             possible = _structurally_determined(knowns, relevant)
@@ -369,21 +403,31 @@ def _analysis_for(targets: tuple[str, ...], knowns: frozenset[str], quick: bool 
             needed = analysis.ancestors(t for t in targets if t in analysis.determined)
             if not _restates_itself(analysis, needed):
                 if tried and not quick:  # (suggestions ask only whether a plan exists)
-                    analysis, needed = _fewest_assumptions(targets, knowns, names & relevant,
-                                                           analysis, needed)
+                    analysis, needed = _fewest_assumptions(
+                        targets, knowns, names & relevant, analysis, needed
+                    )
                 return analysis, () if quick else _blocks(analysis, needed), needed
     return None
 
 
-def _fewest_assumptions(targets: tuple[str, ...], knowns: frozenset[str], names: frozenset[str],
-                        analysis: _Analysis, needed: set[str]) -> tuple[_Analysis, set[str]]:
+def _fewest_assumptions(
+    targets: tuple[str, ...],
+    knowns: frozenset[str],
+    names: frozenset[str],
+    analysis: _Analysis,
+    needed: set[str],
+) -> tuple[_Analysis, set[str]]:
     """The plan without each assumption it does not need: an assumption (a stated fallback
     such as "attention left out") answers only where the other formulas cannot. Each one the
     plan uses is dropped in turn, by name, where the targets stay determined by a plan whose
     assumptions are a strict subset of the current plan's (never traded for another)."""
+
     def assumed(a: _Analysis, wanted: set[str]) -> frozenset[str]:
-        return frozenset(a.computed_by[n].name for n in wanted
-                         if n in a.computed_by and a.computed_by[n].assumption)
+        return frozenset(
+            a.computed_by[n].name
+            for n in wanted
+            if n in a.computed_by and a.computed_by[n].assumption
+        )
 
     current = assumed(analysis, needed)
     for name in sorted(current):
@@ -401,8 +445,13 @@ def _fewest_assumptions(targets: tuple[str, ...], knowns: frozenset[str], names:
 
 #: `independent_analysis` by knowns, oldest first (bounded); plans read it without adding
 _INDEPENDENT: dict[frozenset[str], _Analysis] = {}
-caches.state(f"{__name__}._INDEPENDENT", key="knowns", invalidated_by=caches.LIBRARY,
-             clear=_INDEPENDENT.clear, size=_INDEPENDENT.__len__)
+caches.state(
+    f"{__name__}._INDEPENDENT",
+    key="knowns",
+    invalidated_by=caches.LIBRARY,
+    clear=_INDEPENDENT.clear,
+    size=_INDEPENDENT.__len__,
+)
 
 
 def independent_analysis(knowns: frozenset[str]) -> _Analysis:
@@ -430,10 +479,13 @@ def _within(analysis: _Analysis, names: frozenset[str]) -> _Analysis:
     holds within each component: restricting the whole gives every field of the part,
     orders included (`tests/test_plan_reuse.py` compares them)."""
     computed_by = {v: f for v, f in analysis.computed_by.items() if f.name in names}
-    return _Analysis(frozenset(computed_by), computed_by,
-                     {v: reads for v, reads in analysis.reads.items() if v in computed_by},
-                     tuple(f for f in analysis.leftover if f.name in names),
-                     analysis.coupled & computed_by.keys())
+    return _Analysis(
+        frozenset(computed_by),
+        computed_by,
+        {v: reads for v, reads in analysis.reads.items() if v in computed_by},
+        tuple(f for f in analysis.leftover if f.name in names),
+        analysis.coupled & computed_by.keys(),
+    )
 
 
 def _blocks(analysis: _Analysis, needed: set[str]) -> tuple[Block, ...]:
@@ -451,8 +503,9 @@ def _blocks(analysis: _Analysis, needed: set[str]) -> tuple[Block, ...]:
         if block_of[v] != v:
             continue  # already in the block of a smaller name
         upstream = analysis.ancestors([v])
-        cycle = sorted(w for w in upstream & analysis.coupled
-                       if w == v or v in analysis.ancestors([w]))
+        cycle = sorted(
+            w for w in upstream & analysis.coupled if w == v or v in analysis.ancestors([w])
+        )
         for w in cycle:
             block_of[w] = cycle[0]
             members.pop(w, None)
@@ -492,8 +545,10 @@ def _restates_itself(analysis: _Analysis, needed: set[str]) -> bool:
     chosen = {analysis.computed_by[n] for n in needed}
     used = {f.name for f in chosen}
     in_blocks = {analysis.computed_by[n] for n in analysis.coupled & needed}
-    return any(f.derived and (set(f.derived_from) <= used if f.derived_from else f in in_blocks)
-               for f in chosen)
+    return any(
+        f.derived and (set(f.derived_from) <= used if f.derived_from else f in in_blocks)
+        for f in chosen
+    )
 
 
 @caches.memo(512, invalidated_by=caches.LIBRARY)
@@ -506,17 +561,22 @@ def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePlan | tuple
         return tuple(missing or targets)
     analysis, blocks, needed = found
     available = knowns | needed
-    checks = tuple(f for f in analysis.leftover if not f.derived
-                   and all(v.name in available for v in f.variables))
+    checks = tuple(
+        f
+        for f in analysis.leftover
+        if not f.derived and all(v.name in available for v in f.variables)
+    )
     block_inputs = {v.name for b in blocks for f in b.formulas for v in f.variables}
     block_inputs |= {t for t in targets if t in knowns}
     used = block_inputs | {v.name for f in checks for v in f.variables}
-    return SolvePlan(targets, blocks, checks, frozenset(used & knowns),
-                     frozenset(block_inputs & knowns))
+    return SolvePlan(
+        targets, blocks, checks, frozenset(used & knowns), frozenset(block_inputs & knowns)
+    )
 
 
-def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = True,
-              cancel: bool = False) -> SolvePlan:
+def make_plan(
+    targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = True, cancel: bool = False
+) -> SolvePlan:
     """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError.
 
     With `cancel`, targets that structure alone leaves under-determined may still be
@@ -537,8 +597,9 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = 
             return cancelled
     missing = list(found)
     if not suggest:
-        error = UnderDeterminedError(under_determined_message(missing, sorted(knowns), []),
-                                     list(targets), [])
+        error = UnderDeterminedError(
+            under_determined_message(missing, sorted(knowns), []), list(targets), []
+        )
         error.missing, error.explanation = missing, ""
         raise error
     from napkinmath.solving.suggest import _under_determined
@@ -546,13 +607,16 @@ def make_plan(targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = 
     raise _under_determined(targets, missing, knowns)
 
 
-def under_determined_message(missing: list[str], shown_knowns: list[str],
-                             suggestions: list[str], explanation: str = "") -> str:
+def under_determined_message(
+    missing: list[str], shown_knowns: list[str], suggestions: list[str], explanation: str = ""
+) -> str:
     """'cannot determine n_gpus from params, tokens, mfu: give one of train_time'."""
     message = f"cannot determine {', '.join(missing)} from {', '.join(shown_knowns) or 'nothing'}"
     if suggestions:
         message += ": give one of " + ", ".join(suggestions)
     else:
-        message += (": no one or two more inputs determine it; `napkin formulas "
-                    f"{missing[0]}` lists the formulas that mention it")
+        message += (
+            ": no one or two more inputs determine it; `napkin formulas "
+            f"{missing[0]}` lists the formulas that mention it"
+        )
     return message + (". " + explanation if explanation else "")

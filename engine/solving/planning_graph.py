@@ -63,10 +63,17 @@ def library_index() -> Index:
     # compute their output, unless relaxed); in each group laws before stated assumptions (a
     # fallback is matched only where no law can be: Kuhn's matching keeps the formulas it has
     # matched, so the earliest formulas that can be matched are), then by name
-    orders = [sorted(range(len(library)), key=lambda i: (library[i].forward_only
-                                                         and not relaxed,
-                                                         library[i].assumption, library[i].name))
-              for relaxed in (False, True)]
+    orders = [
+        sorted(
+            range(len(library)),
+            key=lambda i: (
+                library[i].forward_only and not relaxed,
+                library[i].assumption,
+                library[i].name,
+            ),
+        )
+        for relaxed in (False, True)
+    ]
     of = tuple(tuple(dict.fromkeys(ids[v.name] for v in f.variables)) for f in library)
     output = tuple(None if f.output is None else ids[f.output.name] for f in library)
     takers: list[tuple[tuple[int, ...], ...]] = []
@@ -77,14 +84,26 @@ def library_index() -> Index:
                 if relaxed or output[i] is None or output[i] == v:
                     found[v].append(i)
         takers.append(tuple(map(tuple, found)))
-    rows = tuple(tuple((i, library[i].name, of[i], None if relaxed else output[i])
-                       for i in order) for relaxed, order in enumerate(orders))
+    rows = tuple(
+        tuple((i, library[i].name, of[i], None if relaxed else output[i]) for i in order)
+        for relaxed, order in enumerate(orders)
+    )
     masks = tuple(tuple(sum(1 << i for i in fs) for fs in found) for found in takers)
-    return Index(names, ids, library, of, output, (takers[0], takers[1]), (rows[0], rows[1]),
-                 sum(not f.forward_only for f in library), (masks[0], masks[1]),
-                 tuple(tuple(tuple(8 * k + j for j in range(8) if value >> j & 1)
-                             for value in range(256))
-                       for k in range((len(library) + 7) // 8)))
+    return Index(
+        names,
+        ids,
+        library,
+        of,
+        output,
+        (takers[0], takers[1]),
+        (rows[0], rows[1]),
+        sum(not f.forward_only for f in library),
+        (masks[0], masks[1]),
+        tuple(
+            tuple(tuple(8 * k + j for j in range(8) if value >> j & 1) for value in range(256))
+            for k in range((len(library) + 7) // 8)
+        ),
+    )
 
 
 def members(mask: int, table: tuple[tuple[tuple[int, ...], ...], ...]) -> Iterator[int]:
@@ -100,8 +119,9 @@ def known_ids(knowns: frozenset[str]) -> frozenset[int]:
     return frozenset(ids[n] for n in knowns if n in ids)
 
 
-def incidence(known: frozenset[int], names: frozenset[str] | None, rows: Iterable[Row]
-               ) -> dict[int, tuple[int, ...]]:
+def incidence(
+    known: frozenset[int], names: frozenset[str] | None, rows: Iterable[Row]
+) -> dict[int, tuple[int, ...]]:
     """Each formula of `rows` (see `Index.rows`: in matching order, invertible formulas
     first, then forward-only ones, each group by name) that is in `names` (None: all), with
     the unknowns it may be matched to: a forward-only formula only its output, unless
@@ -141,8 +161,9 @@ def matching(edges: dict[int, tuple[int, ...]]) -> dict[int, int]:
     return dict(zip(owner.values(), owner, strict=False))
 
 
-def _kuhn(order: Iterable[int], edges: Edges, owner: dict[int, int],
-          moved: set[int] | None = None) -> dict[int, int]:
+def _kuhn(
+    order: Iterable[int], edges: Edges, owner: dict[int, int], moved: set[int] | None = None
+) -> dict[int, int]:
     """`matching` as unknown -> formula, the formulas `order` tried in turn: `owner`, extended
     in place. `edges[f]` are formula f's unknowns (a dict, or by id: see `library_incidence`).
     `moved`, if given, gets (at least) every unknown given a formula, a first or another.
@@ -188,7 +209,7 @@ def library_incidence(knowns: frozenset[str]) -> tuple[tuple[int, ...], ...]:
     index = library_index()
     known = known_ids(knowns)
     edges = list(unknown_variables(knowns))
-    for f, _, _, output in index.rows[False][index.invertible:]:  # forward-only: the output
+    for f, _, _, output in index.rows[False][index.invertible :]:  # forward-only: the output
         edges[f] = () if output in known else (output,)
     return tuple(edges)
 
@@ -207,7 +228,7 @@ def invertible_part(names: frozenset[str]) -> Part:
     """The formulas `names`, all invertible: `Part.names` is the key's own object, so that the
     caches keyed by it (`invertible_matching`) hash it once and compare it by identity."""
     index = library_index()
-    found = tuple(i for i, name, _, _ in index.rows[False][:index.invertible] if name in names)
+    found = tuple(i for i, name, _, _ in index.rows[False][: index.invertible] if name in names)
     return Part(names, found, frozenset().union(*map(index.variables.__getitem__, found)))
 
 
@@ -217,21 +238,23 @@ def invertible_and_forward(names: frozenset[str]) -> tuple[Part, Part]:
     each with the variables it mentions: analyses with `names` share them whatever the
     knowns, and those without some forward-only formulas share the first."""
     index = library_index()
-    forward = tuple(i for i, name, _, _ in index.rows[False][index.invertible:]
-                    if name in names)
+    forward = tuple(i for i, name, _, _ in index.rows[False][index.invertible :] if name in names)
     present = frozenset().union(*map(index.variables.__getitem__, forward))
     return invertible_part(names - forward_only()), Part(names, forward, present)
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
-def invertible_matching(knowns: frozenset[str], names: frozenset[str]
-                         ) -> tuple[dict[int, int], frozenset[int]]:
+def invertible_matching(
+    knowns: frozenset[str], names: frozenset[str]
+) -> tuple[dict[int, int], frozenset[int]]:
     """The matching (unknown -> formula) and the unknowns of the invertible formulas of
     `names`, which come first in the matching order: analyses that differ only in
     forward-only formulas (those dropped as stuck) resume from it. Not to be modified."""
     part = invertible_part(names)
-    return (_kuhn(part.formulas, library_incidence(knowns), {}),
-            part.present.difference(known_ids(knowns)))
+    return (
+        _kuhn(part.formulas, library_incidence(knowns), {}),
+        part.present.difference(known_ids(knowns)),
+    )
 
 
 @caches.memo(1, invalidated_by=caches.LIBRARY)
@@ -360,8 +383,13 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
         present = frozenset().union(*map(index.variables.__getitem__, edges))
         unknowns = set(present.difference(known))
         under = unknowns.difference(matched.values())  # unmatched, or no formula may take them
-        return Decomposition(known, list(edges), matched, unknowns,
-                             _spread(under, under, matched, index.taker_masks[True], index.bytes))
+        return Decomposition(
+            known,
+            list(edges),
+            matched,
+            unknowns,
+            _spread(under, under, matched, index.taker_masks[True], index.bytes),
+        )
     # the invertible formulas first (shared), then the forward-only ones
     invertible, forward = invertible_and_forward(names)
     owner, unknowns = invertible_matching(knowns, invertible.names)
@@ -379,8 +407,9 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
     if under is None:
         under = unknowns.difference(owner)  # unmatched, or no formula may take them
         under = _spread(under, under, matched, index.taker_masks[False], index.bytes)
-    found = Decomposition(known, [*invertible.formulas, *forward.formulas], matched, unknowns,
-                          under)
+    found = Decomposition(
+        known, [*invertible.formulas, *forward.formulas], matched, unknowns, under
+    )
     if caches.ENABLED:
         _last = _Last(knowns, invertible, forward, found, owner, moved)
     return found
@@ -406,13 +435,24 @@ def _forget_last() -> None:
     _last = None
 
 
-caches.state(f"{__name__}._last", key="the last strict decomposition's knowns and formulas "
-             "(the same `Part` objects)", invalidated_by=caches.LIBRARY, clear=_forget_last,
-             size=lambda: int(_last is not None))
+caches.state(
+    f"{__name__}._last",
+    key="the last strict decomposition's knowns and formulas (the same `Part` objects)",
+    invalidated_by=caches.LIBRARY,
+    clear=_forget_last,
+    size=lambda: int(_last is not None),
+)
 
 
-def _reuses(before: _Last, forward: Part, owner: dict[int, int], matched: dict[int, int],
-            moved: set[int], unknowns: set[int], edges: Edges) -> set[int] | None:
+def _reuses(
+    before: _Last,
+    forward: Part,
+    owner: dict[int, int],
+    matched: dict[int, int],
+    moved: set[int],
+    unknowns: set[int],
+    edges: Edges,
+) -> set[int] | None:
     """The under-determined unknowns of a decomposition with the same knowns and invertible
     formulas as `before`, and fewer forward-only ones (`forward`), from those of `before`;
     None unless it has fewer. `owner` and `matched` are its matching (unknown -> formula and
@@ -438,8 +478,12 @@ def _reuses(before: _Last, forward: Part, owner: dict[int, int], matched: dict[i
     start = []
     for v in moved | before.moved:
         f = owner.get(v)
-        if f != had.get(v) and v not in under and v in unknowns and (
-                f is None or any(u in under for u in edges[f])):
+        if (
+            f != had.get(v)
+            and v not in under
+            and v in unknowns
+            and (f is None or any(u in under for u in edges[f]))
+        ):
             start.append(v)
     under.update(start)
     # then the few the new starts reach, one at a time
@@ -453,8 +497,13 @@ def _reuses(before: _Last, forward: Part, owner: dict[int, int], matched: dict[i
     return under
 
 
-def _spread(under: set[int], level: set[int], matched: dict[int, int], takers: tuple[int, ...],
-            table: tuple[tuple[tuple[int, ...], ...], ...]) -> set[int]:
+def _spread(
+    under: set[int],
+    level: set[int],
+    matched: dict[int, int],
+    takers: tuple[int, ...],
+    table: tuple[tuple[tuple[int, ...], ...], ...],
+) -> set[int]:
     """`under` and the unknowns that alternating paths reach from `level` (a part of it):
     from an under-determined unknown to each formula that may take it (`takers`: a formula
     set for each unknown, see `Index.taker_masks`; those not in `matched` end a path) and on
@@ -475,8 +524,7 @@ def _spread(under: set[int], level: set[int], matched: dict[int, int], takers: t
 
 
 @caches.memo(16, invalidated_by=caches.LIBRARY)
-def library_matching(knowns: frozenset[str]) -> tuple[dict[int, tuple[int, ...]],
-                                                       dict[int, int]]:
+def library_matching(knowns: frozenset[str]) -> tuple[dict[int, tuple[int, ...]], dict[int, int]]:
     """The incidence of every formula with the unknowns (see `incidence`) and a maximum
     matching of it, unknown -> formula: the start of `possible` (do not modify them)."""
     unknowns = library_incidence(knowns)

@@ -41,8 +41,12 @@ def _clear() -> None:
 
 
 #: the kinds of record, in the words a message uses
-_KIND_WORDS = {"accelerator": "accelerator", "link": "link", "storage": "storage tier",
-               "model": "model"}
+_KIND_WORDS = {
+    "accelerator": "accelerator",
+    "link": "link",
+    "storage": "storage tier",
+    "model": "model",
+}
 
 
 def bound_records(names: Any, option: str = "gpu", labels: list[str] | None = None) -> Any:
@@ -53,25 +57,35 @@ def bound_records(names: Any, option: str = "gpu", labels: list[str] | None = No
     user wrote each name ("--gpu H100", "gpu=MI300X"), for that message."""
     if names is None or isinstance(names, str):
         return names
-    if not isinstance(names, (list, tuple)) or not names \
-            or not all(isinstance(n, str) for n in names):
+    if (
+        not isinstance(names, (list, tuple))
+        or not names
+        or not all(isinstance(n, str) for n in names)
+    ):
         return names  # the solve's own checks say what a record name is
     from napkinmath.errors import InputError
     from napkinmath.hardware import get
 
-    shown = labels if labels is not None and len(labels) == len(names) \
+    shown = (
+        labels
+        if labels is not None and len(labels) == len(names)
         else [f"{option}={n!r}" for n in names]
+    )
     seen: dict[str, tuple[str, str, str]] = {}  # kind: (record id, name, label)
     kept: list[str] = []
     for name, label in zip(names, shown, strict=True):
         record = get(name)
         if (record.kind == "model") != (option == "model"):
-            wanted = "a model record" if option == "model" else \
-                "an accelerator, storage or link record"
+            wanted = (
+                "a model record" if option == "model" else "an accelerator, storage or link record"
+            )
             other = "--model" if record.kind == "model" else "--gpu"
-            raise InputError(f"{label} names {record.id}, a {record.kind} record; {option}= "
-                             f"takes {wanted} (give it as {other} {record.id}; list them with "
-                             f"`napkin hardware`)", option)
+            raise InputError(
+                f"{label} names {record.id}, a {record.kind} record; {option}= "
+                f"takes {wanted} (give it as {other} {record.id}; list them with "
+                f"`napkin hardware`)",
+                option,
+            )
         if record.kind in seen:
             first_id, _, first_label = seen[record.kind]
             if first_id == record.id:
@@ -81,7 +95,9 @@ def bound_records(names: Any, option: str = "gpu", labels: list[str] | None = No
                 f"{first_label} and {label} are both {kind} records ({first_id}, {record.id}): "
                 f"records of different kinds bind together (an accelerator, a storage tier, a "
                 f"link, a model), two of one kind cannot; keep one, or rank them with napkin "
-                f"compare TARGET --{option} {first_id},{record.id} (nm.compare)", option)
+                f"compare TARGET --{option} {first_id},{record.id} (nm.compare)",
+                option,
+            )
         seen[record.kind] = (record.id, name, label)
         kept.append(name)
     return kept[0] if len(kept) == 1 else tuple(kept)

@@ -57,13 +57,23 @@ from napkinmath.whatif.spread import is_spread
 CONSISTENCY_TOLERANCE = 0.01
 
 
-def solve(targets: str | Iterable[str], /, *, gpu: str | Sequence[str] | None = None,
-          model: str | None = None,
-          tolerance: float = CONSISTENCY_TOLERANCE, samples: int | None = None,
-          seed: int | None = None, on_inconsistent: str = "error",
-          units: Mapping[str, str] | None = None, precision: str | None = None,
-          achievable: bool = False, records: object = None, digits: int | None = None,
-          **givens: object):
+def solve(
+    targets: str | Iterable[str],
+    /,
+    *,
+    gpu: str | Sequence[str] | None = None,
+    model: str | None = None,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    samples: int | None = None,
+    seed: int | None = None,
+    on_inconsistent: str = "error",
+    units: Mapping[str, str] | None = None,
+    precision: str | None = None,
+    achievable: bool = False,
+    records: object = None,
+    digits: int | None = None,
+    **givens: object,
+):
     """Solve for `targets` (a name or a list of names) from keyword givens.
 
     Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
@@ -97,24 +107,55 @@ def solve(targets: str | Iterable[str], /, *, gpu: str | Sequence[str] | None = 
         from napkinmath.solving.records import user_records
 
         with user_records(records):
-            return solve(targets, gpu=gpu, model=model, tolerance=tolerance, samples=samples,
-                         seed=seed, on_inconsistent=on_inconsistent, units=units,
-                         precision=precision, achievable=achievable, digits=digits, **givens)
+            return solve(
+                targets,
+                gpu=gpu,
+                model=model,
+                tolerance=tolerance,
+                samples=samples,
+                seed=seed,
+                on_inconsistent=on_inconsistent,
+                units=units,
+                precision=precision,
+                achievable=achievable,
+                digits=digits,
+                **givens,
+            )
     if gpu is not None and type(gpu) is not str:
         gpu = bound_records(gpu, "gpu")
-    key = _memo_key(targets, (gpu, model, tolerance, on_inconsistent, precision, achievable),
-                    samples, seed, units, givens)
+    key = _memo_key(
+        targets,
+        (gpu, model, tolerance, on_inconsistent, precision, achievable),
+        samples,
+        seed,
+        units,
+        givens,
+    )
     if key is not None and key in _MEMO:
         _MEMO.move_to_end(key)
         return _fresh(_MEMO[key])._with_digits(digits)
-    result = _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units,
-                    precision, achievable, givens)
+    result = _solve(
+        targets,
+        gpu,
+        model,
+        tolerance,
+        samples,
+        seed,
+        on_inconsistent,
+        units,
+        precision,
+        achievable,
+        givens,
+    )
     if key is not None and type(result) is Result:
         _remember(key, result)
     if digits is not None:
         if not hasattr(result, "_with_digits"):
-            raise InputError("digits= (--digits) applies to single answers; ranges and "
-                             "samples show 4 significant figures", "digits")
+            raise InputError(
+                "digits= (--digits) applies to single answers; ranges and "
+                "samples show 4 significant figures",
+                "digits",
+            )
         result = result._with_digits(digits)
     return result
 
@@ -127,11 +168,20 @@ _MEMO_SIZE = 256
 #: the answers that are asked again
 _SEEN: OrderedDict[Hashable, None] = OrderedDict()
 _SEEN_SIZE = 4096
-caches.state(f"{__name__}._MEMO", key="the question: targets, options and plain values, "
-             "the records in force", invalidated_by=caches.RECORDS + " (and keyed by them)",
-             clear=_MEMO.clear, size=_MEMO.__len__)
-caches.state(f"{__name__}._SEEN", key="as _MEMO (the questions asked once lately)",
-             invalidated_by="never: it holds keys only", clear=_SEEN.clear, size=_SEEN.__len__)
+caches.state(
+    f"{__name__}._MEMO",
+    key="the question: targets, options and plain values, the records in force",
+    invalidated_by=caches.RECORDS + " (and keyed by them)",
+    clear=_MEMO.clear,
+    size=_MEMO.__len__,
+)
+caches.state(
+    f"{__name__}._SEEN",
+    key="as _MEMO (the questions asked once lately)",
+    invalidated_by="never: it holds keys only",
+    clear=_SEEN.clear,
+    size=_SEEN.__len__,
+)
 
 
 def _remember(key: Hashable, result: Result) -> None:
@@ -162,17 +212,32 @@ def _plain(x: object) -> tuple[type, object]:
     raise _NotPlainError
 
 
-def _memo_key(targets: object, options: tuple, samples: object, seed: object, units: object,
-              givens: Mapping[str, object]) -> Hashable | None:
+def _memo_key(
+    targets: object,
+    options: tuple,
+    samples: object,
+    seed: object,
+    units: object,
+    givens: Mapping[str, object],
+) -> Hashable | None:
     """The question as a key when every part of it is plain (see `_plain`), else None; the
     user records in force (`scope()`, one object per set of files as they stand) are part
     of it."""
     if samples is not None or seed is not None:
         return None
-    if type(targets) is str and units is None and all(type(x) in _PLAIN for x in options) \
-            and all(type(v) in _PLAIN for v in givens.values()):  # the common case, at once
-        return (((str, targets),), tuple([(type(x), x) for x in options]), None,
-                tuple([(name, (type(v), v)) for name, v in givens.items()]), scope())
+    if (
+        type(targets) is str
+        and units is None
+        and all(type(x) in _PLAIN for x in options)
+        and all(type(v) in _PLAIN for v in givens.values())
+    ):  # the common case, at once
+        return (
+            ((str, targets),),
+            tuple([(type(x), x) for x in options]),
+            None,
+            tuple([(name, (type(v), v)) for name, v in givens.items()]),
+            scope(),
+        )
     try:
         if isinstance(targets, str):
             names = (_plain(targets),)
@@ -207,8 +272,19 @@ def _fresh(result: Result) -> Result:
     return new
 
 
-def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units, precision,
-           achievable, givens):
+def _solve(
+    targets,
+    gpu,
+    model,
+    tolerance,
+    samples,
+    seed,
+    on_inconsistent,
+    units,
+    precision,
+    achievable,
+    givens,
+):
     """`solve` without the memo."""
     names = _target_names(targets)
     check_tolerance(tolerance)
@@ -216,41 +292,55 @@ def _solve(targets, gpu, model, tolerance, samples, seed, on_inconsistent, units
     _refuse_lists(gpu=gpu, model=model, **givens)
     spread = samples is not None or any(is_spread(v) for v in givens.values())
     if precision is not None and spread:
-        raise InputError("precision= applies to single answers; give peak_flops and the byte "
-                         "sizes for ranges and samples", "precision")
+        raise InputError(
+            "precision= applies to single answers; give peak_flops and the byte "
+            "sizes for ranges and samples",
+            "precision",
+        )
     if not isinstance(achievable, bool):
-        raise InputError(f"achievable={arguments.shown(achievable)}: expected True or False",
-                         "achievable")
+        raise InputError(
+            f"achievable={arguments.shown(achievable)}: expected True or False", "achievable"
+        )
     if achievable and spread:
-        raise InputError("achievable= applies to single answers; give peak_flops or "
-                         "hbm_bandwidth as the measured figure for ranges and samples",
-                         "achievable")
+        raise InputError(
+            "achievable= applies to single answers; give peak_flops or "
+            "hbm_bandwidth as the measured figure for ranges and samples",
+            "achievable",
+        )
     chosen = chosen_units(units, names)
     if spread:
         if chosen:
-            raise InputError("units= applies to single answers; ranges and samples show each "
-                             "target in its own unit", "units")
+            raise InputError(
+                "units= applies to single answers; ranges and samples show each "
+                "target in its own unit",
+                "units",
+            )
         from napkinmath.whatif.ranged import solve_spread
 
-        return solve_spread(names, givens, gpu=gpu, model=model, tolerance=tolerance,
-                            samples=samples, seed=seed)
+        return solve_spread(
+            names, givens, gpu=gpu, model=model, tolerance=tolerance, samples=samples, seed=seed
+        )
     if seed is not None:
         raise InputError("seed= only applies with samples=", "seed")
-    bound = bind(names, givens, gpu=gpu, model=model, precision=precision,
-                 achievable=achievable)
+    bound = bind(names, givens, gpu=gpu, model=model, precision=precision, achievable=achievable)
     try:  # by structure first: a record's value comes before unknowns that cancel
-        result = solve_bound(names, bound, tolerance, on_inconsistent, suggest=False,
-                             cancel=False)
+        result = solve_bound(names, bound, tolerance, on_inconsistent, suggest=False, cancel=False)
         # a record's stated value beats a stated assumption (dense: total = active)
-        needs_record = any(f.assumption and v.name in names
-                           for s in result.steps for f in s.formulas for v in s.unknowns)
+        needs_record = any(
+            f.assumption and v.name in names
+            for s in result.steps
+            for f in s.formulas
+            for v in s.unknowns
+        )
     except UnderDeterminedError:
         result, needs_record = None, True
     read = _record_targets(names, gpu, model, bound) if needs_record else {}
     if read:
         result = solve_bound(names, {**bound, **read}, tolerance, on_inconsistent)
-        result.notes[:0] = [f"{name} is read from the {g.record} record: the givens "
-                            "do not determine it" for name, g in read.items()]
+        result.notes[:0] = [
+            f"{name} is read from the {g.record} record: the givens do not determine it"
+            for name, g in read.items()
+        ]
     elif result is None:  # raises, with suggestions, unless unknowns in the way cancel
         result = solve_bound(names, bound, tolerance, on_inconsistent)
     if achievable:
@@ -270,28 +360,40 @@ def chosen_units(units: object, targets: tuple[str, ...]) -> dict[str, pint.Unit
     if units is None:
         return {}
     if not isinstance(units, Mapping):
-        raise InputError(f"units={arguments.shown(units)}: expected a mapping such as "
-                         "{'train_time': 'hour'}", "units")
+        raise InputError(
+            f"units={arguments.shown(units)}: expected a mapping such as {{'train_time': 'hour'}}",
+            "units",
+        )
     chosen = {}
     for name, text in units.items():
         if name not in targets:
-            raise InputError(f"units: {arguments.shown(name)} is not a target of this question "
-                             f"({', '.join(targets)})", "units")
+            raise InputError(
+                f"units: {arguments.shown(name)} is not a target of this question "
+                f"({', '.join(targets)})",
+                "units",
+            )
         if not isinstance(text, str):
-            raise InputError(f"units[{arguments.shown(name)}]={arguments.shown(text)}: expected "
-                             "a unit such as 'hour'", name)
+            raise InputError(
+                f"units[{arguments.shown(name)}]={arguments.shown(text)}: expected "
+                "a unit such as 'hour'",
+                name,
+            )
         var = variable(name)
         unit = parse_unit(text, f"units[{arguments.shown(name)}]")
         if Quantity(1.0, unit).dimensionality != var.dimensionality:
-            raise InputError(f"units[{arguments.shown(name)}]={arguments.shown(text)}: {name} "
-                             f"is in {format_unit(var.unit) or 'plain numbers'}, not "
-                             f"{format_unit(unit) or 'a plain number'}", name)
+            raise InputError(
+                f"units[{arguments.shown(name)}]={arguments.shown(text)}: {name} "
+                f"is in {format_unit(var.unit) or 'plain numbers'}, not "
+                f"{format_unit(unit) or 'a plain number'}",
+                name,
+            )
         chosen[name] = unit
     return chosen
 
 
-def _record_targets(targets: tuple[str, ...], gpu: str | None, model: str | None,
-                    bound: Mapping[str, Given]) -> dict[str, Given]:
+def _record_targets(
+    targets: tuple[str, ...], gpu: str | None, model: str | None, bound: Mapping[str, Given]
+) -> dict[str, Given]:
     """Targets that a record states (`napkin solve peak_flops --gpu H100`), as givens."""
     found: dict[str, Given] = {}
     for option, name in (("model", model), *(("gpu", g) for g in each_record(gpu))):
@@ -303,28 +405,41 @@ def _record_targets(targets: tuple[str, ...], gpu: str | None, model: str | None
 
 def check_tolerance(tolerance: object) -> None:
     """A relative tolerance is a fraction in [0, 1): 0.01 is 1%."""
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
-            or not 0 <= tolerance < 1:
-        raise InputError(f"tolerance={arguments.shown(tolerance, 40)}: expected a fraction "
-                         "such as 0.01 (1%)", "tolerance")
-
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, (int, float))
+        or not 0 <= tolerance < 1
+    ):
+        raise InputError(
+            f"tolerance={arguments.shown(tolerance, 40)}: expected a fraction such as 0.01 (1%)",
+            "tolerance",
+        )
 
 
 def _refuse_lists(**options: object) -> None:
-    if type(options.get("gpu")) in _NAME and type(options.get("model")) in _NAME \
-            and all(type(v) in _ONE_VALUE for v in options.values()):
+    if (
+        type(options.get("gpu")) in _NAME
+        and type(options.get("model")) in _NAME
+        and all(type(v) in _ONE_VALUE for v in options.values())
+    ):
         return  # the common case, decided in one pass
     for name, value in options.items():
         if isinstance(value, (list, set, frozenset)):
             what = "nm.compare(...)" if name in ("gpu", "model") else "nm.sweep(...)"
-            raise InputError(f"{name}={arguments.shown(value)}: solve takes one value per name; "
-                             f"for several use {what}, or a range (low, high)", name)
+            raise InputError(
+                f"{name}={arguments.shown(value)}: solve takes one value per name; "
+                f"for several use {what}, or a range (low, high)",
+                name,
+            )
         if name == "gpu" and type(value) is tuple and all(type(v) is str for v in value):
             continue  # several records of different kinds (`bound_records`)
         if name in ("gpu", "model") and value is not None and not isinstance(value, str):
-            raise InputError(f"{name}={arguments.shown(value)}: expected a record name such as "
-                             f"{'H100-SXM' if name == 'gpu' else 'llama-3-70b'} "
-                             f"(list them with `napkin hardware`)", name)
+            raise InputError(
+                f"{name}={arguments.shown(value)}: expected a record name such as "
+                f"{'H100-SXM' if name == 'gpu' else 'llama-3-70b'} "
+                f"(list them with `napkin hardware`)",
+                name,
+            )
 
 
 #: value types that are one value; for gpu= and model=, a record name or none
@@ -334,8 +449,11 @@ _NAME = (str, type(None))
 
 def _target_names(targets: str | Iterable[str]) -> tuple[str, ...]:
     if not isinstance(targets, (str, list, tuple)):
-        raise InputError(f"targets={arguments.shown(targets)}: name the variable to solve for, "
-                         "such as 'n_gpus', or a list of names", "targets")
+        raise InputError(
+            f"targets={arguments.shown(targets)}: name the variable to solve for, "
+            "such as 'n_gpus', or a list of names",
+            "targets",
+        )
     names = (targets,) if isinstance(targets, str) else tuple(targets)
     if not names:
         raise InputError("nothing to solve for: name at least one target, such as n_gpus")
@@ -346,9 +464,15 @@ def _target_names(targets: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
-         gpu: str | None = None, model: str | None = None,
-         precision: str | None = None, achievable: bool = False) -> dict[str, Given]:
+def bind(
+    targets: tuple[str, ...],
+    givens: Mapping[str, object],
+    *,
+    gpu: str | None = None,
+    model: str | None = None,
+    precision: str | None = None,
+    achievable: bool = False,
+) -> dict[str, Given]:
     """Every value a solve may use, with its origin: user, record (gpu=, model=), assumption.
 
     A given may name a record key (``peak_flops="peak_flops_fp8"``); `precision` picks the
@@ -372,9 +496,13 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
                 raise record_key_error(name, value, records) or exc from None
             pending[name] = (per[0], per[1], exc)
     if precision is not None:
-        bound.update({n: g for n, g in precision_givens(precision, main_record(gpu),
-                                                        bound).items()
-                      if n not in targets})
+        bound.update(
+            {
+                n: g
+                for n, g in precision_givens(precision, main_record(gpu), bound).items()
+                if n not in targets
+            }
+        )
     if type(gpu) is tuple:
         _refuse_overlap(gpu, frozenset(bound), targets)
     for option, name in (("model", model), *(("gpu", g) for g in each_record(gpu))):
@@ -390,8 +518,7 @@ def bind(targets: tuple[str, ...], givens: Mapping[str, object], *,
     return bound
 
 
-def _refuse_overlap(gpu: tuple[str, ...], taken: frozenset[str],
-                    targets: tuple[str, ...]) -> None:
+def _refuse_overlap(gpu: tuple[str, ...], taken: frozenset[str], targets: tuple[str, ...]) -> None:
     """Records bound together must not both state a value the user left to them (which
     would silently keep the first); an InputError names the records and the key."""
     stated: dict[str, str] = {}
@@ -402,9 +529,11 @@ def _refuse_overlap(gpu: tuple[str, ...], taken: frozenset[str],
             if key in stated:
                 from napkinmath.hardware import get
 
-                raise InputError(f"{get(stated[key]).id} and {get(name).id} both state {key}: "
-                                 f"give {key}=... yourself to choose, or bind one of the two",
-                                 key)
+                raise InputError(
+                    f"{get(stated[key]).id} and {get(name).id} both state {key}: "
+                    f"give {key}=... yourself to choose, or bind one of the two",
+                    key,
+                )
             stated[key] = name
 
 
@@ -412,15 +541,21 @@ def _refuse_overlap(gpu: tuple[str, ...], taken: frozenset[str],
 def _defaults_wanted(taken: frozenset[str], targets: tuple[str, ...]) -> dict[str, Given]:
     """The stated defaults of the names neither `taken` nor asked for, in the library's
     order (never a user's value: a default fills only what nothing else gave)."""
-    return {name: given for name, given in _default_givens().items()
-            if name not in taken and name not in targets}
+    return {
+        name: given
+        for name, given in _default_givens().items()
+        if name not in taken and name not in targets
+    }
 
 
 @caches.memo(1, invalidated_by=caches.LIBRARY)
 def _default_givens() -> dict[str, Given]:
     """Every stated default as a Given (made once, so its base value is computed once)."""
-    return {v.name: Given(v, v.default.value, "assumption", v.default.note)
-            for v in variables().values() if v.default is not None}
+    return {
+        v.name: Given(v, v.default.value, "assumption", v.default.note)
+        for v in variables().values()
+        if v.default is not None
+    }
 
 
 def _per_variable(var: Variable, value: object) -> tuple[pint.Quantity, Variable] | None:
@@ -441,18 +576,25 @@ def _per_variable(var: Variable, value: object) -> tuple[pint.Quantity, Variable
     return None
 
 
-def _converted(var: Variable, quantity: pint.Quantity, per: Variable,
-               bound: Mapping[str, Given], error: InputError) -> Given:
+def _converted(
+    var: Variable,
+    quantity: pint.Quantity,
+    per: Variable,
+    bound: Mapping[str, Given],
+    error: InputError,
+) -> Given:
     if per.name not in bound:
-        raise InputError(f"{error} To give {var.name} in {format_unit(quantity.units)}, give "
-                         f"{per.name} too (or a --gpu record that has it)", var.name) from None
+        raise InputError(
+            f"{error} To give {var.name} in {format_unit(quantity.units)}, give "
+            f"{per.name} too (or a --gpu record that has it)",
+            var.name,
+        ) from None
     factor = bound[per.name]
     value = to_quantity(quantity * factor.quantity, var)
     where = "you" if factor.origin == "given" else f"{factor.record} record"
     if factor.origin == "assumption":
         where = "assumption"
-    note = (f"{format_quantity(quantity)} × {per.name} {format_quantity(factor.quantity)} "
-            f"({where})")
+    note = f"{format_quantity(quantity)} × {per.name} {format_quantity(factor.quantity)} ({where})"
     return Given(var, value, "given", note)
 
 
@@ -484,8 +626,9 @@ def _cached_given(name: str, value: str | float) -> Given:
 
 
 @caches.memo(256, invalidated_by="the records in force: keyed by them (`records`)")
-def _record_givens(name: str, option: str, targets: tuple[str, ...],
-                   taken: frozenset[str], records: object = None) -> dict[str, Given]:
+def _record_givens(
+    name: str, option: str, targets: tuple[str, ...], taken: frozenset[str], records: object = None
+) -> dict[str, Given]:
     """A record's values as givens, but those `taken` or asked for; `records` (the user
     records in force, `scope()`) keys the cache only."""
     bound = {}
@@ -504,9 +647,12 @@ def _record_values(name: str, option: str, records: object = None) -> dict[str, 
     record = get(name)
     if (record.kind == "model") != (option == "model"):
         wanted = "a model record" if option == "model" else "an accelerator record"
-        raise InputError(f"{option}={name!r} names {record.id}, a {record.kind} record; {option}= "
-                         f"takes {wanted} (list them with `napkin hardware --kind "
-                         f"{'model' if option == 'model' else 'accelerator'}`)", option)
+        raise InputError(
+            f"{option}={name!r} names {record.id}, a {record.kind} record; {option}= "
+            f"takes {wanted} (list them with `napkin hardware --kind "
+            f"{'model' if option == 'model' else 'accelerator'}`)",
+            option,
+        )
     found: dict[str, Given | None] = {}
     for key in record.values:
         if key in variables():
@@ -525,13 +671,19 @@ def _record_given(name: str, key: str) -> Given:
     value = record.values[key]
     var = variables()[key]
     origin = "assumption" if value.assumption else "record"
-    return Given(var, to_quantity(value.quantity, var), origin,
-                 f"{record.id}: {value.provenance()}", record=record.id)
+    return Given(
+        var,
+        to_quantity(value.quantity, var),
+        origin,
+        f"{record.id}: {value.provenance()}",
+        record=record.id,
+    )
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
-def _rounding_after(wanted: tuple[str, ...], plan: SolvePlan, knowns: frozenset[str]
-                    ) -> tuple[SolvePlan, tuple[str, ...]] | None:
+def _rounding_after(
+    wanted: tuple[str, ...], plan: SolvePlan, knowns: frozenset[str]
+) -> tuple[SolvePlan, tuple[str, ...]] | None:
     """The plan of the roundings `wanted` after `plan` has run on `knowns` (its values:
     what it read and what its blocks computed), with the context values it adds, in name
     order; None when the values do not determine the roundings."""
@@ -543,8 +695,9 @@ def _rounding_after(wanted: tuple[str, ...], plan: SolvePlan, knowns: frozenset[
     return rounding, tuple(sorted(rounding.used & context))
 
 
-def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
-                   context: frozenset[str]) -> SolvePlan | None:
+def _rounding_plan(
+    wanted: tuple[str, ...], computed: frozenset[str], context: frozenset[str]
+) -> SolvePlan | None:
     """The plan of the roundings `wanted`, or None when the values do not determine them
     (cached: plans depend on names only)."""
     try:
@@ -554,8 +707,13 @@ def _rounding_plan(wanted: tuple[str, ...], computed: frozenset[str],
 
 
 @caches.memo(1024, invalidated_by=caches.LIBRARY)
-def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[str],
-             suggest: bool = True, cancel: bool = True) -> SolvePlan:
+def plan_for(
+    targets: tuple[str, ...],
+    user: frozenset[str],
+    context: frozenset[str],
+    suggest: bool = True,
+    cancel: bool = True,
+) -> SolvePlan:
     """Plan with the user's givens and only those context values (hardware, defaults) it uses.
 
     Context values are kept where a step reads them, or where a check compares them with
@@ -578,9 +736,14 @@ def plan_for(targets: tuple[str, ...], user: frozenset[str], context: frozenset[
     return plan
 
 
-def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
-                tolerance: float = CONSISTENCY_TOLERANCE, on_inconsistent: str = "error",
-                suggest: bool = True, cancel: bool = True) -> Result:
+def solve_bound(
+    targets: tuple[str, ...],
+    bound: dict[str, Given],
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    on_inconsistent: str = "error",
+    suggest: bool = True,
+    cancel: bool = True,
+) -> Result:
     """Solve from already bound givens (see `bind`).
 
     Record and default values that a user's value contradicts are set aside; every check of
@@ -600,16 +763,24 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     try:
         plan = plan_for(targets, user, knowns - user, suggest, cancel)
     except UnderDeterminedError as exc:
-        shown = sorted(user) + sorted({f"{g.record} record" for g in bound.values()
-                                       if g.origin == "record"})
+        shown = sorted(user) + sorted(
+            {f"{g.record} record" for g in bound.values() if g.origin == "record"}
+        )
         if any(g.origin == "assumption" for g in bound.values()):
             shown.append("default assumptions")
-        exc.args = (under_determined_message(getattr(exc, "missing", list(targets)), shown,
-                                             exc.suggestions, getattr(exc, "explanation", "")),)
+        exc.args = (
+            under_determined_message(
+                getattr(exc, "missing", list(targets)),
+                shown,
+                exc.suggestions,
+                getattr(exc, "explanation", ""),
+            ),
+        )
         raise
     order = {"given": 0, "record": 1, "assumption": 2}
-    inputs = {name: bound[name] for name in sorted(plan.used,
-                                                     key=lambda n: (order[bound[n].origin], n))}
+    inputs = {
+        name: bound[name] for name in sorted(plan.used, key=lambda n: (order[bound[n].origin], n))
+    }
     values = {name: g.base for name, g in inputs.items()}
     steps = [_run_block(block, values) for block in plan.blocks]
     checks = [_run_check(f, values) for f in plan.checks]
@@ -624,8 +795,13 @@ def solve_bound(targets: tuple[str, ...], bound: dict[str, Given],
     if failed and on_inconsistent == "error":
         everything = {**inputs, **more.inputs}
         raise _inconsistent(failed, everything, plan, tolerance, user, knowns)
-    inputs.update({n: more.inputs[n] for n in sorted(more.inputs, key=lambda n: (
-        order[more.inputs[n].origin], n)) if n not in inputs})
+    inputs.update(
+        {
+            n: more.inputs[n]
+            for n in sorted(more.inputs, key=lambda n: (order[more.inputs[n].origin], n))
+            if n not in inputs
+        }
+    )
     results = {name: from_base(values[name], variables()[name]) for name in targets}
     result = Result(targets, results, inputs, steps, checks, tolerance)
     result.unused = {name: bound[name] for name in sorted(user - plan.used - set(more.inputs))}
@@ -646,9 +822,6 @@ class _BaseValues(dict):
     def __missing__(self, name: str) -> float:
         value = self[name] = self.bound[name].base
         return value
-
-
-
 
 
 def _admissible(x: float, var: Variable) -> bool:
@@ -676,10 +849,12 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
                 admitted.append((x, root))
         if not admitted:
             if tried and not any(math.isfinite(x) for x in tried):
-                raise NumericError(f"{f.title} ({f.name}) gives {var.name} = "
-                                   f"{' or '.join(map(str, tried))}: the givens overflow the "
-                                   "float range (about 1.8×10³⁰⁸); check their magnitudes",
-                                   var.name)
+                raise NumericError(
+                    f"{f.title} ({f.name}) gives {var.name} = "
+                    f"{' or '.join(map(str, tried))}: the givens overflow the "
+                    "float range (about 1.8×10³⁰⁸); check their magnitudes",
+                    var.name,
+                )
             raise _no_root(f, var, tried)
         (x, root), others = admitted[0], admitted[1:]
         values[var.name] = x
@@ -688,9 +863,9 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
             shown = ", ".join(format_quantity(display(y, var)) for y, _ in others)
             note = (f"{note}; " if note else "") + (
                 f"{var.name} has another admissible root: {shown}; the first is shown, give a "
-                "value to choose")
-        return StepRecord((f,), (var,), {var.name: root}, _snapshot(values, block),
-                          note=note)
+                "value to choose"
+            )
+        return StepRecord((f,), (var,), {var.name: root}, _snapshot(values, block), note=note)
     admitted = []
     names = tuple(v.name for v in block.unknowns)
     pieces = needs_substitution(block.formulas, names)
@@ -701,8 +876,9 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
             continue
         if pieces and not all(satisfies(f, {**values, **xs}) for f in pieces):
             continue  # a solution of another piece of a max() or min()
-        if all(_admissible(xs[v.name], v) for v in block.unknowns) \
-                and not any(_same(xs, other) for other, _ in admitted):
+        if all(_admissible(xs[v.name], v) for v in block.unknowns) and not any(
+            _same(xs, other) for other, _ in admitted
+        ):
             admitted.append((xs, solution))
     if admitted:
         (xs, solution), others = admitted[0], admitted[1:]
@@ -710,21 +886,33 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
         exprs = {v.name: solution[v.name] for v in block.unknowns}
         note = ""
         if others:
-            shown = "; ".join(", ".join(f"{v.name} = {format_quantity(display(o[v.name], v))}"
-                                        for v in block.unknowns) for o, _ in others)
-            note = (f"the equations have another admissible solution: {shown}; the first is "
-                    "shown, give one of these values to choose")
-        return StepRecord(block.formulas, block.unknowns, exprs, _snapshot(values, block),
-                          note=note)
+            shown = "; ".join(
+                ", ".join(
+                    f"{v.name} = {format_quantity(display(o[v.name], v))}" for v in block.unknowns
+                )
+                for o, _ in others
+            )
+            note = (
+                f"the equations have another admissible solution: {shown}; the first is "
+                "shown, give one of these values to choose"
+            )
+        return StepRecord(
+            block.formulas, block.unknowns, exprs, _snapshot(values, block), note=note
+        )
     names = ", ".join(v.name for v in block.unknowns)
     hint = ""
     if pieces:
-        hint = (f"; {', '.join(f.title for f in pieces)} takes the larger (or smaller) of two "
-                "terms, and no piece gives a solution: the givens ask for more than the "
-                "binding term allows (past the compute roof, decode throughput stops growing "
-                "with the batch: at most n_gpus · peak_flops / FLOP per token)")
-    raise NoRootError(f"the formulas {', '.join(f.name for f in block.formulas)} have no "
-                      f"solution for {names} inside their bounds{hint}", block.unknowns[0].name)
+        hint = (
+            f"; {', '.join(f.title for f in pieces)} takes the larger (or smaller) of two "
+            "terms, and no piece gives a solution: the givens ask for more than the "
+            "binding term allows (past the compute roof, decode throughput stops growing "
+            "with the batch: at most n_gpus · peak_flops / FLOP per token)"
+        )
+    raise NoRootError(
+        f"the formulas {', '.join(f.name for f in block.formulas)} have no "
+        f"solution for {names} inside their bounds{hint}",
+        block.unknowns[0].name,
+    )
 
 
 def _binding(f: Formula, values: Mapping[str, float]) -> str:
@@ -744,7 +932,9 @@ def _binding(f: Formula, values: Mapping[str, float]) -> str:
         label = description.partition(":")[0] if ":" in description else winner
         against = ", ".join(
             (f"{values[winner] / values[a]:.3g}× {shown(a)}" if values[a] else shown(a))
-            for a in args if a != winner)
+            for a in args
+            if a != winner
+        )
         notes.append(f"{label} binds: {shown(winner)}, {against}")
     return "; ".join(notes)
 
@@ -755,9 +945,12 @@ def _extremes(f: Formula) -> tuple[tuple[str, tuple[str, ...]], ...]:
     from napkinmath.library.tree import NoTreeError, calls
 
     try:
-        return tuple((node[1], tuple(a[1] for a in node[2]))
-                     for side in f.trees for node in calls(side, ("Max", "Min"))
-                     if all(a[0] == "s" for a in node[2]))
+        return tuple(
+            (node[1], tuple(a[1] for a in node[2]))
+            for side in f.trees
+            for node in calls(side, ("Max", "Min"))
+            if all(a[0] == "s" for a in node[2])
+        )
     except NoTreeError:
         return ()
 
@@ -776,8 +969,14 @@ def _run_cancelled(block: Block, values: dict[str, float]) -> StepRecord:
     if not _admissible(x, var):
         raise _no_root(block.formulas[0], var, [x], title, inputs)
     values[var.name] = x
-    return StepRecord(block.formulas, block.unknowns, {var.name: cancel.root},
-                      _snapshot(values, block), note=cancel.note, cancel=cancel)
+    return StepRecord(
+        block.formulas,
+        block.unknowns,
+        {var.name: cancel.root},
+        _snapshot(values, block),
+        note=cancel.note,
+        cancel=cancel,
+    )
 
 
 def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
@@ -794,28 +993,35 @@ def _names_of(block: Block) -> frozenset[str]:
     return frozenset(v.name for f in block.formulas for v in f.variables)
 
 
-def _no_root(f: Formula, var: Variable, tried: list[float], title: str | None = None,
-             inputs: str | None = None) -> NoRootError:
+def _no_root(
+    f: Formula,
+    var: Variable,
+    tried: list[float],
+    title: str | None = None,
+    inputs: str | None = None,
+) -> NoRootError:
     """`title` and `inputs` replace the formula's for formulas combined (`_run_cancelled`)."""
     title = f.title if title is None else title
     if inputs is None:
         inputs = ", ".join(v.name for v in f.variables if v is not var)
     if tried:
         shown = " or ".join(format_quantity(from_base(x, var)) for x in tried)
-        message = (f"no admissible value for {var.name}: {title} gives {var.name} = {shown}, "
-                   f"outside {var.bounds} ({var.description}). The givens for {inputs} ask for "
-                   "something impossible; change one of them.")
+        message = (
+            f"no admissible value for {var.name}: {title} gives {var.name} = {shown}, "
+            f"outside {var.bounds} ({var.description}). The givens for {inputs} ask for "
+            "something impossible; change one of them."
+        )
     else:
-        message = (f"no real value of {var.name} satisfies {title} with these givens for "
-                   f"{inputs}")
+        message = f"no real value of {var.name} satisfies {title} with these givens for {inputs}"
     return NoRootError(message, var.name)
 
 
 _SMALLEST = sys.float_info.min
 
 
-def _check_underflow(x: float, root: Compiled, values: Mapping[str, float], f: Formula,
-                     var: Variable) -> None:
+def _check_underflow(
+    x: float, root: Compiled, values: Mapping[str, float], f: Formula, var: Variable
+) -> None:
     """A product of non-zero numbers that comes out 0 (or subnormal) has underflowed."""
     if x != 0 and abs(x) >= sys.float_info.min:
         return
@@ -826,9 +1032,12 @@ def _check_underflow(x: float, root: Compiled, values: Mapping[str, float], f: F
 
         product = isinstance(root.expr, (sympy.Mul, sympy.Pow))
     if product and all(values[a] != 0 for a in root.args):
-        raise NumericError(f"{f.title} ({f.name}) gives {var.name} = {x!r}: a product of "
-                           "non-zero givens underflowed below the float range (about "
-                           "2.2×10⁻³⁰⁸); check their magnitudes", var.name)
+        raise NumericError(
+            f"{f.title} ({f.name}) gives {var.name} = {x!r}: a product of "
+            "non-zero givens underflowed below the float range (about "
+            "2.2×10⁻³⁰⁸); check their magnitudes",
+            var.name,
+        )
 
 
 def _may_vanish(tree: tuple) -> bool:
@@ -850,40 +1059,61 @@ def _run_check(f: Formula, values: Mapping[str, float]) -> CheckRecord:
     except (OverflowError, ZeroDivisionError, ValueError) as exc:
         raise NumericError(f"checking {f.title} ({f.name}) failed: {exc}") from None
     if not (math.isfinite(lhs) and math.isfinite(rhs)):
-        raise NumericError(f"checking {f.title} ({f.name}) gives {lhs!r} on one side and "
-                           f"{rhs!r} on the other: the givens overflow the float range (about "
-                           "1.8×10³⁰⁸); check their magnitudes")
+        raise NumericError(
+            f"checking {f.title} ({f.name}) gives {lhs!r} on one side and "
+            f"{rhs!r} on the other: the givens overflow the float range (about "
+            "1.8×10³⁰⁸); check their magnitudes"
+        )
     scale = max(abs(lhs), abs(rhs))
     difference = abs(lhs - rhs) / scale if scale else 0.0
     output = f.trees[0]
     unit_var = variables()[output[1]] if output[0] == "s" else None
-    return CheckRecord(f, lhs, rhs, difference, unit_var,
-                       {v.name: values[v.name] for v in f.variables})
+    return CheckRecord(
+        f, lhs, rhs, difference, unit_var, {v.name: values[v.name] for v in f.variables}
+    )
 
 
-def _inconsistent(failed: list[CheckRecord], inputs: Mapping[str, Given], plan: SolvePlan,
-                  tolerance: float, user: frozenset[str], knowns: frozenset[str]
-                  ) -> InconsistentError:
+def _inconsistent(
+    failed: list[CheckRecord],
+    inputs: Mapping[str, Given],
+    plan: SolvePlan,
+    tolerance: float,
+    user: frozenset[str],
+    knowns: frozenset[str],
+) -> InconsistentError:
     lines = []
     for check in failed:
         involved = _givens_behind(check, inputs, plan, user, knowns)
         where = " (not needed for this answer, but your givens must agree)" if check.beyond else ""
-        lines.append(f"{check.formula.title} ({check.formula.name}){where}: "
-                     f"{check.describe()}; {check.relative_difference:.1%} apart, tolerance "
-                     f"{tolerance:.1%}. The givens behind it: {', '.join(involved)}")
+        lines.append(
+            f"{check.formula.title} ({check.formula.name}){where}: "
+            f"{check.describe()}; {check.relative_difference:.1%} apart, tolerance "
+            f"{tolerance:.1%}. The givens behind it: {', '.join(involved)}"
+        )
     return InconsistentError(
-        "the givens disagree with each other: " + " | ".join(lines) +
-        ". Correct or drop one of them (or pass a larger tolerance).", failed)
+        "the givens disagree with each other: "
+        + " | ".join(lines)
+        + ". Correct or drop one of them (or pass a larger tolerance).",
+        failed,
+    )
 
 
-def _givens_behind(check: CheckRecord, inputs: Mapping[str, Given], plan: SolvePlan,
-                   user: frozenset[str], knowns: frozenset[str]) -> list[str]:
+def _givens_behind(
+    check: CheckRecord,
+    inputs: Mapping[str, Given],
+    plan: SolvePlan,
+    user: frozenset[str],
+    knowns: frozenset[str],
+) -> list[str]:
     names = [v.name for v in check.formula.variables]
     if check.beyond:
         found = behind(closure(user, knowns).analysis, names, knowns)
     else:
-        reads = {v.name: [u.name for g in b.formulas for u in g.variables]
-                 for b in plan.blocks for v in b.unknowns}
+        reads = {
+            v.name: [u.name for g in b.formulas for u in g.variables]
+            for b in plan.blocks
+            for v in b.unknowns
+        }
         found = behind(reads, names, inputs)
     shown = []
     for name in sorted(found):
@@ -892,13 +1122,16 @@ def _givens_behind(check: CheckRecord, inputs: Mapping[str, Given], plan: SolveP
     return shown
 
 
-def _rounding(targets: tuple[str, ...], values: dict[str, float],
-              bound: Mapping[str, Given], knowns: frozenset[str], plan: SolvePlan
-              ) -> tuple[list[StepRecord], dict[str, Given]]:
+def _rounding(
+    targets: tuple[str, ...],
+    values: dict[str, float],
+    bound: Mapping[str, Given],
+    knowns: frozenset[str],
+    plan: SolvePlan,
+) -> tuple[list[StepRecord], dict[str, Given]]:
     """Practical roundings a target declares (n_gpus -> whole nodes), when computable;
     `knowns` is the names of `bound`, and `plan` the plan whose steps made `values`."""
-    wanted = tuple(name for t in targets for name in variables()[t].rounding
-                   if name not in values)
+    wanted = tuple(name for t in targets for name in variables()[t].rounding if name not in values)
     if not wanted:
         return [], {}
     found = _rounding_after(wanted, plan, knowns)

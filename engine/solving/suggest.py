@@ -35,16 +35,16 @@ from napkinmath.solving.plan import (
 MAX_CONFIRMATIONS = 48
 
 
-def determines(targets: tuple[str, ...], knowns: frozenset[str], shortcuts: bool = True
-               ) -> bool:
+def determines(targets: tuple[str, ...], knowns: frozenset[str], shortcuts: bool = True) -> bool:
     """True when `knowns` determine every target (a quick test, for suggestions; without
     `shortcuts`, derived formulas are only tried all together)."""
     work["confirmations"] += 1
     return _analysis_for(targets, knowns, quick=True, shortcuts=shortcuts) is not None
 
 
-def _under_determined(targets: tuple[str, ...], missing: list[str],
-                      knowns: frozenset[str]) -> UnderDeterminedError:
+def _under_determined(
+    targets: tuple[str, ...], missing: list[str], knowns: frozenset[str]
+) -> UnderDeterminedError:
     suggestions, blocked = _failure(tuple(missing), knowns)
     message = under_determined_message(missing, sorted(knowns), list(suggestions), blocked)
     error_type = NotInvertibleError if blocked else UnderDeterminedError
@@ -72,46 +72,54 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
     full = _analyse(knowns, _relevant_formulas(missing, knowns), quick=True)
     distance = _distances(missing)
     shared = _shared_formulas(missing)
-    ranked = [n for n in sorted(distance, key=lambda n: (distance[n], -shared.get(n, 0), n))
-              if n not in knowns and n not in missing and n not in full.determined]
+    ranked = [
+        n
+        for n in sorted(distance, key=lambda n: (distance[n], -shared.get(n, 0), n))
+        if n not in knowns and n not in missing and n not in full.determined
+    ]
     found = _confirmed([(n,) for n in ranked], missing, knowns, limit)
     if found:
         return found
     nearest = ranked[:12]
-    pairs = [(a, b) for i, a in enumerate(nearest) for b in nearest[i + 1:]]
+    pairs = [(a, b) for i, a in enumerate(nearest) for b in nearest[i + 1 :]]
     return [" and ".join(pair) for pair in _confirmed_pairs(pairs, missing, knowns, limit)]
 
 
-def _confirmed(candidates: list[tuple[str]], missing: tuple[str, ...],
-               knowns: frozenset[str], limit: int) -> list[str]:
+def _confirmed(
+    candidates: list[tuple[str]], missing: tuple[str, ...], knowns: frozenset[str], limit: int
+) -> list[str]:
     screened = _screen(candidates, missing, knowns)
     shortcuts = bool(screened)  # a blind fallback plans only the nearest few, without them
     found = []
     for (name,) in (screened or candidates[:12])[:MAX_CONFIRMATIONS]:
-        if (planning_graph.possible(missing, knowns, (name,))
-                and determines(missing, knowns | {name}, shortcuts)):
+        if planning_graph.possible(missing, knowns, (name,)) and determines(
+            missing, knowns | {name}, shortcuts
+        ):
             found.append(name)
             if len(found) == limit:
                 break
     return found
 
 
-def _confirmed_pairs(pairs: list[tuple[str, str]], missing: tuple[str, ...],
-                     knowns: frozenset[str], limit: int) -> list[tuple[str, str]]:
+def _confirmed_pairs(
+    pairs: list[tuple[str, str]], missing: tuple[str, ...], knowns: frozenset[str], limit: int
+) -> list[tuple[str, str]]:
     screened = _screen(pairs, missing, knowns)
     shortcuts = bool(screened)
     found = []
     for pair in (screened or pairs[:10])[:MAX_CONFIRMATIONS]:
-        if (planning_graph.possible(missing, knowns, pair)
-                and determines(missing, knowns | set(pair), shortcuts)):
+        if planning_graph.possible(missing, knowns, pair) and determines(
+            missing, knowns | set(pair), shortcuts
+        ):
             found.append(pair)
             if len(found) == limit:
                 break
     return found
 
 
-def _screen(candidates: list[tuple[str, ...]], missing: tuple[str, ...],
-            knowns: frozenset[str]) -> list[tuple[str, ...]]:
+def _screen(
+    candidates: list[tuple[str, ...]], missing: tuple[str, ...], knowns: frozenset[str]
+) -> list[tuple[str, ...]]:
     """The candidates that propagation says may determine the targets: with the independent
     formulas and small blocks, or with shortcuts (derived formulas) one at a time. Empty
     when the screen cannot tell (the knowns alone already pass it)."""
@@ -123,9 +131,13 @@ def _screen(candidates: list[tuple[str, ...]], missing: tuple[str, ...],
             continue  # this screen cannot tell
         told = True
         # (what propagation learns, the library determines by structure: `possible` first)
-        kept.update(c for c in candidates if c not in kept
-                    and planning_graph.possible(missing, knowns, c)
-                    and _propagates(missing, base, c, shortcuts))
+        kept.update(
+            c
+            for c in candidates
+            if c not in kept
+            and planning_graph.possible(missing, knowns, c)
+            and _propagates(missing, base, c, shortcuts)
+        )
     return [c for c in candidates if c in kept] if told else []
 
 
@@ -135,8 +147,9 @@ def _incidence_index(shortcuts: bool = False) -> tuple[tuple[tuple[str, ...], st
     independent ones, or all with `shortcuts` (then without blocks: a derived formula
     beside its sources would fake one)."""
     chosen = formulas().values() if shortcuts else _independent()
-    return tuple((tuple(v.name for v in f.variables), f.output.name if f.output else None)
-                 for f in chosen)
+    return tuple(
+        (tuple(v.name for v in f.variables), f.output.name if f.output else None) for f in chosen
+    )
 
 
 @caches.memo(1, invalidated_by=caches.LIBRARY)
@@ -144,8 +157,9 @@ def _independent() -> tuple[Formula, ...]:
     return tuple(f for f in formulas().values() if not f.derived)
 
 
-def _propagates(missing: tuple[str, ...], base: _Propagated, extra: tuple[str, ...],
-                shortcuts: bool = False) -> bool:
+def _propagates(
+    missing: tuple[str, ...], base: _Propagated, extra: tuple[str, ...], shortcuts: bool = False
+) -> bool:
     """Whether the targets follow from `base` (already propagated, see `_propagated`) and the
     `extra` knowns by single formulas (a forward-only one only toward its output) and,
     without `shortcuts`, blocks of two or three formulas with as many unknowns left.
@@ -193,21 +207,31 @@ def _propagated(knowns: frozenset[str], shortcuts: bool = False) -> _Propagated:
     if not shortcuts:
         for i in _block_candidates():
             if left[i] in (2, 3):
-                members.setdefault(frozenset(n for n in index[i][0] if n not in known),
-                                   []).append(i)
+                members.setdefault(frozenset(n for n in index[i][0] if n not in known), []).append(
+                    i
+                )
     pairs: dict[str, list[frozenset[str]]] = {}
     for sub in members:
         if len(sub) == 2:
             for name in sub:
                 pairs.setdefault(name, []).append(sub)
-    return _Propagated(frozenset(known), tuple(left),
-                       {sub: tuple(ix) for sub, ix in members.items()},
-                       {name: tuple(subs) for name, subs in pairs.items()})
+    return _Propagated(
+        frozenset(known),
+        tuple(left),
+        {sub: tuple(ix) for sub, ix in members.items()},
+        {name: tuple(subs) for name, subs in pairs.items()},
+    )
 
 
-def _extend(known: set[str], missing: tuple[str, ...], fresh: set[str] | None,
-            shortcuts: bool, left: list[int], queue: list[int],
-            base: _Propagated | None = None) -> bool:
+def _extend(
+    known: set[str],
+    missing: tuple[str, ...],
+    fresh: set[str] | None,
+    shortcuts: bool,
+    left: list[int],
+    queue: list[int],
+    base: _Propagated | None = None,
+) -> bool:
     """Grow `known` by propagation; True once every name of `missing` (if any) is known.
 
     `left` counts each formula's unknown variables and is kept up to date; `queue` holds the
@@ -262,8 +286,12 @@ def _block_candidates() -> tuple[int, ...]:
     return tuple(i for i, (_, output) in enumerate(_incidence_index(False)) if output is None)
 
 
-def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str],
-           fresh: set[str] | None, left: list[int]) -> frozenset[str]:
+def _block(
+    index: tuple[tuple[tuple[str, ...], str | None], ...],
+    known: set[str],
+    fresh: set[str] | None,
+    left: list[int],
+) -> frozenset[str]:
     """Learn one small coupled block: two formulas in the same two unknowns, or three whose
     unknowns lie in the same three, that really fix them (not a derived formula beside its
     sources, not products of powers that only fix a product). Forward-only and derived
@@ -301,8 +329,13 @@ def _block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str
     return frozenset()
 
 
-def _new_block(index: tuple[tuple[tuple[str, ...], str | None], ...], known: set[str],
-               fresh: set[str], left: list[int], base: _Propagated) -> frozenset[str]:
+def _new_block(
+    index: tuple[tuple[tuple[str, ...], str | None], ...],
+    known: set[str],
+    fresh: set[str],
+    left: list[int],
+    base: _Propagated,
+) -> frozenset[str]:
     """`_block` for a propagated `base` grown by `fresh`: the same block, found from the
     formulas that mention a fresh name (the others are as in `base`). Held equal to `_block`
     by tests/test_fast_paths.py::
@@ -398,8 +431,9 @@ def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
     If letting rounding steps run backward would determine the targets, those steps are what
     stands in the way: each has many inputs for one output.
     """
-    relaxed = _analyse(knowns, _relevant_formulas(tuple(missing), knowns), strict=False,
-                       relaxed=True)
+    relaxed = _analyse(
+        knowns, _relevant_formulas(tuple(missing), knowns), strict=False, relaxed=True
+    )
     if not all(name in relaxed.determined for name in missing):
         return ""
     upstream = relaxed.ancestors(missing)
@@ -408,7 +442,9 @@ def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
         f = relaxed.computed_by.get(name)
         if f is None or f.output is None or f.output.name == name:
             continue
-        reasons.append(f"{f.title} ({f.output.name} = {f.equation.rhs}) only works forward: "
-                       f"{f.note or 'it rounds'}, so {f.output.name} does not pin down a "
-                       f"single {name}")
+        reasons.append(
+            f"{f.title} ({f.output.name} = {f.equation.rhs}) only works forward: "
+            f"{f.note or 'it rounds'}, so {f.output.name} does not pin down a "
+            f"single {name}"
+        )
     return "; ".join(dict.fromkeys(reasons))

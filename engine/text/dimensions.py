@@ -21,28 +21,55 @@ from napkinmath.units import (
 
 #: Dimensions that are counts of things: a plain number for them means "that many".
 COUNT_DIMENSIONS = frozenset(
-    {"[compute]", "[parameter]", "[token]", "[accelerator]", "[node]", "[request]",
-     "[sequence]", "[currency]"})
+    {
+        "[compute]",
+        "[parameter]",
+        "[token]",
+        "[accelerator]",
+        "[node]",
+        "[request]",
+        "[sequence]",
+        "[currency]",
+    }
+)
 
 #: Base dimensions as a person names a quantity of them, and the unit that spells them.
 _DIMENSION_WORDS = {
-    "[time]": ("a time", "s"), "[information]": ("a data size", "B"),
-    "[compute]": ("a FLOP count", "FLOP"), "[parameter]": ("a parameter count", "param"),
-    "[token]": ("a token count", "token"), "[accelerator]": ("a GPU count", "GPU"),
-    "[node]": ("a node count", "node"), "[request]": ("a request count", "request"),
-    "[sequence]": ("a sequence count", "sequence"), "[currency]": ("an amount of money", "USD"),
-    "[length]": ("a length", "m"), "[mass]": ("a mass", "g"),
+    "[time]": ("a time", "s"),
+    "[information]": ("a data size", "B"),
+    "[compute]": ("a FLOP count", "FLOP"),
+    "[parameter]": ("a parameter count", "param"),
+    "[token]": ("a token count", "token"),
+    "[accelerator]": ("a GPU count", "GPU"),
+    "[node]": ("a node count", "node"),
+    "[request]": ("a request count", "request"),
+    "[sequence]": ("a sequence count", "sequence"),
+    "[currency]": ("an amount of money", "USD"),
+    "[length]": ("a length", "m"),
+    "[mass]": ("a mass", "g"),
 }
 #: Compound dimensions with a name of their own.
 _COMPOUND_NAMES = {
-    "B/s": "a data rate", "FLOP/s": "a FLOP rate", "FLOP/(s*GPU)": "a FLOP rate per GPU",
-    "B/(s*GPU)": "a data rate per GPU", "B/GPU": "a data size per GPU", "1/s": "a frequency",
-    "token/s": "a token rate", "request/s": "a request rate", "B/param": "bytes per parameter",
-    "B/token": "bytes per token", "FLOP/B": "an arithmetic intensity",
-    "FLOP/token": "FLOP per token", "FLOP/(param*token)": "FLOP per parameter per token",
-    "USD/(GPU*s)": "a price per GPU-time", "GPU*s": "GPU-time", "USD/token": "a price per token",
-    "GPU/node": "GPUs per node", "token/sequence": "tokens per sequence",
-    "g*m^2/s^3": "a power", "g*m^2/s^2": "an energy",
+    "B/s": "a data rate",
+    "FLOP/s": "a FLOP rate",
+    "FLOP/(s*GPU)": "a FLOP rate per GPU",
+    "B/(s*GPU)": "a data rate per GPU",
+    "B/GPU": "a data size per GPU",
+    "1/s": "a frequency",
+    "token/s": "a token rate",
+    "request/s": "a request rate",
+    "B/param": "bytes per parameter",
+    "B/token": "bytes per token",
+    "FLOP/B": "an arithmetic intensity",
+    "FLOP/token": "FLOP per token",
+    "FLOP/(param*token)": "FLOP per parameter per token",
+    "USD/(GPU*s)": "a price per GPU-time",
+    "GPU*s": "GPU-time",
+    "USD/token": "a price per token",
+    "GPU/node": "GPUs per node",
+    "token/sequence": "tokens per sequence",
+    "g*m^2/s^3": "a power",
+    "g*m^2/s^2": "an energy",
 }
 
 
@@ -67,9 +94,20 @@ def canonical_unit(dim: pint.util.UnitsContainer) -> str:
     return text
 
 
-_ORDER = {"[currency]": 0, "[compute]": 1, "[information]": 2, "[mass]": 3, "[length]": 4,
-          "[request]": 5, "[token]": 6, "[parameter]": 7, "[sequence]": 8, "[time]": 9,
-          "[accelerator]": 10, "[node]": 11}
+_ORDER = {
+    "[currency]": 0,
+    "[compute]": 1,
+    "[information]": 2,
+    "[mass]": 3,
+    "[length]": 4,
+    "[request]": 5,
+    "[token]": 6,
+    "[parameter]": 7,
+    "[sequence]": 8,
+    "[time]": 9,
+    "[accelerator]": 10,
+    "[node]": 11,
+}
 
 
 def dimension_name(dim: pint.util.UnitsContainer) -> str:
@@ -111,18 +149,22 @@ def dimension_fix(left: pint.Quantity, right: pint.Quantity) -> str:
     up = {k: v for k, v in exponents.items() if v > 0}
     down = {k: -v for k, v in exponents.items() if v < 0}
     if up and not down:
-        return (f"multiply the right side by {dimension_name(missing)} "
-                f"(or divide the left side by one)")
+        return (
+            f"multiply the right side by {dimension_name(missing)} (or divide the left side by one)"
+        )
     if down and not up:
-        return (f"divide the right side by {dimension_name(inverse)} "
-                f"(or multiply the left side by one)")
+        return (
+            f"divide the right side by {dimension_name(inverse)} (or multiply the left side by one)"
+        )
     return f"multiply the right side by {dimension_name(missing)}"
 
 
 def mismatch_message(what: str, left: pint.Quantity, right: pint.Quantity, rule: str) -> str:
     """'cannot add A and B: left is ..., right is ...; both sides ...; fix'."""
-    return (f"{what}: the left side is {describe_dimension(left)} and the right side is "
-            f"{describe_dimension(right)}; {rule}. Fix: {dimension_fix(left, right)}")
+    return (
+        f"{what}: the left side is {describe_dimension(left)} and the right side is "
+        f"{describe_dimension(right)}; {rule}. Fix: {dimension_fix(left, right)}"
+    )
 
 
 def dimension_text(dim: pint.util.UnitsContainer) -> str:
@@ -130,10 +172,10 @@ def dimension_text(dim: pint.util.UnitsContainer) -> str:
     if not dim:
         return "dimensionless"
     exponents = powers(dim)
-    up = [f"{k.strip('[]')}" + (f"^{v:g}" if v != 1 else "") for k, v in exponents.items()
-          if v > 0]
-    down = [f"{k.strip('[]')}" + (f"^{-v:g}" if v != -1 else "") for k, v in exponents.items()
-            if v < 0]
+    up = [f"{k.strip('[]')}" + (f"^{v:g}" if v != 1 else "") for k, v in exponents.items() if v > 0]
+    down = [
+        f"{k.strip('[]')}" + (f"^{-v:g}" if v != -1 else "") for k, v in exponents.items() if v < 0
+    ]
     text = "·".join(up) or "1"
     if down:
         text += "/" + ("(" + "·".join(down) + ")" if len(down) > 1 else down[0])

@@ -38,13 +38,15 @@ _RATE_SPELLING = re.compile(r"(?P<prefix>[kKMGTPE]?i?)(?P<unit>[bB])ps")
 _SMALL_PREFIXES = ("m", "µ", "μ", "u", "n", "p")
 #: Spellings that are not units of the registry, with what to write instead.
 _SPELLING_HINTS = {
-    "KB": "kB (1000 B) or KiB (1024 B)", "Kb": "kb (1000 bit) or Kib (1024 bit)",
+    "KB": "kB (1000 B) or KiB (1024 B)",
+    "Kb": "kb (1000 bit) or Kib (1024 bit)",
     "d": "day",
 }
 
 
-def resolve_unit(name: str, pos: int, text: str = "",
-                 notes: list[str] | None = None) -> pint.Quantity:
+def resolve_unit(
+    name: str, pos: int, text: str = "", notes: list[str] | None = None
+) -> pint.Quantity:
     """The default reading of a NAME as a unit of napkinmath's registry.
 
     Plurals are units ("params", "GPUs", "days"); network spellings are read with a note in
@@ -76,11 +78,10 @@ _NUMBER_BEFORE = re.compile(r"([0-9][0-9._]*(?:[eE][+-]?[0-9]+)?)\s+$")
 def _flops_note(name: str) -> str:
     stem = name[:-1]
     if name.endswith("FLOPs"):
-        return (f"'{name}' is read as a count, {stem} (the plural of FLOP); "
-                f"write {stem}/s for a rate")
+        return (
+            f"'{name}' is read as a count, {stem} (the plural of FLOP); write {stem}/s for a rate"
+        )
     return f"'{name}' is read as a rate, {stem}/s; write {stem} for a count"
-
-
 
 
 def unknown_unit_message(name: str, number: str = "") -> str:
@@ -92,16 +93,20 @@ def unknown_unit_message(name: str, number: str = "") -> str:
             value = float(shown) * COUNT_SUFFIXES[name]
         except ValueError:
             value = 70 * COUNT_SUFFIXES[name]
-        return (f"unknown unit {name!r}: a count shorthand touches its number, "
-                f"{shown}{name} (= {value:,.0f}, a count); for a data size write "
-                f"{shown} {name.replace('K', 'k') if name == 'K' else name}B")
+        return (
+            f"unknown unit {name!r}: a count shorthand touches its number, "
+            f"{shown}{name} (= {value:,.0f}, a count); for a data size write "
+            f"{shown} {name.replace('K', 'k') if name == 'K' else name}B"
+        )
     if name in _SPELLING_HINTS:
         return f"unknown unit {name!r}: did you mean {_SPELLING_HINTS[name]}?"
     if len(name) >= 2 and name[0] in _SMALL_PREFIXES and name[1:] in ("b", "B", "bit", "byte"):
         big = name[0].upper() if name[0] == "m" else "M"
-        return (f"{name!r} would be a {'milli' if name[0] == 'm' else 'sub-'}"
-                f"{'bit' if name[1:] in ('b', 'bit') else 'byte'}, which is surely not meant: "
-                f"write {big}B (megabyte) or {big}b (megabit)")
+        return (
+            f"{name!r} would be a {'milli' if name[0] == 'm' else 'sub-'}"
+            f"{'bit' if name[1:] in ('b', 'bit') else 'byte'}, which is surely not meant: "
+            f"write {big}B (megabyte) or {big}b (megabit)"
+        )
     close = _close_units(name)
     hint = f": did you mean {' or '.join(close)}?" if close else ""
     return f"unknown unit {name!r}{hint} (units are case-sensitive: B is a byte, b a bit)"
@@ -113,8 +118,26 @@ def _common_spellings() -> tuple[str, ...]:
     prefixes = ["", "k", "M", "G", "T", "P", "E"]
     names = {p + b for p in prefixes for b in bases if b != "iB"}
     names |= {p + "iB" for p in ("K", "M", "G", "T", "P", "E")}
-    names |= {"ms", "µs", "ns", "min", "h", "day", "week", "month", "year", "param", "token",
-              "GPU", "node", "request", "sequence", "USD", "m", "g"}
+    names |= {
+        "ms",
+        "µs",
+        "ns",
+        "min",
+        "h",
+        "day",
+        "week",
+        "month",
+        "year",
+        "param",
+        "token",
+        "GPU",
+        "node",
+        "request",
+        "sequence",
+        "USD",
+        "m",
+        "g",
+    }
     return tuple(sorted(n for n in names if registry_unit(n) is not None))
 
 
@@ -146,8 +169,11 @@ def resolve_record_value(name: str, pos: int, text: str = "") -> pint.Quantity:
             keys = sorted(record.values)
             close = difflib.get_close_matches(key, keys, n=3, cutoff=0.5)
             hint = f"did you mean {' or '.join(close)}? " if close else ""
-            raise parse_error(f"{record.id} has no value {key!r}: {hint}its values are "
-                              f"{', '.join(keys)}", text, pos)
+            raise parse_error(
+                f"{record.id} has no value {key!r}: {hint}its values are {', '.join(keys)}",
+                text,
+                pos,
+            )
         return value.quantity  # parsed on first use: a reference inside it is refused above
     except UnknownNameError as exc:
         raise parse_error(f"in {name!r}: {exc}", text, pos) from None
@@ -155,8 +181,9 @@ def resolve_record_value(name: str, pos: int, text: str = "") -> pint.Quantity:
         _LOCAL.loading = False
 
 
-def resolve_name(name: str, pos: int, text: str = "",
-                 notes: list[str] | None = None) -> pint.Quantity:
+def resolve_name(
+    name: str, pos: int, text: str = "", notes: list[str] | None = None
+) -> pint.Quantity:
     """The default resolver: RECORD.key is a record value, any other NAME a unit."""
     if "." in name:
         return resolve_record_value(name, pos, text)
@@ -174,8 +201,9 @@ def has_ambiguous_suffix(node: Node) -> bool:
     return False
 
 
-def evaluate(node: Node, text: str = "", resolve: Resolver | None = None,
-             suffix_as_unit: bool = False) -> pint.Quantity:
+def evaluate(
+    node: Node, text: str = "", resolve: Resolver | None = None, suffix_as_unit: bool = False
+) -> pint.Quantity:
     """Evaluate an expression tree to a pint Quantity.
 
     `resolve(name, pos)` turns a NAME into a Quantity (default: a unit of the registry, or a
@@ -188,11 +216,18 @@ def evaluate(node: Node, text: str = "", resolve: Resolver | None = None,
     except (ArithmeticError, ValueError, TypeError, pint.PintError):
         in_base = math.inf
     if not math.isfinite(in_base):
-        raise parse_error("the result is too large to convert between units (beyond 1e308 "
-                          "in base units)", text, node.pos)
+        raise parse_error(
+            "the result is too large to convert between units (beyond 1e308 in base units)",
+            text,
+            node.pos,
+        )
     if out_of_float_range(in_base, was_nonzero=float(result.magnitude) != 0):  # 1e-300 ps
-        raise parse_error("the result is too small to convert between units (below 2.2e-308 "
-                          "in base units, where it underflows to 0)", text, node.pos)
+        raise parse_error(
+            "the result is too small to convert between units (below 2.2e-308 "
+            "in base units, where it underflows to 0)",
+            text,
+            node.pos,
+        )
     return result
 
 
@@ -217,8 +252,8 @@ class _Evaluator:
                 stack.extend((arg, False) for arg in reversed(node.args))
                 continue
             count = len(node.args)
-            args = values[len(values) - count:] if count else []
-            del values[len(values) - count:]
+            args = values[len(values) - count :] if count else []
+            del values[len(values) - count :]
             values.append(self.step(node, args))
         return values[0]
 
@@ -239,8 +274,9 @@ class _Evaluator:
         self.check_range(result, node)
         return result
 
-    def check_range(self, result: pint.Quantity, node: Node, was_nonzero: bool = False,
-                    what: str = "") -> None:
+    def check_range(
+        self, result: pint.Quantity, node: Node, was_nonzero: bool = False, what: str = ""
+    ) -> None:
         """Refuse a value that overflowed, is NaN, or underflowed: a subnormal, or a 0 that
         `was_nonzero` (a product, quotient, power or conversion of non-zero values)."""
         magnitude = float(result.magnitude)
@@ -250,15 +286,21 @@ class _Evaluator:
         if math.isnan(magnitude):
             raise self.error(f"{self.source(node)} is not a number (NaN)", node)
         if math.isinf(magnitude):
-            raise self.error(f"{what or self.source(node)} overflows: the result is too large "
-                             "(not a finite number, beyond about 1.8e308)", node)
-        raise self.error(f"{what or self.source(node)} underflows: the value is {problem}. "
-                         "Check the exponents: napkinmath's numbers stay within about "
-                         "1e-308 to 1e308, in base units too", node)
+            raise self.error(
+                f"{what or self.source(node)} overflows: the result is too large "
+                "(not a finite number, beyond about 1.8e308)",
+                node,
+            )
+        raise self.error(
+            f"{what or self.source(node)} underflows: the value is {problem}. "
+            "Check the exponents: napkinmath's numbers stay within about "
+            "1e-308 to 1e308, in base units too",
+            node,
+        )
 
     def source(self, node: Node) -> str:
         if self.text and 0 <= node.start < node.end <= len(self.text):
-            shown = self.text[node.start:node.end].strip()
+            shown = self.text[node.start : node.end].strip()
             if shown.count("(") == shown.count(")"):
                 return shown
         return reading(node)
@@ -295,26 +337,39 @@ class _Evaluator:
             return quotient
         if left.dimensionality != right.dimensionality:
             verb = "add" if node.op == "+" else "subtract"
-            raise self.error(mismatch_message(
-                f"cannot {verb} {self.source(node.args[0])} and {self.source(node.args[1])}",
-                left, right, f"both sides of {node.op} need the same dimension"), node)
+            raise self.error(
+                mismatch_message(
+                    f"cannot {verb} {self.source(node.args[0])} and {self.source(node.args[1])}",
+                    left,
+                    right,
+                    f"both sides of {node.op} need the same dimension",
+                ),
+                node,
+            )
         if right.units != left.units:  # the right side is converted to the left side's unit
             converted = right.to(left.units)
-            self.check_range(converted, node.args[1], _nonzero(right),
-                             f"{self.source(node.args[1])} in {format_unit(left.units)}")
+            self.check_range(
+                converted,
+                node.args[1],
+                _nonzero(right),
+                f"{self.source(node.args[1])} in {format_unit(left.units)}",
+            )
             right = converted
         return left + right if node.op == "+" else left - right
 
     def _pow(self, node: Node, base: pint.Quantity, exponent: pint.Quantity) -> pint.Quantity:
         if not exponent.dimensionless:
-            raise self.error(f"an exponent must be a plain number, not "
-                             f"{describe_dimension(exponent)}", node.args[1])
+            raise self.error(
+                f"an exponent must be a plain number, not {describe_dimension(exponent)}",
+                node.args[1],
+            )
         power = float(exponent.to("").magnitude)
         if abs(power) > MAX_EXPONENT:
             raise self.error(f"exponent {power:g} is beyond ±{MAX_EXPONENT}", node.args[1])
         if not base.dimensionless and not float(power * 2).is_integer():
-            raise self.error("a quantity with units can only be raised to a whole or half power",
-                             node.args[1])
+            raise self.error(
+                "a quantity with units can only be raised to a whole or half power", node.args[1]
+            )
         if base.dimensionless:
             value = float(base.to("").magnitude)
             if value < 0 and not power.is_integer():
@@ -328,7 +383,7 @@ class _Evaluator:
             raise self.error("a negative quantity to a half power is not real", node)
         if base.magnitude == 0 and power < 0:
             raise self.error("zero to a negative power is a division by zero", node)
-        raised = base ** power
+        raised = base**power
         self.check_range(raised, node, _nonzero(base))
         return raised
 
@@ -338,16 +393,22 @@ class _Evaluator:
             first = args[0]
             for arg_node, other in zip(node.args[1:], args[1:], strict=True):
                 if other.dimensionality != first.dimensionality:
-                    raise self.error(mismatch_message(
-                        f"{name}() cannot compare {self.source(node.args[0])} and "
-                        f"{self.source(arg_node)}", first, other,
-                        "its arguments need one dimension"), node)
+                    raise self.error(
+                        mismatch_message(
+                            f"{name}() cannot compare {self.source(node.args[0])} and "
+                            f"{self.source(arg_node)}",
+                            first,
+                            other,
+                            "its arguments need one dimension",
+                        ),
+                        node,
+                    )
             return (min if name == "min" else max)(args, key=lambda q: q.to(first.units).magnitude)
         (arg,) = args
         if name == "sqrt":
             if arg.magnitude < 0:
                 raise self.error("sqrt of a negative number", node)
-            return arg ** 0.5
+            return arg**0.5
         if name == "abs":
             # pint's stubs type abs(arg) as a PlainQuantity; it is ureg's Quantity
             return abs(arg)  # type: ignore[arg-type]

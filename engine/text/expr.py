@@ -68,13 +68,34 @@ MAX_DECIMAL_EXPONENT = 300
 
 #: Count shorthands: "7B" params, "15T" tokens, "16k" GPUs (decimal; "70G" is 70e9), and the
 #: binary ones for counts people take in powers of two: "8Ki" tokens is 8,192.
-COUNT_SUFFIXES = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "B": 1e9, "b": 1e9, "T": 1e12,
-                  "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+COUNT_SUFFIXES = {
+    "k": 1e3,
+    "K": 1e3,
+    "M": 1e6,
+    "G": 1e9,
+    "B": 1e9,
+    "b": 1e9,
+    "T": 1e12,
+    "Ki": 2.0**10,
+    "Mi": 2.0**20,
+    "Gi": 2.0**30,
+    "Ti": 2.0**40,
+}
 #: Suffixes that are also units when read as such ("7B" is 7 bytes or 7e9).
 AMBIGUOUS_SUFFIXES = {"B": "byte", "b": "bit"}
 
-FUNCTIONS = {"sqrt": 1, "log": 1, "log2": 1, "log10": 1, "exp": 1, "ceil": 1, "floor": 1,
-             "abs": 1, "min": None, "max": None}
+FUNCTIONS = {
+    "sqrt": 1,
+    "log": 1,
+    "log2": 1,
+    "log10": 1,
+    "exp": 1,
+    "ceil": 1,
+    "floor": 1,
+    "abs": 1,
+    "min": None,
+    "max": None,
+}
 
 _MULTIPLY = ("*", "·", "×")  # and a lone name "x" between operands (see explicit_op)
 _DIVIDE = ("/", "÷")
@@ -94,18 +115,26 @@ _TOKEN = re.compile(
 #: What a character outside the grammar usually means, for the error message.
 _CHARACTER_HINTS = {
     "=": "an expression has no '='; give a claimed value separately (--expect, expect=)",
-    "[": "use round parentheses", "]": "use round parentheses",
-    "{": "use round parentheses", "}": "use round parentheses",
-    "'": "quotes are not part of an expression", '"': "quotes are not part of an expression",
+    "[": "use round parentheses",
+    "]": "use round parentheses",
+    "{": "use round parentheses",
+    "}": "use round parentheses",
+    "'": "quotes are not part of an expression",
+    '"': "quotes are not part of an expression",
     ".": "a dot only joins a record and a key, like H100-SXM.peak_flops",
-    ";": "write one expression", ":": "write one expression",
+    ";": "write one expression",
+    ":": "write one expression",
     "$": "write money as USD, like '2.5 USD/(GPU*h)', or with '$' before a number: $2.5/h",
-    "€": "write money as USD", "£": "write money as USD",
-    "|": "use abs() for an absolute value", "!": "factorials are not supported",
+    "€": "write money as USD",
+    "£": "write money as USD",
+    "|": "use abs() for an absolute value",
+    "!": "factorials are not supported",
     "<": "comparisons are not expressions; give a claimed value separately",
     ">": "comparisons are not expressions; give a claimed value separately",
-    "@": "'@' is not an operator here", "&": "'&' is not an operator here",
-    "\\": "'\\' is not an operator here", "#": "comments are not part of an expression",
+    "@": "'@' is not an operator here",
+    "&": "'&' is not an operator here",
+    "\\": "'\\' is not an operator here",
+    "#": "comments are not part of an expression",
     "~": "write 'about' values as plain numbers",
 }
 
@@ -150,8 +179,10 @@ def _width(text: str) -> int:
     """Columns that `text` takes on a terminal: wide characters two, combining marks none."""
     if text.isascii():
         return len(text)
-    return sum(0 if unicodedata.combining(c) else
-               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        for c in text
+    )
 
 
 def parse_error(message: str, text: str = "", pos: int | None = None) -> ParseError:
@@ -223,9 +254,12 @@ _NUMBER = re.compile(r"[0-9]|\.[0-9]")
 def _suffix_at(text: str, end: int) -> str:
     """The count suffix touching a number that ends at `end` ("8k", "8Ki"), or ""."""
     for size in (2, 1):
-        suffix = text[end:end + size]
-        if len(suffix) == size and suffix in COUNT_SUFFIXES and not re.match(
-                r"[A-Za-z0-9_]", text[end + size:end + size + 1]):
+        suffix = text[end : end + size]
+        if (
+            len(suffix) == size
+            and suffix in COUNT_SUFFIXES
+            and not re.match(r"[A-Za-z0-9_]", text[end + size : end + size + 1])
+        ):
             return suffix
     return ""
 
@@ -249,8 +283,12 @@ def _check_number(token: str, text: str, pos: int) -> None:
 def _check_name(token: str, text: str, pos: int) -> None:
     for part in token.split("."):
         if part.startswith("_"):
-            raise parse_error(f"{token!r}: a name cannot start with '_' (names are units, "
-                              "napkinmath variables, or RECORD.key hardware values)", text, pos)
+            raise parse_error(
+                f"{token!r}: a name cannot start with '_' (names are units, "
+                "napkinmath variables, or RECORD.key hardware values)",
+                text,
+                pos,
+            )
 
 
 def _is_num(node: Node) -> bool:
@@ -303,12 +341,20 @@ class _Parser:
         if token.text == ",":
             before = self.peek(-1)
             after = self.peek(1)
-            if (before is not None and after is not None and before.kind == "number"
-                    and after.kind == "number" and re.fullmatch(r"[0-9]{3}", after.text)
-                    and before.end == token.pos and token.end == after.pos):
-                return self.error("write numbers without thousands separators "
-                                  f"({before.text}{after.text}, not {before.text},{after.text})",
-                                  token)
+            if (
+                before is not None
+                and after is not None
+                and before.kind == "number"
+                and after.kind == "number"
+                and re.fullmatch(r"[0-9]{3}", after.text)
+                and before.end == token.pos
+                and token.end == after.pos
+            ):
+                return self.error(
+                    "write numbers without thousands separators "
+                    f"({before.text}{after.text}, not {before.text},{after.text})",
+                    token,
+                )
             return self.error("a ',' only separates the arguments of min() or max()", token)
         if token.kind == "suffix":
             return self.error(f"unexpected {token.text!r} after a number", token)
@@ -317,10 +363,13 @@ class _Parser:
     # --- depth: every level counts (see the module docstring) ------------------------------
     def check_depth(self, height: int, pos: int) -> None:
         if self.depth + height > MAX_DEPTH:
-            raise parse_error(f"nested too deeply: at most {MAX_DEPTH} levels, counting each "
-                              "parenthesis, sign and function and each link of a chain like "
-                              "'a + b + c' or 'a b c'; split it into smaller expressions",
-                              self.text, pos)
+            raise parse_error(
+                f"nested too deeply: at most {MAX_DEPTH} levels, counting each "
+                "parenthesis, sign and function and each link of a chain like "
+                "'a + b + c' or 'a b c'; split it into smaller expressions",
+                self.text,
+                pos,
+            )
 
     def enter(self, token: Token | None) -> None:
         """Step into parentheses, a sign's operand or an exponent: one more level."""
@@ -342,8 +391,9 @@ class _Parser:
         while (token := self.peek()) is not None and token.kind == "op" and token.text in "+-":
             self.take()
             right = self.term()
-            node = self.make("binop", token.pos, (node, right), op=token.text,
-                             start=node.start, end=right.end)
+            node = self.make(
+                "binop", token.pos, (node, right), op=token.text, start=node.start, end=right.end
+            )
         return node
 
     def explicit_op(self) -> str | None:
@@ -362,13 +412,25 @@ class _Parser:
         node = self.product()
         while (op := self.explicit_op()) is not None:
             after = self.peek(1)
-            fraction = (op == "/" and _is_num(node) and self.tight(node.end)
-                        and after is not None and after.kind == "number")
+            fraction = (
+                op == "/"
+                and _is_num(node)
+                and self.tight(node.end)
+                and after is not None
+                and after.kind == "number"
+            )
             token = self.take()
             if fraction:  # "1/2 GB" is half a gigabyte: a touching number/number is a fraction
                 divisor = self.number()
-                node = self.make("binop", token.pos, (node, divisor), op="/",
-                                 start=node.start, end=divisor.end, style="fraction")
+                node = self.make(
+                    "binop",
+                    token.pos,
+                    (node, divisor),
+                    op="/",
+                    start=node.start,
+                    end=divisor.end,
+                    style="fraction",
+                )
                 if self.starts_operand(self.peek()):
                     self.grouped = True
                     node = self.product(node)
@@ -376,8 +438,9 @@ class _Parser:
             right = self.product()
             if op == "/" and _grouped(right):
                 self.grouped = True
-            node = self.make("binop", token.pos, (node, right), op=op,
-                             start=node.start, end=right.end)
+            node = self.make(
+                "binop", token.pos, (node, right), op=op, start=node.start, end=right.end
+            )
         return node
 
     def starts_operand(self, token: Token | None) -> bool:
@@ -393,10 +456,19 @@ class _Parser:
             if token.kind == "number" and _ends_in_number(node):
                 raise self.error(
                     "two numbers side by side: write one number without thousands separators "
-                    "(1000000, 1e6 or 1_000_000), or put '*' between them", token)
+                    "(1000000, 1e6 or 1_000_000), or put '*' between them",
+                    token,
+                )
             right = self.unary()
-            node = self.make("binop", token.pos, (node, right), op="*", start=node.start,
-                             end=right.end, style="implicit")
+            node = self.make(
+                "binop",
+                token.pos,
+                (node, right),
+                op="*",
+                start=node.start,
+                end=right.end,
+                style="implicit",
+            )
         return node
 
     def unary(self) -> Node:
@@ -419,8 +491,7 @@ class _Parser:
             self.enter(self.peek())
             exponent = self.unary()
             self.leave()
-            return self.make("pow", token.pos, (base, exponent), start=base.start,
-                             end=exponent.end)
+            return self.make("pow", token.pos, (base, exponent), start=base.start, end=exponent.end)
         return base
 
     def calls_function(self, ahead: int = 0) -> bool:
@@ -438,7 +509,7 @@ class _Parser:
     def comma_inside(self, ahead: int) -> bool:
         """The parentheses opening `ahead` hold a ',' of their own: "min (3 s, 4 s)"."""
         level = 0
-        for token in self.tokens[self.index + ahead:]:
+        for token in self.tokens[self.index + ahead :]:
             if token.kind != "op":
                 continue
             if token.text == "(":
@@ -462,14 +533,18 @@ class _Parser:
             return self.unit_group(self.name_node(token))
         if token.kind == "name":
             if token.text == "x":
-                raise self.error("'x' is the multiplication sign: put a number or a quantity "
-                                 "on both sides of it", token)
+                raise self.error(
+                    "'x' is the multiplication sign: put a number or a quantity "
+                    "on both sides of it",
+                    token,
+                )
             if self.calls_function():
                 self.take()
                 return self.call(token)
             if token.text in FUNCTIONS and registry_unit(token.text) is None:
-                raise self.error(f"{token.text}() is a function: write {token.text}(...) with "
-                                 "parentheses", token)
+                raise self.error(
+                    f"{token.text}() is a function: write {token.text}(...) with parentheses", token
+                )
             self.take()
             return self.unit_group(self.unit_element(token))
         if token.text == "(":
@@ -496,8 +571,9 @@ class _Parser:
         if nxt is not None and nxt.text == "%":
             self.take()
             value, text, end = value / 100, text + "%", nxt.end
-        return self.make("num", token.pos, value=value, suffix=suffix, text=text,
-                         start=token.pos, end=end)
+        return self.make(
+            "num", token.pos, value=value, suffix=suffix, text=text, start=token.pos, end=end
+        )
 
     def name_node(self, token: Token) -> Node:
         return self.make("name", token.pos, text=token.text, start=token.pos, end=token.end)
@@ -505,8 +581,7 @@ class _Parser:
     def tight(self, left_end: int, ahead: int = 0) -> bool:
         """The operator `ahead` touches what precedes it and what follows it."""
         op, after = self.peek(ahead), self.peek(ahead + 1)
-        return (op is not None and after is not None and op.pos == left_end
-                and after.pos == op.end)
+        return op is not None and after is not None and op.pos == left_end and after.pos == op.end
 
     def unit_element(self, token: Token) -> Node:
         """NAME with an optional touching exponent: "m^2", "s**-1"."""
@@ -518,8 +593,11 @@ class _Parser:
         if sign is None:
             return node
         number = self.peek(2) if sign.text in "+-" else sign
-        if number is None or number.kind != "number" or (
-                sign is not number and number.pos != sign.end):
+        if (
+            number is None
+            or number.kind != "number"
+            or (sign is not number and number.pos != sign.end)
+        ):
             return node
         self.take()
         self.enter(self.peek())
@@ -529,8 +607,12 @@ class _Parser:
 
     def unit_group(self, node: Node) -> Node:
         """Names joined by touching '/' or '*' form one unit: "GB/s", "TFLOP/(s*GPU)"."""
-        while (op := self.peek()) is not None and op.kind == "op" \
-                and op.text in ("/", "*", "·") and self.tight(node.end):
+        while (
+            (op := self.peek()) is not None
+            and op.kind == "op"
+            and op.text in ("/", "*", "·")
+            and self.tight(node.end)
+        ):
             after = self.peek(1)
             if after is None:  # not reached: tight() saw a token after the operator
                 break
@@ -539,8 +621,7 @@ class _Parser:
                     break
                 self.take()
                 self.take()
-                right = (self.unit_element(after) if after.kind == "name"
-                         else self.name_node(after))
+                right = self.unit_element(after) if after.kind == "name" else self.name_node(after)
             elif after.text == "(":
                 self.take()
                 self.take()
@@ -550,8 +631,15 @@ class _Parser:
                 self.expect(")")
             else:
                 break
-            node = self.make("binop", op.pos, (node, right), op="/" if op.text == "/" else "*",
-                             start=node.start, end=right.end, style="unit")
+            node = self.make(
+                "binop",
+                op.pos,
+                (node, right),
+                op="/" if op.text == "/" else "*",
+                start=node.start,
+                end=right.end,
+                style="unit",
+            )
         return node
 
     def call(self, name: Token) -> Node:
@@ -571,19 +659,22 @@ class _Parser:
             raise self.error(f"{name.text}() takes {arity} argument, got {len(args)}", name)
         if len(args) == 1 and registry_unit(name.text) is not None:
             raise self.ambiguous_call(name, opening, closing)
-        return self.make("call", name.pos, tuple(args), text=name.text, start=name.pos,
-                         end=closing.end)
+        return self.make(
+            "call", name.pos, tuple(args), text=name.text, start=name.pos, end=closing.end
+        )
 
     def ambiguous_call(self, name: Token, opening: Token, closing: Token) -> ParseError:
         """'min(8-1)': the minimum of one value, or 7 minutes? Both spellings, to choose."""
-        inner = self.text[opening.end:closing.pos].strip()
-        whole = self.text[name.pos:closing.end]
+        inner = self.text[opening.end : closing.pos].strip()
+        whole = self.text[name.pos : closing.end]
         unit = registry_unit(name.text)
         return self.error(
             f"{whole!r} is ambiguous: {name.text} is the unit {unit} and {name.text}() the "
             f"function. For the unit, put a space before '(' or the unit after: "
             f"'{name.text} ({inner})' or '({inner}) {name.text}'; for the function, give "
-            f"two or more values: '{name.text}({inner}, ...)'", name)
+            f"two or more values: '{name.text}({inner}, ...)'",
+            name,
+        )
 
 
 def _grouped(node: Node) -> bool:
@@ -622,7 +713,8 @@ def _level(node: Node) -> int:
         return 7
     if node.kind == "binop":
         return {"unit": 6, "implicit": 3, "fraction": 2}.get(
-            node.style, 1 if node.op in "+-" else 2)
+            node.style, 1 if node.op in "+-" else 2
+        )
     return {"neg": 4, "pow": 5}.get(node.kind, 7)
 
 
@@ -676,6 +768,7 @@ def registry_unit(name: str) -> pint.Unit | None:
         return None
     for unit_name in unit._units:
         if unit_name.endswith(("bit", "byte")) and any(
-                unit_name.startswith(p) for p in ("milli", "micro", "nano", "pico")):
+            unit_name.startswith(p) for p in ("milli", "micro", "nano", "pico")
+        ):
             return None
     return unit

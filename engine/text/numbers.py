@@ -32,8 +32,11 @@ DEFAULT_DIGITS = 4
 def is_fraction(var: object) -> bool:
     """True for a variable declared as a share of a whole: shown as a percent."""
     unit = getattr(var, "unit", None)
-    if unit is None or not getattr(unit, "dimensionless", False) or str(unit) not in (
-            "dimensionless", ""):
+    if (
+        unit is None
+        or not getattr(unit, "dimensionless", False)
+        or str(unit) not in ("dimensionless", "")
+    ):
         return False
     description = getattr(var, "description", "")
     if "exponent" in description:
@@ -71,8 +74,9 @@ def _scaled(x: float, digits: int, style: str) -> str | None:
     return None
 
 
-def format_value(q: pint.Quantity, var: object = None, digits: int = DEFAULT_DIGITS,
-                 style: str = "text") -> str:
+def format_value(
+    q: pint.Quantity, var: object = None, digits: int = DEFAULT_DIGITS, style: str = "text"
+) -> str:
     """A quantity as a person writes it (see the module docstring); `var` is the library
     variable it is a value of (for percents), `style` 'text', 'latex' or 'ascii'."""
     magnitude = float(q.magnitude)
@@ -89,4 +93,3 @@ def format_value(q: pint.Quantity, var: object = None, digits: int = DEFAULT_DIG
             unit = format_unit(q.units, style=style)
             return f"{scaled}\\,{unit}" if style == "latex" else f"{scaled} {unit}"
     return format_quantity(q, style=style, sig=digits)
-

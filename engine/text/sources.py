@@ -58,12 +58,11 @@ def record_source(record: str | None, note: str) -> tuple[str, str]:
         found = get(record)
     except NapkinError:  # a record no longer in force: a plain note
         return note, ""
-    cited = sorted({f"{v.source} ({v.date})" for v in found.values.values()}, key=len,
-                   reverse=True)
+    cited = sorted({f"{v.source} ({v.date})" for v in found.values.values()}, key=len, reverse=True)
     for citation in cited:
         at = note.rfind(citation)
         if at > 0:
             before = note[:at].rstrip().rstrip(";,:").rstrip()
-            after = note[at + len(citation):].strip()
+            after = note[at + len(citation) :].strip()
             return (f"{before} {after}".strip() if after else before), citation
     return note, ""

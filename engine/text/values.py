@@ -60,11 +60,14 @@ def parse_unit(text: object, what: str) -> pint.Unit:
     except ParseError as exc:
         raise InputError(f"{what}: {exc}") from None
     if quantity.units == ureg.dimensionless:
-        raise InputError(f"{what} {arguments.shown(text)}: expected a unit such as 'hour' or "
-                         "'GiB', not a number")
+        raise InputError(
+            f"{what} {arguments.shown(text)}: expected a unit such as 'hour' or 'GiB', not a number"
+        )
     if float(quantity.magnitude) != 1:
-        raise InputError(f"{what} {arguments.shown(text)}: give the unit alone "
-                         f"({format_unit(quantity.units)}), without a number")
+        raise InputError(
+            f"{what} {arguments.shown(text)}: give the unit alone "
+            f"({format_unit(quantity.units)}), without a number"
+        )
     # pint's stubs type .units as a PlainUnit; it is ureg's Unit
     return quantity.units  # type: ignore[return-value]
 
@@ -146,8 +149,9 @@ def _fast_reading(text: str, variable: Variable) -> Reading | None:
     if recipe.plain and not (recipe.promote or magnitude == 0):
         return None  # a plain number for a quantity with units: the full path's error
     converted = magnitude * recipe.factor
-    if out_of_float_range(converted, was_nonzero=magnitude != 0) \
-            or not variable.bounds.contains(converted):
+    if out_of_float_range(converted, was_nonzero=magnitude != 0) or not variable.bounds.contains(
+        converted
+    ):
         return None
     notes = [f"{' '.join(text.split())}, read as per {recipe.count}"] if recipe.count else []
     if suffix in _BINARY and recipe.binary_minded:
@@ -177,8 +181,9 @@ def _fast_quantity(value: pint.Quantity, variable: Variable) -> Reading | None:
     if number != 0 and not 1e-150 < abs(number) < 1e150:
         return None
     converted = number * factor
-    if out_of_float_range(converted, was_nonzero=number != 0) \
-            or not variable.bounds.contains(converted):
+    if out_of_float_range(converted, was_nonzero=number != 0) or not variable.bounds.contains(
+        converted
+    ):
         return None
     return Reading(Quantity(converted, variable.unit))
 
@@ -324,21 +329,28 @@ def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, Sho
     """The value parsed (text) or taken over (a number, a Quantity), not yet checked."""
     name = variable.name
     if isinstance(value, bool) or value is None:
-        raise InputError(f"{name}={arguments.shown(value)}: expected a number or a quantity "
-                         f"such as '{_example(variable)}'", name)
+        raise InputError(
+            f"{name}={arguments.shown(value)}: expected a number or a quantity "
+            f"such as '{_example(variable)}'",
+            name,
+        )
     if isinstance(value, str):
         return _parse_for(value, variable), value  # the text grammar bounds its own numbers
     if isinstance(value, pint.Quantity):
         value = _scalar(value, name, variable)
-        quantity = value if value._REGISTRY is ureg else foreign_quantity(
-            value, name, _example(variable))
+        quantity = (
+            value if value._REGISTRY is ureg else foreign_quantity(value, name, _example(variable))
+        )
         shown = _Later(quantity)  # written out only for a message or a note
         check_finite(quantity, name, shown)
         return quantity, shown
     if isinstance(value, numbers.Real):
         return Quantity(plain_number(value, name)), repr(value)
-    raise InputError(f"{name}: cannot use a {type(value).__name__} as a value; give a "
-                     f"number or text such as '{_example(variable)}'", name)
+    raise InputError(
+        f"{name}: cannot use a {type(value).__name__} as a value; give a "
+        f"number or text such as '{_example(variable)}'",
+        name,
+    )
 
 
 def _checked(quantity: pint.Quantity, variable: Variable, shown: Shown) -> pint.Quantity:
@@ -404,8 +416,9 @@ def _binary_note(mantissa: float, suffix: str) -> list[str]:
     if mantissa < 2 or whole != mantissa or whole & (whole - 1):
         return []
     binary, size, decimal = _BINARY[suffix]
-    return [f"{whole}{suffix} read as {whole * decimal:,}; write {whole}{binary} for "
-            f"{whole * size:,}"]
+    return [
+        f"{whole}{suffix} read as {whole * decimal:,}; write {whole}{binary} for {whole * size:,}"
+    ]
 
 
 def _record_note(reference: str) -> str:
@@ -420,21 +433,27 @@ def _scalar(value: pint.Quantity, name: str, variable: Variable) -> pint.Quantit
     """A Quantity of one real number (an array, a complex or a huge int is refused)."""
     magnitude = value.magnitude
     if isinstance(magnitude, bool) or not isinstance(magnitude, numbers.Real):
-        raise InputError(f"{name}: expected a Quantity of one real number, got one of "
-                         f"{type(magnitude).__name__}; give one value such as "
-                         f"'{_example(variable)}' (several: nm.sweep)", name)
+        raise InputError(
+            f"{name}: expected a Quantity of one real number, got one of "
+            f"{type(magnitude).__name__}; give one value such as "
+            f"'{_example(variable)}' (several: nm.sweep)",
+            name,
+        )
     return value.__class__(plain_number(magnitude, name), value.units)
 
 
 def _converted(quantity: pint.Quantity, variable: Variable, shown: Shown) -> pint.Quantity:
     """`quantity` in the variable's unit, refused when that overflows or underflows."""
     converted = quantity.to(variable.unit)
-    problem = out_of_float_range(float(converted.magnitude),
-                                 was_nonzero=float(quantity.magnitude) != 0)
+    problem = out_of_float_range(
+        float(converted.magnitude), was_nonzero=float(quantity.magnitude) != 0
+    )
     if problem:
-        raise InputError(f"{variable.name}={_shown_text(shown)}: in {format_unit(variable.unit)}, "
-                         f"the unit of {variable.name}, the number is {problem}; {_WITHIN}",
-                         variable.name)
+        raise InputError(
+            f"{variable.name}={_shown_text(shown)}: in {format_unit(variable.unit)}, "
+            f"the unit of {variable.name}, the number is {problem}; {_WITHIN}",
+            variable.name,
+        )
     return converted
 
 
@@ -451,7 +470,9 @@ def _parse_for(text: str, variable: Variable) -> pint.Quantity:
         raise InputError(
             f"{variable.name}={text!r} is ambiguous: the suffix reads as a unit "
             f"({format_quantity(as_unit)}) or as a count ({format_quantity(as_count)}). "
-            "Write the unit apart from the number, like '7 GB' or '7e9 B'.", variable.name)
+            "Write the unit apart from the number, like '7 GB' or '7e9 B'.",
+            variable.name,
+        )
     return as_count
 
 
@@ -484,8 +505,10 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: Shown) -> Non
     except OverflowError:
         magnitude = math.inf
     except (TypeError, ValueError):
-        raise InputError(f"{label}: expected one number, got a Quantity of "
-                         f"{type(quantity.magnitude).__name__}", name) from None
+        raise InputError(
+            f"{label}: expected one number, got a Quantity of {type(quantity.magnitude).__name__}",
+            name,
+        ) from None
     problem = out_of_float_range(magnitude)
     if problem:
         raise InputError(f"{label}={_shown_text(shown)}: the number is {problem}; {_WITHIN}", name)
@@ -497,8 +520,11 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: Shown) -> Non
     problem = out_of_float_range(in_base, was_nonzero=magnitude != 0)
     if problem:
         where = f" ({format_unit(base)})" if base is not None else ""
-        raise InputError(f"{label}={_shown_text(shown)}: in base units{where} the number is "
-                         f"{problem}; {_WITHIN}", name)
+        raise InputError(
+            f"{label}={_shown_text(shown)}: in base units{where} the number is "
+            f"{problem}; {_WITHIN}",
+            name,
+        )
 
 
 @caches.memo(1024, invalidated_by=caches.UNITS)
@@ -508,8 +534,9 @@ def _base_factor(units: PlainUnit) -> tuple[float, PlainUnit]:
     return float(factor), base  # type: ignore[arg-type]
 
 
-def foreign_quantity(value: pint.Quantity, name: str | None,
-                     example: str = "1 GB/s") -> pint.Quantity:
+def foreign_quantity(
+    value: pint.Quantity, name: str | None, example: str = "1 GB/s"
+) -> pint.Quantity:
     """A Quantity of another pint registry as a Quantity of napkinmath's, by dimension.
 
     The one path for such values (solve's givens and check's names both come here). Each unit
@@ -526,8 +553,9 @@ def foreign_quantity(value: pint.Quantity, name: str | None,
     label = name or "the value"
     magnitude = value.magnitude
     if isinstance(magnitude, bool) or not isinstance(magnitude, numbers.Real):
-        raise InputError(f"{label}: expected one number, got a Quantity of "
-                         f"{type(magnitude).__name__}", name)
+        raise InputError(
+            f"{label}: expected one number, got a Quantity of {type(magnitude).__name__}", name
+        )
     number = plain_number(magnitude, name)
     try:
         written = f"{format_number(number, style='ascii')} {value.units:~C}"
@@ -547,8 +575,9 @@ def to_registry(value: pint.Quantity, registry: pint.UnitRegistry) -> pint.Quant
         >>> to_registry(nm.solve("train_time", ...).value, other).to("week")
     """
     if not isinstance(value, pint.Quantity) or value._REGISTRY is not ureg:
-        raise InputError(f"to_registry: expected a Quantity of napkinmath.ureg, got "
-                         f"{type(value).__name__}")
+        raise InputError(
+            f"to_registry: expected a Quantity of napkinmath.ureg, got {type(value).__name__}"
+        )
     if registry is ureg:
         return value
     unit = format(value.units, "D")  # long names: "gigabyte / second"
@@ -556,20 +585,25 @@ def to_registry(value: pint.Quantity, registry: pint.UnitRegistry) -> pint.Quant
         converted = registry.Quantity(float(value.magnitude), unit)
         back = foreign_quantity(converted, None, format_quantity(value))
         same = back.dimensionality == value.dimensionality and math.isclose(
-            float(back.to(value.units).magnitude), float(value.magnitude), rel_tol=1e-9)
+            float(back.to(value.units).magnitude), float(value.magnitude), rel_tol=1e-9
+        )
     except (InputError, pint.PintError, AttributeError, ValueError, TypeError):
         same = False
     if not same:
-        raise InputError(f"to_registry: the other registry has no unit {unit!r} of the same "
-                         f"meaning as napkinmath's ({format_quantity(value)}); convert the "
-                         "value to a unit both know first (value.to('hour')), or use "
-                         "pint.set_application_registry(napkinmath.ureg)")
+        raise InputError(
+            f"to_registry: the other registry has no unit {unit!r} of the same "
+            f"meaning as napkinmath's ({format_quantity(value)}); convert the "
+            "value to a unit both know first (value.to('hour')), or use "
+            "pint.set_application_registry(napkinmath.ureg)"
+        )
     return converted
 
 
 def _advice(example: str) -> str:
-    return (f"give it as napkinmath text such as '{example}', or as a Quantity of "
-            "napkinmath.ureg (napkinmath.Quantity)")
+    return (
+        f"give it as napkinmath text such as '{example}', or as a Quantity of "
+        "napkinmath.ureg (napkinmath.Quantity)"
+    )
 
 
 def _own_unit(spelling: str | None) -> pint.Unit | None:
@@ -594,8 +628,9 @@ def _same_meaning(unit: pint.Unit, meaning: pint.Quantity) -> bool:
     return own_root == root and math.isclose(own_factor, factor, rel_tol=1e-9)
 
 
-def _translated(registry: pint.UnitRegistry, unit: str, name: str | None, written: str,
-                example: str) -> pint.Quantity:
+def _translated(
+    registry: pint.UnitRegistry, unit: str, name: str | None, written: str, example: str
+) -> pint.Quantity:
     """One unit of another registry as a napkinmath Quantity of the same size."""
     label = name or "the value"
     try:
@@ -603,12 +638,16 @@ def _translated(registry: pint.UnitRegistry, unit: str, name: str | None, writte
         # pint's stubs type the factor as any scalar (complex included); a unit's is real
         meaning: pint.Quantity | None = Quantity(float(factor))  # type: ignore[arg-type]
         there = registry.Quantity(1.0, unit).to_root_units()
-        described = (f"1 {unit} = {format_number(float(there.magnitude))} {there.units:~P}, "
-                     f"[{dimension_text(registry.get_dimensionality(unit))}]")
+        described = (
+            f"1 {unit} = {format_number(float(there.magnitude))} {there.units:~P}, "
+            f"[{dimension_text(registry.get_dimensionality(unit))}]"
+        )
     except Exception:  # an offset or broken unit of someone else's registry
-        raise InputError(f"{label}: the unit {unit!r} of this Quantity's pint registry (not "
-                         f"napkinmath.ureg) cannot be converted; {_advice(example)}",
-                         name) from None
+        raise InputError(
+            f"{label}: the unit {unit!r} of this Quantity's pint registry (not "
+            f"napkinmath.ureg) cannot be converted; {_advice(example)}",
+            name,
+        ) from None
     missing = []
     for root_name, power in root._units.items():
         counterpart = _root_counterpart(registry, root_name)
@@ -631,15 +670,24 @@ def _translated(registry: pint.UnitRegistry, unit: str, name: str | None, writte
             if spelling in (unit, symbol):
                 raise _clash(spelling, unit, described, own, name, written, example)
             dims = dimension_text(registry.get_dimensionality(spelling))
-            raise _clash(spelling, spelling, f"a root unit of its own, [{dims}], of unknown "
-                         "size in napkinmath's terms", own, name, "", example)
+            raise _clash(
+                spelling,
+                spelling,
+                f"a root unit of its own, [{dims}], of unknown size in napkinmath's terms",
+                own,
+                name,
+                "",
+                example,
+            )
         found = found or own
     if meaning is None:
         made_of = "" if missing == [unit] else f" (made of {', '.join(map(repr, missing))})"
         raise InputError(
             f"{label}: the unit {unit!r}{made_of} of this Quantity's pint registry has no "
             f"counterpart in napkinmath, whose dimensions are "
-            f"{', '.join(sorted(base_units()))}; {_advice(example)}", name)
+            f"{', '.join(sorted(base_units()))}; {_advice(example)}",
+            name,
+        )
     return ureg.Quantity(1.0, found) if found is not None else meaning
 
 
@@ -662,8 +710,15 @@ def _root_counterpart(registry: pint.UnitRegistry, root: str) -> str | None:
     return counterpart
 
 
-def _clash(spelling: str, unit: str, described: str, own: pint.Unit, name: str | None,
-           written: str, example: str) -> InputError:
+def _clash(
+    spelling: str,
+    unit: str,
+    described: str,
+    own: pint.Unit,
+    name: str | None,
+    written: str,
+    example: str,
+) -> InputError:
     """The error for a spelling that means one thing in the other registry and another in
     napkinmath; the fix shows the value `written` as napkinmath text when napkinmath reads it."""
     label = name or "the value"
@@ -677,22 +732,27 @@ def _clash(spelling: str, unit: str, described: str, own: pint.Unit, name: str |
         except ParseError:
             pass
         else:
-            fix = (f"give it as napkinmath text such as '{written}' (read by napkinmath as "
-                   f"{format_quantity(mine)}, with {spelling!r} as the {own}), or as a "
-                   "Quantity of napkinmath.ureg (napkinmath.Quantity)")
+            fix = (
+                f"give it as napkinmath text such as '{written}' (read by napkinmath as "
+                f"{format_quantity(mine)}, with {spelling!r} as the {own}), or as a "
+                "Quantity of napkinmath.ureg (napkinmath.Quantity)"
+            )
     return InputError(
         f"{label}: this Quantity comes from another pint registry, where {spelling!r} is "
         f"the {unit} ({described}); in napkinmath {spelling!r} is the {own} ("
         + ("" if same_root else f"1 {own} = {own_size}, ")
         + f"[{dimension_text(own.dimensionality)}]). napkinmath does not guess which was "
-        f"meant: {fix}", name)
+        f"meant: {fix}",
+        name,
+    )
 
 
 def _promote_count(quantity: pint.Quantity, variable: Variable) -> pint.Quantity:
     """A plain number for a count variable means that many of its unit (64 -> 64 GPU); a
     plain 0 is zero in any unit (master_bytes_per_param=0: no fp32 master copy)."""
-    if quantity.dimensionless and (_is_count(variable.dimensionality)
-                                   or float(quantity.to("").magnitude) == 0):
+    if quantity.dimensionless and (
+        _is_count(variable.dimensionality) or float(quantity.to("").magnitude) == 0
+    ):
         return Quantity(float(quantity.to("").magnitude), variable.unit)
     return quantity
 
@@ -702,9 +762,11 @@ def _check_dimension(quantity: pint.Quantity, variable: Variable, shown: Shown) 
         return
     shown = _shown_text(shown)
     expected = format_unit(variable.unit) or "a plain number"
-    message = (f"{shown} for {variable.name}: expected {expected} "
-               f"[{dimension_text(variable.dimensionality)}], got "
-               f"[{dimension_text(quantity.dimensionality)}]")
+    message = (
+        f"{shown} for {variable.name}: expected {expected} "
+        f"[{dimension_text(variable.dimensionality)}], got "
+        f"[{dimension_text(quantity.dimensionality)}]"
+    )
     fix = _suggest_fix(quantity, variable, shown)
     if fix:
         message += f"; did you mean {fix}?"
@@ -729,8 +791,9 @@ def _prefix_fix(shown: str, variable: Variable) -> str:
         fits = parse_quantity(text).dimensionality == variable.dimensionality
     except ParseError:
         return ""
-    return f"'{text}' ({prefix} as a prefix; {shown.strip()} alone is a plain count)" if fits \
-        else ""
+    return (
+        f"'{text}' ({prefix} as a prefix; {shown.strip()} alone is a plain count)" if fits else ""
+    )
 
 
 def _suggest_fix(quantity: pint.Quantity, variable: Variable, shown: str = "") -> str:
@@ -773,7 +836,9 @@ def _check_bounds(quantity: pint.Quantity, variable: Variable, shown: Shown) -> 
         hint = f" ('{shown}' is read as a subtraction); for a range write {low}..{high}"
     raise InputError(
         f"{variable.name}={shown} is out of range: expected a value in {variable.bounds}"
-        f"{' ' + unit if unit else ''} ({variable.description}){hint}", variable.name)
+        f"{' ' + unit if unit else ''} ({variable.description}){hint}",
+        variable.name,
+    )
 
 
 def _example(variable: Variable) -> str:

@@ -37,8 +37,10 @@ def json_visible(text: str) -> str:
     lone surrogates) written as a \\u escape: the same document, safe to print."""
     if text.isprintable():
         return text
-    return "".join(f"\\u{ord(c):04x}" if c not in "\n" and
-                   unicodedata.category(c) in _HIDDEN else c for c in text)
+    return "".join(
+        f"\\u{ord(c):04x}" if c not in "\n" and unicodedata.category(c) in _HIDDEN else c
+        for c in text
+    )
 
 
 def finite_json(data: object) -> object:
@@ -88,6 +90,5 @@ def capped(message: str) -> str:
     message = _RUN.sub(lambda m: _cut(m.group()), message)
     if len(message) > _LONGEST:
         left_out = len(message) - _HEAD - _TAIL
-        message = (f"{message[:_HEAD]}… ({left_out:,} characters left out) …"
-                   f"{message[-_TAIL:]}")
+        message = f"{message[:_HEAD]}… ({left_out:,} characters left out) …{message[-_TAIL:]}"
     return message

@@ -48,8 +48,14 @@ class _SpreadAnswer:
 
     kind = ""
 
-    def __init__(self, targets: tuple[str, ...], center: Result, bounds: list[Bound],
-                 notes: list[str], constraints: list | None = None) -> None:
+    def __init__(
+        self,
+        targets: tuple[str, ...],
+        center: Result,
+        bounds: list[Bound],
+        notes: list[str],
+        constraints: list | None = None,
+    ) -> None:
         self.targets = targets
         #: the plain answer with every spread at its centre (givens, sources, checks)
         self.center = center
@@ -71,9 +77,11 @@ class _SpreadAnswer:
         """Constraints violated somewhere in the spread, and disagreeing checks at the
         centre, one sentence each (`napkin solve --strict` fails on them)."""
         found = [w for c in self.constraints if (w := c.warning())]
-        found += [f"{c.formula.title} disagrees: {c.describe()} "
-                  f"({c.relative_difference:.1%} apart)" for c in self.center.checks
-                  if not c.agrees]
+        found += [
+            f"{c.formula.title} disagrees: {c.describe()} ({c.relative_difference:.1%} apart)"
+            for c in self.center.checks
+            if not c.agrees
+        ]
         return found
 
     def _constraint_lines(self) -> list[str]:
@@ -96,8 +104,9 @@ class _SpreadAnswer:
         return self.center._givens_text({b.name: b.describe() for b in self.bounds}, sources)
 
     def _step_lines(self, sources: Sources | None = None) -> list[str]:
-        return self.center._steps_text(lambda name: self._spread(name) + self._step_extra(name),
-                                       sources)
+        return self.center._steps_text(
+            lambda name: self._spread(name) + self._step_extra(name), sources
+        )
 
     def _step_extra(self, name: str) -> str:
         return ""
@@ -108,12 +117,17 @@ class _SpreadAnswer:
         lines += [f"WARNING: {w}" for w in self.warnings]
         lines += ["", "Given:", *self._givens_lines(sources)]
         if self.center.unused:
-            lines.append("  (given but not needed for this answer: "
-                         f"{', '.join(self.center.unused)})")
+            lines.append(
+                f"  (given but not needed for this answer: {', '.join(self.center.unused)})"
+            )
         lines += ["", f"Derivation ({self.kind}):", *self._step_lines(sources)]
         if self.center.checks:
-            lines += ["", "Checks (over-determined givens, at the centre; every point of the "
-                      "ranges is checked too):", *self.center._checks_text()]
+            lines += [
+                "",
+                "Checks (over-determined givens, at the centre; every point of the "
+                "ranges is checked too):",
+                *self.center._checks_text(),
+            ]
         if self.constraints:
             lines += ["", self.constraints_heading, *self._constraint_lines()]
         if self.notes:
@@ -127,8 +141,12 @@ class _SpreadAnswer:
 
     def to_markdown(self) -> str:
         text = str(self).split("\n")
-        return "\n".join([f"**{line}**  " for line in self.headline()] + ["", "```"]
-                         + text[len(self.targets) + 1:] + ["```"])
+        return "\n".join(
+            [f"**{line}**  " for line in self.headline()]
+            + ["", "```"]
+            + text[len(self.targets) + 1 :]
+            + ["```"]
+        )
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
@@ -157,26 +175,37 @@ class RangeResult(_SpreadAnswer):
     kind = "each step over the whole box of ranges"
     constraints_heading = "Constraints (does the plan fit over the whole range?):"
 
-    def __init__(self, targets: tuple[str, ...], center: Result, bounds: list[Bound],
-                 extremes: dict[str, Extreme], guarantees: dict[str, str],
-                 notes: list[str], constraints: list | None = None) -> None:
+    def __init__(
+        self,
+        targets: tuple[str, ...],
+        center: Result,
+        bounds: list[Bound],
+        extremes: dict[str, Extreme],
+        guarantees: dict[str, str],
+        notes: list[str],
+        constraints: list | None = None,
+    ) -> None:
         super().__init__(targets, center, bounds, notes, constraints)
         self.extremes = extremes
         #: per target, a sentence on which end meets the user's requirement
         self.guarantees = guarantees
         monotone = all(e.monotone for e in extremes.values())
         ranged = ", ".join(b.name for b in bounds)
-        self.kind = ("ends at the corners of the box, exact: every step is monotone in "
-                     f"{ranged} (proved symbolically)" if monotone else
-                     "ends at the corners where each step is proved monotone, elsewhere found "
-                     "numerically on refined grids")
+        self.kind = (
+            "ends at the corners of the box, exact: every step is monotone in "
+            f"{ranged} (proved symbolically)"
+            if monotone
+            else "ends at the corners where each step is proved monotone, elsewhere found "
+            "numerically on refined grids"
+        )
         self.method = "corners" if monotone else "numeric"
 
     @property
     def values(self) -> dict[str, Interval]:
         known = variables()
-        return {n: interval(self.extremes[n].low, self.extremes[n].high, known[n])
-                for n in self.targets}
+        return {
+            n: interval(self.extremes[n].low, self.extremes[n].high, known[n]) for n in self.targets
+        }
 
     @property
     def value(self) -> Interval:
@@ -223,16 +252,24 @@ class RangeResult(_SpreadAnswer):
             return {"value": float(q.magnitude), "unit": format_unit(q.units, style="ascii")}
 
         return {
-            "targets": {n: {"low": end(self.extremes[n].low, known[n]),
-                            "high": end(self.extremes[n].high, known[n]),
-                            "text": str(self[n]),
-                            "low_at": self.extremes[n].low_at,
-                            "high_at": self.extremes[n].high_at,
-                            "guarantee": self.guarantees.get(n, "")} for n in self.targets},
-            "ranges": {b.name: {"low": str(b.low), "high": str(b.high), "kind": b.kind}
-                       for b in self.bounds},
-            "steps": {n: {"text": str(self[n]), "monotone": e.monotone}
-                      for n, e in self.extremes.items()},
+            "targets": {
+                n: {
+                    "low": end(self.extremes[n].low, known[n]),
+                    "high": end(self.extremes[n].high, known[n]),
+                    "text": str(self[n]),
+                    "low_at": self.extremes[n].low_at,
+                    "high_at": self.extremes[n].high_at,
+                    "guarantee": self.guarantees.get(n, ""),
+                }
+                for n in self.targets
+            },
+            "ranges": {
+                b.name: {"low": str(b.low), "high": str(b.high), "kind": b.kind}
+                for b in self.bounds
+            },
+            "steps": {
+                n: {"text": str(self[n]), "monotone": e.monotone} for n, e in self.extremes.items()
+            },
             "method": self.method,
             "center": self.center.to_dict(),
             "constraints": [c.to_dict() for c in self.constraints],
@@ -249,9 +286,19 @@ class SampleResult(_SpreadAnswer):
     Quantities; `samples[name]` holds the draws of every computed variable (base units).
     """
 
-    def __init__(self, targets: tuple[str, ...], center: Result, bounds: list[Bound],
-                 samples: dict, n: int, kept: int, seed: int, notes: list[str],
-                 constraints: list | None = None, fit_share: float | None = None) -> None:
+    def __init__(
+        self,
+        targets: tuple[str, ...],
+        center: Result,
+        bounds: list[Bound],
+        samples: dict,
+        n: int,
+        kept: int,
+        seed: int,
+        notes: list[str],
+        constraints: list | None = None,
+        fit_share: float | None = None,
+    ) -> None:
         super().__init__(targets, center, bounds, notes, constraints)
         #: the share of the samples at which every constraint holds (None: none evaluated)
         self.fit_share = fit_share
@@ -259,8 +306,10 @@ class SampleResult(_SpreadAnswer):
         self.n = n
         self.kept = kept
         self.seed = seed
-        self.kind = (f"median [5th, 95th percentile] of {kept:,} samples, seed {seed}; one "
-                     "draw per input, shared by every step that reads it")
+        self.kind = (
+            f"median [5th, 95th percentile] of {kept:,} samples, seed {seed}; one "
+            "draw per input, shared by every step that reads it"
+        )
 
     def percentile(self, name: str, q: float) -> pint.Quantity:
         import numpy as np
@@ -268,8 +317,9 @@ class SampleResult(_SpreadAnswer):
         name = arguments.key(name, "name", self.samples, kind="sampled variable")
         q = arguments.real(q, "q", what="a percentile from 0 to 100", example="95")
         if not 0 <= q <= 100:
-            raise InputError(f"q={arguments.shown(q)}: expected a percentile from 0 to 100 "
-                             "such as 95", "q")
+            raise InputError(
+                f"q={arguments.shown(q)}: expected a percentile from 0 to 100 such as 95", "q"
+            )
         var = variables()[name]
         base = float(np.percentile(self.samples[name], q))
         return humanize(quantity(base, var), var.display_unit)
@@ -306,8 +356,10 @@ class SampleResult(_SpreadAnswer):
     def constraints_heading(self) -> str:  # type: ignore[override]
         if self.fit_share is None:
             return "Constraints (over the samples):"
-        return (f"Constraints (over the samples): the plan fits in {self.fit_share:.1%} of the "
-                f"{self.kept:,} samples")
+        return (
+            f"Constraints (over the samples): the plan fits in {self.fit_share:.1%} of the "
+            f"{self.kept:,} samples"
+        )
 
     def __repr__(self) -> str:
         return f"<SampleResult {', '.join(f'{n} = {self._spread(n)}' for n in self.targets)}>"
@@ -315,14 +367,24 @@ class SampleResult(_SpreadAnswer):
     def to_dict(self) -> dict:
         out = {}
         for name in self.targets:
-            out[name] = {f"p{q}": {"value": float(v.magnitude),
-                                   "unit": format_unit(v.units, style="ascii")}
-                         for q, v in self.percentiles[name].items()}
+            out[name] = {
+                f"p{q}": {"value": float(v.magnitude), "unit": format_unit(v.units, style="ascii")}
+                for q, v in self.percentiles[name].items()
+            }
             out[name]["text"] = self._spread(name)
-        return {"targets": out, "samples": self.kept, "drawn": self.n, "seed": self.seed,
-                "spreads": {b.name: {"low": str(b.low), "high": str(b.high), "kind": b.kind}
-                            for b in self.bounds},
-                "center": self.center.to_dict(),
-                "constraints": [c.to_dict() for c in self.constraints],
-                "fit_share": self.fit_share, "fits": self.fits, "warnings": self.warnings,
-                "notes": self.notes}
+        return {
+            "targets": out,
+            "samples": self.kept,
+            "drawn": self.n,
+            "seed": self.seed,
+            "spreads": {
+                b.name: {"low": str(b.low), "high": str(b.high), "kind": b.kind}
+                for b in self.bounds
+            },
+            "center": self.center.to_dict(),
+            "constraints": [c.to_dict() for c in self.constraints],
+            "fit_share": self.fit_share,
+            "fits": self.fits,
+            "warnings": self.warnings,
+            "notes": self.notes,
+        }

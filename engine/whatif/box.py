@@ -85,8 +85,11 @@ def signs(expr: sympy.Expr, bounds: list[Bound], fixed: dict[str, float]) -> dic
     found = dict(zip(names, _symbolic_signs(expr, names), strict=True))
     open_names = [n for n, s in found.items() if s is None]
     if open_names:
-        numbers = {s: sympy.Float(fixed[s.name]) for s in expr.free_symbols
-                   if s.name in fixed and s.name not in names}
+        numbers = {
+            s: sympy.Float(fixed[s.name])
+            for s in expr.free_symbols
+            if s.name in fixed and s.name not in names
+        }
         smooth = _unrounded(expr).xreplace(numbers)
         symbols = {s.name: s for s in smooth.free_symbols}
         for n in open_names:
@@ -94,16 +97,19 @@ def signs(expr: sympy.Expr, bounds: list[Bound], fixed: dict[str, float]) -> dic
     return found
 
 
-def extremes(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound],
-             tolerance: float) -> dict[str, Extreme]:
+def extremes(
+    chain: VectorChain, fixed: dict[str, float], bounds: list[Bound], tolerance: float
+) -> dict[str, Extreme]:
     """The range of every computed variable of `chain` over the box `bounds`.
 
     `fixed` holds the other inputs (base units). Corners are evaluated first (and the
     chain's checks with them); variables not proven monotone are then searched numerically.
     """
     if len(bounds) > MAX_RANGED:
-        raise InputError(f"{len(bounds)} ranged inputs; a range answer takes at most "
-                         f"{MAX_RANGED} (use samples= for more)")
+        raise InputError(
+            f"{len(bounds)} ranged inputs; a range answer takes at most "
+            f"{MAX_RANGED} (use samples= for more)"
+        )
     corners = np.array(list(itertools.product((0, 1), repeat=len(bounds))), dtype=float)
     inputs = dict(fixed)
     for i, b in enumerate(bounds):
@@ -119,8 +125,14 @@ def extremes(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound],
         at = [{b.name: float(inputs[b.name][i]) for b in bounds} for i in (lo, hi)]
         proven = signs(exprs[name], bounds, fixed) if name in exprs else {}
         monotone = bool(proven) and all(s is not None for s in proven.values())
-        extreme = Extreme(float(column[lo]), float(column[hi]), at[0], at[1], monotone,
-                          {k: v for k, v in proven.items() if v is not None})
+        extreme = Extreme(
+            float(column[lo]),
+            float(column[hi]),
+            at[0],
+            at[1],
+            monotone,
+            {k: v for k, v in proven.items() if v is not None},
+        )
         if not monotone:
             _search(chain, fixed, bounds, name, extreme)
         found[name] = extreme
@@ -132,8 +144,9 @@ def _grid(bounds: list[tuple[float, float]], n: int) -> list[np.ndarray]:
     return [g.ravel() for g in np.meshgrid(*axes, indexing="ij")]
 
 
-def _search(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound], name: str,
-            extreme: Extreme) -> None:
+def _search(
+    chain: VectorChain, fixed: dict[str, float], bounds: list[Bound], name: str, extreme: Extreme
+) -> None:
     """Refine `extreme` for `name` on grids over the box, zooming in on each end."""
     k = len(bounds)
     if not k:  # no ranged input reaches `name`: its corners are its only value
@@ -157,6 +170,10 @@ def _search(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound], na
                 extreme.low, extreme.low_at = value, best
             if sense == "high" and value > extreme.high:
                 extreme.high, extreme.high_at = value, best
-            box = [(max(lo, best[b.name] - (hi - lo) / (n - 1)),
-                    min(hi, best[b.name] + (hi - lo) / (n - 1)))
-                   for b, (lo, hi) in zip(bounds, box, strict=True)]
+            box = [
+                (
+                    max(lo, best[b.name] - (hi - lo) / (n - 1)),
+                    min(hi, best[b.name] + (hi - lo) / (n - 1)),
+                )
+                for b, (lo, hi) in zip(bounds, box, strict=True)
+            ]

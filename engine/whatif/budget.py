@@ -40,30 +40,39 @@ def check_sweep(sizes: Sequence[tuple[str, int]], targets: int) -> None:
         points *= n
     shape = " × ".join(f"{name} {n:,}" for name, n in sizes) or "one point"
     if points > MAX_POINTS:
-        raise InputError(f"a sweep of {points:,} points ({shape}); a sweep takes at most "
-                         f"{MAX_POINTS:,}: give fewer points per axis (low..high:log:N), or "
-                         "split it into several sweeps")
+        raise InputError(
+            f"a sweep of {points:,} points ({shape}); a sweep takes at most "
+            f"{MAX_POINTS:,}: give fewer points per axis (low..high:log:N), or "
+            "split it into several sweeps"
+        )
     record_axes = sum(1 for name, _ in sizes if name in ("gpu", "model"))
     columns = sweep_columns(len(sizes) - record_axes, record_axes, targets)
     if points * columns > MAX_CELLS:
-        raise InputError(f"a sweep of {points:,} points ({shape}) × {columns} columns "
-                         f"({targets} target(s)) is {points * columns:,} table cells; a sweep "
-                         f"takes at most {MAX_CELLS:,}: ask for fewer targets or give fewer "
-                         "points")
+        raise InputError(
+            f"a sweep of {points:,} points ({shape}) × {columns} columns "
+            f"({targets} target(s)) is {points * columns:,} table cells; a sweep "
+            f"takes at most {MAX_CELLS:,}: ask for fewer targets or give fewer "
+            "points"
+        )
 
 
 def check_records(count: int, what: str) -> None:
     """Refuse more than MAX_RECORDS records (gpu × model) in a sweep or a comparison."""
     if count > MAX_RECORDS:
-        raise InputError(f"a {what} over {count:,} records (gpu × model; each is a full "
-                         f"solve); a {what} takes at most {MAX_RECORDS:,}: name fewer records, "
-                         f"or split it", "gpu")
+        raise InputError(
+            f"a {what} over {count:,} records (gpu × model; each is a full "
+            f"solve); a {what} takes at most {MAX_RECORDS:,}: name fewer records, "
+            f"or split it",
+            "gpu",
+        )
 
 
 def check_samples(samples: object) -> int:
     """`samples` as a whole number from 1 to MAX_SAMPLES, or an InputError saying so."""
-    if isinstance(samples, bool) or not isinstance(samples, int) \
-            or not 1 <= samples <= MAX_SAMPLES:
-        raise InputError(f"samples={samples!r}: expected a whole number from 1 to "
-                         f"{MAX_SAMPLES:,}, such as 10000", "samples")
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
+        raise InputError(
+            f"samples={samples!r}: expected a whole number from 1 to "
+            f"{MAX_SAMPLES:,}, such as 10000",
+            "samples",
+        )
     return samples

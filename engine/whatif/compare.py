@@ -31,8 +31,14 @@ from napkinmath.whatif.sweep import record_list
 class Comparison:
     """A ranked comparison; `results[label]` is each row's full `Result` (its derivation)."""
 
-    def __init__(self, targets: tuple[str, ...], results: dict[str, Result],
-                 failures: dict[str, str], direction: str, options: dict[str, list]) -> None:
+    def __init__(
+        self,
+        targets: tuple[str, ...],
+        results: dict[str, Result],
+        failures: dict[str, str],
+        direction: str,
+        options: dict[str, list],
+    ) -> None:
         self.targets = targets
         self.results = results
         self.failures = failures
@@ -40,8 +46,9 @@ class Comparison:
         self.options = options
         target = targets[0]
         sign = -1.0 if direction == "higher" else 1.0
-        self.ranking = sorted(results, key=lambda k: (not results[k].fits,
-                                                      sign * self._base(k, target)))
+        self.ranking = sorted(
+            results, key=lambda k: (not results[k].fits, sign * self._base(k, target))
+        )
 
     def _base(self, label: str, name: str) -> float:
         q = self.results[label]._raw[name]
@@ -66,8 +73,11 @@ class Comparison:
 
     def _why(self, label: str) -> list[str]:
         """'does not fit: Weights and KV cache fit in the replica's HBM: 828.4 GB > ...'."""
-        return [f"does not fit: {c.constraint.title}: {c.describe()}"
-                for c in self.results[label].constraints if not c.holds]
+        return [
+            f"does not fit: {c.constraint.title}: {c.describe()}"
+            for c in self.results[label].constraints
+            if not c.holds
+        ]
 
     def ratio(self, label: str) -> float:
         """This row's answer over the best row's (1 for the best)."""
@@ -89,10 +99,15 @@ class Comparison:
     def _used_by_label(self) -> dict[str, list[str]]:
         """Each row's record values and assumptions, formatted once (a table and its text
         read them for every row)."""
-        return {label: [f"{n} = {format_quantity(g.quantity)}"
-                        + (" (assumption)" if g.origin == "assumption" else "")
-                        for n, g in result.givens.items() if g.origin != "given"]
-                for label, result in self.results.items()}
+        return {
+            label: [
+                f"{n} = {format_quantity(g.quantity)}"
+                + (" (assumption)" if g.origin == "assumption" else "")
+                for n, g in result.givens.items()
+                if g.origin != "given"
+            ]
+            for label, result in self.results.items()
+        }
 
     @cached_property
     def common(self) -> list[str]:
@@ -112,8 +127,9 @@ class Comparison:
         found: dict[str, None] = {}
         label = arguments.key(label, "label", self.results, kind="row")
         for g in self.results[label].givens.values():
-            if g.origin == "record" or (g.origin == "assumption" and g.record is not None
-                                        and g.record in label.split(" + ")):
+            if g.origin == "record" or (
+                g.origin == "assumption" and g.record is not None and g.record in label.split(" + ")
+            ):
                 source = g.note.partition(": ")[2].split("; ")[-1]
                 found[f"{g.record}: {source}"] = None
         return list(found)
@@ -124,40 +140,74 @@ class Comparison:
         from napkinmath.whatif.table import Column, Table
 
         known = variables()
-        columns = [Column("rank", "", np.arange(1, len(self.ranking) + 1, dtype=float),
-                          role="info")]
+        columns = [
+            Column("rank", "", np.arange(1, len(self.ranking) + 1, dtype=float), role="info")
+        ]
         for option, names in self.options.items():
             if len(names) > 1 or names[0] is not None:
-                columns.append(Column(option, "", [self._part(label, option)
-                                                   for label in self.ranking], role="input"))
+                columns.append(
+                    Column(
+                        option,
+                        "",
+                        [self._part(label, option) for label in self.ranking],
+                        role="input",
+                    )
+                )
         for name in self.targets:
             var = known[name]
             values = [self.results[label]._raw[name] for label in self.ranking]
             median = sorted(values, key=lambda q: abs(q.to_base_units().magnitude))[
-                len(values) // 2]
+                len(values) // 2
+            ]
             unit = humanize(median, var.display_unit).units
-            columns.append(Column(name, format_unit(unit),
-                                  np.array([float(q.to(unit).magnitude) for q in values])))
-        columns.append(Column(f"× best {self.targets[0]}", "",
-                              np.array([self.ratio(label) for label in self.ranking])))
+            columns.append(
+                Column(
+                    name, format_unit(unit), np.array([float(q.to(unit).magnitude) for q in values])
+                )
+            )
+        columns.append(
+            Column(
+                f"× best {self.targets[0]}",
+                "",
+                np.array([self.ratio(label) for label in self.ranking]),
+            )
+        )
         if any(self.results[label].constraints for label in self.ranking):
             from napkinmath.whatif import feasible
 
             found = [feasible.result_row(self.results[label]) for label in self.ranking]
             columns += feasible.columns(*(list(part) for part in zip(*found, strict=True)))
-        columns.append(Column("values used", "", ["; ".join(self.used(label, True))
-                                                  for label in self.ranking], role="info"))
-        columns.append(Column("sources", "", ["; ".join(self.sources(label))
-                                              for label in self.ranking], role="info"))
-        notes = [f"ranked by {self.targets[0]}, {self.direction} is better"
-                 + (", rows that fit first" if self._mixed else "")]
+        columns.append(
+            Column(
+                "values used",
+                "",
+                ["; ".join(self.used(label, True)) for label in self.ranking],
+                role="info",
+            )
+        )
+        columns.append(
+            Column(
+                "sources",
+                "",
+                ["; ".join(self.sources(label)) for label in self.ranking],
+                role="info",
+            )
+        )
+        notes = [
+            f"ranked by {self.targets[0]}, {self.direction} is better"
+            + (", rows that fit first" if self._mixed else "")
+        ]
         notes += [f"{label}: {why}" for label in self.ranking for why in self._why(label)]
         if self.common:
             notes.append(f"every row: {'; '.join(self.common)}")
         notes += [f"{label}: cannot answer: {why}" for label, why in self.failures.items()]
         notes += self.readings
-        return Table(columns, title=f"{', '.join(self.targets)} compared", notes=notes,
-                     warnings=self.warnings)
+        return Table(
+            columns,
+            title=f"{', '.join(self.targets)} compared",
+            notes=notes,
+            warnings=self.warnings,
+        )
 
     @property
     def _mixed(self) -> bool:
@@ -165,8 +215,11 @@ class Comparison:
         return len({self.fits(label) for label in self.ranking}) > 1
 
     def _part(self, label: str, option: str) -> str:
-        parts = dict(zip(self.options, label.split(" + "), strict=False)) \
-            if len(label.split(" + ")) == len(self.options) else {}
+        parts = (
+            dict(zip(self.options, label.split(" + "), strict=False))
+            if len(label.split(" + ")) == len(self.options)
+            else {}
+        )
         return parts.get(option, label)
 
     def to_pandas(self):
@@ -195,9 +248,11 @@ class Comparison:
         for rank, label in enumerate(self.ranking, 1):
             value = self.results[label].values[target]
             ratio = self.ratio(label)
-            lines.append(f"{rank}. {label.ljust(width)}  {format_quantity(value)}"
-                         f"   ({'best' if rank == 1 else format_number(ratio) + '× the best'})"
-                         + ("   ✗ DOES NOT FIT" if not self.fits(label) else ""))
+            lines.append(
+                f"{rank}. {label.ljust(width)}  {format_quantity(value)}"
+                f"   ({'best' if rank == 1 else format_number(ratio) + '× the best'})"
+                + ("   ✗ DOES NOT FIT" if not self.fits(label) else "")
+            )
             lines += [f"   ✗ {why}" for why in self._why(label)]
             lines.append(f"   {'; '.join(self.used(label, True))}")
             lines += [f"   source: {s}" for s in self.sources(label)]
@@ -206,18 +261,29 @@ class Comparison:
         if self.common:
             lines += ["", f"Every row: {'; '.join(self.common)}"]
         lines += [f"Read: {reading}" for reading in self.readings]
-        lines += ["", "Each row's derivation: comparison.results[label] (napkin solve with "
-                  "that record)."]
+        lines += [
+            "",
+            "Each row's derivation: comparison.results[label] (napkin solve with that record).",
+        ]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"<Comparison {self.targets[0]}: {', '.join(self.ranking)}>"
 
 
-def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: object = None,
-            tolerance: float = CONSISTENCY_TOLERANCE, best: str | None = None,
-            achievable: bool = False, records: object = None, precision: str | None = None,
-            **givens: object) -> Comparison:
+def compare(
+    targets: str | Iterable[str],
+    /,
+    *,
+    gpu: object = None,
+    model: object = None,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    best: str | None = None,
+    achievable: bool = False,
+    records: object = None,
+    precision: str | None = None,
+    **givens: object,
+) -> Comparison:
     """Solve `targets` for each record in `gpu` (and/or `model`) lists and rank the answers.
 
     `best` is 'lower' or 'higher' (default: the target's natural direction: costs and times
@@ -229,15 +295,26 @@ def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: objec
         from napkinmath.solving.records import user_records
 
         with user_records(records):
-            return compare(targets, gpu=gpu, model=model, tolerance=tolerance, best=best,
-                           achievable=achievable, precision=precision, **givens)
+            return compare(
+                targets,
+                gpu=gpu,
+                model=model,
+                tolerance=tolerance,
+                best=best,
+                achievable=achievable,
+                precision=precision,
+                **givens,
+            )
     names = _target_names(targets)
     check_tolerance(tolerance)
     gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
     budget.check_records(len(gpus) * len(models), "comparison")
     if len(gpus) * len(models) < 2:
-        raise InputError("compare needs at least two records: gpu=['H100-SXM', 'MI300X'] "
-                         "(in the shell --gpu H100-SXM,MI300X)", "gpu")
+        raise InputError(
+            "compare needs at least two records: gpu=['H100-SXM', 'MI300X'] "
+            "(in the shell --gpu H100-SXM,MI300X)",
+            "gpu",
+        )
     if best is not None:
         best = arguments.choice(best, "best", ("lower", "higher"))
     direction = best or better(variables()[names[0]]) or "lower"
@@ -247,8 +324,15 @@ def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: objec
     for g, m in itertools.product(gpus, models):
         label = " + ".join(x for x in (g, m) if x)
         try:
-            result = solve(names, gpu=g, model=m, tolerance=tolerance, achievable=achievable,
-                           precision=precision, **givens)
+            result = solve(
+                names,
+                gpu=g,
+                model=m,
+                tolerance=tolerance,
+                achievable=achievable,
+                precision=precision,
+                **givens,
+            )
         except NapkinError as exc:
             failures[label] = str(exc)
             continue
@@ -256,7 +340,8 @@ def compare(targets: str | Iterable[str], /, *, gpu: object = None, model: objec
             raise InputError("compare takes plain values; ranges go to solve or sweep")
         results[label] = result
     if not results:
-        raise InputError("no record could answer: " + " | ".join(
-            f"{k}: {v}" for k, v in failures.items()))
+        raise InputError(
+            "no record could answer: " + " | ".join(f"{k}: {v}" for k, v in failures.items())
+        )
     shown = {k: v for k, v in options.items() if len(v) > 1 or v[0] is not None}
     return Comparison(names, results, failures, direction, shown)

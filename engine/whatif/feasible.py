@@ -35,8 +35,7 @@ BISECTIONS = 60
 
 def record(c: Constraint, lhs: float, rhs: float) -> ConstraintRecord:
     """One point of a constraint as the scalar answer shows it."""
-    return ConstraintRecord(c, float(lhs), float(rhs),
-                            bool(lhs < rhs if c.strict else lhs <= rhs))
+    return ConstraintRecord(c, float(lhs), float(rhs), bool(lhs < rhs if c.strict else lhs <= rhs))
 
 
 def share_text(share: float) -> str:
@@ -51,9 +50,11 @@ def share_text(share: float) -> str:
 # --- table columns (sweeps and comparisons) ---------------------------------------------------
 def columns(fits: list[bool | None], binding: list[str], shares: list[float]) -> list[Column]:
     """The three feasibility columns of a table, one value per row."""
-    return [Column(FEASIBLE, "", list(fits), role="info"),
-            Column(BINDING, "", list(binding), role="info"),
-            Column(SHARE, "%", (np.array(shares, dtype=float) * 100).tolist(), role="info")]
+    return [
+        Column(FEASIBLE, "", list(fits), role="info"),
+        Column(BINDING, "", list(binding), role="info"),
+        Column(SHARE, "%", (np.array(shares, dtype=float) * 100).tolist(), role="info"),
+    ]
 
 
 def rows(feasibility: Feasibility) -> tuple[list[bool | None], list[str], list[float]]:
@@ -61,15 +62,20 @@ def rows(feasibility: Feasibility) -> tuple[list[bool | None], list[str], list[f
     constraint and its share of the limit."""
     evaluated, fits = feasibility.evaluated.tolist(), feasibility.fits.tolist()
     names, shares = feasibility.binding()
-    return ([f if e else None for f, e in zip(fits, evaluated, strict=True)], names,
-            shares.tolist())
+    return (
+        [f if e else None for f, e in zip(fits, evaluated, strict=True)],
+        names,
+        shares.tolist(),
+    )
 
 
 def legend(names: list[str]) -> str:
     """The note that says what the feasibility columns mean."""
-    return (f"{FEASIBLE}: every constraint evaluated at that row holds ({', '.join(names)}); "
-            f"{BINDING}: the one nearest its limit or furthest past it, with its {SHARE} (the "
-            "left side as a percent of the limit; above 100%, violated)")
+    return (
+        f"{FEASIBLE}: every constraint evaluated at that row holds ({', '.join(names)}); "
+        f"{BINDING}: the one nearest its limit or furthest past it, with its {SHARE} (the "
+        "left side as a percent of the limit; above 100%, violated)"
+    )
 
 
 def sweep_notes(feasibility: Feasibility, where: list[str]) -> tuple[list[str], list[str]]:
@@ -89,20 +95,26 @@ def sweep_notes(feasibility: Feasibility, where: list[str]) -> tuple[list[str], 
             worst = int(bad[np.argmax(shares[bad])])
             at = record(c, feasibility.lhs[c.name][worst], feasibility.rhs[c.name][worst])
             rows_text = _rows_text([where[i] for i in bad.tolist()])
-            text = (f"{c.title} is violated in {bad.size:,} of {total:,} rows ({rows_text}); "
-                    f"worst {at.describe()} at {where[worst]}. {sentence(c.message)}")
+            text = (
+                f"{c.title} is violated in {bad.size:,} of {total:,} rows ({rows_text}); "
+                f"worst {at.describe()} at {where[worst]}. {sentence(c.message)}"
+            )
             notes.append(f"does not fit: {text}")
             warnings.append(text)
         if unknown:
-            notes.append(f"{c.name} could not be evaluated in {unknown:,} of {total:,} rows "
-                         "(a value it reads has no admissible answer there)")
+            notes.append(
+                f"{c.name} could not be evaluated in {unknown:,} of {total:,} rows "
+                "(a value it reads has no admissible answer there)"
+            )
     if not warnings:
         names, shares = feasibility.binding()
         known = np.flatnonzero(~np.isnan(shares))
         if known.size:
             tight = int(known[np.argmax(shares[known])])
-            notes.append(f"every row fits; the tightest is {names[tight]} at "
-                         f"{share_text(float(shares[tight]))} ({where[tight]})")
+            notes.append(
+                f"every row fits; the tightest is {names[tight]} at "
+                f"{share_text(float(shares[tight]))} ({where[tight]})"
+            )
     return notes, warnings
 
 
@@ -177,16 +189,22 @@ class RangeConstraint:
 
         c = self.constraint
         if self.everywhere:
-            return (f"✓ {c.title}: holds over the whole range (at most {self.worst.describe()}"
-                    f" at {point_text(self.worst_at)})")
+            return (
+                f"✓ {c.title}: holds over the whole range (at most {self.worst.describe()}"
+                f" at {point_text(self.worst_at)})"
+            )
         if not self.somewhere:
-            return (f"✗ VIOLATED over the whole range: {c.title}: at best "
-                    f"{self.best.describe()} at {point_text(self.best_at)}. "
-                    f"{sentence(c.message)}")
+            return (
+                f"✗ VIOLATED over the whole range: {c.title}: at best "
+                f"{self.best.describe()} at {point_text(self.best_at)}. "
+                f"{sentence(c.message)}"
+            )
         along = self.where() or "violated in part of the box"
-        return (f"✗ VIOLATED in part of the range: {c.title}: {along} (worst "
-                f"{self.worst.describe()} at {point_text(self.worst_at)}). "
-                f"{sentence(c.message)}")
+        return (
+            f"✗ VIOLATED in part of the range: {c.title}: {along} (worst "
+            f"{self.worst.describe()} at {point_text(self.worst_at)}). "
+            f"{sentence(c.message)}"
+        )
 
     def warning(self) -> str:
         c = self.constraint
@@ -201,21 +219,39 @@ class RangeConstraint:
         from napkinmath.whatif.answers import point_text
 
         def end(r: ConstraintRecord, at: dict[str, float]) -> dict:
-            return {"share": r.share, "holds": r.holds, "text": r.describe(),
-                    "at": at, "at_text": point_text(at)}
+            return {
+                "share": r.share,
+                "holds": r.holds,
+                "text": r.describe(),
+                "at": at,
+                "at_text": point_text(at),
+            }
 
-        return {"name": self.constraint.name, "title": self.constraint.title,
-                "holds_everywhere": self.everywhere, "holds_somewhere": self.somewhere,
-                "best": end(self.best, self.best_at), "worst": end(self.worst, self.worst_at),
-                "crossings": [{"input": x.name, "value": x.value, "violated": x.violated,
-                               "others": x.others, "text": point_text({x.name: x.value})}
-                              for x in self.crossings],
-                "text": self.line(), "message": "" if self.everywhere else
-                self.constraint.message}
+        return {
+            "name": self.constraint.name,
+            "title": self.constraint.title,
+            "holds_everywhere": self.everywhere,
+            "holds_somewhere": self.somewhere,
+            "best": end(self.best, self.best_at),
+            "worst": end(self.worst, self.worst_at),
+            "crossings": [
+                {
+                    "input": x.name,
+                    "value": x.value,
+                    "violated": x.violated,
+                    "others": x.others,
+                    "text": point_text({x.name: x.value}),
+                }
+                for x in self.crossings
+            ],
+            "text": self.line(),
+            "message": "" if self.everywhere else self.constraint.message,
+        }
 
 
-def over_box(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound]
-             ) -> list[RangeConstraint]:
+def over_box(
+    chain: VectorChain, fixed: dict[str, float], bounds: list[Bound]
+) -> list[RangeConstraint]:
     """Every constraint of `chain` over the box `bounds`: its best and worst share (a grid
     with the corners, refined around each end as `box` refines a step's range) and, where
     it holds in part, its crossings along each ranged input."""
@@ -235,9 +271,13 @@ def over_box(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound]
             box = list(full)
             for _ in range(REFINEMENTS if bounds else 0):  # one grid step around the end
                 value, at = ends[i]
-                box = [(max(lo, at[name] - (hi - lo) / (n - 1)),
-                        min(hi, at[name] + (hi - lo) / (n - 1)))
-                       for name, (lo, hi) in zip(names, box, strict=True)]
+                box = [
+                    (
+                        max(lo, at[name] - (hi - lo) / (n - 1)),
+                        min(hi, at[name] + (hi - lo) / (n - 1)),
+                    )
+                    for name, (lo, hi) in zip(names, box, strict=True)
+                ]
                 closer = _end(_at(chain, fixed, names, _grid(box, n)), c, sense)
                 if (closer[0] < value) if sense == "low" else (closer[0] > value):
                     ends[i] = closer
@@ -245,8 +285,9 @@ def over_box(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound]
         worst = _record_at(chain, fixed, c, ends[1][1])
         if best is None or worst is None:
             continue
-        found = RangeConstraint(c, best, ends[0][1], worst, ends[1][1],
-                                unknown=int(np.isnan(share).sum()))
+        found = RangeConstraint(
+            c, best, ends[0][1], worst, ends[1][1], unknown=int(np.isnan(share).sum())
+        )
         if best.holds and not worst.holds:
             found.crossings = _crossings(chain, fixed, bounds, c)
         out.append(found)
@@ -258,8 +299,9 @@ def _grid(box: list[tuple[float, float]], n: int) -> list[np.ndarray]:
     return [g.ravel() for g in np.meshgrid(*axes, indexing="ij")] if axes else []
 
 
-def _at(chain: VectorChain, fixed: dict[str, float], names: list[str],
-        points: list[np.ndarray]) -> tuple[Feasibility, dict[str, np.ndarray]]:
+def _at(
+    chain: VectorChain, fixed: dict[str, float], names: list[str], points: list[np.ndarray]
+) -> tuple[Feasibility, dict[str, np.ndarray]]:
     """The constraints at these points of the box, and the points by input name."""
     size = len(points[0]) if points else 1
     inputs: dict[str, np.ndarray | float] = dict(fixed)
@@ -268,8 +310,9 @@ def _at(chain: VectorChain, fixed: dict[str, float], names: list[str],
     return chain.feasibility(values, ok), dict(zip(names, points, strict=True))
 
 
-def _end(at: tuple[Feasibility, dict[str, np.ndarray]], c: Constraint, sense: str
-         ) -> tuple[float, dict[str, float]]:
+def _end(
+    at: tuple[Feasibility, dict[str, np.ndarray]], c: Constraint, sense: str
+) -> tuple[float, dict[str, float]]:
     """The least or greatest share of `c` at these points, and the point."""
     feasibility, points = at
     if c.name not in feasibility.known:
@@ -280,8 +323,9 @@ def _end(at: tuple[Feasibility, dict[str, np.ndarray]], c: Constraint, sense: st
     return float(filled[i]), {name: float(p[i]) for name, p in points.items()}
 
 
-def _record_at(chain: VectorChain, fixed: dict[str, float], c: Constraint,
-               at: dict[str, float]) -> ConstraintRecord | None:
+def _record_at(
+    chain: VectorChain, fixed: dict[str, float], c: Constraint, at: dict[str, float]
+) -> ConstraintRecord | None:
     point: dict[str, np.ndarray | float] = dict(fixed)
     point.update({n: np.array([v]) for n, v in at.items()})
     values, ok = chain.evaluate(point, (1,))
@@ -291,8 +335,9 @@ def _record_at(chain: VectorChain, fixed: dict[str, float], c: Constraint,
     return record(c, feasibility.lhs[c.name][0], feasibility.rhs[c.name][0])
 
 
-def _crossings(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound],
-               c: Constraint) -> list[Crossing]:
+def _crossings(
+    chain: VectorChain, fixed: dict[str, float], bounds: list[Bound], c: Constraint
+) -> list[Crossing]:
     """Along each ranged input, the others at their centres: where the margin (the share
     less 1) changes sign between grid points, bisected to the float's precision."""
     centre = {b.name: (b.low_base + b.high_base) / 2 for b in bounds}
@@ -317,13 +362,18 @@ def _crossings(chain: VectorChain, fixed: dict[str, float], bounds: list[Bound],
                 else:
                     hi = mid
             others = {n: v for n, v in centre.items() if n != b.name}
-            found.append(Crossing(b.name, (lo + hi) / 2, "above" if m1 > 0 else "below",
-                                  others))
+            found.append(Crossing(b.name, (lo + hi) / 2, "above" if m1 > 0 else "below", others))
     return found
 
 
-def _margin(chain: VectorChain, fixed: dict[str, float], centre: dict[str, float],
-            name: str, xs: np.ndarray, c: Constraint) -> np.ndarray:
+def _margin(
+    chain: VectorChain,
+    fixed: dict[str, float],
+    centre: dict[str, float],
+    name: str,
+    xs: np.ndarray,
+    c: Constraint,
+) -> np.ndarray:
     """The share of `c` less 1 along `name` (NaN where unknown)."""
     inputs: dict[str, np.ndarray | float] = dict(fixed)
     inputs.update({n: np.full(len(xs), v) for n, v in centre.items()})
@@ -354,25 +404,36 @@ class SampleConstraint:
     def warning(self) -> str:
         if not self.violated:
             return ""
-        return (f"{self.constraint.title} is violated in {self.violated_share:.1%} of the "
-                f"samples (worst {self.worst.describe()})")
+        return (
+            f"{self.constraint.title} is violated in {self.violated_share:.1%} of the "
+            f"samples (worst {self.worst.describe()})"
+        )
 
     def line(self) -> str:
         c = self.constraint
         if not self.violated:
-            return (f"✓ {c.title}: holds in every sample (median {share_text(self.median)}; "
-                    f"at most {self.worst.describe()})")
-        return (f"✗ VIOLATED in {self.violated_share:.1%} of the samples: {c.title} (median "
-                f"{share_text(self.median)}; worst {self.worst.describe()}). "
-                f"{sentence(c.message)}")
+            return (
+                f"✓ {c.title}: holds in every sample (median {share_text(self.median)}; "
+                f"at most {self.worst.describe()})"
+            )
+        return (
+            f"✗ VIOLATED in {self.violated_share:.1%} of the samples: {c.title} (median "
+            f"{share_text(self.median)}; worst {self.worst.describe()}). "
+            f"{sentence(c.message)}"
+        )
 
     def to_dict(self) -> dict:
-        return {"name": self.constraint.name, "title": self.constraint.title,
-                "samples": self.known, "violated": self.violated,
-                "violated_share": self.violated_share, "median_share": self.median,
-                "worst": {"share": self.worst.share, "text": self.worst.describe()},
-                "text": self.line(),
-                "message": self.constraint.message if self.violated else ""}
+        return {
+            "name": self.constraint.name,
+            "title": self.constraint.title,
+            "samples": self.known,
+            "violated": self.violated,
+            "violated_share": self.violated_share,
+            "median_share": self.median,
+            "worst": {"share": self.worst.share, "text": self.worst.describe()},
+            "text": self.line(),
+            "message": self.constraint.message if self.violated else "",
+        }
 
 
 def over_samples(feasibility: Feasibility) -> tuple[list[SampleConstraint], float | None]:
@@ -386,8 +447,15 @@ def over_samples(feasibility: Feasibility) -> tuple[list[SampleConstraint], floa
         share = feasibility.share(c.name)[known]
         worst = int(np.argmax(share))
         lhs, rhs = feasibility.lhs[c.name][known], feasibility.rhs[c.name][known]
-        out.append(SampleConstraint(c, int(known.sum()), int(feasibility.violated(c.name).sum()),
-                                    float(np.median(share)), record(c, lhs[worst], rhs[worst])))
+        out.append(
+            SampleConstraint(
+                c,
+                int(known.sum()),
+                int(feasibility.violated(c.name).sum()),
+                float(np.median(share)),
+                record(c, lhs[worst], rhs[worst]),
+            )
+        )
     evaluated = feasibility.evaluated
     if not evaluated.any():
         return out, None

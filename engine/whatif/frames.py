@@ -41,8 +41,14 @@ def to_table(obj: object):
         if all(type(x).__name__ == "Record" for x in obj):
             return _records(obj)
     name = getattr(obj, "__name__", obj) if not isinstance(obj, Mapping) else None
-    if isinstance(name, str) and name in ("variables", "napkinmath.formulas", "formulas",
-                                          "napkinmath.hardware", "records", "hardware"):
+    if isinstance(name, str) and name in (
+        "variables",
+        "napkinmath.formulas",
+        "formulas",
+        "napkinmath.hardware",
+        "records",
+        "hardware",
+    ):
         from napkinmath.library.lookup import formulas, variables
 
         if name == "variables":
@@ -62,10 +68,13 @@ def to_table(obj: object):
             return _records(obj.values())
     if isinstance(obj, (list, tuple)) and obj and all(isinstance(r, Result) for r in obj):
         return _results(list(obj))
-    raise InputError(f"obj={arguments.shown(obj)}: to_frame takes a Result, a list of "
-                     "Results, nm.variables(), nm.formulas or nm.hardware (or 'variables', "
-                     "'formulas', 'records'), or one variable, formula or record (or a list "
-                     f"of them), not {type(obj).__name__}", "obj")
+    raise InputError(
+        f"obj={arguments.shown(obj)}: to_frame takes a Result, a list of "
+        "Results, nm.variables(), nm.formulas or nm.hardware (or 'variables', "
+        "'formulas', 'records'), or one variable, formula or record (or a list "
+        f"of them), not {type(obj).__name__}",
+        "obj",
+    )
 
 
 def to_frame(obj: object):
@@ -88,16 +97,25 @@ def _results(results: list):
         unit = None
         values = []
         for r in results:
-            q = r.values[name] if name in r.targets else (
-                humanize(r.givens[name].quantity) if name in r.givens else None)
+            q = (
+                r.values[name]
+                if name in r.targets
+                else (humanize(r.givens[name].quantity) if name in r.givens else None)
+            )
             if q is None:
                 values.append(np.nan)
                 continue
             if unit is None:
                 unit = q.units  # as the first answer shows it (the unit chosen, if any)
             values.append(float(q.to(unit).magnitude))
-        columns.append(Column(name, format_unit(unit) if unit is not None else "",
-                              np.array(values, dtype=float), role=role))
+        columns.append(
+            Column(
+                name,
+                format_unit(unit) if unit is not None else "",
+                np.array(values, dtype=float),
+                role=role,
+            )
+        )
     return Table(columns, title="answers")
 
 
@@ -105,16 +123,24 @@ def _variables(variables: Iterable):
     from napkinmath.whatif.table import Column, Table
 
     rows = list(variables)
-    return Table([
-        Column("name", "", [v.name for v in rows], role="info"),
-        Column("unit", "", [format_unit(v.unit) for v in rows], role="info"),
-        Column("bounds", "", [str(v.bounds) for v in rows], role="info"),
-        Column("default", "", [format_quantity(v.default.value) if v.default else ""
-                               for v in rows], role="info"),
-        Column("default_note", "", [v.default.note if v.default else "" for v in rows],
-               role="info"),
-        Column("description", "", [v.description for v in rows], role="info"),
-    ], title="variables")
+    return Table(
+        [
+            Column("name", "", [v.name for v in rows], role="info"),
+            Column("unit", "", [format_unit(v.unit) for v in rows], role="info"),
+            Column("bounds", "", [str(v.bounds) for v in rows], role="info"),
+            Column(
+                "default",
+                "",
+                [format_quantity(v.default.value) if v.default else "" for v in rows],
+                role="info",
+            ),
+            Column(
+                "default_note", "", [v.default.note if v.default else "" for v in rows], role="info"
+            ),
+            Column("description", "", [v.description for v in rows], role="info"),
+        ],
+        title="variables",
+    )
 
 
 def _formulas(formulas: Iterable):
@@ -123,16 +149,31 @@ def _formulas(formulas: Iterable):
 
     equation_text = provided("equation_text")  # the printer's (napkinmath.rendering)
     rows = list(formulas)
-    return Table([
-        Column("name", "", [f.name for f in rows], role="info"),
-        Column("title", "", [f.title for f in rows], role="info"),
-        Column("equation", "", [equation_text(f) for f in rows], role="info"),
-        Column("subject", "", [f.subject for f in rows], role="info"),
-        Column("kind", "", ["forward only" if f.forward_only else "assumption"
-                            if f.assumption else "derived" if f.derived else "relation"
-                            for f in rows], role="info"),
-        Column("source", "", [f.source for f in rows], role="info"),
-    ], title="formulas")
+    return Table(
+        [
+            Column("name", "", [f.name for f in rows], role="info"),
+            Column("title", "", [f.title for f in rows], role="info"),
+            Column("equation", "", [equation_text(f) for f in rows], role="info"),
+            Column("subject", "", [f.subject for f in rows], role="info"),
+            Column(
+                "kind",
+                "",
+                [
+                    "forward only"
+                    if f.forward_only
+                    else "assumption"
+                    if f.assumption
+                    else "derived"
+                    if f.derived
+                    else "relation"
+                    for f in rows
+                ],
+                role="info",
+            ),
+            Column("source", "", [f.source for f in rows], role="info"),
+        ],
+        title="formulas",
+    )
 
 
 def _records(records: Iterable):
@@ -142,17 +183,23 @@ def _records(records: Iterable):
     from napkinmath.whatif.table import Column, Table
 
     rows = [(r, v) for r in records for v in r.values.values()]
-    return Table([
-        Column("record", "", [r.id for r, _ in rows], role="info"),
-        Column("kind", "", [r.kind for r, _ in rows], role="info"),
-        Column("key", "", [v.key for _, v in rows], role="info"),
-        Column("value", "", [format_quantity(v.quantity) for _, v in rows], role="info"),
-        Column("magnitude", "", np.array([float(v.quantity.magnitude) for _, v in rows],
-                                         dtype=float), role="info"),
-        Column("unit", "", [format_unit(v.quantity.units) for _, v in rows], role="info"),
-        Column("qualifier", "", [v.qualifier for _, v in rows], role="info"),
-        Column("source", "", [v.source for _, v in rows], role="info"),
-        Column("date", "", [v.date for _, v in rows], role="info"),
-        Column("assumption", "", ["yes" if v.assumption else "" for _, v in rows],
-               role="info"),
-    ], title="records")
+    return Table(
+        [
+            Column("record", "", [r.id for r, _ in rows], role="info"),
+            Column("kind", "", [r.kind for r, _ in rows], role="info"),
+            Column("key", "", [v.key for _, v in rows], role="info"),
+            Column("value", "", [format_quantity(v.quantity) for _, v in rows], role="info"),
+            Column(
+                "magnitude",
+                "",
+                np.array([float(v.quantity.magnitude) for _, v in rows], dtype=float),
+                role="info",
+            ),
+            Column("unit", "", [format_unit(v.quantity.units) for _, v in rows], role="info"),
+            Column("qualifier", "", [v.qualifier for _, v in rows], role="info"),
+            Column("source", "", [v.source for _, v in rows], role="info"),
+            Column("date", "", [v.date for _, v in rows], role="info"),
+            Column("assumption", "", ["yes" if v.assumption else "" for _, v in rows], role="info"),
+        ],
+        title="records",
+    )

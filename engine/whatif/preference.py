@@ -11,27 +11,70 @@ from napkinmath.library.declare import Variable
 from napkinmath.units import ureg
 
 #: better higher, although some are durations (mtbf, slack)
-HIGHER = frozenset({
-    "mfu", "goodput", "decode_speed", "decode_throughput", "train_throughput",
-    "max_concurrent_sequences", "max_concurrent_sequences_whole", "checkpoints_fit",
-    "mtbf", "mtbf_per_gpu", "reclaim_slack", "gpu_request_capacity", "tokens_per_step",
-    "allreduce_algbw", "allreduce_busbw", "peak_flops", "peak_flops_fp8", "hbm_bandwidth",
-    "hbm_capacity", "nvlink_bandwidth", "link_bandwidth", "storage_bandwidth",
-    "storage_write_bandwidth", "snapshot_bandwidth", "active_param_fraction",
-})
+HIGHER = frozenset(
+    {
+        "mfu",
+        "goodput",
+        "decode_speed",
+        "decode_throughput",
+        "train_throughput",
+        "max_concurrent_sequences",
+        "max_concurrent_sequences_whole",
+        "checkpoints_fit",
+        "mtbf",
+        "mtbf_per_gpu",
+        "reclaim_slack",
+        "gpu_request_capacity",
+        "tokens_per_step",
+        "allreduce_algbw",
+        "allreduce_busbw",
+        "peak_flops",
+        "peak_flops_fp8",
+        "hbm_bandwidth",
+        "hbm_capacity",
+        "nvlink_bandwidth",
+        "link_bandwidth",
+        "storage_bandwidth",
+        "storage_write_bandwidth",
+        "snapshot_bandwidth",
+        "active_param_fraction",
+    }
+)
 #: better lower, beyond durations and money
-LOWER = frozenset({"utilization", "pipeline_bubble_fraction", "n_gpus", "n_nodes",
-                   "serving_gpus", "n_replicas", "checkpoint_overhead"})
+LOWER = frozenset(
+    {
+        "utilization",
+        "pipeline_bubble_fraction",
+        "n_gpus",
+        "n_nodes",
+        "serving_gpus",
+        "n_replicas",
+        "checkpoint_overhead",
+    }
+)
 
 _TIME = ureg.second.dimensionality
 _MONEY = "[currency]"
 
 
 #: what a plan chooses or a datasheet states: never a requirement to guarantee
-CHOICES = LOWER | frozenset({
-    "mfu", "peak_flops", "peak_flops_fp8", "hbm_bandwidth", "hbm_capacity", "nvlink_bandwidth",
-    "link_bandwidth", "storage_bandwidth", "storage_write_bandwidth", "snapshot_bandwidth",
-    "active_param_fraction", "tokens_per_step", "mtbf_per_gpu"})
+CHOICES = LOWER | frozenset(
+    {
+        "mfu",
+        "peak_flops",
+        "peak_flops_fp8",
+        "hbm_bandwidth",
+        "hbm_capacity",
+        "nvlink_bandwidth",
+        "link_bandwidth",
+        "storage_bandwidth",
+        "storage_write_bandwidth",
+        "snapshot_bandwidth",
+        "active_param_fraction",
+        "tokens_per_step",
+        "mtbf_per_gpu",
+    }
+)
 
 
 def is_requirement(var: Variable) -> bool:

@@ -51,8 +51,14 @@ def _centre(b: Bound):
     return (b.low + b.high) / 2
 
 
-def solve_centre(targets: tuple[str, ...], plain: Mapping[str, object], spreads: list[Bound],
-                 gpu: str | None, model: str | None, tolerance: float) -> Result:
+def solve_centre(
+    targets: tuple[str, ...],
+    plain: Mapping[str, object],
+    spreads: list[Bound],
+    gpu: str | None,
+    model: str | None,
+    tolerance: float,
+) -> Result:
     """The ordinary answer with every spread at its centre (plans, checks, sources)."""
     givens = dict(plain)
     givens.update({b.name: _centre(b) for b in spreads})
@@ -61,41 +67,65 @@ def solve_centre(targets: tuple[str, ...], plain: Mapping[str, object], spreads:
 
 def base_inputs(result: Result, skip: frozenset[str] = frozenset()) -> dict[str, float]:
     """Every input of a solved chain in base units (the fixed part of a what-if)."""
-    return {n: float(g.quantity.m_as(g.variable.unit)) * g.variable.base_factor
-            for n, g in result.givens.items() if n not in skip}
+    return {
+        n: float(g.quantity.m_as(g.variable.unit)) * g.variable.base_factor
+        for n, g in result.givens.items()
+        if n not in skip
+    }
 
 
-def solve_spread(targets: tuple[str, ...], givens: Mapping[str, object], *,
-                 gpu: str | None, model: str | None, tolerance: float,
-                 samples: int | None = None, seed: int | None = None
-                 ) -> RangeResult | SampleResult:
+def solve_spread(
+    targets: tuple[str, ...],
+    givens: Mapping[str, object],
+    *,
+    gpu: str | None,
+    model: str | None,
+    tolerance: float,
+    samples: int | None = None,
+    seed: int | None = None,
+) -> RangeResult | SampleResult:
     """Solve with ranges (exact ranges) or, with `samples`, by Monte Carlo."""
     if samples is not None:
         check_samples(samples)  # before any work
     plain, spreads = split_givens(givens)
     if not spreads:
-        raise InputError("samples= needs a given with a spread, such as mfu='0.3 to 0.5' "
-                         "or mfu=0.3..0.5", "samples")
+        raise InputError(
+            "samples= needs a given with a spread, such as mfu='0.3 to 0.5' or mfu=0.3..0.5",
+            "samples",
+        )
     center = solve_centre(targets, plain, spreads, gpu, model, tolerance)
     used = [b for b in spreads if b.name in center.givens]
-    notes = [f"{b.name} is given as a spread but this answer does not use it"
-             for b in spreads if b.name not in center.givens]
+    notes = [
+        f"{b.name} is given as a spread but this answer does not use it"
+        for b in spreads
+        if b.name not in center.givens
+    ]
     chain = VectorChain.from_result(center)
     fixed = base_inputs(center, frozenset(b.name for b in used))
     if samples is not None:
         return _sampled(targets, center, used, chain, fixed, samples, seed, notes)
     if any(b.kind != "range" for b in used):
-        notes.append("a distribution ('a to b') is taken here as the range between its 5th "
-                     "and 95th percentiles; pass samples=N (--samples N) to propagate it")
+        notes.append(
+            "a distribution ('a to b') is taken here as the range between its 5th "
+            "and 95th percentiles; pass samples=N (--samples N) to propagate it"
+        )
     found = extremes(chain, fixed, used, tolerance)
-    guarantees = {t: text for t in targets
-                  if (text := _guarantee(t, center, chain, fixed, used, found))}
-    return RangeResult(targets, center, used, found, guarantees, notes,
-                       feasible.over_box(chain, fixed, used))
+    guarantees = {
+        t: text for t in targets if (text := _guarantee(t, center, chain, fixed, used, found))
+    }
+    return RangeResult(
+        targets, center, used, found, guarantees, notes, feasible.over_box(chain, fixed, used)
+    )
 
 
-def _guarantee(target: str, center: Result, chain: VectorChain, fixed: dict[str, float],
-               used: list[Bound], found: dict) -> str:
+def _guarantee(
+    target: str,
+    center: Result,
+    chain: VectorChain,
+    fixed: dict[str, float],
+    used: list[Bound],
+    found: dict,
+) -> str:
     """For a backward question, the end of the target that meets the user's requirement
     whatever the ranged inputs do, with its practical rounding (whole nodes)."""
     known = variables()
@@ -122,15 +152,18 @@ def _guarantee(target: str, center: Result, chain: VectorChain, fixed: dict[str,
         value = extreme.high if end == "high" else extreme.low
         var = known[target]
         shown = format_quantity(humanize(quantity(value, var), var.display_unit))
-        text = (f"to be sure of {name} = {format_quantity(given.quantity)} across the "
-                f"ranges: the {end} end, {shown} (at {point_text(at)})")
+        text = (
+            f"to be sure of {name} = {format_quantity(given.quantity)} across the "
+            f"ranges: the {end} end, {shown} (at {point_text(at)})"
+        )
         rounded = _rounded_at(target, chain, fixed, at)
         return text + (f" → {rounded}" if rounded else "")
     return ""
 
 
-def _rounded_at(target: str, chain: VectorChain, fixed: dict[str, float],
-                at: dict[str, float]) -> str:
+def _rounded_at(
+    target: str, chain: VectorChain, fixed: dict[str, float], at: dict[str, float]
+) -> str:
     known = variables()
     names = [r for r in known[target].rounding if r in chain.computed]
     if not names:
@@ -140,13 +173,21 @@ def _rounded_at(target: str, chain: VectorChain, fixed: dict[str, float],
     values, ok = chain.evaluate(point, (1,))
     if not ok.all():
         return ""
-    return ", ".join(f"{n} = {format_quantity(quantity(float(values[n][0]), known[n]))}"
-                     for n in names)
+    return ", ".join(
+        f"{n} = {format_quantity(quantity(float(values[n][0]), known[n]))}" for n in names
+    )
 
 
-def _sampled(targets: tuple[str, ...], center: Result, used: list[Bound], chain: VectorChain,
-             fixed: dict[str, float], samples: object, seed: object,
-             notes: list[str]) -> SampleResult:
+def _sampled(
+    targets: tuple[str, ...],
+    center: Result,
+    used: list[Bound],
+    chain: VectorChain,
+    fixed: dict[str, float],
+    samples: object,
+    seed: object,
+    notes: list[str],
+) -> SampleResult:
     samples = check_samples(samples)
     if seed is None:
         seed = DEFAULT_SEED
@@ -163,24 +204,29 @@ def _sampled(targets: tuple[str, ...], center: Result, used: list[Bound], chain:
     keep &= ok
     kept = int(keep.sum())
     if kept == 0:
-        raise InputError("no sample gave an admissible answer: the spreads reach outside "
-                         "the variables' bounds everywhere; narrow them")
+        raise InputError(
+            "no sample gave an admissible answer: the spreads reach outside "
+            "the variables' bounds everywhere; narrow them"
+        )
     if kept < samples:
-        notes.append(f"{samples - kept:,} of {samples:,} samples fell outside a variable's "
-                     "bounds (an MFU above 1, a negative time, ...) and were dropped")
+        notes.append(
+            f"{samples - kept:,} of {samples:,} samples fell outside a variable's "
+            "bounds (an MFU above 1, a negative time, ...) and were dropped"
+        )
     if center.checks:
         notes.append("over-determined givens are checked at the centre only")
     kinds = sorted({b.kind for b in used})
     if "lognormal" in kinds:
-        notes.append("'a to b' is read as a lognormal with 90% of its mass between a and b "
-                     "(the convention of Squiggle and Guesstimate)")
+        notes.append(
+            "'a to b' is read as a lognormal with 90% of its mass between a and b "
+            "(the convention of Squiggle and Guesstimate)"
+        )
     if "range" in kinds:
         notes.append("a range a..b is sampled uniformly")
     drawn = {n: v[keep] for n, v in values.items()}
     drawn.update({b.name: np.asarray(inputs[b.name])[keep] for b in used})
     limits, fit_share = feasible.over_samples(chain.feasibility(values, ok).taken(keep))
-    return SampleResult(targets, center, used, drawn, samples, kept, seed, notes, limits,
-                        fit_share)
+    return SampleResult(targets, center, used, drawn, samples, kept, seed, notes, limits, fit_share)
 
 
 __all__ = ["MAX_SAMPLES", "point_text", "solve_spread"]

@@ -69,19 +69,26 @@ class Sensitivity:
         from napkinmath.whatif.table import Column, Table
 
         unit = format_unit(self._unit())
-        return Table([
-            Column("input", "", [r.name for r in self.rows], role="info"),
-            Column("origin", "", [r.origin for r in self.rows], role="info"),
-            Column("value", "", [r.value for r in self.rows], role="info"),
-            Column("elasticity", "", np.array([r.elasticity for r in self.rows])),
-            Column("swing", "", [r.swing for r in self.rows], role="info"),
-            Column(f"{self.target} at low", unit,
-                   np.array([self._show(r.low) for r in self.rows])),
-            Column(f"{self.target} at high", unit,
-                   np.array([self._show(r.high) for r in self.rows])),
-        ], title=f"Sensitivity of {self.target} = "
-                 f"{format_number(self._show(self.base))} {format_unit(self._unit())}",
-            notes=[self.method])
+        return Table(
+            [
+                Column("input", "", [r.name for r in self.rows], role="info"),
+                Column("origin", "", [r.origin for r in self.rows], role="info"),
+                Column("value", "", [r.value for r in self.rows], role="info"),
+                Column("elasticity", "", np.array([r.elasticity for r in self.rows])),
+                Column("swing", "", [r.swing for r in self.rows], role="info"),
+                Column(
+                    f"{self.target} at low", unit, np.array([self._show(r.low) for r in self.rows])
+                ),
+                Column(
+                    f"{self.target} at high",
+                    unit,
+                    np.array([self._show(r.high) for r in self.rows]),
+                ),
+            ],
+            title=f"Sensitivity of {self.target} = "
+            f"{format_number(self._show(self.base))} {format_unit(self._unit())}",
+            notes=[self.method],
+        )
 
     def to_pandas(self):
         return self.to_table().to_pandas()
@@ -101,8 +108,11 @@ class Sensitivity:
 
         table = self.to_table()
         align = "".join("l" if c.is_labels else "r" for c in table.columns)
-        lines = [f"\\paragraph{{{text(table.title)}}}", f"\\begin{{tabular}}{{{align}}}",
-                 " & ".join(text(h) for h in table.headers) + r" \\ \hline"]
+        lines = [
+            f"\\paragraph{{{text(table.title)}}}",
+            f"\\begin{{tabular}}{{{align}}}",
+            " & ".join(text(h) for h in table.headers) + r" \\ \hline",
+        ]
         lines += [" & ".join(text(cell) for cell in row) + r" \\" for row in table._cells()]
         lines += [r"\end{tabular}", f"\\par{{\\small {text(' '.join(table.notes))}}}"]
         return "\n".join(lines)
@@ -115,13 +125,28 @@ class Sensitivity:
 
         def qty(base: float) -> dict:
             shown = self._show(base)
-            return {"value": shown, "unit": format_unit(unit, style="ascii"),
-                    "text": f"{format_number(shown)} {format_unit(unit)}".strip()}
+            return {
+                "value": shown,
+                "unit": format_unit(unit, style="ascii"),
+                "text": f"{format_number(shown)} {format_unit(unit)}".strip(),
+            }
 
-        return {"value": qty(self.base), "method": self.method,
-                "inputs": [{"name": r.name, "origin": r.origin, "value": r.value,
-                            "elasticity": r.elasticity, "swing": r.swing,
-                            "low": qty(r.low), "high": qty(r.high)} for r in self.rows]}
+        return {
+            "value": qty(self.base),
+            "method": self.method,
+            "inputs": [
+                {
+                    "name": r.name,
+                    "origin": r.origin,
+                    "value": r.value,
+                    "elasticity": r.elasticity,
+                    "swing": r.swing,
+                    "low": qty(r.low),
+                    "high": qty(r.high),
+                }
+                for r in self.rows
+            ],
+        }
 
     def plot(self, path=None, ax=None):
         """A tornado chart of the swings (matplotlib), saved to `path` if given."""
@@ -132,31 +157,41 @@ class Sensitivity:
         return tornado(rows, header, self._show(self.base), path=path, ax=ax)
 
 
-def sensitivity(result: Result, bounds: list[Bound] = (), target: str | None = None,
-                relative: float = 0.1) -> Sensitivity:
+def sensitivity(
+    result: Result, bounds: list[Bound] = (), target: str | None = None, relative: float = 0.1
+) -> Sensitivity:
     """Elasticities of `target` (the first target) to every input of `result`, with swings."""
     if target is None:
         target = result.targets[0]
     elif not isinstance(target, str) or target not in result.targets:
-        raise InputError(f"target={arguments.shown(target)}: not a target of this answer; "
-                         f"choose one of {', '.join(result.targets)}", "target")
-    relative = arguments.real(relative, "relative", what="a fraction between 0 and 1",
-                              example="0.1")
+        raise InputError(
+            f"target={arguments.shown(target)}: not a target of this answer; "
+            f"choose one of {', '.join(result.targets)}",
+            "target",
+        )
+    relative = arguments.real(
+        relative, "relative", what="a fraction between 0 and 1", example="0.1"
+    )
     if not 0 < relative < 1:
-        raise InputError(f"relative={relative!r}: expected a fraction between 0 and 1 such "
-                         "as 0.1", "relative")
+        raise InputError(
+            f"relative={relative!r}: expected a fraction between 0 and 1 such as 0.1", "relative"
+        )
     chain = VectorChain.from_result(result)
-    point = {n: float(g.quantity.m_as(g.variable.unit)) * g.variable.base_factor
-             for n, g in result.givens.items()}
+    point = {
+        n: float(g.quantity.m_as(g.variable.unit)) * g.variable.base_factor
+        for n, g in result.givens.items()
+    }
     ranged = {b.name: b for b in bounds}  # the centre answer already holds their centres
     names = [n for n in result.givens if n in point]
     symbolic = _symbolic_elasticities(chain, target, point, names)
     numeric = _numeric_elasticities(chain, target, point, names)
     elasticity = {n: symbolic.get(n, numeric[n]) for n in names}
-    method = ("elasticities d ln y / d ln x taken symbolically through the chain"
-              if len(symbolic) == len(names) else
-              "elasticities d ln y / d ln x by central differences (the chain has roundings "
-              "or several roots)")
+    method = (
+        "elasticities d ln y / d ln x taken symbolically through the chain"
+        if len(symbolic) == len(names)
+        else "elasticities d ln y / d ln x by central differences (the chain has roundings "
+        "or several roots)"
+    )
     lows, highs, swings = _swings(chain, target, point, names, ranged, relative)
     base = float(chain.evaluate(point, (1,))[0][target][0])
     method += f"; swings: ranged inputs over their range, others ±{relative:.0%}"
@@ -164,9 +199,11 @@ def sensitivity(result: Result, bounds: list[Bound] = (), target: str | None = N
     for n in names:
         given = result.givens[n]
         origin = {"given": "you", "assumption": "assumption"}.get(
-            given.origin, f"record {given.record}")
-        value = (_range_text(ranged[n]) if n in ranged
-                 else format_value(given.quantity, given.variable))
+            given.origin, f"record {given.record}"
+        )
+        value = (
+            _range_text(ranged[n]) if n in ranged else format_value(given.quantity, given.variable)
+        )
         rows.append(Row(n, origin, value, elasticity[n], lows[n], highs[n], swings[n]))
     return Sensitivity(target, base, rows, method)
 
@@ -177,8 +214,9 @@ def _range_text(bound: Bound) -> str:
     return format_interval(interval.low, interval.high, variable=bound.variable)
 
 
-def _symbolic_elasticities(chain: VectorChain, target: str, point: dict[str, float],
-                           names: list[str]) -> dict[str, float]:
+def _symbolic_elasticities(
+    chain: VectorChain, target: str, point: dict[str, float], names: list[str]
+) -> dict[str, float]:
     exprs = composed(chain)
     if exprs is None or target not in exprs:
         return {}
@@ -197,8 +235,9 @@ def _symbolic_elasticities(chain: VectorChain, target: str, point: dict[str, flo
     return found
 
 
-def _numeric_elasticities(chain: VectorChain, target: str, point: dict[str, float],
-                          names: list[str]) -> dict[str, float]:
+def _numeric_elasticities(
+    chain: VectorChain, target: str, point: dict[str, float], names: list[str]
+) -> dict[str, float]:
     inputs = {n: np.full(2 * len(names) + 1, x) for n, x in point.items()}
     for i, n in enumerate(names):
         inputs[n][2 * i + 1] = point[n] * math.exp(STEP)
@@ -215,8 +254,14 @@ def _numeric_elasticities(chain: VectorChain, target: str, point: dict[str, floa
     return found
 
 
-def _swings(chain: VectorChain, target: str, point: dict[str, float], names: list[str],
-            ranged: dict[str, Bound], relative: float):
+def _swings(
+    chain: VectorChain,
+    target: str,
+    point: dict[str, float],
+    names: list[str],
+    ranged: dict[str, Bound],
+    relative: float,
+):
     inputs = {n: np.full(2 * len(names), x) for n, x in point.items()}
     swings = {}
     for i, n in enumerate(names):

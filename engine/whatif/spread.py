@@ -30,8 +30,7 @@ from napkinmath.units import Quantity, format_number, format_quantity, format_un
 Z90 = 1.6448536269514722
 KINDS = ("range", "lognormal", "normal", "uniform")
 _KIND_WORD = re.compile(r"^\s*(lognormal|normal|uniform)\b\s*:?\s*(.*)$", re.S)
-_AXIS = re.compile(r"^(?P<range>.+?\.\..+?)(?::(?P<scale>lin|linear|log))?(?::(?P<n>\d+))?$",
-                   re.S)
+_AXIS = re.compile(r"^(?P<range>.+?\.\..+?)(?::(?P<scale>lin|linear|log))?(?::(?P<n>\d+))?$", re.S)
 MAX_AXIS_POINTS = 10_000
 
 
@@ -56,10 +55,13 @@ class Interval:
         if not self.low.is_compatible_with(target):
             from napkinmath.text.dimensions import dimension_text
 
-            raise InputError(f"unit={arguments.shown(unit)}: this interval is "
-                             f"[{dimension_text(self.low.dimensionality)}], which cannot be "
-                             f"shown in {format_unit(target) or 'plain numbers'}; give a unit "
-                             f"such as {format_unit(self.high.units) or '%'!r}", "unit")
+            raise InputError(
+                f"unit={arguments.shown(unit)}: this interval is "
+                f"[{dimension_text(self.low.dimensionality)}], which cannot be "
+                f"shown in {format_unit(target) or 'plain numbers'}; give a unit "
+                f"such as {format_unit(self.high.units) or '%'!r}",
+                "unit",
+            )
         return Interval(self.low.to(target), self.high.to(target))
 
     def __iter__(self):
@@ -87,22 +89,24 @@ def _unit(unit: object) -> pint.Unit:
     if isinstance(unit, str) and not unit.strip():
         return ureg.dimensionless
     if not isinstance(unit, str):
-        raise InputError(f"unit={arguments.shown(unit)}: expected a unit such as 'hour' or "
-                         "'GiB'", "unit")
+        raise InputError(
+            f"unit={arguments.shown(unit)}: expected a unit such as 'hour' or 'GiB'", "unit"
+        )
     return parse_unit(unit, "unit")
 
 
-def format_interval(low: pint.Quantity, high: pint.Quantity, style: str = "text",
-                    variable: Variable | None = None) -> str:
+def format_interval(
+    low: pint.Quantity, high: pint.Quantity, style: str = "text", variable: Variable | None = None
+) -> str:
     """'9.07 … 15.1 day': both ends in the unit a person would choose for the larger one;
     a `variable` declared as a fraction shows in percent, '30% … 50%'."""
     from napkinmath.text.numbers import format_percent, is_fraction
 
     dots = r" \ldots " if style == "latex" else " … "
-    if variable is not None and is_fraction(variable) and low.dimensionless \
-            and high.dimensionless:
-        return dots.join(format_percent(float(q.to("").magnitude), style=style)
-                         for q in (low, high))
+    if variable is not None and is_fraction(variable) and low.dimensionless and high.dimensionless:
+        return dots.join(
+            format_percent(float(q.to("").magnitude), style=style) for q in (low, high)
+        )
     unit = high.units
     number = [format_number(float(q.to(unit).magnitude), style=style) for q in (low, high)]
     text = format_unit(unit, style=style)
@@ -122,8 +126,7 @@ class Spread:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise InputError(f"unknown kind of spread {self.kind!r}: use one of "
-                             f"{', '.join(KINDS)}")
+            raise InputError(f"unknown kind of spread {self.kind!r}: use one of {', '.join(KINDS)}")
 
 
 def lognormal(p5: object, p95: object) -> Spread:
@@ -145,10 +148,14 @@ def _end_given(value: object, argument: str) -> object:
     """An end of a distribution as given: a number, a text such as '2 h', or a Quantity;
     checked against its variable when the spread is bound."""
     if isinstance(value, (str, pint.Quantity)) or (
-            isinstance(value, numbers.Real) and not isinstance(value, bool)):
+        isinstance(value, numbers.Real) and not isinstance(value, bool)
+    ):
         return value
-    raise InputError(f"{argument}={arguments.shown(value)}: expected a number or a quantity "
-                     "such as 0.3 or '2 h'", argument)
+    raise InputError(
+        f"{argument}={arguments.shown(value)}: expected a number or a quantity "
+        "such as 0.3 or '2 h'",
+        argument,
+    )
 
 
 @dataclass(frozen=True)
@@ -179,12 +186,18 @@ class Bound:
 
     def describe(self) -> str:
         """'0.3 … 0.5 (range)', '5 min … 2 h (range)', '0.3 … 0.5 (lognormal, 90% ...)'."""
-        what = {"range": "range", "uniform": "uniform",
-                "lognormal": "lognormal, 90% of it between the ends",
-                "normal": "normal, 90% of it between the ends"}[self.kind]
+        what = {
+            "range": "range",
+            "uniform": "uniform",
+            "lognormal": "lognormal, 90% of it between the ends",
+            "normal": "normal, 90% of it between the ends",
+        }[self.kind]
         low, high = (humanize(q, self.variable.display_unit) for q in (self.low, self.high))
-        shown = (format_interval(low, high, variable=self.variable) if low.units == high.units else
-                 f"{format_quantity(low)} … {format_quantity(high)}")
+        shown = (
+            format_interval(low, high, variable=self.variable)
+            if low.units == high.units
+            else f"{format_quantity(low)} … {format_quantity(high)}"
+        )
         return f"{shown} ({what})"
 
     def sample(self, rng, n: int):
@@ -200,8 +213,9 @@ class Bound:
 
 def is_spread_text(value: object) -> bool:
     """Whether a text given is a range or a distribution rather than one value."""
-    return isinstance(value, str) and (".." in value or " to " in value
-                                       or _KIND_WORD.match(value) is not None)
+    return isinstance(value, str) and (
+        ".." in value or " to " in value or _KIND_WORD.match(value) is not None
+    )
 
 
 def is_spread(value: object) -> bool:
@@ -214,8 +228,9 @@ def to_spread(value: object, name: str) -> Spread:
         return value
     if isinstance(value, tuple):
         if len(value) != 2:
-            raise InputError(f"{name}={value!r}: a range is a pair (low, high), got "
-                             f"{len(value)} values", name)
+            raise InputError(
+                f"{name}={value!r}: a range is a pair (low, high), got {len(value)} values", name
+            )
         return Spread("range", *value)
     text = str(value)
     kind = None
@@ -228,8 +243,11 @@ def to_spread(value: object, name: str) -> Spread:
             if separator in high:
                 raise InputError(f"{name}={value!r}: a range has two ends, like 0.3..0.5", name)
             return Spread(kind or default, low.strip(), high.strip())
-    raise InputError(f"{name}={value!r}: write a {kind or 'range'} with two ends, like "
-                     f"'{kind + ' ' if kind else ''}0.3 to 0.5' or 0.3..0.5", name)
+    raise InputError(
+        f"{name}={value!r}: write a {kind or 'range'} with two ends, like "
+        f"'{kind + ' ' if kind else ''}0.3 to 0.5' or 0.3..0.5",
+        name,
+    )
 
 
 def bind_spread(spread: Spread, var: Variable) -> Bound:
@@ -237,11 +255,17 @@ def bind_spread(spread: Spread, var: Variable) -> Bound:
     name = var.name
     low, high = _end(spread.low, spread.high, var), _end(spread.high, spread.low, var)
     if spread.kind == "lognormal" and low.magnitude <= 0:
-        raise InputError(f"{name}: a lognormal ('a to b') needs positive ends; for a range "
-                         "that includes 0 use uniform or a..b", name)
+        raise InputError(
+            f"{name}: a lognormal ('a to b') needs positive ends; for a range "
+            "that includes 0 use uniform or a..b",
+            name,
+        )
     if not low < high:
-        raise InputError(f"{name}: the low end {format_quantity(low)} must be below the high "
-                         f"end {format_quantity(high)} (write low..high)", name)
+        raise InputError(
+            f"{name}: the low end {format_quantity(low)} must be below the high "
+            f"end {format_quantity(high)} (write low..high)",
+            name,
+        )
     return Bound(var, spread.kind, low, high)
 
 
@@ -328,8 +352,9 @@ def to_axis(value: object, var: Variable, default_points: int = 11) -> Axis:
     if not items:
         raise InputError(f"{name}: a sweep needs at least one value", name)
     if len(items) > MAX_AXIS_POINTS:
-        raise InputError(f"{name}: {len(items):,} values; a sweep axis takes at most "
-                         f"{MAX_AXIS_POINTS:,}", name)
+        raise InputError(
+            f"{name}: {len(items):,} values; a sweep axis takes at most {MAX_AXIS_POINTS:,}", name
+        )
     items = [item.item() if hasattr(item, "item") else item for item in items]
     if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in items):
         return Axis(var, _numbers(items, var), "list")
@@ -353,8 +378,9 @@ def _numbers(items: list[float], var: Variable) -> tuple[float, ...]:
 
 def _spaced(spread: Spread, var: Variable, n: int, scale: str) -> Axis:
     if not 2 <= n <= MAX_AXIS_POINTS:
-        raise InputError(f"{var.name}: a swept range takes 2 to {MAX_AXIS_POINTS:,} points, "
-                         f"got {n}", var.name)
+        raise InputError(
+            f"{var.name}: a swept range takes 2 to {MAX_AXIS_POINTS:,} points, got {n}", var.name
+        )
     bound = bind_spread(Spread("range", spread.low, spread.high), var)
     lo, hi = bound.low_base, bound.high_base
     if scale == "log":

@@ -47,22 +47,35 @@ def record_list(value: object, option: str) -> list[str | None]:
     if value is None:
         return [None]
     if not isinstance(value, (str, list, tuple)):
-        raise InputError(f"{option}={arguments.shown(value)}: expected a record name or a list "
-                         "of them", option)
+        raise InputError(
+            f"{option}={arguments.shown(value)}: expected a record name or a list of them", option
+        )
     names = value.split(",") if isinstance(value, str) else list(value)
     if not all(isinstance(n, str) for n in names):
-        raise InputError(f"{option}={arguments.shown(value)}: every record is named by text, "
-                         "such as 'H100-SXM'", option)
+        raise InputError(
+            f"{option}={arguments.shown(value)}: every record is named by text, such as 'H100-SXM'",
+            option,
+        )
     names = [n.strip() for n in names if n.strip()]
     if not names:
         raise InputError(f"{option}=: name at least one record", option)
     return names
 
 
-def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = None, *,
-          gpu: object = None, model: object = None, tolerance: float = CONSISTENCY_TOLERANCE,
-          points: int = 11, achievable: bool = False, records: object = None,
-          precision: str | None = None, **givens: object) -> Table:
+def sweep(
+    targets: str | Iterable[str],
+    /,
+    over: Mapping[str, object] | None = None,
+    *,
+    gpu: object = None,
+    model: object = None,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    points: int = 11,
+    achievable: bool = False,
+    records: object = None,
+    precision: str | None = None,
+    **givens: object,
+) -> Table:
     """Solve `targets` at every point of the swept inputs `over` (one or two; a list, an
     array, or text such as '1k..16k:log:9'), and for each record if `gpu` or `model` is a list.
 
@@ -77,29 +90,45 @@ def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = N
         from napkinmath.solving.records import user_records
 
         with user_records(records):
-            return sweep(targets, over, gpu=gpu, model=model, tolerance=tolerance,
-                         points=points, achievable=achievable, precision=precision, **givens)
+            return sweep(
+                targets,
+                over,
+                gpu=gpu,
+                model=model,
+                tolerance=tolerance,
+                points=points,
+                achievable=achievable,
+                precision=precision,
+                **givens,
+            )
     names = _target_names(targets)
     check_tolerance(tolerance)
     if isinstance(points, bool) or not isinstance(points, int):
-        raise InputError(f"points={arguments.shown(points)}: expected a whole number such as 11",
-                         "points")
+        raise InputError(
+            f"points={arguments.shown(points)}: expected a whole number such as 11", "points"
+        )
     if over is not None and not isinstance(over, Mapping):
-        raise InputError(f"over={arguments.shown(over)}: expected a mapping of swept inputs, "
-                         "such as over={'n_gpus': '1k..16k:log:9'}", "over")
+        raise InputError(
+            f"over={arguments.shown(over)}: expected a mapping of swept inputs, "
+            "such as over={'n_gpus': '1k..16k:log:9'}",
+            "over",
+        )
     over = dict(over or {})
     for name, value in list(givens.items()):
-        if is_spread(value) or isinstance(value, list) \
-                or (isinstance(value, str) and "," in value):
+        if is_spread(value) or isinstance(value, list) or (isinstance(value, str) and "," in value):
             over[name] = givens.pop(name)  # a range or a list given is an axis
     gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
     record_axes = (len(gpus) > 1) + (len(models) > 1)
     if not over and not record_axes:
-        raise InputError("nothing to sweep: give over={'n_gpus': '1k..16k:log:9'} (in the "
-                         "shell n_gpus=1k..16k:log:9) or several records, gpu=[...]")
+        raise InputError(
+            "nothing to sweep: give over={'n_gpus': '1k..16k:log:9'} (in the "
+            "shell n_gpus=1k..16k:log:9) or several records, gpu=[...]"
+        )
     if len(over) + record_axes > MAX_AXES:
-        raise InputError(f"a sweep takes at most {MAX_AXES} axes (inputs or record lists); "
-                         f"got {', '.join(over)}{' and records' if record_axes else ''}")
+        raise InputError(
+            f"a sweep takes at most {MAX_AXES} axes (inputs or record lists); "
+            f"got {', '.join(over)}{' and records' if record_axes else ''}"
+        )
     for name in over:
         if name in givens:
             raise InputError(f"{name} is both swept and given: drop one", name)
@@ -112,28 +141,40 @@ def sweep(targets: str | Iterable[str], /, over: Mapping[str, object] | None = N
         budget.check_sweep([*counted, *records], len(names))  # type: ignore[list-item]
     axes = [to_axis(value, variable(name), points) for name, value in over.items()]
     budget.check_sweep([*((a.name, len(a.values)) for a in axes), *records], len(names))
-    parts = [_sweep_records(names, axes, givens, g, m, tolerance, achievable, precision)
-             for g, m in itertools.product(gpus, models)]
+    parts = [
+        _sweep_records(names, axes, givens, g, m, tolerance, achievable, precision)
+        for g, m in itertools.product(gpus, models)
+    ]
     table = _table(names, axes, parts, gpus, models)
     if achievable:
-        table.notes.append("--achievable: peak_flops and hbm_bandwidth are each record's "
-                           "measured figures where it holds them (napkin hardware NAME shows "
-                           "them with their sources), else its datasheet peaks; peak_flops "
-                           "stays the datasheet's where the question reads an MFU")
+        table.notes.append(
+            "--achievable: peak_flops and hbm_bandwidth are each record's "
+            "measured figures where it holds them (napkin hardware NAME shows "
+            "them with their sources), else its datasheet peaks; peak_flops "
+            "stays the datasheet's where the question reads an MFU"
+        )
     table.notes.extend(readings(givens))  # "peak_flops: 989 TFLOP/s, read as per GPU"
     return table
 
 
-def _sweep_records(targets: tuple[str, ...], axes: list[Axis], givens: Mapping[str, object],
-                   gpu: str | None, model: str | None, tolerance: float,
-                   achievable: bool = False, precision: str | None = None
-                   ) -> tuple[list[np.ndarray], dict[str, np.ndarray], int, Feasibility]:
+def _sweep_records(
+    targets: tuple[str, ...],
+    axes: list[Axis],
+    givens: Mapping[str, object],
+    gpu: str | None,
+    model: str | None,
+    tolerance: float,
+    achievable: bool = False,
+    precision: str | None = None,
+) -> tuple[list[np.ndarray], dict[str, np.ndarray], int, Feasibility]:
     first = dict(givens)
     first.update({a.name: quantity(a.values[0], a.variable) for a in axes})
     try:
-        center = solve_bound(targets, bind(targets, first, gpu=gpu, model=model,
-                                           precision=precision, achievable=achievable),
-                             tolerance)
+        center = solve_bound(
+            targets,
+            bind(targets, first, gpu=gpu, model=model, precision=precision, achievable=achievable),
+            tolerance,
+        )
     except NapkinError as exc:
         if not (gpu or model):
             raise
@@ -141,12 +182,18 @@ def _sweep_records(targets: tuple[str, ...], axes: list[Axis], givens: Mapping[s
         raise InputError(f"with {where}: {exc}") from None
     unused = [a.name for a in axes if a.name not in center.givens]
     if unused:
-        raise InputError(f"{', '.join(unused)} does not change {', '.join(targets)} here "
-                         "(another route through the formulas is used); sweep an input it "
-                         "reads, or drop a given", unused[0])
+        raise InputError(
+            f"{', '.join(unused)} does not change {', '.join(targets)} here "
+            "(another route through the formulas is used); sweep an input it "
+            "reads, or drop a given",
+            unused[0],
+        )
     chain = VectorChain.from_result(center)
-    grids = [g.ravel() for g in np.meshgrid(*[np.array(a.values) for a in axes],
-                                            indexing="ij")] if axes else []
+    grids = (
+        [g.ravel() for g in np.meshgrid(*[np.array(a.values) for a in axes], indexing="ij")]
+        if axes
+        else []
+    )
     count = len(grids[0]) if grids else 1
     inputs = base_inputs(center, frozenset(a.name for a in axes))
     inputs.update({a.name: g for a, g in zip(axes, grids, strict=True)})
@@ -174,16 +221,18 @@ def _column(name: str, base_values: np.ndarray, role: str, scale: str = "linear"
     return Column(name, format_unit(unit), shown, role=role, scale=scale)
 
 
-def _table(targets: tuple[str, ...], axes: list[Axis], parts: list, gpus: list, models: list
-           ) -> Table:
+def _table(
+    targets: tuple[str, ...], axes: list[Axis], parts: list, gpus: list, models: list
+) -> Table:
     columns = []
     combos = list(itertools.product(gpus, models))
     count = len(parts[0][1][targets[0]])
     for option, chosen in (("gpu", gpus), ("model", models)):
         if len(chosen) > 1:
             labels = [combo[0 if option == "gpu" else 1] for combo in combos]
-            columns.append(Column(option, "", [str(x) for x in labels for _ in range(count)],
-                                  role="input"))
+            columns.append(
+                Column(option, "", [str(x) for x in labels for _ in range(count)], role="input")
+            )
     for i, axis in enumerate(axes):
         base = _joined([p[0][i] for p in parts])
         scale = "log" if axis.scale == "log" else "linear"
@@ -191,8 +240,14 @@ def _table(targets: tuple[str, ...], axes: list[Axis], parts: list, gpus: list, 
     for t in targets:
         columns.append(_column(t, _joined([p[1][t] for p in parts]), "output"))
     missing = sum(p[2] for p in parts)
-    notes = [f"{missing:,} points had no admissible answer (a step left its variable's "
-             "bounds); they are empty"] if missing else []
+    notes = (
+        [
+            f"{missing:,} points had no admissible answer (a step left its variable's "
+            "bounds); they are empty"
+        ]
+        if missing
+        else []
+    )
     feasibility = Feasibility.joined([p[3] for p in parts])
     warnings: list[str] = []
     if feasibility.constraints:
@@ -212,5 +267,11 @@ def _places(columns: list[Column]) -> list[str]:
 
     inputs = [c for c in columns if c.role == "input"]
     count = len(columns[0].values) if columns else 0
-    return [", ".join(f"{c.name} = {_fmt(c.values[i] if c.is_labels else float(c.values[i]))}"
-                      + (f" {c.unit}" if c.unit else "") for c in inputs) for i in range(count)]
+    return [
+        ", ".join(
+            f"{c.name} = {_fmt(c.values[i] if c.is_labels else float(c.values[i]))}"
+            + (f" {c.unit}" if c.unit else "")
+            for c in inputs
+        )
+        for i in range(count)
+    ]

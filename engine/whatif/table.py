@@ -150,8 +150,13 @@ MAX_PLOT_LINES = 100
 class Table:
     """Columns of numbers with units and of labels, with text, CSV, JSON, HTML and plot output."""
 
-    def __init__(self, columns: list[Column], title: str = "", notes: list[str] | None = None,
-                 warnings: list[str] | None = None):
+    def __init__(
+        self,
+        columns: list[Column],
+        title: str = "",
+        notes: list[str] | None = None,
+        warnings: list[str] | None = None,
+    ):
         self.columns: list[Column] = [_normalised(c) for c in columns]
         self.title: str = title
         self.notes: list[str] = list(notes or [])
@@ -222,8 +227,13 @@ class Table:
         except ImportError as exc:
             raise InputError("to_pandas() needs pandas: pip install 'napkinmath[frames]'") from exc
         data = {
-            c.header: (pd.Series(c.values, dtype="boolean") if c.is_flags else list(c.values)
-                       if c.is_labels else pd.Series(c.values, dtype="float64"))
+            c.header: (
+                pd.Series(c.values, dtype="boolean")
+                if c.is_flags
+                else list(c.values)
+                if c.is_labels
+                else pd.Series(c.values, dtype="float64")
+            )
             for c in self.columns
         }
         df = pd.DataFrame(data, columns=self.headers)
@@ -269,8 +279,9 @@ class Table:
 
     def to_json(self, indent: int | None = 2) -> str:
         """`to_dict()` as JSON text; NaN and infinities become null."""
-        return json.dumps(self.to_dict(), indent=arguments.indent(indent), ensure_ascii=False,
-                          allow_nan=False)
+        return json.dumps(
+            self.to_dict(), indent=arguments.indent(indent), ensure_ascii=False, allow_nan=False
+        )
 
     def _cells(self) -> list[list[str]]:
         return [[_fmt(v) for v in row] for row in self.rows()]
@@ -364,8 +375,9 @@ class Table:
     def _lines(self, x, y) -> tuple:
         """The x column, the y columns, the other inputs and the rows of each line."""
         if y is not None and not isinstance(y, (str, list, tuple)):
-            raise InputError(f"y={arguments.shown(y)}: expected a column name or a list of "
-                             "them", "y")
+            raise InputError(
+                f"y={arguments.shown(y)}: expected a column name or a list of them", "y"
+            )
         xcol = self.column(x) if x is not None else self._default_x()
         if y is None:
             ycols = self._default_y(xcol)
@@ -379,12 +391,14 @@ class Table:
         for i in range(len(self)):
             by_key.setdefault(tuple(_cell(g.values[i]) for g in groups), []).append(i)
         if len(by_key) * len(ycols) > MAX_PLOT_LINES:
-            raise InputError(f"a plot of {len(by_key) * len(ycols):,} lines (one per value of "
-                             f"{', '.join(g.name for g in groups)}"
-                             + (f", for {len(ycols)} targets" if len(ycols) > 1 else "")
-                             + f") cannot be read; a plot draws at most {MAX_PLOT_LINES}: "
-                             "sweep the other inputs over fewer values, or plot one target",
-                             "y")
+            raise InputError(
+                f"a plot of {len(by_key) * len(ycols):,} lines (one per value of "
+                f"{', '.join(g.name for g in groups)}"
+                + (f", for {len(ycols)} targets" if len(ycols) > 1 else "")
+                + f") cannot be read; a plot draws at most {MAX_PLOT_LINES}: "
+                "sweep the other inputs over fewer values, or plot one target",
+                "y",
+            )
         return xcol, ycols, groups, by_key
 
     def plot(
@@ -443,8 +457,11 @@ class Table:
             ax.set_title(self.title)
         handles, labels = ax.get_legend_handles_labels()
         if handles or extra:
-            ax.legend([*handles, *(h for h, _ in extra)], [*labels, *(t for _, t in extra)],
-                      fontsize="small")
+            ax.legend(
+                [*handles, *(h for h, _ in extra)],
+                [*labels, *(t for _, t in extra)],
+                fontsize="small",
+            )
         ax.grid(True, which="major", alpha=0.3)
         return _finish(plt, fig, ax, target, owned)
 
@@ -526,8 +543,11 @@ def _axes(plt, ax):
         from matplotlib.axes import Axes
 
         if not isinstance(ax, Axes):
-            raise InputError(f"ax={arguments.shown(ax)}: expected None or a matplotlib Axes "
-                             "to draw on, such as the ax of `fig, ax = plt.subplots()`", "ax")
+            raise InputError(
+                f"ax={arguments.shown(ax)}: expected None or a matplotlib Axes "
+                "to draw on, such as the ax of `fig, ax = plt.subplots()`",
+                "ax",
+            )
         return ax.figure, ax, False
     fig, ax = plt.subplots(figsize=(7, 4.5))
     return fig, ax, True
@@ -586,22 +606,36 @@ def _mark_infeasible(ax, xcol: Column, series: list, bad: list[bool], label: str
     banded = False
     for j, x in enumerate(xs):
         if all(rows_at.get(x, [False])):
-            ax.axvspan(edges[j], edges[j + 1], facecolor=INFEASIBLE_TINT,
-                       edgecolor=INFEASIBLE_HATCH, hatch="//", linewidth=0, zorder=0,
-                       label=None if banded else label)
+            ax.axvspan(
+                edges[j],
+                edges[j + 1],
+                facecolor=INFEASIBLE_TINT,
+                edgecolor=INFEASIBLE_HATCH,
+                hatch="//",
+                linewidth=0,
+                zorder=0,
+                label=None if banded else label,
+            )
             banded = True
     marked = False
     for _, rows, ycol in series:
         points = [(float(xcol.values[i]), float(ycol.values[i])) for i in rows if bad[i]]
         if points:
-            ax.scatter([p[0] for p in points], [p[1] for p in points], marker="x", s=36,
-                       color=INFEASIBLE_EDGE, zorder=3, label=None if marked else
-                       "point that does not fit" if banded else label)
+            ax.scatter(
+                [p[0] for p in points],
+                [p[1] for p in points],
+                marker="x",
+                s=36,
+                color=INFEASIBLE_EDGE,
+                zorder=3,
+                label=None if marked else "point that does not fit" if banded else label,
+            )
             marked = True
 
 
-def _bars(ax, xcol: Column, series: list, bad: list[bool] | None = None,
-          label_bad: str = "does not fit") -> list:
+def _bars(
+    ax, xcol: Column, series: list, bad: list[bool] | None = None, label_bad: str = "does not fit"
+) -> list:
     """Bars per category and series; the rows that do not fit hatched. Returns the extra
     legend entries (handle, label)."""
     categories = list(dict.fromkeys(xcol.values))
@@ -612,8 +646,9 @@ def _bars(ax, xcol: Column, series: list, bad: list[bool] | None = None,
         failing = {xcol.values[i] for i in rows if bad and bad[i]}
         offset = (k - (len(series) - 1) / 2) * width
         positions = [j + offset for j, cat in enumerate(categories) if cat in heights]
-        bars = ax.bar(positions, [heights[c] for c in categories if c in heights], width,
-                      label=label)
+        bars = ax.bar(
+            positions, [heights[c] for c in categories if c in heights], width, label=label
+        )
         for bar, cat in zip(bars, [c for c in categories if c in heights], strict=True):
             if cat in failing:
                 bar.set_hatch("//")

@@ -31,8 +31,13 @@ Array = np.ndarray
 Evaluator = Callable[[Mapping[str, Array]], Array]
 
 _UFUNCS: dict[type, Callable[..., Array]] = {
-    sympy.ceiling: np.ceil, sympy.floor: np.floor, sympy.log: np.log, sympy.exp: np.exp,
-    sympy.Abs: np.abs, sympy.sqrt: np.sqrt}
+    sympy.ceiling: np.ceil,
+    sympy.floor: np.floor,
+    sympy.log: np.log,
+    sympy.exp: np.exp,
+    sympy.Abs: np.abs,
+    sympy.sqrt: np.sqrt,
+}
 
 
 def _pow2_ceil(x: Array) -> Array:
@@ -75,6 +80,7 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
             for p in rest:
                 total = total + p(x)
             return total
+
         return add
     if isinstance(expr, (sympy.Max, sympy.Min)):
         ufunc = np.maximum if isinstance(expr, sympy.Max) else np.minimum
@@ -84,6 +90,7 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
             for p in parts[1:]:
                 out = ufunc(out, p(x))
             return out
+
         return extreme
     if isinstance(expr, pow2_ceil):
         (inner,) = parts
@@ -100,10 +107,12 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
 def _product(expr: sympy.Mul) -> Evaluator:
     """a·b/c: scalar factors folded into one number first, then one array operation per
     array factor (x/y rather than x·(1/y))."""
-    above = [vector_closure(a) for a in expr.args
-             if not (isinstance(a, sympy.Pow) and a.args[1] == -1)]
-    below = [vector_closure(a.args[0]) for a in expr.args
-             if isinstance(a, sympy.Pow) and a.args[1] == -1]
+    above = [
+        vector_closure(a) for a in expr.args if not (isinstance(a, sympy.Pow) and a.args[1] == -1)
+    ]
+    below = [
+        vector_closure(a.args[0]) for a in expr.args if isinstance(a, sympy.Pow) and a.args[1] == -1
+    ]
 
     def product(x: Mapping[str, Array]) -> Array:
         scalar, arrays, divisors = 1.0, [], []
@@ -130,6 +139,7 @@ def _product(expr: sympy.Mul) -> Evaluator:
         for v in divisors:
             out = out / v
         return out
+
     return product
 
 
@@ -166,8 +176,10 @@ def _candidates(block: Block) -> tuple[dict[str, sympy.Expr], ...]:
         (f,), (var,) = block.formulas, block.unknowns
         return tuple({var.name: expr} for expr in _solutions(f, var.symbol))
     symbols = tuple(v.symbol for v in block.unknowns)
-    return tuple({v.name: sol[v.symbol].expr for v in block.unknowns}
-                 for sol in solved_jointly(block.formulas, symbols))
+    return tuple(
+        {v.name: sol[v.symbol].expr for v in block.unknowns}
+        for sol in solved_jointly(block.formulas, symbols)
+    )
 
 
 @dataclass(frozen=True)
@@ -223,16 +235,20 @@ class Feasibility:
         index = np.argmax(filled, axis=0)
         top = filled[index, np.arange(self.size)]
         known = np.isfinite(top) | (top == np.inf)
-        return ([names[i] if k else "" for i, k in zip(index.tolist(), known.tolist(),
-                                                      strict=True)],
-                np.where(known, top, np.nan))
+        return (
+            [names[i] if k else "" for i, k in zip(index.tolist(), known.tolist(), strict=True)],
+            np.where(known, top, np.nan),
+        )
 
     def taken(self, mask: Array) -> Feasibility:
         """The points where `mask` is True."""
-        return Feasibility(self.constraints, {n: v[mask] for n, v in self.lhs.items()},
-                           {n: v[mask] for n, v in self.rhs.items()},
-                           {n: v[mask] for n, v in self.known.items()},
-                           {n: v[mask] for n, v in self.holds.items()})
+        return Feasibility(
+            self.constraints,
+            {n: v[mask] for n, v in self.lhs.items()},
+            {n: v[mask] for n, v in self.rhs.items()},
+            {n: v[mask] for n, v in self.known.items()},
+            {n: v[mask] for n, v in self.holds.items()},
+        )
 
     @classmethod
     def joined(cls, parts: list[Feasibility]) -> Feasibility:
@@ -249,18 +265,31 @@ class Feasibility:
             return own[name] if name in own else np.full(p.size, empty)
 
         def each(kind: str, empty) -> dict[str, Array]:
-            return {c.name: np.concatenate([column(kind, c.name, p, empty) for p in parts])
-                    if parts else np.zeros(0) for c in chosen}
+            return {
+                c.name: np.concatenate([column(kind, c.name, p, empty) for p in parts])
+                if parts
+                else np.zeros(0)
+                for c in chosen
+            }
 
-        return cls(chosen, each("lhs", np.nan), each("rhs", np.nan), each("known", False),
-                   each("holds", False))
+        return cls(
+            chosen,
+            each("lhs", np.nan),
+            each("rhs", np.nan),
+            each("known", False),
+            each("holds", False),
+        )
 
 
 def _step(block: Block, rounding: bool = False) -> VectorStep:
     if block.cancel is not None:  # its one candidate holds no piece of a max() or min()
         return VectorStep(block, _candidates(block), rounding)
-    return VectorStep(block, _candidates(block), rounding,
-                      needs_substitution(block.formulas, tuple(v.name for v in block.unknowns)))
+    return VectorStep(
+        block,
+        _candidates(block),
+        rounding,
+        needs_substitution(block.formulas, tuple(v.name for v in block.unknowns)),
+    )
 
 
 class VectorChain:
@@ -271,9 +300,13 @@ class VectorChain:
     ones the answer shows (with the blocks beyond the plan that compute what they read).
     """
 
-    def __init__(self, steps: list[tuple[Block, bool]], checks: tuple[Formula, ...],
-                 constraints: tuple[Constraint, ...] = (),
-                 beyond: tuple[Block, ...] = ()) -> None:
+    def __init__(
+        self,
+        steps: list[tuple[Block, bool]],
+        checks: tuple[Formula, ...],
+        constraints: tuple[Constraint, ...] = (),
+        beyond: tuple[Block, ...] = (),
+    ) -> None:
         self.steps = [_step(b, rounding) for b, rounding in steps]
         self.checks = checks
         #: the step that computes each variable
@@ -285,8 +318,12 @@ class VectorChain:
     def from_result(cls, result) -> VectorChain:
         steps = [(Block(s.formulas, s.unknowns, s.cancel), s.rounding) for s in result.steps]
         wanted, beyond = getattr(result, "feasibility", ((), ()))
-        return cls(steps, tuple(c.formula for c in result.checks if not c.beyond),
-                   tuple(wanted), tuple(beyond))
+        return cls(
+            steps,
+            tuple(c.formula for c in result.checks if not c.beyond),
+            tuple(wanted),
+            tuple(beyond),
+        )
 
     def feasibility(self, values: Mapping[str, Array], ok: Array) -> Feasibility:
         """The constraints at every point of `values` (what `evaluate` returned, `ok` its
@@ -300,8 +337,10 @@ class VectorChain:
         with np.errstate(all="ignore"):
             for step in self.beyond:
                 reads = {v.name for f in step.block.formulas for v in f.variables}
-                if any(n not in scratch and n not in (u.name for u in step.block.unknowns)
-                       for n in reads):
+                if any(
+                    n not in scratch and n not in (u.name for u in step.block.unknowns)
+                    for n in reads
+                ):
                     continue  # an input the answer did not bind: left unknown
                 good = ok.copy()
                 for name in reads:
@@ -316,10 +355,10 @@ class VectorChain:
                     continue
                 left, right = sides(c)
                 scale = per_scale(c.per) if c.per else 1.0
-                a = np.broadcast_to(np.asarray(_compiled(left.expr)(scratch), dtype=float),
-                                    shape)
-                b = np.broadcast_to(np.asarray(_compiled(right.expr)(scratch), dtype=float)
-                                    * scale, shape)
+                a = np.broadcast_to(np.asarray(_compiled(left.expr)(scratch), dtype=float), shape)
+                b = np.broadcast_to(
+                    np.asarray(_compiled(right.expr)(scratch), dtype=float) * scale, shape
+                )
                 good = ok & np.isfinite(a) & np.isfinite(b)
                 for name in names:
                     if name in valid:
@@ -334,8 +373,12 @@ class VectorChain:
         """True when every step has one candidate solution (closed-form composition is exact)."""
         return all(len(s.candidates) == 1 for s in self.steps)
 
-    def evaluate(self, inputs: Mapping[str, Array | float], shape: tuple[int, ...],
-                 tolerance: float | None = None) -> tuple[dict[str, Array], Array]:
+    def evaluate(
+        self,
+        inputs: Mapping[str, Array | float],
+        shape: tuple[int, ...],
+        tolerance: float | None = None,
+    ) -> tuple[dict[str, Array], Array]:
         """Every computed variable over the arrays `inputs` (base units).
 
         Returns the values and a mask of the points where every step found an admissible
@@ -366,15 +409,19 @@ class VectorChain:
         chosen = {v.name: np.full(shape, np.nan) for v in unknowns}
         found = np.zeros(shape, dtype=bool)
         for candidate in step.candidates:
-            xs = {v.name: np.broadcast_to(np.asarray(_compiled(candidate[v.name])(values),
-                                                     dtype=float), shape)
-                  for v in unknowns}
+            xs = {
+                v.name: np.broadcast_to(
+                    np.asarray(_compiled(candidate[v.name])(values), dtype=float), shape
+                )
+                for v in unknowns
+            }
             good = ~found
             for v in unknowns:
                 good &= admissible(xs[v.name], v)
             for f in step.pieces:
-                good &= _satisfied(f, {**values, **xs},
-                                   unknowns[0].name if len(unknowns) == 1 else None)
+                good &= _satisfied(
+                    f, {**values, **xs}, unknowns[0].name if len(unknowns) == 1 else None
+                )
             for v in unknowns:
                 chosen[v.name] = np.where(good, xs[v.name], chosen[v.name])
             found |= good
@@ -383,8 +430,7 @@ class VectorChain:
         values.update(chosen)
         return found
 
-    def _check(self, f: Formula, values: Mapping[str, Array], ok: Array,
-               tolerance: float) -> None:
+    def _check(self, f: Formula, values: Mapping[str, Array], ok: Array, tolerance: float) -> None:
         left, right = sides(f)
         lhs, rhs = _compiled(left.expr)(values), _compiled(right.expr)(values)
         scale = np.maximum(np.abs(lhs), np.abs(rhs))
@@ -396,7 +442,8 @@ class VectorChain:
                 f"the givens disagree with each other somewhere in the ranges: {f.title} "
                 f"({f.name}) is {worst:.1%} apart at its worst point, tolerance "
                 f"{tolerance:.1%}. Narrow the ranges, drop a given, or pass a larger tolerance.",
-                [])
+                [],
+            )
 
 
 def _satisfied(f: Formula, values: Mapping[str, Array], unknown: str | None) -> Array:
@@ -425,6 +472,9 @@ def no_root_error(chain: VectorChain, ok: Array, inputs: Mapping[str, Array]) ->
             value = Quantity(float(arr[where]) / var.base_factor, var.unit)
             shown.append(f"{name} = {format_quantity(value)}")
     point = f" at {', '.join(shown)}" if shown else ""
-    return NoRootError(f"no admissible answer{point}: some part of the ranges asks for "
-                       "something impossible (a value outside its variable's bounds); narrow "
-                       "the ranges", None)
+    return NoRootError(
+        f"no admissible answer{point}: some part of the ranges asks for "
+        "something impossible (a value outside its variable's bounds); narrow "
+        "the ranges",
+        None,
+    )
