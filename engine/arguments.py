@@ -20,6 +20,7 @@ import reprlib
 from collections.abc import Collection
 from pathlib import Path
 
+from napkinmath.checking.escape import clip, unprintable
 from napkinmath.errors import InputError, UnknownKeyError
 from napkinmath.text.visible import quoted, visible
 
@@ -41,9 +42,8 @@ def shown(value: object, width: int = SHOWN_WIDTH) -> str:
     try:
         text = _REPR.repr(value)
     except (ValueError, RecursionError):  # an int beyond repr's 4,300 digits; deep nesting
-        text = f"<a {type(value).__name__}>"
-    text = visible(text)
-    return text if len(text) <= width else text[: width - 1] + "…"
+        text = unprintable(value)
+    return clip(visible(text), width)
 
 
 def path_text(target: Path) -> str:
