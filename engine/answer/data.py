@@ -40,7 +40,8 @@ class Root(Protocol):
 class Cancelled(Protocol):
     """What cancels in a step of formulas combined (`napkinmath.solving.cancel.Cancel`)."""
 
-    names: tuple[str, ...]
+    @property
+    def names(self) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True)

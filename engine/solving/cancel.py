@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from napkinmath import caches
 from napkinmath.library.declare import FORMULAS, Formula
@@ -43,6 +43,8 @@ from napkinmath.library.lookup import variables
 if TYPE_CHECKING:
     import sympy
 
+    from napkinmath.library.tree import Tree
+    from napkinmath.rendering.exprprint import Layout
     from napkinmath.solving.invert import Compiled
     from napkinmath.solving.plan import Block, SolvePlan
 
@@ -205,7 +207,7 @@ def _moves(targets: tuple[str, ...], free: tuple[str, ...], blocks: tuple[Block,
 
 #: a composed step: its expression's tree and layout, and how the free variables cancel in
 #: it (the layouts of both sides of a relation, or None); None for a step that still depends
-Step = tuple[tuple, tuple, tuple[tuple, tuple] | None] | None
+Step: TypeAlias = "tuple[Tree, Layout, tuple[Layout, Layout] | None] | None"
 
 
 def _key(free: tuple[str, ...], blocks: tuple[Block, ...]) -> str:
@@ -319,7 +321,7 @@ def _varies(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> bool:
 
 def _relation(
     expr: sympy.Expr, held: dict[sympy.Symbol, sympy.Expr], symbols: set[sympy.Symbol]
-) -> tuple[tuple, tuple] | None:
+) -> tuple[Layout, Layout] | None:
     """How the variables that cancel meet in `expr`, a product: the factors that hold them,
     and what they come to ('mfu · peak_flops' and 'achieved_flops'); None when `expr` is
     not a product or those factors alone do not shed them."""

@@ -37,6 +37,8 @@ from napkinmath.library.tree import names as tree_names
 if TYPE_CHECKING:
     import sympy
 
+    from napkinmath.rendering.exprprint import Layout
+
 
 class Compiled:
     """An expression and a float function of its arguments (in base units).
@@ -53,7 +55,7 @@ class Compiled:
         args: tuple[str, ...],
         fn: Callable[..., float],
         expr: sympy.Expr | None = None,
-        layout: tuple | None = None,
+        layout: Layout | None = None,
     ) -> None:
         self.tree, self.args, self.fn = tree, args, fn
         self._expr, self._layout = expr, layout
@@ -61,11 +63,13 @@ class Compiled:
     @property
     def expr(self) -> sympy.Expr:
         if self._expr is None:
+            # made without an expression only from a tree (`_from_tree`)
+            assert self.tree is not None
             self._expr = to_sympy(self.tree, _symbol_of)
         return self._expr
 
     @property
-    def layout(self) -> tuple:
+    def layout(self) -> Layout:
         if self._layout is None:
             from napkinmath.rendering.exprprint import lower
 
@@ -94,7 +98,7 @@ def compile_expr(expr: sympy.Expr) -> Compiled:
     return Compiled(tree, args, fn, expr)
 
 
-def _from_tree(tree: Tree, layout: tuple | None = None) -> Compiled:
+def _from_tree(tree: Tree, layout: Layout | None = None) -> Compiled:
     args, fn = compile_tree(tree)
     return Compiled(tree, args, fn, layout=layout)
 

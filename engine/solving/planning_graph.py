@@ -210,6 +210,7 @@ def library_incidence(knowns: frozenset[str]) -> tuple[tuple[int, ...], ...]:
     known = known_ids(knowns)
     edges = list(unknown_variables(knowns))
     for f, _, _, output in index.rows[False][index.invertible :]:  # forward-only: the output
+        assert output is not None  # a forward-only formula has one (`Formula.output`)
         edges[f] = () if output in known else (output,)
     return tuple(edges)
 
@@ -262,15 +263,15 @@ def forward_only() -> frozenset[str]:
     return frozenset(n for n, f in formulas().items() if f.forward_only)
 
 
-def cycles(successors: dict[str, list[str]]) -> list[set[str]]:
+def cycles(successors: dict[int, list[int]]) -> list[set[int]]:
     """The strongly connected components with more than one member (Tarjan, iterative),
     after trimming the nodes that no edge enters or none leaves (they lie on no cycle)."""
     successors = trimmed(successors)
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[set[str]] = []
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    found: list[set[int]] = []
     for root in successors:
         if root in index:
             continue
@@ -307,7 +308,7 @@ def cycles(successors: dict[str, list[str]]) -> list[set[str]]:
     return found
 
 
-def trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
+def trimmed(successors: dict[int, list[int]]) -> dict[int, list[int]]:
     """The graph without the nodes that lie on no cycle (repeatedly: no edge in or out).
     Held equal to the plain repeated removal by tests/test_planning_graph_fast.py::
     test_trimmed_matches_the_reference."""
@@ -318,7 +319,7 @@ def trimmed(successors: dict[str, list[str]]) -> dict[str, list[str]]:
     if live:
         inward = dict.fromkeys(live, 0)
         outward = dict.fromkeys(live, 0)
-        predecessors: dict[str, list[str]] = {n: [] for n in live}
+        predecessors: dict[int, list[int]] = {n: [] for n in live}
         for n in live:
             for t in successors[n]:
                 if t in live:
@@ -378,30 +379,19 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
     index = library_index()
     known = known_ids(knowns)
     if relaxed:
-        edges = incidence(known, names, index.rows[True])
-        matched = matching(edges)  # formula -> unknown
-        present = frozenset().union(*map(index.variables.__getitem__, edges))
-        unknowns = set(present.difference(known))
-        under = unknowns.difference(matched.values())  # unmatched, or no formula may take them
-        return Decomposition(
-            known,
-            list(edges),
-            matched,
-            unknowns,
-            _spread(under, under, matched, index.taker_masks[True], index.bytes),
-        )
+        return _relaxed(known, names, index)
     # the invertible formulas first (shared), then the forward-only ones
     invertible, forward = invertible_and_forward(names)
-    owner, unknowns = invertible_matching(knowns, invertible.names)
+    shared, invertible_unknowns = invertible_matching(knowns, invertible.names)
     edges = library_incidence(knowns)
-    owner = dict(owner)
+    owner = dict(shared)
     moved: set[int] = set()  # the unknowns the forward-only formulas' matching moved
     _kuhn(forward.formulas, edges, owner, moved)
     matched = dict(zip(owner.values(), owner, strict=False))  # formula -> unknown
-    unknowns = set(unknowns)
+    unknowns = set(invertible_unknowns)
     unknowns.update(forward.present.difference(known))
     last = _last
-    under = None
+    under: set[int] | None = None
     if last is not None and last.knowns == knowns and last.invertible is invertible:
         under = _reuses(last, forward, owner, matched, moved, unknowns, edges)
     if under is None:
@@ -413,6 +403,22 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
     if caches.ENABLED:
         _last = _Last(knowns, invertible, forward, found, owner, moved)
     return found
+
+
+def _relaxed(known: frozenset[int], names: frozenset[str], index: Index) -> Decomposition:
+    """`decompose` relaxed: every formula may be matched to any of its unknowns."""
+    edges = incidence(known, names, index.rows[True])
+    matched = matching(edges)  # formula -> unknown
+    present = frozenset().union(*map(index.variables.__getitem__, edges))
+    unknowns = set(present.difference(known))
+    under = unknowns.difference(matched.values())  # unmatched, or no formula may take them
+    return Decomposition(
+        known,
+        list(edges),
+        matched,
+        unknowns,
+        _spread(under, under, matched, index.taker_masks[True], index.bytes),
+    )
 
 
 class _Last(NamedTuple):
@@ -490,10 +496,10 @@ def _reuses(
     takers = library_index().takers[False]
     while start:
         for f in takers[start.pop()]:
-            v = matched.get(f)
-            if v is not None and v not in under:
-                under.add(v)
-                start.append(v)
+            w = matched.get(f)
+            if w is not None and w not in under:
+                under.add(w)
+                start.append(w)
     return under
 
 
@@ -515,8 +521,9 @@ def _spread(
     passed = 0  # the formulas reached
     while level:
         reached = reduce(or_, map(takers.__getitem__, level), passed)
-        level = set(map(matched.get, members(reached ^ passed, table)))
-        level.discard(None)
+        level = set(
+            map(matched.__getitem__, filter(matched.__contains__, members(reached ^ passed, table)))
+        )
         level -= under
         under |= level
         passed = reached

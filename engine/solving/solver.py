@@ -19,7 +19,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 import pint
 
 from napkinmath import arguments, caches
-from napkinmath.answer.data import CheckRecord, Given, StepRecord, display, from_base
+from napkinmath.answer.data import CheckRecord, Given, Root, StepRecord, display, from_base
 from napkinmath.answer.result import Result
 from napkinmath.errors import (
     InconsistentError,
@@ -238,6 +238,7 @@ def _memo_key(
             tuple([(name, (type(v), v)) for name, v in givens.items()]),
             scope(),
         )
+    names: tuple[tuple[type, object], ...]
     try:
         if isinstance(targets, str):
             names = (_plain(targets),)
@@ -505,16 +506,16 @@ def bind(
         )
     if type(gpu) is tuple:
         _refuse_overlap(gpu, frozenset(bound), targets)
-    for option, name in (("model", model), *(("gpu", g) for g in each_record(gpu))):
-        if name is not None:
-            bound.update(_record_givens(name, option, targets, frozenset(bound), scope()))
+    for option, record in (("model", model), *(("gpu", g) for g in each_record(gpu))):
+        if record is not None:
+            bound.update(_record_givens(record, option, targets, frozenset(bound), scope()))
     if achievable:
         from napkinmath.solving.achievable import achievable_givens
 
         bound.update(achievable_givens(main_record(gpu), bound, precision, targets))
     bound.update(_defaults_wanted(frozenset(bound), targets))
-    for name, (quantity, per, error) in pending.items():
-        bound[name] = _converted(variable(name), quantity, per, bound, error)
+    for name, (quantity, per_var, error) in pending.items():
+        bound[name] = _converted(variable(name), quantity, per_var, bound, error)
     return bound
 
 
@@ -866,7 +867,12 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
                 "value to choose"
             )
         return StepRecord((f,), (var,), {var.name: root}, _snapshot(values, block), note=note)
-    admitted = []
+    return _run_joint(block, values)
+
+
+def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
+    """`_run_block` for a coupled block (several unknowns, solved together)."""
+    admitted: list[tuple[dict[str, float], dict[str, Compiled]]] = []
     names = tuple(v.name for v in block.unknowns)
     pieces = needs_substitution(block.formulas, names)
     for solution in joint_roots(block.formulas, names):
@@ -883,7 +889,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
     if admitted:
         (xs, solution), others = admitted[0], admitted[1:]
         values.update(xs)
-        exprs = {v.name: solution[v.name] for v in block.unknowns}
+        exprs: dict[str, Root] = {v.name: solution[v.name] for v in block.unknowns}
         note = ""
         if others:
             shown = "; ".join(
@@ -899,7 +905,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
         return StepRecord(
             block.formulas, block.unknowns, exprs, _snapshot(values, block), note=note
         )
-    names = ", ".join(v.name for v in block.unknowns)
+    listed = ", ".join(v.name for v in block.unknowns)
     hint = ""
     if pieces:
         hint = (
@@ -910,7 +916,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
         )
     raise NoRootError(
         f"the formulas {', '.join(f.name for f in block.formulas)} have no "
-        f"solution for {names} inside their bounds{hint}",
+        f"solution for {listed} inside their bounds{hint}",
         block.unknowns[0].name,
     )
 

@@ -16,6 +16,7 @@ screen passes is confirmed by planning (`determines`), at most `MAX_CONFIRMATION
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from napkinmath import caches
 from napkinmath.errors import NotInvertibleError, UnderDeterminedError
@@ -33,6 +34,9 @@ from napkinmath.solving.plan import (
 
 #: The most plans a suggestion search confirms (a bound on its work).
 MAX_CONFIRMATIONS = 48
+
+#: a candidate: the names it adds to the knowns (one, or a pair)
+Candidate = TypeVar("Candidate", bound=tuple[str, ...])
 
 
 def determines(targets: tuple[str, ...], knowns: frozenset[str], shortcuts: bool = True) -> bool:
@@ -118,12 +122,12 @@ def _confirmed_pairs(
 
 
 def _screen(
-    candidates: list[tuple[str, ...]], missing: tuple[str, ...], knowns: frozenset[str]
-) -> list[tuple[str, ...]]:
+    candidates: list[Candidate], missing: tuple[str, ...], knowns: frozenset[str]
+) -> list[Candidate]:
     """The candidates that propagation says may determine the targets: with the independent
     formulas and small blocks, or with shortcuts (derived formulas) one at a time. Empty
     when the screen cannot tell (the knowns alone already pass it)."""
-    kept: set[tuple[str, ...]] = set()
+    kept: set[Candidate] = set()
     told = False
     for shortcuts in (False, True):
         base = _propagated(knowns, shortcuts)
