@@ -77,7 +77,7 @@ class InconsistentError(NapkinError):
 class NoRootError(NapkinError):
     """No solution of a step lies inside the variables' bounds."""
 
-    def __init__(self, message: str, variable: str) -> None:
+    def __init__(self, message: str, variable: str | None) -> None:
         super().__init__(message)
         self.variable = variable
 

@@ -365,7 +365,7 @@ class SampleResult(_SpreadAnswer):
         return f"<SampleResult {', '.join(f'{n} = {self._spread(n)}' for n in self.targets)}>"
 
     def to_dict(self) -> dict:
-        out = {}
+        out: dict[str, dict[str, object]] = {}
         for name in self.targets:
             out[name] = {
                 f"p{q}": {"value": float(v.magnitude), "unit": format_unit(v.units, style="ascii")}

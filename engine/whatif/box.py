@@ -19,7 +19,7 @@ from napkinmath import caches
 from napkinmath.errors import InputError
 from napkinmath.library.declare import ROUNDING_FUNCTIONS
 from napkinmath.whatif.spread import Bound
-from napkinmath.whatif.vectorize import VectorChain, no_root_error
+from napkinmath.whatif.vectorize import Value, VectorChain, no_root_error
 
 #: ranged inputs whose 2^k corners are enumerated; more is refused with a clear message
 MAX_RANGED = 12
@@ -111,9 +111,11 @@ def extremes(
             f"{MAX_RANGED} (use samples= for more)"
         )
     corners = np.array(list(itertools.product((0, 1), repeat=len(bounds))), dtype=float)
-    inputs = dict(fixed)
-    for i, b in enumerate(bounds):
-        inputs[b.name] = b.low_base + corners[:, i] * (b.high_base - b.low_base)
+    ranged = {
+        b.name: b.low_base + corners[:, i] * (b.high_base - b.low_base)
+        for i, b in enumerate(bounds)
+    }
+    inputs: dict[str, Value] = {**fixed, **ranged}
     values, ok = chain.evaluate(inputs, (len(corners),), tolerance)
     if not ok.all():
         raise no_root_error(chain, ok, inputs)
@@ -122,7 +124,7 @@ def extremes(
     for name in chain.computed:
         column = values[name]
         lo, hi = int(np.argmin(column)), int(np.argmax(column))
-        at = [{b.name: float(inputs[b.name][i]) for b in bounds} for i in (lo, hi)]
+        at = [{b.name: float(ranged[b.name][i]) for b in bounds} for i in (lo, hi)]
         proven = signs(exprs[name], bounds, fixed) if name in exprs else {}
         monotone = bool(proven) and all(s is not None for s in proven.values())
         extreme = Extreme(
@@ -157,7 +159,7 @@ def _search(
         box = list(full)
         for _ in range(REFINEMENTS):
             points = _grid(box, n)
-            inputs = dict(fixed)
+            inputs: dict[str, Value] = dict(fixed)
             inputs.update({b.name: p for b, p in zip(bounds, points, strict=True)})
             values, ok = chain.evaluate(inputs, (len(points[0]),))
             if not ok.all():

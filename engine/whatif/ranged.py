@@ -27,7 +27,7 @@ from napkinmath.whatif.box import extremes
 from napkinmath.whatif.budget import MAX_SAMPLES, check_samples
 from napkinmath.whatif.preference import better, is_requirement
 from napkinmath.whatif.spread import Bound, bind_spread, is_spread, to_spread
-from napkinmath.whatif.vectorize import VectorChain, admissible
+from napkinmath.whatif.vectorize import Value, VectorChain, admissible
 
 DEFAULT_SEED = 0
 
@@ -194,7 +194,7 @@ def _sampled(
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(f"seed={seed!r}: expected a whole number ≥ 0", "seed")
     rng = np.random.default_rng(seed)
-    inputs: dict[str, object] = dict(fixed)
+    inputs: dict[str, Value] = dict(fixed)
     keep = np.ones(samples, dtype=bool)
     for b in used:  # one draw per input: every step that reads it sees the same draw
         draws = b.sample(rng, samples)

@@ -11,6 +11,7 @@ and high with every other input at its centre: for a ranged given its range, oth
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -158,7 +159,7 @@ class Sensitivity:
 
 
 def sensitivity(
-    result: Result, bounds: list[Bound] = (), target: str | None = None, relative: float = 0.1
+    result: Result, bounds: Sequence[Bound] = (), target: str | None = None, relative: float = 0.1
 ) -> Sensitivity:
     """Elasticities of `target` (the first target) to every input of `result`, with swings."""
     if target is None:

@@ -17,6 +17,7 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import pint
 
@@ -356,13 +357,18 @@ def to_axis(value: object, var: Variable, default_points: int = 11) -> Axis:
             f"{name}: {len(items):,} values; a sweep axis takes at most {MAX_AXIS_POINTS:,}", name
         )
     items = [item.item() if hasattr(item, "item") else item for item in items]
-    if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in items):
+    if _all_numbers(items):
         return Axis(var, _numbers(items, var), "list")
     base = []
     for item in items:
         q = to_quantity(item, var)
         base.append(float(q.m_as(var.unit)) * var.base_factor)
     return Axis(var, tuple(base), "list")
+
+
+def _all_numbers(items: list[object]) -> TypeGuard[list[float]]:
+    """True when every item is a plain number (an int or a float, not a bool)."""
+    return all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in items)
 
 
 def _numbers(items: list[float], var: Variable) -> tuple[float, ...]:

@@ -56,10 +56,10 @@ def record_list(value: object, option: str) -> list[str | None]:
             f"{option}={arguments.shown(value)}: every record is named by text, such as 'H100-SXM'",
             option,
         )
-    names = [n.strip() for n in names if n.strip()]
-    if not names:
+    stripped: list[str | None] = [n.strip() for n in names if n.strip()]
+    if not stripped:
         raise InputError(f"{option}=: name at least one record", option)
-    return names
+    return stripped
 
 
 def sweep(

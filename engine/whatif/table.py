@@ -17,11 +17,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from napkinmath import arguments
 from napkinmath.errors import InputError
 from napkinmath.units import format_number
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ROLES = ("input", "output", "info")
 SCALES = ("linear", "log")
@@ -36,6 +39,8 @@ FLAG_TEXT = {True: "yes", False: "NO", None: ""}
 INFEASIBLE_TINT = "#fde2e2"
 INFEASIBLE_EDGE = "#b2182b"
 INFEASIBLE_HATCH = (0.70, 0.09, 0.17, 0.45)
+#: what a column holds: a list (labels, flags, numbers) or a numpy array
+Values: TypeAlias = "Sequence[Any] | np.ndarray"
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,7 @@ class Column:
 
     name: str
     unit: str
-    values: Sequence
+    values: Values
     role: str = "output"
     scale: str = "linear"
 
@@ -76,14 +81,14 @@ class Column:
         return _is_flags(self.values)
 
 
-def _is_labels(values: Sequence) -> bool:
+def _is_labels(values: Values) -> bool:
     dtype = getattr(values, "dtype", None)
     if dtype is not None:
         return dtype.kind in "USO"
     return any(isinstance(v, str) for v in values)
 
 
-def _is_flags(values: Sequence) -> bool:
+def _is_flags(values: Values) -> bool:
     dtype = getattr(values, "dtype", None)
     if dtype is not None:
         return dtype.kind == "b"
@@ -184,7 +189,7 @@ class Table:
         names = [c.name for c in self.columns]
         return self.columns[names.index(arguments.key(name, "name", names, kind="column"))]
 
-    def __getitem__(self, name: str) -> Sequence:
+    def __getitem__(self, name: str) -> Values:
         return self.column(name).values
 
     @property

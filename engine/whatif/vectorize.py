@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 import sympy
@@ -28,7 +29,10 @@ from napkinmath.solving.plan import Block
 from napkinmath.units import Quantity, format_quantity
 
 Array = np.ndarray
-Evaluator = Callable[[Mapping[str, Array]], Array]
+#: an array, or a plain number where every value it depends on is fixed (a constant, a
+#: 0-d input): scalars stay scalars so that a step of fixed inputs costs one float op
+Value: TypeAlias = Array | float
+Evaluator = Callable[[Mapping[str, Value]], Value]
 
 _UFUNCS: dict[type, Callable[..., Array]] = {
     sympy.ceiling: np.ceil,
@@ -40,7 +44,7 @@ _UFUNCS: dict[type, Callable[..., Array]] = {
 }
 
 
-def _pow2_ceil(x: Array) -> Array:
+def _pow2_ceil(x: Value) -> Value:
     return 2.0 ** np.ceil(np.log2(x) - 1e-12)
 
 
@@ -75,7 +79,7 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
     if isinstance(expr, sympy.Add):
         first, *rest = parts
 
-        def add(x: Mapping[str, Array]) -> Array:
+        def add(x: Mapping[str, Value]) -> Value:
             total = first(x)
             for p in rest:
                 total = total + p(x)
@@ -85,7 +89,7 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
     if isinstance(expr, (sympy.Max, sympy.Min)):
         ufunc = np.maximum if isinstance(expr, sympy.Max) else np.minimum
 
-        def extreme(x: Mapping[str, Array]) -> Array:
+        def extreme(x: Mapping[str, Value]) -> Value:
             out = parts[0](x)
             for p in parts[1:]:
                 out = ufunc(out, p(x))
@@ -98,10 +102,10 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
     if isinstance(expr, sympy.Heaviside):  # the derivative of a max() or min()
         step, half = parts[0], (parts[1] if len(parts) > 1 else (lambda x: 0.5))
         return lambda x: np.heaviside(step(x), half(x))
-    ufunc = _UFUNCS.get(type(expr))
-    if ufunc is None:
+    function = _UFUNCS.get(type(expr))
+    if function is None:
         raise NotImplementedError(f"no numpy form for {type(expr).__name__}")
-    return lambda x: ufunc(*(p(x) for p in parts))
+    return lambda x: function(*(p(x) for p in parts))
 
 
 def _product(expr: sympy.Mul) -> Evaluator:
@@ -114,8 +118,10 @@ def _product(expr: sympy.Mul) -> Evaluator:
         vector_closure(a.args[0]) for a in expr.args if isinstance(a, sympy.Pow) and a.args[1] == -1
     ]
 
-    def product(x: Mapping[str, Array]) -> Array:
-        scalar, arrays, divisors = 1.0, [], []
+    def product(x: Mapping[str, Value]) -> Value:
+        scalar: Value = 1.0
+        arrays: list[Value] = []
+        divisors: list[Value] = []
         for part in above:
             v = part(x)
             if np.ndim(v) == 0:
@@ -405,6 +411,7 @@ class VectorChain:
                 values[v.name] = x
                 mask = admissible(x, v)
                 good = mask if good is None else good & mask
+            assert good is not None  # a block has at least one unknown
             return good
         chosen = {v.name: np.full(shape, np.nan) for v in unknowns}
         found = np.zeros(shape, dtype=bool)
@@ -459,7 +466,7 @@ def _satisfied(f: Formula, values: Mapping[str, Array], unknown: str | None) -> 
     return good
 
 
-def no_root_error(chain: VectorChain, ok: Array, inputs: Mapping[str, Array]) -> NoRootError:
+def no_root_error(chain: VectorChain, ok: Array, inputs: Mapping[str, Value]) -> NoRootError:
     """Name the first step that fails and an input point where it does."""
     bad = np.argwhere(~ok)
     where = tuple(bad[0]) if bad.size else ()
@@ -469,8 +476,8 @@ def no_root_error(chain: VectorChain, ok: Array, inputs: Mapping[str, Array]) ->
         arr = np.broadcast_to(np.asarray(value, dtype=float), ok.shape)
         if arr.size > 1 and not np.all(arr == arr.flat[0]):
             var = known[name]
-            value = Quantity(float(arr[where]) / var.base_factor, var.unit)
-            shown.append(f"{name} = {format_quantity(value)}")
+            at = Quantity(float(arr[where]) / var.base_factor, var.unit)
+            shown.append(f"{name} = {format_quantity(at)}")
     point = f" at {', '.join(shown)}" if shown else ""
     return NoRootError(
         f"no admissible answer{point}: some part of the ranges asks for "
