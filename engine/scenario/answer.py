@@ -10,9 +10,10 @@ not checked against the rest of the file.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 import pint
 
@@ -21,7 +22,39 @@ from napkinmath.answer.data import CheckRecord, ConstraintRecord
 from napkinmath.answer.result import Result
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.scenario.budget import check_plan
-from napkinmath.scenario.load import Scenario, Section, load
+from napkinmath.scenario.load import (
+    WHAT_IF_RECORD_KEYS,
+    ComparisonSpec,
+    RecordLists,
+    RecordNames,
+    Scenario,
+    Section,
+    Sweep,
+    load,
+)
+
+if TYPE_CHECKING:
+    from napkinmath.whatif.answers import RangeResult
+    from napkinmath.whatif.compare import Comparison
+    from napkinmath.whatif.spread import Interval
+    from napkinmath.whatif.sweep import Table
+
+
+class _Options(TypedDict, total=False):
+    """The options a section passes to solve: the records, and what the file sets."""
+
+    gpu: str
+    model: str
+    precision: str
+    tolerance: float
+    on_inconsistent: str
+    units: dict[str, str]
+    achievable: bool
+
+
+def _point(answer: Result | RangeResult) -> Result:
+    """The point answer (for a range, the one at the centre of every range)."""
+    return answer if isinstance(answer, Result) else answer.center
 
 
 @dataclass
@@ -29,7 +62,9 @@ class SectionAnswer:
     """One section's answer and where each of its givens came from."""
 
     section: Section
-    answer: object  # a Result, or a RangeResult / SampleResult when a given is a spread
+    #: a Result, or a RangeResult when a given is a spread (a plan asks for no samples, so
+    #: never a SampleResult)
+    answer: Result | RangeResult
     #: given name -> where the plan took it from ("plan file, line 9", "answer of Compute")
     origins: dict[str, str]
     #: names this section hands to later ones, with the value
@@ -41,7 +76,7 @@ class SectionAnswer:
     @property
     def result(self) -> Result:
         """The point answer (for a spread, the one at the centre of every range)."""
-        return getattr(self.answer, "center", self.answer)
+        return _point(self.answer)
 
     @property
     def title(self) -> str:
@@ -85,9 +120,10 @@ class Plan:
         return self.scenario.title
 
     @property
-    def answers(self) -> dict[str, pint.Quantity]:
-        """Every question's answer by name (a name asked twice: the later section's)."""
-        out: dict[str, pint.Quantity] = {}
+    def answers(self) -> dict[str, pint.Quantity | Interval]:
+        """Every question's answer by name (a name asked twice: the later section's); an
+        Interval where a section's given is a range."""
+        out: dict[str, pint.Quantity | Interval] = {}
         for s in self.sections:
             out.update(s.answer.values)
         return out
@@ -276,15 +312,15 @@ def _plan(scenario: Scenario) -> Plan:
         [(t, c) for t, r in results for c in r.constraints],
         lambda c: (c.constraint.name, c.describe()),
     )
-    done = Plan(scenario, answered, checks, constraints)
+    found = Plan(scenario, answered, checks, constraints)
     # sweeps and comparisons: the file's givens and the renamed answers (feeds), not every
     # answer (a swept input would contradict answers derived at its planned value)
     later = dict(scenario.givens)
     for s in answered:
         later.update({name: s.fed[name] for name in s.section.feeds})
-    done.sweeps = [(s, _sweep(scenario, s, later)) for s in scenario.sweeps]
-    done.comparisons = [(c, _compare(scenario, c, later)) for c in scenario.comparisons]
-    return done
+    found.sweeps = [(s, _sweep(scenario, s, later)) for s in scenario.sweeps]
+    found.comparisons = [(c, _compare(scenario, c, later)) for c in scenario.comparisons]
+    return found
 
 
 def _spread_kind(answer: object) -> str:
@@ -303,7 +339,9 @@ def _answer(
 ) -> SectionAnswer:
     from napkinmath.solving.solver import solve
 
-    givens = {n: v for n, (v, _) in known.items() if n not in section.ask}
+    # library variables, never one of solve's options (mypy checks a ** mapping's values
+    # against each typed option)
+    givens: dict[str, Any] = {n: v for n, (v, _) in known.items() if n not in section.ask}
     origins = {n: o for n, (_, o) in known.items() if n not in section.ask}
     for name, value in section.givens.items():
         if name in section.ask:
@@ -315,8 +353,8 @@ def _answer(
         givens[name] = value
         where = _line(scenario, (*section.where, "givens", name))
         origins[name] = f"section {section.title}{where}"
-    records = {**scenario.records, **section.records}
-    options: dict[str, object] = {
+    records: RecordNames = {**scenario.records, **section.records}
+    options: _Options = {
         "tolerance": scenario.tolerance,
         "on_inconsistent": "warn",
         **records,
@@ -346,13 +384,13 @@ def _answer(
     try:
         whole = solve(list(section.ask), **options, **givens)
     except NapkinError as exc:
-        name = getattr(exc, "variable", None)
-        path = _given_path(scenario, section, name) if name else section.where
+        culprit = getattr(exc, "variable", None)
+        path = _given_path(scenario, section, culprit) if culprit else section.where
         raise type(exc)(
             f"{scenario.where(path)}: in section {section.title!r}: {exc}", *_extra(exc)
         ) from None
     answer = _needed_only(section, whole, options, givens)
-    point = getattr(answer, "center", answer)
+    point = _point(answer)
     fed = {n: point.values[n] for n in section.ask}
     for later, mine in section.feeds.items():
         fed[later] = point.values[mine]
@@ -362,7 +400,7 @@ def _answer(
             sensitivities.append(answer.sensitivity(target))
         except NapkinError as exc:
             raise _located(scenario, (*section.where, "sensitivity"), str(exc)) from None
-    checked = getattr(whole, "center", whole)
+    checked = _point(whole)
     return SectionAnswer(
         section,
         answer,
@@ -373,13 +411,18 @@ def _answer(
     )
 
 
-def _needed_only(section: Section, whole, options: dict, givens: dict):
+def _needed_only(
+    section: Section,
+    whole: Result | RangeResult,
+    options: _Options,
+    givens: Mapping[str, Any],
+) -> Result | RangeResult:
     """The answer again from only the givens its steps read, so that its givens, derivation
     and sensitivity show what the answer hangs on; the first answer, from every value known,
     keeps the checks and constraints for the file (the same route, so the same numbers)."""
     from napkinmath.solving.solver import solve
 
-    point = getattr(whole, "center", whole)
+    point = _point(whole)
     read = {v.name for step in point.steps for f in step.formulas for v in f.variables}
     needed = {n: v for n, v in givens.items() if n in read}
     if len(needed) == len(givens):
@@ -394,7 +437,7 @@ def _needed_only(section: Section, whole, options: dict, givens: dict):
         answer = solve(list(section.ask), **options, **needed)
     except NapkinError:
         return whole
-    same = getattr(answer, "center", answer)
+    same = _point(answer)
     if [s.formulas for s in same.steps] != [s.formulas for s in point.steps]:
         return whole
     return answer
@@ -420,7 +463,10 @@ def _located(scenario: Scenario, path: tuple, message: str) -> InputError:
     return InputError(f"{scenario.where(path)}: {message}", str(path[-1]))
 
 
-def _findings(items: list[tuple[str, object]], key) -> list[Finding]:
+_Record = TypeVar("_Record", CheckRecord, ConstraintRecord)
+
+
+def _findings(items: list[tuple[str, _Record]], key: Callable[[_Record], tuple]) -> list[Finding]:
     """Each distinct check or constraint once, with every section it came up in."""
     found: dict[tuple, Finding] = {}
     for title, record in items:
@@ -433,16 +479,29 @@ def _findings(items: list[tuple[str, object]], key) -> list[Finding]:
     return list(found.values())
 
 
-def _context(scenario: Scenario, spec, known: Mapping[str, object], skip) -> dict[str, object]:
+def _context(
+    scenario: Scenario, spec: Sweep | ComparisonSpec, known: Mapping[str, object], skip: Set[str]
+) -> dict[str, Any]:
+    """The givens of a sweep or a comparison: library variables, never one of its options
+    (typed Any: mypy checks a ** mapping's values against each typed option)."""
     givens = {n: v for n, v in known.items() if n not in skip}
     givens.update(spec.givens)
     return givens
 
 
-def _sweep(scenario: Scenario, spec, known: Mapping[str, object]):
+def _what_if_records(scenario: Scenario, spec: Sweep | ComparisonSpec) -> RecordLists:
+    """The file's gpu and model (its precision is for single answers), then the spec's own."""
+    records = RecordLists()
+    for key in WHAT_IF_RECORD_KEYS:
+        if key in scenario.records:
+            records[key] = scenario.records[key]
+    return {**records, **spec.records}
+
+
+def _sweep(scenario: Scenario, spec: Sweep, known: Mapping[str, object]) -> Table:
     from napkinmath.whatif.sweep import sweep
 
-    records = {**{k: v for k, v in scenario.records.items() if k != "precision"}, **spec.records}
+    records = _what_if_records(scenario, spec)
     givens = _context(scenario, spec, known, {*spec.target, *spec.over})
     try:
         return sweep(
@@ -464,10 +523,10 @@ def _sweep(scenario: Scenario, spec, known: Mapping[str, object]):
         raise InputError(f"{scenario.where(path)}: sweep {spec.title!r}: {exc}", name) from None
 
 
-def _compare(scenario: Scenario, spec, known: Mapping[str, object]):
+def _compare(scenario: Scenario, spec: ComparisonSpec, known: Mapping[str, object]) -> Comparison:
     from napkinmath.whatif.compare import compare
 
-    records = {**{k: v for k, v in scenario.records.items() if k != "precision"}, **spec.records}
+    records = _what_if_records(scenario, spec)
     givens = _context(scenario, spec, known, set(spec.target))
     try:
         return compare(

@@ -37,7 +37,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.scenario import budget
@@ -59,7 +59,11 @@ TOP_KEYS = (
     "sweeps",
     "comparisons",
 )
-RECORD_KEYS = ("gpu", "model", "precision")
+RecordKey = Literal["gpu", "model", "precision"]
+RECORD_KEYS: tuple[RecordKey, ...] = ("gpu", "model", "precision")
+#: the records a sweep or a comparison takes (a name, or a list of names to run across)
+WhatIfRecordKey = Literal["gpu", "model"]
+WHAT_IF_RECORD_KEYS: tuple[WhatIfRecordKey, ...] = ("gpu", "model")
 #: the top-level [records] table also takes the user's records files and --achievable
 TOP_RECORD_KEYS = (*RECORD_KEYS, "files", "achievable")
 SECTION_KEYS = (
@@ -80,6 +84,21 @@ PRECISIONS = ("bf16", "fp16", "fp8", "int8", "fp4")
 MAX_PLAN_BYTES = 1_000_000
 
 
+class RecordNames(TypedDict, total=False):
+    """The file's [records] or a section's: solve's gpu=, model= and precision=, a name each."""
+
+    gpu: str
+    model: str
+    precision: str
+
+
+class RecordLists(TypedDict, total=False):
+    """A sweep's or a comparison's records: a name, or a list of names to run across."""
+
+    gpu: str | list[str]
+    model: str | list[str]
+
+
 @dataclass(frozen=True)
 class Section:
     """One group of questions, answered together."""
@@ -92,7 +111,7 @@ class Section:
     feeds: dict[str, str] = field(default_factory=dict)  # later name -> this section's answer
     units: dict[str, str] = field(default_factory=dict)
     sensitivity: tuple[str, ...] = ()
-    records: dict[str, str] = field(default_factory=dict)
+    records: RecordNames = field(default_factory=RecordNames)
     where: Where = ()
 
 
@@ -102,7 +121,7 @@ class Sweep:
     target: tuple[str, ...]
     over: dict[str, object]
     givens: dict[str, object] = field(default_factory=dict)
-    records: dict[str, object] = field(default_factory=dict)
+    records: RecordLists = field(default_factory=RecordLists)
     points: int = 11
     where: Where = ()
 
@@ -111,7 +130,7 @@ class Sweep:
 class ComparisonSpec:
     title: str
     target: tuple[str, ...]
-    records: dict[str, object]
+    records: RecordLists
     givens: dict[str, object] = field(default_factory=dict)
     best: str | None = None
     where: Where = ()
@@ -125,7 +144,7 @@ class Scenario:
     notes: str
     tolerance: float
     strict: bool
-    records: dict[str, str]
+    records: RecordNames
     givens: dict[str, object]
     sections: list[Section]
     sweeps: list[Sweep]
@@ -270,35 +289,45 @@ class _Checker:
             out[name] = value
         return out
 
-    def records(
-        self, table: dict, path: Where, keys=RECORD_KEYS, lists: bool = False
-    ) -> dict[str, object]:
-        out: dict[str, object] = {}
-        for key in keys:
-            if key not in table:
-                continue
-            value = table[key]
-            ok = isinstance(value, str) or (
-                lists
-                and isinstance(value, list)
-                and value
-                and all(isinstance(v, str) for v in value)
-            )
-            if not ok:
-                raise self.fail(
-                    (*path, key), f"expected a record name{' or a list' * lists}, got {value!r}"
-                )
-            if key == "precision" and value not in PRECISIONS:
-                raise self.fail((*path, key), f"{value!r}: expected one of {', '.join(PRECISIONS)}")
-            if key != "precision":
-                self.record(value, (*path, key))
-            out[key] = value
+    def records(self, table: dict, path: Where) -> RecordNames:
+        """The gpu, model and precision of the file's [records] or of a section, checked."""
+        out = RecordNames()
+        for key in RECORD_KEYS:
+            if key in table:
+                self.check_records(table[key], key, path, lists=False)
+                out[key] = table[key]
         return out
 
-    def record(self, value: object, path: Where) -> None:
+    def record_lists(self, table: dict, path: Where) -> RecordLists:
+        """The gpu and model of a sweep or a comparison (a name or a list), checked."""
+        out = RecordLists()
+        for key in WHAT_IF_RECORD_KEYS:
+            if key in table:
+                self.check_records(table[key], key, path, lists=True)
+                out[key] = table[key]
+        return out
+
+    def check_records(self, value: object, key: str, path: Where, lists: bool) -> None:
+        """`value` of `key` is a record name (or with `lists`, a list of them) that names a
+        record, or a precision of PRECISIONS."""
+        if isinstance(value, str):
+            names = [value]
+        elif lists and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            names = value
+        else:
+            raise self.fail(
+                (*path, key), f"expected a record name{' or a list' * lists}, got {value!r}"
+            )
+        if key == "precision" and value not in PRECISIONS:
+            raise self.fail((*path, key), f"{value!r}: expected one of {', '.join(PRECISIONS)}")
+        if key != "precision":
+            self.record(names, (*path, key))
+
+    def record(self, names: list[str], path: Where) -> None:
+        """Each of `names` names a record (the user's records in force)."""
         from napkinmath.hardware import get
 
-        for name in value if isinstance(value, list) else [value]:
+        for name in names:
             try:
                 get(name)
             except NapkinError as exc:
@@ -500,7 +529,7 @@ class _Checker:
             target=target,
             over=dict(over),
             givens=self.given_values(s.get("givens"), (*path, "givens")),
-            records=self.records(s, path, ("gpu", "model"), lists=True),
+            records=self.record_lists(s, path),
             points=points,
             where=path,
         )
@@ -508,7 +537,7 @@ class _Checker:
     def comparison(self, c: object, path: Where) -> ComparisonSpec:
         c = self.keys(c, COMPARISON_KEYS, path)
         target = self.names(c.get("target"), (*path, "target"))
-        records = self.records(c, path, ("gpu", "model"), lists=True)
+        records = self.record_lists(c, path)
         if not any(isinstance(v, list) and len(v) > 1 for v in records.values()):
             raise self.fail(
                 path, "a comparison needs gpu = [...] or model = [...] with two or more records"

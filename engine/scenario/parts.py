@@ -10,12 +10,16 @@ numbers them for a single answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from napkinmath.answer.data import Given, StepRecord
+from napkinmath.answer.result import Result
 from napkinmath.rendering.result import explicit as _explicit
 from napkinmath.scenario.answer import Plan, SectionAnswer
 from napkinmath.text.sources import Sources, record_source
+
+if TYPE_CHECKING:
+    from napkinmath.library.declare import Variable
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,7 @@ def givens(s: SectionAnswer) -> list[Row]:
 
 def centre_note(s: SectionAnswer) -> str:
     """For an answer over ranges: the derivation shown is the one at their centres."""
-    if not getattr(s.answer, "bounds", None):
+    if isinstance(s.answer, Result) or not s.answer.bounds:
         return ""
     names = ", ".join(b.name for b in s.answer.bounds)
     return (
@@ -112,8 +116,8 @@ def centre_note(s: SectionAnswer) -> str:
 def section_constraints(s: SectionAnswer) -> tuple[str, list[tuple[bool, str]]]:
     """The section's constraints as (holds, line), under their heading: over the whole
     range or the samples for a ranged or distributed given, else at the answer's point."""
-    answer: Any = s.answer
-    if answer is not s.result:  # a range or samples: the constraints over the spread
+    answer = s.answer
+    if not isinstance(answer, Result):  # a range: the constraints over the spread
         return (
             answer.constraints_heading.rstrip(":"),
             [(not c.warning(), c.line()) for c in answer.constraints],
@@ -136,9 +140,9 @@ def sources(plan: Plan) -> Sources:
         for step in s.result.steps:
             for f in step.formulas:
                 found.number(f.source)
-    for f in plan.constraints:
-        if constraint_source(f):
-            found.number(constraint_source(f))
+    for finding in plan.constraints:
+        if constraint_source(finding):
+            found.number(constraint_source(finding))
     return found
 
 
@@ -162,7 +166,7 @@ class Solved:
     """One unknown of a step: its rearranged expression and its value lines."""
 
     name: str
-    var: object  # the library Variable
+    var: Variable
     expr: object  # sympy expression of the other variables
     explicit: bool  # the formula already reads `name = ...` (no rearranging shown)
     #: the substituted line (when it differs from the result) and the result, as Result

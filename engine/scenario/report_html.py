@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Set
 
 from napkinmath.errors import InputError
 from napkinmath.scenario import mathml, parts, svg
@@ -77,7 +78,7 @@ def _uncommented(svg_text: str) -> str:
 def _table(
     headers: list[str],
     rows: list[list[str]],
-    numeric: set[int] = frozenset(),
+    numeric: Set[int] = frozenset(),
     infeasible: list[bool] | None = None,
 ) -> str:
     """A table of already-escaped cells; the rows marked `infeasible` tinted."""
