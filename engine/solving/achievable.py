@@ -36,6 +36,15 @@ TAG = "(--achievable)"
 #: variables defined against the datasheet peak FLOP/s: where a question gives or asks for
 #: one, `peak_flops` stays the datasheet's (PaLM's MFU; mfu_achievable is the other figure)
 _PEAK_RELATIVE = ("mfu", "hfu", "prefill_mfu", "matmul_efficiency", "mfu_achievable")
+#: the step from its parts (`napkinmath.formulas.step_parts`): its MFU and ideal step are
+#: against the datasheet peak, so the measured figure enters as `compute_efficiency` instead
+_STEP_MODEL = (
+    "step_time_predicted",
+    "mfu_predicted",
+    "compute_time",
+    "step_time_ideal",
+    "compute_efficiency",
+)
 
 
 def achievable_givens(
@@ -73,6 +82,8 @@ def achievable_givens(
         if key is None or key not in record.values or current is None or current.origin == "given":
             continue
         if name == "peak_flops" and _reads_an_mfu(targets, bound):
+            if _reads_the_step(targets, bound) and current.origin != "given":
+                out.update(_compute_efficiency(record, key, current, bound))
             continue
         value = record.values[key]
         var = known[name]
@@ -91,10 +102,35 @@ def achievable_givens(
 
 
 def _reads_an_mfu(targets: tuple[str, ...], givens: dict[str, Given]) -> bool:
-    """True when the question asks for an MFU-like share, or the user gives one."""
-    return any(
+    """True when the question asks for an MFU-like share, or the user gives one (the step
+    model's variables count: its MFU and ideal step are against the datasheet peak)."""
+    return _reads_the_step(targets, givens) or any(
         n in targets or (n in givens and givens[n].origin == "given") for n in _PEAK_RELATIVE
     )
+
+
+def _reads_the_step(targets: tuple[str, ...], givens: dict[str, Given]) -> bool:
+    """True when the question asks for the step from its parts, or the user gives one."""
+    return any(n in targets or (n in givens and givens[n].origin == "given") for n in _STEP_MODEL)
+
+
+def _compute_efficiency(record, key: str, peak: Given, bound: dict[str, Given]) -> dict[str, Given]:
+    """`compute_efficiency` = the record's measured matmul FLOP/s over its datasheet peak,
+    where the user gave none."""
+    given = bound.get("compute_efficiency")
+    if given is not None and given.origin == "given":
+        return {}
+    measured = record.values[key]
+    var = variables()["compute_efficiency"]
+    ratio = (measured.quantity / peak.quantity).to("").magnitude
+    note = (
+        f"{record.id}: {key} over the datasheet peak_flops, {format_quantity(measured.quantity)}"
+        f" / {format_quantity(peak.quantity)} {TAG}; {measured.provenance()}"
+    )
+    origin = "assumption" if measured.assumption else "record"
+    return {
+        "compute_efficiency": Given(var, to_quantity(ratio, var), origin, note, record=record.id)
+    }
 
 
 def holders() -> list[str]:
@@ -105,7 +141,7 @@ def holders() -> list[str]:
 
 
 def _measured(given: Given) -> str:
-    key = given.note.partition(": ")[2].split(",")[0]
+    key = given.note.partition(": ")[2].replace(",", " ").split(" ")[0]
     return f"{given.record}'s measured {format_quantity(given.quantity)} ({key}, {TAG[1:-1]})"
 
 
@@ -122,7 +158,13 @@ def mark_steps(result: Result, gpu: str | None, precision: str | None) -> None:
             )
             step.note = f"{step.note}; {said}" if step.note else said
     mfu_question = _reads_an_mfu(result.targets, result.givens)
-    if mfu_question:
+    if _reads_the_step(result.targets, result.givens):
+        result.notes.append(
+            "--achievable: peak_flops stays the datasheet figure (the predicted MFU and the "
+            "ideal step are against it); the step's matmuls run at compute_efficiency, the "
+            "record's measured matmul FLOP/s over its peak"
+        )
+    elif mfu_question:
         result.notes.append(
             "--achievable: peak_flops stays the datasheet figure, because MFU "
             "is defined against it (PaLM); the fraction of the measured matmul "

@@ -15,6 +15,7 @@ import math
 import sys
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import replace
 
 import pint
 
@@ -30,6 +31,7 @@ from napkinmath.errors import (
     UnderDeterminedError,
 )
 from napkinmath.hardware import scope
+from napkinmath.library import settings
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
@@ -481,12 +483,15 @@ def bind(
     bound: dict[str, Given] = {}
     pending: dict[str, tuple[pint.Quantity, Variable, InputError]] = {}
     records = [*each_record(gpu), *([model] if model is not None else [])]
+    givens, from_settings = settings.expand(givens)
     for name, value in givens.items():
         var = variable(name)
         if name in targets:
             raise InputError(f"{name} is both a target and a given: drop one of them", name)
         try:
             bound[name] = _user_given(var, value)
+            if name in from_settings:
+                bound[name] = replace(bound[name], reading=from_settings[name])
         except InputError as exc:
             reference = record_reference(name, value, records)
             if reference is not None:
