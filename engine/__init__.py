@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checker
     from napkinmath.whatif.answers import RangeResult, SampleResult
     from napkinmath.whatif.compare import Comparison, compare
     from napkinmath.whatif.frames import to_frame
+    from napkinmath.whatif.gap import GapBudget, gap
     from napkinmath.whatif.sensitivity import Sensitivity
     from napkinmath.whatif.spread import Interval, lognormal, normal, uniform
     from napkinmath.whatif.sweep import sweep
@@ -41,6 +42,7 @@ if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checker
 
 __all__ = [
     "Comparison",
+    "GapBudget",
     "InconsistentError",
     "InputError",
     "Interval",
@@ -64,6 +66,7 @@ __all__ = [
     "constraints",
     "formula",
     "formulas",
+    "gap",
     "graph",
     "hardware",
     "lognormal",
@@ -92,6 +95,8 @@ _WHATIF = {
     "Comparison": "napkinmath.whatif.compare",
     "Sensitivity": "napkinmath.whatif.sensitivity",
     "to_frame": "napkinmath.whatif.frames",
+    "gap": "napkinmath.whatif.gap",
+    "GapBudget": "napkinmath.whatif.gap",
     "formula": "napkinmath.library.objects",
     "graph": "napkinmath.library.objects",
     "variable": "napkinmath.library.lookup",

@@ -261,6 +261,19 @@ def _solve_options(solve: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also show each input's elasticity and swing (which assumption the answer hangs on)",
     )
+    solve.add_argument(
+        "--gap",
+        action="store_true",
+        help="itemise a measured step (step_time=, mfu= or tokens_per_second=) against the "
+        "predicted step's parts; measured parts (dataloader_wait=, collective_time=, "
+        "optimizer_time=, rank_step_time_std=, ...) replace the modelled ones",
+    )
+    solve.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="with --gap: save the waterfall from the ideal step to the measured one "
+        "(.png or .svg)",
+    )
     solve.set_defaults(handler=_solve)
 
 
@@ -493,6 +506,8 @@ def _solve(args: argparse.Namespace) -> int:
         options["on_inconsistent"] = "warn"
     if args.digits is not None:
         options["digits"] = args.digits
+    if args.gap or args.plot:
+        return _solve_gap(args, targets, options, givens)
     result = solve(targets, **keywords(options, givens, "solve"))
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError(
@@ -526,6 +541,43 @@ def _solve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    return 0
+
+
+def _solve_gap(
+    args: argparse.Namespace,
+    targets: list[str],
+    options: dict[str, object],
+    givens: dict[str, str],
+) -> int:
+    """`napkin solve ... step_time=... --gap`: the measured step and the measured parts are
+    taken out of the givens, the rest predicts the step, and the budget itemises the gap."""
+    from napkinmath.solving.solver import solve
+    from napkinmath.whatif.gap import MEASURABLE, gap
+
+    if not args.gap:
+        raise NapkinError("--plot FILE draws the gap budget's waterfall: add --gap")
+    if args.format == "latex" or args.samples is not None or args.sensitivity:
+        raise NapkinError(
+            "--gap prints as text, markdown or json, for a single answer (no --samples, "
+            "--sensitivity or --format latex)"
+        )
+    step = {k: givens.pop(k) for k in ("step_time", "mfu", "tokens_per_second") if k in givens}
+    measured = {k: givens.pop(k) for k in MEASURABLE if k in givens}
+    result = solve(targets, **keywords(options, givens, "solve"))
+    budget = gap(result, measured=measured, **step)
+    if args.plot:
+        budget.plot(args.plot)
+    if args.format == "json":
+        import json
+
+        from napkinmath.cli.jsonout import answer
+
+        print(json.dumps({"gap": budget.to_dict(), "answer": json.loads(answer(result, None))}))
+    elif args.format == "markdown":
+        print(budget.to_markdown() + "\n\n**The step from its parts**\n\n" + result.to_markdown())
+    else:
+        print(f"{budget}\n\nThe step from its parts:\n\n{result}")
     return 0
 
 
