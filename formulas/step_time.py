@@ -51,7 +51,7 @@ mfu_target = var(
 step_time_predicted = var(
     "step_time_predicted",
     "s",
-    "predicted step time: model FLOPs at mfu_target (compute time per step)",
+    "predicted step time: the sum of its parts for a layout, or the model FLOPs at mfu_target",
     symbol="\\hat{t}_{step}",
 )
 # Measured minus predicted step time (negative when the run beats the plan).

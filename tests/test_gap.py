@@ -5,6 +5,7 @@ checked against the parts computed by hand in tests/test_step_parts.py.
 """
 
 import json
+from pathlib import Path
 from statistics import NormalDist
 
 import pytest
@@ -176,3 +177,63 @@ def test_cli_gap_refuses_latex_and_plot_alone(napkin):
     assert status != 0 and "--gap prints as text, markdown or json" in err
     status, _, err = napkin(*LAYOUT, "step_time=12 s", "--plot", "x.png")
     assert status != 0 and "add --gap" in err
+
+
+# --- in a plan file: a section's gap = { step_time = ..., measured = { ... } } -----------------
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "llama-70b-step.toml"
+
+
+def test_example_plan_has_its_gap_budget_in_every_format(tmp_path):
+    p = nm.plan(EXAMPLE)
+    budget = p.sections[0].gap
+    assert budget is not None and budget.measured_seconds == 15.1
+    assert sum(line.seconds for line in budget.lines) == pytest.approx(15.1 - budget.ideal_seconds)
+    by_name = {line.name: line for line in budget.lines}
+    assert by_name["compute_efficiency"].evidence == "measured"  # achievable = true
+    assert by_name["dataloader_wait"].seconds == 0.3
+    assert "Gap budget: measured step 15.1 s" in p.to_text()
+    assert "| residual (unexplained) |" in p.to_markdown()
+    html = p.to_html()
+    assert "<h3>Gap budget" in html and "Waterfall: from the ideal step" in html
+    assert "Gap budget" in p.to_latex()
+
+
+def plan_with(gap: dict, ask=("step_time_predicted",)) -> dict:
+    return {
+        "title": "t",
+        "records": {"gpu": "H100-SXM", "model": "llama-3-70b"},
+        "givens": {
+            "n_gpus": 1024,
+            "tp": 8,
+            "pp": 4,
+            "dp": 32,
+            "seq_len": 8192,
+            "global_batch_tokens": "16Mi",
+            "batch_size": 1,
+            "recompute": "selective",
+        },
+        "sections": [{"title": "s", "ask": list(ask), "gap": gap}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("gap", "ask", "message"),
+    [
+        ({}, ("step_time_predicted",), "exactly one measured step"),
+        ({"step_time": "1 s", "mfu": 0.4}, ("step_time_predicted",), "exactly one measured"),
+        ({"step_time": "12 s"}, ("mfu_predicted",), 'ask = \\["step_time_predicted"'),
+        ({"step_time": "12 s", "measured": {"nccl": "1 s"}}, ("step_time_predicted",), "nccl"),
+        ({"step_time": "12 GB"}, ("step_time_predicted",), "expected a quantity in s"),
+    ],
+)
+def test_plan_gap_errors_name_the_key(gap, ask, message):
+    with pytest.raises(InputError, match=message) as caught:
+        nm.plan(plan_with(gap, ask))
+    assert "sections[0].gap" in str(caught.value)
+
+
+def test_plan_recompute_setting_is_checked():
+    data = plan_with({"step_time": "12 s"})
+    data["givens"]["recompute"] = "sometimes"
+    with pytest.raises(InputError, match="choose one of 'none', 'selective', 'full'"):
+        nm.plan(data)

@@ -36,6 +36,7 @@ from napkinmath.scenario.load import (
 if TYPE_CHECKING:
     from napkinmath.whatif.answers import RangeResult
     from napkinmath.whatif.compare import Comparison
+    from napkinmath.whatif.gap import GapBudget
     from napkinmath.whatif.spread import Interval
     from napkinmath.whatif.sweep import Table
 
@@ -72,6 +73,8 @@ class SectionAnswer:
     sensitivities: list = field(default_factory=list)
     #: the answer from every value known (its checks and constraints are the file's)
     checked: Result | None = None
+    #: the gap budget of a measured step against this section's parts (`gap =`)
+    gap: GapBudget | None = None
 
     @property
     def result(self) -> Result:
@@ -401,6 +404,16 @@ def _answer(
         except NapkinError as exc:
             raise _located(scenario, (*section.where, "sensitivity"), str(exc)) from None
     checked = _point(whole)
+    budget = None
+    if section.gap:
+        from napkinmath.whatif.gap import gap
+
+        spec = dict(section.gap)
+        measured = spec.pop("measured", {})
+        try:
+            budget = gap(_point(answer), measured=measured, **spec)  # type: ignore[arg-type]
+        except NapkinError as exc:
+            raise _located(scenario, (*section.where, "gap"), str(exc)) from None
     return SectionAnswer(
         section,
         answer,
@@ -408,6 +421,7 @@ def _answer(
         fed,
         sensitivities,
         checked,
+        budget,
     )
 
 
@@ -423,8 +437,14 @@ def _needed_only(
     from napkinmath.solving.solver import solve
 
     point = _point(whole)
+    from napkinmath.library.settings import SETTINGS
+
     read = {v.name for step in point.steps for f in step.formulas for v in f.variables}
-    needed = {n: v for n, v in givens.items() if n in read}
+    needed = {
+        n: v
+        for n, v in givens.items()
+        if n in read or (n in SETTINGS and read.intersection(*SETTINGS[n].choices.values()))
+    }
     if len(needed) == len(givens):
         return whole
     if whole is point and not (point.checks or point.constraints or point.set_aside or point.notes):

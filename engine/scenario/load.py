@@ -75,8 +75,11 @@ SECTION_KEYS = (
     "feeds",
     "units",
     "sensitivity",
+    "gap",
     *RECORD_KEYS,
 )
+#: a section's gap = { step_time = "12.4 s", measured = { ... } } (`napkinmath.whatif.gap`)
+GAP_STEP_KEYS = ("step_time", "mfu", "tokens_per_second")
 SWEEP_KEYS = ("title", "target", "over", "givens", "gpu", "model", "points")
 COMPARISON_KEYS = ("title", "target", "givens", "gpu", "model", "best")
 PRECISIONS = ("bf16", "fp16", "fp8", "int8", "fp4")
@@ -113,6 +116,8 @@ class Section:
     sensitivity: tuple[str, ...] = ()
     records: RecordNames = field(default_factory=RecordNames)
     where: Where = ()
+    #: the measured step (one of GAP_STEP_KEYS) and `measured` parts, for a gap budget
+    gap: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -267,9 +272,17 @@ class _Checker:
             return {}
         if not isinstance(table, dict):
             raise self.fail(path, "expected a table of name = value")
+        from napkinmath.library.settings import SETTINGS
+
         out: dict[str, object] = {}
         for name, value in table.items():
             where = (*path, name)
+            setting = SETTINGS.get(name)
+            if setting is not None:  # recompute = "selective": a choice that sets givens
+                if not isinstance(value, str) or value not in setting.choices:
+                    raise self.fail(where, f"choose one of {', '.join(map(repr, setting.choices))}")
+                out[name] = value
+                continue
             self.variable(name, where)
             if isinstance(value, list):
                 value = tuple(value)  # [low, high]: a range
@@ -502,7 +515,39 @@ class _Checker:
             sensitivity=sensitivity,
             records=self.records(s, path),
             where=path,
+            gap=self.gap(s.get("gap"), (*path, "gap"), ask),
         )
+
+    def gap(self, table: object, path: Where, ask: tuple[str, ...]) -> dict[str, object]:
+        """gap = { step_time = "12.4 s", measured = { dataloader_wait = "0.3 s" } }: one
+        measured step, and the parts a profiler measured (`napkinmath.whatif.gap`)."""
+        from napkinmath.whatif.gap import MEASURABLE
+
+        if table is None:
+            return {}
+        table = self.keys(table, (*GAP_STEP_KEYS, "measured"), path)
+        step = [k for k in GAP_STEP_KEYS if k in table]
+        if len(step) != 1:
+            raise self.fail(
+                path, f"a gap budget needs exactly one measured step: {', '.join(GAP_STEP_KEYS)}"
+            )
+        if "step_time_predicted" not in ask:
+            raise self.fail(path, 'a gap budget needs ask = ["step_time_predicted", ...]')
+        measured = table.get("measured", {})
+        if not isinstance(measured, dict):
+            raise self.fail((*path, "measured"), 'expected a table: part = "time"')
+        for key, value in measured.items():
+            if key not in MEASURABLE:
+                raise self.fail(
+                    (*path, "measured", key),
+                    f"unknown part {key!r}; measure one of {', '.join(MEASURABLE)}",
+                )
+            if not isinstance(value, str):
+                raise self.fail((*path, "measured", key), 'expected a time such as "0.3 s"')
+        value = table[step[0]]
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise self.fail((*path, step[0]), 'expected a value such as "12.4 s" or 0.38')
+        return {step[0]: value, "measured": dict(measured)}
 
     def sweep(self, s: object, path: Where) -> Sweep:
         s = self.keys(s, SWEEP_KEYS, path)

@@ -270,6 +270,13 @@ class HtmlPrinter(PlanPrinter):
             ),
         ]
 
+    def gap(self, budget) -> list[str]:
+        return [
+            "<h3>Gap budget: the measured step against its parts</h3>",
+            budget.to_html(plot=False),
+            self.figure(budget.draw, "Waterfall: from the ideal step to the measured one"),
+        ]
+
     def section_end(self) -> list[str]:
         return ["</section>"]
 

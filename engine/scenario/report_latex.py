@@ -281,6 +281,28 @@ class LatexPrinter(PlanPrinter):
             out += self.figure(lambda ax: sens.plot(ax=ax), self.figures / f"tornado-{number}.pdf")
         return out
 
+    def gap(self, budget) -> list[str]:
+        header = budget.header()
+        rows = [
+            f"{tex(term)} & {tex(time)} & {tex(share)} & {tex(evidence)} \\\\"
+            for term, time, share, evidence in budget.rows()
+        ]
+        out = [
+            r"\subsection*{Gap budget: the measured step against its parts}",
+            f"{tex(header[0])}. {tex(header[1])}.",
+            "",
+            r"\begin{tabular}{lrrl}",
+            r"term & time & share of gap & evidence \\ \hline",
+            *rows,
+            r"\end{tabular}",
+            "",
+            *_itemize([f"{tex(line.term)}: {tex(line.source)}" for line in budget.lines]),
+        ]
+        if self.figures is not None:
+            number = len(list(self.figures.glob("gap-*.pdf"))) + 1
+            out += self.figure(budget.draw, self.figures / f"gap-{number}.pdf")
+        return out
+
     def checks(self, checks: list) -> list[str]:
         return [
             r"\section*{Consistency of the givens}",

@@ -100,6 +100,9 @@ class MarkdownPrinter(PlanPrinter):
     def sensitivity(self, sens) -> list[str]:
         return ["", f"**What {_code(sens.target)} hangs on**", "", sens.to_markdown()]
 
+    def gap(self, budget) -> list[str]:
+        return ["", budget.to_markdown()]
+
     def checks(self, checks: list) -> list[str]:
         return [
             "",

@@ -94,6 +94,9 @@ class TextPrinter(PlanPrinter):
     def sensitivity(self, sens) -> list[str]:
         return ["", f"What {sens.target} hangs on:", str(sens)]
 
+    def gap(self, budget) -> list[str]:
+        return ["", budget.to_text()]
+
     def checks(self, checks: list) -> list[str]:
         return [
             "",

@@ -86,6 +86,10 @@ class PlanPrinter:
         """What one answer of the section hangs on."""
         raise NotImplementedError
 
+    def gap(self, budget) -> list[str]:
+        """A measured step itemised against the section's parts (`napkinmath.whatif.gap`)."""
+        raise NotImplementedError
+
     def section_end(self) -> list[str]:
         return []
 
@@ -154,4 +158,6 @@ def _section(printer: PlanPrinter, number: int, s: SectionAnswer) -> list[str]:
         out += printer.section_constraints(heading, limits)
     for sens in s.sensitivities:
         out += printer.sensitivity(sens)
+    if s.gap is not None:
+        out += printer.gap(s.gap)
     return out + printer.section_end()

@@ -159,7 +159,8 @@ class GapBudget:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
 
     # --- printers -------------------------------------------------------------------------
-    def _rows(self) -> list[tuple[str, str, str, str]]:
+    def rows(self) -> list[tuple[str, str, str, str]]:
+        """Each line as printed: term, time, share of the gap, evidence."""
         gap = self.measured_seconds - self.ideal_seconds
         rows = []
         for line in self.lines:
@@ -167,7 +168,8 @@ class GapBudget:
             rows.append((line.term, _time(line.seconds), share, line.evidence))
         return rows
 
-    def _header(self) -> list[str]:
+    def header(self) -> list[str]:
+        """The two lines above the table: the measured step, the ideal, the gap."""
         gap = self.measured_seconds - self.ideal_seconds
         return [
             f"Gap budget: measured step {_time(self.measured_seconds)} ({self.measured_from}) "
@@ -181,9 +183,9 @@ class GapBudget:
         return f"{100 * self.ideal_seconds / seconds:.1f}%" if seconds > 0 else "–"
 
     def to_text(self) -> str:
-        rows = [("term", "time", "share of gap", "evidence"), *self._rows()]
+        rows = [("term", "time", "share of gap", "evidence"), *self.rows()]
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
-        out = [*self._header(), ""]
+        out = [*self.header(), ""]
         for i, row in enumerate(rows):
             out.append(
                 "  "
@@ -212,10 +214,10 @@ class GapBudget:
     def to_markdown(self) -> str:
         from napkinmath.checking.escape import md_inline
 
-        header = self._header()
+        header = self.header()
         out = [f"**{md_inline(header[0])}**", "", md_inline(header[1]), ""]
         out += ["| term | time | share of gap | evidence | source |", "|---|--:|--:|---|---|"]
-        for line, row in zip(self.lines, self._rows(), strict=True):
+        for line, row in zip(self.lines, self.rows(), strict=True):
             source = line.source + (f"; {line.note}" if line.note else "")
             cells = [*row, source]
             out.append("| " + " | ".join(md_inline(c).replace("|", "\\|") for c in cells) + " |")
@@ -228,14 +230,14 @@ class GapBudget:
         """A table and, with matplotlib installed, the waterfall as inline SVG."""
         from html import escape
 
-        header = self._header()
+        header = self.header()
         out = [
             '<div class="napkin-gap">',
             f"<p><strong>{escape(header[0])}</strong><br>{escape(header[1])}</p>",
             "<table><thead><tr><th>term</th><th>time</th><th>share of gap</th>"
             "<th>evidence</th><th>source</th></tr></thead><tbody>",
         ]
-        for line, row in zip(self.lines, self._rows(), strict=True):
+        for line, row in zip(self.lines, self.rows(), strict=True):
             source = line.source + (f"; {line.note}" if line.note else "")
             out.append(
                 f"<tr><td>{escape(row[0])}</td><td style='{NUMBER}'>{escape(row[1])}"
@@ -263,7 +265,7 @@ class GapBudget:
         plt = _pyplot()
         fig, ax = plt.subplots(figsize=(8, 5))
         try:
-            self._draw(ax)
+            self.draw(ax)
             image = io.StringIO()
             fig.savefig(image, format="svg", bbox_inches="tight")
         finally:
@@ -279,10 +281,11 @@ class GapBudget:
         target = _plot_target(path)
         plt = _pyplot()
         fig, ax, owned = _axes(plt, ax)
-        self._draw(ax)
+        self.draw(ax)
         return _finish(plt, fig, ax, target, owned)
 
-    def _draw(self, ax) -> None:
+    def draw(self, ax) -> None:
+        """The waterfall on the matplotlib Axes `ax`."""
         labels = ["ideal step"]
         bottoms, heights, colours = [0.0], [self.ideal_seconds], ["#4c72b0"]
         level = self.ideal_seconds
