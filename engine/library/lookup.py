@@ -174,7 +174,7 @@ def check_dimensions(f: Formula) -> str | None:
         right = dimension_of(f.equation.rhs)
     except DimensionMismatchError as exc:
         return f"formula {f.name!r}: {exc}"
-    if left != right:
+    if left != right and not (f.equation.lhs.is_zero or f.equation.rhs.is_zero):  # 0 has any
         return (
             f"formula {f.name!r}: left side {f.equation.lhs} is [{_dim_text(left)}] but right "
             f"side {f.equation.rhs} is [{_dim_text(right)}]"
