@@ -51,8 +51,9 @@ def _pow2_ceil(x: Array) -> Array:
     return 2.0 ** np.ceil(np.log2(x) - 1e-12)
 
 
-def _normal_quantile(p: Array) -> Array:
-    """Φ⁻¹ element by element (NaN outside 0 < p < 1, as numpy's log gives NaN below 0)."""
+def _normal_quantile(p: Array | float) -> Array | float:
+    """Φ⁻¹ element by element (NaN outside 0 < p < 1, as numpy's log gives NaN below 0); a
+    plain number stays one."""
     from statistics import NormalDist
 
     inverse = NormalDist().inv_cdf
@@ -60,7 +61,7 @@ def _normal_quantile(p: Array) -> Array:
     out = np.full(flat.shape, np.nan)
     inside = (flat > 0) & (flat < 1)
     out[inside] = [inverse(float(x)) for x in flat[inside]]
-    return out if out.ndim else out[()]
+    return out if out.ndim else float(out[()])
 
 
 def _power(base: Evaluator, exponent: sympy.Expr, index: Callable) -> Evaluator:
