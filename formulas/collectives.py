@@ -23,7 +23,10 @@ it wins for small messages on many ranks. A hierarchical all-reduce keeps the bu
 only S/g of each GPU's buffer crosses its NIC (16 nodes × 8 H100, 14 GB of gradients, 400 Gb/s
 NICs: 0.12 s against a flat ring's 0.56 s). On a TPU torus a ring with wraparound links sends
 half the shards each way at once, so the time no longer depends on the ring's length: V/W with
-W the axis's bidirectional bandwidth (the scaling book's W_ICI; TPU v5e 9e10 B/s per axis).
+W the axis's bidirectional bandwidth (the scaling book's W_ICI; TPU v5e 9e10 B/s per axis,
+v5p and v6e 1.8e11: both links of the axis, one way each, NOT Google's per-chip figure, which
+adds all four or six links and both directions). The TPU records hold it with torus_dims, the
+torus's axes (2 on v5e and v6e, 3 on v5p): a collective runs over at most that many at once.
 Megatron's tensor parallelism all-reduces the b·s·h activations twice per layer in the
 forward pass and twice in the backward; expert parallelism sends each token to its k experts
 (dispatch) and back (combine), DeepSeek-V3 in FP8 out and BF16 back, to at most 4 nodes.
@@ -141,6 +144,13 @@ torus_axes = var(
     symbol="n_{ax}",
     default=1,
     default_note="a collective over one torus axis (one mesh dimension)",
+)
+# Axes of the chips' torus: 2 (TPU v5e, v6e), 3 (TPU v4, v5p).
+torus_dims = var(
+    "torus_dims",
+    "",
+    "axes of the chips' ICI torus (TPU v5e and v6e 2, v5p 3): the most a collective can use",
+    symbol="d_{torus}",
 )
 # All-gather on bidirectional rings.
 torus_allgather_time = var(

@@ -12,6 +12,7 @@
     checkpoint_snapshot_time         < checkpoint_interval           (asynchronous snapshots)
     allreduce_time                   ≤ backward_time                 (gradient sync hides)
     pipeline_bubble_fraction         ≤ 1/4                           (assumed threshold)
+    torus_axes                       ≤ torus_dims                    (axes the torus has)
 
 Memory constraints are per GPU: activation_memory is already per GPU (each tensor-parallel
 rank's share of one micro-batch through all n_layers), and under 1F1B the first pipeline stage
@@ -28,6 +29,13 @@ from napkinmath.library.declare import constraint
 
 from .accelerator import hbm_capacity, hbm_usable_fraction
 from .activations import activation_memory, activation_memory_flash, activation_memory_recompute
+from .collectives import (
+    SCALING_BOOK,
+    torus_allgather_time,
+    torus_allreduce_time,
+    torus_axes,
+    torus_dims,
+)
 from .communication import allreduce_exposed_time, allreduce_time
 from .inference import kv_cache_memory, max_concurrent_sequences
 from .memory import (
@@ -210,4 +218,15 @@ constraint(
     subject="parallelism",
     message="the pipeline idles for more than a quarter of the compute time: use more "
     "micro-batches per step or interleaved stages (virtual_pipeline_stages)",
+)
+constraint(
+    "torus_axes_exist",
+    "A torus collective uses at most the torus's axes",
+    torus_axes,
+    torus_dims,
+    source=SCALING_BOOK,
+    subject="communication",
+    touch=(torus_allgather_time, torus_allreduce_time),
+    message="the collective is spread over more axes than the chips' torus has (TPU v5e "
+    "and v6e 2, v5p 3): lower torus_axes",
 )

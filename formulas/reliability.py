@@ -10,6 +10,11 @@ and a training/inference pool that lends accelerators to traffic peaks.
                             (checkpoint_overhead = checkpoint_write_time / checkpoint_interval)
     recovery_point        = checkpoint_interval + replication_lag           (worst case, RPO)
     recovery_time         = restart_time + warmup_time                      (RTO)
+    checkpoint_copy_time  = checkpoint_size / inter_site_bandwidth
+    replication_lag       = checkpoint_write_time + checkpoint_copy_time    (write, then copy)
+    standby_cost          = standby_gpus · standby_period · price_per_gpu_hour
+    site_loss_cost        = n_gpus · site_recovery_time · price_per_gpu_hour
+    standby_break_even_site_losses = standby_cost / site_loss_cost
 
 The first-order model of Young (1974): failures arrive at random (exponential, rate 1/mtbf);
 every checkpoint blocks training for checkpoint_write_time; a failure loses on average half an
@@ -32,6 +37,16 @@ second tier) to the interval. Replicating
 checkpoints to peer memory or a nearer tier shortens the restore, and a faster write lowers
 checkpoint_write_time, hence a shorter optimum interval and less work lost per failure.
 
+A second site: the replication lag is the write to the primary tier and then the copy of the
+checkpoint over the inter-site link (6.48 TB over 100 Gb/s: 8.6 min, over 10 Gb/s 1.44 h), so
+the checkpoint that survives a lost site is up to an interval plus that lag old. A warm second
+cluster held idle for failover costs its accelerator-hours at their price over the period it
+is held; what it buys is the recovery without it (finding capacity, provisioning, moving the
+data: site_recovery_time) for every accelerator of the job, at the job's price. The standby
+pays for itself once the site losses expected over the period reach
+standby_break_even_site_losses (with it the job still loses its usual recovery_time; the cost
+of that, and any work the standby runs meanwhile, are left out).
+
 Shared pool: a preempted training job hands its accelerators back after it checkpoints and
 drains (reclaim_time); traffic rising at ramp_rate uses up the inference floor's headroom in
 traffic_headroom / ramp_rate; the reclaim must fit in that time. The floor covers the baseline
@@ -48,6 +63,7 @@ from .storage import (
     checkpoint_interval,
     checkpoint_overhead,
     checkpoint_restore_time,
+    checkpoint_size,
     checkpoint_write_time,
 )
 from .training import gpu_hours, n_gpus
@@ -61,6 +77,11 @@ YOUNG_1974 = (
 DALY_2006 = (
     "Daly 2006, A higher order estimate of the optimum checkpoint interval for restart dumps, "
     "Future Generation Computer Systems 22(3):303-312, doi:10.1016/j.future.2004.11.016"
+)
+AWS_DR = (
+    "AWS whitepaper, Disaster Recovery of Workloads on AWS: Recovery in the Cloud (2021), "
+    "'Disaster recovery options in the cloud' (backup and restore, pilot light, warm standby, "
+    "multi-site: the shorter the recovery time, the more idle capacity is paid for)"
 )
 LLAMA3_2024 = (
     "Llama Team 2024, The Llama 3 Herd of Models, arXiv:2407.21783, §3.3.4 (419 unexpected "
@@ -183,6 +204,68 @@ recovery_time = var(
     "time from a failure until training runs at full speed again (recovery "
     "time, RTO): reschedule + restore + warm-up",
     symbol="\\mathrm{RTO}",
+)
+# End-to-end rate of a checkpoint copy from one site to another.
+inter_site_bandwidth = var(
+    "inter_site_bandwidth",
+    "Gb/s",
+    "end-to-end rate of a checkpoint copy between sites (the inter-site link's share the "
+    "copy gets, or the slower storage end)",
+    symbol="B_{site}",
+)
+# Time to copy one checkpoint to the second site.
+checkpoint_copy_time = var(
+    "checkpoint_copy_time",
+    "min",
+    "time to copy one checkpoint to a second site over the inter-site link",
+    symbol="t_{copy}",
+    bounds=NON_NEGATIVE,
+)
+# Accelerators of a warm second cluster held idle for failover.
+standby_gpus = var(
+    "standby_gpus",
+    "GPU",
+    "accelerators of a warm second cluster held idle for failover",
+    symbol="n_{standby}",
+    bounds=NON_NEGATIVE,
+)
+# How long the standby is held.
+standby_period = var(
+    "standby_period",
+    "day",
+    "period the warm standby is held (the run, a year)",
+    symbol="T_{standby}",
+)
+# Time to resume after losing the site, without a standby.
+site_recovery_time = var(
+    "site_recovery_time",
+    "day",
+    "time to resume the job after losing its site, without a warm standby (find and "
+    "provision capacity elsewhere, move the data)",
+    symbol="R_{site}",
+)
+# What the standby costs over the period.
+standby_cost = var(
+    "standby_cost",
+    "USD",
+    "rental cost of the warm standby over the period it is held",
+    symbol="\\$_{standby}",
+    bounds=NON_NEGATIVE,
+)
+# What one site loss costs without a standby.
+site_loss_cost = var(
+    "site_loss_cost",
+    "USD",
+    "cost of one site loss without a standby: the job's accelerators idle for the recovery",
+    symbol="\\$_{site}",
+)
+# Site losses over the period at which the standby pays for itself.
+standby_break_even_site_losses = var(
+    "standby_break_even_site_losses",
+    "",
+    "site losses over the period at which the warm standby pays for itself",
+    symbol="n_{site}^{*}",
+    bounds=NON_NEGATIVE,
 )
 # Time for a preempted job to stop and hand over its accelerators once checkpointed.
 drain_time = var(
@@ -438,4 +521,55 @@ formula(
     source=DEFINITION,
     subject=SUBJECT,
     note="restart_time (reschedule + restore) plus the warm-up to full speed",
+)
+
+formula(
+    "checkpoint_copy_time",
+    "Checkpoint copy to a second site",
+    Eq(checkpoint_copy_time, checkpoint_size / inter_site_bandwidth),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note=(
+        "bits vs bytes: 6.48 TB over 100 Gb/s is 8.6 min; a long path and few TCP streams "
+        "reach far less than the link: give the rate measured"
+    ),
+)
+
+formula(
+    "replication_lag",
+    "Replication lag of a checkpoint",
+    Eq(replication_lag, checkpoint_write_time + checkpoint_copy_time),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note=(
+        "written to the primary tier, then copied from it; a copy that streams from host "
+        "memory while the write runs takes the longer of the two instead"
+    ),
+)
+
+formula(
+    "standby_cost",
+    "Cost of a warm standby held idle",
+    Eq(standby_cost, standby_gpus * standby_period * price_per_gpu_hour),
+    source=f"{DEFINITION}; {AWS_DR}",
+    subject=SUBJECT,
+    note="its accelerator-hours at their price; work it runs meanwhile would pay some back",
+)
+
+formula(
+    "site_loss_cost",
+    "Cost of a site loss without a standby",
+    Eq(site_loss_cost, n_gpus * site_recovery_time * price_per_gpu_hour),
+    source=f"{DEFINITION}; {AWS_DR}",
+    subject=SUBJECT,
+    note="every accelerator of the job idle (still paid for) until it runs elsewhere",
+)
+
+formula(
+    "standby_break_even_site_losses",
+    "Site losses at which a warm standby pays",
+    Eq(standby_break_even_site_losses, standby_cost / site_loss_cost),
+    source=f"{DEFINITION}; {AWS_DR}",
+    subject=SUBJECT,
+    note="below one expected site loss per period, the standby costs more than it saves",
 )

@@ -9,6 +9,9 @@
     burst_to_stream_ratio    = storage_write_bandwidth / dataset_read_rate
     transfer_time            = transfer_size / transfer_bandwidth     (download, copy, restore)
     checkpoint_storage_cost  = checkpoint_storage · storage_price      (K checkpoints, per month)
+    storage_bandwidth        = node_storage_bandwidth · storage_nodes          (node-local tier)
+    storage_write_bandwidth  = node_storage_write_bandwidth · storage_nodes
+    storage_nodes            = n_nodes           (assumed: every node writes its own share)
 
 A training run reads its data as a thin steady stream (megabytes per second) and writes its
 checkpoints as rare bursts (hundreds of GB/s): the two size a storage system differently.
@@ -22,6 +25,15 @@ store all take transfer_size / transfer_bandwidth, at the end-to-end rate of the
 source, network and destination (a 6.48 TB checkpoint over a 100 Gb/s link: 8.6 min; over
 10 Gb/s: 1.44 h). Keeping K checkpoints costs K · checkpoint_size · storage_price per month:
 a burst tier and an archive tier priced the same way show what tiering saves.
+
+A node-local tier (the NVMe drives inside each GPU server) has its bandwidth per node, and
+the nodes write in parallel, each its own shard of a sharded checkpoint (FSDP, ZeRO-3, a
+distributed checkpoint): the tier's aggregate is the per-node figure times the nodes that
+write, so checkpoint_write_time follows. 2,048 nodes writing at 56 GB/s each (eight 7 GB/s
+Gen4 drives, the NVMe-8-drive-node record's per-node estimate) put a 6.48 TB checkpoint down
+in 57 ms, where one 100 GB/s filesystem takes 65 s; but a local copy is lost with its node,
+so it is a fast first tier, never the last copy (replicate it to a node that survives, or to
+the shared filesystem).
 """
 
 from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, floor, formula, var
@@ -29,7 +41,7 @@ from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, floor, formul
 from .accelerator import peak_flops
 from .model import params_total
 from .sources import DEFINITION, KAPLAN_2020, NARAYANAN_2021
-from .training import flop_per_param_token, mfu, n_gpus, params, tokens, train_time
+from .training import flop_per_param_token, mfu, n_gpus, n_nodes, params, tokens, train_time
 
 SUBJECT = "storage"
 
@@ -173,6 +185,28 @@ checkpoints_fit = var(
     "whole checkpoints that fit in the tier",
     symbol="K_{max}",
     bounds=NON_NEGATIVE,
+)
+
+# Read bandwidth of one node's local storage (its drives together).
+node_storage_bandwidth = var(
+    "node_storage_bandwidth",
+    "GB/(s*node)",
+    "sustained read bandwidth of one node's local storage, its drives together",
+    symbol="B_{st,node}",
+)
+# Write bandwidth of one node's local storage.
+node_storage_write_bandwidth = var(
+    "node_storage_write_bandwidth",
+    "GB/(s*node)",
+    "sustained write bandwidth of one node's local storage, its drives together",
+    symbol="B_{st,w,node}",
+)
+# Nodes that write (or read) their share of a checkpoint at once.
+storage_nodes = var(
+    "storage_nodes",
+    "node",
+    "nodes whose local storage takes part at once, each writing or reading its own share",
+    symbol="n_{st}",
 )
 
 # Bytes to move: a dataset, a checkpoint, a model.
@@ -379,5 +413,37 @@ formula(
     note=(
         "per tier: price a burst tier and an archive tier alike to see what tiering "
         "saves; retrieval and egress fees come on top"
+    ),
+)
+
+formula(
+    "node_local_storage_bandwidth",
+    "Read bandwidth of a node-local tier",
+    Eq(storage_bandwidth, node_storage_bandwidth * storage_nodes),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="each node reads its own share from its own drives, all at once",
+)
+
+formula(
+    "node_local_storage_write_bandwidth",
+    "Write bandwidth of a node-local tier",
+    Eq(storage_write_bandwidth, node_storage_write_bandwidth * storage_nodes),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="each node writes its own shard to its own drives, all at once",
+)
+
+formula(
+    "storage_nodes_are_all_nodes",
+    "Every node of the job writes its share",
+    Eq(storage_nodes, n_nodes),
+    source=f"{DEFINITION}; {ZERO_2020}",
+    subject=SUBJECT,
+    assumption=True,
+    note=(
+        "the training state sharded over every node (FSDP, ZeRO-3, a distributed "
+        "checkpoint); with replicated state only one replica's nodes write: give "
+        "storage_nodes"
     ),
 )

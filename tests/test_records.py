@@ -51,6 +51,7 @@ KEY_UNITS = {
     "n_gpus": "GPU",
     "gpu_hours": "GPU*hour",
     "gpus_per_pod": "GPU",
+    "ici_axis_bandwidth": "GB/s",
     "storage_price": "USD/(TB*month)",
     **dict.fromkeys(
         [
@@ -71,6 +72,7 @@ KEY_UNITS = {
             "n_moe_layers",
             "mlp_matrices",
             "embedding_matrices",
+            "torus_dims",
         ],
         "",
     ),
@@ -87,6 +89,8 @@ ACCELERATOR_RANGES = {
     "gpus_per_node": (1, 72),
     "tdp": (100, 3_000),
     "price_per_gpu_hour": (0.2, 50),
+    "ici_axis_bandwidth": (20, 1_000),
+    "torus_dims": (1, 3),
 }
 
 #: Every accelerator must carry these (W18 compares HBM bandwidth, capacity and price).

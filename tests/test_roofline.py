@@ -212,3 +212,38 @@ def test_without_a_batch_or_a_shape_the_step_is_the_memory_time_said_as_an_assum
     )
     assert r.value.to("s").magnitude == pytest.approx(141e9 / (4 * B))
     assert "ASSUMPTION: the compute roof left out" in r.to_text()
+
+
+# --- the replica size a prefill's all-reduce time implies (a forward-only min() solved jointly)
+def test_replica_ranks_from_a_prefill_all_reduce_time():
+    # 80 layers, 2 all-reduces each (r ≥ 2: min(1, r − 1) = 1), 8 µs + 2 × 1 GB × 7/8 / 450 GB/s
+    # each at r = 8: 160 × (8e-6 + 3.8889e-3) = 0.62350 s; solved back, r = 8
+    t = 160 * (ALPHA + 2 * 1e9 * 7 / 8 / NVLINK)
+    r = nm.solve(
+        "replica_ranks",
+        n_layers=80,
+        allreduce_message_latency="8 us",
+        prefill_tp_message_bytes="1 GB",
+        link_bandwidth="450 GB/s",
+        prefill_tp_comm_time=f"{t} s",
+    )
+    assert r.value.magnitude == pytest.approx(8)
+
+
+def test_a_prefill_all_reduce_time_no_replica_size_gives_is_refused():
+    # 10.52 layers (73.21 / 6.96 GB), 9.12 s of all-reduces of 955.1 MB at 11.66 GB/s: with
+    # r ≥ 2 there are 2 × 10.52 = 21.04 all-reduces, each at most 8 µs + 2 × 0.9551 / 11.66 =
+    # 0.1638 s, 3.45 s in all, short of 9.12 s. The other piece of min(1, r − 1), r − 1, gave
+    # r = 4.42 with 71.94 all-reduces, where min(1, 3.42) = 1 allows 21.04: it was shown as an
+    # answer until forward-only formulas of a joint block were substituted back too.
+    with pytest.raises(nm.NoRootError):
+        nm.solve(
+            "replica_ranks",
+            activation_memory="73.21 GB",
+            activation_memory_per_layer="6.96 GB",
+            allreduce_message_latency="8 us",
+            link_bandwidth="11.66 GB/s",
+            prefill_tp_comm_time="9.12 s",
+            prefill_tp_message_bytes="955.1 MB",
+            gpu="H100-SXM",
+        )

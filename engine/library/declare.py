@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from napkinmath.library.tree import Tree
 
 #: names this module serves from `napkinmath.library.functions` (which imports sympy)
-_SYMPY_NAMES = ("Eq", "ceiling", "floor", "pow2_ceil", "ROUNDING_FUNCTIONS")
+_SYMPY_NAMES = ("Eq", "ceiling", "floor", "pow2_ceil", "normal_quantile", "ROUNDING_FUNCTIONS")
 
 
 def __getattr__(name: str) -> Any:

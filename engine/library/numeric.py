@@ -10,4 +10,12 @@ def _pow2_ceil(x: float) -> float:
     return 2.0 ** math.ceil(math.log2(x) - 1e-12)
 
 
-NUMERIC_FUNCTIONS = {"pow2_ceil": _pow2_ceil}
+def _normal_quantile(p: float) -> float:
+    """The standard normal quantile Φ⁻¹(p), 0 < p < 1 (normal_quantile in formulas): the
+    standard library's (Wichura's AS 241, full double precision). ValueError outside (0, 1)."""
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(p)
+
+
+NUMERIC_FUNCTIONS = {"pow2_ceil": _pow2_ceil, "normal_quantile": _normal_quantile}

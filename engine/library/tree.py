@@ -10,7 +10,8 @@ and the rare reader that wants sympy gets the same expression back (`to_sympy`).
     ("c", name, x)                   a number symbol (pi, E) and its float
     ("+", args) / ("*", args)        a sum / a product, arguments in sympy's order
     ("^", base, exponent)            a power
-    ("fn", name, args)               ceiling, floor, pow2_ceil, log, exp, Max, Min, Abs
+    ("fn", name, args)               ceiling, floor, pow2_ceil, log, exp, Max, Min, Abs,
+                                     normal_quantile
 
 The float functions compute exactly what the closures over the sympy tree computed before
 (sums by `math.fsum`, products left to right, a numeric exponent as a float), so answers do
@@ -86,7 +87,7 @@ def to_sympy(tree: Tree, symbol: Callable[[str], sympy.Symbol]) -> sympy.Expr:
     library's Symbol of a variable."""
     import sympy
 
-    from napkinmath.library.functions import pow2_ceil
+    from napkinmath.library.functions import normal_quantile, pow2_ceil
 
     kind = tree[0]
     if kind == "s":
@@ -115,6 +116,7 @@ def to_sympy(tree: Tree, symbol: Callable[[str], sympy.Symbol]) -> sympy.Expr:
         "Min": sympy.Min,
         "Abs": sympy.Abs,
         "pow2_ceil": pow2_ceil,
+        "normal_quantile": normal_quantile,
     }
     return functions[tree[1]](*args, evaluate=False)
 

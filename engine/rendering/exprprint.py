@@ -299,7 +299,8 @@ class Printer:
     def _print_Call(self, node: Call) -> str:
         args = ", ".join(self.show(a) for a in node.arguments)
         if self.latex:
-            return f"\\operatorname{{{node.name}}}\\left({args}\\right)"
+            name = _CALL_LATEX.get(node.name, f"\\operatorname{{{node.name}}}")
+            return f"{name}\\left({args}\\right)"
         return f"{node.name}({args})"
 
 
@@ -409,8 +410,14 @@ def _lower_function(expr: sympy.Expr) -> Ceiling | Floor | Pow2Ceil | Call:
         return Floor(*args)
     if isinstance(expr, pow2_ceil):
         return Pow2Ceil(*args)
-    name = {"log": "ln", "Max": "max", "Min": "min"}.get(type(expr).__name__, type(expr).__name__)
+    name = _CALL_NAMES.get(type(expr).__name__, type(expr).__name__)
     return Call(name, args)
+
+
+#: how a function is named in print (the sympy class name otherwise)
+_CALL_NAMES = {"log": "ln", "Max": "max", "Min": "min", "normal_quantile": "Φ⁻¹"}
+#: the LaTeX of a printed function name that is not a plain word
+_CALL_LATEX = {"Φ⁻¹": "\\Phi^{-1}"}
 
 
 def _negated(add: sympy.Add) -> sympy.Expr:

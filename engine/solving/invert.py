@@ -192,7 +192,11 @@ def needs_substitution(
     formulas: tuple[Formula, ...], unknowns: tuple[str, ...]
 ) -> tuple[Formula, ...]:
     """The formulas of a block whose roots came from `cases`: each root must be substituted
-    back (`satisfies`) before it is admitted. (Read from the trees: no sympy.)"""
+    back (`satisfies`) before it is admitted. (Read from the trees: no sympy.) A forward-only
+    formula counts too: in a block of several formulas it is solved jointly with the others,
+    through its max() or min(), and a root of the wrong piece must be refused there as well
+    (forward_tp_allreduces = 2·L·min(1, r − 1) solved with the prefill's all-reduce time for
+    r gave r = 4.42 from the piece r − 1, where min(1, 3.42) = 1)."""
     wanted = frozenset(unknowns)
 
     def piecewise(f: Formula) -> bool:
@@ -201,7 +205,7 @@ def needs_substitution(
         except NoTreeError:
             return _piecewise_in(f.residual, tuple(_symbol_of(n) for n in unknowns))
 
-    return tuple(f for f in formulas if not f.forward_only and piecewise(f))
+    return tuple(f for f in formulas if piecewise(f))
 
 
 def _tree_piecewise_in(tree: Tree, names: frozenset[str]) -> bool:

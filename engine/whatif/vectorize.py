@@ -22,7 +22,14 @@ import sympy
 
 from napkinmath import caches
 from napkinmath.errors import InconsistentError, NoRootError
-from napkinmath.library.declare import Bounds, Constraint, Formula, Variable, pow2_ceil
+from napkinmath.library.declare import (
+    Bounds,
+    Constraint,
+    Formula,
+    Variable,
+    normal_quantile,
+    pow2_ceil,
+)
 from napkinmath.library.lookup import variables
 from napkinmath.solving.invert import _solutions, needs_substitution, sides, solved_jointly
 from napkinmath.solving.plan import Block
@@ -46,6 +53,19 @@ _UFUNCS: dict[type, Callable[..., Array]] = {
 
 def _pow2_ceil(x: Value) -> Value:
     return 2.0 ** np.ceil(np.log2(x) - 1e-12)
+
+
+def _normal_quantile(p: Array | float) -> Array | float:
+    """Φ⁻¹ element by element (NaN outside 0 < p < 1, as numpy's log gives NaN below 0); a
+    plain number stays one."""
+    from statistics import NormalDist
+
+    inverse = NormalDist().inv_cdf
+    flat = np.asarray(p, dtype=float)
+    out = np.full(flat.shape, np.nan)
+    inside = (flat > 0) & (flat < 1)
+    out[inside] = [inverse(float(x)) for x in flat[inside]]
+    return out if out.ndim else float(out[()])
 
 
 def _power(base: Evaluator, exponent: sympy.Expr, index: Callable) -> Evaluator:
@@ -99,6 +119,9 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
     if isinstance(expr, pow2_ceil):
         (inner,) = parts
         return lambda x: _pow2_ceil(inner(x))
+    if isinstance(expr, normal_quantile):
+        (argument,) = parts
+        return lambda x: _normal_quantile(argument(x))
     if isinstance(expr, sympy.Heaviside):  # the derivative of a max() or min()
         step, half = parts[0], (parts[1] if len(parts) > 1 else (lambda x: 0.5))
         return lambda x: np.heaviside(step(x), half(x))
