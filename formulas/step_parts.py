@@ -9,7 +9,7 @@ the critical path of one GPU of the first pipeline stage for one optimizer step.
     step_recompute_flops = global_batch_tokens · (f · (k_f·N + F_att) + f_s · (1 − f) · F_att)
     compute_time         = (step_model_flops + step_recompute_flops)
                            / (n_gpus · peak_flops · compute_efficiency)
-    tp_comm_time         = (n_AR + 2f) · (L/p) · m · 2(t − 1)/t · S_tp / (c·B_tp),  S_tp = b·s·h·a
+    tp_comm_time         = (n_AR + 2f + min(sp − 1, 1)) · (L/p) · m · 2(t − 1)/t · S_tp / (c·B_tp)
     pipeline_bubble_time = (p − 1)/(v·m) · (compute_time + tp + cp + ep exchanges)
     pp_send_time         = 2 · v · m · min(p − 1, 1) · S_tp / (c · t · B_pp)
     dp_comm_time         = (1 + max(z − 2, 0)/2) · 2(n − 1)/n · G / B_dp,  n = d·c
@@ -24,9 +24,9 @@ the critical path of one GPU of the first pipeline stage for one optimizer step.
 
 F_att = ``inference_attention_flop_per_token`` (the forward QKᵀ and AV), k_f·N the forward
 FLOPs of the weights, a = ``activation_bytes_per_element`` (bf16: 2 B), n_AR =
-``tp_allreduces_per_layer`` (4), V_EP = ``moe_alltoall_bytes_per_rank`` (a micro-batch's
-dispatch and combine, (e − 1)/e of them off the rank), G = the gradient bytes of one rank
-(``dp_gradient_bytes``), N_rank the parameters one rank holds, b_opt the bytes the
+``tp_allreduces_per_layer`` (4), S_tp = b·s·h·a, V_EP = ``moe_alltoall_bytes_per_rank`` (a
+micro-batch's dispatch and combine, (e − 1)/e of them off the rank), G = the gradient bytes of
+one rank (``dp_gradient_bytes``), N_rank the parameters one rank holds, b_opt the bytes the
 optimizer step reads and writes per parameter.
 
 Sources, term by term. Compute: PaLM's model FLOPs (Chowdhery et al. 2022, App. B); full
@@ -34,7 +34,9 @@ recomputation repeats each recomputed layer's forward pass (Narayanan et al. 202
 8ND in place of 6ND), selective recomputation the attention scores' forward (Korthikanti et
 al. 2022, §5). Tensor parallelism: two all-reduces per layer forward and two backward, two
 more in a recomputed forward (Shoeybi et al. 2019, §3; Korthikanti et al. 2022, §4.2.2: with
-sequence parallelism an all-gather and a reduce-scatter of the same volume). The 1F1B bubble
+sequence parallelism an all-gather and a reduce-scatter of the same volume, and the backward
+all-gathers each block's input again for its weight gradients, as Megatron-LM's
+LinearWithGradAccumulationAndAsyncCommunication does: one all-reduce's volume more). The bubble
 is (p − 1)/(v·m) of the ideal pipeline time (Narayanan et al. 2021, §2.2), and a stage sends
 one activation forward and one gradient backward per micro-batch and model chunk, 1/t of it
 per tensor-parallel rank with the scatter/gather optimisation (§4.1). The data-parallel
@@ -419,7 +421,7 @@ formula(
     "Tensor-parallel all-reduces per step",
     Eq(
         tp_comm_time,
-        (tp_allreduces_per_layer + 2 * recomputed_layer_fraction)
+        (tp_allreduces_per_layer + 2 * recomputed_layer_fraction + Min(sp - 1, 1))
         * (n_layers / pp)
         * n_microbatches
         * 2
@@ -432,8 +434,10 @@ formula(
     subject=SUBJECT,
     note=(
         "a ring all-reduce per attention and MLP block, forward and backward, and again in a "
-        "recomputed forward; with sequence parallelism an all-gather and a reduce-scatter of "
-        "the same volume. Not overlapped with compute: an upper bound"
+        "recomputed forward; with sequence parallelism (sp = tp) an all-gather and a "
+        "reduce-scatter of the same volume, and in the backward the all-gather of each "
+        "block's input once more for the weight gradients (one all-reduce's volume per "
+        "layer). Not overlapped with compute: an upper bound"
     ),
 )
 
