@@ -10,7 +10,7 @@ from statistics import NormalDist
 
 import pytest
 from helpers import PNG_SIGNATURE, mag
-from test_step_parts import DENSE, H100_PEAK, dense_by_hand
+from test_step_parts import DENSE, H100_PEAK, LAYOUT, dense_by_hand
 
 import napkinmath as nm
 from napkinmath.errors import InputError
@@ -126,24 +126,6 @@ def test_an_answer_without_parts_is_refused():
     r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100")
     with pytest.raises(InputError, match="no step parts"):
         nm.gap(r, step_time="1 s")
-
-
-LAYOUT = [
-    "solve",
-    "step_time_predicted",
-    "--model",
-    "llama-3-70b",
-    "--gpu",
-    "H100",
-    "n_gpus=1024",
-    "tp=8",
-    "pp=4",
-    "dp=32",
-    "seq_len=8192",
-    "global_batch_tokens=16Mi",
-    "batch_size=1",
-    "recompute=selective",
-]
 
 
 def test_cli_gap_text_and_plot(napkin, tmp_path):

@@ -207,24 +207,27 @@ def test_recompute_setting_errors_name_the_fix():
         nm.solve("step_time_predicted", recomputed_layer_fraction=0.5, **DENSE)
 
 
+#: the DENSE layout as `napkin solve` arguments
+LAYOUT = [
+    "solve",
+    "step_time_predicted",
+    "--model",
+    "llama-3-70b",
+    "--gpu",
+    "H100",
+    "n_gpus=1024",
+    "tp=8",
+    "pp=4",
+    "dp=32",
+    "seq_len=8192",
+    "global_batch_tokens=16Mi",
+    "batch_size=1",
+    "recompute=selective",
+]
+
+
 def test_cli_step_from_parts(napkin):
-    status, out, err = napkin(
-        "solve",
-        "step_time_predicted",
-        "mfu_predicted",
-        "--model",
-        "llama-3-70b",
-        "--gpu",
-        "H100",
-        "n_gpus=1024",
-        "tp=8",
-        "pp=4",
-        "dp=32",
-        "seq_len=8192",
-        "global_batch_tokens=16Mi",
-        "batch_size=1",
-        "recompute=selective",
-    )
+    status, out, err = napkin(*LAYOUT, "mfu_predicted")
     _, step, mfu = dense_by_hand()
     assert status == 0, err
     assert f"step_time_predicted = {step:.4g} s" in out
