@@ -1,0 +1,514 @@
+"""Optimisation under constraints: the smallest, cheapest or fastest plan that fits.
+
+    optimize("n_gpus", over={"n_gpus": "whole nodes"}, params="7B", tokens="1T",
+             train_time="<= 3 weeks", mfu=0.4, gpu="H100-SXM")
+
+The question is planned once per record and setting (the objective, the requirements, and
+every library constraint whose left side the givens determine and the decision variables
+move), the plan is compiled to numpy (`VectorChain`, as sweeps are), and every candidate of
+the decision variables' domains is evaluated in one vectorised pass: an exact, complete
+search of the discrete domains. A continuous domain is searched on a grid, then the
+boundary of the constraint that binds there is found by bisection. The number of candidates
+is counted before any work and refused past `MAX_CANDIDATES`.
+
+The answer (`Optimum`): the winner as a full `Result` (derivation, givens, constraints); the
+runners-up; for each neighbour of the winner (one step in one decision variable, or another
+choice of a setting or record) the constraint it violates with its margin, or how much worse
+it is; the binding constraints and their exact boundaries; with two objectives, the Pareto
+front; when nothing fits, the constraint that rules out the most candidates and the closest
+candidate.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from napkinmath import arguments
+from napkinmath.answer.data import ConstraintRecord, display, from_base
+from napkinmath.answer.result import Result
+from napkinmath.errors import InputError, NapkinError
+from napkinmath.library.declare import Constraint
+from napkinmath.library.lookup import constraints as library_constraints
+from napkinmath.library.lookup import variable, variables
+from napkinmath.library.settings import SETTINGS
+from napkinmath.solving.solver import (
+    CONSISTENCY_TOLERANCE,
+    _target_names,
+    bind,
+    check_tolerance,
+    solve_bound,
+)
+from napkinmath.text.numbers import format_value
+from napkinmath.whatif import requirements as req
+from napkinmath.whatif.domains import COUNTS, Context, Domain, domain
+from napkinmath.whatif.ranged import base_inputs
+from napkinmath.whatif.sweep import record_list
+from napkinmath.whatif.optimum import Optimum
+from napkinmath.whatif.vectorize import VectorChain
+
+#: candidates one optimisation may evaluate (counted before any work): about 10 s and 1 GB
+#: on one core for a 40-step chain
+MAX_CANDIDATES = 2_000_000
+#: candidates evaluated at once (bounds the memory of the intermediate arrays)
+CHUNK = 1 << 16
+BISECTIONS = 60
+#: memory constraints that the per-GPU total of a training layout supersedes: each is one
+#: part of it, or the total under one ZeRO stage
+SUPERSEDED = {
+    "training_memory_fits_hbm": (
+        "zero0_fits_hbm",
+        "zero1_fits_hbm",
+        "zero2_fits_hbm",
+        "zero3_fits_hbm",
+        "activation_memory_fits_hbm",
+        "activation_memory_flash_fits_hbm",
+        "activation_memory_recompute_fits_hbm",
+    )
+}
+RULE_DP = "dp whole"
+
+
+class _Group:
+    """One record pair and choice of settings: its plan, compiled, over the numeric grid."""
+
+    def __init__(self, gpu, model, settings: dict[str, str], numeric: list[Domain]) -> None:
+        self.gpu, self.model, self.settings = gpu, model, settings
+        self.numeric = numeric
+        self.sizes = tuple(len(d.values) for d in numeric)
+        self.count = math.prod(self.sizes) if numeric else 1
+        self.offset = 0
+        self.chain: VectorChain | None = None
+        self.center: Result | None = None
+        self.fixed: dict[str, float] = {}
+        self.givens: dict[str, object] = {}
+        self.follows: bool = False
+        self.error: str = ""
+
+    def label(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        if self.gpu is not None:
+            out["gpu"] = self.gpu
+        if self.model is not None:
+            out["model"] = self.model
+        out.update(self.settings)
+        return out
+
+    def grid(self, start: int, stop: int) -> dict[str, np.ndarray]:
+        """The numeric decision values of local candidates start..stop (C order)."""
+        index = np.arange(start, stop)
+        coords = np.unravel_index(index, self.sizes) if self.numeric else ()
+        return {
+            d.name: np.asarray(d.values, dtype=float)[c]
+            for d, c in zip(self.numeric, coords, strict=True)
+        }
+
+
+def optimize(
+    objective: str | Iterable[str],
+    /,
+    *,
+    maximize: bool | Iterable[str] = False,
+    minimize: bool | Iterable[str] = True,
+    over: Mapping[str, object] | Iterable[str] | str | None = None,
+    require: Mapping[str, object] | Iterable[str] | str | None = None,
+    gpu: object = None,
+    model: object = None,
+    precision: str | None = None,
+    achievable: bool = False,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    top: int = 5,
+    records: object = None,
+    max_candidates: int = MAX_CANDIDATES,
+    **givens: object,
+) -> Optimum:
+    """The best plan over the decision variables `over` that meets every constraint.
+
+    `objective` is one target, or two for a Pareto front; each is minimised unless named in
+    `maximize` (or `maximize=True`: all). `over` maps decision variables to domains ('whole
+    nodes', 'powers of two:1..64', 'divisors', '1..8', a list; None for the default) or
+    lists their names; settings (recompute) and record lists (gpu="H100,MI300X") are choices
+    too. `require` adds the user's constraints ({'train_time': '<= 3 weeks'} or
+    ['time_per_output_token <= 50 ms']); a given written '<= 3 weeks' is one as well. Every
+    library constraint the question determines (HBM per GPU, KV budget, queue, bubble, ...)
+    applies. Returns an `Optimum`."""
+    if records is not None:
+        from napkinmath.solving.records import user_records
+
+        with user_records(records):
+            return optimize(
+                objective,
+                maximize=maximize,
+                minimize=minimize,
+                over=over,
+                require=require,
+                gpu=gpu,
+                model=model,
+                precision=precision,
+                achievable=achievable,
+                tolerance=tolerance,
+                top=top,
+                max_candidates=max_candidates,
+                **givens,
+            )
+    check_tolerance(tolerance)
+    objectives = _target_names(objective)
+    if len(objectives) > 2:
+        raise InputError(
+            f"{len(objectives)} objectives: optimise one, or two for a Pareto front", "objective"
+        )
+    senses = _senses(objectives, maximize, minimize)
+    top = arguments.whole(top, "top", what="a count of candidates to list", low=1, high=1000)
+    max_candidates = arguments.whole(
+        max_candidates, "max_candidates", what="a cap on the candidates", low=1, high=MAX_CANDIDATES
+    )
+    givens = dict(givens)
+    requirements = req.collect(require, givens)
+    specs = _decisions(over, objectives, givens)
+    for name in specs:
+        if name in givens:
+            raise InputError(f"{name} is both a decision variable and a given: drop one", name)
+    gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
+    search = _Search(
+        objectives, senses, requirements, specs, givens, gpus, models, precision, achievable,
+        tolerance, top, max_candidates,
+    )
+    return search.run()
+
+
+def _senses(
+    objectives: tuple[str, ...], maximize: bool | Iterable[str], minimize: bool | Iterable[str]
+) -> dict[str, int]:
+    """+1 to minimise, −1 to maximise, per objective."""
+    if isinstance(maximize, bool):
+        up = set(objectives) if maximize else set()
+    else:
+        up = {maximize} if isinstance(maximize, str) else set(maximize)
+    for name in sorted(up - set(objectives)):
+        raise InputError(f"maximize={name!r}: not an objective ({', '.join(objectives)})", name)
+    if not isinstance(minimize, bool):
+        down = {minimize} if isinstance(minimize, str) else set(minimize)
+        for name in sorted(down & up):
+            raise InputError(f"{name}: both minimised and maximised", name)
+    return {name: (-1 if name in up else 1) for name in objectives}
+
+
+def _decisions(
+    over: Mapping[str, object] | Iterable[str] | str | None,
+    objectives: tuple[str, ...],
+    givens: dict[str, object],
+) -> dict[str, object]:
+    """{decision variable or setting: its domain spec (None: the default)}, in order."""
+    if over is None:
+        first = objectives[0]
+        if first in COUNTS:
+            return {first: None}
+        raise InputError(
+            f"what may change? give the decision variables: over={{'batch_size': "
+            f"'powers of two:1..256'}} (in the shell --over batch_size,n_gpus); {first} is "
+            "computed, not chosen",
+            "over",
+        )
+    if isinstance(over, str):
+        over = [part.strip() for part in over.split(",") if part.strip()]
+    if isinstance(over, Mapping):
+        specs = {str(k): v for k, v in over.items()}
+    else:
+        specs = {}
+        for item in over:
+            if not isinstance(item, str):
+                raise InputError(f"over: {arguments.shown(item)} is not a variable name", "over")
+            specs[item] = None
+    if not specs:
+        raise InputError("over: name at least one decision variable", "over")
+    for name in specs:
+        if name not in SETTINGS:
+            variable(name)  # unknown names get suggestions
+    return specs
+
+
+class _Search:
+    def __init__(
+        self, objectives, senses, requirements, specs, givens, gpus, models, precision,
+        achievable, tolerance, top, cap,
+    ) -> None:
+        self.objectives: tuple[str, ...] = objectives
+        self.senses: dict[str, int] = senses
+        self.requirements: list[req.Requirement] = requirements
+        self.specs: dict[str, object] = specs
+        self.givens: dict[str, object] = givens
+        self.gpus, self.models = gpus, models
+        self.precision, self.achievable, self.tolerance = precision, achievable, tolerance
+        self.top, self.cap = top, cap
+        self.notes: list[str] = []
+        #: the one GPU record's node size (None with several records), for '64 GPU (8 nodes)'
+        self.context_gpus_per_node: float | None = None
+        self.stage_skipped = False
+
+    # --- domains and groups ----------------------------------------------------------------
+    def _context(self, gpu, model) -> Context:
+        try:
+            bound = bind((), self.givens, gpu=gpu, model=model, precision=self.precision)
+        except NapkinError as exc:
+            raise InputError(f"{_where(gpu, model)}{exc}") from None
+
+        def value(name: str) -> float | None:
+            g = bound.get(name)
+            return None if g is None else float(g.base)
+
+        context = Context(
+            value("gpus_per_node"), value("n_heads"), value("n_kv_heads"), value("n_layers")
+        )
+        if self.context_gpus_per_node is None and len(self.gpus) == 1:
+            self.context_gpus_per_node = context.gpus_per_node
+        return context
+
+    def _domains(self, gpu, model) -> list[Domain]:
+        context = self._context(gpu, model)
+        specs = dict(self.specs)
+        decided_or_given = "n_gpus" in specs or "n_gpus" in self.givens
+        layout = any(n in specs for n in ("tp", "pp", "cp"))
+        if "dp" not in specs and "dp" not in self.givens and layout and decided_or_given:
+            specs["dp"] = "follows"
+            self.notes.append(
+                "dp follows the layout: dp = n_gpus / (tp · pp · cp · gpus_per_rank), kept "
+                "where it is whole"
+            )
+        elif specs.get("dp", "") is None and decided_or_given:
+            specs["dp"] = "follows"
+        return [domain(name, spec, context) for name, spec in specs.items()]
+
+    def _groups(self) -> tuple[list[_Group], dict[tuple, list[Domain]]]:
+        groups: list[_Group] = []
+        per_pair: dict[tuple, list[Domain]] = {}
+        for g, m in itertools.product(self.gpus, self.models):
+            domains = self._domains(g, m)
+            per_pair[(g, m)] = domains
+            numeric = [d for d in domains if d.numeric]
+            choices = [d for d in domains if d.kind == "setting"]
+            for combo in itertools.product(*(d.values for d in choices)):
+                groups.append(
+                    _Group(g, m, {d.name: c for d, c in zip(choices, combo, strict=True)}, numeric)
+                )
+        total = 0
+        for group in groups:
+            group.offset = total
+            total += group.count
+        if total > self.cap:
+            sizes = " × ".join(
+                f"{d.name} {len(d.values):,}"
+                for d in next(iter(per_pair.values()))
+                if d.numeric or d.kind == "setting"
+            )
+            pairs = len(per_pair)
+            raise InputError(
+                f"{total:,} candidates ({sizes}{f' × {pairs} records' if pairs > 1 else ''}); "
+                f"an optimisation evaluates at most {self.cap:,}: narrow a domain "
+                "('powers of two:1..64', 'whole nodes:1..512') or fix a variable as a given",
+                "over",
+            )
+        self.total = total
+        return groups, per_pair
+
+    # --- planning --------------------------------------------------------------------------
+    def _targets(self, decisions: set[str]) -> tuple[str, ...]:
+        wanted = [o for o in self.objectives if o not in decisions]
+        wanted += [r.name for r in self.requirements if r.name not in decisions and r.name not in wanted]
+        return tuple(wanted)
+
+    def _point_givens(self, group: _Group, at: Mapping[str, float]) -> dict[str, object]:
+        out: dict[str, object] = dict(self.givens)
+        out.update(group.settings)
+        for name, base in at.items():
+            out[name] = from_base(base, variables()[name])
+        return out
+
+    def _first_point(self, group: _Group) -> dict[str, float]:
+        at = {d.name: float(d.values[0]) for d in group.numeric}
+        if group.follows:
+            at["dp"] = self._dp({k: np.asarray(v) for k, v in at.items()}, group)[0].item()
+        return at
+
+    def _dp(self, grid: Mapping[str, np.ndarray], group: _Group) -> np.ndarray:
+        def get(name: str) -> np.ndarray | float:
+            if name in grid:
+                return grid[name]
+            return group.fixed.get(name, self._given_base(name, group))
+
+        with np.errstate(all="ignore"):
+            return np.asarray(get("n_gpus") / (get("tp") * get("pp") * get("cp") * get("gpus_per_rank")), dtype=float)
+
+    def _given_base(self, name: str, group: _Group) -> float:
+        var = variables()[name]
+        bound = bind((), self._point_givens(group, {}), gpu=group.gpu, model=group.model)
+        g = bound.get(name)
+        if g is None:
+            return 1.0 if var.default is None else float(var.default.value.m_as(var.unit)) * var.base_factor
+        return float(g.base)
+
+    def _plan(self, group: _Group, targets: tuple[str, ...] | None) -> tuple[str, ...]:
+        """Plan the group's question at its first point; returns the targets used (found by
+        constraint discovery when `targets` is None)."""
+        decisions = {d.name for d in group.numeric} | ({"dp"} if group.follows else set())
+        at = self._first_point(group)
+        givens = self._point_givens(group, at)
+        if targets is None:
+            targets = self._discover(group, givens, decisions)
+        bound = bind(targets, givens, gpu=group.gpu, model=group.model, precision=self.precision, achievable=self.achievable)
+        center = solve_bound(targets, bound, self.tolerance)
+        group.center = center
+        group.chain = VectorChain.from_result(center)
+        group.fixed = base_inputs(center, frozenset(decisions))
+        return targets
+
+    def _discover(self, group: _Group, givens: dict[str, object], decisions: set[str]) -> tuple[str, ...]:
+        """The objective and requirement targets, and for each library constraint that the
+        givens determine and the decisions move, one variable it is touched by."""
+        targets = list(self._targets(decisions))
+        options = {"gpu": group.gpu, "model": group.model, "precision": self.precision, "achievable": self.achievable}
+        touched: set[str] = set()
+        if targets:
+            try:
+                first = solve_bound(tuple(targets), bind(tuple(targets), givens, **options), self.tolerance)
+            except NapkinError as exc:
+                raise InputError(f"{_where(group.gpu, group.model)}{exc}") from None
+            touched = {c.constraint.name for c in first.constraints}
+        stage = givens.get("zero_stage")
+        for name, c in library_constraints().items():
+            if name in touched:
+                continue
+            staged = name.startswith("zero") and name.endswith("_fits_hbm")
+            if staged and "zero_stage" not in decisions and name != f"zero{stage}_fits_hbm":
+                self.stage_skipped = True
+                continue
+            for t in c.touch:
+                if t in decisions or t in givens or t in targets:
+                    continue
+                try:
+                    r = solve_bound((t,), bind((t,), givens, **options), self.tolerance, suggest=False)
+                except NapkinError:
+                    continue
+                if decisions & set(r.givens) and any(x.constraint.name == name for x in r.constraints):
+                    targets.append(t)
+                    touched |= {x.constraint.name for x in r.constraints}
+                    break
+        if not targets:
+            raise InputError(
+                f"nothing constrains {', '.join(self.objectives)} here: no requirement and no "
+                "library constraint that the decision variables move; add one (--require "
+                "'train_time <= 3 weeks') or givens that determine a constraint",
+                "require",
+            )
+        return tuple(targets)
+
+    # --- evaluation ------------------------------------------------------------------------
+    def run(self) -> Optimum:
+        groups, per_pair = self._groups()
+        follows = {p: any(d.kind == "follows" for d in ds) for p, ds in per_pair.items()}
+        targets_by_pair: dict[tuple, tuple[str, ...]] = {}
+        for group in groups:
+            group.follows = follows[(group.gpu, group.model)]
+            pair = (group.gpu, group.model)
+            try:
+                targets_by_pair[pair] = self._plan(group, targets_by_pair.get(pair))
+            except NapkinError as exc:
+                if len(groups) == 1:
+                    raise
+                group.error = str(exc)
+        planned = [g for g in groups if g.chain is not None]
+        if not planned:
+            raise InputError(f"no record or setting could be planned: {groups[0].error}")
+        names = self._constraint_names(planned)
+        arrays = _Arrays(self.total, self.objectives, self.requirements, names)
+        for group in groups:
+            if group.chain is None:
+                continue
+            for start in range(0, group.count, CHUNK):
+                stop = min(group.count, start + CHUNK)
+                self._evaluate(group, start, stop, arrays, names)
+        return Optimum(self, groups, per_pair, arrays, names)
+
+    def _constraint_names(self, groups: list[_Group]) -> tuple[str, ...]:
+        order = list(library_constraints())
+        found = {c.name for g in groups for c in g.chain.constraints}  # type: ignore[union-attr]
+        for keeper, dropped in SUPERSEDED.items():
+            if keeper in found:
+                found -= set(dropped)
+        stage = self.givens.get("zero_stage")
+        staged = {n for n in found if n.startswith("zero") and n.endswith("_fits_hbm")}
+        found -= staged - {f"zero{stage}_fits_hbm"}  # each holds under its own stage only
+        memory = any(n.endswith("_fits_hbm") for n in found)
+        if self.stage_skipped and not memory:
+            self.notes.append(
+                "memory per GPU is not constrained: no ZeRO stage is given (zero_stage=1 checks "
+                "that stage's training state against HBM; a layout with seq_len and batch_size "
+                "the per-GPU total with activations)"
+            )
+        return tuple(n for n in order if n in found)
+
+    def evaluate_at(self, group: _Group, grid: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Every computed variable and constraint side at the decision values `grid`."""
+        size = len(next(iter(grid.values()))) if grid else 1
+        inputs: dict[str, np.ndarray | float] = dict(group.fixed)
+        inputs.update(grid)
+        if group.follows:
+            inputs["dp"] = self._dp(grid, group)
+        chain = group.chain
+        assert chain is not None
+        values, ok = chain.evaluate(inputs, (size,), None)
+        out = {n: np.asarray(v, dtype=float) for n, v in values.items()}
+        out["__ok__"] = ok
+        feasibility = chain.feasibility(values, ok)
+        for c in feasibility.constraints:
+            out[f"__lhs__{c.name}"] = feasibility.lhs[c.name]
+            out[f"__rhs__{c.name}"] = feasibility.rhs[c.name]
+            out[f"__known__{c.name}"] = feasibility.known[c.name]
+            out[f"__holds__{c.name}"] = feasibility.holds[c.name]
+        return out
+
+    def _evaluate(self, group: _Group, start: int, stop: int, arrays: _Arrays, names: tuple[str, ...]) -> None:
+        grid = group.grid(start, stop)
+        values = self.evaluate_at(group, grid)
+        where = slice(group.offset + start, group.offset + stop)
+        size = stop - start
+        valid = values["__ok__"].copy()
+        if group.follows:
+            dp = values["dp"]
+            whole = np.isfinite(dp) & (dp >= 1 - 1e-9) & (np.abs(dp - np.round(dp)) < 1e-9)
+            arrays.rules[RULE_DP][where] = ~whole
+            valid &= whole
+        arrays.valid[where] = valid
+        for o in self.objectives:
+            arrays.objective[o][where] = np.broadcast_to(values[o] if o in values else np.nan, (size,))
+        for i, r in enumerate(self.requirements):
+            v = np.broadcast_to(values.get(r.name, np.nan), (size,))
+            arrays.requirement[i][where] = v
+        for n in names:
+            if f"__known__{n}" in values:
+                arrays.lhs[n][where] = values[f"__lhs__{n}"]
+                arrays.rhs[n][where] = values[f"__rhs__{n}"]
+                arrays.known[n][where] = values[f"__known__{n}"]
+                arrays.holds[n][where] = values[f"__holds__{n}"]
+
+
+class _Arrays:
+    """Per candidate (every group in turn): objectives, requirement values, constraint sides."""
+
+    def __init__(self, total: int, objectives, requirements, names) -> None:
+        self.objective = {o: np.full(total, np.nan) for o in objectives}
+        self.requirement = [np.full(total, np.nan) for _ in requirements]
+        self.lhs = {n: np.full(total, np.nan) for n in names}
+        self.rhs = {n: np.full(total, np.nan) for n in names}
+        self.known = {n: np.zeros(total, dtype=bool) for n in names}
+        self.holds = {n: np.zeros(total, dtype=bool) for n in names}
+        self.valid = np.zeros(total, dtype=bool)
+        self.rules = {RULE_DP: np.zeros(total, dtype=bool)}
+
+
+def _where(gpu, model) -> str:
+    parts = [f"{k}={v}" for k, v in (("gpu", gpu), ("model", model)) if v]
+    return f"with {', '.join(parts)}: " if parts else ""
