@@ -71,6 +71,22 @@ SUPERSEDED = {
     )
 }
 RULE_DP = "dp whole"
+#: the layout variables: a constraint that reads only their defaults is left unchecked (a
+#: serving question is not held to a training layout nobody stated)
+LAYOUT = frozenset(
+    {
+        "tp",
+        "pp",
+        "cp",
+        "ep",
+        "dp",
+        "sp",
+        "zero_stage",
+        "recomputed_layer_fraction",
+        "selective_recompute",
+        "virtual_pipeline_stages",
+    }
+)
 
 
 class _Group:
@@ -393,6 +409,13 @@ class _Search:
                 except NapkinError:
                     continue
                 if decisions & set(r.givens) and any(x.constraint.name == name for x in r.constraints):
+                    layout = LAYOUT & set(r.givens)
+                    if layout and all(r.givens[n].origin == "assumption" for n in layout):
+                        self.notes.append(
+                            f"not checked: {c.title} ({name}); it depends on a layout "
+                            f"({', '.join(sorted(layout))}) of which none is given or decided"
+                        )
+                        break
                     targets.append(t)
                     touched |= {x.constraint.name for x in r.constraints}
                     break

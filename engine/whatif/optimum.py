@@ -267,7 +267,8 @@ class Optimum:
         if name == "n_gpus" and isinstance(value, float):
             per = self._search.context_gpus_per_node
             if per and value >= per and value % per == 0:
-                text += f" ({int(value // per):,} nodes)"
+                nodes = int(value // per)
+                text += f" ({nodes:,} node{'s' if nodes != 1 else ''})"
         return text
 
     # --- the winner --------------------------------------------------------------------------
@@ -433,8 +434,9 @@ class Optimum:
             a, b = (mid, b) if fm <= 0 else (a, mid)
             if abs(b - a) <= 1e-12 * max(abs(a), abs(b), 1e-300):
                 break
+        title = self._title(what)
         text = (
-            f"{what} holds with equality at {name} = {shown(name, a, 6)}; the winner's "
+            f"{title} holds with equality at {name} = {shown(name, a, 6)}; the winner's "
             f"{shown(name, start)} is the nearest value of the domain that meets it"
         )
         return Boundary(name, what, a, text)

@@ -80,12 +80,25 @@ def requirement(name: str, op: str, value: object) -> Requirement:
     try:
         q = to_quantity(value, var)
     except InputError as exc:
-        raise InputError(f"requirement {name} {op} {arguments.shown(value)}: {exc}", name) from None
+        q = _per_token(value, var)
+        if q is None:
+            raise InputError(f"requirement {name} {op} {arguments.shown(value)}: {exc}", name) from None
     base = float(q.m_as(var.unit)) * var.base_factor
     if not math.isfinite(base):
         raise InputError(f"requirement {name} {op} {arguments.shown(value)}: the limit must be finite", name)
     written = value.strip() if isinstance(value, str) else arguments.shown(value)
     return Requirement(var, op, base, f"{name} {_symbol(op)} {written}")
+
+
+def _per_token(value: object, var: Variable):
+    """A limit per token of one sequence written without 'sequence/token' ('50 ms' for
+    time_per_output_token, as latencies are quoted), or None."""
+    if not isinstance(value, str) or "sequence" not in str(var.unit):
+        return None
+    try:
+        return to_quantity(f"{value} * sequence/token", var)
+    except InputError:
+        return None
 
 
 def _symbol(op: str) -> str:
