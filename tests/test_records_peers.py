@@ -297,3 +297,10 @@ def test_int4_peak_is_read_by_key_not_by_a_precision():
             gpu="A40",
             precision="int4",
         )
+
+
+def test_check_names_the_int8_peak_a_claim_used_instead_of_bf16():
+    # a claim that an RTX 4090 does 660.6 TFLOP/s: 4x its dense BF16 165.2, and exactly its INT8
+    r = nm.check("RTX-4090.peak_flops", expect="660.6 TFLOP/(s*GPU)")
+    peaks = [c for c in r.candidates if c.key == "precision_peak"]
+    assert peaks and any("RTX-4090.peak_flops_int8" in e for c in peaks for e in c.evidence)
