@@ -23,6 +23,14 @@ peak_flops_fp8 = var(
     "peak dense FP8 throughput per accelerator",
     symbol="P_{\\mathrm{fp8}}",
 )
+# Peak dense INT8 throughput of one accelerator (integer operations counted as FLOP), the
+# peak precision="int8" selects (napkinmath.solving.precision).
+peak_flops_int8 = var(
+    "peak_flops_int8",
+    "TFLOP/(s*GPU)",
+    "peak dense INT8 throughput per accelerator (TOPS counted as TFLOP/s)",
+    symbol="P_{\\mathrm{int8}}",
+)
 # High-bandwidth memory on one accelerator (decimal GB).
 hbm_capacity = var(
     "hbm_capacity", "GB/GPU", "HBM capacity per accelerator", symbol="M_{\\mathrm{HBM}}"

@@ -60,6 +60,10 @@ METADATA_KEYS: dict[str, str] = {
     # Meta's Tectonic: the burst peak beside the sustained storage_bandwidth, which is what
     # the formulas read; the peak is shown so the two are not confused.
     "storage_peak_bandwidth": "peak (burst) throughput beside the sustained figure (reference)",
+    # Dense INT4 tensor peaks (A10, A40, RTX 4090, MI250X datasheets). No precision selects
+    # them: 4-bit weights (weight_bytes_per_param = 0.5) are usually dequantized onto BF16 or
+    # FP8 matmuls, so an "int4" precision picking this peak would overstate the compute.
+    "peak_flops_int4": "peak dense INT4 tensor throughput (reference: no precision selects it)",
 }
 
 

@@ -1,6 +1,6 @@
 """Where each record of a records file is, found without parsing the file.
 
-A solve with ``gpu="H100-SXM"`` needs one record of 46. `scan` reads a file's table headers and
+A solve with ``gpu="H100-SXM"`` needs one record of 58. `scan` reads a file's table headers and
 ``aliases`` lines (a regular expression, no TOML parser) for the records' names and the span of
 each record's text (its header to the next record's), so that only that text is parsed. A file
 the scan cannot read with certainty (a header other than ``[record]`` or ``[record.key]``, a

@@ -24,6 +24,8 @@ ureg = nm.ureg
 KEY_UNITS = {
     "peak_flops": "TFLOP/(s*GPU)",
     "peak_flops_fp8": "TFLOP/(s*GPU)",
+    "peak_flops_int8": "TFLOP/(s*GPU)",
+    "peak_flops_int4": "TFLOP/(s*GPU)",
     "achievable_flops": "TFLOP/(s*GPU)",
     "achievable_flops_fp8": "TFLOP/(s*GPU)",
     "achievable_hbm_bandwidth": "TB/(s*GPU)",
@@ -82,12 +84,13 @@ KEY_UNITS = {
 ACCELERATOR_RANGES = {
     "peak_flops": (50, 20_000),
     "peak_flops_fp8": (50, 40_000),
+    "peak_flops_int8": (50, 40_000),
     "hbm_capacity": (8, 1_000),
-    "hbm_bandwidth": (0.5, 30),
+    "hbm_bandwidth": (0.2, 30),  # the L4's GDDR6: 0.3 TB/s
     "nvlink_bandwidth": (20, 5_000),
     "nvlink_bandwidth_bidirectional": (40, 10_000),
     "gpus_per_node": (1, 72),
-    "tdp": (100, 3_000),
+    "tdp": (50, 3_000),  # the L4: 72 W
     "price_per_gpu_hour": (0.2, 50),
     "ici_axis_bandwidth": (20, 1_000),
     "torus_dims": (1, 3),
@@ -124,6 +127,19 @@ EXPECTED = {
         "TPU7x",
         "Trainium2",
         "Gaudi3",
+        # the cards practitioners' calculators carry (issue 25.4; tests/test_records_peers.py)
+        "V100-SXM2-16GB",
+        "V100-SXM2-32GB",
+        "A10",
+        "A10G",
+        "A40",
+        "L4",
+        "L40S",
+        "RTX-A6000",
+        "RTX-4090",
+        "MI250X",
+        "Gaudi2",
+        "TPU-v4",
     },
     "link": {
         "NVLink-3",

@@ -114,10 +114,9 @@ def _alternatives(resolved: Resolved) -> list[tuple[str, str, pint.Quantity, flo
             siblings.append(("two_way", key.removesuffix("_bidirectional")))
         if key + "_bidirectional" in record.values:
             siblings.append(("two_way", key + "_bidirectional"))
-        if key == "peak_flops" and "peak_flops_fp8" in record.values:
-            siblings.append(("precision_peak", "peak_flops_fp8"))
-        if key == "peak_flops_fp8" and "peak_flops" in record.values:
-            siblings.append(("precision_peak", "peak_flops"))
+        peaks = ("peak_flops", "peak_flops_fp8", "peak_flops_int8")  # one per precision
+        if key in peaks:
+            siblings += [("precision_peak", p) for p in peaks if p != key and p in record.values]
         for confusion, other in siblings:
             value = record.values[other].quantity
             found.append(
