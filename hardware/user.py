@@ -132,6 +132,11 @@ def _at(origin: str) -> str:
     return f"{path}, line {line}" if line.isdigit() else origin
 
 
+def shown_path(path: str) -> str:
+    """How a user's file is named in messages and record ids: from here, else absolute."""
+    return _shown(path)
+
+
 def _shown(path: str) -> str:
     return visible(os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path)
 
@@ -166,8 +171,14 @@ def load_file(path: str) -> dict[str, Record]:
 
 
 def _load(path: str) -> tuple[dict[str, Record], frozenset[str]]:
-    """The records of one user file, and the ids of those that say their kind."""
+    """The records of one user file, and the ids of those that say their kind; a .json file
+    is a Hugging Face config.json, read as one model record (`config_json.load`)."""
     shown = _shown(path)
+    if path.lower().endswith(".json"):
+        from napkinmath.hardware.config_json import load
+
+        record, _ = load(path, shown)
+        return {record.id: record}, frozenset()
     document = _document(path, shown)
     explicit = frozenset(
         record_id
