@@ -11,7 +11,8 @@ per architecture (Hugging Face transformers' modeling files name each matrix):
 
     attention (GQA)   hidden·(heads·head_dim) + 2·hidden·(kv_heads·head_dim)
                       + (heads·head_dim)·hidden                      q, k, v, o
-    MLA (DeepSeek)    hidden·q_lora + q_lora·heads·(nope+rope)       q_a, q_b (or hidden·heads·(nope+rope))
+    MLA (DeepSeek)    hidden·q_lora + q_lora·heads·(nope+rope)       q_a, q_b (no q_lora_rank:
+                                                                      hidden·heads·(nope+rope))
                       + hidden·(kv_lora+rope) + kv_lora·heads·(nope+v_dim)   kv_a, kv_b
                       + heads·v_dim·hidden + q_lora + kv_lora         o, the two latent norms
     SwiGLU MLP        3·hidden·ffn                                    gate, up, down
@@ -33,8 +34,12 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from napkinmath.errors import InputError
+
+if TYPE_CHECKING:
+    from napkinmath.hardware import Record
 
 #: the largest config.json read (a published one is 1-10 kB)
 MAX_CONFIG_BYTES = 1_000_000
@@ -189,9 +194,16 @@ def _decoder(c: _Config, kind: str) -> Shapes:
         kv = c.int("num_key_value_heads", default=heads)
         given = c.data.get("head_dim")
         d = c.int("head_dim") if given is not None else h // heads
-        v["n_kv_heads"] = (kv, "num_key_value_heads" if "num_key_value_heads" in c.data else
-                           "num_attention_heads (no num_key_value_heads: one KV head per head)")
-        v["head_dim"] = (d, "head_dim" if given is not None else "hidden_size / num_attention_heads")
+        v["n_kv_heads"] = (
+            kv,
+            "num_key_value_heads"
+            if "num_key_value_heads" in c.data
+            else "num_attention_heads (no num_key_value_heads: one KV head per head)",
+        )
+        v["head_dim"] = (
+            d,
+            "head_dim" if given is not None else "hidden_size / num_attention_heads",
+        )
         attention = _attention(h, heads, kv, d)
         if kind == "qwen2" or c.flag("attention_bias", False):
             attention += heads * d + 2 * kv * d  # q, k, v biases (Qwen2 always has them)
@@ -211,7 +223,9 @@ def _decoder(c: _Config, kind: str) -> Shapes:
     else:
         experts = c.int("num_local_experts", "num_experts", "n_routed_experts")
         top = c.int("num_experts_per_tok")
-        moe_ffn = c.int("moe_intermediate_size") if kind != "mixtral" else c.int("intermediate_size")
+        moe_ffn = (
+            c.int("moe_intermediate_size") if kind != "mixtral" else c.int("intermediate_size")
+        )
         shared = c.int("n_shared_experts", default=0)
         dense_layers = _dense_layers(c, kind, layers)
         moe_layers = layers - dense_layers
@@ -225,12 +239,23 @@ def _decoder(c: _Config, kind: str) -> Shapes:
             v["ffn_size"] = (ffn, "intermediate_size (the dense layers' MLP)")
             total += dense_layers * 3 * h * ffn
             active += dense_layers * 3 * h * ffn
-        v["n_experts"] = (experts, _which(c, "num_local_experts", "num_experts", "n_routed_experts"))
+        v["n_experts"] = (
+            experts,
+            _which(c, "num_local_experts", "num_experts", "n_routed_experts"),
+        )
         v["experts_per_token"] = (top, "num_experts_per_tok")
-        v["moe_ffn_size"] = (moe_ffn, "moe_intermediate_size" if kind != "mixtral" else
-                             "intermediate_size (each expert's width)")
-        v["n_moe_layers"] = (moe_layers, "num_hidden_layers - first_k_dense_replace"
-                             if dense_layers else "num_hidden_layers (every layer is MoE)")
+        v["moe_ffn_size"] = (
+            moe_ffn,
+            "moe_intermediate_size"
+            if kind != "mixtral"
+            else "intermediate_size (each expert's width)",
+        )
+        v["n_moe_layers"] = (
+            moe_layers,
+            "num_hidden_layers - first_k_dense_replace"
+            if dense_layers
+            else "num_hidden_layers (every layer is MoE)",
+        )
         if shared:
             s.notes.append(f"{shared} shared expert(s) per MoE layer, counted as active")
         mtp = c.int("num_nextn_predict_layers", default=0)
@@ -253,8 +278,9 @@ def _dense_layers(c: _Config, kind: str, layers: int) -> int:
     mlp_only_layers (only decoder_sparse_step 1 is supported)."""
     if kind in ("deepseek_v2", "deepseek_v3"):
         if c.int("moe_layer_freq", default=1) != 1:
-            raise InputError(f"config {c.shown}: moe_layer_freq other than 1 is not supported",
-                             "model")
+            raise InputError(
+                f"config {c.shown}: moe_layer_freq other than 1 is not supported", "model"
+            )
         return c.int("first_k_dense_replace", default=0)
     if kind == "qwen3_moe":
         only = c.data.get("mlp_only_layers") or []
@@ -318,8 +344,12 @@ def _gpt(c: _Config, kind: str) -> Shapes:
         per_layer = attention + mlp + norms * 2 * h
         extra = 2 * h  # ln_f
         ffn_field = "ffn_hidden_size" if c.data.get("ffn_hidden_size") else "4 x hidden_size"
-    v["n_kv_heads"] = (kv, "multi_query / num_kv_heads" if kind == "falcon" else
-                       "num_attention_heads (multi-head attention)")
+    v["n_kv_heads"] = (
+        kv,
+        "multi_query / num_kv_heads"
+        if kind == "falcon"
+        else "num_attention_heads (multi-head attention)",
+    )
     v["ffn_size"] = (ffn, ffn_field)
     v["embedding_matrices"] = (1 if tied else 2, "tie_word_embeddings")
     s.total = s.active = vocab * h * (1 if tied else 2) + layers * per_layer + extra
@@ -337,7 +367,11 @@ def read_json(path: str, shown: str, noun: str, limit: int) -> dict:
     from napkinmath.files import read_document
 
     document = read_document(
-        path, noun=noun, limit=limit, shown=shown, kind="json",
+        path,
+        noun=noun,
+        limit=limit,
+        shown=shown,
+        kind="json",
         rule=f"a {noun} is read only from a regular file",
     )
     _finite(document.data, shown)
@@ -381,13 +415,21 @@ def crosscheck(path: str, data: dict, total: int, shown: str) -> str | None:
     )
 
 
-def load(path: str, shown: str):  # -> napkinmath.hardware.Record
-    """The model record of the config at `path` (its id and name `shown`)."""
+def load(path: str, shown: str) -> tuple[Record, str | None]:
+    """The model record of the config at `path` (its id `shown`), and the cross-check's
+    warning (`crosscheck`), if any."""
     from napkinmath.hardware import Record, Value
 
     if os.path.isdir(path):
         path = os.path.join(path, "config.json")
-    data = read_json(path, shown, "config file", MAX_CONFIG_BYTES)
+    try:
+        data = read_json(path, shown, "config file", MAX_CONFIG_BYTES)
+    except InputError as exc:
+        raise InputError(
+            f"{exc}; model= (--model) takes a model record's name or the path of a Hugging "
+            "Face config.json",
+            "model",
+        ) from None
     found = shapes(data, shown)
     source = f"your config {shown}"
     values = {
@@ -400,14 +442,22 @@ def load(path: str, shown: str):  # -> napkinmath.hardware.Record
         notes.append("WARNING: " + warning)
     counted = "summed from the config's matrix shapes"
     values["params_total"] = Value(
-        "params_total", f"{found.total} param", source, "",
+        "params_total",
+        f"{found.total} param",
+        source,
+        "",
         qualifier=f"{found.total:,}, {counted}",
     )
-    active = "every parameter is active (dense)" if found.total == found.active else (
-        "the routed experts replaced by top-k of them"
+    active = (
+        "every parameter is active (dense)"
+        if found.total == found.active
+        else ("the routed experts replaced by top-k of them")
     )
     values["params"] = Value(
-        "params", f"{found.active} param", source, "",
+        "params",
+        f"{found.active} param",
+        source,
+        "",
         qualifier=f"{found.active:,} active per token: {active}",
     )
     arches = data.get("architectures")

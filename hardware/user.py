@@ -47,8 +47,11 @@ _ASSIGN = re.compile(r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*=")
 def overlay(paths: object) -> Overlay:
     """The shipped records with the files `paths` (a path or a list of paths) laid over them."""
     files = record_paths(paths)
-    stamps = []
+    stamps: list[tuple[str, object, object]] = []
     for path in files:
+        if path.lower().endswith(".json"):  # a config.json, and the index beside it
+            stamps.append((path, _stamp(path), _stamp(_index_of(path))))
+            continue
         try:
             info = os.stat(path)
         except OSError as exc:
@@ -59,6 +62,19 @@ def overlay(paths: object) -> Overlay:
             ) from None
         stamps.append((path, info.st_mtime_ns, info.st_size))
     return _overlay(tuple(stamps))
+
+
+def _index_of(path: str) -> str:
+    return os.path.join(os.path.dirname(path), "model.safetensors.index.json")
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    """A file's time and size (None: no such file; the reader says why, if it is needed)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
 
 
 def record_paths(paths: object) -> tuple[str, ...]:
@@ -80,7 +96,7 @@ def record_paths(paths: object) -> tuple[str, ...]:
 
 
 @caches.memo(32, invalidated_by="a change of a records file: keyed by its path, size and time")
-def _overlay(stamps: tuple[tuple[str, int, int], ...]) -> Overlay:
+def _overlay(stamps: tuple[tuple[str, object, object], ...]) -> Overlay:
     merged = dict(shipped())
     index = build_index(merged.values())
     for path, _, _ in stamps:

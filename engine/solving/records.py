@@ -89,9 +89,9 @@ def bound_records(names: Any, option: str = "gpu", labels: list[str] | None = No
         return names
     from napkinmath.hardware.config_json import is_config_path
 
-    if option == "model" and isinstance(names, (list, tuple)) and len(names) == 1:
-        if is_config_path(names[0]):
-            return names[0]  # a config.json: solve reads it (`config_model`)
+    one = isinstance(names, (list, tuple)) and len(names) == 1
+    if option == "model" and one and is_config_path(names[0]):
+        return names[0]  # a config.json: solve reads it (`config_model`)
     if (
         not isinstance(names, (list, tuple))
         or not names
