@@ -420,8 +420,6 @@ def load(path: str, shown: str) -> tuple[Record, str | None]:
     warning (`crosscheck`), if any."""
     from napkinmath.hardware import Record, Value
 
-    if os.path.isdir(path):
-        path = os.path.join(path, "config.json")
     try:
         data = read_json(path, shown, "config file", MAX_CONFIG_BYTES)
     except InputError as exc:
