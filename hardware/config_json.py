@@ -359,6 +359,8 @@ def _gpt(c: _Config, kind: str) -> Shapes:
 # --- reading the file and its index -------------------------------------------------------
 def is_config_path(name: object) -> bool:
     """Whether a model name is the path of a JSON config (it ends in .json)."""
+    if isinstance(name, os.PathLike):
+        name = os.fspath(name)
     return isinstance(name, str) and name.strip().lower().endswith(".json")
 
 

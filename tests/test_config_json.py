@@ -5,8 +5,9 @@ format, with the published field values. Published counts asserted:
   Llama 3 8B 8,030,261,248 and 70B 70,553,706,496 (Meta's configs; the shipped records);
   Mistral 7B 7,241,732,096 ("7.24B"); Qwen2-7B 7.62B (7,615,616,512 from the shapes, q/k/v
   biases included); Gemma 7B 8.54B (head_dim 256 ≠ 3072/16; tied); GPT-2 124,439,808 (tied,
-  learned positions, biases); Pythia-1.4B 1,414,647,808 (GPT-NeoX, Biderman et al. 2023,
-  Table 1... untied); Falcon-7B 6.92B (multi-query, tied); Mixtral 8x7B 46.7B / 12.9B;
+  learned positions, biases); Pythia-1.4B 1,414,647,808 (GPT-NeoX, untied; Biderman et al.
+  2023); Falcon-7B "7B" on its model card (the shapes: 6,921,720,704; multi-query, tied);
+  Gemma 7B: the report's 786,432,000 embedding + 7,751,248,896 other; Mixtral 46.7B / 12.9B;
   Qwen3-235B-A22B 235B / 22B; DeepSeek-V3 671B / 37B (the MTP module excluded).
 KV bytes per token by hand, bf16: 2 · layers · kv_heads · head_dim · 2 B; Llama 3 8B:
   2·32·8·128·2 = 131,072; 70B: 2·80·8·128·2 = 327,680; Gemma: 2·28·16·256·2 = 458,752;
@@ -37,7 +38,7 @@ PUBLISHED = {
     "gemma-7b": (8_537_680_896, 8_537_680_896, 458_752, 8.54e9, 8.54e9),
     "gpt2": (124_439_808, 124_439_808, 36_864, 124e6, 124e6),
     "pythia-1.4b": (1_414_647_808, 1_414_647_808, 2 * 24 * 16 * 128 * 2, 1.41e9, 1.41e9),
-    "falcon-7b": (6_921_720_704, 6_921_720_704, 8_192, 6.92e9, 6.92e9),
+    "falcon-7b": (6_921_720_704, 6_921_720_704, 8_192, 7e9, 7e9),  # the card's "7B"
     "mixtral-8x7b": (46_702_792_704, 12_879_925_248, 131_072, 46.7e9, 12.9e9),
     "qwen3-235b-a22b": (235_093_634_560, 22_190_763_520, 2 * 94 * 4 * 128 * 2, 235e9, 22e9),
     "deepseek-v3": (671_026_419_200, 37_552_297_472, 70_272, 671e9, 37e9),
@@ -60,13 +61,13 @@ def test_counts_equal_the_published_ones(model):
     assert r.givens["params_total"].quantity.to("param").magnitude == total
     assert r.value.to("B").magnitude == pytest.approx(2 * total, rel=1e-12)
     assert "your config " + config(model) in r.givens["params_total"].note
-    assert total == pytest.approx(published_total, rel=0.005)
+    assert total == pytest.approx(published_total, rel=0.012 if model == "falcon-7b" else 0.005)
     flops = nm.solve("inference_flop_per_token", model=config(model))
     assert flops.givens["params"].quantity.to("param").magnitude == active
     assert flops.value.to("FLOP/token").magnitude == pytest.approx(2 * active)  # 2N per token
     # published actives are rounded: Qwen3's 22B (22.19e9), DeepSeek-V3's 37B (the shapes
     # give 37.55e9, both embedding matrices counted)
-    rel = {"qwen3-235b-a22b": 0.01, "deepseek-v3": 0.016}.get(model, 0.005)
+    rel = {"qwen3-235b-a22b": 0.01, "deepseek-v3": 0.016, "falcon-7b": 0.012}.get(model, 0.005)
     assert active == pytest.approx(published_active, rel=rel)
     kv_bytes = nm.solve("kv_bytes_per_token", model=config(model), kv_bytes_per_element="2 B/token")
     assert kv_bytes.value.to("B/token").magnitude == kv
@@ -203,3 +204,18 @@ def test_a_config_that_does_not_exist(napkin):
     assert status == 2 and "nowhere/config.json" in err
     status, _, err = napkin("hardware", "nowhere/config.json")
     assert status == 2 and "nowhere/config.json" in err
+
+
+def test_a_config_with_records_files_in_force(tmp_path, napkin):
+    ours = tmp_path / "ours.toml"
+    ours.write_text(
+        '[our-gpu]\nname = "Ours"\nsource = "test"\ndate = "2026-11"\n'
+        '[our-gpu.hbm_capacity]\nvalue = "100 GB/GPU"\n',
+        encoding="utf-8",
+    )
+    r = nm.solve("weight_memory", model=config("gpt2"), records=str(ours), gpu="our-gpu")
+    assert r.value.to("B").magnitude == pytest.approx(2 * 124_439_808)
+    args = ("solve", "weight_memory", "--records", str(ours), "--gpu", "our-gpu")
+    status, out, err = napkin(*args, "--model", config("gpt2"))
+    assert status == 0, err
+    assert "248.9 MB" in out

@@ -32,7 +32,7 @@ def user_records(paths: object) -> Iterator[None]:
             _clear()
 
 
-def config_model(model: str, records: object) -> tuple[str, tuple[str, ...]]:
+def config_model(model: object, records: object) -> tuple[str, tuple[str, ...]]:
     """model= as the path of a Hugging Face config.json: the id of its record and the records
     files to lay over the shipped (those in force, `records`, then the config), so that the
     config reads as a model record (`napkinmath.hardware.config_json`)."""
@@ -43,7 +43,8 @@ def config_model(model: str, records: object) -> tuple[str, tuple[str, ...]]:
     from napkinmath.hardware.user import record_paths, shown_path
 
     what = "the path of a Hugging Face config.json"
-    path = os.path.abspath(arguments.path(model.strip(), "model", what=what))
+    text = os.fspath(model) if isinstance(model, os.PathLike) else str(model)
+    path = os.path.abspath(arguments.path(text.strip(), "model", what=what))
     active = scope()
     files = (
         *(active.files if active is not None else ()),

@@ -108,10 +108,10 @@ def solve(
     from napkinmath.hardware.config_json import is_config_path
 
     config = is_config_path(model)
-    if config and not _in_force(model):  # type: ignore[arg-type]
+    if config and not _in_force(model):
         from napkinmath.solving.records import config_model
 
-        model, records = config_model(model, records)  # type: ignore[arg-type]
+        model, records = config_model(model, records)
     if records is not None:
         from napkinmath.solving.records import config_warning, user_records
 
@@ -174,11 +174,11 @@ def solve(
     return result
 
 
-def _in_force(model: str) -> bool:
+def _in_force(model: object) -> bool:
     """Whether the config.json record `model` is in force already (the solve inside)."""
     from napkinmath.hardware import find, scope
 
-    return scope() is not None and find(model) is not None
+    return isinstance(model, str) and scope() is not None and find(model) is not None
 
 
 #: recent answers by their question (plain values only), oldest first
