@@ -219,3 +219,20 @@ def test_a_config_with_records_files_in_force(tmp_path, napkin):
     status, out, err = napkin(*args, "--model", config("gpt2"))
     assert status == 0, err
     assert "248.9 MB" in out
+
+
+def test_a_plan_section_names_its_own_config(tmp_path):
+    for model in ("llama-3-8b", "mistral-7b"):
+        (tmp_path / model).mkdir()
+        shutil.copy(HF / model / "config.json", tmp_path / model / "config.json")
+    (tmp_path / "plan.toml").write_text(
+        'title = "Two models"\n[records]\nmodel = "llama-3-8b/config.json"\n'
+        '[[sections]]\ntitle = "Llama"\nask = ["weight_memory"]\n'
+        '[[sections]]\ntitle = "Mistral"\nmodel = "mistral-7b/config.json"\n'
+        'ask = ["inference_flop_per_token"]\n',
+        encoding="utf-8",
+    )
+    p = nm.plan(tmp_path / "plan.toml")
+    assert p.sections[0].result.value.to("B").magnitude == pytest.approx(2 * 8_030_261_248)
+    flops = p.sections[1].result.value.to("FLOP/token").magnitude
+    assert flops == pytest.approx(2 * 7_241_732_096)  # 2N, N the Mistral config's

@@ -354,7 +354,14 @@ class _Checker:
         budget.check_raw(d, self.source)  # 100,000 sections: refused before any is checked
         table = self.keys(d.get("records", {}), TOP_RECORD_KEYS, ("records",))
         files = (*self.record_files(table.get("files")), *self.extra_files)
-        table, files = self.config_model(table, files)
+        table, files = self.config_model(table, files, ("records",))
+        sections = d.get("sections")
+        if isinstance(sections, list):  # a section's own model = "config.json"
+            mine = list(sections)
+            for i, section in enumerate(sections):
+                if isinstance(section, dict):
+                    mine[i], files = self.config_model(section, files, ("sections", i))
+            d = {**d, "sections": mine}
         achievable = table.get("achievable", False)
         if not isinstance(achievable, bool):
             raise self.fail(
@@ -370,10 +377,12 @@ class _Checker:
         found.record_files, found.achievable = files, achievable
         return found
 
-    def config_model(self, table: dict, files: tuple[str, ...]) -> tuple[dict, tuple[str, ...]]:
-        """[records] model = "config.json": a Hugging Face config, found from the plan file's
-        folder as its records files are, read as a model record (its path becomes the
-        model's name, and the file one of the records files)."""
+    def config_model(
+        self, table: dict, files: tuple[str, ...], where: Where
+    ) -> tuple[dict, tuple[str, ...]]:
+        """[records] model = "config.json" (or a section's model): a Hugging Face config,
+        found from the plan file's folder as its records files are, read as a model record
+        (its path becomes the model's name, and the file one of the records files)."""
         from napkinmath.hardware.config_json import is_config_path
 
         model = table.get("model")
@@ -382,7 +391,7 @@ class _Checker:
         from napkinmath.hardware.user import shown_path
 
         assert isinstance(model, str)
-        path = os.path.abspath(self.inside(model.strip(), ("records", "model"), "config files"))
+        path = os.path.abspath(self.inside(model.strip(), (*where, "model"), "config files"))
         return {**table, "model": shown_path(path)}, (*files, path)
 
     def inside(self, item: str, where: Where, what: str) -> str:
