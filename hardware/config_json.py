@@ -22,6 +22,14 @@ per architecture (Hugging Face transformers' modeling files name each matrix):
     norms             hidden per RMSNorm weight; 2·hidden per LayerNorm (weight and bias)
     embeddings        vocab·hidden, twice unless tie_word_embeddings
 
+Per family (transformers' modeling_<type>.py): Llama, Mistral, Gemma (head_dim given, the
+head tied by default) have no biases; Qwen2 adds q, k, v biases; Qwen3 and Qwen3-MoE a q and a
+k RMSNorm of head_dim; DeepSeek-V3 (topk_method noaux_tc) a router bias of experts; GPT-2
+learned positions n_positions·hidden and LayerNorms; GPT-NeoX a fused qkv with biases and an
+untied head; Falcon a fused qkv of (heads + 2·kv_heads)·head_dim (multi_query: one KV head),
+one LayerNorm per layer with parallel_attn. DeepSeek's num_nextn_predict_layers (the
+multi-token-prediction module, 14B in V3's checkpoint) is left out, as the published 671B is.
+
 The active count replaces the routed experts by top-k of them. A ``model.safetensors.index.json``
 beside the config cross-checks the total: metadata.total_size over the bytes per parameter of
 torch_dtype; over 1% apart is a warning note naming both counts (`crosscheck`).
