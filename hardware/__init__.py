@@ -97,7 +97,8 @@ class Value:
         is an assumption is `assumption`, shown by whoever displays it)."""
         parts = [self.qualifier] if self.qualifier else []
         mine = f", your record {self.origin}" if self.origin else ""
-        parts.append(f"{self.source} ({self.date}{mine})")
+        dated = f" ({self.date}{mine})" if self.date or mine else ""
+        parts.append(f"{self.source}{dated}")
         return "; ".join(parts)
 
     def label(self) -> str:

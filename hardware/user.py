@@ -47,8 +47,11 @@ _ASSIGN = re.compile(r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*=")
 def overlay(paths: object) -> Overlay:
     """The shipped records with the files `paths` (a path or a list of paths) laid over them."""
     files = record_paths(paths)
-    stamps = []
+    stamps: list[tuple[str, object, object]] = []
     for path in files:
+        if path.lower().endswith(".json"):  # a config.json, and the index beside it
+            stamps.append((path, _stamp(path), _stamp(_index_of(path))))
+            continue
         try:
             info = os.stat(path)
         except OSError as exc:
@@ -59,6 +62,19 @@ def overlay(paths: object) -> Overlay:
             ) from None
         stamps.append((path, info.st_mtime_ns, info.st_size))
     return _overlay(tuple(stamps))
+
+
+def _index_of(path: str) -> str:
+    return os.path.join(os.path.dirname(path), "model.safetensors.index.json")
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    """A file's time and size (None: no such file; the reader says why, if it is needed)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
 
 
 def record_paths(paths: object) -> tuple[str, ...]:
@@ -80,7 +96,7 @@ def record_paths(paths: object) -> tuple[str, ...]:
 
 
 @caches.memo(32, invalidated_by="a change of a records file: keyed by its path, size and time")
-def _overlay(stamps: tuple[tuple[str, int, int], ...]) -> Overlay:
+def _overlay(stamps: tuple[tuple[str, object, object], ...]) -> Overlay:
     merged = dict(shipped())
     index = build_index(merged.values())
     for path, _, _ in stamps:
@@ -132,6 +148,11 @@ def _at(origin: str) -> str:
     return f"{path}, line {line}" if line.isdigit() else origin
 
 
+def shown_path(path: str) -> str:
+    """How a user's file is named in messages and record ids: from here, else absolute."""
+    return _shown(path)
+
+
 def _shown(path: str) -> str:
     return visible(os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path)
 
@@ -166,8 +187,14 @@ def load_file(path: str) -> dict[str, Record]:
 
 
 def _load(path: str) -> tuple[dict[str, Record], frozenset[str]]:
-    """The records of one user file, and the ids of those that say their kind."""
+    """The records of one user file, and the ids of those that say their kind; a .json file
+    is a Hugging Face config.json, read as one model record (`config_json.load`)."""
     shown = _shown(path)
+    if path.lower().endswith(".json"):
+        from napkinmath.hardware.config_json import load
+
+        record, _ = load(path, shown)
+        return {record.id: record}, frozenset()
     document = _document(path, shown)
     explicit = frozenset(
         record_id

@@ -634,26 +634,41 @@ def _vars(args: argparse.Namespace) -> int:
 
 def _hardware(args: argparse.Namespace) -> int:
     from napkinmath.hardware import get, listed
-    from napkinmath.units import format_quantity
 
     if args.name:
-        record = get(args.name, checked=False)
-        print(f"{record.id}: {record.name} ({record.kind})")
-        if record.aliases:
-            print(f"  aliases: {', '.join(record.aliases)}")
-        for value in record.values.values():
-            print(f"  {value.key} = {format_quantity(value.quantity)}")
-            print(f"      {value.label()}")
-            if value.url:
-                print(f"      {value.url}")
-            for other, where in value.alternatives.items():
-                print(f"      also published: {other} ({where})")
-        return 0
+        from napkinmath.hardware.config_json import is_config_path
+
+        if is_config_path(args.name):  # a Hugging Face config.json, read as a model record
+            from napkinmath.solving.records import config_model, user_records
+
+            record_id, files = config_model(args.name, None)
+            with user_records(files):
+                return _show_record(get(record_id, checked=False))
+        return _show_record(get(args.name, checked=False))
     for record in listed().values():
         if args.kind and record.kind != args.kind:
             continue
         mine = f"   (your record {record.origin})" if record.origin else ""
         print(f"{record.id:<22} {record.kind:<12} {record.name}{mine}")
+    return 0
+
+
+def _show_record(record: Any) -> int:
+    """`napkin hardware NAME`: one record, each value with its provenance."""
+    from napkinmath.units import format_quantity
+
+    print(f"{record.id}: {record.name} ({record.kind})")
+    if record.aliases:
+        print(f"  aliases: {', '.join(record.aliases)}")
+    if record.origin and record.note:  # a config.json's notes: MLA, MTP, the cross-check
+        print(f"  note: {record.note}")
+    for value in record.values.values():
+        print(f"  {value.key} = {format_quantity(value.quantity)}")
+        print(f"      {value.label()}")
+        if value.url:
+            print(f"      {value.url}")
+        for other, where in value.alternatives.items():
+            print(f"      also published: {other} ({where})")
     return 0
 
 

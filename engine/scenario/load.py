@@ -354,6 +354,14 @@ class _Checker:
         budget.check_raw(d, self.source)  # 100,000 sections: refused before any is checked
         table = self.keys(d.get("records", {}), TOP_RECORD_KEYS, ("records",))
         files = (*self.record_files(table.get("files")), *self.extra_files)
+        table, files = self.config_model(table, files, ("records",))
+        sections = d.get("sections")
+        if isinstance(sections, list):  # a section's own model = "config.json"
+            mine = list(sections)
+            for i, section in enumerate(sections):
+                if isinstance(section, dict):
+                    mine[i], files = self.config_model(section, files, ("sections", i))
+            d = {**d, "sections": mine}
         achievable = table.get("achievable", False)
         if not isinstance(achievable, bool):
             raise self.fail(
@@ -368,6 +376,47 @@ class _Checker:
             raise InputError(f"{self.source}: {exc}", "records") from None
         found.record_files, found.achievable = files, achievable
         return found
+
+    def config_model(
+        self, table: dict, files: tuple[str, ...], where: Where
+    ) -> tuple[dict, tuple[str, ...]]:
+        """[records] model = "config.json" (or a section's model): a Hugging Face config,
+        found from the plan file's folder as its records files are, read as a model record
+        (its path becomes the model's name, and the file one of the records files)."""
+        from napkinmath.hardware.config_json import is_config_path
+
+        model = table.get("model")
+        if not is_config_path(model):
+            return table, files
+        from napkinmath.hardware.user import shown_path
+
+        assert isinstance(model, str)
+        path = os.path.abspath(self.inside(model.strip(), (*where, "model"), "config files"))
+        return {**table, "model": shown_path(path)}, (*files, path)
+
+    def inside(self, item: str, where: Where, what: str) -> str:
+        """The file `item` of a plan file, found from its folder (a dict: from here); an
+        InputError if it is outside that folder."""
+        if self.source == "<dict>":
+            return item
+        from napkinmath.text.visible import visible
+
+        folder = os.path.dirname(self.source)
+        path = os.path.join(folder, item)
+        base = os.path.realpath(folder or ".")
+        if (
+            "\x00" in item
+            or os.path.isabs(item)
+            or os.path.commonpath([base, os.path.realpath(path)]) != base
+        ):
+            raise self.fail(
+                where,
+                f"{visible(item)!r} is outside the plan file's folder; a "
+                f"plan's {what} are read from its folder or below it (no "
+                "absolute path, no .. out of it, no link out of it): copy the file "
+                "there, or name it with --records (records= in Python)",
+            )
+        return path
 
     def record_files(self, value: object) -> tuple[str, ...]:
         """The [records] files, each found from the plan file's folder (a dict: from here)."""

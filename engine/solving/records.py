@@ -32,6 +32,37 @@ def user_records(paths: object) -> Iterator[None]:
             _clear()
 
 
+def config_model(model: object, records: object) -> tuple[str, tuple[str, ...]]:
+    """model= as the path of a Hugging Face config.json: the id of its record and the records
+    files to lay over the shipped (those in force, `records`, then the config), so that the
+    config reads as a model record (`napkinmath.hardware.config_json`)."""
+    import os
+
+    from napkinmath import arguments
+    from napkinmath.hardware import scope
+    from napkinmath.hardware.user import record_paths, shown_path
+
+    what = "the path of a Hugging Face config.json"
+    text = os.fspath(model) if isinstance(model, os.PathLike) else str(model)
+    path = os.path.abspath(arguments.path(text.strip(), "model", what=what))
+    active = scope()
+    files = (
+        *(active.files if active is not None else ()),
+        *(record_paths(records) if records is not None else ()),
+        path,
+    )
+    return shown_path(path), tuple(dict.fromkeys(files))
+
+
+def config_warning(record_id: str) -> str | None:
+    """The cross-check warning of the config record `record_id` (in force), if any."""
+    from napkinmath.hardware import get
+
+    note = get(record_id).note
+    at = note.find("WARNING: ")
+    return note[at + len("WARNING: ") :] if at >= 0 else None
+
+
 def _clear() -> None:
     from napkinmath.solving import solver
     from napkinmath.text.values import parse_quantity
@@ -57,6 +88,11 @@ def bound_records(names: Any, option: str = "gpu", labels: list[str] | None = No
     user wrote each name ("--gpu H100", "gpu=MI300X"), for that message."""
     if names is None or isinstance(names, str):
         return names
+    from napkinmath.hardware.config_json import is_config_path
+
+    one = isinstance(names, (list, tuple)) and len(names) == 1
+    if option == "model" and one and is_config_path(names[0]):
+        return names[0]  # a config.json: solve reads it (`config_model`)
     if (
         not isinstance(names, (list, tuple))
         or not names

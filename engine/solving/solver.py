@@ -105,11 +105,18 @@ def solve(
     in force is answered from a bounded memo of recent answers, as a fresh copy (an answer is
     kept from the second time its question is asked).
     """
+    from napkinmath.hardware.config_json import is_config_path
+
+    config = is_config_path(model)
+    if config and not _in_force(model):
+        from napkinmath.solving.records import config_model
+
+        model, records = config_model(model, records)
     if records is not None:
-        from napkinmath.solving.records import user_records
+        from napkinmath.solving.records import config_warning, user_records
 
         with user_records(records):
-            return solve(
+            answer = solve(
                 targets,
                 gpu=gpu,
                 model=model,
@@ -123,6 +130,11 @@ def solve(
                 digits=digits,
                 **givens,
             )
+            warning = config_warning(model) if config else None  # type: ignore[arg-type]
+            notes = getattr(answer, "notes", None)
+            if warning and isinstance(notes, list) and warning not in notes:
+                notes.append(warning)
+            return answer
     if gpu is not None and type(gpu) is not str:
         gpu = bound_records(gpu, "gpu")
     key = _memo_key(
@@ -160,6 +172,13 @@ def solve(
             )
         result = result._with_digits(digits)
     return result
+
+
+def _in_force(model: object) -> bool:
+    """Whether the config.json record `model` is in force already (the solve inside)."""
+    from napkinmath.hardware import find, scope
+
+    return isinstance(model, str) and scope() is not None and find(model) is not None
 
 
 #: recent answers by their question (plain values only), oldest first

@@ -58,7 +58,11 @@ def record_source(record: str | None, note: str) -> tuple[str, str]:
         found = get(record)
     except NapkinError:  # a record no longer in force: a plain note
         return note, ""
-    cited = sorted({f"{v.source} ({v.date})" for v in found.values.values()}, key=len, reverse=True)
+    cited = sorted(
+        {f"{v.source} ({v.date})" if v.date else v.source for v in found.values.values()},
+        key=len,
+        reverse=True,
+    )
     for citation in cited:
         at = note.rfind(citation)
         if at > 0:
