@@ -71,6 +71,26 @@ SUPERSEDED = {
     )
 }
 RULE_DP = "dp whole"
+#: what each rule of a layout requires (a candidate that breaks one is not a layout)
+RULES = {
+    RULE_DP: ("dp", "dp = n_gpus / (tp · pp · cp · gpus_per_rank) is a whole number of replicas"),
+    "micro-batches": ("n_microbatches", "n_microbatches ≥ 1: each data-parallel replica gets a micro-batch of the global batch"),
+    "micro-batches whole": ("n_microbatches", "n_microbatches whole: dp · batch_size divides the global batch"),
+}
+#: variables that make a question a training one (its serving constraints are not applied)
+TRAINING = frozenset(
+    {
+        "tokens",
+        "global_batch_tokens",
+        "train_compute",
+        "train_time",
+        "step_time",
+        "step_time_predicted",
+        "mfu",
+        "mfu_predicted",
+        "n_microbatches",
+    }
+)
 #: the layout variables: a constraint that reads only their defaults is left unchecked (a
 #: serving question is not held to a training layout nobody stated)
 LAYOUT = frozenset(
@@ -264,6 +284,8 @@ class _Search:
         #: the one GPU record's node size (None with several records), for '64 GPU (8 nodes)'
         self.context_gpus_per_node: float | None = None
         self.stage_skipped = False
+        #: constraints left unchecked because they read only the layout's defaults
+        self.unstated_layout: dict[str, frozenset[str]] = {}
 
     # --- domains and groups ----------------------------------------------------------------
     def _context(self, gpu, model) -> Context:
@@ -346,7 +368,7 @@ class _Search:
     def _first_point(self, group: _Group) -> dict[str, float]:
         at = {d.name: float(d.values[0]) for d in group.numeric}
         if group.follows:
-            at["dp"] = self._dp({k: np.asarray(v) for k, v in at.items()}, group)[0].item()
+            at["dp"] = float(np.ravel(self._dp({k: np.asarray([v]) for k, v in at.items()}, group))[0])
         return at
 
     def _dp(self, grid: Mapping[str, np.ndarray], group: _Group) -> np.ndarray:
@@ -387,16 +409,21 @@ class _Search:
         targets = list(self._targets(decisions))
         options = {"gpu": group.gpu, "model": group.model, "precision": self.precision, "achievable": self.achievable}
         touched: set[str] = set()
+        training = False
         if targets:
             try:
                 first = solve_bound(tuple(targets), bind(tuple(targets), givens, **options), self.tolerance)
             except NapkinError as exc:
                 raise InputError(f"{_where(group.gpu, group.model)}{exc}") from None
             touched = {c.constraint.name for c in first.constraints}
+            read = set(first.givens) | {v.name for st in first.steps for v in st.unknowns}
+            training = bool(read & TRAINING)
         stage = givens.get("zero_stage")
         for name, c in library_constraints().items():
             if name in touched:
                 continue
+            if training and c.subject in ("inference", "serving"):
+                continue  # a training question is not held to a serving replica's limits
             staged = name.startswith("zero") and name.endswith("_fits_hbm")
             if staged and "zero_stage" not in decisions and name != f"zero{stage}_fits_hbm":
                 self.stage_skipped = True
@@ -405,16 +432,16 @@ class _Search:
                 if t in decisions or t in givens or t in targets:
                     continue
                 try:
-                    r = solve_bound((t,), bind((t,), givens, **options), self.tolerance, suggest=False)
+                    r = solve_bound(
+                        (t,), bind((t,), givens, **options), self.tolerance, suggest=False,
+                        cancel=False,
+                    )
                 except NapkinError:
                     continue
                 if decisions & set(r.givens) and any(x.constraint.name == name for x in r.constraints):
                     layout = LAYOUT & set(r.givens)
                     if layout and all(r.givens[n].origin == "assumption" for n in layout):
-                        self.notes.append(
-                            f"not checked: {c.title} ({name}); it depends on a layout "
-                            f"({', '.join(sorted(layout))}) of which none is given or decided"
-                        )
+                        self.unstated_layout[name] = layout
                         break
                     targets.append(t)
                     touched |= {x.constraint.name for x in r.constraints}
@@ -465,6 +492,12 @@ class _Search:
         staged = {n for n in found if n.startswith("zero") and n.endswith("_fits_hbm")}
         found -= staged - {f"zero{stage}_fits_hbm"}  # each holds under its own stage only
         memory = any(n.endswith("_fits_hbm") for n in found)
+        if self.unstated_layout:
+            layout = sorted(set().union(*self.unstated_layout.values()))
+            self.notes.append(
+                f"not checked, as no layout is given or decided ({', '.join(layout)} at their "
+                f"defaults): {', '.join(self.unstated_layout)}"
+            )
         if self.stage_skipped and not memory:
             self.notes.append(
                 "memory per GPU is not constrained: no ZeRO stage is given (zero_stage=1 checks "
@@ -499,11 +532,19 @@ class _Search:
         where = slice(group.offset + start, group.offset + stop)
         size = stop - start
         valid = values["__ok__"].copy()
+        broken: dict[str, np.ndarray] = {}
         if group.follows:
-            dp = values["dp"]
-            whole = np.isfinite(dp) & (dp >= 1 - 1e-9) & (np.abs(dp - np.round(dp)) < 1e-9)
-            arrays.rules[RULE_DP][where] = ~whole
-            valid &= whole
+            dp = np.broadcast_to(values["dp"], (size,))
+            broken[RULE_DP] = ~(np.isfinite(dp) & (dp >= 1 - 1e-9) & _whole(dp))
+        if "n_microbatches" in values and self._moves("n_microbatches", group):
+            m = np.broadcast_to(values["n_microbatches"], (size,))
+            broken["micro-batches"] = ~(m >= 1 - 1e-9)
+            if self._whole_batch(group):
+                broken["micro-batches whole"] = ~_whole(m) & ~broken["micro-batches"]
+        for name, mask in broken.items():
+            arrays.rules[name][where] = mask
+            arrays.rule_values[name][where] = np.broadcast_to(values[RULES[name][0]], (size,))
+            valid &= ~mask
         arrays.valid[where] = valid
         for o in self.objectives:
             arrays.objective[o][where] = np.broadcast_to(values[o] if o in values else np.nan, (size,))
@@ -518,6 +559,34 @@ class _Search:
                 arrays.holds[n][where] = values[f"__holds__{n}"]
 
 
+    def _moves(self, name: str, group: _Group) -> bool:
+        """True where the chain computes `name` (so the decisions may move it)."""
+        return group.chain is not None and name in group.chain.computed
+
+    def _whole_batch(self, group: _Group) -> bool:
+        """True when the global batch is a whole number of sequences (then the micro-batch
+        count must be whole too); otherwise says once that it is not required."""
+        tokens, length = group.fixed.get("global_batch_tokens"), group.fixed.get("seq_len")
+        if tokens is None or length is None:
+            return False
+        sequences = tokens / length
+        if abs(sequences - round(sequences)) < 1e-9 * max(1.0, sequences):
+            return True
+        note = (
+            f"the global batch is {sequences:,.4g} sequences, not a whole number: micro-batch "
+            "counts are not required to be whole (global_batch_tokens=16Mi is 2,048 sequences "
+            "of 8,192 tokens)"
+        )
+        if note not in self.notes:
+            self.notes.append(note)
+        return False
+
+
+def _whole(x: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(x) & (np.abs(x - np.round(x)) <= 1e-9 * np.maximum(1.0, np.abs(x)))
+
+
 class _Arrays:
     """Per candidate (every group in turn): objectives, requirement values, constraint sides."""
 
@@ -529,7 +598,8 @@ class _Arrays:
         self.known = {n: np.zeros(total, dtype=bool) for n in names}
         self.holds = {n: np.zeros(total, dtype=bool) for n in names}
         self.valid = np.zeros(total, dtype=bool)
-        self.rules = {RULE_DP: np.zeros(total, dtype=bool)}
+        self.rules = {name: np.zeros(total, dtype=bool) for name in RULES}
+        self.rule_values = {name: np.full(total, np.nan) for name in RULES}
 
 
 def _where(gpu, model) -> str:

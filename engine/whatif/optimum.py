@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from napkinmath.whatif.optimize import _Arrays, _Group, _Search
 
 BISECTIONS = 60
+#: decisions whose values are steps of a layout, not amounts: no boundary between them
+STEPS = frozenset({"tp", "pp", "cp", "ep", "dp", "sp", "zero_stage", "virtual_pipeline_stages"})
 #: rows of the Pareto front listed (all are in to_dict() and the frame)
 PARETO_SHOWN = 12
 
@@ -122,6 +124,7 @@ class Optimum:
         self.binding: list[str] = []
         self.pareto: list[Candidate] = []
         self.closest: Candidate | None = None
+        self.per_record: list[tuple[str, Candidate | None]] = []
         self.ruled_out = self._ruled_out()
         if order.size:
             self.best_candidate = self.candidate(int(order[0]))
@@ -134,6 +137,8 @@ class Optimum:
             self.best = self._solve(int(order[0]))
             if len(self.objectives) == 2:
                 self.pareto = [self.candidate(int(i)) for i in self._pareto()]
+        if self.record_lists:
+            self.per_record = self._per_record()
         else:
             self.closest = self._closest()
 
@@ -226,10 +231,14 @@ class Optimum:
 
     def violations(self, index: int) -> list[str]:
         """What candidate `index` breaks, each with its margin."""
+        from napkinmath.whatif.optimize import RULES
+
         a, out = self._arrays, []
-        if a.rules["dp whole"][index]:
-            dp = self.point(index).get("dp", math.nan)
-            out.append(f"dp = {format_number(float(dp), sig=4)} is not a whole number of replicas")  # type: ignore[arg-type]
+        for name, (var, text) in RULES.items():
+            if a.rules[name][index]:
+                value = float(a.rule_values[name][index])
+                out.append(f"{var} = {format_number(value, sig=4)}: {text}")
+        if out:
             return out
         if not a.valid[index]:
             out.append("no admissible answer (a step leaves its variable's bounds)")
@@ -328,13 +337,35 @@ class Optimum:
                 if h.chain is None:
                     out.append(Neighbour(name, {name: hl[name]}, False, f"not planned: {h.error}"))
                     continue
-                if h.sizes == g.sizes:
-                    out.append(self._neighbour(name, index, h.offset + local))
-                else:
+                same = h.offset + local
+                if h.sizes == g.sizes and self._numbers(same) == self._numbers(index):
+                    out.append(self._neighbour(name, index, same))
+                if name in self.record_lists:
                     best = self._best_in(h)
-                    verdict = "no candidate fits" if best is None else "its own best: " + self._verdict(index, best)
-                    out.append(Neighbour(name, {name: hl[name]}, best is not None, verdict))
+                    if best is None:
+                        out.append(Neighbour(name, {name: hl[name]}, False, "at its own best: no candidate fits"))
+                    else:
+                        point = {k: v for k, v in self.point(best).items()}
+                        verdict = "at its own best: " + self._verdict(index, best)
+                        out.append(Neighbour(name, point, True, verdict))
         return out
+
+    def _numbers(self, index: int) -> dict[str, object]:
+        return {k: v for k, v in self.point(index).items() if isinstance(v, float)}
+
+    def _per_record(self) -> list[tuple[str, Candidate | None]]:
+        """Each record (gpu × model) at its own best candidate, best first; those where
+        nothing fits last."""
+        keys = [k for k in ("gpu", "model") if k in self.record_lists]
+        seen: dict[str, int | None] = {}
+        for g in self._groups:
+            label = " / ".join(str(g.label()[k]) for k in keys)
+            best = self._best_in(g)
+            if label not in seen or (best is not None and (seen[label] is None or self._better(best, seen[label]))):  # type: ignore[arg-type]
+                seen[label] = best if label not in seen or best is not None else seen[label]
+        rank = {int(i): r for r, i in enumerate(self._order.tolist())}
+        ordered = sorted(seen.items(), key=lambda kv: rank.get(kv[1], len(rank)) if kv[1] is not None else math.inf)
+        return [(label, None if i is None else self.candidate(i)) for label, i in ordered]
 
     def _best_in(self, group: _Group) -> int | None:
         inside = self._order[(self._order >= group.offset) & (self._order < group.offset + group.count)]
@@ -390,7 +421,7 @@ class Optimum:
         seen: set[tuple[str, str]] = set()
         winner = self.point(index)
         for n in self.neighbours:
-            if not n.better or n.variable not in kinds or not n.violated:
+            if not n.better or n.variable not in kinds or not n.violated or n.variable in STEPS:
                 continue
             key = (n.variable, n.violated[0])
             if key in seen:
@@ -447,10 +478,15 @@ class Optimum:
         several), largest first."""
         a = self._arrays
         counts: dict[str, int] = {}
-        rule = int(a.rules["dp whole"].sum())
-        if rule:
-            counts["dp = n_gpus / (tp · pp · cp) whole"] = rule
-        invalid = int((~a.valid & ~a.rules["dp whole"]).sum())
+        from napkinmath.whatif.optimize import RULES
+
+        any_rule = np.zeros(self.count, dtype=bool)
+        for name, (_, text) in RULES.items():
+            rule = int(a.rules[name].sum())
+            any_rule |= a.rules[name]
+            if rule:
+                counts[text] = rule
+        invalid = int((~a.valid & ~any_rule).sum())
         if invalid:
             counts["no admissible answer"] = invalid
         for c in self.constraints:
@@ -553,6 +589,15 @@ class Optimum:
                 lines.append(f"  {self.point_text(c.point)}: {values}")
             if len(self.pareto) > PARETO_SHOWN:
                 lines.append(f"  ... {len(self.pareto) - PARETO_SHOWN} more (to_dict()['pareto'])")
+        if self.per_record:
+            lines += ["", "Each record at its own best:"]
+            for place, (label, c) in enumerate(self.per_record, start=1):
+                if c is None:
+                    lines.append(f"  {place}. {label}: nothing fits")
+                    continue
+                values = ", ".join(f"{o} = {_value(o, v)}" for o, v in self._computed(c).items())
+                point = {k: v for k, v in c.point.items() if k not in self.record_lists}
+                lines.append(f"  {place}. {label}: {self.point_text(point)}" + (f": {values}" if values else ""))
         if self.runners_up:
             lines += ["", "Runners-up:"]
             for i, c in enumerate(self.runners_up, start=2):
@@ -654,6 +699,10 @@ class Optimum:
             "neighbours": [{"variable": n.variable, "point": self._point_dict(n.point), "feasible": n.feasible, "better": n.better, "violated": list(n.violated), "verdict": n.verdict} for n in self.neighbours],
             "runners_up": [self._candidate_dict(c) for c in self.runners_up],
             "pareto": [self._candidate_dict(c) for c in self.pareto],
+            "per_record": [
+                {"record": label, "best": None if c is None else self._candidate_dict(c)}
+                for label, c in self.per_record
+            ],
             "ruled_out": self.ruled_out,
             "closest": None if self.closest is None else self._candidate_dict(self.closest),
             "notes": self.notes,
