@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checker
     from napkinmath.whatif.compare import Comparison, compare
     from napkinmath.whatif.frames import to_frame
     from napkinmath.whatif.gap import GapBudget, gap
+    from napkinmath.whatif.optimize import optimize
+    from napkinmath.whatif.optimum import Optimum
     from napkinmath.whatif.sensitivity import Sensitivity
     from napkinmath.whatif.spread import Interval, lognormal, normal, uniform
     from napkinmath.whatif.sweep import sweep
@@ -50,6 +52,7 @@ __all__ = [
     "NoRootError",
     "NotInvertibleError",
     "NumericError",
+    "Optimum",
     "ParseError",
     "Quantity",
     "RangeResult",
@@ -71,6 +74,7 @@ __all__ = [
     "hardware",
     "lognormal",
     "normal",
+    "optimize",
     "plan",
     "solve",
     "sweep",
@@ -97,6 +101,8 @@ _WHATIF = {
     "to_frame": "napkinmath.whatif.frames",
     "gap": "napkinmath.whatif.gap",
     "GapBudget": "napkinmath.whatif.gap",
+    "optimize": "napkinmath.whatif.optimize",
+    "Optimum": "napkinmath.whatif.optimum",
     "formula": "napkinmath.library.objects",
     "graph": "napkinmath.library.objects",
     "variable": "napkinmath.library.lookup",

@@ -27,6 +27,7 @@ SCHEMAS = {
     "check": "napkinmath-check/1",
     "claims": "napkinmath-claims/1",
     "table": "napkinmath-table/1",
+    "optimum": "napkinmath-optimum/1",
     "error": "napkinmath-error/1",
 }
 

@@ -57,6 +57,8 @@ examples:
   napkin solve train_time train_compute=6.35e24FLOP n_gpus=16384 mfu="0.3 to 0.5" \\
       --gpu H100 --samples 10000 --sensitivity
   napkin sweep train_time n_gpus=1k..16k:log:9 train_compute=6.35e24FLOP mfu=0.4 --gpu H100
+  napkin optimize --minimize n_gpus params=7B tokens=1T train_time="<= 3 weeks" mfu=0.4 \\
+      --gpu H100-SXM --over n_gpus="whole nodes"
   napkin compare cost_per_million_tokens --gpu H100-SXM,MI300X,Trainium2 \\
       --model llama-3-70b n_gpus=4 batch_size=32 seq_len=8192
 """
@@ -143,6 +145,10 @@ _COMMANDS = {
         "the same question across records, ranked",
         "napkinmath.cli.whatif:compare_options",
     ),
+    "optimize": (
+        "the best plan over decision variables that meets every constraint",
+        "napkinmath.cli.optimize:options",
+    ),
     "plan": ("answer a scenario file (TOML or JSON) as one report", "napkinmath.cli.plan:options"),
     "graph": (
         "the formula-variable graph around a variable (text or Graphviz DOT)",
@@ -154,8 +160,8 @@ _COMMANDS = {
     ),
 }
 #: the commands that read records (--records) and those that solve (--achievable)
-_READ_RECORDS = ("solve", "check", "sweep", "compare", "hardware", "plan")
-_SOLVE_WITH_RECORDS = ("solve", "sweep", "compare", "plan")
+_READ_RECORDS = ("solve", "check", "sweep", "compare", "optimize", "hardware", "plan")
+_SOLVE_WITH_RECORDS = ("solve", "sweep", "compare", "optimize", "plan")
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -90,7 +90,9 @@ class Context:
     n_layers: float | None = None
 
 
-_PREFIX = re.compile(r"^(?P<kind>whole nodes|powers of two|pow2|divisors(?: of)?)\s*:?\s*(?P<rest>.*)$")
+_PREFIX = re.compile(
+    r"^(?P<kind>whole nodes|powers of two|pow2|divisors(?: of)?)\s*:?\s*(?P<rest>.*)$"
+)
 
 
 def domain(name: str, spec: object, context: Context) -> Domain:
@@ -117,7 +119,9 @@ def domain(name: str, spec: object, context: Context) -> Domain:
                     f"give {name} a domain such as 'powers of two' or '1..8'",
                     name,
                 )
-            return Domain(name, "follows", (), "dp = n_gpus / (tp · pp · cp · gpus_per_rank), whole")
+            return Domain(
+                name, "follows", (), "dp = n_gpus / (tp · pp · cp · gpus_per_rank), whole"
+            )
         match = _PREFIX.match(text)
         if match:
             return _named(var, match.group("kind"), match.group("rest").strip(), context)
@@ -125,7 +129,9 @@ def domain(name: str, spec: object, context: Context) -> Domain:
             return _range(var, text)
     count = axis_length(spec)
     if count is not None and count > MAX_VALUES:
-        raise InputError(f"{name}: {count:,} values; a decision variable takes at most {MAX_VALUES:,}", name)
+        raise InputError(
+            f"{name}: {count:,} values; a decision variable takes at most {MAX_VALUES:,}", name
+        )
     axis = to_axis(spec, var)
     values = _checked(var, sorted(set(axis.values)))
     return Domain(name, "number", values, f"{len(values):,} values given")
@@ -245,24 +251,37 @@ def _named(var: Variable, kind: str, rest: str, context: Context) -> Domain:
             if low / var.base_factor - 1e-9 <= 2**k <= high / var.base_factor + 1e-9
         ]
         values = list(_checked(var, values))
-        return Domain(name, "number", tuple(values), f"powers of two from {_plain(var, values[0])} to {_plain(var, values[-1])}")
+        return Domain(
+            name,
+            "number",
+            tuple(values),
+            f"powers of two from {_plain(var, values[0])} to {_plain(var, values[-1])}",
+        )
     # divisors
     if rest:
         try:
             of = float(rest)
         except ValueError:
-            raise InputError(f"{name}='divisors:{rest}': write divisors:N with a whole number N", name) from None
+            raise InputError(
+                f"{name}='divisors:{rest}': write divisors:N with a whole number N", name
+            ) from None
         sources = [("N", of)]
     else:
         sources = _divided(name, context)
     values = _common_divisors([n for _, n in sources], 10**6)
     what = " and ".join(f"{label} ({n:g})" for label, n in sources)
-    return Domain(name, "number", _checked(var, [_base(var, v) for v in values]), f"divisors of {what}")
+    return Domain(
+        name, "number", _checked(var, [_base(var, v) for v in values]), f"divisors of {what}"
+    )
 
 
 def _divided(name: str, context: Context) -> list[tuple[str, float]]:
     if name == "tp":
-        found = [(k, v) for k, v in (("n_heads", context.n_heads), ("n_kv_heads", context.n_kv_heads)) if v]
+        found = [
+            (k, v)
+            for k, v in (("n_heads", context.n_heads), ("n_kv_heads", context.n_kv_heads))
+            if v
+        ]
     elif name == "pp":
         found = [("n_layers", context.n_layers)] if context.n_layers else []
     else:
@@ -305,13 +324,31 @@ def _default(var: Variable, context: Context) -> Domain:
         heads = [int(h) for h in (context.n_heads, context.n_kv_heads) if h]
         values = [2**k for k in range(0, 11) if 2**k <= node and all(h % 2**k == 0 for h in heads)]
         rule = " that divide the heads" if heads else ""
-        return Domain(name, "number", _checked(var, [float(v) for v in values]), f"powers of two up to a node ({node}){rule} (the default)", True)
+        return Domain(
+            name,
+            "number",
+            _checked(var, [float(v) for v in values]),
+            f"powers of two up to a node ({node}){rule} (the default)",
+            True,
+        )
     if name == "pp":
         if context.n_layers:
             values = [d for d in _common_divisors([context.n_layers], 128)]
-            return Domain(name, "number", _checked(var, [float(v) for v in values]), f"divisors of the {context.n_layers:g} layers up to 128 (the default)", True)
+            return Domain(
+                name,
+                "number",
+                _checked(var, [float(v) for v in values]),
+                f"divisors of the {context.n_layers:g} layers up to 128 (the default)",
+                True,
+            )
         values = [2**k for k in range(0, 8)]
-        return Domain(name, "number", _checked(var, [float(v) for v in values]), "powers of two up to 128 (the default)", True)
+        return Domain(
+            name,
+            "number",
+            _checked(var, [float(v) for v in values]),
+            "powers of two up to 128 (the default)",
+            True,
+        )
     table: Mapping[str, tuple[list[float], str]] = {
         "cp": ([1, 2, 4, 8, 16], "powers of two up to 16"),
         "ep": ([1, 2, 4, 8, 16, 32, 64], "powers of two up to 64"),
@@ -322,7 +359,13 @@ def _default(var: Variable, context: Context) -> Domain:
     }
     if name in table:
         values, text = table[name]
-        return Domain(name, "number", _checked(var, [_base(var, v) for v in values]), f"{text} (the default)", True)
+        return Domain(
+            name,
+            "number",
+            _checked(var, [_base(var, v) for v in values]),
+            f"{text} (the default)",
+            True,
+        )
     raise InputError(
         f"{name}: no default domain; give one, such as over={{'{name}': '1..8'}} "
         f"(in the shell --over {name}=1..8): a range a..b, 'powers of two:1..64', or a list",

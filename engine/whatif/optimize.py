@@ -74,8 +74,14 @@ RULE_DP = "dp whole"
 #: what each rule of a layout requires (a candidate that breaks one is not a layout)
 RULES = {
     RULE_DP: ("dp", "dp = n_gpus / (tp · pp · cp · gpus_per_rank) is a whole number of replicas"),
-    "micro-batches": ("n_microbatches", "n_microbatches ≥ 1: each data-parallel replica gets a micro-batch of the global batch"),
-    "micro-batches whole": ("n_microbatches", "n_microbatches whole: dp · batch_size divides the global batch"),
+    "micro-batches": (
+        "n_microbatches",
+        "n_microbatches ≥ 1: each data-parallel replica gets a micro-batch of the global batch",
+    ),
+    "micro-batches whole": (
+        "n_microbatches",
+        "n_microbatches whole: dp · batch_size divides the global batch",
+    ),
 }
 #: variables that make a question a training one (its serving constraints are not applied)
 TRAINING = frozenset(
@@ -210,8 +216,18 @@ def optimize(
             raise InputError(f"{name} is both a decision variable and a given: drop one", name)
     gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
     search = _Search(
-        objectives, senses, requirements, specs, givens, gpus, models, precision, achievable,
-        tolerance, top, max_candidates,
+        objectives,
+        senses,
+        requirements,
+        specs,
+        givens,
+        gpus,
+        models,
+        precision,
+        achievable,
+        tolerance,
+        top,
+        max_candidates,
     )
     return search.run()
 
@@ -269,8 +285,19 @@ def _decisions(
 
 class _Search:
     def __init__(
-        self, objectives, senses, requirements, specs, givens, gpus, models, precision,
-        achievable, tolerance, top, cap,
+        self,
+        objectives,
+        senses,
+        requirements,
+        specs,
+        givens,
+        gpus,
+        models,
+        precision,
+        achievable,
+        tolerance,
+        top,
+        cap,
     ) -> None:
         self.objectives: tuple[str, ...] = objectives
         self.senses: dict[str, int] = senses
@@ -355,7 +382,9 @@ class _Search:
     # --- planning --------------------------------------------------------------------------
     def _targets(self, decisions: set[str]) -> tuple[str, ...]:
         wanted = [o for o in self.objectives if o not in decisions]
-        wanted += [r.name for r in self.requirements if r.name not in decisions and r.name not in wanted]
+        wanted += [
+            r.name for r in self.requirements if r.name not in decisions and r.name not in wanted
+        ]
         return tuple(wanted)
 
     def _point_givens(self, group: _Group, at: Mapping[str, float]) -> dict[str, object]:
@@ -368,7 +397,9 @@ class _Search:
     def _first_point(self, group: _Group) -> dict[str, float]:
         at = {d.name: float(d.values[0]) for d in group.numeric}
         if group.follows:
-            at["dp"] = float(np.ravel(self._dp({k: np.asarray([v]) for k, v in at.items()}, group))[0])
+            at["dp"] = float(
+                np.ravel(self._dp({k: np.asarray([v]) for k, v in at.items()}, group))[0]
+            )
         return at
 
     def _dp(self, grid: Mapping[str, np.ndarray], group: _Group) -> np.ndarray:
@@ -378,14 +409,21 @@ class _Search:
             return group.fixed.get(name, self._given_base(name, group))
 
         with np.errstate(all="ignore"):
-            return np.asarray(get("n_gpus") / (get("tp") * get("pp") * get("cp") * get("gpus_per_rank")), dtype=float)
+            return np.asarray(
+                get("n_gpus") / (get("tp") * get("pp") * get("cp") * get("gpus_per_rank")),
+                dtype=float,
+            )
 
     def _given_base(self, name: str, group: _Group) -> float:
         var = variables()[name]
         bound = bind((), self._point_givens(group, {}), gpu=group.gpu, model=group.model)
         g = bound.get(name)
         if g is None:
-            return 1.0 if var.default is None else float(var.default.value.m_as(var.unit)) * var.base_factor
+            return (
+                1.0
+                if var.default is None
+                else float(var.default.value.m_as(var.unit)) * var.base_factor
+            )
         return float(g.base)
 
     def _plan(self, group: _Group, targets: tuple[str, ...] | None) -> tuple[str, ...]:
@@ -396,23 +434,39 @@ class _Search:
         givens = self._point_givens(group, at)
         if targets is None:
             targets = self._discover(group, givens, decisions)
-        bound = bind(targets, givens, gpu=group.gpu, model=group.model, precision=self.precision, achievable=self.achievable)
+        bound = bind(
+            targets,
+            givens,
+            gpu=group.gpu,
+            model=group.model,
+            precision=self.precision,
+            achievable=self.achievable,
+        )
         center = solve_bound(targets, bound, self.tolerance)
         group.center = center
         group.chain = VectorChain.from_result(center)
         group.fixed = base_inputs(center, frozenset(decisions))
         return targets
 
-    def _discover(self, group: _Group, givens: dict[str, object], decisions: set[str]) -> tuple[str, ...]:
+    def _discover(
+        self, group: _Group, givens: dict[str, object], decisions: set[str]
+    ) -> tuple[str, ...]:
         """The objective and requirement targets, and for each library constraint that the
         givens determine and the decisions move, one variable it is touched by."""
         targets = list(self._targets(decisions))
-        options = {"gpu": group.gpu, "model": group.model, "precision": self.precision, "achievable": self.achievable}
+        options = {
+            "gpu": group.gpu,
+            "model": group.model,
+            "precision": self.precision,
+            "achievable": self.achievable,
+        }
         touched: set[str] = set()
         training = False
         if targets:
             try:
-                first = solve_bound(tuple(targets), bind(tuple(targets), givens, **options), self.tolerance)
+                first = solve_bound(
+                    tuple(targets), bind(tuple(targets), givens, **options), self.tolerance
+                )
             except NapkinError as exc:
                 raise InputError(f"{_where(group.gpu, group.model)}{exc}") from None
             touched = {c.constraint.name for c in first.constraints}
@@ -433,12 +487,17 @@ class _Search:
                     continue
                 try:
                     r = solve_bound(
-                        (t,), bind((t,), givens, **options), self.tolerance, suggest=False,
+                        (t,),
+                        bind((t,), givens, **options),
+                        self.tolerance,
+                        suggest=False,
                         cancel=False,
                     )
                 except NapkinError:
                     continue
-                if decisions & set(r.givens) and any(x.constraint.name == name for x in r.constraints):
+                if decisions & set(r.givens) and any(
+                    x.constraint.name == name for x in r.constraints
+                ):
                     layout = LAYOUT & set(r.givens)
                     if layout and all(r.givens[n].origin == "assumption" for n in layout):
                         self.unstated_layout[name] = layout
@@ -526,7 +585,9 @@ class _Search:
             out[f"__holds__{c.name}"] = feasibility.holds[c.name]
         return out
 
-    def _evaluate(self, group: _Group, start: int, stop: int, arrays: _Arrays, names: tuple[str, ...]) -> None:
+    def _evaluate(
+        self, group: _Group, start: int, stop: int, arrays: _Arrays, names: tuple[str, ...]
+    ) -> None:
         grid = group.grid(start, stop)
         values = self.evaluate_at(group, grid)
         where = slice(group.offset + start, group.offset + stop)
@@ -547,7 +608,9 @@ class _Search:
             valid &= ~mask
         arrays.valid[where] = valid
         for o in self.objectives:
-            arrays.objective[o][where] = np.broadcast_to(values[o] if o in values else np.nan, (size,))
+            arrays.objective[o][where] = np.broadcast_to(
+                values[o] if o in values else np.nan, (size,)
+            )
         for i, r in enumerate(self.requirements):
             v = np.broadcast_to(values.get(r.name, np.nan), (size,))
             arrays.requirement[i][where] = v
@@ -557,7 +620,6 @@ class _Search:
                 arrays.rhs[n][where] = values[f"__rhs__{n}"]
                 arrays.known[n][where] = values[f"__known__{n}"]
                 arrays.holds[n][where] = values[f"__holds__{n}"]
-
 
     def _moves(self, name: str, group: _Group) -> bool:
         """True where the chain computes `name` (so the decisions may move it)."""

@@ -160,8 +160,8 @@ class Optimum:
 
     def objective_values(self, name: str) -> np.ndarray:
         """The objective at every candidate (a decision variable's own values included)."""
-        values = self._arrays.objective[name]
-        if self._is_decision(name):
+        values = self._arrays.objective.get(name)
+        if self._is_decision(name) or values is None:
             out = np.full(self.count, np.nan)
             for g in self._groups:
                 for start in range(0, g.count, 1 << 16):
@@ -173,6 +173,10 @@ class Optimum:
                         out[g.offset + start : g.offset + stop] = self._search._dp(grid, g)
             return out
         return values
+
+    def decision_values(self, name: str) -> np.ndarray:
+        """A decision variable's value at every candidate (base units)."""
+        return self.objective_values(name)
 
     def _keys(self) -> list[np.ndarray]:
         return [self.senses[o] * self.objective_values(o) for o in self.objectives]
@@ -245,7 +249,9 @@ class Optimum:
             return out
         for c in self.constraints:
             if a.known[c.name][index] and not a.holds[c.name][index]:
-                record = ConstraintRecord(c, float(a.lhs[c.name][index]), float(a.rhs[c.name][index]), False)
+                record = ConstraintRecord(
+                    c, float(a.lhs[c.name][index]), float(a.rhs[c.name][index]), False
+                )
                 out.append(f"{c.title}: {record.describe()}")
         for r, values in zip(self.requirements, a.requirement, strict=True):
             v = float(values[index])
@@ -261,11 +267,11 @@ class Optimum:
         over = abs(v - r.limit)
         side = "over" if r.upper else "under"
         holds = bool(r.holds(v))
-        margin = f"{share:.0%} of the limit" if holds else f"{format_number(share, sig=3)}× the limit"
-        left = "left" if holds else side
-        return (
-            f"{r.text}: {_value(r.name, v)}, {_value(r.name, over)} {left} ({margin})"
+        margin = (
+            f"{share:.0%} of the limit" if holds else f"{format_number(share, sig=3)}× the limit"
         )
+        left = "left" if holds else side
+        return f"{r.text}: {_value(r.name, v)}, {_value(r.name, over)} {left} ({margin})"
 
     def point_text(self, point: dict[str, object]) -> str:
         return ", ".join(f"{k} = {self._shown(k, v)}" for k, v in point.items())
@@ -294,8 +300,14 @@ class Optimum:
         try:
             result = solve_bound(
                 targets,
-                bind(targets, givens, gpu=g.gpu, model=g.model, precision=self._search.precision,
-                     achievable=self._search.achievable),
+                bind(
+                    targets,
+                    givens,
+                    gpu=g.gpu,
+                    model=g.model,
+                    precision=self._search.precision,
+                    achievable=self._search.achievable,
+                ),
                 self._search.tolerance,
             )
         except NapkinError as exc:  # pragma: no cover - the vectorised chain said it solves
@@ -343,7 +355,11 @@ class Optimum:
                 if name in self.record_lists:
                     best = self._best_in(h)
                     if best is None:
-                        out.append(Neighbour(name, {name: hl[name]}, False, "at its own best: no candidate fits"))
+                        out.append(
+                            Neighbour(
+                                name, {name: hl[name]}, False, "at its own best: no candidate fits"
+                            )
+                        )
                     else:
                         point = {k: v for k, v in self.point(best).items()}
                         verdict = "at its own best: " + self._verdict(index, best)
@@ -361,14 +377,21 @@ class Optimum:
         for g in self._groups:
             label = " / ".join(str(g.label()[k]) for k in keys)
             best = self._best_in(g)
-            if label not in seen or (best is not None and (seen[label] is None or self._better(best, seen[label]))):  # type: ignore[arg-type]
+            if label not in seen or (
+                best is not None and (seen[label] is None or self._better(best, seen[label]))
+            ):  # type: ignore[arg-type]
                 seen[label] = best if label not in seen or best is not None else seen[label]
         rank = {int(i): r for r, i in enumerate(self._order.tolist())}
-        ordered = sorted(seen.items(), key=lambda kv: rank.get(kv[1], len(rank)) if kv[1] is not None else math.inf)
+        ordered = sorted(
+            seen.items(),
+            key=lambda kv: rank.get(kv[1], len(rank)) if kv[1] is not None else math.inf,
+        )
         return [(label, None if i is None else self.candidate(i)) for label, i in ordered]
 
     def _best_in(self, group: _Group) -> int | None:
-        inside = self._order[(self._order >= group.offset) & (self._order < group.offset + group.count)]
+        inside = self._order[
+            (self._order >= group.offset) & (self._order < group.offset + group.count)
+        ]
         return int(inside[0]) if inside.size else None
 
     def _neighbour(self, name: str, winner: int, other: int) -> Neighbour:
@@ -433,7 +456,9 @@ class Optimum:
                 out.append(b)
         return out
 
-    def _margin(self, g: _Group, winner: dict[str, object], name: str, x: float, what: str) -> float:
+    def _margin(
+        self, g: _Group, winner: dict[str, object], name: str, x: float, what: str
+    ) -> float:
         """How far past its limit `what` is with `name` at x (≤ 0: it holds), the others at
         the winner's values."""
         grid = {
@@ -445,13 +470,19 @@ class Optimum:
         values = self._search.evaluate_at(g, grid)
         for r in self.requirements:
             if r.text == what:
-                v = float(np.asarray(values.get(r.name, [math.nan])).ravel()[0]) if r.name in values else x
+                v = (
+                    float(np.asarray(values.get(r.name, [math.nan])).ravel()[0])
+                    if r.name in values
+                    else x
+                )
                 return float(r.share(np.asarray(v))) - 1.0
         lhs = float(np.asarray(values.get(f"__lhs__{what}", [math.nan])).ravel()[0])
         rhs = float(np.asarray(values.get(f"__rhs__{what}", [math.nan])).ravel()[0])
         return lhs / rhs - 1.0 if rhs else math.inf
 
-    def _bisect(self, g: _Group, winner: dict[str, object], name: str, toward: float, what: str) -> Boundary | None:
+    def _bisect(
+        self, g: _Group, winner: dict[str, object], name: str, toward: float, what: str
+    ) -> Boundary | None:
         start = float(winner[name])  # type: ignore[arg-type]
         a, b = start, toward
         fa, fb = self._margin(g, winner, name, a, what), self._margin(g, winner, name, b, what)
@@ -567,7 +598,9 @@ class Optimum:
         lines += [f"  {o} = {_value(o, v)}" for o, v in self._computed(best).items()]
         for b in self.boundaries:
             if b.refined:
-                lines.append(f"  refined: {b.variable} = {shown(b.variable, b.value, 6)} (continuous domain, the boundary)")
+                lines.append(
+                    f"  refined: {b.variable} = {shown(b.variable, b.value, 6)} (continuous domain, the boundary)"
+                )
         if self.binding:
             lines.append(f"  binding: {', '.join(self._title(n) for n in self.binding)}")
         for b in self.boundaries:
@@ -576,7 +609,11 @@ class Optimum:
             lines += ["", "Requirements at the best:"]
             a = self._arrays
             for r, values in zip(self.requirements, a.requirement, strict=True):
-                v = float(values[best.index]) if not self._is_decision(r.name) else float(best.point[r.name])  # type: ignore[arg-type]
+                v = (
+                    float(values[best.index])
+                    if not self._is_decision(r.name)
+                    else float(best.point[r.name])
+                )  # type: ignore[arg-type]
                 lines.append(f"  ✓ {self.requirement_text(r, v)}")
         if self.neighbours:
             lines += ["", "Neighbours (one step in one decision):"]
@@ -597,12 +634,17 @@ class Optimum:
                     continue
                 values = ", ".join(f"{o} = {_value(o, v)}" for o, v in self._computed(c).items())
                 point = {k: v for k, v in c.point.items() if k not in self.record_lists}
-                lines.append(f"  {place}. {label}: {self.point_text(point)}" + (f": {values}" if values else ""))
+                lines.append(
+                    f"  {place}. {label}: {self.point_text(point)}"
+                    + (f": {values}" if values else "")
+                )
         if self.runners_up:
             lines += ["", "Runners-up:"]
             for i, c in enumerate(self.runners_up, start=2):
                 values = ", ".join(f"{o} = {_value(o, v)}" for o, v in self._computed(c).items())
-                lines.append(f"  {i}. {self.point_text(c.point)}" + (f": {values}" if values else ""))
+                lines.append(
+                    f"  {i}. {self.point_text(c.point)}" + (f": {values}" if values else "")
+                )
         lines += self._notes_lines()
         if derivation and self.best is not None:
             lines += ["", "The best candidate's derivation:", "", str(self.best)]
@@ -624,7 +666,9 @@ class Optimum:
     def to_markdown(self) -> str:
         """The answer as Markdown: headings, the best, tables of neighbours and runners-up."""
         out = [f"### Optimum: {self._goal()}", ""]
-        out.append(f"{self.count:,} candidates searched completely; {self.feasible_count:,} meet every constraint.")
+        out.append(
+            f"{self.count:,} candidates searched completely; {self.feasible_count:,} meet every constraint."
+        )
         out += ["", "| decision | domain |", "|---|---|"]
         out += [f"| `{d.name}` | {_cell(d.description)} |" for d in self.domains]
         out += [f"| `{k}` | {', '.join(map(str, v))} |" for k, v in self.record_lists.items()]
@@ -636,16 +680,28 @@ class Optimum:
                 out += ["", f"Closest: {_cell(self.point_text(self.closest.point))}", ""]
                 out += [f"- ✗ {_cell(v)}" for v in self.closest.violations]
             return "\n".join(out) + "\n"
-        out += ["", f"**Best:** {_cell(self.point_text(best.point))}: " + ", ".join(f"{o} = {_value(o, v)}" for o, v in best.objectives.items())]
+        computed = ", ".join(f"{o} = {_value(o, v)}" for o, v in self._computed(best).items())
+        out += [
+            "",
+            f"**Best:** {_cell(self.point_text(best.point))}"
+            + (f": {computed}" if computed else ""),
+        ]
         if self.binding:
             out += ["", "Binding: " + ", ".join(_cell(self._title(n)) for n in self.binding)]
         out += [f"- exact boundary: {_cell(b.text)}" for b in self.boundaries]
         if self.neighbours:
             out += ["", "| neighbour | verdict |", "|---|---|"]
-            out += [f"| {_cell(self.point_text(n.point))} | {_cell(n.verdict)} |" for n in self.neighbours]
+            out += [
+                f"| {_cell(self.point_text(n.point))} | {_cell(n.verdict)} |"
+                for n in self.neighbours
+            ]
         if self.runners_up:
             heads = " | ".join(self.objectives)
-            out += ["", f"| # | candidate | {heads} |", "|---:|---|" + "---:|" * len(self.objectives)]
+            out += [
+                "",
+                f"| # | candidate | {heads} |",
+                "|---:|---|" + "---:|" * len(self.objectives),
+            ]
             for i, c in enumerate(self.runners_up, start=2):
                 cells = " | ".join(_value(o, v) for o, v in c.objectives.items())
                 out.append(f"| {i} | {_cell(self.point_text(c.point))} | {cells} |")
@@ -665,7 +721,11 @@ class Optimum:
                 out[k] = v
             else:
                 q = display(float(v), variables()[k])  # type: ignore[arg-type]
-                out[k] = {"value": float(q.magnitude), "unit": format_unit(q.units), "text": shown(k, v)}
+                out[k] = {
+                    "value": float(q.magnitude),
+                    "unit": format_unit(q.units),
+                    "text": shown(k, v),
+                }
         return out
 
     def _candidate_dict(self, c: Candidate) -> dict[str, Any]:
@@ -680,23 +740,62 @@ class Optimum:
         if not math.isfinite(base):
             return {"value": None, "unit": "", "text": "—"}
         q = display(base, variables()[name])
-        return {"value": float(q.magnitude), "unit": format_unit(q.units), "text": _value(name, base)}
+        return {
+            "value": float(q.magnitude),
+            "unit": format_unit(q.units),
+            "text": _value(name, base),
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (docs/schema/optimum.schema.json)."""
         best = self.best_candidate
         return {
-            "objectives": [{"name": o, "sense": "max" if self.senses[o] < 0 else "min"} for o in self.objectives],
-            "domains": [{"name": d.name, "kind": d.kind, "values": len(d.values), "description": d.description} for d in self.domains],
+            "objectives": [
+                {"name": o, "sense": "max" if self.senses[o] < 0 else "min"}
+                for o in self.objectives
+            ],
+            "domains": [
+                {
+                    "name": d.name,
+                    "kind": d.kind,
+                    "values": len(d.values),
+                    "description": d.description,
+                }
+                for d in self.domains
+            ],
             "records": {k: list(v) for k, v in self.record_lists.items()},
-            "requirements": [{"name": r.name, "op": r.op, "text": r.text} for r in self.requirements],
+            "requirements": [
+                {"name": r.name, "op": r.op, "text": r.text} for r in self.requirements
+            ],
             "constraints": [{"name": c.name, "title": c.title} for c in self.constraints],
             "candidates": self.count,
             "feasible": self.feasible_count,
-            "best": None if best is None else {**self._candidate_dict(best), "result": self.best.to_dict() if self.best else None},
+            "best": None
+            if best is None
+            else {
+                **self._candidate_dict(best),
+                "result": self.best.to_dict() if self.best else None,
+            },
             "binding": self.binding,
-            "boundaries": [{"variable": b.variable, "constraint": b.constraint, **self._quantity_dict(b.variable, b.value)} for b in self.boundaries],
-            "neighbours": [{"variable": n.variable, "point": self._point_dict(n.point), "feasible": n.feasible, "better": n.better, "violated": list(n.violated), "verdict": n.verdict} for n in self.neighbours],
+            "boundaries": [
+                {
+                    "variable": b.variable,
+                    "constraint": b.constraint,
+                    **self._quantity_dict(b.variable, b.value),
+                }
+                for b in self.boundaries
+            ],
+            "neighbours": [
+                {
+                    "variable": n.variable,
+                    "point": self._point_dict(n.point),
+                    "feasible": n.feasible,
+                    "better": n.better,
+                    "violated": list(n.violated),
+                    "verdict": n.verdict,
+                }
+                for n in self.neighbours
+            ],
             "runners_up": [self._candidate_dict(c) for c in self.runners_up],
             "pareto": [self._candidate_dict(c) for c in self.pareto],
             "per_record": [
@@ -711,7 +810,9 @@ class Optimum:
     def to_json(self, indent: int | None = 2) -> str:
         from napkinmath.text.visible import finite_json
 
-        return json.dumps(finite_json(self.to_dict()), indent=indent, ensure_ascii=False, allow_nan=False)
+        return json.dumps(
+            finite_json(self.to_dict()), indent=indent, ensure_ascii=False, allow_nan=False
+        )
 
     # --- tables and plots -----------------------------------------------------------------
     def to_table(self):
@@ -728,7 +829,9 @@ class Optimum:
         for name in settings:
             labels = [str(self.group_of(int(i)).label().get(name)) for i in index]
             columns.append(Column(name, "", labels, role="input"))
-        numeric = [d.name for d in self.domains if d.numeric] + (["dp"] if any(d.kind == "follows" for d in self.domains) else [])
+        numeric = [d.name for d in self.domains if d.numeric] + (
+            ["dp"] if any(d.kind == "follows" for d in self.domains) else []
+        )
         for name in numeric:
             columns.append(self._column(name, self.objective_values(name), "input"))
         for o in self.objectives:
@@ -753,6 +856,17 @@ class Optimum:
     def to_csv(self) -> str:
         return self.to_table().to_csv()
 
+    def _requirement_values(self, name: str) -> np.ndarray:
+        for r, values in zip(self.requirements, self._arrays.requirement, strict=True):
+            if r.name == name:
+                return values
+        return np.full(self.count, np.nan)
+
+    def check_plot(self) -> None:
+        """Refuse, before anything prints, a plot that cannot be drawn."""
+        if not any(d.numeric for d in self.domains):
+            raise NapkinError("plot: the search has no numeric decision variable to plot against")
+
     def plot(self, path=None, ax=None):
         """The first objective against the first numeric decision: the best that fits at each
         of its values, with the values where nothing fits shaded; the winner marked."""
@@ -762,38 +876,50 @@ class Optimum:
         if main is None:
             raise NapkinError("plot: the search has no numeric decision variable to plot against")
         o = self.objectives[0]
+        limit = None
+        if o == main.name:  # the objective is the axis: plot what limits it instead
+            r = next((r for r in self.requirements if r.name != main.name), None)
+            if r is not None:
+                o, limit = r.name, r.limit
         target = _plot_target(path)
         plt = _pyplot()
         fig, ax, owned = _axes(plt, ax)
         xs = self.objective_values(main.name)
-        ys = self.objective_values(o)
+        ys = self.objective_values(o) if o in self.objectives else self._requirement_values(o)
         var_x, var_y = variables()[main.name], variables()[o]
+        finite = ys[np.isfinite(ys)]
         unit_x = display(float(np.nanmedian(xs)), var_x).units
-        unit_y = display(float(np.nanmedian(ys[np.isfinite(ys)])) if np.isfinite(ys).any() else 1.0, var_y).units
+        unit_y = display(float(np.median(finite)) if finite.size else 1.0, var_y).units
         fx = float(from_base(1.0, var_x).to(unit_x).magnitude)
         fy = float(from_base(1.0, var_y).to(unit_y).magnitude)
         values = np.unique(xs[np.isfinite(xs)])
-        best, bad = [], []
+        sense = self.senses.get(o, 1)
+        good, bad = [], []
         for x in values:
             at = (xs == x) & self.feasible_mask & np.isfinite(ys)
             if at.any():
-                k = self.senses[o] * ys[at]
-                best.append((x * fx, float(ys[at][np.argmin(k)]) * fy))
+                k = sense * ys[at]
+                good.append((x * fx, float(ys[at][np.argmin(k)]) * fy))
             else:
                 bad.append(x * fx)
-        if best:
-            ax.plot(*zip(*best, strict=True), marker="o", ms=3, label="best that fits")
+        if good:
+            ax.plot(*zip(*good, strict=True), marker="o", ms=3, label="best that fits")
         for x in bad:
             ax.axvline(x, color="#d62728", alpha=0.15, lw=3)
         if bad:
             ax.plot([], [], color="#d62728", alpha=0.4, lw=3, label="nothing fits")
+        if limit is not None:
+            ax.axhline(limit * fy, color="#7f7f7f", ls="--", lw=1, label="your limit")
         if self.best_candidate is not None:
             c = self.best_candidate
-            ax.plot([float(c.point.get(main.name, xs[c.index])) * fx], [c.objectives[o] * fy], "*", ms=14, color="#2ca02c", label="best")  # type: ignore[arg-type]
+            bx = float(c.point.get(main.name, xs[c.index]))  # type: ignore[arg-type]
+            ax.plot([bx * fx], [float(ys[c.index]) * fy], "*", ms=14, color="#2ca02c", label="best")
         ax.set_xlabel(f"{main.name} [{format_unit(unit_x)}]")
         ax.set_ylabel(f"{o} [{format_unit(unit_y)}]")
         if len(values) > 2 and values.min() > 0 and values.max() / values.min() > 50:
             ax.set_xscale("log")
+        if finite.size and finite.min() > 0 and finite.max() / finite.min() > 50:
+            ax.set_yscale("log")
         ax.set_title(self._goal())
         ax.legend(loc="best", fontsize=8)
         return _finish(plt, fig, ax, target, owned)

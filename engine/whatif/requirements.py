@@ -82,10 +82,14 @@ def requirement(name: str, op: str, value: object) -> Requirement:
     except InputError as exc:
         q = _per_token(value, var)
         if q is None:
-            raise InputError(f"requirement {name} {op} {arguments.shown(value)}: {exc}", name) from None
+            raise InputError(
+                f"requirement {name} {op} {arguments.shown(value)}: {exc}", name
+            ) from None
     base = float(q.m_as(var.unit)) * var.base_factor
     if not math.isfinite(base):
-        raise InputError(f"requirement {name} {op} {arguments.shown(value)}: the limit must be finite", name)
+        raise InputError(
+            f"requirement {name} {op} {arguments.shown(value)}: the limit must be finite", name
+        )
     written = value.strip() if isinstance(value, str) else arguments.shown(value)
     return Requirement(var, op, base, f"{name} {_symbol(op)} {written}")
 
