@@ -20,9 +20,9 @@ examples:
       --model llama-3-70b --gpu H100-SXM,MI300X,Trainium2 seq_len=8192 \\
       --require "time_per_output_token <= 50 ms"
   napkin optimize --minimize n_gpus --model qwen3-235b-a22b --gpu H100 seq_len=8192 batch_size=32
-  napkin optimize --maximize mfu_predicted --over tp,dp,recompute,zero_stage,virtual_pipeline_stages \\
-      --over pp="powers of two:1..32" --over batch_size=1..4 --model llama-3-405b --gpu H100 \\
-      n_gpus=16384 seq_len=8192 global_batch_tokens=16Mi
+  napkin optimize --maximize mfu_predicted --over tp,dp,recompute,zero_stage \\
+      --over virtual_pipeline_stages --over pp="powers of two:1..32" --over batch_size=1..4 \\
+      --model llama-3-405b --gpu H100 n_gpus=16384 seq_len=8192 global_batch_tokens=16Mi
 
 a domain is 'whole nodes[:1..512]', 'powers of two[:1..64]', 'divisors[:N]', a..b (every whole
 number for a count, continuous otherwise), a..b:log:N, or a list a,b,c; dp follows n_gpus /

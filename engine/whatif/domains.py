@@ -245,12 +245,12 @@ def _named(var: Variable, kind: str, rest: str, context: Context) -> Domain:
         )
     if kind in ("powers of two", "pow2"):
         low, high = _ends(var, rest) if rest else (_base(var, 1), _base(var, 2**20))
-        values = [
+        powers = [
             _base(var, 2**k)
             for k in range(0, 63)
             if low / var.base_factor - 1e-9 <= 2**k <= high / var.base_factor + 1e-9
         ]
-        values = list(_checked(var, values))
+        values = _checked(var, powers)
         return Domain(
             name,
             "number",
@@ -268,10 +268,10 @@ def _named(var: Variable, kind: str, rest: str, context: Context) -> Domain:
         sources = [("N", of)]
     else:
         sources = _divided(name, context)
-    values = _common_divisors([n for _, n in sources], 10**6)
+    divisors = _common_divisors([n for _, n in sources], 10**6)
     what = " and ".join(f"{label} ({n:g})" for label, n in sources)
     return Domain(
-        name, "number", _checked(var, [_base(var, v) for v in values]), f"divisors of {what}"
+        name, "number", _checked(var, [_base(var, v) for v in divisors]), f"divisors of {what}"
     )
 
 
@@ -295,7 +295,7 @@ def _divided(name: str, context: Context) -> list[tuple[str, float]]:
 
 
 def _common_divisors(numbers: list[float], cap: int) -> list[int]:
-    whole = [int(round(n)) for n in numbers]
+    whole = [round(n) for n in numbers]
     if any(w < 1 or abs(w - n) > 1e-9 for w, n in zip(whole, numbers, strict=True)):
         raise InputError(f"divisors of {numbers}: each must be a whole number")
     g = 0
@@ -358,11 +358,11 @@ def _default(var: Variable, context: Context) -> Domain:
         "dp": ([2.0**k for k in range(0, 15)], "powers of two up to 16,384"),
     }
     if name in table:
-        values, text = table[name]
+        listed, text = table[name]
         return Domain(
             name,
             "number",
-            _checked(var, [_base(var, v) for v in values]),
+            _checked(var, [_base(var, v) for v in listed]),
             f"{text} (the default)",
             True,
         )

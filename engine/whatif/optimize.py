@@ -23,16 +23,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
 from napkinmath import arguments
-from napkinmath.answer.data import ConstraintRecord, display, from_base
+from napkinmath.answer.data import from_base
 from napkinmath.answer.result import Result
 from napkinmath.errors import InputError, NapkinError
-from napkinmath.library.declare import Constraint
 from napkinmath.library.lookup import constraints as library_constraints
 from napkinmath.library.lookup import variable, variables
 from napkinmath.library.settings import SETTINGS
@@ -43,12 +41,11 @@ from napkinmath.solving.solver import (
     check_tolerance,
     solve_bound,
 )
-from napkinmath.text.numbers import format_value
 from napkinmath.whatif import requirements as req
 from napkinmath.whatif.domains import COUNTS, Context, Domain, domain
+from napkinmath.whatif.optimum import Optimum
 from napkinmath.whatif.ranged import base_inputs
 from napkinmath.whatif.sweep import record_list
-from napkinmath.whatif.optimum import Optimum
 from napkinmath.whatif.vectorize import VectorChain
 
 #: candidates one optimisation may evaluate (counted before any work): about 10 s and 1 GB
@@ -608,9 +605,7 @@ class _Search:
             valid &= ~mask
         arrays.valid[where] = valid
         for o in self.objectives:
-            arrays.objective[o][where] = np.broadcast_to(
-                values[o] if o in values else np.nan, (size,)
-            )
+            arrays.objective[o][where] = np.broadcast_to(values.get(o, np.nan), (size,))
         for i, r in enumerate(self.requirements):
             v = np.broadcast_to(values.get(r.name, np.nan), (size,))
             arrays.requirement[i][where] = v

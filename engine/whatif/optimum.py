@@ -336,7 +336,7 @@ class Optimum:
                 j = int(coords[axis]) + step
                 if not 0 <= j < g.sizes[axis]:
                     continue
-                moved = list(coords)
+                moved = [int(c) for c in coords]
                 moved[axis] = j
                 other = g.offset + int(np.ravel_multi_index(tuple(moved), g.sizes))
                 out.append(self._neighbour(d.name, index, other))
@@ -377,10 +377,11 @@ class Optimum:
         for g in self._groups:
             label = " / ".join(str(g.label()[k]) for k in keys)
             best = self._best_in(g)
+            known = seen.get(label)
             if label not in seen or (
-                best is not None and (seen[label] is None or self._better(best, seen[label]))
-            ):  # type: ignore[arg-type]
-                seen[label] = best if label not in seen or best is not None else seen[label]
+                best is not None and (known is None or self._better(best, known))
+            ):
+                seen[label] = best if label not in seen or best is not None else known
         rank = {int(i): r for r, i in enumerate(self._order.tolist())}
         ordered = sorted(
             seen.items(),
@@ -574,7 +575,8 @@ class Optimum:
         lines = [
             f"Optimum: {self._goal()} over {', '.join(d.name for d in self.domains)}"
             + (f" and {', '.join(self.record_lists)}" if self.record_lists else ""),
-            f"  {self.count:,} candidates searched completely, {self.feasible_count:,} meet every constraint",
+            f"  {self.count:,} candidates searched completely, "
+            f"{self.feasible_count:,} meet every constraint",
             "",
             "Domains:",
             *self._domain_lines(),
@@ -599,7 +601,8 @@ class Optimum:
         for b in self.boundaries:
             if b.refined:
                 lines.append(
-                    f"  refined: {b.variable} = {shown(b.variable, b.value, 6)} (continuous domain, the boundary)"
+                    f"  refined: {b.variable} = {shown(b.variable, b.value, 6)} "
+                    "(continuous domain, the boundary)"
                 )
         if self.binding:
             lines.append(f"  binding: {', '.join(self._title(n) for n in self.binding)}")
@@ -609,11 +612,8 @@ class Optimum:
             lines += ["", "Requirements at the best:"]
             a = self._arrays
             for r, values in zip(self.requirements, a.requirement, strict=True):
-                v = (
-                    float(values[best.index])
-                    if not self._is_decision(r.name)
-                    else float(best.point[r.name])
-                )  # type: ignore[arg-type]
+                at = best.point.get(r.name)
+                v = float(at) if isinstance(at, float) else float(values[best.index])
                 lines.append(f"  ✓ {self.requirement_text(r, v)}")
         if self.neighbours:
             lines += ["", "Neighbours (one step in one decision):"]
@@ -622,29 +622,26 @@ class Optimum:
         if self.pareto:
             lines += ["", f"Pareto front ({len(self.pareto)} candidates, none better in both):"]
             for c in self.pareto[:PARETO_SHOWN]:
-                values = ", ".join(f"{o} = {_value(o, v)}" for o, v in c.objectives.items())
-                lines.append(f"  {self.point_text(c.point)}: {values}")
+                both = ", ".join(f"{o} = {_value(o, v)}" for o, v in c.objectives.items())
+                lines.append(f"  {self.point_text(c.point)}: {both}")
             if len(self.pareto) > PARETO_SHOWN:
                 lines.append(f"  ... {len(self.pareto) - PARETO_SHOWN} more (to_dict()['pareto'])")
         if self.per_record:
             lines += ["", "Each record at its own best:"]
-            for place, (label, c) in enumerate(self.per_record, start=1):
-                if c is None:
+            for place, (label, own) in enumerate(self.per_record, start=1):
+                if own is None:
                     lines.append(f"  {place}. {label}: nothing fits")
                     continue
-                values = ", ".join(f"{o} = {_value(o, v)}" for o, v in self._computed(c).items())
-                point = {k: v for k, v in c.point.items() if k not in self.record_lists}
+                got = ", ".join(f"{o} = {_value(o, v)}" for o, v in self._computed(own).items())
+                point = {k: v for k, v in own.point.items() if k not in self.record_lists}
                 lines.append(
-                    f"  {place}. {label}: {self.point_text(point)}"
-                    + (f": {values}" if values else "")
+                    f"  {place}. {label}: {self.point_text(point)}" + (f": {got}" if got else "")
                 )
         if self.runners_up:
             lines += ["", "Runners-up:"]
             for i, c in enumerate(self.runners_up, start=2):
-                values = ", ".join(f"{o} = {_value(o, v)}" for o, v in self._computed(c).items())
-                lines.append(
-                    f"  {i}. {self.point_text(c.point)}" + (f": {values}" if values else "")
-                )
+                got = ", ".join(f"{o} = {_value(o, v)}" for o, v in self._computed(c).items())
+                lines.append(f"  {i}. {self.point_text(c.point)}" + (f": {got}" if got else ""))
         lines += self._notes_lines()
         if derivation and self.best is not None:
             lines += ["", "The best candidate's derivation:", "", str(self.best)]
@@ -667,7 +664,8 @@ class Optimum:
         """The answer as Markdown: headings, the best, tables of neighbours and runners-up."""
         out = [f"### Optimum: {self._goal()}", ""]
         out.append(
-            f"{self.count:,} candidates searched completely; {self.feasible_count:,} meet every constraint."
+            f"{self.count:,} candidates searched completely; "
+            f"{self.feasible_count:,} meet every constraint."
         )
         out += ["", "| decision | domain |", "|---|---|"]
         out += [f"| `{d.name}` | {_cell(d.description)} |" for d in self.domains]
@@ -822,7 +820,7 @@ class Optimum:
 
         columns = []
         index = np.arange(self.count)
-        for name, values in self.record_lists.items():
+        for name in self.record_lists:
             labels = [str(self.group_of(int(i)).label().get(name)) for i in index]
             columns.append(Column(name, "", labels, role="input"))
         settings = [d.name for d in self.domains if d.kind == "setting"]
@@ -912,7 +910,8 @@ class Optimum:
             ax.axhline(limit * fy, color="#7f7f7f", ls="--", lw=1, label="your limit")
         if self.best_candidate is not None:
             c = self.best_candidate
-            bx = float(c.point.get(main.name, xs[c.index]))  # type: ignore[arg-type]
+            at = c.point.get(main.name)
+            bx = float(at) if isinstance(at, float) else float(xs[c.index])
             ax.plot([bx * fx], [float(ys[c.index]) * fy], "*", ms=14, color="#2ca02c", label="best")
         ax.set_xlabel(f"{main.name} [{format_unit(unit_x)}]")
         ax.set_ylabel(f"{o} [{format_unit(unit_y)}]")

@@ -113,7 +113,8 @@ def parse(text: object) -> Requirement:
     """'train_time <= 3 weeks' as a Requirement."""
     if not isinstance(text, str):
         raise InputError(
-            f"require {arguments.shown(text)}: write NAME OP VALUE, such as 'train_time <= 3 weeks'",
+            f"require {arguments.shown(text)}: write NAME OP VALUE, such as "
+            "'train_time <= 3 weeks'",
             "require",
         )
     match = _REQUIREMENT.match(text)
@@ -146,7 +147,8 @@ def collect(require: object, givens: dict[str, object]) -> list[Requirement]:
     elif require is not None:
         if not isinstance(require, Iterable):
             raise InputError(
-                f"require={arguments.shown(require)}: expected texts such as 'train_time <= 3 weeks'",
+                f"require={arguments.shown(require)}: expected texts such as "
+                "'train_time <= 3 weeks'",
                 "require",
             )
         found.extend(parse(item) for item in require)
