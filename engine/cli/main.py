@@ -743,7 +743,7 @@ def _run(argv: Sequence[str] | None) -> int:
 def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:  # givens typed after options: napkin solve x --gpu H100 n_gpus=4
-        takes_terms = args.command in ("solve", "check", "sweep", "compare")
+        takes_terms = args.command in ("solve", "check", "sweep", "compare", "optimize")
         if not takes_terms or any(item.startswith("-") for item in extra):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.terms = [*getattr(args, "terms", []), *extra]

@@ -470,6 +470,7 @@ class _Search:
             read = set(first.givens) | {v.name for st in first.steps for v in st.unknowns}
             training = bool(read & TRAINING)
         stage = givens.get("zero_stage")
+        found: dict[str, str] = {}  # constraint: the target that touches it
         for name, c in library_constraints().items():
             if name in touched:
                 continue
@@ -499,9 +500,13 @@ class _Search:
                     if layout and all(r.givens[n].origin == "assumption" for n in layout):
                         self.unstated_layout[name] = layout
                         break
-                    targets.append(t)
+                    found[name] = t
                     touched |= {x.constraint.name for x in r.constraints}
                     break
+        for keeper, dropped in SUPERSEDED.items():
+            if keeper in found:
+                found = {n: t for n, t in found.items() if n not in dropped}
+        targets += [t for t in dict.fromkeys(found.values()) if t not in targets]
         if not targets:
             raise InputError(
                 f"nothing constrains {', '.join(self.objectives)} here: no requirement and no "

@@ -313,6 +313,14 @@ class Optimum:
         except NapkinError as exc:  # pragma: no cover - the vectorised chain said it solves
             self.notes.append(f"the winner's derivation could not be solved: {exc}")
             return None
+        kept = {c.name for c in self.constraints}
+        aside = [c.constraint.name for c in result.constraints if c.constraint.name not in kept]
+        if aside:  # parts of a total the search holds to (training memory per GPU)
+            result.constraints = [c for c in result.constraints if c.constraint.name in kept]
+            self.notes.append(
+                f"the best candidate's answer shows the constraints of the search; set aside "
+                f"as parts of the per-GPU total: {', '.join(aside)}"
+            )
         domains = {d.name: d for d in g.numeric}
         for name, given in result.givens.items():
             if name in domains:
