@@ -84,6 +84,16 @@ OVER: dict[str, Any] = {
     "zero_stage": "0..3",
     "virtual_pipeline_stages": "1,2,4,8,16",
 }
+#: the winner alone: a 1-candidate search measures the fixed part of a warm call
+ONE: dict[str, Any] = {
+    "tp": "8",
+    "pp": "2",
+    "dp": None,
+    "batch_size": "2",
+    "recompute": "full",
+    "zero_stage": "3",
+    "virtual_pipeline_stages": "16",
+}
 GIVENS: dict[str, Any] = {
     "model": "llama-3-405b",
     "gpu": "H100",
@@ -161,8 +171,8 @@ def alternate(funcs: dict[str, Callable[[], object]], runs: int) -> dict[str, li
     return times
 
 
-def optimize() -> Any:
-    return nm.optimize("mfu_predicted", maximize=True, over=dict(OVER), **GIVENS)
+def optimize(over: dict[str, Any] = OVER) -> Any:
+    return nm.optimize("mfu_predicted", maximize=True, over=dict(over), **GIVENS)
 
 
 def grid() -> itertools.product[tuple[Any, ...]]:
@@ -283,6 +293,7 @@ def bench_calculon(home: Path, n_max: int, seconds: float) -> dict[str, Any]:
     best: tuple[float, Any] = (-1.0, None)
     times: list[float] = []
     fit_times: list[float] = []
+    early: list[float] = []  # refused in compile, before the model is built
     reasons: dict[str, int] = {}
     start = time.perf_counter()
     for point in sample:
@@ -301,6 +312,8 @@ def bench_calculon(home: Path, n_max: int, seconds: float) -> dict[str, Any]:
             bad += 1
             reason = str(exc.args[0]).split(" needs ")[0] if exc.args else type(exc).__name__
             reasons[reason] = reasons.get(reason, 0) + 1
+            if getattr(model, "_compiled", False) is False:
+                early.append(time.perf_counter() - t0)
         times.append(time.perf_counter() - t0)
         if time.perf_counter() - start > seconds:
             break
@@ -318,6 +331,8 @@ def bench_calculon(home: Path, n_max: int, seconds: float) -> dict[str, Any]:
         "block_rates": block_rates,
         "median_per_config": statistics.median(times),
         "median_fit": statistics.median(fit_times) if fit_times else float("nan"),
+        "early": len(early),
+        "full_rate": (n - len(early)) / (sum(times) - sum(early)) if n > len(early) else 0.0,
         "reasons": sorted(reasons.items(), key=lambda kv: -kv[1]),
         "best": best,
     }
@@ -354,11 +369,15 @@ def main() -> None:
     n_layouts = sum(structural(tp, pp, b) for tp, pp, b, *_ in grid())
     if python_loop() < n_layouts:
         raise SystemExit("the plain-Python loop keeps fewer points than the layout rules")
+    one = optimize(ONE)
+    if one.count != 1 or one.best_candidate.point != o.best_candidate.point:
+        raise SystemExit(f"the 1-candidate search gives {one.best_candidate.point}")
     arange = np.arange(count, dtype=float)
 
     warm = alternate(
         {
             "napkin": optimize,
+            "one": lambda: optimize(ONE),
             "numpy": lambda: np.sqrt(arange),
             "python": python_loop,
         },
@@ -377,6 +396,18 @@ def main() -> None:
             fmt(med["napkin"]),
             spread(warm["napkin"]),
             rate(napkin_rate),
+        ),
+        (
+            "  1-candidate optimize, warm (the fixed part)",
+            fmt(med["one"]),
+            spread(warm["one"]),
+            "",
+        ),
+        (
+            "  the search less the fixed part",
+            fmt(med["napkin"] - med["one"]),
+            "-",
+            rate((count - 1) / (med["napkin"] - med["one"])),
         ),
         (
             "  baseline: np.sqrt(np.arange(N)), same N",
@@ -451,6 +482,10 @@ def main() -> None:
     print(
         f"  median {fmt(cal['median_fit'])} per configuration that fits; Llm.Error reasons: "
         + "; ".join(f"{reason} ({n})" for reason, n in cal["reasons"])
+    )
+    print(
+        f"  {cal['early']:,} refused in compile before the model is built; over the other "
+        f"{cal['n'] - cal['early']:,} (modelled in full) {rate(cal['full_rate'])}"
     )
     print(
         f"  best of the sample: sample_rate {cal['best'][0]:.4g}/s at "

@@ -72,7 +72,7 @@ def test_smallest_replica_for_a_moe_model():
     assert boundary.value == pytest.approx(total / (0.9 * 80e9), rel=1e-9)  # 7.23 GPU
     four = next(n for n in o.neighbours if n.point["n_gpus"] == 4.0)
     assert not four.feasible and "replica_fits_hbm" in four.violated
-    assert any("training_memory_fits_hbm" in note for note in o.notes)  # no layout: unchecked
+    assert not o.notes  # a serving question: the training layout's limits are not its own
 
 
 def test_each_card_at_its_own_best_batch_for_decode():
@@ -451,3 +451,33 @@ def test_nothing_constrains_the_objective():
 def test_cli_errors_exit_2(napkin, args, match):
     status, _, err = napkin("optimize", *args)
     assert status == 2 and match in err and "Traceback" not in err
+
+
+def test_precision_is_a_choice():
+    o = nm.optimize(
+        "cost_per_million_tokens",
+        over={"batch_size": "powers of two:1..512", "n_gpus": [1, 2, 4, 8], "precision": None},
+        model="llama-3-70b",
+        gpu="MI300X",
+        seq_len=8192,
+        require=["time_per_output_token <= 50 ms"],
+    )
+    assert o.best_candidate.point["precision"] == "fp8"
+    bf16 = next(n for n in o.neighbours if n.point == {"precision": "bf16"})
+    assert not bf16.feasible and "replica_fits_hbm" in bf16.violated
+    plain = nm.solve(
+        "cost_per_million_tokens",
+        model="llama-3-70b",
+        gpu="MI300X",
+        seq_len=8192,
+        precision="fp8",
+        batch_size=o.best_candidate.point["batch_size"],
+        n_gpus=o.best_candidate.point["n_gpus"],
+    )
+    assert plain.value.m_as("USD/Mtoken") == pytest.approx(
+        o.best["cost_per_million_tokens"].m_as("USD/Mtoken"), rel=1e-12
+    )
+    with pytest.raises(InputError, match="not a precision"):
+        nm.optimize("n_gpus", over={"n_gpus": None, "precision": "fp9"}, **W12)
+    with pytest.raises(InputError, match="both decided and given"):
+        nm.optimize("n_gpus", over={"n_gpus": None, "precision": None}, precision="fp8", **W12)

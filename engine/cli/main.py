@@ -388,7 +388,7 @@ def record_terms(
             chosen[name] = value
             continue
         values = [v.strip() for _, v in written]
-        if command in ("sweep", "compare"):
+        if command in ("sweep", "compare", "optimize"):
             if len(set(values)) > 1:
                 raise NapkinError(
                     f"{' and '.join(label for label, _ in written)}: napkin {command} takes one "

@@ -29,6 +29,7 @@ from napkinmath.errors import InputError
 from napkinmath.library.declare import Variable
 from napkinmath.library.lookup import variables
 from napkinmath.library.settings import SETTINGS
+from napkinmath.solving.precision import PRECISIONS
 from napkinmath.text.values import to_quantity
 from napkinmath.whatif.spread import axis_length, bind_spread, to_axis, to_spread
 
@@ -100,6 +101,8 @@ def domain(name: str, spec: object, context: Context) -> Domain:
     decision variable `name`."""
     if name in SETTINGS:
         return _setting(name, spec)
+    if name == "precision":
+        return _precision(spec)
     var = variables().get(name)
     if var is None:
         from napkinmath.library.lookup import variable
@@ -134,6 +137,9 @@ def domain(name: str, spec: object, context: Context) -> Domain:
         )
     axis = to_axis(spec, var)
     values = _checked(var, sorted(set(axis.values)))
+    if len(values) <= 12:
+        listed = ", ".join(_plain(var, v) for v in values)
+        return Domain(name, "number", values, f"{listed} (given)")
     return Domain(name, "number", values, f"{len(values):,} values given")
 
 
@@ -155,6 +161,25 @@ def _setting(name: str, spec: object) -> Domain:
         if word not in picked:
             picked.append(word)
     return Domain(name, "setting", tuple(picked), ", ".join(picked))
+
+
+def _precision(spec: object) -> Domain:
+    """precision as a choice: 'bf16,fp8' (default: bf16 and fp8)."""
+    if spec is None or (isinstance(spec, str) and spec.strip() in ("", "default")):
+        return Domain("precision", "setting", ("bf16", "fp8"), "bf16, fp8 (the default)", True)
+    items = spec.split(",") if isinstance(spec, str) else list(spec)  # type: ignore[call-overload]
+    picked: list[str] = []
+    for item in items:
+        word = str(item).strip().lower()
+        if word not in PRECISIONS:
+            raise InputError(
+                f"precision: {arguments.shown(item)} is not a precision; choose from "
+                f"{', '.join(PRECISIONS)}",
+                "precision",
+            )
+        if word not in picked:
+            picked.append(word)
+    return Domain("precision", "setting", tuple(picked), ", ".join(picked))
 
 
 def _base(var: Variable, x: float) -> float:

@@ -208,6 +208,8 @@ def optimize(
     givens = dict(givens)
     requirements = req.collect(require, givens)
     specs = _decisions(over, objectives, givens)
+    if "precision" in specs and precision is not None:
+        raise InputError("precision is both decided and given: drop one", "precision")
     for name in specs:
         if name in givens:
             raise InputError(f"{name} is both a decision variable and a given: drop one", name)
@@ -275,7 +277,7 @@ def _decisions(
     if not specs:
         raise InputError("over: name at least one decision variable", "over")
     for name in specs:
-        if name not in SETTINGS:
+        if name not in SETTINGS and name != "precision":
             variable(name)  # unknown names get suggestions
     return specs
 
@@ -308,6 +310,8 @@ class _Search:
         #: the one GPU record's node size (None with several records), for '64 GPU (8 nodes)'
         self.context_gpus_per_node: float | None = None
         self.stage_skipped = False
+        #: the question reads training variables (tokens, global batch, MFU, ...)
+        self.training = False
         #: constraints left unchecked because they read only the layout's defaults
         self.unstated_layout: dict[str, frozenset[str]] = {}
 
@@ -384,9 +388,13 @@ class _Search:
         ]
         return tuple(wanted)
 
+    def precision_of(self, group: _Group) -> str | None:
+        """The group's precision: its choice when precision is decided, else the question's."""
+        return group.settings.get("precision", self.precision)
+
     def _point_givens(self, group: _Group, at: Mapping[str, float]) -> dict[str, object]:
         out: dict[str, object] = dict(self.givens)
-        out.update(group.settings)
+        out.update({k: v for k, v in group.settings.items() if k != "precision"})
         for name, base in at.items():
             out[name] = from_base(base, variables()[name])
         return out
@@ -436,7 +444,7 @@ class _Search:
             givens,
             gpu=group.gpu,
             model=group.model,
-            precision=self.precision,
+            precision=self.precision_of(group),
             achievable=self.achievable,
         )
         center = solve_bound(targets, bound, self.tolerance)
@@ -454,7 +462,7 @@ class _Search:
         options = {
             "gpu": group.gpu,
             "model": group.model,
-            "precision": self.precision,
+            "precision": self.precision_of(group),
             "achievable": self.achievable,
         }
         touched: set[str] = set()
@@ -469,6 +477,7 @@ class _Search:
             touched = {c.constraint.name for c in first.constraints}
             read = set(first.givens) | {v.name for st in first.steps for v in st.unknowns}
             training = bool(read & TRAINING)
+            self.training = self.training or training
         stage = givens.get("zero_stage")
         found: dict[str, str] = {}  # constraint: the target that touches it
         for name, c in library_constraints().items():
@@ -553,7 +562,7 @@ class _Search:
         staged = {n for n in found if n.startswith("zero") and n.endswith("_fits_hbm")}
         found -= staged - {f"zero{stage}_fits_hbm"}  # each holds under its own stage only
         memory = any(n.endswith("_fits_hbm") for n in found)
-        if self.unstated_layout:
+        if self.unstated_layout and self.training:
             layout = sorted(set().union(*self.unstated_layout.values()))
             self.notes.append(
                 f"not checked, as no layout is given or decided ({', '.join(layout)} at their "

@@ -305,7 +305,7 @@ class Optimum:
                     givens,
                     gpu=g.gpu,
                     model=g.model,
-                    precision=self._search.precision,
+                    precision=self._search.precision_of(g),
                     achievable=self._search.achievable,
                 ),
                 self._search.tolerance,
@@ -321,6 +321,7 @@ class Optimum:
                 f"the best candidate's answer shows the constraints of the search; set aside "
                 f"as parts of the per-GPU total: {', '.join(aside)}"
             )
+        self._uneven_stages(result)
         domains = {d.name: d for d in g.numeric}
         for name, given in result.givens.items():
             if name in domains:
@@ -332,6 +333,27 @@ class Optimum:
                     given, reading="chosen: n_gpus / (tp · pp · cp · gpus_per_rank)"
                 )
         return result
+
+    def _uneven_stages(self, result: Result) -> None:
+        """Say so when the best's pipeline chunks do not split the layers evenly (the model
+        takes equal stages, as Megatron-LM's even split; uneven ones run at the largest)."""
+        g = result.givens
+        if "n_layers" not in g or "pp" not in g:
+            return
+        layers = float(g["n_layers"].quantity.m_as(""))
+        pp = float(g["pp"].quantity.m_as(""))
+        v = (
+            float(g["virtual_pipeline_stages"].quantity.m_as(""))
+            if "virtual_pipeline_stages" in g
+            else 1.0
+        )
+        chunks = pp * v
+        if chunks > 1 and layers % chunks:
+            self.notes.append(
+                f"the best's {layers:g} layers over pp · virtual_pipeline_stages = {chunks:g} "
+                f"chunks is uneven ({layers / chunks:.3g} layers each): the model takes equal "
+                "stages; in practice the chunk with the most layers sets the pace"
+            )
 
     # --- neighbours -------------------------------------------------------------------------
     def _neighbours(self, index: int) -> list[Neighbour]:
