@@ -738,9 +738,58 @@ class Optimum:
         return "\n".join(out) + "\n"
 
     def _repr_html_(self) -> str:
-        body = html.escape(self.text(derivation=False))
-        best = self.best._repr_html_() if self.best is not None else ""
-        return f"<div class='napkin-optimum'><pre>{body}</pre>{best}</div>"
+        """The answer as HTML tables (a notebook's display): the best, why its neighbours
+        lose, the runners-up, then the best candidate's own answer."""
+        e = html.escape
+        parts = [
+            "<div class='napkin-optimum'>",
+            f"<h4>Optimum: {e(self._goal())}</h4>",
+            f"<p>{self.count:,} candidates searched completely; "
+            f"{self.feasible_count:,} meet every constraint.</p>",
+            "<table><tr><th>decision</th><th>domain</th></tr>",
+            *(f"<tr><td><code>{e(d.name)}</code></td><td>{e(d.description)}</td></tr>"
+              for d in self.domains),
+            "</table>",
+        ]  # fmt: skip
+        best = self.best_candidate
+        if best is None:
+            parts.append("<p><b>Nothing fits.</b></p><table><tr><th>ruled out by</th>"
+                         "<th>candidates</th></tr>")  # fmt: skip
+            parts += [f"<tr><td>{e(k)}</td><td>{v:,}</td></tr>" for k, v in self.ruled_out.items()]
+            parts.append("</table>")
+            if self.closest is not None:
+                parts.append(f"<p>Closest: {e(self.point_text(self.closest.point))}</p><ul>")
+                parts += [f"<li>✗ {e(v)}</li>" for v in self.closest.violations]
+                parts.append("</ul>")
+        else:
+            computed = ", ".join(f"{o} = {_value(o, v)}" for o, v in self._computed(best).items())
+            parts.append(
+                f"<p><b>Best:</b> {e(self.point_text(best.point))}"
+                + (f": {e(computed)}" if computed else "")
+                + "</p>"
+            )
+            parts += [f"<p>exact boundary: {e(b.text)}</p>" for b in self.boundaries]
+            if self.neighbours:
+                parts.append("<table><tr><th>neighbour</th><th>verdict</th></tr>")
+                parts += [
+                    f"<tr><td>{e(self.point_text(n.point))}</td><td>{e(n.verdict)}</td></tr>"
+                    for n in self.neighbours
+                ]
+                parts.append("</table>")
+            if self.runners_up:
+                heads = "".join(f"<th>{e(o)}</th>" for o in self.objectives)
+                parts.append(f"<table><tr><th>#</th><th>candidate</th>{heads}</tr>")
+                for i, c in enumerate(self.runners_up, start=2):
+                    cells = "".join(f"<td>{e(_value(o, v))}</td>" for o, v in c.objectives.items())
+                    parts.append(
+                        f"<tr><td>{i}</td><td>{e(self.point_text(c.point))}</td>{cells}</tr>"
+                    )
+                parts.append("</table>")
+        parts += [f"<p><i>{e(n)}</i></p>" for n in self.notes]
+        if self.best is not None:
+            parts.append(self.best._repr_html_())
+        parts.append("</div>")
+        return "\n".join(parts)
 
     def _point_dict(self, point: dict[str, object]) -> dict[str, Any]:
         out: dict[str, Any] = {}
