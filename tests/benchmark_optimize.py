@@ -13,7 +13,9 @@ figure is a one-core figure.
    heads: 1, 2, 4, 8), pp (powers of two 1..128), batch_size (the micro-batch, 1..64 sequences),
    recompute (none, selective, full), zero_stage (0..3) and virtual_pipeline_stages (1, 2, 4, 8,
    16), dp derived: 4 · 8 · 64 · 3 · 4 · 5 = 122,880 candidates, each evaluated (vectorised).
-   Warm: the median in-process time of a repeat call (after one untimed call), with its spread.
+   Warm: the median in-process time of a repeat call (after one untimed call), with its spread;
+   a 1-candidate search (the winner alone) measures the fixed part of a call (the planned
+   question's lookups, the winner's full Result, its neighbours).
    Cold: a fresh `python -c` per run timing `import napkinmath` and the first optimize call
    (planning included), with the disk cache of sympy's rearrangements warm (one untimed run
    first) and empty (a new XDG_CACHE_HOME each run). The first call of this process is shown too.
