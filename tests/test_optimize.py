@@ -481,3 +481,9 @@ def test_precision_is_a_choice():
         nm.optimize("n_gpus", over={"n_gpus": None, "precision": "fp9"}, **W12)
     with pytest.raises(InputError, match="both decided and given"):
         nm.optimize("n_gpus", over={"n_gpus": None, "precision": None}, precision="fp8", **W12)
+
+
+def test_minimize_false_maximises():
+    up = nm.optimize("n_gpus", minimize=False, over={"n_gpus": "whole nodes:1..16"}, **W12)
+    assert up.best_candidate.point == {"n_gpus": 128.0}
+    assert up.senses == {"n_gpus": -1}

@@ -236,7 +236,7 @@ def _senses(
 ) -> dict[str, int]:
     """+1 to minimise, −1 to maximise, per objective."""
     if isinstance(maximize, bool):
-        up = set(objectives) if maximize else set()
+        up = set(objectives) if maximize or minimize is False else set()
     else:
         up = {maximize} if isinstance(maximize, str) else set(maximize)
     for name in sorted(up - set(objectives)):
