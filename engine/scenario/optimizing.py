@@ -266,12 +266,12 @@ def answer(
             **givens,
         )
     except NapkinError as exc:
-        name = getattr(exc, "variable", None)
-        if spec.over is not None and name in spec.over:
-            path: Where = (*spec.where, "over", name)
-        elif name in spec.givens:
-            path = (*spec.where, "givens", str(name))
-        elif name == "over" and spec.over is not None:
+        culprit = getattr(exc, "variable", None)
+        if spec.over is not None and culprit in spec.over:
+            path: Where = (*spec.where, "over", culprit)
+        elif culprit in spec.givens:
+            path = (*spec.where, "givens", str(culprit))
+        elif culprit == "over" and spec.over is not None:
             path = (*spec.where, "over")
         else:
             path = spec.where
@@ -282,7 +282,7 @@ def answer(
             else ""
         )
         raise InputError(
-            f"{scenario.where(path)}: optimization {spec.title!r}: {exc}{shared}", name
+            f"{scenario.where(path)}: optimization {spec.title!r}: {exc}{shared}", culprit
         ) from None
     done = OptimizationAnswer(spec, found, origins=origins)
     if found.best is not None:
