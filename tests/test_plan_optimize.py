@@ -4,6 +4,7 @@ nm.optimize with the plan's givens and records, reported in every format, gating
 from __future__ import annotations
 
 import json
+import math
 import shutil
 
 import pytest
@@ -321,3 +322,47 @@ def test_the_plans_candidates_are_capped_together(tmp_path, monkeypatch):
     got = error(tmp_path, two)
     assert "key optimizations[1]" in got and "evaluates at most 3,616" in got
     assert "a plan's optimizations evaluate at most 20,000 candidates together" in got
+
+
+def test_per_record_ranking_and_a_pareto_front(napkin, tmp_path):
+    data = {
+        "title": "M",
+        "records": {"gpu": "H100-SXM"},
+        "givens": {"params": "7B", "tokens": "1T", "mfu": 0.4},
+        "sections": [{"title": "C", "ask": ["train_compute"]}],
+        "optimizations": [
+            {
+                "title": "Per GPU",
+                "minimize": "n_gpus",
+                "gpu": ["H100-SXM", "A100-SXM-80GB"],
+                "require": ["train_time <= 3 weeks"],
+            },
+            {
+                "title": "Pareto",
+                "minimize": ["n_gpus", "train_time"],
+                "over": {"n_gpus": "whole nodes:1..16"},
+            },
+        ],
+    }
+    p = nm.plan(data)
+    per_gpu, pareto = p.optimizations
+    # A100: 312 TFLOP/s; 4.2e22 / (0.4 x 312e12 x 3 weeks) = 185.5 GPU, so 24 nodes
+    assert [label for label, _ in per_gpu.optimum.per_record] == ["H100-SXM", "A100-SXM-80GB"]
+    a100 = 6 * 7e9 * 1e12 / (0.4 * 312e12 * 21 * DAY)
+    assert math.ceil(a100 / 8) * 8 == 192
+    text = p.to_text()
+    assert "Each record at its own best:\n  1. H100-SXM: n_gpus = 64 GPU\n" in text
+    assert "  2. A100-SXM-80GB: n_gpus = 192 GPU" in text
+    assert "| 2 | A100-SXM-80GB | n_gpus = 192 GPU |" in p.to_markdown()
+    assert len(pareto.optimum.pareto) == 16  # each more GPUs is a shorter run
+    assert "Pareto front (none better in both):\n  n_gpus = 8 GPU (1 node): 153.5 day" in text
+    assert "<h3>Pareto front (none better in both)</h3>" in p.to_html()
+    assert "\\subsection*{Pareto front (none better in both)}" in p.to_latex()
+
+
+def test_latex_saves_the_optimizations_plot(w12, tmp_path):
+    from napkinmath.scenario.report_latex import render
+
+    latex = render(w12, figures=tmp_path)
+    assert "\\includegraphics[width=0.8\\linewidth]{optimization-1.pdf}" in latex
+    assert (tmp_path / "optimization-1.pdf").read_bytes().startswith(b"%PDF")

@@ -288,8 +288,9 @@ def plan(
 ) -> Plan:
     """Answer a scenario file (.toml or .json) or dict as one plan; see napkinmath.scenario.
 
-    Sweeps and comparisons see the file's givens, the answers a section `feeds` on under a
-    new name, and their own givens. `records` (a path or list of paths) lays the user's
+    Sweeps, comparisons and optimizations see the file's givens, the answers a section
+    `feeds` on under a new name, and their own givens (an optimization not the names it
+    decides, optimises or requires). `records` (a path or list of paths) lays the user's
     records files over the shipped ones, after those the file names ([records] files);
     `achievable=True` uses measured peaks as the file's `achievable = true` does."""
     from napkinmath.solving.records import user_records
