@@ -16,6 +16,7 @@ PLANS = [
     "llama-405b-pretraining.toml",
     "llama-70b-serving.toml",
     "shared-pool.toml",
+    "optimize-fleet.toml",
 ]
 H100_PEAK = 989.5e12  # FLOP/s per GPU, dense BF16 (the record's figure)
 DAY = 86_400.0
@@ -115,6 +116,23 @@ def test_shared_pool(plans):
     assert mag(a["reclaim_time"], "s") == pytest.approx(56 + 60)
     assert mag(a["ramp_time_allowed"], "min") == pytest.approx(50 / 10)
     assert mag(a["reclaim_slack"], "s") == pytest.approx(300 - 116)
+
+
+def test_optimize_fleet_w12_and_the_moe_replica(plans):
+    p = plans["optimize-fleet.toml"]
+    w12, replica = p.optimizations
+    # W12: 6ND = 4.2e22 FLOP; 58.48 GPU for exactly 3 weeks at 40% MFU: 8 whole nodes
+    gpus = 6 * 7e9 * 1e12 / (0.4 * H100_PEAK * 21 * DAY)
+    assert w12.optimum.best_candidate.point == {"n_gpus": 64.0}
+    assert float(w12.optimum.boundaries[0].value) == pytest.approx(gpus, rel=1e-6)
+    # the replica: bf16 weights of 235.09e9 parameters plus the KV cache of 32 x 8,192 tokens
+    # (2 x 128 x 2 B x 4 KV heads x 94 layers per token), over 90% of 80 GB per GPU: 7.23
+    weights = 235.09e9 * 2
+    kv = 32 * 8192 * 2 * 128 * 2 * 4 * 94
+    assert replica.optimum.best_candidate.point == {"n_gpus": 8.0}
+    boundary = float(replica.optimum.boundaries[0].value)
+    assert boundary == pytest.approx((weights + kv) / (0.9 * 80e9), rel=1e-3)
+    assert p.ok
 
 
 def test_sweeps_match_hand_calculation(plans):

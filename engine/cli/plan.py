@@ -3,8 +3,9 @@
 napkin plan examples/startup-7b.toml                # text to the terminal
 napkin plan examples/startup-7b.toml -o plan.html   # one self-contained HTML file
 napkin plan examples/startup-7b.toml -o plan.md     # Markdown; .pdf via pdflatex
-napkin plan examples/startup-7b.toml --check        # exit 1 on a violated constraint
-                                                    # or disagreeing givens
+napkin plan examples/startup-7b.toml --check        # exit 1 on a violated constraint,
+                                                    # disagreeing givens or an
+                                                    # optimization that nothing fits
 """
 
 from __future__ import annotations
@@ -36,13 +37,14 @@ def options(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="OUT",
         help="write the report to OUT; its suffix picks the format: .html, .md, "
-        ".pdf (needs pdflatex), .tex, .txt",
+        ".pdf (needs pdflatex), .tex, .txt, .json",
     )
     parser.add_argument(
         "--check",
         action="store_true",
-        help="exit with status 1 when a constraint is violated or givens "
-        "disagree (for CI); prints the summary's status lines",
+        help="exit with status 1 when a constraint is violated, givens "
+        "disagree or an optimization finds nothing that fits (for CI); prints "
+        "the summary's status lines",
     )
     parser.set_defaults(handler=run)
 
@@ -79,8 +81,10 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         checks = len(answered.checks) + len(answered.constraints)
         status = "FAIL" if warnings else "OK"
+        searched = len(answered.optimizations)
         print(
             f"{status}: {args.file}: {len(warnings)} warning(s) in {checks} checks and constraints"
+            + (f" and {searched} optimization(s)" if searched else "")
         )
         for w in warnings:
             print(f"  ✗ {w}")

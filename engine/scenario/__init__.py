@@ -2,6 +2,7 @@
 
     p = napkinmath.plan("examples/startup-7b.toml")   # or plan({...}) from a dict
     p.answers["n_gpus"], p.warnings, p.to_markdown(), p.to_html(), p.write("plan.pdf")
+    p.optimizations[0].optimum.best_candidate, p.to_dict()   # [[optimizations]], JSON
 
 The file format is described in `napkinmath.scenario.load`; answering in
 `napkinmath.scenario.answer`.

@@ -25,6 +25,7 @@ from napkinmath.scenario.budget import check_plan
 from napkinmath.scenario.load import (
     WHAT_IF_RECORD_KEYS,
     ComparisonSpec,
+    OptimizationSpec,
     RecordLists,
     RecordNames,
     Scenario,
@@ -34,6 +35,7 @@ from napkinmath.scenario.load import (
 )
 
 if TYPE_CHECKING:
+    from napkinmath.scenario.optimizing import OptimizationAnswer
     from napkinmath.whatif.answers import RangeResult
     from napkinmath.whatif.compare import Comparison
     from napkinmath.whatif.gap import GapBudget
@@ -117,6 +119,7 @@ class Plan:
     constraints: list[Finding]
     sweeps: list = field(default_factory=list)  # (Sweep, Table)
     comparisons: list = field(default_factory=list)  # (ComparisonSpec, whatif Comparison)
+    optimizations: list[OptimizationAnswer] = field(default_factory=list)
 
     @property
     def title(self) -> str:
@@ -135,7 +138,7 @@ class Plan:
     def warnings(self) -> list[str]:
         """Violated constraints and disagreeing givens, once each, naming their sections;
         then the what-ifs' violations: a section's range or samples, a sweep's rows, a
-        comparison's rows."""
+        comparison's rows, an optimization that nothing fits."""
         found = []
         for f in self.constraints + self.checks:
             if not f.ok:
@@ -152,7 +155,7 @@ class Plan:
     @property
     def what_if_warnings(self) -> list[str]:
         """Constraints violated over a section's range or samples, in a sweep's rows or in
-        a comparison's rows, each naming where."""
+        a comparison's rows, and optimizations where no candidate fits, each naming where."""
         found = [
             f"{c.warning()} (in {s.title}, over its {_spread_kind(s.answer)})"
             for s in self.sections
@@ -167,12 +170,15 @@ class Plan:
             for spec, comparison in self.comparisons
             for w in comparison.warnings
         ]
+        found += [
+            f"{w} (in optimization {o.title})" for o in self.optimizations for w in o.warnings
+        ]
         return found
 
     @property
     def ok(self) -> bool:
-        """True when every constraint holds (in every what-if too) and every over-determined
-        given agrees."""
+        """True when every constraint holds (in every what-if too), every over-determined
+        given agrees and every optimization finds a candidate that fits."""
         return all(f.ok for f in self.constraints + self.checks) and not self.what_if_warnings
 
     # --- renderers (each in its own module) ---------------------------------------------------
@@ -199,6 +205,33 @@ class Plan:
 
         return render(self)
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form: each section's answer, sweep, comparison and optimization
+        (`Optimum.to_dict`), the warnings and whether the plan holds."""
+        import json
+
+        return {
+            "title": self.title,
+            "ok": self.ok,
+            "warnings": self.warnings,
+            "sections": [{"title": s.title, "answer": s.answer.to_dict()} for s in self.sections],
+            "sweeps": [{"title": spec.title, "table": t.to_dict()} for spec, t in self.sweeps],
+            "comparisons": [
+                {"title": spec.title, "comparison": json.loads(c.to_json())}
+                for spec, c in self.comparisons
+            ],
+            "optimizations": [o.to_dict() for o in self.optimizations],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        import json
+
+        from napkinmath.text.visible import finite_json
+
+        return json.dumps(
+            finite_json(self.to_dict()), indent=indent, ensure_ascii=False, allow_nan=False
+        )
+
     def to_pdf(self, path: str | Path) -> Path:
         import tempfile
 
@@ -218,7 +251,8 @@ class Plan:
         return [*plan_file, *(("records file", path) for path in scenario.record_files)]
 
     def write(self, path: str | Path) -> Path:
-        """Write the report; the format follows the suffix (.md, .html, .tex, .pdf, .txt).
+        """Write the report; the format follows the suffix (.md, .html, .tex, .pdf, .txt,
+        .json).
         Never over the plan's own files nor through a link, and atomically
         (`napkinmath.writing`)."""
         from napkinmath.writing import write_output
@@ -234,11 +268,12 @@ class Plan:
             ".htm": self.to_html,
             ".tex": self.to_latex,
             ".txt": self.to_text,
+            ".json": self.to_json,
         }.get(suffix)
         if render is None:
             raise InputError(
                 f"cannot write a report as {arguments.shown(target.name)}: use .md, "
-                ".html, .pdf, .tex or .txt",
+                ".html, .pdf, .tex, .txt or .json",
                 "path",
             )
         write_output(target, render() + "\n", inputs=self._inputs())
@@ -253,8 +288,9 @@ def plan(
 ) -> Plan:
     """Answer a scenario file (.toml or .json) or dict as one plan; see napkinmath.scenario.
 
-    Sweeps and comparisons see the file's givens, the answers a section `feeds` on under a
-    new name, and their own givens. `records` (a path or list of paths) lays the user's
+    Sweeps, comparisons and optimizations see the file's givens, the answers a section
+    `feeds` on under a new name, and their own givens (an optimization not the names it
+    decides, optimises or requires). `records` (a path or list of paths) lays the user's
     records files over the shipped ones, after those the file names ([records] files);
     `achievable=True` uses measured peaks as the file's `achievable = true` does."""
     from napkinmath.solving.records import user_records
@@ -323,7 +359,32 @@ def _plan(scenario: Scenario) -> Plan:
         later.update({name: s.fed[name] for name in s.section.feeds})
     found.sweeps = [(s, _sweep(scenario, s, later)) for s in scenario.sweeps]
     found.comparisons = [(c, _compare(scenario, c, later)) for c in scenario.comparisons]
+    found.optimizations = _optimizations(scenario, answered)
     return found
+
+
+def _optimizations(scenario: Scenario, answered: list[SectionAnswer]) -> list[OptimizationAnswer]:
+    """Each [[optimizations]] table answered with the file's givens and the renamed answers
+    (as sweeps see them), within what is left of the plan's candidate budget."""
+    from napkinmath.scenario import optimizing
+    from napkinmath.scenario.budget import MAX_CANDIDATES
+
+    if not scenario.optimizations:
+        return []
+    known: dict[str, tuple[object, str]] = {
+        name: (value, f"plan file{_line(scenario, ('givens', name))}")
+        for name, value in scenario.givens.items()
+    }
+    for s in answered:
+        for name, mine in s.section.feeds.items():
+            known[name] = (s.fed[name], f"answer of {s.title}" + (f" ({mine})" * (mine != name)))
+    left = MAX_CANDIDATES
+    out = []
+    for spec in scenario.optimizations:
+        done = optimizing.answer(scenario, spec, known, left)
+        left -= done.optimum.count
+        out.append(done)
+    return out
 
 
 def _spread_kind(answer: object) -> str:
@@ -509,7 +570,9 @@ def _context(
     return givens
 
 
-def _what_if_records(scenario: Scenario, spec: Sweep | ComparisonSpec) -> RecordLists:
+def _what_if_records(
+    scenario: Scenario, spec: Sweep | ComparisonSpec | OptimizationSpec
+) -> RecordLists:
     """The file's gpu and model (its precision is for single answers), then the spec's own."""
     records = RecordLists()
     for key in WHAT_IF_RECORD_KEYS:

@@ -13,6 +13,11 @@ the worst such item on a loaded 2-core machine, its report included:
   swings, a tornado chart);
 - a sweep counts `SWEEP_COST` per record it runs with (a solve and a plot), and a unit per
   `CELLS_PER_UNIT` cells of its table; a comparison counts `COMPARISON_COST` per record;
+- an optimization counts `OPTIMIZATION_COST` per record it chooses among (its plan, the
+  best candidate's solve, its neighbours, boundaries and plot) and a unit per
+  `CELLS_PER_UNIT` cells of the rows its report lists; the candidates themselves, known only
+  once each record's domains are read, are capped as they are searched: a plan's
+  optimizations evaluate at most `MAX_CANDIDATES` candidates together (about 20 s);
 - a plan may count at most `MAX_WORK` units, and its sweeps' and comparisons' tables may hold
   at most `MAX_REPORT_CELLS` cells together (the report shows every row of every table).
 
@@ -38,6 +43,11 @@ SENSITIVITY_COST = 400
 SWEEP_COST = 400
 CELLS_PER_UNIT = 20
 COMPARISON_COST = 50
+OPTIMIZATION_COST = 1_500
+MAX_CANDIDATES = 4_000_000
+#: the rows an optimization's report lists besides its runners-up: neighbours, the Pareto
+#: front shown, notes (an allowance)
+OPTIMIZATION_ROWS = 24
 #: a comparison's columns besides its targets: rank, gpu, model, ratio to the best, the
 #: feasibility columns, values used, sources
 COMPARISON_COLUMNS = 6 + FEASIBILITY_COLUMNS
@@ -93,13 +103,14 @@ class Count:
 
 
 def check_raw(data: Mapping, source: str) -> None:
-    """Refuse a file whose sections, sweeps and comparisons alone are over the budget, before
-    any of them is checked."""
+    """Refuse a file whose sections, sweeps, comparisons and optimizations alone are over the
+    budget, before any of them is checked."""
     count = Count()
     for key, kind, units in (
         ("sections", "section", SECTION_COST + ASK_COST),
         ("sweeps", "sweep", SWEEP_COST),
         ("comparisons", "comparison", 2 * COMPARISON_COST),
+        ("optimizations", "optimization", OPTIMIZATION_COST),
     ):
         items = data.get(key)
         if isinstance(items, list):
@@ -134,6 +145,12 @@ def check_plan(scenario) -> None:
         check_records(records, f"comparison {spec.title!r}")
         cells = records * (len(spec.target) + COMPARISON_COLUMNS)
         count.add("comparison", COMPARISON_COST * records + cells // CELLS_PER_UNIT, cells)
+    for spec in getattr(scenario, "optimizations", []):
+        records = _records(scenario, spec)
+        check_records(records, f"optimization {spec.title!r}")
+        rows = spec.top + OPTIMIZATION_ROWS + (records if records > 1 else 0)
+        cells = rows * (2 + len(spec.objectives))
+        count.add("optimization", OPTIMIZATION_COST * records + cells // CELLS_PER_UNIT, cells)
     count.check(scenario.source)
 
 

@@ -28,7 +28,16 @@
     [[sweeps]]                # target, over, and optional title, givens, gpu, model
     [[comparisons]]           # target, gpu or model (a list), and optional title, givens, best
 
+    [[optimizations]]         # the best candidate that meets every constraint (nm.optimize)
+    minimize = "n_gpus"       # or maximize = "mfu_predicted"; a list of two: a Pareto front
+    over = { n_gpus = "whole nodes" }      # name = domain text or a list; or a list of names
+    require = ["train_time <= 3 weeks"]    # or a table { train_time = "<= 3 weeks" }
+    # also: title, givens (a value "<= 3 weeks" is a requirement), gpu, model, top
+
 Every unknown key and bad value is an InputError naming the file, the line and the key.
+`napkin plan FILE --check` exits 1 when a constraint is violated or givens disagree (in a
+section, a sweep's rows or a comparison's rows) and when an optimization finds no candidate
+that meets every constraint.
 """
 
 from __future__ import annotations
@@ -58,6 +67,7 @@ TOP_KEYS = (
     "sections",
     "sweeps",
     "comparisons",
+    "optimizations",
 )
 RecordKey = Literal["gpu", "model", "precision"]
 RECORD_KEYS: tuple[RecordKey, ...] = ("gpu", "model", "precision")
@@ -82,6 +92,17 @@ SECTION_KEYS = (
 GAP_STEP_KEYS = ("step_time", "mfu", "tokens_per_second")
 SWEEP_KEYS = ("title", "target", "over", "givens", "gpu", "model", "points")
 COMPARISON_KEYS = ("title", "target", "givens", "gpu", "model", "best")
+OPTIMIZATION_KEYS = (
+    "title",
+    "minimize",
+    "maximize",
+    "over",
+    "require",
+    "givens",
+    "gpu",
+    "model",
+    "top",
+)
 PRECISIONS = ("bf16", "fp16", "fp8", "int8", "fp4")
 #: the largest plan file read (the largest example is a few kilobytes)
 MAX_PLAN_BYTES = 1_000_000
@@ -141,6 +162,21 @@ class ComparisonSpec:
     where: Where = ()
 
 
+@dataclass(frozen=True)
+class OptimizationSpec:
+    """One [[optimizations]] table: `nm.optimize`'s objectives, domains and requirements."""
+
+    title: str
+    objectives: tuple[str, ...]  # one, or two for a Pareto front
+    maximize: tuple[str, ...]  # the objectives maximised (the others are minimised)
+    over: dict[str, object] | None  # name -> domain text or list (None: the default)
+    require: tuple[str, ...] = ()  # 'train_time <= 3 weeks', as written
+    givens: dict[str, object] = field(default_factory=dict)  # plain values only
+    records: RecordLists = field(default_factory=RecordLists)
+    top: int = 5
+    where: Where = ()
+
+
 @dataclass
 class Scenario:
     """A checked scenario, with the means to name a key's line in errors."""
@@ -154,6 +190,7 @@ class Scenario:
     sections: list[Section]
     sweeps: list[Sweep]
     comparisons: list[ComparisonSpec]
+    optimizations: list[OptimizationSpec] = field(default_factory=list)
     source: str = "<dict>"  # the file name, or <dict>
     lines: dict = field(default_factory=dict, repr=False)
     is_json: bool = False
@@ -505,6 +542,10 @@ class _Checker:
                 self.comparison(c, ("comparisons", i))
                 for i, c in enumerate(self.array(d, "comparisons"))
             ],
+            optimizations=[
+                self.optimization(o, ("optimizations", i))
+                for i, o in enumerate(self.array(d, "optimizations"))
+            ],
             source=self.source,
             lines=self.lines,
             is_json=self.is_json,
@@ -648,6 +689,12 @@ class _Checker:
             best=best,
             where=path,
         )
+
+    def optimization(self, o: object, path: Where) -> OptimizationSpec:
+        from napkinmath.scenario.optimizing import check_optimization
+
+        o = self.keys(o, OPTIMIZATION_KEYS, path)
+        return check_optimization(self, o, path)
 
 
 def _names_record_key(value: object) -> bool:

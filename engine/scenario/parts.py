@@ -131,9 +131,10 @@ def constraint_source(finding) -> str:
 
 def sources(plan: Plan) -> Sources:
     """The report's citations, numbered in the order a reader meets them (each section's
-    givens, then its steps; then the constraints); short ones ('definition') stay inline."""
+    givens, then its steps; each optimization's best the same way; then the constraints);
+    short ones ('definition') stay inline."""
     found = Sources()
-    for s in plan.sections:
+    for s in derivations(plan):
         for row in givens(s):
             if row.source:
                 found.number(row.source)
@@ -146,10 +147,17 @@ def sources(plan: Plan) -> Sources:
     return found
 
 
+def derivations(plan: Plan) -> list[SectionAnswer]:
+    """Every derivation the report shows: each section's, then each optimization's best."""
+    best = [o.derivation for o in plan.optimizations if o.derivation is not None]
+    return [*plan.sections, *best]
+
+
 def assumptions(plan: Plan) -> list[tuple[str, str]]:
-    """(name, the assumption) for every stated default any section used, once each."""
+    """(name, the assumption) for every stated default any section (or an optimization's best
+    candidate) used, once each."""
     found: dict[str, str] = {}
-    for s in plan.sections:
+    for s in derivations(plan):
         for name, given in s.result.givens.items():
             if given.origin == "assumption":
                 found.setdefault(name, given.note)

@@ -14,6 +14,7 @@ from collections.abc import Set
 from napkinmath.errors import InputError
 from napkinmath.scenario import mathml, parts, svg
 from napkinmath.scenario.answer import Plan, SectionAnswer
+from napkinmath.scenario.optimizing import can_plot, draw, nothing_fits
 from napkinmath.scenario.walk import PlanPrinter, by_section, walk
 from napkinmath.text.visible import visible
 
@@ -327,6 +328,89 @@ class HtmlPrinter(PlanPrinter):
             *[f'<p class="muted">{_e(n)}</p>' for n in table.notes],
             "</section>",
         ]
+
+    def optimization(self, number: int, done, v) -> list[str]:
+        out = [
+            f'<section id="optimization-{number}">',
+            f"<h2>Optimization: {_e(done.title)}</h2>",
+            f"<p><strong>Goal:</strong> {_e(v.goal)}. {_e(v.searched)}</p>",
+            _table(
+                ["decision", "domain"], [[f"<code>{_e(n)}</code>", _e(t)] for n, t in v.domains]
+            ),
+        ]
+        if v.limits:
+            out.append("<h3>Constraints</h3><ul>" + "".join(f"<li>{_e(x)}</li>" for x in v.limits))
+            out.append("</ul>")
+        if not v.best:
+            out.append(f'<p class="warning">{_e(nothing_fits(done))}</p>')
+            if v.ruled_out:
+                out.append(
+                    _table(
+                        ["ruled out by", "candidates"],
+                        [[_e(name), _e(n)] for name, n in v.ruled_out],
+                        {1},
+                    )
+                )
+            if v.closest:
+                out.append(f"<p>Closest: {_e(v.closest)}</p><ul>")
+                out += [f'<li class="bad">✗ {_e(w)}</li>' for w in v.closest_violations]
+                out.append("</ul>")
+        else:
+            got = ", ".join(f"{o} = {value}" for o, value in v.objectives)
+            out.append(
+                f'<p class="answer">Best: {_e(v.best)}' + (f": {_e(got)}" if got else "") + "</p>"
+            )
+            items = [f"<li>binding: {_e(', '.join(v.binding))}</li>"] if v.binding else []
+            items += [f"<li>exact boundary: {_e(b)}</li>" for b in v.boundaries]
+            items += [f'<li class="ok">✓ {_e(line)}</li>' for line in v.at_best]
+            if items:
+                out.append("<ul>" + "".join(items) + "</ul>")
+        if can_plot(done):
+            out.append(
+                self.figure(
+                    lambda ax: draw(done, ax),
+                    f"{_e(v.goal)}: the best that fits at each value; the winner starred",
+                )
+            )
+        if v.neighbours:
+            out += [
+                "<h3>Neighbours (one step in one decision)</h3>",
+                _table(
+                    ["neighbour", "verdict"],
+                    [[_e(p), _e(verdict)] for p, verdict, _ in v.neighbours],
+                    infeasible=[not fits for _, _, fits in v.neighbours],
+                ),
+            ]
+        if v.pareto:
+            out += [
+                "<h3>Pareto front (none better in both)</h3>",
+                _table([_e(h) for h in v.headers], [[_e(c) for c in r] for r in v.pareto]),
+            ]
+        if v.per_record:
+            out += [
+                "<h3>Each record at its own best</h3>",
+                _table(
+                    ["#", "record", "candidate", "objectives"],
+                    [[_e(c) for c in r] for r in v.per_record],
+                    {0},
+                ),
+            ]
+        if v.runners_up:
+            out += [
+                "<h3>Runners-up</h3>",
+                _table(
+                    ["#", *[_e(h) for h in v.headers]],
+                    [[_e(c) for c in r] for r in v.runners_up],
+                    {0},
+                ),
+            ]
+        return out + [f'<p class="muted">Note: {_e(n)}</p>' for n in v.notes]
+
+    def optimization_best(self, done) -> list[str]:
+        return ["<h3>The best candidate's derivation</h3>"]
+
+    def optimization_end(self) -> list[str]:
+        return ["</section>"]
 
     def assumptions(self, assumed: list[tuple[str, str]]) -> list[str]:
         return [

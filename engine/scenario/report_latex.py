@@ -18,6 +18,8 @@ from pathlib import Path
 from napkinmath.errors import InputError
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan, SectionAnswer
+from napkinmath.scenario.optimizing import can_plot as can_plot_optimization
+from napkinmath.scenario.optimizing import draw, nothing_fits
 from napkinmath.scenario.svg import LEFT_OUT, can_plot, wants_plots
 from napkinmath.scenario.walk import PlanPrinter, by_section, walk
 from napkinmath.text.visible import visible
@@ -336,6 +338,53 @@ class LatexPrinter(PlanPrinter):
     def comparison(self, number: int, spec, comparison) -> list[str]:
         return [f"\\section*{{Comparison: {tex(spec.title)}}}", _table(comparison.to_table())]
 
+    def optimization(self, number: int, done, v) -> list[str]:
+        out = [
+            f"\\section*{{Optimization: {tex(done.title)}}}",
+            f"\\textbf{{Goal:}} {tex(v.goal)}. {tex(v.searched)}",
+            _rows(["decision", "domain"], [[n, t] for n, t in v.domains], code=True),
+        ]
+        if v.limits:
+            out += [r"\par Constraints:", *_itemize([tex(x) for x in v.limits])]
+        if not v.best:
+            out.append(f"\\par\\textbf{{{tex(nothing_fits(done))}}}")
+            if v.ruled_out:
+                out.append(_rows(["ruled out by", "candidates"], [list(r) for r in v.ruled_out]))
+            if v.closest:
+                out.append(f"\\par Closest: {tex(v.closest)}")
+                if v.closest_violations:
+                    out += _itemize([tex(w) for w in v.closest_violations])
+        else:
+            got = ", ".join(f"{o} = {value}" for o, value in v.objectives)
+            out.append(f"\\par\\textbf{{Best: {tex(v.best + (': ' + got if got else ''))}}}")
+            items = [f"binding: {tex(', '.join(v.binding))}"] if v.binding else []
+            items += [f"exact boundary: {tex(b)}" for b in v.boundaries]
+            items += [tex(f"✓ {line}") for line in v.at_best]
+            if items:
+                out += _itemize(items)
+        if self.figures is not None and can_plot_optimization(done):
+            out += self.figure(
+                lambda ax: draw(done, ax), self.figures / f"optimization-{number}.pdf"
+            )
+        if v.neighbours:
+            out += [
+                r"\subsection*{Neighbours (one step in one decision)}",
+                _rows(["neighbour", "verdict"], [[p, verdict] for p, verdict, _ in v.neighbours]),
+            ]
+        if v.pareto:
+            out += [r"\subsection*{Pareto front (none better in both)}", _rows(v.headers, v.pareto)]
+        if v.per_record:
+            out += [
+                r"\subsection*{Each record at its own best}",
+                _rows(["#", "record", "candidate", "objectives"], v.per_record),
+            ]
+        if v.runners_up:
+            out += [r"\subsection*{Runners-up}", _rows(["#", *v.headers], v.runners_up)]
+        return out + [f"\\par{{\\small Note: {tex(n)}}}" for n in v.notes]
+
+    def optimization_best(self, done) -> list[str]:
+        return [r"\subsection*{The best candidate's derivation}"]
+
     def assumptions(self, assumed: list[tuple[str, str]]) -> list[str]:
         return [
             r"\section*{Assumptions}",
@@ -370,6 +419,21 @@ def _table(table) -> str:
     lines.append(r"\end{longtable}}")
     if table.notes:
         lines.append(f"{{\\small {tex(' '.join(table.notes))}}}")
+    return "\n".join(lines)
+
+
+def _rows(headers: list[str], rows: list[list[str]], code: bool = False) -> str:
+    """A longtable of plain-text headers and cells, each column wrapping in its
+    share of the line; with `code`, the first column in typewriter."""
+    width = f"\\dimexpr {0.98 / len(headers):.3f}\\linewidth-2\\tabcolsep\\relax"
+    lines = [
+        f"{{\\footnotesize\\begin{{longtable}}{{{f'p{{{width}}}' * len(headers)}}}",
+        " & ".join(f"\\textbf{{{tex(h)}}}" for h in headers) + r" \\ \hline",
+    ]
+    for row in rows:
+        cells = [f"\\texttt{{{tex(c)}}}" if code and i == 0 else tex(c) for i, c in enumerate(row)]
+        lines.append(_unbracketed(" & ".join(cells)) + r" \\")
+    lines.append(r"\end{longtable}}")
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from napkinmath.checking.escape import md_block, md_code, md_inline
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan, SectionAnswer
+from napkinmath.scenario.optimizing import nothing_fits
 from napkinmath.scenario.walk import PlanPrinter, walk
 from napkinmath.text.visible import visible
 
@@ -23,6 +24,15 @@ def _code(text: str, in_table: bool = False) -> str:
 
 def render(plan: Plan) -> str:
     return walk(plan, MarkdownPrinter(plan))
+
+
+def _rows(headers: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table of plain-text cells."""
+    return [
+        "| " + " | ".join(_cell(h) for h in headers) + " |",
+        "|" + "---|" * len(headers),
+        *["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows],
+    ]
 
 
 class MarkdownPrinter(PlanPrinter):
@@ -130,6 +140,45 @@ class MarkdownPrinter(PlanPrinter):
 
     def comparison(self, number: int, spec, comparison) -> list[str]:
         return ["", f"## Comparison: {_cell(spec.title)}", "", comparison.to_markdown()]
+
+    def optimization(self, number: int, done, v) -> list[str]:
+        out = ["", f"## Optimization: {_cell(done.title)}", "", f"**Goal:** {_cell(v.goal)}. "]
+        out[-1] += _cell(v.searched)
+        out += ["", "| decision | domain |", "|---|---|"]
+        out += [f"| {_code(name, True)} | {_cell(text)} |" for name, text in v.domains]
+        if v.limits:
+            out += ["", "Constraints:", "", *[f"- {_cell(line)}" for line in v.limits]]
+        if not v.best:
+            out += ["", f"**{_cell(nothing_fits(done))}**"]
+            if v.ruled_out:
+                out += ["", "| ruled out by | candidates |", "|---|---:|"]
+                out += [f"| {_cell(name)} | {n} |" for name, n in v.ruled_out]
+            if v.closest:
+                out += ["", f"Closest: {_cell(v.closest)}", ""]
+                out += [f"- ✗ {_cell(w)}" for w in v.closest_violations]
+        else:
+            got = ", ".join(f"{o} = {value}" for o, value in v.objectives)
+            out += ["", f"**Best:** {_cell(v.best)}" + (f": {_cell(got)}" if got else "")]
+            if v.binding:
+                out += ["", f"Binding: {_cell(', '.join(v.binding))}", ""]
+            out += [f"- exact boundary: {_cell(b)}" for b in v.boundaries]
+            out += [f"- ✓ {_cell(line)}" for line in v.at_best]
+        if v.neighbours:
+            out += ["", "| neighbour | verdict |", "|---|---|"]
+            out += [f"| {_cell(point)} | {_cell(verdict)} |" for point, verdict, _ in v.neighbours]
+        if v.pareto:
+            out += ["", "Pareto front (none better in both):", ""]
+            out += _rows(v.headers, v.pareto)
+        if v.per_record:
+            out += ["", "Each record at its own best:", ""]
+            out += _rows(["#", "record", "candidate", "objectives"], v.per_record)
+        if v.runners_up:
+            out += ["", "Runners-up:", ""]
+            out += _rows(["#", *v.headers], v.runners_up)
+        return out + [f"\n*Note:* {_cell(n)}" for n in v.notes]
+
+    def optimization_best(self, done) -> list[str]:
+        return ["", "### The best candidate's derivation"]
 
     def assumptions(self, assumed: list[tuple[str, str]]) -> list[str]:
         return ["", "## Assumptions", "", *[f"- {_code(n)}: {_cell(a)}" for n, a in assumed]]

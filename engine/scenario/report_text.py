@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan, SectionAnswer
+from napkinmath.scenario.optimizing import nothing_fits
 from napkinmath.scenario.walk import PlanPrinter, by_section, walk
 from napkinmath.text.visible import visible
 
@@ -119,6 +120,52 @@ class TextPrinter(PlanPrinter):
 
     def comparison(self, number: int, spec, comparison) -> list[str]:
         return ["", *_rule(f"Comparison: {spec.title}", "-"), str(comparison)]
+
+    def optimization(self, number: int, done, v) -> list[str]:
+        out = ["", *_rule(f"Optimization: {done.title}", "-"), f"Goal: {v.goal}", v.searched]
+        out += ["", "Domains:", *[f"  {name}: {text}" for name, text in v.domains]]
+        if v.limits:
+            out += ["", "Constraints:", *[f"  {line}" for line in v.limits]]
+        if not v.best:
+            out += ["", nothing_fits(done)]
+            if v.ruled_out:
+                out += ["Ruled out (a candidate may fail several):"]
+                out += [f"  {n:>12}  {name}" for name, n in v.ruled_out]
+            if v.closest:
+                out += ["", f"Closest: {v.closest}", *[f"  ✗ {w}" for w in v.closest_violations]]
+        else:
+            out += ["", f"Best: {v.best}", *[f"  {o} = {value}" for o, value in v.objectives]]
+            if v.binding:
+                out.append(f"  binding: {', '.join(v.binding)}")
+            out += [f"  exact boundary: {b}" for b in v.boundaries]
+            if v.at_best:
+                out += ["", "Requirements at the best:", *[f"  ✓ {line}" for line in v.at_best]]
+        if v.neighbours:
+            out += ["", "Neighbours (one step in one decision):"]
+            out += [f"  {point}: {verdict}" for point, verdict, _ in v.neighbours]
+        if v.pareto:
+            out += ["", "Pareto front (none better in both):"]
+            out += [
+                f"  {row[0]}" + (f": {', '.join(row[1:])}" if row[1:] else "") for row in v.pareto
+            ]
+        if v.per_record:
+            out += ["", "Each record at its own best:"]
+            out += [
+                f"  {place}. {label}: {point}" + (f": {got}" if got else "")
+                for place, label, point, got in v.per_record
+            ]
+        if v.runners_up:
+            out += ["", "Runners-up:"]
+            out += [
+                f"  {row[0]}. {row[1]}" + (f": {', '.join(row[2:])}" if row[2:] else "")
+                for row in v.runners_up
+            ]
+        if v.notes:
+            out += ["", "Notes:", *[f"  {n}" for n in v.notes]]
+        return out
+
+    def optimization_best(self, done) -> list[str]:
+        return ["", "The best candidate's derivation:"]
 
     def assumptions(self, assumed: list[tuple[str, str]]) -> list[str]:
         return ["", *_rule("Assumptions", "-"), *[f"  {n}: {a}" for n, a in assumed]]

@@ -29,8 +29,15 @@ def can_plot() -> bool:
 
 
 def wants_plots(plan) -> bool:
-    """Whether the report of `plan` draws any plot (a sweep, a tornado chart)."""
-    return bool(plan.sweeps) or any(s.sensitivities for s in plan.sections)
+    """Whether the report of `plan` draws any plot (a sweep, a tornado chart, an
+    optimization's objective against its first numeric decision)."""
+    from napkinmath.scenario.optimizing import can_plot as optimization_plots
+
+    return (
+        bool(plan.sweeps)
+        or any(s.sensitivities for s in plan.sections)
+        or any(optimization_plots(o) for o in getattr(plan, "optimizations", []))
+    )
 
 
 def render(draw: Callable) -> str:

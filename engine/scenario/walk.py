@@ -3,7 +3,8 @@
 `walk` decides what a report shows and in what order: the title, the summary (its answers,
 status and warnings), each section (heading, givens, derivation step by step, notes,
 constraints, sensitivities), the consistency checks and constraints of the whole file, the
-sweeps and comparisons, the assumptions and the numbered sources. A `PlanPrinter` per format
+sweeps, comparisons and optimizations (each optimization's best derived as a section is), the
+assumptions and the numbered sources. A `PlanPrinter` per format
 (text, Markdown, HTML, LaTeX) says only how each part looks; each method returns the part's
 lines, and `finish` joins them into the document.
 """
@@ -12,8 +13,9 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from napkinmath.scenario import parts
+from napkinmath.scenario import optimizing, parts
 from napkinmath.scenario.answer import Plan, SectionAnswer
+from napkinmath.scenario.optimizing import OptimizationAnswer
 
 
 class PlanPrinter:
@@ -108,6 +110,18 @@ class PlanPrinter:
     def comparison(self, number: int, spec, comparison) -> list[str]:
         raise NotImplementedError
 
+    def optimization(self, number: int, done: OptimizationAnswer, v: optimizing.View) -> list[str]:
+        """An optimization: its goal, what was searched, the best (or why nothing fits), its
+        binding constraints and boundaries, neighbours, runners-up, per-record, notes."""
+        raise NotImplementedError
+
+    def optimization_best(self, done: OptimizationAnswer) -> list[str]:
+        """The heading of the best candidate's givens and derivation."""
+        raise NotImplementedError
+
+    def optimization_end(self) -> list[str]:
+        return []
+
     def assumptions(self, assumed: list[tuple[str, str]]) -> list[str]:
         """(name, the assumption) of every stated default used."""
         raise NotImplementedError
@@ -141,11 +155,28 @@ def walk(plan: Plan, printer: PlanPrinter) -> str:
         out += printer.sweep(number, spec, table)
     for number, (spec, comparison) in enumerate(plan.comparisons, 1):
         out += printer.comparison(number, spec, comparison)
+    for number, done in enumerate(plan.optimizations, 1):
+        out += _optimization(printer, number, done)
     assumed = parts.assumptions(plan)
     if assumed:
         out += printer.assumptions(assumed)
     out += printer.sources(printer.numbered.entries())
     return printer.finish(out)
+
+
+def _optimization(printer: PlanPrinter, number: int, done: OptimizationAnswer) -> list[str]:
+    out = printer.optimization(number, done, optimizing.view(done))
+    s = done.derivation
+    if s is not None:
+        out += [*printer.optimization_best(done), *printer.givens(parts.givens(s))]
+        out += printer.derivation(s)
+        for step in parts.steps(s):
+            out += printer.step(s, step)
+        out += [*printer.derivation_end(), *printer.notes(s.result.notes)]
+        heading, limits = parts.section_constraints(s)
+        if limits:
+            out += printer.section_constraints(heading, limits)
+    return out + printer.optimization_end()
 
 
 def _section(printer: PlanPrinter, number: int, s: SectionAnswer) -> list[str]:
