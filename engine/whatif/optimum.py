@@ -939,6 +939,31 @@ class Optimum:
                 return values
         return np.full(self.count, np.nan)
 
+    def _plot_series(self, main: str) -> tuple[np.ndarray, str, float, float | None, int, bool]:
+        """What the plot shows against `main`: the first objective; when that is `main`
+        itself, the first requirement on something else, or else the share of the limit of
+        the binding (or first) constraint. Returns the base values, the axis label, the factor
+        to the shown unit, the limit line (base), the better direction, and whether values
+        where nothing fits are drawn too."""
+        o = self.objectives[0]
+        limit: float | None = None
+        if o == main:
+            r = next((r for r in self.requirements if r.name != main), None)
+            if r is not None:
+                o, limit = r.name, r.limit
+            elif self.constraints:
+                name = self.binding[0] if self.binding else self.constraints[0].name
+                a = self._arrays
+                with np.errstate(all="ignore"):
+                    share = np.where(a.known[name], a.lhs[name] / a.rhs[name], np.nan)
+                return share, f"{name} [% of the limit]", 100.0, 1.0, 1, True
+        ys = self.objective_values(o) if o in self.objectives else self._requirement_values(o)
+        var = variables()[o]
+        finite = ys[np.isfinite(ys)]
+        unit = display(float(np.median(finite)) if finite.size else 1.0, var).units
+        factor = float(from_base(1.0, var).to(unit).magnitude)
+        return ys, f"{o} [{format_unit(unit)}]", factor, limit, self.senses.get(o, 1), False
+
     def check_plot(self) -> None:
         """Refuse, before anything prints, a plot that cannot be drawn."""
         if not any(d.numeric for d in self.domains):
@@ -952,48 +977,42 @@ class Optimum:
         main = next((d for d in self.domains if d.numeric), None)
         if main is None:
             raise NapkinError("plot: the search has no numeric decision variable to plot against")
-        o = self.objectives[0]
-        limit = None
-        if o == main.name:  # the objective is the axis: plot what limits it instead
-            r = next((r for r in self.requirements if r.name != main.name), None)
-            if r is not None:
-                o, limit = r.name, r.limit
+        ys, ylabel, fy, limit, sense, every = self._plot_series(main.name)
         target = _plot_target(path)
         plt = _pyplot()
         fig, ax, owned = _axes(plt, ax)
         xs = self.objective_values(main.name)
-        ys = self.objective_values(o) if o in self.objectives else self._requirement_values(o)
-        var_x, var_y = variables()[main.name], variables()[o]
+        var_x = variables()[main.name]
         finite = ys[np.isfinite(ys)]
         unit_x = display(float(np.nanmedian(xs)), var_x).units
-        unit_y = display(float(np.median(finite)) if finite.size else 1.0, var_y).units
         fx = float(from_base(1.0, var_x).to(unit_x).magnitude)
-        fy = float(from_base(1.0, var_y).to(unit_y).magnitude)
         values = np.unique(xs[np.isfinite(xs)])
-        sense = self.senses.get(o, 1)
         good, bad = [], []
         for x in values:
-            at = (xs == x) & self.feasible_mask & np.isfinite(ys)
-            if at.any():
-                k = sense * ys[at]
-                good.append((x * fx, float(ys[at][np.argmin(k)]) * fy))
-            else:
+            at = (xs == x) & np.isfinite(ys)
+            fits = at & self.feasible_mask
+            if fits.any() or (every and at.any()):
+                pick = fits if fits.any() else at
+                k = sense * ys[pick]
+                good.append((x * fx, float(ys[pick][np.argmin(k)]) * fy))
+            if not fits.any():
                 bad.append(x * fx)
         if good:
-            ax.plot(*zip(*good, strict=True), marker="o", ms=3, label="best that fits")
+            label = "best at each value" if every else "best that fits"
+            ax.plot(*zip(*good, strict=True), marker="o", ms=3, label=label)
         for x in bad:
             ax.axvline(x, color="#d62728", alpha=0.15, lw=3)
         if bad:
             ax.plot([], [], color="#d62728", alpha=0.4, lw=3, label="nothing fits")
         if limit is not None:
-            ax.axhline(limit * fy, color="#7f7f7f", ls="--", lw=1, label="your limit")
+            ax.axhline(limit * fy, color="#7f7f7f", ls="--", lw=1, label="the limit")
         if self.best_candidate is not None:
             c = self.best_candidate
             at = c.point.get(main.name)
             bx = float(at) if isinstance(at, float) else float(xs[c.index])
             ax.plot([bx * fx], [float(ys[c.index]) * fy], "*", ms=14, color="#2ca02c", label="best")
         ax.set_xlabel(f"{main.name} [{format_unit(unit_x)}]")
-        ax.set_ylabel(f"{o} [{format_unit(unit_y)}]")
+        ax.set_ylabel(ylabel)
         if len(values) > 2 and values.min() > 0 and values.max() / values.min() > 50:
             ax.set_xscale("log")
         if finite.size and finite.min() > 0 and finite.max() / finite.min() > 50:
