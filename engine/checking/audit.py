@@ -44,6 +44,8 @@ _SUFFIXES = {
 AUDIT_SUFFIXES = (".py", ".md", ".markdown", ".txt", ".rst", ".yaml", ".yml")
 #: Unmapped keys a text report lists before "... and N more" (JSON lists all).
 _SHOWN_UNMAPPED = 40
+#: A claim row of a file and its line: a row for `check_claims`, or (id, why it cannot be).
+_Row = tuple[int | None, dict | tuple[str, str]]
 #: Below this a bare number (no unit stated) is too small for FLOP/s, B/s or B.
 _SMALLEST_BARE = 1e6
 
@@ -184,7 +186,7 @@ def audit(
     text = decode(data, shown)
     report = AuditReport(shown, kind, ClaimsReport(shown, []))
     if kind == "text":
-        rows = [
+        rows: list[_Row] = [
             (line, _text_row(line, expression, claimed))
             for line, expression, claimed in audit_read.arithmetic_lines(text)
         ]
@@ -194,10 +196,11 @@ def audit(
         if columns is None:
             from napkinmath.checking.claims import check_claims
 
-            report.claims = check_claims(path, tolerance)
+            report.claims = check_claims(path, tolerance)  # type: ignore[arg-type]
             return report
         spec = audit_read.parse_columns(columns)
-        rows = [(line, _csv_row(cells)) for line, cells in audit_read.csv_rows(text, spec, shown, MAX_ROWS)]
+        found = audit_read.csv_rows(text, spec, shown, MAX_ROWS)
+        rows = [(line, _csv_row(cells)) for line, cells in found]
         _checked(report, rows, tolerance)
         return report
     if kind == "python":
@@ -299,7 +302,7 @@ def _config_row(
         if not hint and abs(leaf.number) < _SMALLEST_BARE:
             return (
                 f"{variable}: the key states no unit and {leaf.number:g} is too small to be "
-                f"in {unit}: teach it with --mapping ({leaf.path[-1]} = \"{variable} [UNIT]\")"
+                f'in {unit}: teach it with --mapping ({leaf.path[-1]} = "{variable} [UNIT]")'
             )
     from napkinmath import hardware as hw
 
@@ -337,7 +340,7 @@ def _record(
 
     if gpu is not None:
         return hw.get(gpu).id
-    tried = []
+    tried: list[str] = []
     for name in (*leaf.devices, stem):
         if name not in report.devices:
             report.devices[name] = audit_names.device_record(name)
@@ -355,9 +358,7 @@ def _record(
     return None, f"no hardware record for this device ({visible(clip(why, 200))}): pass --gpu"
 
 
-def _checked(
-    report: AuditReport, rows: list[tuple[int | None, dict | tuple[str, str]]], tolerance: object
-) -> None:
+def _checked(report: AuditReport, rows: list[_Row], tolerance: object) -> None:
     """Check the claim rows (dicts) together, as one claims table, and lay them in file
     order among the rows that could not be checked ((id, why))."""
     from napkinmath.checking.claims import check_claims

@@ -52,9 +52,8 @@ def _words(key: str) -> list[str]:
     keeping letter-digit runs such as i8, fp16, mem1 whole."""
     parts = []
     for chunk in re.split(r"[^A-Za-z0-9]+", key):
-        if chunk in _CASED_UNITS or chunk.lower() in _WORD_UNITS:
-            parts.append(chunk)
-        elif re.fullmatch(r"[a-z]+[0-9]+|[A-Z]+[0-9]+|[A-Za-z]{1,2}[0-9]+", chunk):
+        whole = re.fullmatch(r"[a-z]+[0-9]+|[A-Z]+[0-9]+|[A-Za-z]{1,2}[0-9]+", chunk)
+        if chunk in _CASED_UNITS or chunk.lower() in _WORD_UNITS or whole:
             parts.append(chunk)
         elif chunk:
             parts += _WORDS.findall(chunk)
@@ -69,9 +68,8 @@ def stated_unit(words: list[str]) -> str:
         if unit is None:
             continue
         rest = [w.lower() for w in words[index + 1 : index + 3]]
-        if "/" not in unit and rest[:1] == ["per"] and rest[1:2] and rest[1] in _PER_SECOND:
-            unit += "/s"
-        elif "/" not in unit and rest[:1] and rest[0] in ("s", "ps", "sec"):
+        per_second = rest[:1] == ["per"] and rest[1:2] and rest[1] in _PER_SECOND
+        if "/" not in unit and (per_second or (rest[:1] and rest[0] in ("s", "ps", "sec"))):
             unit += "/s"
         return unit
     return ""
@@ -101,7 +99,7 @@ def key_meaning(key: str, path: tuple[str, ...] = ()) -> tuple[str, str] | None:
     if set(lowered) & _NOT_RECORDED or every & {"onchip", "buffer", "vector", "mem2"}:
         return None
     unit = stated_unit(words)
-    if set(lowered) & {"bandwidth", "bw", "icn"} or unit.endswith("/s") and "FLOP" not in unit:
+    if set(lowered) & {"bandwidth", "bw", "icn"} or (unit.endswith("/s") and "FLOP" not in unit):
         if every & {"intra", "nvlink", "icn", "intranode"}:
             return "nvlink_bandwidth", unit
         if every & {"inter", "internode", "nic", "ib", "infiniband", "scale"}:
@@ -168,8 +166,8 @@ def read_mapping(path: str) -> dict[str, tuple[str, str]]:
         found = _MAPPING_VALUE.fullmatch(value) if isinstance(value, str) else None
         if found is None or found.group(1) not in known:
             raise InputError(
-                f"{path}: {key!r} must map to \"VARIABLE [UNIT]\" naming a napkinmath variable "
-                '(e.g. hbm_bandwidth [GB/s]); see `napkin vars`'
+                f'{path}: {key!r} must map to "VARIABLE [UNIT]" naming a napkinmath variable '
+                "(e.g. hbm_bandwidth [GB/s]); see `napkin vars`"
             )
         out[key] = (found.group(1), (found.group(2) or "").strip())
     return out
@@ -245,5 +243,6 @@ def device_record(name: str) -> tuple[str | None, str]:
         return exact, ""
     named = hw.find(" ".join(sorted(wanted.models)))
     if named in ids:
-        return named, f"{name!r} taken as {named}, the record {' '.join(sorted(wanted.models)).upper()} names"
+        model = " ".join(sorted(wanted.models)).upper()
+        return named, f"{name!r} taken as {named}, the record {model} names"
     return None, f"{name!r} could be {' or '.join(c[0] for c in choices)}: pass --gpu"

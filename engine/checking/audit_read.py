@@ -67,7 +67,7 @@ def walk(data: object, line_of, comments: dict[int, str] | None = None) -> list[
             raise InputError(f"more than {MAX_LEAVES:,} values; an audited file is limited to that")
         if isinstance(node, dict):
             named = node.get("name")
-            here = (named,) if isinstance(named, str) else ()
+            here: tuple[str, ...] = (named,) if isinstance(named, str) else ()
             here += (path[-1],) if path else ()
             children = [(k, v) for k, v in node.items() if k != "name"]
             for key, value in reversed(children):
@@ -92,7 +92,8 @@ def walk(data: object, line_of, comments: dict[int, str] | None = None) -> list[
             continue  # text, dates, true/false: not quantities
         else:
             number = float(node) if math.isfinite(float(node)) else None
-            out.append(Leaf(path, line, number, comment, "" if number is not None else "not finite", devices))
+            why = "" if number is not None else "not finite"
+            out.append(Leaf(path, line, number, comment, why, devices))
     return out
 
 
@@ -315,7 +316,7 @@ def csv_rows(text: str, columns: dict[str, str], shown: str, limit: int) -> list
             f"({', '.join(map(repr, header[:20]))})"
         )
     at = {role: header.index(name) for role, name in columns.items()}
-    rows = []
+    rows: list[tuple[int, dict]] = []
     for cells in reader:
         if len(rows) >= limit:
             raise InputError(f"{shown}: more than {limit:,} rows; split the file")

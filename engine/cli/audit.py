@@ -125,7 +125,12 @@ def audited(
     from napkinmath.checking.audit import audit
 
     report = audit(
-        path, kind=kind, mapping=mapping, columns=columns, gpu=gpu, tolerance=tolerance  # type: ignore[arg-type]
+        path,
+        kind=kind,
+        mapping=mapping,
+        columns=columns,
+        gpu=gpu,
+        tolerance=tolerance,  # type: ignore[arg-type]
     )
     if output == "json":
         print(document("claims", report.to_dict()))
