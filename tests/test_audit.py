@@ -241,6 +241,17 @@ def test_hostile_inputs(tmp_path):
     os.symlink("/proc/self/environ", link)
     with pytest.raises(nm.InputError, match="pseudo-file"):
         nm.audit(link)
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"name": "a100", "hbm_bandwidth_in_GB_per_sec": 1' + "0" * 400 + "}")
+    assert nm.audit(huge).unmapped[0].why == "hbm_bandwidth: not finite"
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps({f"k{i}": i for i in range(10_002)}), encoding="utf-8")
+    with pytest.raises(nm.InputError, match="more than 10,000 values"):
+        nm.audit(many)
+    long_number = tmp_path / "long.py"
+    long_number.write_text("x = 1" + "0" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(nm.InputError, match="not valid Python"):
+        nm.audit(long_number)
     bad = tmp_path / "bad.toml"
     bad.write_text('Flops = "peak_flop [TFLOP/s]"\n', encoding="utf-8")
     with pytest.raises(nm.InputError, match="napkinmath variable"):

@@ -73,6 +73,8 @@ class AuditReport(Rendered):
     claims: ClaimsReport
     unmapped: list[Unmapped] = field(default_factory=list)
     devices: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    #: every name tried as a device's, matched or not (`devices` shows only devices)
+    resolved: dict[str, tuple[str | None, str]] = field(default_factory=dict, repr=False)
 
     @property
     def summary(self) -> dict:
@@ -171,8 +173,24 @@ def audit(
     "python", "text", "csv"); `mapping` is a TOML file of `key = "variable [unit]"`;
     `columns` names a CSV's columns ("value=Value,unit=Unit,expression=Formula"); `gpu`
     is the record every value of a config is compared with, whatever its name says."""
+    from napkinmath import arguments
     from napkinmath.files import decode, parse_document, read_regular_file
 
+    path = arguments.path(path, "path", what="the file to audit, such as 'gpu.json'")
+    if kind is not None:
+        kind = arguments.choice(kind, "kind", KINDS)
+    if mapping is not None:
+        mapping = arguments.path(mapping, "mapping", what="a mapping file such as 'map.toml'")
+    if columns is not None and not isinstance(columns, str):
+        raise InputError(
+            f"columns={arguments.shown(columns)}: expected text such as "
+            "'value=Value,unit=Unit,expression=Formula'",
+            "columns",
+        )
+    if gpu is not None:
+        from napkinmath import hardware as hw
+
+        gpu = hw.get(gpu).id
     shown = visible(str(path))
     kind = kind_of(str(path), kind)
     taught = audit_names.read_mapping(str(mapping)) if mapping is not None else {}
@@ -342,19 +360,17 @@ def _record(
         return hw.get(gpu).id
     tried: list[str] = []
     for name in (*leaf.devices, stem):
-        if name not in report.devices:
-            report.devices[name] = audit_names.device_record(name)
-        record, note = report.devices[name]
+        if name not in report.resolved:
+            report.resolved[name] = audit_names.device_record(name)
+        record, note = report.resolved[name]
         if record is not None:
-            for other in tried:  # names that matched nothing are not devices here
-                if report.devices.get(other, (None, ""))[0] is None:
-                    report.devices.pop(other, None)
+            report.devices[name] = (record, note)
             return record
-        if "names no model" in note:
-            report.devices.pop(name, None)  # not a device's name at all
+        if not tried and "names no model" not in note:
+            report.devices[name] = (record, note)  # a device's name, matching no record
         tried.append(name)
-    first = (*leaf.devices, stem)[0]
-    why = report.devices.get(first, (None, ""))[1] or f"{first!r} names no device"
+    first = tried[0]
+    why = report.resolved[first][1] or f"{first!r} names no device"
     return None, f"no hardware record for this device ({visible(clip(why, 200))}): pass --gpu"
 
 

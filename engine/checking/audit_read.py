@@ -91,28 +91,43 @@ def walk(data: object, line_of, comments: dict[int, str] | None = None) -> list[
         elif isinstance(node, bool) or not isinstance(node, (int, float)):
             continue  # text, dates, true/false: not quantities
         else:
-            number = float(node) if math.isfinite(float(node)) else None
+            number = _finite(node)
             why = "" if number is not None else "not finite"
             out.append(Leaf(path, line, number, comment, why, devices))
     return out
+
+
+def _finite(value: int | float) -> float | None:
+    """A number as a finite float, or None (NaN, infinity, an integer beyond a float)."""
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 class LineFinder:
     """The line of each key of a JSON or TOML text, found in document order: a key's line is
     that of its first occurrence after the previous key's."""
 
+    #: Keys not found (a JSON key written with escapes) after which no more are searched,
+    #: so that a hostile file cannot make each of its keys scan the whole text.
+    MAX_MISSES = 20
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.cursor = 0
+        self.misses = 0
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def __call__(self, path: tuple[str, ...]) -> int | None:
         key = next((p for p in reversed(path) if not p.isdigit()), None)
-        if key is None:
+        if key is None or self.misses >= self.MAX_MISSES:
             return None
         pattern = re.compile(r'(?:"' + re.escape(key) + r'"|\b' + re.escape(key) + r"\b)\s*[:=]")
-        found = pattern.search(self.text, self.cursor) or pattern.search(self.text)
+        found = pattern.search(self.text, self.cursor)
         if found is None:
+            self.misses += 1
             return None
         self.cursor = found.end()
         import bisect
@@ -136,7 +151,7 @@ def _number(node: ast.AST, depth: int = 0) -> float | None:
         value = node.value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return None
-        return float(value)
+        return _finite(value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         inner = _number(node.operand, depth + 1)
         return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
@@ -207,7 +222,9 @@ def read_python(text: str, shown: str) -> tuple[dict, dict[int, str]]:
     except SyntaxError as exc:
         raise InputError(f"{shown}, line {exc.lineno}: not valid Python: {exc.msg}") from None
     except (RecursionError, MemoryError, ValueError):
-        raise InputError(f"{shown}: not valid Python (nested too deep to read)") from None
+        raise InputError(
+            f"{shown}: not valid Python (nested too deep, or a number too long, to read)"
+        ) from None
     values: dict[str, object] = {}
     for statement in tree.body:
         targets: list[ast.expr] = []
