@@ -307,5 +307,15 @@ def test_check_hands_other_tools_files_to_audit(napkin, tmp_path, monkeypatch):
     )
     status, out, _ = napkin("check", str(claims))
     assert status == 0 and "Audit of" not in out
+    report = nm.audit(claims)  # napkinmath's own claims table, audited as one
+    assert report.summary["agree"] == 1 and report.exit_status() == 0
     status, _, err = napkin("check", str(FIXTURES / "estimate.md"), "--expect", "1 s")
     assert status == 2 and "audited as it is" in err
+
+
+def test_same_file_same_bytes(napkin):
+    first = napkin("audit", str(FIXTURES / "hardware_params.py"), "--format", "json")
+    again = napkin("audit", str(FIXTURES / "hardware_params.py"), "--format", "json")
+    assert first == again
+    report = nm.audit(FIXTURES / "hardware_params.py")
+    assert report.markdown.startswith("### Audit of") and str(report) == report.text
