@@ -211,6 +211,8 @@ def test_csv_with_its_own_columns():
     assert "cell references" in rows["tokens per day"].reason
     with pytest.raises(nm.InputError, match="no column 'Formula2'"):
         nm.audit(FIXTURES / "sheet.csv", columns="value=Value,expression=Formula2")
+    with pytest.raises(nm.InputError, match="name this file's own columns: --columns"):
+        nm.audit(FIXTURES / "sheet.csv")
     with pytest.raises(nm.InputError, match="ROLE=HEADER"):
         nm.audit(FIXTURES / "sheet.csv", columns="valu=Value")
 

@@ -214,7 +214,13 @@ def audit(
         if columns is None:
             from napkinmath.checking.claims import check_claims
 
-            report.claims = check_claims(path, tolerance)  # type: ignore[arg-type]
+            try:
+                report.claims = check_claims(path, tolerance)  # type: ignore[arg-type]
+            except InputError as exc:
+                raise InputError(
+                    f"{exc}; or name this file's own columns: --columns "
+                    "value=Value,unit=Unit,expression=Formula"
+                ) from None
             return report
         spec = audit_read.parse_columns(columns)
         found = audit_read.csv_rows(text, spec, shown, MAX_ROWS)
