@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checker
     from napkinmath import formulas, hardware
     from napkinmath.answer.result import Result
     from napkinmath.caches import clear_caches
+    from napkinmath.checking.audit import audit
     from napkinmath.checking.claims import check_claims
     from napkinmath.checking.expression import check
     from napkinmath.library.lookup import constraints, variable, variables
@@ -62,6 +63,7 @@ __all__ = [
     "Table",
     "UnderDeterminedError",
     "UnknownNameError",
+    "audit",
     "check",
     "check_claims",
     "clear_caches",
@@ -110,6 +112,7 @@ _WHATIF = {
     "plan": "napkinmath.scenario.answer",
     "to_registry": "napkinmath.text.values",
     "clear_caches": "napkinmath.caches",
+    "audit": "napkinmath.checking.audit",
 }
 __version__ = "0.1.0"
 

@@ -111,6 +111,9 @@ RECORDS = [
     "B200",
     "no-such-gpu",
 ]
+_AUDIT = Path(__file__).resolve().parent / "fixtures" / "audit"
+AUDITED = [_AUDIT / "a100-sxm-80gb.json", _AUDIT / "estimate.md", _AUDIT / "system_configs.py"]
+AUDIT_MAPPING = _AUDIT / "genz_map.toml"
 UNITS = ["hour", "day", "GPU", "s", "meter", "TFLOP", "%", "", "not a unit", "1/0"]
 FORMULAS = ["fleet_equation", "no_such_formula"]
 EXPRESSIONS = [
@@ -366,6 +369,18 @@ def _targets(tmp: Path) -> list[Target]:
                 "source": Arg(_pick([str(plan_file), plan_file, plan_dict]), False),
                 "records": common["records"],
                 "achievable": Arg(_pick([None, True, False])),
+            },
+        ),
+        Target(
+            "audit",
+            nm.audit,
+            {
+                "path": Arg(_pick([*AUDITED, str(AUDITED[0])]), False),
+                "kind": Arg(_pick([None, "json", "text"])),
+                "mapping": Arg(_pick([None, AUDIT_MAPPING])),
+                "columns": Arg(_pick([None, "id=Item,value=Value,expression=Formula"])),
+                "gpu": common["gpu"],
+                "tolerance": common["tolerance"],
             },
         ),
         Target("variable", nm.variable, {"name": Arg(_pick(TARGETS + GIVEN_NAMES), False)}),

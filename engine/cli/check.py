@@ -134,6 +134,8 @@ def _run(args: argparse.Namespace) -> int:
     expression, givens, inline_claim = _split_terms(args.terms)
     records = record_terms(args, givens, "check")
     args.gpu, args.model = records.get("gpu"), records.get("model")
+    if _audited(expression, args.input_format):
+        return _run_audit(expression, givens, args)
     if _is_table(expression, args.input_format):
         if args.to is not None:
             raise InputError(
@@ -197,6 +199,49 @@ def _split_terms(terms: list[str]) -> tuple[str, dict[str, str], str | None]:
             '--expect "2.62 MB/token"'
         )
     return expression, givens, inline_claim
+
+
+def _audited(target: str, input_format: str | None) -> bool:
+    """Whether `target` is another tool's file for `napkin audit`: a Python, Markdown, text or
+    YAML file, or a JSON or TOML document with no 'claims' list (a calculator's config)."""
+    from napkinmath.checking.audit import AUDIT_SUFFIXES
+
+    lowered = target.lower()
+    if input_format or target == "-" or " " in target:
+        return False
+    if lowered.endswith(AUDIT_SUFFIXES):
+        return True
+    if not lowered.endswith((".json", ".toml")) or not Path(target).is_file():
+        return False
+    from napkinmath.checking.claims import MAX_FILE_BYTES
+    from napkinmath.checking.strict_json import CLAIMS_KEYS
+    from napkinmath.files import read_document
+
+    try:
+        data = read_document(target, noun="claims file", limit=MAX_FILE_BYTES).data
+    except InputError:
+        return False  # reading it as a claims table says what is wrong with it
+    return not any(key in data for key in CLAIMS_KEYS)
+
+
+def _run_audit(target: str, givens: dict[str, str], args: argparse.Namespace) -> int:
+    from napkinmath.cli.audit import audited
+
+    if givens or args.expect is not None or args.to is not None or args.model:
+        raise InputError(
+            f"{target}: another tool's file is audited as it is: name=value givens, --expect, "
+            "--to and --model do not apply (see `napkin audit --help`)"
+        )
+    gpu = args.gpu[0] if args.gpu else None
+    if args.gpu and len(args.gpu) > 1:
+        raise InputError("an audited file is compared with one --gpu record")
+    return audited(
+        target,
+        gpu=gpu,
+        tolerance=args.tolerance,
+        output=args.format,
+        allow_unchecked=args.allow_unchecked,
+    )
 
 
 def _is_table(target: str, input_format: str | None) -> bool:

@@ -137,6 +137,10 @@ _COMMANDS = {
         "check an expression, a claimed value, or a table of claims for unit mistakes",
         "napkinmath.cli.check:options",
     ),
+    "audit": (
+        "check another tool's file as it is (a config, a Python module, a document, a CSV)",
+        "napkinmath.cli.audit:options",
+    ),
     "sweep": (
         "solve over swept inputs (a range, a log range, a list) as a table",
         "napkinmath.cli.whatif:sweep_options",

@@ -1,0 +1,323 @@
+"""`napkin audit` and `nm.audit`: other tools' files checked as they are (issue 25, item 3).
+
+The fixtures in tests/fixtures/audit are written here in the formats of llm-analysis's GPU
+configs (flat JSON, units in the key names), a roofline viewer's hardware module (a Python
+dict of FLOP/s and B/s), a dict-of-dicts simulator's system definitions (bare TFLOPS, GB,
+GB/s: taught with a mapping file), Calculon's system files (nested JSON, GiB and GBps), a
+TOML card table, a Markdown estimate and a spreadsheet export, each with deliberate slips.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import napkinmath as nm
+from napkinmath.checking import audit_names
+
+FIXTURES = Path(__file__).parent / "fixtures" / "audit"
+
+
+def _rows(report) -> dict[str, object]:
+    return {row.id: row for row in report.claims.rows}
+
+
+def _slip(row) -> str:
+    assert row.status == "disagree", row
+    return row.result.candidates[0].label
+
+
+# --- names ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("key", "path", "meaning"),
+    [
+        ("hbm_bandwidth_in_GB_per_sec", (), ("hbm_bandwidth", "GB/s")),
+        ("peak_fp16_TFLOPS", (), ("peak_flops", "TFLOP/s")),
+        ("mem_per_GPU_in_GB", (), ("hbm_capacity", "GB")),
+        ("inter_node_bandwidth_in_GB_per_sec", (), ("scale_out_bandwidth", "GB/s")),
+        ("intra_node_bandwidth_in_GB_per_sec", (), ("nvlink_bandwidth", "GB/s")),
+        ("bandwidth", ("nvidia_A100",), ("hbm_bandwidth", "")),
+        ("FP16", (), ("peak_flops", "")),
+        ("peak_i8_TFLOPS", (), ("peak_flops_int8", "TFLOP/s")),
+        ("hbm_capacity", (), ("hbm_capacity", "")),
+        ("GBps", ("mem1",), ("hbm_bandwidth", "GB/s")),
+        ("GiB", ("mem1",), ("hbm_capacity", "GiB")),
+        ("nic_Gbps", (), ("scale_out_bandwidth", "Gb/s")),
+        ("onchip_buffer", (), None),
+        ("intra_node_min_message_latency", (), None),
+        ("tflops", ("vector", "float16"), None),
+        ("peak_fp32_TFLOPS", (), None),
+        ("bandwidth", ("networks", "0"), None),  # which network: a mapping says
+    ],
+)
+def test_key_names_map_to_variables_and_units(key, path, meaning):
+    assert audit_names.key_meaning(key, path) == meaning
+
+
+@pytest.mark.parametrize(
+    ("name", "record"),
+    [
+        ("a100-sxm-80gb", "A100-SXM-80GB"),
+        ("nvidia_A100_80G", "A100-SXM-80GB"),
+        ("A100_40GB_GPU", "A100-SXM-40GB"),
+        ("H100_GPU", "H100-SXM"),
+        ("v100-sxm-32gb", "V100-SXM2-32GB"),
+        ("nvidia_H100_PCIe", "H100-PCIe"),
+        ("a10g-pcie-24gb", "A10G"),
+        ("a6000-48gb", "RTX-A6000"),
+        ("mi250x-128gb", "MI250X"),
+        ("tpu_v4", "TPU-v4"),
+        # safe: a different model, or a form factor no record has, is no match
+        ("nvidia_L40", None),
+        ("a100-pcie-40gb", None),
+        ("v100-pcie-16gb", None),
+        ("intel_13900k", None),
+        ("hardware_params", None),
+    ],
+)
+def test_device_names_match_records_safely(name, record):
+    assert audit_names.device_record(name)[0] == record
+
+
+# --- each kind, through the API -------------------------------------------------------------
+def test_llm_analysis_config_bits_for_bytes_and_an_unmapped_key():
+    report = nm.audit(FIXTURES / "a100-sxm-80gb.json")
+    rows = _rows(report)
+    assert rows["hbm_bandwidth_in_GB_per_sec"].status == "agree"
+    assert rows["peak_fp16_TFLOPS"].status == "agree"
+    # a 200 Gb/s HDR port typed as 200 GB/s
+    assert _slip(rows["inter_node_bandwidth_in_GB_per_sec"]) == "bits vs bytes"
+    assert rows["inter_node_bandwidth_in_GB_per_sec"].line == 9
+    assert rows["peak_i8_TFLOPS"].status == "unchecked"
+    assert "no value for peak_flops_int8" in rows["peak_i8_TFLOPS"].reason
+    assert [u.key for u in report.unmapped] == ["intra_node_min_message_latency"]
+    assert report.devices["a100-sxm-80gb"][0] == "A100-SXM-80GB"
+    assert report.exit_status() == 1
+
+
+def test_binary_prefixes_sparse_peak_and_both_directions_are_named():
+    rows = _rows(nm.audit(FIXTURES / "h100-sxm-80gb.json"))
+    assert _slip(rows["hbm_bandwidth_in_GB_per_sec"]) == "GB vs GiB"
+    assert _slip(rows["peak_fp16_TFLOPS"]) == "sparse vs dense peak"
+    assert _slip(rows["intra_node_bandwidth_in_GB_per_sec"]) == "one-way vs two-way bandwidth"
+    assert rows["inter_node_bandwidth_in_GB_per_sec"].status == "agree"
+
+
+def test_toml_card_table():
+    report = nm.audit(FIXTURES / "cards.toml")
+    rows = _rows(report)
+    assert rows["v100-sxm-32gb.hbm_bandwidth_in_GB_per_sec"].status == "agree"
+    assert _slip(rows["mi250x-128gb.hbm_bandwidth_in_GB_per_sec"]) == "GB vs GiB"
+    assert rows["mi250x-128gb.hbm_bandwidth_in_GB_per_sec"].line == 9
+    assert report.summary["agree"] == 5
+
+
+def test_calculon_system_gib_slip_and_mapping_for_networks():
+    plain = nm.audit(FIXTURES / "a100_80g.json")
+    rows = _rows(plain)
+    assert _slip(rows["mem1.GiB"]) == "GB vs GiB"  # "80 GiB" of HBM: the card holds 80e9 B
+    assert rows["mem1.GBps"].status == "agree"
+    unmapped = {u.key: u for u in plain.unmapped}
+    assert "networks[].bandwidth" in unmapped
+    assert unmapped["matrix.float16.gflops_efficiency[][]"].count == 4  # listed once
+    assert "mem2.GiB" in unmapped and "vector.float16.tflops" in unmapped
+    taught = nm.audit(FIXTURES / "a100_80g.json", mapping=FIXTURES / "calculon_map.toml")
+    rows = _rows(taught)
+    assert rows["networks.0.bandwidth"].status == "agree"
+    assert rows["networks.0.bandwidth"].claim == "A100-SXM-80GB.nvlink_bandwidth"
+    assert rows["networks.1.bandwidth"].claim == "A100-SXM-80GB.scale_out_bandwidth"
+    assert "networks[].bandwidth" not in {u.key for u in taught.unmapped}
+
+
+def test_python_module_read_with_ast_never_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the planted code would create AUDIT_WAS_EXECUTED here
+    report = nm.audit(FIXTURES / "hardware_params.py")
+    assert not (tmp_path / "AUDIT_WAS_EXECUTED").exists()
+    rows = _rows(report)
+    assert rows["hardware_params.nvidia_A100_80G.bandwidth"].status == "agree"
+    assert rows["hardware_params.nvidia_A100_80G.FP16"].status == "agree"
+    assert rows["hardware_params.nvidia_V100.FP16"].status == "agree"
+    # 3352e9 / 1.024**3, evaluated here: HBM read with binary prefixes
+    assert _slip(rows["hardware_params.nvidia_H100_SXM.bandwidth"]) == "GB vs GiB"
+    assert _slip(rows["hardware_params.nvidia_H100_SXM.FP16"]) == "sparse vs dense peak"
+    # '# 400Gbps NDR' beside 400e9 B/s: the port's bits typed as bytes
+    port = rows["hardware_params.nvidia_H100_SXM.inter_node_bandwidth"]
+    assert _slip(port) == "bits vs bytes"
+    assert port.source == "comment: 400Gbps NDR"
+    assert port.line == 10
+    # a card without a record is not guessed
+    assert rows["hardware_params.nvidia_L40.FP16"].status == "unchecked"
+    evil = {u.key: u.why for u in report.unmapped}
+    assert evil["hardware_params.evil.bandwidth"] == (
+        "hbm_bandwidth: not a number: a function call, never run"
+    )
+    assert "hardware_params.nvidia_V100.onchip_buffer" in evil
+
+
+def test_python_numbers_only_constant_arithmetic(tmp_path):
+    source = tmp_path / "params.py"
+    source.write_text(
+        "import os\n"
+        "hbm_bandwidth = 2039 * 10**9  # B/s\n"
+        "peak_fp16_TFLOPS = 312.0\n"
+        "mem_per_GPU_in_GB = 2**9999\n"  # an exponent too large: not evaluated
+        "peak_i8_TFLOPS = os.cpu_count()\n"
+        "def f():\n    return 1\n",
+        encoding="utf-8",
+    )
+    report = nm.audit(source, gpu="A100")
+    rows = _rows(report)
+    assert rows["hbm_bandwidth"].status == "agree"
+    assert rows["peak_fp16_TFLOPS"].status == "agree"
+    whys = {u.key: u.why for u in report.unmapped}
+    assert "not a number" in whys["mem_per_GPU_in_GB"]
+    assert whys["peak_i8_TFLOPS"] == "peak_flops_int8: not a number: a function call, never run"
+
+
+def test_genz_style_bare_numbers_need_a_mapping():
+    bare = nm.audit(FIXTURES / "system_configs.py")
+    assert bare.summary["unchecked"] == 8
+    assert "teach it with --mapping" in bare.claims.rows[0].reason
+    assert bare.exit_status() == 2
+    taught = nm.audit(FIXTURES / "system_configs.py", mapping=FIXTURES / "genz_map.toml")
+    rows = _rows(taught)
+    assert rows["system_configs.A100_80GB_GPU.Memory_BW"].status == "agree"
+    assert rows["system_configs.H100_GPU.Flops"].status == "agree"
+    assert _slip(rows["system_configs.A100_80GB_GPU.ICN"]) == "one-way vs two-way bandwidth"
+    assert taught.exit_status() == 1
+
+
+def test_markdown_one_verdict_per_arithmetic_line():
+    report = nm.audit(FIXTURES / "estimate.md")
+    verdicts = {row.line: row.status for row in report.claims.rows}
+    assert verdicts == {3: "agree", 5: "agree", 7: "agree", 8: "disagree", 9: "agree"}
+    rows = _rows(report)
+    assert rows["line 5"].claim == "6.3e24 / (8960 * 4.59e14 * 0.4)"
+    assert "'seconds' is not compared" in rows["line 5"].source
+    assert _slip(rows["line 8"]) == "bits vs bytes"
+
+
+def test_csv_with_its_own_columns():
+    report = nm.audit(
+        FIXTURES / "sheet.csv", columns="id=Item,value=Value,unit=Unit,expression=Formula"
+    )
+    rows = _rows(report)
+    assert rows["weights"].status == "agree"
+    assert _slip(rows["all-gather"]) == "bits vs bytes"
+    assert rows["all-gather"].line == 3
+    assert "cell references" in rows["tokens per day"].reason
+    with pytest.raises(nm.InputError, match="no column 'Formula2'"):
+        nm.audit(FIXTURES / "sheet.csv", columns="value=Value,expression=Formula2")
+    with pytest.raises(nm.InputError, match="name this file's own columns: --columns"):
+        nm.audit(FIXTURES / "sheet.csv")
+    with pytest.raises(nm.InputError, match="ROLE=HEADER"):
+        nm.audit(FIXTURES / "sheet.csv", columns="valu=Value")
+
+
+# --- hostile input --------------------------------------------------------------------------
+def test_hostile_inputs(tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b"{" + b" " * 5_000_001 + b"}")
+    with pytest.raises(nm.InputError, match="larger than 5,000,000 bytes"):
+        nm.audit(big)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(nm.InputError, match="nested more than"):
+        nm.audit(deep)
+    deep_py = tmp_path / "deep.py"
+    deep_py.write_text("x = " + "(" * 50_000 + "1" + ")" * 50_000 + "\n", encoding="utf-8")
+    with pytest.raises(nm.InputError, match="not valid Python"):
+        nm.audit(deep_py)
+    with pytest.raises(nm.InputError, match="a directory"):
+        nm.audit(tmp_path, kind="json")
+    with pytest.raises(nm.InputError, match="no such audited file"):
+        nm.audit(tmp_path / "missing.json")
+    with pytest.raises(nm.InputError, match="YAML is not read"):
+        nm.audit(tmp_path / "gpu.yaml")
+    with pytest.raises(nm.InputError, match="--kind"):
+        nm.audit(tmp_path / "gpu.conf")
+    link = tmp_path / "environ.json"
+    os.symlink("/proc/self/environ", link)
+    with pytest.raises(nm.InputError, match="pseudo-file"):
+        nm.audit(link)
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"name": "a100", "hbm_bandwidth_in_GB_per_sec": 1' + "0" * 400 + "}")
+    assert nm.audit(huge).unmapped[0].why == "hbm_bandwidth: not finite"
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps({f"k{i}": i for i in range(10_002)}), encoding="utf-8")
+    with pytest.raises(nm.InputError, match="more than 10,000 values"):
+        nm.audit(many)
+    long_number = tmp_path / "long.py"
+    long_number.write_text("x = 1" + "0" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(nm.InputError, match="not valid Python"):
+        nm.audit(long_number)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('Flops = "peak_flop [TFLOP/s]"\n', encoding="utf-8")
+    with pytest.raises(nm.InputError, match="napkinmath variable"):
+        nm.audit(FIXTURES / "system_configs.py", mapping=bad)
+
+
+# --- the CLI ---------------------------------------------------------------------------------
+def test_cli_exit_statuses_and_formats(napkin, tmp_path):
+    status, out, _ = napkin("audit", str(FIXTURES / "a100-sxm-80gb.json"))
+    assert status == 1 and "DISAGREE: bits vs bytes?" in out and "Not mapped (1):" in out
+    status, out, _ = napkin("audit", str(FIXTURES / "cards.toml"), "--format", "json")
+    data = json.loads(out)
+    assert status == 1 and data["schema"] == "napkinmath-claims/1"
+    assert data["audit"]["kind"] == "toml" and data["summary"]["disagree"] == 1
+    status, out, _ = napkin("audit", str(FIXTURES / "estimate.md"), "--format", "markdown")
+    assert status == 1 and out.startswith("### Audit of") and "| 8 |" not in out
+    good = tmp_path / "good.md"
+    good.write_text("Weights: 70e9 param * 2 B/param = 140 GB\n", encoding="utf-8")
+    assert napkin("audit", str(good))[0] == 0
+    status, _, err = napkin("audit", str(FIXTURES / "system_configs.py"))
+    assert status == 2 and "could not be checked" in err
+    status, _, _ = napkin(
+        "audit", str(FIXTURES / "system_configs.py"), "--mapping", str(FIXTURES / "genz_map.toml")
+    )
+    assert status == 1
+    status, _, err = napkin("audit", str(tmp_path / "nothing.json"))
+    assert status == 2 and "no such audited file" in err
+
+
+def test_cli_json_validates_against_the_claims_schema(napkin):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(
+        (Path(__file__).parent.parent / "docs" / "schema" / "claims.schema.json").read_text()
+    )
+    _, out, _ = napkin("audit", str(FIXTURES / "hardware_params.py"), "--format", "json")
+    jsonschema.validate(json.loads(out), schema)
+
+
+def test_check_hands_other_tools_files_to_audit(napkin, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = napkin("check", str(FIXTURES / "hardware_params.py"))
+    assert status == 1 and "Audit of" in out and "bits vs bytes" in out
+    assert not (tmp_path / "AUDIT_WAS_EXECUTED").exists()
+    status, out, _ = napkin("check", str(FIXTURES / "a100-sxm-80gb.json"))
+    assert status == 1 and "inter_node_bandwidth_in_GB_per_sec" in out
+    status, out, _ = napkin("check", str(FIXTURES / "estimate.md"))
+    assert status == 1 and "line 8" in out
+    # a claims table is still a claims table
+    claims = tmp_path / "claims.json"
+    claims.write_text(
+        json.dumps({"claims": [{"expression": "70e9 param * 2 B/param", "claimed": "140 GB"}]}),
+        encoding="utf-8",
+    )
+    status, out, _ = napkin("check", str(claims))
+    assert status == 0 and "Audit of" not in out
+    report = nm.audit(claims)  # napkinmath's own claims table, audited as one
+    assert report.summary["agree"] == 1 and report.exit_status() == 0
+    status, _, err = napkin("check", str(FIXTURES / "estimate.md"), "--expect", "1 s")
+    assert status == 2 and "audited as it is" in err
+
+
+def test_same_file_same_bytes(napkin):
+    first = napkin("audit", str(FIXTURES / "hardware_params.py"), "--format", "json")
+    again = napkin("audit", str(FIXTURES / "hardware_params.py"), "--format", "json")
+    assert first == again
+    report = nm.audit(FIXTURES / "hardware_params.py")
+    assert report.markdown.startswith("### Audit of") and str(report) == report.text
