@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checker
     from napkinmath.checking.expression import check
     from napkinmath.library.lookup import constraints, variable, variables
     from napkinmath.library.objects import formula, graph
+    from napkinmath.solving.reconcile import Reconciliation, reconcile
     from napkinmath.solving.solver import solve
     from napkinmath.text.values import to_registry
     from napkinmath.whatif.answers import RangeResult, SampleResult
@@ -56,6 +57,7 @@ __all__ = [
     "ParseError",
     "Quantity",
     "RangeResult",
+    "Reconciliation",
     "Result",
     "SampleResult",
     "Sensitivity",
@@ -76,6 +78,7 @@ __all__ = [
     "normal",
     "optimize",
     "plan",
+    "reconcile",
     "solve",
     "sweep",
     "to_frame",
@@ -110,6 +113,8 @@ _WHATIF = {
     "plan": "napkinmath.scenario.answer",
     "to_registry": "napkinmath.text.values",
     "clear_caches": "napkinmath.caches",
+    "reconcile": "napkinmath.solving.reconcile",
+    "Reconciliation": "napkinmath.solving.reconcile",
 }
 __version__ = "0.1.0"
 
