@@ -157,8 +157,9 @@ def _meaning(name: str, value: float) -> list[Finding]:
         ]
     if name == "weight_bytes_per_param":
         bits = value * 8
-        if any(math.isclose(bits, b, rel_tol=0.02) for b in (4, 8, 16, 32)):
-            return []
+        for b, kind in ((4, "4-bit"), (8, "FP8/INT8"), (16, "BF16/FP16"), (32, "FP32")):
+            if math.isclose(bits, b, rel_tol=0.02):
+                return [Finding(1.0, f"{value:.3g} B/param is {kind} weights", "plausible")]
         if 2 <= bits <= 16:
             return [
                 Finding(
