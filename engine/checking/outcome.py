@@ -266,8 +266,11 @@ class CheckResult(Rendered):
             if others:
                 lines += ["", f"Less likely, same factor: {md_prose(others)}."]
         if self.requirements and not shown:
-            lines += ["", "What the claim would require, one input at a time (most plausible "
-                      "first):", ""]
+            lines += [
+                "",
+                "What the claim would require, one input at a time (most plausible first):",
+                "",
+            ]
             lines += [f"{n}. {md_prose(r.text())}" for n, r in enumerate(self.requirements, 1)]
         if self.notes:
             lines += ["", "Notes:", ""] + [f"- {md_prose(note)}" for note in self.notes]

@@ -107,11 +107,11 @@ def _number_key(written: pint.Quantity) -> str | None:
 def _whole(req: Requirement, leaf: Node, s: float) -> None:
     """A bare integer of the expression (a count or factor) that would have to be fractional."""
     required = leaf.value * s
-    if leaf.value >= 1 and float(leaf.value).is_integer() and "." not in leaf.text:
-        if abs(required - round(required)) > 1e-3 * max(1.0, abs(required)):
-            req.reasons.insert(0, f"{leaf.text} is a whole number as written; {required:.4g} is not")
-            req.verdict = "implausible"
-            req.score *= 0.3
+    whole = leaf.value >= 1 and float(leaf.value).is_integer() and "." not in leaf.text
+    if whole and abs(required - round(required)) > 1e-3 * max(1.0, abs(required)):
+        req.reasons.insert(0, f"{leaf.text} is a whole number as written; {required:.4g} is not")
+        req.verdict = "implausible"
+        req.score *= 0.3
 
 
 def _solved_inputs(name: str, names, claimed: pint.Quantity) -> list[Requirement]:
@@ -230,7 +230,7 @@ def _scaled_leaves(node: Node, names, claimed: pint.Quantity, align) -> list[Req
         base1 = value(leaf, 1.0)
         if not base1 or not math.isfinite(base1):
             continue
-        s = _factor(lambda x, leaf=leaf: value(leaf, x) / base1, target / base1)
+        s = _factor(lambda x, leaf=leaf, b=base1: value(leaf, x) / b, target / base1)
         if s is None:
             continue
         source = text[shown_node.start : shown_node.end] if shown_node.start >= 0 else ""

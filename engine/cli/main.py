@@ -522,11 +522,11 @@ def _solve(args: argparse.Namespace) -> int:
         return _solve_gap(args, targets, options, givens)
     try:
         result = solve(targets, **keywords(options, givens, "solve"))
-    except InconsistentError:
+    except InconsistentError as exc:
         if args.explain:
             from napkinmath.cli.reconcile import explain
 
-            explain(targets, keywords(options, givens, "solve"), args.format)
+            explain(targets, keywords(options, givens, "solve"), args.format, exc)
         raise
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError(

@@ -3,22 +3,24 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 
-#: the options of solve that reconcile takes
-_TAKEN = ("gpu", "model", "tolerance", "precision")
 
-
-def explain(targets: Sequence[str], options: Mapping[str, object], fmt: str) -> None:
-    """Print the reconciliation of a solve's givens in `fmt` (text, markdown or json)."""
+def explain(
+    targets: Sequence[str], options: Mapping[str, object], fmt: str, error: BaseException
+) -> None:
+    """Print the reconciliation of a solve's givens in `fmt` (text or markdown); for json it
+    becomes part of the error document (`error.reconciliation`)."""
     from napkinmath.solving.reconcile import reconcile
 
-    skipped = ("units", "achievable", "samples", "seed", "on_inconsistent", "digits", "records")
+    skipped = ("units", "achievable", "samples", "seed", "on_inconsistent", "digits")
     kept = {k: v for k, v in options.items() if k not in skipped}
-    found = reconcile(tuple(targets), **kept)  # type: ignore[arg-type]
+    try:
+        found = reconcile(tuple(targets), **kept)  # type: ignore[arg-type]
+    except Exception:  # the error itself follows: the table is a help, never a failure
+        return
     if fmt == "json":
-        print(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
+        error.reconciliation = found.to_dict()  # type: ignore[attr-defined]
     elif fmt == "markdown":
         print(found.to_markdown())
     else:

@@ -170,7 +170,9 @@ def _meaning(name: str, value: float) -> list[Finding]:
                 )
             ]
         return [
-            Finding(0.1, f"{value:.3g} B/param ({bits:.3g} bits) is no weight format", "implausible")
+            Finding(
+                0.1, f"{value:.3g} B/param ({bits:.3g} bits) is no weight format", "implausible"
+            )
         ]
     return []
 

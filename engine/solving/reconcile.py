@@ -178,7 +178,9 @@ class Reconciliation:
         rows = [self._HEADER[:-1], *(r[:-1] for r in self._rows())]
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         for r in rows:
-            lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+            lines.append(
+                "  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+            )
         lines += ["", self.summary(), ""]
         for a in self.alternatives.values():
             lines.append(f"{a.name}: {a.reason()}")
@@ -243,22 +245,29 @@ def reconcile(
     model: str | None = None,
     tolerance: float = 0.01,
     precision: str | None = None,
+    records: object = None,
     **givens: object,
 ) -> Reconciliation:
     """Solve each given of the first disagreeing group from the others, and rank them.
 
     Takes `solve`'s arguments (the targets may be left out: the givens are checked against
-    each other). Returns a `Reconciliation`; when the givens agree, its `consistent` is True
-    and it has no alternatives.
+    each other; `records` loads the user's records files as for `solve`). Returns a
+    `Reconciliation`; when the givens agree, its `consistent` is True and it has no
+    alternatives.
 
     >>> r = reconcile("mfu", params="405B", tokens="15.6T", n_gpus=16384,
     ...               train_time="54 days", gpu_hours="30.84e6 GPU*h", gpu="H100")
     >>> r.odd_one_out.name
     'train_time'
     """
-    from napkinmath.solving.records import bound_records
+    from napkinmath.solving.records import bound_records, user_records
     from napkinmath.solving.solver import _target_names, bind, check_tolerance, solve_bound
 
+    if records is not None:
+        with user_records(records):
+            return reconcile(
+                targets, gpu=gpu, model=model, tolerance=tolerance, precision=precision, **givens
+            )
     names: tuple[str, ...] = () if targets is None else _target_names(targets)  # type: ignore[arg-type]
     check_tolerance(tolerance)
     if gpu is not None and type(gpu) is not str:

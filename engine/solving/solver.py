@@ -1140,8 +1140,12 @@ def _inconsistent(
         "the givens disagree with each other: "
         + " | ".join(lines)
         + ". Correct or drop one of them (or pass a larger tolerance)."
-        + (f" {hint} (each alternative's derivation: `napkin solve ... --explain`, or "
-           "nm.reconcile(...))" if hint else ""),
+        + (
+            f" {hint} (each alternative's derivation: `napkin solve ... --explain`, or "
+            "nm.reconcile(...))"
+            if hint
+            else ""
+        ),
         failed,
     )
     error.groups = groups
