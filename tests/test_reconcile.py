@@ -206,3 +206,26 @@ def test_agree_and_known_slip_unchanged():
     assert slip.candidates and not slip.requirements
     assert "What the claim would require" not in slip.text
     assert "requirements" not in slip.to_dict()
+
+
+def test_requirements_are_bounded(monkeypatch):
+    from napkinmath.checking import requires
+
+    monkeypatch.setattr(requires, "MAX_REQUIRE_WORK", 0)  # spent at once: no list, no error
+    r = nm.check("140 GB / (25 GB/s)", expect="3.1 s")
+    assert r.status == "disagree" and r.requirements == []
+    assert "No known confusion explains this ratio" in r.text
+    monkeypatch.setattr(requires, "MAX_REQUIRE_WORK", 12_000)
+    r = nm.check("140 GB / (25 GB/s)", expect="3.1 s")
+    assert [q.factor for q in r.requirements] == pytest.approx([3.1 / 5.6, 5.6 / 3.1])
+
+
+def test_claims_table_lists_requirements(tmp_path):
+    table = tmp_path / "claims.csv"
+    table.write_text("id,expression,claimed,unit\nslow link,140 GB / (25 GB/s),3.1,s\n")
+    report = nm.check_claims(str(table))
+    assert report.exit_status() == 1
+    assert "What the claim would require" in report.text
+    assert report.to_dict()["rows"][0]["check"]["requirements"][0]["factor"] == pytest.approx(
+        3.1 / 5.6
+    )

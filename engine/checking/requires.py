@@ -11,8 +11,9 @@ alone until the claim holds, and the change is judged (`napkinmath.solving.plaus
   each of its inputs (the user's values and the records') is solved by the solver from the
   claim and the others.
 
-Bounded: at most MAX_INPUTS inputs, MAX_EVALUATIONS evaluations each, charged to the
-check's work meter; any failure leaves the list shorter, never an error.
+Bounded: at most MAX_INPUTS inputs, MAX_EVALUATIONS evaluations each and MAX_REQUIRE_WORK
+work units in all, charged to the check's work meter; any failure leaves the list shorter,
+never an error.
 """
 
 from __future__ import annotations
@@ -22,11 +23,24 @@ from dataclasses import dataclass, field, replace
 
 import pint
 
+from napkinmath.checking.budget import SOLVE_COST
 from napkinmath.solving import plausible
 from napkinmath.text.expr import Node
 
 MAX_INPUTS = 24
 MAX_EVALUATIONS = 48
+#: work (meter units: an evaluated node, a solve's SOLVE_COST) the list may spend per check
+MAX_REQUIRE_WORK = 12_000
+
+
+class _SpentError(Exception):
+    """This check's share of work for requirements is spent."""
+
+
+def _charge(names, units: int, start: int) -> None:
+    names.meter.charge(units)
+    if names.meter.exhausted or names.meter.spent - start > MAX_REQUIRE_WORK:
+        raise _SpentError
 
 
 @dataclass
@@ -126,8 +140,11 @@ def _solved_inputs(name: str, names, claimed: pint.Quantity) -> list[Requirement
         (kv for kv in result.givens.items() if kv[1].origin in order),
         key=lambda kv: order[kv[1].origin],
     )
+    start = names.meter.spent
     for key, given in inputs[:MAX_INPUTS]:
-        if names.meter.exhausted:
+        try:
+            _charge(names, SOLVE_COST, start)
+        except _SpentError:
             break
         others = {k: v for k, v in own.items() if k != key}
         answer = _solve(key, {**others, name: claimed}, names)
@@ -163,11 +180,9 @@ def _solved_inputs(name: str, names, claimed: pint.Quantity) -> list[Requirement
 def _solve(key: str, givens: dict, names):
     """The solve of `key` from `givens` and the records, without the search for suggestions
     or cancelling unknowns (a hint needs no more); None when it has no answer."""
-    from napkinmath.checking.budget import SOLVE_COST
     from napkinmath.errors import NapkinError
     from napkinmath.solving.solver import bind, solve_bound
 
-    names.meter.charge(SOLVE_COST)
     try:
         bound = bind((key,), givens, gpu=names.gpu, model=names.model)
         return solve_bound((key,), bound, max(names.tolerance, 0.01), suggest=False, cancel=False)
@@ -212,8 +227,10 @@ def _scaled_leaves(node: Node, names, claimed: pint.Quantity, align) -> list[Req
     cost = tree_size(node)
     text = names.text
 
+    start = names.meter.spent
+
     def value(leaf: Node, s: float) -> float:
-        names.meter.charge(cost)
+        _charge(names, cost, start)
         q = evaluate(_scaled(node, leaf, s), text, names) * align
         return float(q.to_base_units().magnitude)
 
@@ -221,16 +238,17 @@ def _scaled_leaves(node: Node, names, claimed: pint.Quantity, align) -> list[Req
     _leaves(node, None, leaves)
     found: list[Requirement] = []
     for leaf, shown_node in leaves[:MAX_INPUTS]:
-        if names.meter.exhausted:
-            break
         if leaf.kind == "name":
             resolved = names.resolved.get(leaf.pos)
             if resolved is None or resolved.origin == "unit":
                 continue
-        base1 = value(leaf, 1.0)
-        if not base1 or not math.isfinite(base1):
-            continue
-        s = _factor(lambda x, leaf=leaf, b=base1: value(leaf, x) / b, target / base1)
+        try:
+            base1 = value(leaf, 1.0)
+            if not base1 or not math.isfinite(base1):
+                continue
+            s = _factor(lambda x, leaf=leaf, b=base1: value(leaf, x) / b, target / base1)
+        except _SpentError:
+            break
         if s is None:
             continue
         source = text[shown_node.start : shown_node.end] if shown_node.start >= 0 else ""
