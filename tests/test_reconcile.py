@@ -229,3 +229,17 @@ def test_claims_table_lists_requirements(tmp_path):
     assert report.to_dict()["rows"][0]["check"]["requirements"][0]["factor"] == pytest.approx(
         3.1 / 5.6
     )
+
+
+def test_claims_table_quantity_row_solves_each_input(napkin, tmp_path):
+    """A vendor's decode speed for Llama 3 8B on one H100: 400 tokens/s per sequence needs
+    1.95 tokens per step (speculative decoding), or 8-bit weights, or another card."""
+    table = tmp_path / "vendor.csv"
+    table.write_text(
+        "id,quantity,claimed,unit,gpu,model,batch_size,seq_len,n_gpus\n"
+        "vendor decode,decode_speed,400,token/(s*sequence),H100,llama-3-8b,1,2048,1\n"
+    )
+    status, out, _ = napkin("check", str(table))
+    assert status == 1
+    assert "tokens_per_step = 1.95 token/sequence" in out
+    assert "speculative decoding" in out and "FP8/INT8 weights" in out
