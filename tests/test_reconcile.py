@@ -129,6 +129,15 @@ def test_no_slip_explains_it():
     assert r.odd_one_out is None
     assert all(a.slip is None for a in r.alternatives.values())
     assert "No given stands out" in r.summary()
+    with pytest.raises(nm.InconsistentError, match="No given stands out as the odd one out"):
+        nm.solve(
+            "checkpoint_copy_time",
+            checkpoint_size="1 GB",
+            inter_site_bandwidth="1 GB/s",
+            transfer_size="80 GB",
+            transfer_time="3 s",
+            transfer_bandwidth="20 GB/s",
+        )
     values = {n: a.value_text() for n, a in r.alternatives.items()}
     assert values == {
         "transfer_bandwidth": "26.67 GB/s",
