@@ -313,13 +313,13 @@ def _alternative(
     alt = Alternative(name, given)
     rest = {k: g for k, g in bound.items() if k != name}
     wanted = (name, *(t for t in targets if t != name))
-    try:
+    try:  # without the search for suggestions or cancelling unknowns: a hint needs neither
         try:
-            result = solve_bound(wanted, rest, tolerance)
+            result = solve_bound(wanted, rest, tolerance, suggest=False, cancel=False)
         except NapkinError:
             if len(wanted) == 1:
                 raise
-            result = solve_bound((name,), rest, tolerance)
+            result = solve_bound((name,), rest, tolerance, suggest=False, cancel=False)
     except InconsistentError:
         alt.failure = "the others still disagree among themselves without it"
         return alt
