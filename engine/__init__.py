@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checker
     from napkinmath.checking.expression import check
     from napkinmath.library.lookup import constraints, variable, variables
     from napkinmath.library.objects import formula, graph
+    from napkinmath.solving.reconcile import Reconciliation, reconcile
     from napkinmath.solving.solver import solve
     from napkinmath.text.values import to_registry
     from napkinmath.whatif.answers import RangeResult, SampleResult
@@ -57,6 +58,7 @@ __all__ = [
     "ParseError",
     "Quantity",
     "RangeResult",
+    "Reconciliation",
     "Result",
     "SampleResult",
     "Sensitivity",
@@ -78,6 +80,7 @@ __all__ = [
     "normal",
     "optimize",
     "plan",
+    "reconcile",
     "solve",
     "sweep",
     "to_frame",
@@ -113,6 +116,8 @@ _WHATIF = {
     "to_registry": "napkinmath.text.values",
     "clear_caches": "napkinmath.caches",
     "audit": "napkinmath.checking.audit",
+    "reconcile": "napkinmath.solving.reconcile",
+    "Reconciliation": "napkinmath.solving.reconcile",
 }
 __version__ = "0.1.0"
 

@@ -72,6 +72,10 @@ class InconsistentError(NapkinError):
     def __init__(self, message: str, checks: list) -> None:
         super().__init__(message)
         self.checks = checks
+        #: the givens behind each disagreeing check, by name
+        self.groups: list[list[str]] = []
+        #: every value the solve had bound (for `napkinmath.solving.reconcile`)
+        self.bound: dict = {}
 
 
 class NoRootError(NapkinError):

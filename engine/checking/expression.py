@@ -290,6 +290,10 @@ def _compare(
     for candidate in found:
         _correct(candidate, claimed)
     result.candidates = found
+    if not found:  # no known slip: what each input would have to be
+        from napkinmath.checking.requires import requirements
+
+        result.requirements = requirements(node, names, claimed, align)
 
 
 def _correct(candidate: Candidate, claimed: pint.Quantity) -> None:

@@ -101,6 +101,9 @@ class CheckResult(Rendered):
     unit: pint.Unit | None = None
     #: the given values (name=value) that nothing used; a claims table refuses such a column
     unused_givens: list[str] = field(default_factory=list)
+    #: with no known slip: the single-input changes that would make the claim true, most
+    #: plausible first (`napkinmath.checking.requires`)
+    requirements: list = field(default_factory=list)
 
     @property
     def value(self) -> pint.Quantity:
@@ -212,9 +215,26 @@ class CheckResult(Rendered):
                 lines.append(f"  Less likely, same factor: {others}.")
         elif self.status == "disagree" and not self.mismatch and (self.ratio or 0) > 0:
             lines.append("No known confusion explains this ratio: check the inputs one by one.")
+            lines += self._requirement_lines()
         if self.notes:
             lines.append("Notes:")
             lines.extend(f"  - {visible(note)}" for note in self.notes)
+        return "\n".join(lines)
+
+    def _requirement_lines(self) -> list[str]:
+        if not self.requirements:
+            return []
+        lines = ["What the claim would require, one input at a time (most plausible first):"]
+        lines += [f"  {n}. {visible(r.text())}" for n, r in enumerate(self.requirements, 1)]
+        return lines
+
+    def explained(self) -> str:
+        """The text, with each requirement's derivation (`napkin check ... --explain`)."""
+        lines = [self.text]
+        for r in self.requirements:
+            if r.derivation:
+                lines += ["", f"{visible(r.name)} from the claim:"]
+                lines += ["  " + visible(line) for line in r.derivation.splitlines()]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -245,6 +265,13 @@ class CheckResult(Rendered):
             lines += [f"{n}. {md_prose(c.text())}" for n, c in enumerate(shown, 1)]
             if others:
                 lines += ["", f"Less likely, same factor: {md_prose(others)}."]
+        if self.requirements and not shown:
+            lines += [
+                "",
+                "What the claim would require, one input at a time (most plausible first):",
+                "",
+            ]
+            lines += [f"{n}. {md_prose(r.text())}" for n, r in enumerate(self.requirements, 1)]
         if self.notes:
             lines += ["", "Notes:", ""] + [f"- {md_prose(note)}" for note in self.notes]
         return "\n".join(lines)
@@ -268,6 +295,11 @@ class CheckResult(Rendered):
             "candidates": [c.to_dict() for c in self.candidates],
             "notes": list(self.notes),
             "confirmation_stopped": self.confirmation_stopped or None,
+            **(
+                {"requirements": [r.to_dict() for r in self.requirements]}
+                if self.requirements
+                else {}
+            ),
             "names": [
                 {"name": r.name, **_quantity_dict(r.quantity), "origin": r.origin, "source": r.note}
                 for r in self.names

@@ -111,6 +111,12 @@ def options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also show how napkinmath computed the variables it needed",
     )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="with a disagreement no known slip explains: also show how each input that "
+        "would make the claim true was found",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -156,7 +162,11 @@ def _run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         print(result.markdown)
     else:
-        print(result.text)
+        print(result.explained() if args.explain else result.text)
+    if args.explain and args.format == "markdown":
+        for r in result.requirements:
+            if r.derivation:
+                print(f"\n#### {r.name} from the claim\n\n```\n{r.derivation}\n```")
     if args.verbose and args.format != "json":
         for name, derivation in result.derivations.items():
             print(f"\nHow napkinmath computed {name}:")

@@ -78,4 +78,7 @@ def error(exc: BaseException, status: int) -> str:
     position = getattr(exc, "position", None)
     if isinstance(exc, NapkinError) and isinstance(position, int):
         detail["position"] = position
+    reconciliation = getattr(exc, "reconciliation", None)  # `napkin solve --explain`
+    if isinstance(reconciliation, dict):
+        detail["reconciliation"] = reconciliation
     return document("error", {"error": detail})

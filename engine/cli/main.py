@@ -37,7 +37,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from napkinmath.errors import NapkinError
+from napkinmath.errors import InconsistentError, NapkinError
 from napkinmath.text.visible import visible
 
 EXAMPLES = """\
@@ -252,6 +252,12 @@ def _solve_options(solve: argparse.ArgumentParser) -> None:
         action="store_true",
         help="exit with status 1 when the plan violates a constraint (memory "
         "over HBM, a saturated queue, ...) or a check disagrees",
+    )
+    solve.add_argument(
+        "--explain",
+        action="store_true",
+        help="when givens disagree, solve each given of the group from the others and show "
+        "the table of alternatives (which input is the odd one out), with derivations",
     )
     solve.add_argument(
         "--warn-inconsistent",
@@ -518,7 +524,14 @@ def _solve(args: argparse.Namespace) -> int:
         options["digits"] = args.digits
     if args.gap or args.plot:
         return _solve_gap(args, targets, options, givens)
-    result = solve(targets, **keywords(options, givens, "solve"))
+    try:
+        result = solve(targets, **keywords(options, givens, "solve"))
+    except InconsistentError as exc:
+        if args.explain:
+            from napkinmath.cli.reconcile import explain
+
+            explain(targets, keywords(options, givens, "solve"), args.format, exc)
+        raise
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError(
             "--format latex is for single answers; use markdown or json for ranges and samples"

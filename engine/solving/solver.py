@@ -819,7 +819,9 @@ def solve_bound(
     failed = [c for c in checks if not c.agrees]
     if failed and on_inconsistent == "error":
         everything = {**inputs, **more.inputs}
-        raise _inconsistent(failed, everything, plan, tolerance, user, knowns)
+        raise _inconsistent(
+            failed, everything, plan, tolerance, user, knowns, bound=bound, targets=targets
+        )
     inputs.update(
         {
             n: more.inputs[n]
@@ -1110,22 +1112,45 @@ def _inconsistent(
     tolerance: float,
     user: frozenset[str],
     knowns: frozenset[str],
+    bound: Mapping[str, Given] | None = None,
+    targets: tuple[str, ...] = (),
 ) -> InconsistentError:
+    """The error naming each disagreement and the givens behind it; with `bound`, the most
+    likely odd one out of the first group (`napkinmath.solving.reconcile`) is added."""
     lines = []
+    groups: list[list[str]] = []
     for check in failed:
         involved = _givens_behind(check, inputs, plan, user, knowns)
+        groups.append([name.split(" (")[0] for name in involved])
         where = " (not needed for this answer, but your givens must agree)" if check.beyond else ""
         lines.append(
             f"{check.formula.title} ({check.formula.name}){where}: "
             f"{check.describe()}; {check.relative_difference:.1%} apart, tolerance "
             f"{tolerance:.1%}. The givens behind it: {', '.join(involved)}"
         )
-    return InconsistentError(
+    hint = ""
+    if bound is not None and failed:
+        try:
+            from napkinmath.solving.reconcile import odd_one_out
+
+            hint = odd_one_out(failed[0], groups[0], bound, targets, tolerance)
+        except Exception:  # a hint only: the message stays as it was
+            hint = ""
+    error = InconsistentError(
         "the givens disagree with each other: "
         + " | ".join(lines)
-        + ". Correct or drop one of them (or pass a larger tolerance).",
+        + ". Correct or drop one of them (or pass a larger tolerance)."
+        + (
+            f" {hint} (each alternative's derivation: `napkin solve ... --explain`, or "
+            "nm.reconcile(...))"
+            if hint
+            else ""
+        ),
         failed,
     )
+    error.groups = groups
+    error.bound = dict(bound) if bound is not None else dict(inputs)
+    return error
 
 
 def _givens_behind(
