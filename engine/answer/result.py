@@ -233,7 +233,7 @@ class Result:
         return provided("to_frame")(self)
 
     def _repr_html_(self) -> str:
-        """The headline, givens and steps in HTML, the math as $...$ for MathJax/KaTeX."""
+        """The headline, givens and steps in HTML, the math as MathML (typeset offline)."""
         return provided("html")(self)
 
     def _repr_latex_(self) -> str:
