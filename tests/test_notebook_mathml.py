@@ -3,17 +3,17 @@ its math as presentation MathML and no '$' (nothing for MathJax, which needs the
 the page of those outputs, opened offline in headless Chromium, lays the math out (fractions
 stacked, subscripts lowered), and a screenshot of it is written for a person to look at.
 
-Needs nbclient, nbformat and ipykernel (the `dev` extra); the Chromium part needs a chromium
-on PATH (or $CHROMIUM) and skips, saying so, without one. Set NAPKIN_SCREENSHOT_DIR to keep
-the page and its screenshot.
+Needs nbclient, nbformat and ipykernel (the `dev` extra); the Chromium part needs chromium
+(found and run as tools/plan_screenshot.py does) and skips, saying so, without it. Set
+NAPKIN_SCREENSHOT_DIR to keep the page and its screenshot.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,17 +124,21 @@ def test_ranges_and_samples_show_each_steps_spread(outputs):
     assert "median [5th, 95th percentile] of 2,000 samples" in outputs["samples"]
 
 
-def _chromium() -> str:
-    found = (
-        os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    )
-    if not found:
-        pytest.skip("no chromium on PATH (set CHROMIUM): the offline rendering is not checked")
-    return found
+def _browser():
+    """tools/plan_screenshot.py (its Chromium flags: no network features, a fresh profile)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import plan_screenshot
+    finally:
+        sys.path.pop(0)
+    if plan_screenshot.chromium() is None:
+        pytest.skip("chromium not installed: apt-get install -y --no-install-recommends chromium")
+    return plan_screenshot
 
 
 def test_the_page_opened_offline_in_chromium_lays_the_math_out(outputs, tmp_path):
-    chromium = _chromium()
+    tool = _browser()
+    browser = tool.chromium()
     folder = Path(os.environ.get("NAPKIN_SCREENSHOT_DIR") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     body = "\n".join(
@@ -147,32 +151,16 @@ def test_the_page_opened_offline_in_chromium_lays_the_math_out(outputs, tmp_path
         f"<body>{body}{MEASURE}</body></html>",
         encoding="utf-8",
     )
-    offline = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-extensions",
-        "--proxy-server=127.0.0.1:9",  # nothing reachable: the page must need no network
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ]
-    dom = subprocess.run(
-        [chromium, *offline, "--dump-dom", page.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    ).stdout
+    offline = "--proxy-server=127.0.0.1:9"  # nothing reachable: the page must need no network
+    try:
+        dom = tool.run(browser, page, offline, "--dump-dom")
+        shot = folder / "notebook-outputs.png"
+        tool.run(browser, page, offline, f"--screenshot={shot}", "--window-size=1000,2400")
+    except subprocess.TimeoutExpired:
+        pytest.fail("chromium did not finish within its timeout")
     fractions = re.search(r'data-fractions="(\d+)/(\d+)"', dom)
     subscripts = re.search(r'data-subscripts="(\d+)/(\d+)"', dom)
     assert fractions and subscripts, dom[-2000:]
     assert int(fractions[2]) >= 5 and fractions[1] == fractions[2]  # every fraction stacked
     assert int(subscripts[2]) >= 5 and subscripts[1] == subscripts[2]  # every subscript low
-    shot = folder / "notebook-outputs.png"
-    subprocess.run(
-        [chromium, *offline, f"--screenshot={shot}", "--window-size=1000,2400", page.as_uri()],
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
     assert shot.read_bytes().startswith(b"\x89PNG")
