@@ -406,7 +406,7 @@ class ClaimsReport(Rendered):
     def html_parts(self) -> list[str]:
         """The summary, a table of the claims, each disagreement's check (its derivations'
         math as MathML) and the claims that could not be checked."""
-        from napkinmath.rendering.notebook import esc, table
+        from napkinmath.text.markup import esc, table
 
         out = [
             f'<p class="answer"><strong>{esc(self.name)}</strong>: {esc(self.summary_line())}</p>'

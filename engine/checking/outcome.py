@@ -62,7 +62,7 @@ class Rendered:
 
     def _repr_html_(self) -> str:
         """A notebook's display: `html` (the subclass's), in napkinmath's frame."""
-        from napkinmath.rendering.notebook import frame
+        from napkinmath.text.markup import frame
 
         return frame(self.html_kind, self.html_parts())
 
@@ -70,7 +70,7 @@ class Rendered:
 
     def html_parts(self) -> list[str]:
         """The HTML body (escaped); by default the text, as preformatted lines."""
-        from napkinmath.rendering.notebook import esc
+        from napkinmath.text.markup import esc
 
         return [f'<pre class="text">{esc(self.text)}</pre>']
 
@@ -241,7 +241,7 @@ class CheckResult(Rendered):
     def html_parts(self) -> list[str]:
         """The verdict, the likely causes and notes, then the derivation of each name the
         expression used (each a Result's HTML, its math as MathML)."""
-        from napkinmath.rendering.notebook import esc
+        from napkinmath.text.markup import esc
 
         label = f"{esc(clip(self.label, 200))}: " if self.label else ""
         out = [

@@ -1,17 +1,14 @@
-"""The parts of every answer's notebook HTML (`_repr_html_`): one frame and style, escaped
-text, a givens table, the derivation with its math as presentation MathML, a symbol legend
-and the sources list.
+"""An answer's derivation as notebook HTML: each step's math as presentation MathML, the
+values substituted (a plain answer) or the step's spread (a range or samples), a symbol
+legend under it (symbol → the variable's name), and the givens as table rows.
 
 MathML renders natively in the browsers JupyterLab, classic Notebook, VS Code and nbconvert's
-HTML run in, with no network. The frame carries `tex2jax_ignore` and `mathjax_ignore` (the
-classes MathJax 2 and 3 skip) and no '$' is left in the markup (`esc` writes it `&#36;`),
-so a MathJax pass over the page, where there is one, leaves it alone.
+HTML run in, with no network; the frame and escaping are `napkinmath.text.markup`'s.
 """
 
 from __future__ import annotations
 
-import html
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from napkinmath.rendering import mathml
@@ -20,101 +17,16 @@ from napkinmath.rendering.result import (
     _step_head,
     explicit,
     leaf_text,
+    origin_text,
     value_lines,
 )
+from napkinmath.text.markup import esc
 from napkinmath.text.sources import Sources
-from napkinmath.text.visible import visible
 
 if TYPE_CHECKING:
     from napkinmath.answer.data import StepRecord
     from napkinmath.answer.result import Result
     from napkinmath.library.declare import Variable
-
-#: the frame's style, scoped to it; tables read left to right (JupyterLab right-aligns them)
-CSS = (
-    ".napkin{line-height:1.45;max-width:60rem}"
-    ".napkin table{border-collapse:collapse;margin:.4rem 0}"
-    ".napkin th,.napkin td{border:1px solid #d5dae0;padding:.2rem .5rem;text-align:left;"
-    "vertical-align:top}"
-    ".napkin th{background:#f4f6f8}"
-    ".napkin td.num,.napkin th.num{text-align:right;white-space:nowrap}"
-    ".napkin .eq{margin:.1rem 0 .1rem 1rem;overflow-x:auto;overflow-y:hidden}"
-    ".napkin .muted,.napkin .legend{color:#5a636c;font-size:.9em}"
-    ".napkin .warning{color:#a4161a;font-weight:600}"
-    ".napkin .ok{color:#1e6b34}"
-    ".napkin ol.steps>li{margin:.5rem 0}"
-    ".napkin code{white-space:nowrap}"
-)
-
-
-def esc(text: object) -> str:
-    """User or record text for the page: markup characters as entities, invisible and
-    control characters shown as escapes, '$' as `&#36;` (never TeX to MathJax)."""
-    return html.escape(visible(str(text), keep="\n"), quote=True).replace("$", "&#36;")
-
-
-def frame(kind: str, parts: Iterable[str]) -> str:
-    """The answer's HTML in its frame: `<div class="napkin napkin-KIND ...">` with the style."""
-    return (
-        f'<div class="napkin napkin-{kind} tex2jax_ignore mathjax_ignore">'
-        f"<style>{CSS}</style>\n" + "\n".join(parts) + "\n</div>"
-    )
-
-
-def headline(lines: Iterable[str]) -> list[str]:
-    return [f'<p class="answer"><strong>{esc(line)}</strong></p>' for line in lines]
-
-
-def warnings(found: Iterable[str]) -> list[str]:
-    return [f'<p class="warning">Warning: {esc(w)}</p>' for w in found]
-
-
-def table(headers: list[str], rows: Iterable[list[str]], numeric: Iterable[int] = ()) -> str:
-    """A table of escaped cells; the columns in `numeric` align right."""
-    right = set(numeric)
-
-    def cell(tag: str, i: int, text: str) -> str:
-        return (
-            f'<{tag} class="num">{esc(text)}</{tag}>'
-            if i in right
-            else f"<{tag}>{esc(text)}</{tag}>"
-        )
-
-    head = "".join(cell("th", i, h) for i, h in enumerate(headers))
-    body = "".join(
-        "<tr>" + "".join(cell("td", i, c) for i, c in enumerate(r)) + "</tr>" for r in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def givens(rows: Iterable[tuple[str, str, str]]) -> str:
-    """The givens as a table: the name (code), its value, where it came from."""
-    body = "".join(
-        f"<tr><td><code>{esc(n)}</code></td><td>{esc(v)}</td><td>{esc(o)}</td></tr>"
-        for n, v, o in rows
-    )
-    return (
-        "<table><thead><tr><th>given</th><th>value</th><th>from</th></tr></thead>"
-        f"<tbody>{body}</tbody></table>"
-    )
-
-
-def lines_block(heading: str, lines: Iterable[str]) -> list[str]:
-    """A heading and its lines as a list (checks, constraints, set-aside values)."""
-    items = [line.strip() for line in lines if line.strip()]
-    if not items:
-        return []
-    return [f"<p>{esc(heading)}</p><ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"]
-
-
-def sources_list(sources: Sources) -> list[str]:
-    if not sources:
-        return []
-    return [
-        "<p>Sources:</p><ol>"
-        + "".join(f'<li value="{n}">{esc(s)}</li>' for n, s in sources.entries())
-        + "</ol>"
-    ]
 
 
 def _symbol(name: str) -> str:
@@ -206,3 +118,20 @@ def legend(names: Iterable[str]) -> list[str]:
         return []
     items = "; ".join(f"<math>{_symbol(n)}</math> <code>{esc(n)}</code>" for n in seen)
     return [f'<p class="legend">Symbols: {items}</p>']
+
+
+def givens_rows(
+    r: Result, shown: Mapping[str, str] | None = None, sources: Sources | None = None
+) -> list[tuple[str, str, str]]:
+    """(name, value, where it came from) per given; `shown` replaces some values (spreads)."""
+    return [
+        (n, (shown or {}).get(n) or r._fmt(g.quantity, g.variable), origin_text(g, sources))
+        for n, g in r.givens.items()
+    ]
+
+
+def derivation_html(
+    r: Result, spread: Callable[[str], str], extra: Callable[[str], str], sources: Sources
+) -> list[str]:
+    """A what-if's derivation: each step's math, then its spread and where its ends lie."""
+    return derivation(r, sources, spread_values(spread, extra), spread=True)

@@ -170,26 +170,22 @@ def html(r: Result) -> str:
     """HTML for notebooks: the headline, the givens, each step's math as MathML (typeset
     offline, `napkinmath.rendering.notebook`), a symbol legend and the sources."""
     from napkinmath.rendering import notebook as nb
+    from napkinmath.text import markup
 
     sources = Sources()
-    out = nb.headline(r.headline()) + nb.warnings(r.warnings)
-    out.append(
-        nb.givens(
-            (name, r._fmt(given.quantity, given.variable), origin_text(given, sources))
-            for name, given in r.givens.items()
-        )
-    )
+    out = markup.headline(r.headline()) + markup.warnings(r.warnings)
+    out.append(markup.givens(nb.givens_rows(r, None, sources)))
     if r.unused:
-        out.append(f'<p class="muted">{nb.esc(unused_text(r))}</p>')
+        out.append(f'<p class="muted">{markup.esc(unused_text(r))}</p>')
     out += nb.derivation(r, sources, nb.point_values(r))
     out += extra_html(r)
-    out += nb.sources_list(sources)
-    return nb.frame("answer", out)
+    out += markup.sources_list(sources)
+    return markup.frame("answer", out)
 
 
 def extra_html(r: Result) -> list[str]:
     """Set-aside values, checks, constraints and notes, as lists under the derivation."""
-    from napkinmath.rendering import notebook as nb
+    from napkinmath.text import markup as nb
 
     out: list[str] = []
     if r.set_aside:

@@ -154,41 +154,30 @@ class _SpreadAnswer:
     def _repr_html_(self) -> str:
         """The answer as a notebook shows it: the spread of each target, the givens with
         their spreads, each step's math as MathML and its spread, a symbol legend."""
-        from napkinmath.rendering import notebook as nb
-        from napkinmath.rendering.result import checks_text, origin_text
+        from napkinmath.text import markup
 
         center, sources = self.center, Sources()
         out: list[str] = []
         for name in self.targets:
-            out += nb.headline([f"{name} = {self._spread(name)}"])
+            out += markup.headline([f"{name} = {self._spread(name)}"])
             extra = [line.strip() for line in self._headline_extra(name).split("\n")]
-            out += [f'<p class="muted">{nb.esc(line)}</p>' for line in extra if line]
-        out += nb.warnings(self.warnings)
+            out += [f'<p class="muted">{markup.esc(line)}</p>' for line in extra if line]
+        out += markup.warnings(self.warnings)
         shown = {b.name: b.describe() for b in self.bounds}
-        out.append(
-            nb.givens(
-                (
-                    n,
-                    shown.get(n) or center._fmt(g.quantity, g.variable),
-                    origin_text(g, sources),
-                )
-                for n, g in center.givens.items()
-            )
-        )
-        out.append(f'<p class="muted">Derivation: {nb.esc(self.kind)}</p>')
-        out += nb.derivation(
-            center, sources, nb.spread_values(self._spread, self._step_extra), spread=True
-        )
-        out += nb.lines_block(
+        out.append(markup.givens(center._givens_rows(shown, sources)))
+        out.append(f'<p class="muted">Derivation: {markup.esc(self.kind)}</p>')
+        out += center._derivation_html(self._spread, self._step_extra, sources)
+        out += markup.lines_block(
             "Checks (over-determined givens, at the centre; every point of the ranges is "
             "checked too):",
-            checks_text(center),
+            center._checks_text(),
         )
         if self.constraints:
-            out += nb.lines_block(self.constraints_heading, [c.line() for c in self.constraints])
-        out += [f'<p class="muted">Note: {nb.esc(n)}</p>' for n in self.notes]
-        out += nb.sources_list(sources)
-        return nb.frame("range" if isinstance(self, RangeResult) else "samples", out)
+            lines = [c.line() for c in self.constraints]
+            out += markup.lines_block(self.constraints_heading, lines)
+        out += [f'<p class="muted">Note: {markup.esc(n)}</p>' for n in self.notes]
+        out += markup.sources_list(sources)
+        return markup.frame("range" if isinstance(self, RangeResult) else "samples", out)
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=arguments.indent(indent), ensure_ascii=False)

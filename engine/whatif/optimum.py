@@ -739,8 +739,8 @@ class Optimum:
     def _repr_html_(self) -> str:
         """The answer as HTML tables (a notebook's display): the best, why its neighbours
         lose, the runners-up, then the best candidate's own answer."""
-        from napkinmath.rendering.notebook import CSS
-        from napkinmath.rendering.notebook import esc as e
+        from napkinmath.text.markup import CSS
+        from napkinmath.text.markup import esc as e
 
         parts = [
             "<div class='napkin napkin-optimum tex2jax_ignore mathjax_ignore'>",

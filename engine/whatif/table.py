@@ -328,8 +328,8 @@ class Table:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from napkinmath.rendering.notebook import esc as e
-        from napkinmath.rendering.notebook import frame
+        from napkinmath.text.markup import esc as e
+        from napkinmath.text.markup import frame
 
         right = ' style="text-align: right"'
         aligns = ["" if c.is_labels else right for c in self.columns]
