@@ -142,6 +142,7 @@ _provide(
     "equation_text",
 )
 _provide("napkinmath.rendering.typeset", "markdown", "latex_math", "html")
+_provide("napkinmath.rendering.notebook", "givens_rows", "derivation_html")
 _provide("napkinmath.whatif.frames", "to_frame")
 _provide("napkinmath.whatif.sensitivity", "sensitivity")
 

@@ -69,7 +69,8 @@ def test_to_frame_of_the_library():
 def test_notebook_representations():
     r = nm.solve("n_gpus", **W12)
     html = r._repr_html_()
-    assert html.startswith("<p><strong>n_gpus = ") and "$" in html and "<table>" in html
+    assert '<p class="answer"><strong>n_gpus = ' in html and "<table>" in html
+    assert "<math>" in html and "$" not in html  # MathML, typeset without MathJax
     latex = r._repr_latex_()
     assert latex.startswith("$$\\begin{aligned}") and latex.endswith("\\end{aligned}$$")
     assert "P_{\\mathrm{peak}}" in latex

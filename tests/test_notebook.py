@@ -1,5 +1,6 @@
 """Notebooks: a notebook built with nbformat and run by nbclient stores an answer as text/html
-(typeset $...$ math), text/latex and text/markdown beside text/plain; IPython.display.Latex
+(its math as MathML, typeset offline; tests/test_notebook_mathml.py runs every kind),
+text/latex and text/markdown beside text/plain; IPython.display.Latex
 renders the math-only form; a napkinmath error shows its message, not a traceback; `nm.so<TAB>`
 completes to `nm.solve`; `nm.to_frame` shows as a table.
 
@@ -72,7 +73,9 @@ def test_an_answer_stores_html_latex_markdown_and_plain_text(executed):
     assert data["text/plain"] == "<Result mfu = 34.51%>"
     html = data["text/html"]
     assert "<strong>mfu = 34.51%</strong>" in html
-    assert "= 34.51\\%$" in html and "$\\mathrm{MFU} = " in html  # typeset: MathJax/KaTeX
+    # MathML, which the browser typesets with no MathJax and no network: MFU = C / (H · P_peak)
+    assert '<mi mathvariant="normal">MFU</mi><mo>=</mo><mrow><mfrac>' in html
+    assert "<mtext>34.51%</mtext>" in html and "$" not in html
     assert "<p>Sources:</p><ol>" in html
     assert data["text/latex"].startswith("$$\\begin{aligned}\\mathrm{MFU} &= 34.51\\%")
     assert data["text/markdown"].startswith("**mfu = 34.51%**")

@@ -233,7 +233,7 @@ class Result:
         return provided("to_frame")(self)
 
     def _repr_html_(self) -> str:
-        """The headline, givens and steps in HTML, the math as $...$ for MathJax/KaTeX."""
+        """The headline, givens and steps in HTML, the math as MathML (typeset offline)."""
         return provided("html")(self)
 
     def _repr_latex_(self) -> str:
@@ -246,6 +246,19 @@ class Result:
     ) -> list[str]:
         """One line per given; `shown` replaces the value text of some (ranges, spreads)."""
         return provided("givens_text")(self, shown, sources)
+
+    def _givens_rows(
+        self, shown: Mapping[str, str] | None = None, sources: Sources | None = None
+    ) -> list[tuple[str, str, str]]:
+        """(name, value, origin) per given, for HTML tables; `shown` as in `_givens_text`."""
+        return provided("givens_rows")(self, shown, sources)
+
+    def _derivation_html(
+        self, spread: Callable[[str], str], extra: Callable[[str], str], sources: Sources
+    ) -> list[str]:
+        """The steps as notebook HTML (MathML), each result's value as `spread(name)` and
+        `extra(name)` under it (what-ifs), and the symbol legend."""
+        return provided("derivation_html")(self, spread, extra, sources)
 
     def _steps_text(
         self, spread: Callable[[str], str] | None = None, sources: Sources | None = None

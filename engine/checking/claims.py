@@ -401,6 +401,43 @@ class ClaimsReport(Rendered):
                 )
         return "\n".join(lines)
 
+    html_kind = "claims"
+
+    def html_parts(self) -> list[str]:
+        """The summary, a table of the claims, each disagreement's check (its derivations'
+        math as MathML) and the claims that could not be checked."""
+        from napkinmath.text.markup import esc, table
+
+        out = [
+            f'<p class="answer"><strong>{esc(self.name)}</strong>: {esc(self.summary_line())}</p>'
+        ]
+        if self.stopped_after is not None:
+            out.append(f"<p>{esc(self.budget_line())}</p>")
+        if self.skipped:
+            out.append("<p>Skipped (not claims):</p><ul>")
+            out += [f"<li>{esc(s)}</li>" for s in self._skipped_lines()]
+            out.append("</ul>")
+        header = ["#", "id", "claim", "napkinmath", "claimed", "verdict"]
+        out.append(table(header, ([str(c) for c in cells] for cells in self._cells())))
+        for row in self.rows:
+            if row.status == "disagree" and row.result is not None:
+                out.append(f"<h4>{row.number}. {esc(clip(row.id, 200))}</h4>")
+                out += row.result.html_parts()
+        unchecked = [
+            r
+            for r in self.rows
+            if r.status == "unchecked" and r.category != budget.TABLE_BUDGET_SPENT
+        ]
+        if unchecked:
+            out.append("<p>Could not check:</p><ul>")
+            out += [
+                f"<li>{r.number}. {esc(clip(r.id, 200))}{esc(r.where)}: {esc(r.category)}: "
+                f"<code>{esc(clip((r.why.splitlines() or [''])[0], _REASON_WIDTH))}</code></li>"
+                for r in unchecked
+            ]
+            out.append("</ul>")
+        return out
+
     @property
     def markdown(self) -> str:
         """The report as Markdown; text from the table cannot add headings, HTML or links."""

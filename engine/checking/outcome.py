@@ -60,6 +60,20 @@ class Rendered:
     def _repr_markdown_(self) -> str:
         return self.markdown
 
+    def _repr_html_(self) -> str:
+        """A notebook's display: `html` (the subclass's), in napkinmath's frame."""
+        from napkinmath.text.markup import frame
+
+        return frame(self.html_kind, self.html_parts())
+
+    html_kind = "check"
+
+    def html_parts(self) -> list[str]:
+        """The HTML body (escaped); by default the text, as preformatted lines."""
+        from napkinmath.text.markup import esc
+
+        return [f'<pre class="text">{esc(self.text)}</pre>']
+
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text; never NaN or Infinity (non-finite numbers become null)."""
         from napkinmath.arguments import indent as checked_indent
@@ -243,6 +257,49 @@ class CheckResult(Rendered):
             f"<CheckResult {self.expression!r} = {format_quantity(self.value)}{claim}: "
             f"{self.status}>"
         )
+
+    def html_parts(self) -> list[str]:
+        """The verdict, the likely causes and notes, then the derivation of each name the
+        expression used (each a Result's HTML, its math as MathML)."""
+        from napkinmath.text.markup import esc
+
+        label = f"{esc(clip(self.label, 200))}: " if self.label else ""
+        out = [
+            f'<p class="answer">{label}<code>{esc(self.reading or self.expression)}</code> = '
+            f"<strong>{esc(self.value_text)}</strong> ({esc(self.dimension)})</p>"
+        ]
+        if self.claimed is not None:
+            also = self._claimed_in_unit()
+            mark = "✓" if self.status == "agree" else "✗"
+            kind = "ok" if self.status == "agree" else "warning"
+            out.append(
+                f"<p>claimed: {esc(format_value(self.claimed))}"
+                + (f" (napkinmath: {esc(also)})" if also else "")
+                + f'<br><span class="{kind}">{mark} {esc(self.verdict())}</span></p>'
+            )
+        shown, others = self._shown_candidates()
+        if shown:
+            out.append(
+                "<p>Likely causes, most likely first:</p><ol>"
+                + "".join(f"<li>{esc(c.text())}</li>" for c in shown)
+                + "</ol>"
+            )
+            if others:
+                out.append(f'<p class="muted">Less likely, same factor: {esc(others)}.</p>')
+        elif self.status == "disagree" and not self.mismatch and (self.ratio or 0) > 0:
+            out.append(
+                "<p>No known confusion explains this ratio: check the inputs one by one.</p>"
+            )
+        if self.notes:
+            out.append("<p>Notes:</p><ul>" + "".join(f"<li>{esc(n)}</li>" for n in self.notes))
+            out.append("</ul>")
+        for name, result in self.derivations.items():
+            if hasattr(result, "_repr_html_"):
+                out.append(
+                    f"<details open><summary>How <code>{esc(name)}</code> was found</summary>"
+                )
+                out += [result._repr_html_(), "</details>"]
+        return out
 
     @property
     def markdown(self) -> str:

@@ -1,4 +1,4 @@
-"""A Result as Markdown, LaTeX (pdflatex-safe) and HTML with $...$ math for notebooks.
+"""A Result as Markdown, LaTeX (pdflatex-safe) and HTML with MathML math for notebooks.
 
 Each renderer numbers long citations in a sources list at its end (`Sources`), shows values
 as `Result._fmt` does (percent, 11.06M USD, `digits`) and prints a substituted line only when
@@ -7,7 +7,6 @@ it differs from the result.
 
 from __future__ import annotations
 
-import html as _html
 from typing import TYPE_CHECKING
 
 from napkinmath.rendering.exprprint import Name, Printer
@@ -168,51 +167,34 @@ def latex_math(r: Result) -> str:
 
 # --- HTML -----------------------------------------------------------------------------------
 def html(r: Result) -> str:
-    """HTML for Jupyter: the headline and the math as $...$ (MathJax/KaTeX), sources listed."""
-    esc = _html.escape
+    """HTML for notebooks: the headline, the givens, each step's math as MathML (typeset
+    offline, `napkinmath.rendering.notebook`), a symbol legend and the sources."""
+    from napkinmath.rendering import notebook as nb
+    from napkinmath.text import markup
+
     sources = Sources()
-    symbol = Printer(_latex_symbol, style="latex")
-    out = [f"<p><strong>{esc(line)}</strong></p>" for line in r.headline()]
-    out += [f"<p><strong>Warning:</strong> {esc(w)}</p>" for w in r.warnings]
-    out.append("<table><thead><tr><th>given</th><th>value</th><th>from</th></tr></thead><tbody>")
-    for name, given in r.givens.items():
-        out.append(
-            f"<tr><td><code>{esc(name)}</code></td>"
-            f"<td>{esc(r._fmt(given.quantity, given.variable))}</td>"
-            f"<td>{esc(origin_text(given, sources))}</td></tr>"
+    out = markup.headline(r.headline()) + markup.warnings(r.warnings)
+    out.append(markup.givens(nb.givens_rows(r, None, sources)))
+    if r.unused:
+        out.append(f'<p class="muted">{markup.esc(unused_text(r))}</p>')
+    out += nb.derivation(r, sources, nb.point_values(r))
+    out += extra_html(r)
+    out += markup.sources_list(sources)
+    return markup.frame("answer", out)
+
+
+def extra_html(r: Result) -> list[str]:
+    """Set-aside values, checks, constraints and notes, as lists under the derivation."""
+    from napkinmath.text import markup as nb
+
+    out: list[str] = []
+    if r.set_aside:
+        out += nb.lines_block("Set aside (your values replace them):", set_aside_text(r))
+    if r.checks:
+        out += nb.lines_block("Checks (over-determined givens):", checks_text(r))
+    if r.constraints:
+        out += nb.lines_block(
+            "Constraints (does the plan fit?):", [c.line() for c in r.constraints]
         )
-    out.append("</tbody></table><ol>")
-    for step in r.steps:
-        cited = sources.cite(*(f.source for f in step.formulas))
-        math = [
-            f"{tex.math(symbol(f.layouts[0]))} = {tex.math(symbol(f.layouts[1]))}"
-            for f in step.formulas
-        ]
-        for var in step.unknowns:
-            if not all(explicit(f, var) for f in step.formulas):
-                math.append(
-                    f"\\Rightarrow {tex.math(var.latex)} = "
-                    f"{tex.math(symbol(step.roots[var.name].layout))}"
-                )
-            math += [
-                f"\\phantom{{{tex.math(var.latex)}}} = {tex.math(line)}"
-                for line in value_lines(r, step, var, "latex")
-            ]
-        note = f"<br><em>({esc(step.note)})</em>" if step.cancel is not None else ""
-        out.append(
-            f"<li><strong>{esc(_head(step))}</strong> {esc(cited)}<br>"
-            + "<br>".join(f"${esc(m)}$" for m in math)
-            + note
-            + "</li>"
-        )
-    out.append("</ol>")
-    extra = [line for line in extra_text(r) if line]
-    if extra:
-        out.append("<pre>" + esc("\n".join(extra)) + "</pre>")
-    if sources:
-        out.append(
-            "<p>Sources:</p><ol>"
-            + "".join(f'<li value="{n}">{esc(s)}</li>' for n, s in sources.entries())
-            + "</ol>"
-        )
-    return "\n".join(out)
+    out += [f'<p class="muted">Note: {nb.esc(n)}</p>' for n in r.notes]
+    return out

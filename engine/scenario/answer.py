@@ -282,6 +282,12 @@ class Plan:
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
 
+    def _repr_html_(self) -> str:
+        """The HTML report as one <div> for a notebook: math as MathML, plots inline."""
+        from napkinmath.scenario.report_html import fragment
+
+        return fragment(self)
+
 
 def plan(
     source: str | Path | Mapping, records: object = None, achievable: bool | None = None

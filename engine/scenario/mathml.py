@@ -11,6 +11,10 @@ from collections.abc import Callable
 import sympy
 from sympy.printing.mathml import MathMLPresentationPrinter
 
+from napkinmath.rendering.mathml import block
+
+__all__ = ["block", "name", "names", "text", "values"]
+
 
 class _Printer(MathMLPresentationPrinter):
     """sympy's presentation printer with symbols shown as names or as values."""
@@ -60,18 +64,3 @@ def text(value: str) -> str:
     node = printer.dom.createElement("mtext")
     node.appendChild(printer.dom.createTextNode(value))
     return node.toxml()
-
-
-def block(*parts: str) -> str:
-    """A display-style equation of fragments joined by '=' (the first may be empty: '= …'),
-    on its own line, left-aligned, scrolling sideways on a narrow screen."""
-    # Chromium sets a leading '=' flush against a lone <mtext> (a value): space it by hand
-    gap = '<mspace width="0.2778em"/>'
-    joined = "<mo>=</mo>".join(
-        gap + p if i and p.startswith("<mtext>") and not parts[0] else p
-        for i, p in enumerate(parts)
-    )
-    return (
-        f'<div class="eq"><math><mstyle displaystyle="true"><mrow>{joined}</mrow></mstyle>'
-        "</math></div>"
-    )

@@ -429,3 +429,50 @@ class HtmlPrinter(PlanPrinter):
             "</ol>",
             "</section>",
         ]
+
+
+# --- the plan in a notebook -------------------------------------------------------------------
+SCOPE = ".napkin-plan"
+
+
+def scoped(css: str, scope: str = SCOPE) -> str:
+    """The report's style with every rule limited to `scope` (the page's root, body and
+    main become the frame itself), so that a notebook's own style is left alone."""
+
+    def rule(match: re.Match[str]) -> str:
+        selectors = match.group(1)
+        if selectors.strip().startswith("@"):
+            return match.group(0)
+        out = []
+        for selector in (s.strip() for s in selectors.split(",")):
+            if selector in (":root", "body", "main"):
+                out.append(scope)
+            elif selector == "*":
+                out += [scope, f"{scope} *"]
+            else:
+                out.append(f"{scope} {selector}")
+        return "\n" + ", ".join(out) + " {"
+
+    return re.sub(r"([^{}]+)\{", rule, css)
+
+
+class FragmentPrinter(HtmlPrinter):
+    """The report as one <div> for a notebook (`Plan._repr_html_`): its style scoped to the
+    div, the classes MathJax skips, and no '$' left in the markup (the math is MathML)."""
+
+    def title(self, plan: Plan) -> list[str]:
+        page = super().title(plan)
+        body = page[page.index("<main>") + 1 :]
+        return [
+            '<div class="napkin-plan tex2jax_ignore mathjax_ignore">',
+            f"<style>{scoped(CSS)}</style>",
+            *body,
+        ]
+
+    def finish(self, lines: list[str]) -> str:
+        # the style has no '$'; anywhere else a '$' is text or an attribute's value
+        return "\n".join([*lines, "</div>"]).replace("$", "&#36;")
+
+
+def fragment(plan: Plan) -> str:
+    return walk(plan, FragmentPrinter(plan))

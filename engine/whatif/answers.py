@@ -151,6 +151,34 @@ class _SpreadAnswer:
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
 
+    def _repr_html_(self) -> str:
+        """The answer as a notebook shows it: the spread of each target, the givens with
+        their spreads, each step's math as MathML and its spread, a symbol legend."""
+        from napkinmath.text import markup
+
+        center, sources = self.center, Sources()
+        out: list[str] = []
+        for name in self.targets:
+            out += markup.headline([f"{name} = {self._spread(name)}"])
+            extra = [line.strip() for line in self._headline_extra(name).split("\n")]
+            out += [f'<p class="muted">{markup.esc(line)}</p>' for line in extra if line]
+        out += markup.warnings(self.warnings)
+        shown = {b.name: b.describe() for b in self.bounds}
+        out.append(markup.givens(center._givens_rows(shown, sources)))
+        out.append(f'<p class="muted">Derivation: {markup.esc(self.kind)}</p>')
+        out += center._derivation_html(self._spread, self._step_extra, sources)
+        out += markup.lines_block(
+            "Checks (over-determined givens, at the centre; every point of the ranges is "
+            "checked too):",
+            center._checks_text(),
+        )
+        if self.constraints:
+            lines = [c.line() for c in self.constraints]
+            out += markup.lines_block(self.constraints_heading, lines)
+        out += [f'<p class="muted">Note: {markup.esc(n)}</p>' for n in self.notes]
+        out += markup.sources_list(sources)
+        return markup.frame("range" if isinstance(self, RangeResult) else "samples", out)
+
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=arguments.indent(indent), ensure_ascii=False)
 

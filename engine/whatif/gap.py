@@ -228,7 +228,7 @@ class GapBudget:
 
     def to_html(self, plot: bool = True) -> str:
         """A table and, with matplotlib installed, the waterfall as inline SVG."""
-        from html import escape
+        from napkinmath.text.markup import esc as escape
 
         header = self.header()
         out = [
@@ -253,7 +253,9 @@ class GapBudget:
         return "\n".join(out)
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        from napkinmath.text.markup import frame
+
+        return frame("gap-budget", [self.to_html()])
 
     def _svg(self) -> str:
         try:

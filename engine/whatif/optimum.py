@@ -9,7 +9,6 @@ objectives, and, when nothing fits, what rules out the most candidates and the c
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from dataclasses import dataclass, field, replace
@@ -740,9 +739,12 @@ class Optimum:
     def _repr_html_(self) -> str:
         """The answer as HTML tables (a notebook's display): the best, why its neighbours
         lose, the runners-up, then the best candidate's own answer."""
-        e = html.escape
+        from napkinmath.text.markup import CSS
+        from napkinmath.text.markup import esc as e
+
         parts = [
-            "<div class='napkin-optimum'>",
+            "<div class='napkin napkin-optimum tex2jax_ignore mathjax_ignore'>",
+            f"<style>{CSS}</style>",
             f"<h4>Optimum: {e(self._goal())}</h4>",
             f"<p>{self.count:,} candidates searched completely; "
             f"{self.feasible_count:,} meet every constraint.</p>",

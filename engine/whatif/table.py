@@ -9,7 +9,6 @@ text, a tinted row in HTML, a hatched band or bar in plots). numpy is imported l
 from __future__ import annotations
 
 import csv
-import html
 import io
 import itertools
 import json
@@ -329,7 +328,9 @@ class Table:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        e = html.escape
+        from napkinmath.text.markup import esc as e
+        from napkinmath.text.markup import frame
+
         right = ' style="text-align: right"'
         aligns = ["" if c.is_labels else right for c in self.columns]
         parts = ["<table>"]
@@ -348,7 +349,7 @@ class Table:
             foot = "".join(f'<tr><td colspan="{span}">{e(n)}</td></tr>' for n in self.notes)
             parts.append(f"<tfoot>{foot}</tfoot>")
         parts.append("</table>")
-        return "\n".join(parts)
+        return frame("table", parts)
 
     # ---- plotting ----------------------------------------------------------------------------
 

@@ -1,0 +1,102 @@
+"""HTML for notebooks (`_repr_html_`): one frame and style for every kind of answer, and
+escaped text, tables and lists in it.
+
+The frame carries `tex2jax_ignore` and `mathjax_ignore` (the classes MathJax 2 and 3 skip)
+and no '$' is left in the markup (`esc` writes it `&#36;`), so a MathJax pass over the page,
+where there is one, leaves it alone; the math itself is MathML
+(`napkinmath.rendering.mathml`), which browsers render with no network.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+
+from napkinmath.text.sources import Sources
+from napkinmath.text.visible import visible
+
+#: the frame's style, scoped to it; tables read left to right (JupyterLab right-aligns them)
+CSS = (
+    ".napkin{line-height:1.45;max-width:60rem}"
+    ".napkin table{border-collapse:collapse;margin:.4rem 0}"
+    ".napkin th,.napkin td{border:1px solid #d5dae0;padding:.2rem .5rem;text-align:left;"
+    "vertical-align:top}"
+    ".napkin th{background:#f4f6f8}"
+    ".napkin td.num,.napkin th.num{text-align:right;white-space:nowrap}"
+    ".napkin .eq{margin:.1rem 0 .1rem 1rem;overflow-x:auto;overflow-y:hidden}"
+    ".napkin .muted,.napkin .legend{color:#5a636c;font-size:.9em}"
+    ".napkin .warning{color:#a4161a;font-weight:600}"
+    ".napkin .ok{color:#1e6b34}"
+    ".napkin ol.steps>li{margin:.5rem 0}"
+    ".napkin code{white-space:nowrap}"
+)
+
+
+def esc(text: object) -> str:
+    """User or record text for the page: markup characters as entities, invisible and
+    control characters shown as escapes, '$' as `&#36;` (never TeX to MathJax)."""
+    return html.escape(visible(str(text), keep="\n"), quote=True).replace("$", "&#36;")
+
+
+def frame(kind: str, parts: Iterable[str]) -> str:
+    """The answer's HTML in its frame: `<div class="napkin napkin-KIND ...">` with the style."""
+    return (
+        f'<div class="napkin napkin-{kind} tex2jax_ignore mathjax_ignore">'
+        f"<style>{CSS}</style>\n" + "\n".join(parts) + "\n</div>"
+    )
+
+
+def headline(lines: Iterable[str]) -> list[str]:
+    return [f'<p class="answer"><strong>{esc(line)}</strong></p>' for line in lines]
+
+
+def warnings(found: Iterable[str]) -> list[str]:
+    return [f'<p class="warning">Warning: {esc(w)}</p>' for w in found]
+
+
+def table(headers: list[str], rows: Iterable[list[str]], numeric: Iterable[int] = ()) -> str:
+    """A table of escaped cells; the columns in `numeric` align right."""
+    right = set(numeric)
+
+    def cell(tag: str, i: int, text: str) -> str:
+        return (
+            f'<{tag} class="num">{esc(text)}</{tag}>'
+            if i in right
+            else f"<{tag}>{esc(text)}</{tag}>"
+        )
+
+    head = "".join(cell("th", i, h) for i, h in enumerate(headers))
+    body = "".join(
+        "<tr>" + "".join(cell("td", i, c) for i, c in enumerate(r)) + "</tr>" for r in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def givens(rows: Iterable[tuple[str, str, str]]) -> str:
+    """The givens as a table: the name (code), its value, where it came from."""
+    body = "".join(
+        f"<tr><td><code>{esc(n)}</code></td><td>{esc(v)}</td><td>{esc(o)}</td></tr>"
+        for n, v, o in rows
+    )
+    return (
+        "<table><thead><tr><th>given</th><th>value</th><th>from</th></tr></thead>"
+        f"<tbody>{body}</tbody></table>"
+    )
+
+
+def lines_block(heading: str, lines: Iterable[str]) -> list[str]:
+    """A heading and its lines as a list (checks, constraints, set-aside values)."""
+    items = [line.strip() for line in lines if line.strip()]
+    if not items:
+        return []
+    return [f"<p>{esc(heading)}</p><ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"]
+
+
+def sources_list(sources: Sources) -> list[str]:
+    if not sources:
+        return []
+    return [
+        "<p>Sources:</p><ol>"
+        + "".join(f'<li value="{n}">{esc(s)}</li>' for n, s in sources.entries())
+        + "</ol>"
+    ]
