@@ -154,7 +154,7 @@ class _SpreadAnswer:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=arguments.indent(indent), ensure_ascii=False)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         raise NotImplementedError
 
     def sensitivity(self, target: str | None = None):
@@ -244,7 +244,7 @@ class RangeResult(_SpreadAnswer):
     def __repr__(self) -> str:
         return f"<RangeResult {', '.join(f'{n} = {self[n]}' for n in self.targets)}>"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         known = variables()
 
         def end(base: float, var: Variable) -> dict:
@@ -311,7 +311,7 @@ class SampleResult(_SpreadAnswer):
             "draw per input, shared by every step that reads it"
         )
 
-    def percentile(self, name: str, q: float) -> pint.Quantity:
+    def percentile(self, name: str, q: float) -> pint.Quantity[float]:
         import numpy as np
 
         name = arguments.key(name, "name", self.samples, kind="sampled variable")
@@ -325,11 +325,11 @@ class SampleResult(_SpreadAnswer):
         return humanize(quantity(base, var), var.display_unit)
 
     @property
-    def percentiles(self) -> dict[str, dict[int, pint.Quantity]]:
+    def percentiles(self) -> dict[str, dict[int, pint.Quantity[float]]]:
         return {n: {q: self.percentile(n, q) for q in (5, 50, 95)} for n in self.targets}
 
     @property
-    def value(self) -> pint.Quantity:
+    def value(self) -> pint.Quantity[float]:
         return self.percentile(self.targets[0], 50)
 
     @property
@@ -364,7 +364,7 @@ class SampleResult(_SpreadAnswer):
     def __repr__(self) -> str:
         return f"<SampleResult {', '.join(f'{n} = {self._spread(n)}' for n in self.targets)}>"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         out: dict[str, dict[str, object]] = {}
         for name in self.targets:
             out[name] = {

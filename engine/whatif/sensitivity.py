@@ -118,7 +118,7 @@ class Sensitivity:
         lines += [r"\end{tabular}", f"\\par{{\\small {text(' '.join(table.notes))}}}"]
         return "\n".join(lines)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready: the target's value, the method, and each input's origin, value,
         elasticity, swing and the target at the input's low and high end (widest first);
         the values are in the unit the table shows."""

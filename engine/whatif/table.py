@@ -263,7 +263,7 @@ class Table:
             write_output(arguments.path(path, "path"), text)
         return text
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         """Title, columns (name, unit, role, scale, values), notes and warnings; non-finite
         numbers None, flags true/false (None: unknown)."""
         return {
