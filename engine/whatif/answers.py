@@ -12,6 +12,7 @@ the share that fit (`constraints`, `fits`, `warnings`).
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pint
 
@@ -26,6 +27,10 @@ from napkinmath.text.sources import Sources
 from napkinmath.units import format_unit, humanize
 from napkinmath.whatif.box import Extreme
 from napkinmath.whatif.spread import Bound, Interval, format_interval
+
+if TYPE_CHECKING:
+    from napkinmath.whatif.sensitivity import Sensitivity
+    from napkinmath.whatif.table import Table
 
 quantity = from_base  # a base-unit float as a Quantity in the variable's unit
 
@@ -157,7 +162,31 @@ class _SpreadAnswer:
     def to_dict(self) -> dict[str, object]:
         raise NotImplementedError
 
-    def sensitivity(self, target: str | None = None):
+    def to_table(self) -> Table:
+        raise NotImplementedError
+
+    def to_frame(self):
+        """One row per target, its unit and the numbers of its spread (`to_table()`), as a
+        pandas DataFrame; needs pandas."""
+        return self.to_table().to_pandas()
+
+    def _rows(self, columns: dict[str, list[float]], units: list[str]) -> Table:
+        """The table of `columns` (numbers, one row per target, in `units`)."""
+        import numpy as np
+
+        from napkinmath.whatif.table import Column, Table
+
+        return Table(
+            [
+                Column("target", "", list(self.targets), role="info"),
+                Column("unit", "", units, role="info"),
+                *(Column(n, "", np.array(v, dtype=float)) for n, v in columns.items()),
+            ],
+            title=self.kind,
+            notes=list(self.notes),
+        )
+
+    def sensitivity(self, target: str | None = None) -> Sensitivity:
         """Elasticities of `target` (the first target) at the centre and the swing of each
         ranged input (see `Sensitivity`)."""
         from napkinmath.whatif.sensitivity import sensitivity
@@ -240,6 +269,17 @@ class RangeResult(_SpreadAnswer):
 
     def _step_extra(self, name: str) -> str:
         return f"   ({self._ends(name)})"
+
+    def to_table(self) -> Table:
+        """One row per target: `low` and `high`, the exact ends of its range, in `unit`."""
+        ends = [self[n] for n in self.targets]
+        return self._rows(
+            {
+                "low": [float(i.low.magnitude) for i in ends],
+                "high": [float(i.high.m_as(i.low.units)) for i in ends],
+            },
+            [format_unit(i.low.units) for i in ends],
+        )
 
     def __repr__(self) -> str:
         return f"<RangeResult {', '.join(f'{n} = {self[n]}' for n in self.targets)}>"
@@ -360,6 +400,23 @@ class SampleResult(_SpreadAnswer):
             f"Constraints (over the samples): the plan fits in {self.fit_share:.1%} of the "
             f"{self.kept:,} samples"
         )
+
+    def to_table(self) -> Table:
+        """One row per target: the 5th, 50th and 95th percentiles and the mean of its
+        samples, in `unit` (that of its 95th percentile, as the answer shows it)."""
+        import numpy as np
+
+        columns: dict[str, list[float]] = {"p5": [], "p50": [], "p95": [], "mean": []}
+        units = []
+        for name in self.targets:
+            var = variables()[name]
+            unit = self.percentile(name, 95).units
+            for q in (5, 50, 95):
+                columns[f"p{q}"].append(float(self.percentile(name, q).m_as(unit)))
+            mean = float(np.mean(self.samples[name]))
+            columns["mean"].append(float(quantity(mean, var).m_as(unit)))
+            units.append(format_unit(unit))
+        return self._rows(columns, units)
 
     def __repr__(self) -> str:
         return f"<SampleResult {', '.join(f'{n} = {self._spread(n)}' for n in self.targets)}>"
