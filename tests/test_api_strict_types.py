@@ -1,5 +1,5 @@
 """A user's script type-checks precisely under `mypy --strict` (issue 27): the public calls
-(solve, check, check_claims, sweep, compare, optimize, gap, plan), their answers and `.value`
+(solve, check, check_claims, sweep, compare, optimize, gap, plan, audit), their answers and `.value`
 reveal real types, not `Any`, and a misspelt name (`nm.sovle`) is an error.
 
 The package is laid out as `napkinmath` the way tools/typecheck.py lays it out (the editable
@@ -25,6 +25,7 @@ import typecheck  # noqa: E402
 
 W12 = 'params="7B", tokens="1T", train_time="3 weeks", gpu="H100-SXM"'
 PLAN = (ROOT / "examples" / "startup-7b.toml").as_posix()
+AUDITED = (ROOT / "tests" / "fixtures" / "audit" / "estimate.md").as_posix()
 
 #: the script, each reveal_type followed by the type it must reveal (a part of it)
 SCRIPT = f'''
@@ -62,6 +63,7 @@ assert isinstance(step, nm.Result)
 reveal_type(nm.gap(step, step_time="12.4 s"))  # expect: napkinmath.whatif.gap.GapBudget
 p = nm.plan("{PLAN}")
 reveal_type(p)  # expect: napkinmath.scenario.answer.Plan
+reveal_type(nm.audit("{AUDITED}"))  # expect: napkinmath.checking.audit.AuditReport
 nm.sovle("n_gpus")  # error: Module has no attribute "sovle"
 '''
 
@@ -133,7 +135,8 @@ def test_a_misspelt_name_is_an_error_and_nothing_else_is(checked):
 
 
 def test_the_script_names_the_public_calls():
-    for call in ("solve", "check", "check_claims", "sweep", "compare", "optimize", "gap", "plan"):
+    calls = ("solve", "check", "check_claims", "sweep", "compare", "optimize", "gap", "plan")
+    for call in (*calls, "audit"):
         assert f"nm.{call}(" in SCRIPT
 
 
@@ -143,4 +146,4 @@ def test_the_script_runs_and_meets_the_types_it_was_checked_with(capsys):
     source = "from typing import reveal_type\n" + "\n".join(lines)
     exec(compile(source, "user_script.py", "exec"), {})  # the test's own text, not user input
     shown = re.findall(r"Runtime type is '(\w+)'", capsys.readouterr().err)
-    assert shown[0] == "Result" and "SampleResult" in shown and shown[-1] == "Plan", shown
+    assert shown[0] == "Result" and "SampleResult" in shown and shown[-1] == "AuditReport", shown
