@@ -21,18 +21,23 @@ from napkinmath.errors import (
     UnknownNameError,
 )
 
-if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checkers and IDEs
+# The lazily loaded names (see __getattr__). For type checkers and IDEs these imports are the
+# module's names: __getattr__ is hidden from them, so that a misspelt `nm.sovle` is an error.
+if TYPE_CHECKING:
     from napkinmath import formulas, hardware
     from napkinmath.answer.result import Result
     from napkinmath.caches import clear_caches
     from napkinmath.checking.audit import audit
-    from napkinmath.checking.claims import check_claims
+    from napkinmath.checking.claims import ClaimsReport, check_claims
     from napkinmath.checking.expression import check
+    from napkinmath.checking.outcome import CheckResult
     from napkinmath.library.lookup import constraints, variable, variables
     from napkinmath.library.objects import formula, graph
+    from napkinmath.scenario.answer import Plan, plan
     from napkinmath.solving.reconcile import Reconciliation, reconcile
     from napkinmath.solving.solver import solve
     from napkinmath.text.values import to_registry
+    from napkinmath.units import Quantity, ureg
     from napkinmath.whatif.answers import RangeResult, SampleResult
     from napkinmath.whatif.compare import Comparison, compare
     from napkinmath.whatif.frames import to_frame
@@ -45,6 +50,8 @@ if TYPE_CHECKING:  # the lazily loaded names (see __getattr__), for type checker
     from napkinmath.whatif.table import Table
 
 __all__ = [
+    "CheckResult",
+    "ClaimsReport",
     "Comparison",
     "GapBudget",
     "InconsistentError",
@@ -56,6 +63,7 @@ __all__ = [
     "NumericError",
     "Optimum",
     "ParseError",
+    "Plan",
     "Quantity",
     "RangeResult",
     "Reconciliation",
@@ -113,6 +121,9 @@ _WHATIF = {
     "variable": "napkinmath.library.lookup",
     "constraints": "napkinmath.library.lookup",
     "plan": "napkinmath.scenario.answer",
+    "Plan": "napkinmath.scenario.answer",
+    "CheckResult": "napkinmath.checking.outcome",
+    "ClaimsReport": "napkinmath.checking.claims",
     "to_registry": "napkinmath.text.values",
     "clear_caches": "napkinmath.caches",
     "audit": "napkinmath.checking.audit",
@@ -147,15 +158,18 @@ _provide("napkinmath.whatif.frames", "to_frame")
 _provide("napkinmath.whatif.sensitivity", "sensitivity")
 
 
-def __getattr__(name: str):
-    """Load the solver and the library on first use, keeping `import napkinmath` light; each
-    name is then kept in the module, so that the next `nm.solve` is a plain attribute."""
-    value = _load(name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # a module __getattr__ would make every misspelt name `Any` to mypy
+
+    def __getattr__(name: str) -> object:
+        """Load the solver and the library on first use, keeping `import napkinmath` light;
+        each name is then kept in the module, so that the next `nm.solve` is a plain
+        attribute."""
+        value = _load(name)
+        globals()[name] = value
+        return value
 
 
-def _load(name: str):
+def _load(name: str) -> object:
     if name in ("Quantity", "ureg"):  # pint, loaded on first use (not for `napkin --help`)
         from napkinmath import units
 

@@ -246,7 +246,9 @@ def test_json_keeps_unicode_and_turns_non_finite_into_null():
 def test_to_pandas_columns_dtypes_and_attrs(sweep):
     df = sweep.to_pandas()
     assert list(df.columns) == sweep.headers
-    assert all(str(dt) == "float64" for dt in df.dtypes)
+    # a count of whole GPUs is of integers (issue 27); a time is a float
+    assert [str(dt) for dt in df.dtypes] == ["Int64", "float64"]
+    assert df["n_gpus [GPU]"].tolist() == GPUS
     assert df.attrs["units"] == {"n_gpus": "GPU", "train_time": "day"}
     assert df.attrs["title"] == "Llama-scale training"
     assert df["train_time [day]"].tolist() == [train_days(n) for n in GPUS]

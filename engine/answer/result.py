@@ -82,7 +82,7 @@ class Result:
 
     # --- values ---------------------------------------------------------------------------
     @property
-    def values(self) -> dict[str, pint.Quantity]:
+    def values(self) -> dict[str, pint.Quantity[float]]:
         """Every target, in the unit you chose (`units=`) or the one a person would choose."""
         return {
             name: q.to(self.units[name])
@@ -92,11 +92,11 @@ class Result:
         }
 
     @property
-    def value(self) -> pint.Quantity:
+    def value(self) -> pint.Quantity[float]:
         """The first target, in the unit a person would choose (58.5 GPU, 19.2 day)."""
         return self.values[self.targets[0]]
 
-    def __getitem__(self, name: str) -> pint.Quantity:
+    def __getitem__(self, name: str) -> pint.Quantity[float]:
         return self.values[name]
 
     @property
@@ -220,7 +220,7 @@ class Result:
             return provided("latex_math")(shown)
         return provided("latex")(shown, standalone)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready form of the whole answer: exact values, display text beside them."""
         return provided("to_dict")(self)
 

@@ -147,7 +147,7 @@ class ClaimRow:
         """The reason, without the 'claim 3 (line 12): ' that a report's list shows anyway."""
         return self.reason.removeprefix(f"claim {self.number}{self.where}: ")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "number": self.number,
             "line": self.line,
@@ -197,7 +197,7 @@ class SkippedRows:
         )
         return f"{where}: {self.why}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "first_line": self.first_line,
             "last_line": self.last_line,
@@ -471,7 +471,7 @@ class ClaimsReport(Rendered):
             ]
         return "\n".join(lines)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name,
             "summary": self.summary,

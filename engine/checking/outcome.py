@@ -45,7 +45,7 @@ class Rendered:
     def markdown(self) -> str:
         raise NotImplementedError
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         raise NotImplementedError
 
     def __str__(self) -> str:
@@ -120,7 +120,7 @@ class CheckResult(Rendered):
     requirements: list = field(default_factory=list)
 
     @property
-    def value(self) -> pint.Quantity:
+    def value(self) -> pint.Quantity[float]:
         """napkinmath's value in the unit a person would choose."""
         cached = self.__dict__.get("_value")
         if cached is None or cached[0] is not self.computed:  # renderers ask several times
@@ -333,7 +333,7 @@ class CheckResult(Rendered):
             lines += ["", "Notes:", ""] + [f"- {md_prose(note)}" for note in self.notes]
         return "\n".join(lines)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready form of the check."""
         dim = self.computed.dimensionality
         return {

@@ -16,6 +16,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING, overload
 
 import pint
 
@@ -56,7 +57,72 @@ from napkinmath.text.values import parse_quantity, parse_unit, read_given, to_qu
 from napkinmath.units import Quantity, format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
 
+if TYPE_CHECKING:
+    from napkinmath.whatif.answers import RangeResult, SampleResult
+
 CONSISTENCY_TOLERANCE = 0.01
+
+
+# With `samples` the answer is a SampleResult (Monte Carlo); without, a Result, or a RangeResult
+# when a given is a range or a spread (which its type does not show: "0.3..0.5" is text).
+@overload
+def solve(
+    targets: str | Iterable[str],
+    /,
+    *,
+    gpu: str | Sequence[str] | None = None,
+    model: str | None = None,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    samples: int,
+    seed: int | None = None,
+    on_inconsistent: str = "error",
+    units: Mapping[str, str] | None = None,
+    precision: str | None = None,
+    achievable: bool = False,
+    records: object = None,
+    digits: int | None = None,
+    **givens: object,
+) -> SampleResult: ...
+
+
+@overload
+def solve(
+    targets: str | Iterable[str],
+    /,
+    *,
+    gpu: str | Sequence[str] | None = None,
+    model: str | None = None,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    samples: None = None,
+    seed: int | None = None,
+    on_inconsistent: str = "error",
+    units: Mapping[str, str] | None = None,
+    precision: str | None = None,
+    achievable: bool = False,
+    records: object = None,
+    digits: int | None = None,
+    **givens: object,
+) -> Result | RangeResult: ...
+
+
+@overload
+def solve(
+    targets: str | Iterable[str],
+    /,
+    *,
+    gpu: str | Sequence[str] | None = None,
+    model: str | None = None,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    samples: int | None = None,
+    seed: int | None = None,
+    on_inconsistent: str = "error",
+    units: Mapping[str, str] | None = None,
+    precision: str | None = None,
+    achievable: bool = False,
+    records: object = None,
+    digits: int | None = None,
+    **givens: object,
+) -> Result | RangeResult | SampleResult: ...
 
 
 def solve(
@@ -75,7 +141,7 @@ def solve(
     records: object = None,
     digits: int | None = None,
     **givens: object,
-):
+) -> Result | RangeResult | SampleResult:
     """Solve for `targets` (a name or a list of names) from keyword givens.
 
     Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers

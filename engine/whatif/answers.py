@@ -12,6 +12,7 @@ the share that fit (`constraints`, `fits`, `warnings`).
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pint
 
@@ -26,6 +27,10 @@ from napkinmath.text.sources import Sources
 from napkinmath.units import format_unit, humanize
 from napkinmath.whatif.box import Extreme
 from napkinmath.whatif.spread import Bound, Interval, format_interval
+
+if TYPE_CHECKING:
+    from napkinmath.whatif.sensitivity import Sensitivity
+    from napkinmath.whatif.table import Table
 
 quantity = from_base  # a base-unit float as a Quantity in the variable's unit
 
@@ -182,10 +187,34 @@ class _SpreadAnswer:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=arguments.indent(indent), ensure_ascii=False)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         raise NotImplementedError
 
-    def sensitivity(self, target: str | None = None):
+    def to_table(self) -> Table:
+        raise NotImplementedError
+
+    def to_frame(self):
+        """One row per target, its unit and the numbers of its spread (`to_table()`), as a
+        pandas DataFrame; needs pandas."""
+        return self.to_table().to_pandas()
+
+    def _rows(self, columns: dict[str, list[float]], units: list[str]) -> Table:
+        """The table of `columns` (numbers, one row per target, in `units`)."""
+        import numpy as np
+
+        from napkinmath.whatif.table import Column, Table
+
+        return Table(
+            [
+                Column("target", "", list(self.targets), role="info"),
+                Column("unit", "", units, role="info"),
+                *(Column(n, "", np.array(v, dtype=float)) for n, v in columns.items()),
+            ],
+            title=self.kind,
+            notes=list(self.notes),
+        )
+
+    def sensitivity(self, target: str | None = None) -> Sensitivity:
         """Elasticities of `target` (the first target) at the centre and the swing of each
         ranged input (see `Sensitivity`)."""
         from napkinmath.whatif.sensitivity import sensitivity
@@ -269,10 +298,21 @@ class RangeResult(_SpreadAnswer):
     def _step_extra(self, name: str) -> str:
         return f"   ({self._ends(name)})"
 
+    def to_table(self) -> Table:
+        """One row per target: `low` and `high`, the exact ends of its range, in `unit`."""
+        ends = [self[n] for n in self.targets]
+        return self._rows(
+            {
+                "low": [float(i.low.magnitude) for i in ends],
+                "high": [float(i.high.m_as(i.low.units)) for i in ends],
+            },
+            [format_unit(i.low.units) for i in ends],
+        )
+
     def __repr__(self) -> str:
         return f"<RangeResult {', '.join(f'{n} = {self[n]}' for n in self.targets)}>"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         known = variables()
 
         def end(base: float, var: Variable) -> dict:
@@ -339,7 +379,7 @@ class SampleResult(_SpreadAnswer):
             "draw per input, shared by every step that reads it"
         )
 
-    def percentile(self, name: str, q: float) -> pint.Quantity:
+    def percentile(self, name: str, q: float) -> pint.Quantity[float]:
         import numpy as np
 
         name = arguments.key(name, "name", self.samples, kind="sampled variable")
@@ -353,11 +393,11 @@ class SampleResult(_SpreadAnswer):
         return humanize(quantity(base, var), var.display_unit)
 
     @property
-    def percentiles(self) -> dict[str, dict[int, pint.Quantity]]:
+    def percentiles(self) -> dict[str, dict[int, pint.Quantity[float]]]:
         return {n: {q: self.percentile(n, q) for q in (5, 50, 95)} for n in self.targets}
 
     @property
-    def value(self) -> pint.Quantity:
+    def value(self) -> pint.Quantity[float]:
         return self.percentile(self.targets[0], 50)
 
     @property
@@ -389,10 +429,27 @@ class SampleResult(_SpreadAnswer):
             f"{self.kept:,} samples"
         )
 
+    def to_table(self) -> Table:
+        """One row per target: the 5th, 50th and 95th percentiles and the mean of its
+        samples, in `unit` (that of its 95th percentile, as the answer shows it)."""
+        import numpy as np
+
+        columns: dict[str, list[float]] = {"p5": [], "p50": [], "p95": [], "mean": []}
+        units = []
+        for name in self.targets:
+            var = variables()[name]
+            unit = self.percentile(name, 95).units
+            for q in (5, 50, 95):
+                columns[f"p{q}"].append(float(self.percentile(name, q).m_as(unit)))
+            mean = float(np.mean(self.samples[name]))
+            columns["mean"].append(float(quantity(mean, var).m_as(unit)))
+            units.append(format_unit(unit))
+        return self._rows(columns, units)
+
     def __repr__(self) -> str:
         return f"<SampleResult {', '.join(f'{n} = {self._spread(n)}' for n in self.targets)}>"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         out: dict[str, dict[str, object]] = {}
         for name in self.targets:
             out[name] = {

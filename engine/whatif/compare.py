@@ -324,17 +324,17 @@ def compare(
     for g, m in itertools.product(gpus, models):
         label = " + ".join(x for x in (g, m) if x)
         try:
-            result = solve(
+            # a given named like one of solve's own options (samples=, seed=, units=...)
+            # reaches that option as before; mypy cannot match the open **givens (object)
+            # to those options' narrower annotations, nor so pick an overload
+            result = solve(  # type: ignore[call-overload]
                 names,
                 gpu=g,
                 model=m,
                 tolerance=tolerance,
                 achievable=achievable,
                 precision=precision,
-                # a given named like one of solve's own options (samples=, seed=, units=...)
-                # reaches that option as before; mypy cannot match the open **givens (object)
-                # to those options' narrower annotations
-                **givens,  # type: ignore[arg-type]
+                **givens,
             )
         except NapkinError as exc:
             failures[label] = str(exc)

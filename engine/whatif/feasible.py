@@ -215,7 +215,7 @@ class RangeConstraint:
         along = self.where() or "violated in part of the box"
         return f"{c.title} is violated in part of the range: {along}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         from napkinmath.whatif.answers import point_text
 
         def end(r: ConstraintRecord, at: dict[str, float]) -> dict:
@@ -422,7 +422,7 @@ class SampleConstraint:
             f"{sentence(c.message)}"
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "name": self.constraint.name,
             "title": self.constraint.title,

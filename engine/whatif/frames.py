@@ -2,6 +2,8 @@
 
     nm.to_frame(r)                    # one answer: a row with its targets and givens
     nm.to_frame([r1, r2, r3])         # several: one row each, one unit per column
+    nm.to_frame(ranged)               # a range or samples: per target, low and high, or
+                                      # the 5th, 50th, 95th percentiles and the mean
     nm.to_frame(nm.variables())       # the vocabulary: name, unit, bounds, default, meaning
     nm.to_frame(nm.formulas)          # the formulas: name, title, equation, subject, source
     nm.to_frame(nm.hardware)          # every record value with its source and date
@@ -25,9 +27,12 @@ def to_table(obj: object):
     """The Table behind `to_frame` (no pandas needed)."""
     from napkinmath.answer.result import Result
     from napkinmath.library.declare import Formula, Variable
+    from napkinmath.whatif.answers import RangeResult, SampleResult
 
     if isinstance(obj, Result):
         return _results([obj])
+    if isinstance(obj, (RangeResult, SampleResult)):
+        return obj.to_table()  # a row per target: its range's ends, or its percentiles
     if isinstance(obj, Variable):
         return _variables([obj])
     if isinstance(obj, Formula):

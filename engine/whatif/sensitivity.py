@@ -18,6 +18,7 @@ import numpy as np
 import sympy
 
 from napkinmath import arguments
+from napkinmath.answer.data import from_base
 from napkinmath.answer.result import Result
 from napkinmath.errors import InputError
 from napkinmath.library.declare import ROUNDING_FUNCTIONS
@@ -43,6 +44,11 @@ class Row:
     low: float  # target at the input's low end (base units)
     high: float  # target at the input's high end
     swing: str  # "range 0.3 … 0.5" or "±10%"
+    #: the value as a number in `unit`, and the input's low and high ends in that unit
+    amount: float = math.nan
+    unit: str = ""
+    input_low: float = math.nan
+    input_high: float = math.nan
 
 
 class Sensitivity:
@@ -91,8 +97,29 @@ class Sensitivity:
             notes=[self.method],
         )
 
+    def to_numbers(self):
+        """The table with numbers where `to_table` shows text: each input's value and the
+        ends of its swing as numbers in its `unit` (a fraction as 0.4, not 40%)."""
+        from napkinmath.whatif.table import Column, Table
+
+        table = self.to_table()
+        by_name = {c.name: c for c in table.columns}
+        shown = [
+            by_name["input"],
+            by_name["origin"],
+            Column("value", "", np.array([r.amount for r in self.rows]), role="info"),
+            Column("unit", "", [r.unit for r in self.rows], role="info"),
+            Column("input at low", "", np.array([r.input_low for r in self.rows]), role="info"),
+            Column("input at high", "", np.array([r.input_high for r in self.rows]), role="info"),
+            by_name["elasticity"],
+            by_name["swing"],
+            *table.columns[-2:],
+        ]
+        return Table(shown, title=table.title, notes=list(table.notes))
+
     def to_pandas(self):
-        return self.to_table().to_pandas()
+        """A DataFrame of `to_numbers()`: every value a number (float64), units beside."""
+        return self.to_numbers().to_pandas()
 
     def __str__(self) -> str:
         return str(self.to_table())
@@ -118,7 +145,7 @@ class Sensitivity:
         lines += [r"\end{tabular}", f"\\par{{\\small {text(' '.join(table.notes))}}}"]
         return "\n".join(lines)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready: the target's value, the method, and each input's origin, value,
         elasticity, swing and the target at the input's low and high end (widest first);
         the values are in the unit the table shows."""
@@ -205,7 +232,27 @@ def sensitivity(
         value = (
             _range_text(ranged[n]) if n in ranged else format_value(given.quantity, given.variable)
         )
-        rows.append(Row(n, origin, value, elasticity[n], lows[n], highs[n], swings[n]))
+        unit = given.quantity.units
+        low, high = (
+            (ranged[n].low_base, ranged[n].high_base)
+            if n in ranged
+            else (point[n] * (1 - relative), point[n] * (1 + relative))
+        )
+        rows.append(
+            Row(
+                n,
+                origin,
+                value,
+                elasticity[n],
+                lows[n],
+                highs[n],
+                swings[n],
+                amount=float(given.quantity.m_as(unit)),
+                unit=format_unit(unit),
+                input_low=float(from_base(low, given.variable).m_as(unit)),
+                input_high=float(from_base(high, given.variable).m_as(unit)),
+            )
+        )
     return Sensitivity(target, base, rows, method)
 
 

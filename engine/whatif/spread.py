@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeGuard
 
@@ -39,15 +40,15 @@ MAX_AXIS_POINTS = 10_000
 class Interval:
     """low … high, both pint Quantities in one unit: an answer's range or a ranged given."""
 
-    low: pint.Quantity
-    high: pint.Quantity
+    low: pint.Quantity[float]
+    high: pint.Quantity[float]
 
     @property
-    def mid(self) -> pint.Quantity:
+    def mid(self) -> pint.Quantity[float]:
         return (self.low + self.high) / 2
 
     @property
-    def width(self) -> pint.Quantity:
+    def width(self) -> pint.Quantity[float]:
         return self.high - self.low
 
     def to(self, unit: str | pint.Unit) -> Interval:
@@ -65,7 +66,7 @@ class Interval:
             )
         return Interval(self.low.to(target), self.high.to(target))
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[pint.Quantity[float]]:
         return iter((self.low, self.high))
 
     def __contains__(self, q: object) -> bool:

@@ -80,6 +80,43 @@ class Column:
         return _is_flags(self.values)
 
 
+#: the dimensions whose quantities are counts of things (units.txt)
+COUNT_DIMENSIONS = frozenset(
+    ("[accelerator]", "[node]", "[token]", "[parameter]", "[request]", "[sequence]")
+)
+
+
+def _is_count(name: str) -> bool:
+    """Whether variable `name` counts things: its unit is made of count dimensions only
+    (GPU, token/sequence, GPU/node), or it is a plain number without an upper bound (tp,
+    pp, a multiplier; not a fraction such as mfu)."""
+    from napkinmath.library.lookup import variables
+
+    var = variables().get(name)
+    if var is None:
+        return False
+    dims = var.unit.dimensionality
+    if not dims:
+        return math.isinf(var.bounds.hi)
+    return all(d in COUNT_DIMENSIONS for d in dims)
+
+
+def _whole_counts(column: Column) -> bool:
+    """A count column whose finite values are all whole numbers that a float holds exactly
+    (below 2**53), with no infinity: shown as integers in a DataFrame."""
+    import numpy as np
+
+    values = np.asarray(column.values, dtype=float)
+    finite = values[~np.isnan(values)]
+    return bool(
+        finite.size
+        and np.isfinite(finite).all()
+        and (np.abs(finite) <= 2.0**53).all()
+        and (finite == np.round(finite)).all()
+        and _is_count(column.name)
+    )
+
+
 def _is_labels(values: Values) -> bool:
     dtype = getattr(values, "dtype", None)
     if dtype is not None:
@@ -225,7 +262,10 @@ class Table:
     # ---- conversions -------------------------------------------------------------------------
 
     def to_pandas(self):
-        """A pandas DataFrame with the headers as column names; units and title in `df.attrs`."""
+        """A pandas DataFrame with the headers as column names; units and title in `df.attrs`.
+        A column of a variable that counts things (GPUs, nodes, tokens, sequences, a
+        parallelism degree) whose every value is whole is of integers ("Int64", NaN as <NA>);
+        every other number is a float."""
         try:
             import pandas as pd
         except ImportError as exc:
@@ -236,7 +276,7 @@ class Table:
                 if c.is_flags
                 else list(c.values)
                 if c.is_labels
-                else pd.Series(c.values, dtype="float64")
+                else pd.Series(c.values, dtype="Int64" if _whole_counts(c) else "float64")
             )
             for c in self.columns
         }
@@ -262,7 +302,7 @@ class Table:
             write_output(arguments.path(path, "path"), text)
         return text
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         """Title, columns (name, unit, role, scale, values), notes and warnings; non-finite
         numbers None, flags true/false (None: unknown)."""
         return {
