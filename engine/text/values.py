@@ -25,6 +25,7 @@ from napkinmath.text.dimensions import (
 )
 from napkinmath.text.evaluation import evaluate, has_ambiguous_suffix
 from napkinmath.text.expr import AMBIGUOUS_SUFFIXES, COUNT_SUFFIXES, Node, _suffix_at, parse
+from napkinmath.text.shell import eaten_dollar, maybe_eaten
 from napkinmath.units import (
     Quantity,
     base_units,
@@ -458,6 +459,9 @@ def _converted(quantity: pint.Quantity, variable: Variable, shown: Shown) -> pin
 
 
 def _parse_for(text: str, variable: Variable) -> pint.Quantity:
+    eaten = eaten_dollar(text, variable)
+    if eaten:
+        raise InputError(eaten, variable.name)
     try:
         tree = parse(text)
         if not has_ambiguous_suffix(tree):
@@ -770,6 +774,8 @@ def _check_dimension(quantity: pint.Quantity, variable: Variable, shown: Shown) 
     fix = _suggest_fix(quantity, variable, shown)
     if fix:
         message += f"; did you mean {fix}?"
+    if isinstance(shown, str) and "[currency]" not in quantity.dimensionality:
+        message += maybe_eaten(shown, variable)
     raise InputError(f"{message} ({variable.name}: {variable.description})", variable.name)
 
 
