@@ -52,7 +52,13 @@ from napkinmath.solving.plan import (
 )
 from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
 from napkinmath.solving.records import bound_records, each_record, main_record
-from napkinmath.text.values import parse_quantity, parse_unit, read_given, to_quantity
+from napkinmath.text.values import (
+    missing_count,
+    parse_quantity,
+    parse_unit,
+    read_given,
+    to_quantity,
+)
 from napkinmath.units import Quantity, format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
 
@@ -402,6 +408,9 @@ def chosen_units(units: object, targets: tuple[str, ...]) -> dict[str, pint.Unit
             )
         var = variable(name)
         unit = parse_unit(text, f"units[{arguments.shown(name)}]")
+        count = missing_count(Quantity(1.0, unit), var)  # "ms" for TPOT: ms per token
+        if count is not None:
+            unit = unit / parse_unit(count, "count")
         if Quantity(1.0, unit).dimensionality != var.dimensionality:
             raise InputError(
                 f"units[{arguments.shown(name)}]={arguments.shown(text)}: {name} "
