@@ -109,9 +109,17 @@ def format_interval(
             format_percent(float(q.to("").magnitude), style=style) for q in (low, high)
         )
     unit = high.units
-    number = [format_number(float(q.to(unit).magnitude), style=style) for q in (low, high)]
+    ends = [float(q.to(unit).magnitude) for q in (low, high)]
+    sig = 4
+    number = [format_number(x, style=style) for x in ends]
+    while number[0] == number[1] and ends[0] != ends[1] and sig < 8:  # 1.5612 … 1.5634×10²³
+        sig += 1
+        number = [format_number(x, sig=sig, style=style) for x in ends]
     text = format_unit(unit, style=style)
     joined = number[0] + dots + number[1]
+    if number[0] == number[1]:  # equal ends, or equal to 8 digits: one number
+        single = format_quantity(Quantity(ends[1], unit), style=style)
+        return single + (r"\text{ (both ends)}" if style == "latex" else " (both ends)")
     if not text:
         return joined
     return f"{joined}\\,{text}" if style == "latex" else f"{joined} {text}"
