@@ -154,8 +154,9 @@ _SHORT_TIMES = ((1e-9, "ns"), (1e-12, "ps"))
 def humanize(q: pint.Quantity, unit: str | pint.Unit | None = None) -> pint.Quantity:
     """Express `q` in the unit a person would choose.
 
-    Times pick pico-, nano- or microseconds, seconds, minutes, hours or days by size; bytes and byte rates pick a decimal
-    prefix (GB, TB/s); anything else goes to `unit` (the variable's declared unit) when given.
+    Times pick ps, ns, µs, ms, seconds, minutes, hours or days by size; bytes and byte rates
+    pick a decimal prefix (GB, TB/s); anything else goes to `unit` (the variable's declared
+    unit) when given.
     """
     dim = q.dimensionality
     magnitude = abs(float(q.to_base_units().magnitude))

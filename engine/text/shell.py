@@ -42,6 +42,5 @@ def maybe_eaten(text: str, variable: Variable) -> str:
     if not is_money(variable) or "$" in text:
         return ""
     return (
-        "; if you typed a `$` in double quotes, the shell took it and the digit after it: "
-        + _FIX
+        "; if you typed a `$` in double quotes, the shell took it and the digit after it: " + _FIX
     )

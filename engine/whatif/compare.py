@@ -137,6 +137,7 @@ class Comparison:
     def to_table(self):
         import numpy as np
 
+        from napkinmath.text.numbers import is_fraction
         from napkinmath.whatif.table import Column, Table
 
         known = variables()
@@ -160,11 +161,9 @@ class Comparison:
                 len(values) // 2
             ]
             unit = humanize(median, var.display_unit).units
-            columns.append(
-                Column(
-                    name, format_unit(unit), np.array([float(q.to(unit).magnitude) for q in values])
-                )
-            )
+            shown = np.array([float(q.to(unit).magnitude) for q in values])
+            percent = is_fraction(var) and not format_unit(unit)
+            columns.append(Column(name, format_unit(unit), shown, percent=percent))
         columns.append(
             Column(
                 f"× best {self.targets[0]}",
