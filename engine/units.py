@@ -162,7 +162,9 @@ def humanize(q: pint.Quantity, unit: str | pint.Unit | None = None) -> pint.Quan
     magnitude = abs(float(q.to_base_units().magnitude))
     if dim == _TIME:
         seconds = magnitude * (1 + 1e-9)  # 0.999999999 s reads as 1 s
-        if 0 < seconds < 1e-6:  # 3.259 ps, not 3.259×10⁻⁶ µs
+        if seconds == 0:  # 0 s, not 0 µs
+            return q.to("s")
+        if seconds < 1e-6:  # 3.259 ps, not 3.259×10⁻⁶ µs
             return q.to(next(n for limit, n in _SHORT_TIMES if seconds >= limit or n == "ps"))
         for limit, name in ((1e-3, "µs"), (1, "ms"), (120, "s"), (7200, "min"), (3 * 86400, "h")):
             if seconds < limit:

@@ -22,6 +22,7 @@ import pint
 from napkinmath import arguments, caches
 from napkinmath.answer.data import CheckRecord, Given, Root, StepRecord, display, from_base
 from napkinmath.answer.result import Result
+from napkinmath.answer.roundoff import ROUNDOFF_NOTE, cancels
 from napkinmath.errors import (
     InconsistentError,
     InputError,
@@ -868,6 +869,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
     if len(block.unknowns) == 1:
         (f,), (var,) = block.formulas, block.unknowns
         tried, admitted = [], []
+        residue = False
         pieces = needs_substitution(block.formulas, (var.name,))
         for root in rearranged(f, var.name):
             try:
@@ -881,6 +883,9 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
                 _check_underflow(x, root, values, f, var)
             if _admissible(x, var):
                 admitted.append((x, root))
+            elif x != 0 and _admissible(0.0, var) and cancels(root, {**values, var.name: x}):
+                residue = True  # -5.6×10⁻¹⁷ s from 0.3 s − (0.1 s + 0.2 s): zero, not refused
+                admitted.append((0.0, root))
         if not admitted:
             if tried and not any(math.isfinite(x) for x in tried):
                 raise NumericError(
@@ -893,6 +898,8 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
         (x, root), others = admitted[0], admitted[1:]
         values[var.name] = x
         note = _binding(f, values)
+        if residue and x == 0:
+            note = (f"{note}; " if note else "") + ROUNDOFF_NOTE
         if others:
             shown = ", ".join(format_quantity(display(y, var)) for y, _ in others)
             note = (f"{note}; " if note else "") + (
