@@ -136,6 +136,7 @@ _provide(
 _provide("napkinmath.rendering.typeset", "markdown", "latex_math", "html")
 _provide("napkinmath.whatif.frames", "to_frame")
 _provide("napkinmath.whatif.sensitivity", "sensitivity")
+_provide("napkinmath.rendering.brief", "brief")
 
 
 def __getattr__(name: str):

@@ -484,7 +484,9 @@ formula(
     "lora_params_attention",
     "LoRA adapter parameters, q, k, v and o",
     Eq(lora_params, lora_rank * lora_attention_dims * n_layers * params_per_entry),
-    source=f"{LORA_2021}, §4.1 (A is r × d_in, B is d_out × r) and §7.1 (adapting W_q, W_k, W_v, W_o)",
+    source=(
+        f"{LORA_2021}, §4.1 (A is r × d_in, B is d_out × r) and §7.1 (adapting W_q, W_k, W_v, W_o)"
+    ),
     subject=SUBJECT,
     note=(
         "LoRA adapts the four attention projections (the paper's choice), their shapes "

@@ -268,6 +268,12 @@ def _solve_options(solve: argparse.ArgumentParser) -> None:
         help="also show each input's elasticity and swing (which assumption the answer hangs on)",
     )
     solve.add_argument(
+        "--brief",
+        action="store_true",
+        help="three lines for a design doc: the last step with its numbers, the answer, and "
+        "the input it hangs on",
+    )
+    solve.add_argument(
         "--gap",
         action="store_true",
         help="itemise a measured step (step_time=, mfu= or tokens_per_second=) against the "
@@ -514,7 +520,17 @@ def _solve(args: argparse.Namespace) -> int:
         options["digits"] = args.digits
     if args.gap or args.plot:
         return _solve_gap(args, targets, options, givens)
+    if args.brief and (args.format != "text" or args.sensitivity):
+        raise NapkinError("--brief is three lines of text: leave out --format and --sensitivity")
     result = solve(targets, **keywords(options, givens, "solve"))
+    if args.brief:
+        if not hasattr(result, "brief"):
+            raise NapkinError(
+                "--brief is for single answers; for a range or samples leave it out "
+                "(the answer's first line is its brief)"
+            )
+        print(result.brief())
+        return 0
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError(
             "--format latex is for single answers; use markdown or json for ranges and samples"
