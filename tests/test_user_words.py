@@ -329,3 +329,15 @@ def test_compare_in_python_names_the_attribute():
     c = nm.compare("train_time", gpu=["H100-SXM", "B200"], params="7B", tokens="1T", n_gpus=64,
                    mfu=0.4)  # fmt: skip
     assert str(c).endswith("comparison.results[label] (napkin solve with that record).")
+
+
+def test_napkin_vars_finds_the_variables_a_practitioners_word_names(napkin):
+    status, out, err = napkin("vars", "qps")
+    assert status == 0, err
+    assert [line.split()[0] for line in out.strip().split("\n")] == [
+        "arrival_rate",
+        "gpu_request_capacity",
+        "peak_request_rate",
+    ]
+    status, _, err = napkin("vars", "zzzz")
+    assert status == 2 and "no variable mentions 'zzzz'" in err

@@ -641,7 +641,12 @@ def _vars(args: argparse.Namespace) -> int:
     from napkinmath.library.lookup import variables
     from napkinmath.units import format_quantity, format_unit
 
-    found = [v for v in variables().values() if _matches(args.query, v.name, v.description)]
+    known = variables()
+    found = [v for v in known.values() if _matches(args.query, v.name, v.description)]
+    if not found and args.query:  # "qps": the variables a practitioner's word names
+        from napkinmath.library.aliases import meant
+
+        found = [known[n] for n in meant(args.query.strip(), known)[1]]
     if not found:
         raise NapkinError(f"no variable mentions {args.query!r}; `napkin vars` lists them all")
     width = max(len(v.name) for v in found)
