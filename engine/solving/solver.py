@@ -773,7 +773,8 @@ def plan_for(
 
 #: what a model record states (layers and shapes), and the hint when they would answer
 _MODEL_SHAPES = frozenset(
-    "n_layers hidden_size n_heads n_kv_heads head_dim ffn_size vocab_size params params_total".split()
+    ("n_layers", "hidden_size", "n_heads", "n_kv_heads", "head_dim", "ffn_size", "vocab_size")
+    + ("params", "params_total")
 )
 _MODEL_HINT = (
     "A model record states the layers and shapes this needs: add model=NAME "
