@@ -341,14 +341,3 @@ def test_napkin_vars_finds_the_variables_a_practitioners_word_names(napkin):
     ]
     status, _, err = napkin("vars", "zzzz")
     assert status == 2 and "no variable mentions 'zzzz'" in err
-
-
-def test_lora_without_a_model_says_a_model_record_would_answer(napkin):
-    with pytest.raises(nm.UnderDeterminedError) as caught:
-        nm.solve("lora_params", lora_rank=16)
-    assert "add model=NAME" in str(caught.value)
-    status, _, err = napkin("solve", "lora_memory", "lora_rank=16")
-    assert status == 2 and "add model=NAME (`napkin hardware --kind model` lists them)" in err
-    with pytest.raises(nm.UnderDeterminedError) as caught:  # shapes do not help here
-        nm.solve("n_gpus", params="7B")
-    assert "model=NAME" not in str(caught.value)

@@ -771,31 +771,6 @@ def plan_for(
     return plan
 
 
-#: what a model record states (layers and shapes), and the hint when they would answer
-_MODEL_SHAPES = frozenset(
-    ("n_layers", "hidden_size", "n_heads", "n_kv_heads", "head_dim", "ffn_size", "vocab_size")
-    + ("params", "params_total")
-)
-_MODEL_HINT = (
-    "A model record states the layers and shapes this needs: add model=NAME "
-    "(`napkin hardware --kind model` lists them)"
-)
-
-
-def _a_model_would_answer(
-    targets: tuple[str, ...], user: frozenset[str], knowns: frozenset[str]
-) -> bool:
-    """Whether a model record's shapes, where none is bound, would determine `targets`."""
-    shapes = _MODEL_SHAPES - knowns
-    if len(shapes) < len(_MODEL_SHAPES):  # a model record (or the shapes) given already
-        return False
-    try:
-        plan_for(targets, user, (knowns - user) | shapes, suggest=False)
-    except NapkinError:
-        return False
-    return True
-
-
 def solve_bound(
     targets: tuple[str, ...],
     bound: dict[str, Given],
@@ -828,12 +803,12 @@ def solve_bound(
         )
         if any(g.origin == "assumption" for g in bound.values()):
             shown.append("default assumptions")
-        explanation = getattr(exc, "explanation", "")
-        if suggest and _a_model_would_answer(targets, user, knowns):
-            explanation = (explanation + " " if explanation else "") + _MODEL_HINT
         exc.args = (
             under_determined_message(
-                getattr(exc, "missing", list(targets)), shown, exc.suggestions, explanation
+                getattr(exc, "missing", list(targets)),
+                shown,
+                exc.suggestions,
+                getattr(exc, "explanation", ""),
             ),
         )
         raise
