@@ -156,6 +156,7 @@ _provide("napkinmath.rendering.typeset", "markdown", "latex_math", "html")
 _provide("napkinmath.rendering.notebook", "givens_rows", "derivation_html")
 _provide("napkinmath.whatif.frames", "to_frame")
 _provide("napkinmath.whatif.sensitivity", "sensitivity")
+_provide("napkinmath.rendering.brief", "brief")
 
 
 if not TYPE_CHECKING:  # a module __getattr__ would make every misspelt name `Any` to mypy

@@ -147,18 +147,25 @@ _TIME = ureg.Quantity(1, "s").dimensionality
 _BYTES = ureg.Quantity(1, "B").dimensionality
 _BYTE_RATE = ureg.Quantity(1, "B/s").dimensionality
 _DECIMAL_PREFIXES = ["", "k", "M", "G", "T", "P", "E"]
+#: times under a microsecond: the largest unit of at least 1 (ps below that)
+_SHORT_TIMES = ((1e-9, "ns"), (1e-12, "ps"))
 
 
 def humanize(q: pint.Quantity, unit: str | pint.Unit | None = None) -> pint.Quantity:
     """Express `q` in the unit a person would choose.
 
-    Times pick seconds, minutes, hours or days by size; bytes and byte rates pick a decimal
-    prefix (GB, TB/s); anything else goes to `unit` (the variable's declared unit) when given.
+    Times pick ps, ns, µs, ms, seconds, minutes, hours or days by size; bytes and byte rates
+    pick a decimal prefix (GB, TB/s); anything else goes to `unit` (the variable's declared
+    unit) when given.
     """
     dim = q.dimensionality
     magnitude = abs(float(q.to_base_units().magnitude))
     if dim == _TIME:
         seconds = magnitude * (1 + 1e-9)  # 0.999999999 s reads as 1 s
+        if seconds == 0:  # 0 s, not 0 µs
+            return q.to("s")
+        if seconds < 1e-6:  # 3.259 ps, not 3.259×10⁻⁶ µs
+            return q.to(next(n for limit, n in _SHORT_TIMES if seconds >= limit or n == "ps"))
         for limit, name in ((1e-3, "µs"), (1, "ms"), (120, "s"), (7200, "min"), (3 * 86400, "h")):
             if seconds < limit:
                 return q.to(name)

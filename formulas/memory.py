@@ -6,6 +6,8 @@ and the whole per-GPU total of a training layout.
     training_state_memory = params_total · state_bytes_per_param
     zero3_memory_per_gpu  = training_state_memory / (tp · pp · dp · cp)          (FSDP full shard)
     lora_params           = lora_rank · (lora_d_in + lora_d_out) · lora_target_matrices · n_layers
+    lora_params           = lora_rank · lora_attention_dims · n_layers          (q, k, v, o adapted)
+    lora_attention_dims   = 4·hidden_size + 2·n_heads·head_dim + 2·n_kv_heads·head_dim
     lora_memory           = weight_memory (frozen) + lora_params · lora_state_bytes_per_param
 
 Under a layout (tp, pp, dp, cp, zero_stage, micro-batch, recomputation, micro-batches in
@@ -35,7 +37,16 @@ from napkinmath.library.declare import NON_NEGATIVE, Bounds, Eq, ceiling, formul
 from .accelerator import gpus_per_node, hbm_capacity
 from .activations import stage_activation_memory
 from .inference import kv_cache_memory
-from .model import n_layers, params_total, weight_bytes_per_param, weight_memory
+from .model import (
+    head_dim,
+    hidden_size,
+    n_heads,
+    n_kv_heads,
+    n_layers,
+    params_total,
+    weight_bytes_per_param,
+    weight_memory,
+)
 from .parallelism import cp, dp, pp, tp
 from .sources import DEFINITION, KORTHIKANTI_2022
 from .training import n_gpus
@@ -287,6 +298,13 @@ lora_target_matrices = var(
     "matrices adapted per layer (q, k, v, o: 4; all linear: 7)",
     symbol="n_{tgt}",
 )
+# d_in + d_out summed over the four attention projections of one layer (LoRA's usual targets).
+lora_attention_dims = var(
+    "lora_attention_dims",
+    "",
+    "d_in + d_out summed over the q, k, v and o projections of one layer (for LoRA on them)",
+    symbol="d_{qkvo}",
+)
 # Trainable adapter parameters.
 lora_params = var("lora_params", "param", "trainable LoRA adapter parameters", symbol="N_{LoRA}")
 # Training-state bytes per adapter parameter (the adapter trains in bf16 with Adam).
@@ -445,6 +463,37 @@ formula(
     source=f"{LORA_2021}, §4.1 (A is r × d_in, B is d_out × r)",
     subject=SUBJECT,
     note="two low-rank factors per adapted matrix, in every layer",
+)
+
+formula(
+    "lora_attention_dims",
+    "Shapes of the attention projections",
+    Eq(
+        lora_attention_dims,
+        4 * hidden_size + 2 * n_heads * head_dim + 2 * n_kv_heads * head_dim,
+    ),
+    source=(
+        f"{DEFINITION}: q is hidden × n_heads·head_dim, k and v hidden × n_kv_heads·head_dim "
+        "(grouped-query attention), o n_heads·head_dim × hidden"
+    ),
+    subject=SUBJECT,
+    note="with multi-head attention (n_kv_heads = n_heads, n_heads·head_dim = h) this is 8h",
+)
+
+formula(
+    "lora_params_attention",
+    "LoRA adapter parameters, q, k, v and o",
+    Eq(lora_params, lora_rank * lora_attention_dims * n_layers * params_per_entry),
+    source=(
+        f"{LORA_2021}, §4.1 (A is r × d_in, B is d_out × r) and §7.1 (adapting W_q, W_k, W_v, W_o)"
+    ),
+    subject=SUBJECT,
+    note=(
+        "LoRA adapts the four attention projections (the paper's choice), their shapes "
+        "from the model; for other targets (all linear layers: 7) give lora_d_in, lora_d_out "
+        "and lora_target_matrices"
+    ),
+    assumption=True,
 )
 
 formula(

@@ -190,6 +190,11 @@ class Result:
         style = arguments.choice(style, "style", HEADLINE_STYLES)
         return provided("headline")(self, style)
 
+    def brief(self) -> str:
+        """Three lines for a design doc: the last step with its numbers on one line, the
+        answer, and a sentence naming the input it hangs on (from `sensitivity()`)."""
+        return provided("brief")(self)
+
     def __str__(self) -> str:
         return provided("text")(self)
 

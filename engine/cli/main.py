@@ -278,6 +278,12 @@ def _solve_options(solve: argparse.ArgumentParser) -> None:
         help="also show each input's elasticity and swing (which assumption the answer hangs on)",
     )
     solve.add_argument(
+        "--brief",
+        action="store_true",
+        help="three lines for a design doc: the last step with its numbers, the answer, and "
+        "the input it hangs on",
+    )
+    solve.add_argument(
         "--gap",
         action="store_true",
         help="itemise a measured step (step_time=, mfu= or tokens_per_second=) against the "
@@ -524,6 +530,8 @@ def _solve(args: argparse.Namespace) -> int:
         options["digits"] = args.digits
     if args.gap or args.plot:
         return _solve_gap(args, targets, options, givens)
+    if args.brief and (args.format != "text" or args.sensitivity):
+        raise NapkinError("--brief is three lines of text: leave out --format and --sensitivity")
     try:
         result = solve(targets, **keywords(options, givens, "solve"))
     except InconsistentError as exc:
@@ -532,6 +540,14 @@ def _solve(args: argparse.Namespace) -> int:
 
             explain(targets, keywords(options, givens, "solve"), args.format, exc)
         raise
+    if args.brief:
+        if not hasattr(result, "brief"):
+            raise NapkinError(
+                "--brief is for single answers; for a range or samples leave it out "
+                "(the answer's first line is its brief)"
+            )
+        print(result.brief())
+        return 0
     if args.format == "latex" and not hasattr(result, "to_latex"):
         raise NapkinError(
             "--format latex is for single answers; use markdown or json for ranges and samples"
@@ -642,7 +658,12 @@ def _vars(args: argparse.Namespace) -> int:
     from napkinmath.library.lookup import variables
     from napkinmath.units import format_quantity, format_unit
 
-    found = [v for v in variables().values() if _matches(args.query, v.name, v.description)]
+    known = variables()
+    found = [v for v in known.values() if _matches(args.query, v.name, v.description)]
+    if not found and args.query:  # "qps": the variables a practitioner's word names
+        from napkinmath.library.aliases import meant
+
+        found = [known[n] for n in meant(args.query.strip(), known)[1]]
     if not found:
         raise NapkinError(f"no variable mentions {args.query!r}; `napkin vars` lists them all")
     width = max(len(v.name) for v in found)

@@ -164,7 +164,11 @@ def _sweep(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from napkinmath.cli.main import RECORD_TERMS, keywords, plain_terms, record_terms
-    from napkinmath.whatif.compare import compare
+    from napkinmath.whatif.compare import (
+        DERIVATION_ON_CLI,
+        DERIVATIONS_BELOW,
+        compare,
+    )
 
     _check_outputs(args)
     targets, givens = plain_terms(args.terms, "compare")
@@ -180,7 +184,7 @@ def _compare(args: argparse.Namespace) -> int:
     result = compare(targets, **keywords(options, givens, "compare"))
     if args.format == "text":
         _check_plot(result.to_table(), args)
-        print(result)
+        print(result.text(DERIVATIONS_BELOW if args.derivations else DERIVATION_ON_CLI))
         _files(result.to_table(), args)
     else:
         _emit(result.to_table(), args)

@@ -83,7 +83,15 @@ def variable(name: str) -> Variable:
 def _unknown_message(kind: str, name: str, known: dict) -> str:
     if arguments.is_long(name):  # no name is this long: quote it cut, match nothing
         return f"unknown {kind} {arguments.shown(name)} ({len(name):,} characters)"
-    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    if kind == "variable":
+        from napkinmath.library.aliases import meant
+
+        word, names = meant(name, known)
+        if names and word.lower() not in names:
+            listed = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+            return f"unknown {kind} {quoted(name)}: the library calls {word} {listed}"
+    close = [name.lower()] if name.lower() in known else []
+    close = close or difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
     if not close:
         close = [k for k in known if name.lower() in k][:3]
     hint = f"; did you mean {' or '.join(close)}?" if close else ""

@@ -23,6 +23,7 @@ import pint
 from napkinmath import arguments, caches
 from napkinmath.answer.data import CheckRecord, Given, Root, StepRecord, display, from_base
 from napkinmath.answer.result import Result
+from napkinmath.answer.roundoff import ROUNDOFF_NOTE, cancels
 from napkinmath.errors import (
     InconsistentError,
     InputError,
@@ -53,7 +54,13 @@ from napkinmath.solving.plan import (
 )
 from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
 from napkinmath.solving.records import bound_records, each_record, main_record
-from napkinmath.text.values import parse_quantity, parse_unit, read_given, to_quantity
+from napkinmath.text.values import (
+    missing_count,
+    parse_quantity,
+    parse_unit,
+    read_given,
+    to_quantity,
+)
 from napkinmath.units import Quantity, format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
 
@@ -468,6 +475,9 @@ def chosen_units(units: object, targets: tuple[str, ...]) -> dict[str, pint.Unit
             )
         var = variable(name)
         unit = parse_unit(text, f"units[{arguments.shown(name)}]")
+        count = missing_count(Quantity(1.0, unit), var)  # "ms" for TPOT: ms per token
+        if count is not None:
+            unit = unit / parse_unit(count, "count")
         if Quantity(1.0, unit).dimensionality != var.dimensionality:
             raise InputError(
                 f"units[{arguments.shown(name)}]={arguments.shown(text)}: {name} "
@@ -927,6 +937,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
     if len(block.unknowns) == 1:
         (f,), (var,) = block.formulas, block.unknowns
         tried, admitted = [], []
+        residue = False
         pieces = needs_substitution(block.formulas, (var.name,))
         for root in rearranged(f, var.name):
             try:
@@ -940,6 +951,9 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
                 _check_underflow(x, root, values, f, var)
             if _admissible(x, var):
                 admitted.append((x, root))
+            elif x != 0 and _admissible(0.0, var) and cancels(root, {**values, var.name: x}):
+                residue = True  # -5.6×10⁻¹⁷ s from 0.3 s − (0.1 s + 0.2 s): zero, not refused
+                admitted.append((0.0, root))
         if not admitted:
             if tried and not any(math.isfinite(x) for x in tried):
                 raise NumericError(
@@ -952,6 +966,8 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
         (x, root), others = admitted[0], admitted[1:]
         values[var.name] = x
         note = _binding(f, values)
+        if residue and x == 0:
+            note = (f"{note}; " if note else "") + ROUNDOFF_NOTE
         if others:
             shown = ", ".join(format_quantity(display(y, var)) for y, _ in others)
             note = (f"{note}; " if note else "") + (

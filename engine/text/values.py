@@ -25,6 +25,7 @@ from napkinmath.text.dimensions import (
 )
 from napkinmath.text.evaluation import evaluate, has_ambiguous_suffix
 from napkinmath.text.expr import AMBIGUOUS_SUFFIXES, COUNT_SUFFIXES, Node, _suffix_at, parse
+from napkinmath.text.shell import eaten_dollar, maybe_eaten
 from napkinmath.units import (
     Quantity,
     base_units,
@@ -116,7 +117,7 @@ def _full_reading(value: object, variable: Variable) -> Reading:
     count = _missing_count(quantity, variable)
     if count is not None:
         quantity = quantity / ureg.Unit(count)
-        notes.append(f"{' '.join(_shown_text(shown).split())}, read as per {count}")
+        notes.append(per_note(_shown_text(shown), count))
     if isinstance(value, str):
         notes += _text_notes(value, variable)
     return Reading(_checked(quantity, variable, shown), "; ".join(notes))
@@ -153,7 +154,7 @@ def _fast_reading(text: str, variable: Variable) -> Reading | None:
         converted
     ):
         return None
-    notes = [f"{' '.join(text.split())}, read as per {recipe.count}"] if recipe.count else []
+    notes = [per_note(text, recipe.count)] if recipe.count else []
     if suffix in _BINARY and recipe.binary_minded:
         notes += _binary_note(value, suffix)
     return Reading(Quantity(converted, recipe.unit), "; ".join(notes))
@@ -367,18 +368,45 @@ def _checked(quantity: pint.Quantity, variable: Variable, shown: Shown) -> pint.
 _PER_COUNTS = ("[accelerator]", "[node]", "[sequence]", "[token]", "[parameter]", "[request]")
 
 
+#: what a time per output token (ms·sequence/token) lacks as practitioners quote it: "50 ms"
+#: and "50 ms/token" are per token of one sequence (TPOT, inter-token latency)
+_PER_TOKEN_OF_ONE_SEQUENCE = (
+    ({"[sequence]": 1, "[token]": -1}, "token/sequence"),
+    ({"[sequence]": 1}, "1/sequence"),
+)
+
+#: how a note says what a missing count was read as ("per GPU")
+_READ_AS = {"token/sequence": "per token of one sequence", "1/sequence": "for one sequence"}
+
+
+def per_note(shown: str, count: str) -> str:
+    """'989 TFLOP/s, read as per GPU' for a value read with the count it lacked."""
+    return f"{' '.join(shown.split())}, read as {_READ_AS.get(count, f'per {count}')}"
+
+
 def _missing_count(quantity: pint.Quantity, variable: Variable) -> str | None:
     """The count unit ("GPU") that `quantity` lacks in its denominator to be `variable`'s
     dimension, when that is the only difference; else None."""
     if quantity.dimensionless or quantity.dimensionality == variable.dimensionality:
         return None
     missing = dict((variable.dimensionality / quantity.dimensionality).items())
+    own = variable.dimensionality
+    if own.get("[sequence]") == 1 and own.get("[token]") == -1:  # ms·sequence/token
+        for lacking, count in _PER_TOKEN_OF_ONE_SEQUENCE:
+            if missing == lacking:
+                return count
     if len(missing) != 1:
         return None
     ((dimension, power),) = missing.items()
     if power != -1 or dimension not in _PER_COUNTS or dimension in quantity.dimensionality:
         return None  # "0.4 GPU" for a fraction has a count too many, not one missing
     return unit_spelling(dimension)
+
+
+def missing_count(quantity: pint.Quantity, variable: Variable) -> str | None:
+    """The count unit `quantity` lacks to be `variable`'s dimension ("GPU", "token/sequence"),
+    when that is the only difference; else None (see `read_given`)."""
+    return _missing_count(quantity, variable)
 
 
 #: counts that people write in binary thousands ("8k" tokens of context, "16k" GPUs)
@@ -458,6 +486,9 @@ def _converted(quantity: pint.Quantity, variable: Variable, shown: Shown) -> pin
 
 
 def _parse_for(text: str, variable: Variable) -> pint.Quantity:
+    eaten = eaten_dollar(text, variable)
+    if eaten:
+        raise InputError(eaten, variable.name)
     try:
         tree = parse(text)
         if not has_ambiguous_suffix(tree):
@@ -770,6 +801,8 @@ def _check_dimension(quantity: pint.Quantity, variable: Variable, shown: Shown) 
     fix = _suggest_fix(quantity, variable, shown)
     if fix:
         message += f"; did you mean {fix}?"
+    if isinstance(shown, str) and "[currency]" not in quantity.dimensionality:
+        message += maybe_eaten(shown, variable)
     raise InputError(f"{message} ({variable.name}: {variable.description})", variable.name)
 
 

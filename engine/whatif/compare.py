@@ -27,6 +27,13 @@ from napkinmath.whatif import budget
 from napkinmath.whatif.preference import better
 from napkinmath.whatif.sweep import record_list
 
+#: where each row's derivation is, said to a Python user and on the command line
+DERIVATION_IN_PYTHON = (
+    "Each row's derivation: comparison.results[label] (napkin solve with that record)."
+)
+DERIVATION_ON_CLI = "Each row's derivation: add --derivations (or napkin solve with that record)."
+DERIVATIONS_BELOW = "Each row's derivation follows."
+
 
 class Comparison:
     """A ranked comparison; `results[label]` is each row's full `Result` (its derivation)."""
@@ -137,6 +144,7 @@ class Comparison:
     def to_table(self):
         import numpy as np
 
+        from napkinmath.text.numbers import is_fraction
         from napkinmath.whatif.table import Column, Table
 
         known = variables()
@@ -160,11 +168,9 @@ class Comparison:
                 len(values) // 2
             ]
             unit = humanize(median, var.display_unit).units
-            columns.append(
-                Column(
-                    name, format_unit(unit), np.array([float(q.to(unit).magnitude) for q in values])
-                )
-            )
+            shown = np.array([float(q.to(unit).magnitude) for q in values])
+            percent = is_fraction(var) and not format_unit(unit)
+            columns.append(Column(name, format_unit(unit), shown, percent=percent))
         columns.append(
             Column(
                 f"× best {self.targets[0]}",
@@ -241,6 +247,11 @@ class Comparison:
         return self.to_table().plot(path, x=next(iter(self.options)), y=self.targets[0], ax=ax)
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, footer: str = DERIVATION_IN_PYTHON) -> str:
+        """The ranking as text, ending with `footer`: where each row's derivation is (the
+        command line names its option, `DERIVATION_ON_CLI`)."""
         target = self.targets[0]
         first = ", rows that fit first" if self._mixed else ""
         lines = [f"{target} compared ({self.direction} is better{first}):", ""]
@@ -261,10 +272,7 @@ class Comparison:
         if self.common:
             lines += ["", f"Every row: {'; '.join(self.common)}"]
         lines += [f"Read: {reading}" for reading in self.readings]
-        lines += [
-            "",
-            "Each row's derivation: comparison.results[label] (napkin solve with that record).",
-        ]
+        lines += ["", footer]
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -4,6 +4,8 @@
     mfu=35%..45%            percent and units on both ends ("100 GB/s..400 GB/s", "1k..16k")
     mfu="0.3 to 0.5"        a lognormal with 90% of its mass between the ends (Squiggle's and
                             Guesstimate's convention); "normal 0.3 to 0.5", "uniform 0.3 to 0.5"
+    mfu="0.4 ± 0.05"        a normal of mean 0.4 and standard deviation 0.05 (also "+/-"): its
+                            5th and 95th percentiles are mean ∓ 1.645·sd
     n_gpus=1k..16k:log:9    a sweep axis: 9 points, evenly spaced in log (":lin:5" linear)
     n_gpus=1024,2048,4096   a sweep axis of explicit values
 
@@ -110,9 +112,17 @@ def format_interval(
             format_percent(float(q.to("").magnitude), style=style) for q in (low, high)
         )
     unit = high.units
-    number = [format_number(float(q.to(unit).magnitude), style=style) for q in (low, high)]
+    ends = [float(q.to(unit).magnitude) for q in (low, high)]
+    sig = 4
+    number = [format_number(x, style=style) for x in ends]
+    while number[0] == number[1] and ends[0] != ends[1] and sig < 8:  # 1.5612 … 1.5634×10²³
+        sig += 1
+        number = [format_number(x, sig=sig, style=style) for x in ends]
     text = format_unit(unit, style=style)
     joined = number[0] + dots + number[1]
+    if number[0] == number[1]:  # equal ends, or equal to 8 digits: one number
+        single = format_quantity(Quantity(ends[1], unit), style=style)
+        return single + (r"\text{ (both ends)}" if style == "latex" else " (both ends)")
     if not text:
         return joined
     return f"{joined}\\,{text}" if style == "latex" else f"{joined} {text}"
@@ -125,6 +135,7 @@ class Spread:
     kind: str  # one of KINDS
     low: object
     high: object
+    written: str = ""  # "0.4 ± 0.05" when the ends were worked out from mean ± sd
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -168,6 +179,7 @@ class Bound:
     kind: str
     low: pint.Quantity
     high: pint.Quantity
+    written: str = ""  # "0.4 ± 0.05": how the user wrote it, when not as the two ends
 
     @property
     def name(self) -> str:
@@ -200,6 +212,8 @@ class Bound:
             if low.units == high.units
             else f"{format_quantity(low)} … {format_quantity(high)}"
         )
+        if self.written:  # said as read: the ends were worked out from mean ± sd
+            what += f"; read from {self.written} as mean ± standard deviation"
         return f"{shown} ({what})"
 
     def sample(self, rng, n: int):
@@ -216,7 +230,10 @@ class Bound:
 def is_spread_text(value: object) -> bool:
     """Whether a text given is a range or a distribution rather than one value."""
     return isinstance(value, str) and (
-        ".." in value or " to " in value or _KIND_WORD.match(value) is not None
+        ".." in value
+        or " to " in value
+        or _KIND_WORD.match(value) is not None
+        or _PLUS_MINUS.search(value) is not None
     )
 
 
@@ -235,6 +252,8 @@ def to_spread(value: object, name: str) -> Spread:
             )
         return Spread("range", *value)
     text = str(value)
+    if _PLUS_MINUS.search(text):
+        return _mean_sd(text, name)
     kind = None
     word = _KIND_WORD.match(text)
     if word:
@@ -252,10 +271,66 @@ def to_spread(value: object, name: str) -> Spread:
     )
 
 
+def _mean_sd(text: str, name: str) -> Spread:
+    """'0.4 ± 0.05', '100 ms +/- 10 ms', '40% ± 5%': a normal with that mean and standard
+    deviation, as its 5th and 95th percentiles mean ∓ Z90·sd (a bare number borrows the
+    other part's unit: '100 ± 10 ms')."""
+    from napkinmath.errors import ParseError
+    from napkinmath.text.values import parse_quantity
+
+    parts = _PLUS_MINUS.split(text)
+    if len(parts) != 2 or not all(p.strip() for p in parts):
+        raise InputError(
+            f"{name}={text!r}: write a mean and a standard deviation, like '0.4 ± 0.05' or "
+            "'0.4 +/- 0.05'",
+            name,
+        )
+    mean_text, sd_text = (p.strip() for p in parts)
+    try:
+        mean, sd = parse_quantity(mean_text), parse_quantity(sd_text)
+        if mean.dimensionless != sd.dimensionless:  # '100 ± 10 ms': one unit for both
+            unit = _unit_part(sd_text) or _unit_part(mean_text)
+            if unit and mean.dimensionless and not _unit_part(mean_text):
+                mean = parse_quantity(f"{mean_text} {unit}")
+            elif unit and sd.dimensionless and not _unit_part(sd_text):
+                sd = parse_quantity(f"{sd_text} {unit}")
+        if mean.dimensionality != sd.dimensionality:
+            raise InputError(
+                f"{name}={text!r}: the mean ({mean_text}) and the standard deviation "
+                f"({sd_text}) need one unit, like '100 ms ± 10 ms'",
+                name,
+            )
+        sd = sd.to(mean.units)
+    except ParseError as exc:
+        raise InputError(f"{name}: {exc}", name) from None
+    if not float(sd.magnitude) > 0:
+        raise InputError(
+            f"{name}={text!r}: the standard deviation must be above 0; for one value write "
+            f"{mean_text} alone",
+            name,
+        )
+    shown = f"{' '.join(mean_text.split())} ± {' '.join(sd_text.split())}"
+    return Spread("normal", mean - Z90 * sd, mean + Z90 * sd, written=shown)
+
+
+#: the '±' of "mean ± sd" (also '+/-' and '+-', as typed without the symbol)
+_PLUS_MINUS = re.compile(r"\s*(?:±|\+/-|\+-)\s*")
+
+
 def bind_spread(spread: Spread, var: Variable) -> Bound:
     """Check both ends against the variable (dimension, bounds) and low < high."""
     name = var.name
-    low, high = _end(spread.low, spread.high, var), _end(spread.high, spread.low, var)
+    try:
+        low, high = _end(spread.low, spread.high, var), _end(spread.high, spread.low, var)
+    except InputError as exc:
+        if not spread.written:
+            raise
+        raise InputError(
+            f"{name}={spread.written!r} is read as a normal of that mean and standard deviation, "
+            f"whose 5th and 95th percentiles are {_shown_end(spread.low)} and "
+            f"{_shown_end(spread.high)}: {exc}",
+            name,
+        ) from None
     if spread.kind == "lognormal" and low.magnitude <= 0:
         raise InputError(
             f"{name}: a lognormal ('a to b') needs positive ends; for a range "
@@ -268,7 +343,11 @@ def bind_spread(spread: Spread, var: Variable) -> Bound:
             f"end {format_quantity(high)} (write low..high)",
             name,
         )
-    return Bound(var, spread.kind, low, high)
+    return Bound(var, spread.kind, low, high, spread.written)
+
+
+def _shown_end(value: object) -> str:
+    return format_quantity(value) if isinstance(value, pint.Quantity) else str(value)
 
 
 def _end(value: object, other: object, var: Variable) -> pint.Quantity:

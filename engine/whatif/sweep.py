@@ -30,6 +30,7 @@ from napkinmath.solving.solver import (
     solve_bound,
 )
 from napkinmath.text.expr import visible
+from napkinmath.text.numbers import is_fraction
 from napkinmath.units import format_unit, humanize
 from napkinmath.whatif import budget, feasible
 from napkinmath.whatif.answers import quantity
@@ -218,7 +219,8 @@ def _column(name: str, base_values: np.ndarray, role: str, scale: str = "linear"
     var = variables()[name]
     unit = _unit(var, base_values)
     shown = base_values * float(quantity(1.0, var).to(unit).magnitude)
-    return Column(name, format_unit(unit), shown, role=role, scale=scale)
+    percent = is_fraction(var) and not format_unit(unit)
+    return Column(name, format_unit(unit), shown, role=role, scale=scale, percent=percent)
 
 
 def _table(
@@ -261,15 +263,19 @@ def _table(
     return Table(columns, title=title, notes=notes, warnings=warnings)
 
 
+def _at(column: Column, i: int) -> str | float:
+    return column.values[i] if column.is_labels else float(column.values[i])
+
+
 def _places(columns: list[Column]) -> list[str]:
     """Each row named by its inputs, as its cells show them: 'batch_size = 128 sequence'."""
-    from napkinmath.whatif.table import _fmt
+    from napkinmath.whatif.table import _fmt, _percent
 
     inputs = [c for c in columns if c.role == "input"]
     count = len(columns[0].values) if columns else 0
     return [
         ", ".join(
-            f"{c.name} = {_fmt(c.values[i] if c.is_labels else float(c.values[i]))}"
+            f"{c.name} = {(_percent if c.percent else _fmt)(_at(c, i))}"
             + (f" {c.unit}" if c.unit else "")
             for c in inputs
         )

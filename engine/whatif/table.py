@@ -51,6 +51,9 @@ class Column:
     values: Values
     role: str = "output"
     scale: str = "linear"
+    #: plain fractions shown as percents in text, Markdown and HTML (76.76%, as `solve` shows
+    #: them); CSV, JSON and frames keep the fraction (0.7676)
+    percent: bool = False
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -168,6 +171,15 @@ def _fmt(x: float | str | bool | None) -> str:
     if isinstance(x, bool) or x is None:
         return FLAG_TEXT[x]
     return "0" if x == 0 else format_number(float(x), sig=4)
+
+
+def _percent(x: float | str | bool | None) -> str:
+    """A fraction cell as a percent, 0.7676 -> 76.76% (other cells as `_fmt`)."""
+    if isinstance(x, (str, bool)) or x is None or not math.isfinite(x):
+        return _fmt(x)
+    from napkinmath.text.numbers import format_percent
+
+    return format_percent(float(x))
 
 
 def _csv(x: float | str | bool | None) -> str:
@@ -328,7 +340,11 @@ class Table:
         )
 
     def _cells(self) -> list[list[str]]:
-        return [[_fmt(v) for v in row] for row in self.rows()]
+        percent = [c.percent for c in self.columns]
+        return [
+            [_percent(v) if p else _fmt(v) for v, p in zip(row, percent, strict=True)]
+            for row in self.rows()
+        ]
 
     def to_markdown(self) -> str:
         """A GitHub table; the title as a bold line above, the notes as lines below."""
