@@ -406,3 +406,54 @@ def test_sensitivity_in_the_format_of_the_document(napkin, fmt, words):
         assert word in out, (word, out[-800:])
     if fmt != "text":
         assert "--------------------" not in out  # not the text table
+
+
+W12_REST = {"tokens": "1T", "train_time": "3 weeks", "mfu": 0.4, "gpu": "H100-SXM"}
+
+
+def test_an_array_axis_gives_the_same_bytes_as_a_list_axis():
+    params = np.linspace(1e9, 7e10, 7)
+    by_array = nm.sweep("n_gpus", over={"params": params}, **W12_REST)
+    by_list = nm.sweep("n_gpus", over={"params": params.tolist()}, **W12_REST)
+    assert str(by_array) == str(by_list)
+    ints = nm.sweep(
+        "n_gpus", over={"params": np.array([7_000_000_000, 70_000_000_000])}, **W12_REST
+    )
+    assert str(ints) == str(nm.sweep("n_gpus", over={"params": [7e9, 7e10]}, **W12_REST))
+
+
+@pytest.mark.parametrize("bad", [np.array([7e9, -1.0]), np.array([7e9, np.nan])])
+def test_an_array_axis_refuses_a_value_out_of_range_by_name(bad):
+    with pytest.raises(nm.InputError, match="params"):
+        nm.sweep("n_gpus", over={"params": bad}, **W12_REST)
+
+
+def test_one_axis_may_hold_as_many_points_as_a_grid_and_no_more():
+    from napkinmath.whatif.budget import MAX_POINTS
+    from napkinmath.whatif.spread import MAX_AXIS_POINTS
+
+    assert MAX_AXIS_POINTS == MAX_POINTS
+    table = nm.sweep("n_gpus", over={"params": "1B..70B:lin:20000"}, **W12_REST)
+    assert len(table.columns[0].values) == 20_000
+
+    class Counted:
+        """A sequence that says its length and counts the values read from it."""
+
+        read = 0
+
+        def __len__(self):
+            return MAX_POINTS + 1
+
+        def __iter__(self):
+            for _ in range(len(self)):
+                Counted.read += 1
+                yield 7e9
+
+    with pytest.raises(nm.InputError, match=r"params 1,000,001.*at most 1,000,000"):
+        nm.sweep("n_gpus", over={"params": Counted()}, **W12_REST)
+    assert Counted.read == 0  # refused by its length, before any value is read
+    with pytest.raises(nm.InputError, match="at most 1,000,000"):
+        nm.sweep("n_gpus", over={"params": np.full(MAX_POINTS + 1, 7e9)}, **W12_REST)
+    endless = (7e9 for _ in iter(int, 1))  # no length: read at most one past the cap
+    with pytest.raises(nm.InputError, match="at most 1,000,000"):
+        nm.sweep("n_gpus", over={"params": endless}, **W12_REST)

@@ -15,6 +15,7 @@ Each end goes through the same parser and checks (dimension, bounds) as any give
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import re
@@ -29,13 +30,15 @@ from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.declare import Variable
 from napkinmath.text.values import to_quantity
 from napkinmath.units import Quantity, format_number, format_quantity, format_unit, humanize
+from napkinmath.whatif.budget import MAX_POINTS
 
 #: z of the 95th percentile: a 90% interval spans ±1.6449 standard deviations.
 Z90 = 1.6448536269514722
 KINDS = ("range", "lognormal", "normal", "uniform")
 _KIND_WORD = re.compile(r"^\s*(lognormal|normal|uniform)\b\s*:?\s*(.*)$", re.S)
 _AXIS = re.compile(r"^(?P<range>.+?\.\..+?)(?::(?P<scale>lin|linear|log))?(?::(?P<n>\d+))?$", re.S)
-MAX_AXIS_POINTS = 10_000
+#: one axis may hold as many points as a whole grid (`budget.MAX_POINTS`)
+MAX_AXIS_POINTS = MAX_POINTS
 
 
 @dataclass(frozen=True)
@@ -426,16 +429,16 @@ def to_axis(value: object, var: Variable, default_points: int = 11) -> Axis:
     elif isinstance(value, (Spread, tuple)):
         return _spaced(to_spread(value, name), var, default_points, "linear")
     else:
-        try:
-            items = list(value)  # type: ignore[call-overload]
+        _check_length(axis_length(value, default_points), name)  # before reading any value
+        if _is_number_array(value):
+            return Axis(var, _array_numbers(value, var), "list")
+        try:  # an iterable without a length: read at most one value past the cap
+            items = list(itertools.islice(value, MAX_AXIS_POINTS + 1))  # type: ignore[call-overload]
         except TypeError:
             items = [value]
     if not items:
         raise InputError(f"{name}: a sweep needs at least one value", name)
-    if len(items) > MAX_AXIS_POINTS:
-        raise InputError(
-            f"{name}: {len(items):,} values; a sweep axis takes at most {MAX_AXIS_POINTS:,}", name
-        )
+    _check_length(len(items), name)
     items = [item.item() if hasattr(item, "item") else item for item in items]
     if _all_numbers(items):
         return Axis(var, _numbers(items, var), "list")
@@ -444,6 +447,42 @@ def to_axis(value: object, var: Variable, default_points: int = 11) -> Axis:
         q = to_quantity(item, var)
         base.append(float(q.m_as(var.unit)) * var.base_factor)
     return Axis(var, tuple(base), "list")
+
+
+def _check_length(count: int | None, name: str) -> None:
+    """Refuse an axis of more than MAX_AXIS_POINTS values (None: not known yet)."""
+    if count is not None and count > MAX_AXIS_POINTS:
+        raise InputError(
+            f"{name}: {count:,} values; a sweep axis takes at most {MAX_AXIS_POINTS:,}: "
+            "give fewer values",
+            name,
+        )
+
+
+def _is_number_array(value: object) -> bool:
+    """A one-dimensional numpy array of real numbers (not bools), converted in one step."""
+    if type(value).__module__ != "numpy" or not hasattr(value, "dtype"):
+        return False
+    kind = getattr(value.dtype, "kind", "")
+    return kind in "iuf" and kind != "" and getattr(value, "ndim", 0) == 1 and len(value) > 0
+
+
+def _array_numbers(value: object, var: Variable) -> tuple[float, ...]:
+    """`_numbers` for a numpy array: the dimension checked once, the bounds on the whole
+    array at once, the first value outside them refused as `to_quantity` refuses it."""
+    import numpy as np
+
+    x = np.asarray(value, dtype=float)
+    first = np.asarray(value)
+    to_quantity(first[0].item(), var)  # a dimensioned variable refuses a bare number, with a fix
+    b = var.bounds
+    with np.errstate(invalid="ignore"):
+        above = x >= b.lo if b.lo_inclusive else x > b.lo
+        below = x <= b.hi if b.hi_inclusive else x < b.hi
+        good = np.isfinite(x) & above & below
+    if not good.all():
+        to_quantity(first[int(np.argmin(good))].item(), var)  # raises the error with the range
+    return tuple((x * var.base_factor).tolist())
 
 
 def _all_numbers(items: list[object]) -> TypeGuard[list[float]]:
