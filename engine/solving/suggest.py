@@ -81,24 +81,45 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
         for n in sorted(distance, key=lambda n: (distance[n], -shared.get(n, 0), n))
         if n not in knowns and n not in missing and n not in full.determined
     ]
-    found = _confirmed([(n,) for n in ranked], missing, knowns, limit)
+    possible = _Possible(missing, knowns)
+    found = _confirmed([(n,) for n in ranked], missing, knowns, limit, possible)
     if found:
         return found
     nearest = ranked[:12]
     pairs = [(a, b) for i, a in enumerate(nearest) for b in nearest[i + 1 :]]
-    return [" and ".join(pair) for pair in _confirmed_pairs(pairs, missing, knowns, limit)]
+    return [
+        " and ".join(pair) for pair in _confirmed_pairs(pairs, missing, knowns, limit, possible)
+    ]
+
+
+class _Possible:
+    """`planning_graph.possible` for one search's targets and knowns, each candidate asked
+    once (the screen's two passes and the confirmation ask again); lives for one search
+    only, so it is no cache of the library's."""
+
+    def __init__(self, missing: tuple[str, ...], knowns: frozenset[str]) -> None:
+        self.missing, self.knowns = missing, knowns
+        self.seen: dict[tuple[str, ...], bool] = {}
+
+    def __call__(self, extra: tuple[str, ...]) -> bool:
+        found = self.seen.get(extra)
+        if found is None:
+            found = self.seen[extra] = planning_graph.possible(self.missing, self.knowns, extra)
+        return found
 
 
 def _confirmed(
-    candidates: list[tuple[str]], missing: tuple[str, ...], knowns: frozenset[str], limit: int
+    candidates: list[tuple[str]],
+    missing: tuple[str, ...],
+    knowns: frozenset[str],
+    limit: int,
+    possible: _Possible,
 ) -> list[str]:
-    screened = _screen(candidates, missing, knowns)
+    screened = _screen(candidates, missing, knowns, possible)
     shortcuts = bool(screened)  # a blind fallback plans only the nearest few, without them
     found = []
     for (name,) in (screened or candidates[:12])[:MAX_CONFIRMATIONS]:
-        if planning_graph.possible(missing, knowns, (name,)) and determines(
-            missing, knowns | {name}, shortcuts
-        ):
+        if possible((name,)) and determines(missing, knowns | {name}, shortcuts):
             found.append(name)
             if len(found) == limit:
                 break
@@ -106,15 +127,17 @@ def _confirmed(
 
 
 def _confirmed_pairs(
-    pairs: list[tuple[str, str]], missing: tuple[str, ...], knowns: frozenset[str], limit: int
+    pairs: list[tuple[str, str]],
+    missing: tuple[str, ...],
+    knowns: frozenset[str],
+    limit: int,
+    possible: _Possible,
 ) -> list[tuple[str, str]]:
-    screened = _screen(pairs, missing, knowns)
+    screened = _screen(pairs, missing, knowns, possible)
     shortcuts = bool(screened)
     found = []
     for pair in (screened or pairs[:10])[:MAX_CONFIRMATIONS]:
-        if planning_graph.possible(missing, knowns, pair) and determines(
-            missing, knowns | set(pair), shortcuts
-        ):
+        if possible(pair) and determines(missing, knowns | set(pair), shortcuts):
             found.append(pair)
             if len(found) == limit:
                 break
@@ -122,7 +145,10 @@ def _confirmed_pairs(
 
 
 def _screen(
-    candidates: list[Candidate], missing: tuple[str, ...], knowns: frozenset[str]
+    candidates: list[Candidate],
+    missing: tuple[str, ...],
+    knowns: frozenset[str],
+    possible: _Possible,
 ) -> list[Candidate]:
     """The candidates that propagation says may determine the targets: with the independent
     formulas and small blocks, or with shortcuts (derived formulas) one at a time. Empty
@@ -138,9 +164,7 @@ def _screen(
         kept.update(
             c
             for c in candidates
-            if c not in kept
-            and planning_graph.possible(missing, knowns, c)
-            and _propagates(missing, base, c, shortcuts)
+            if c not in kept and possible(c) and _propagates(missing, base, c, shortcuts)
         )
     return [c for c in candidates if c in kept] if told else []
 
