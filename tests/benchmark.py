@@ -8,7 +8,8 @@
    networkx"` (the two alternate, so that drift in the machine's speed hits both alike):
    `napkin solve` W12 with compiled bytecode and without it (PYTHONDONTWRITEBYTECODE=1
    recompiles napkinmath's sources on every start), `napkin --help`, `napkin --version`,
-   `napkin hardware H100-SXM` and a pure-unit `napkin check`; and the first solve after an
+   `napkin hardware H100-SXM`, a pure-unit `napkin check`, and the plan file
+   examples/startup-7b.toml as text and as HTML (`-o html`); and the first solve after an
    install (an empty cache directory: the library is declared with sympy and stored).
 2. Warm, in one process: a repeated W12 solve; W12's shape with new values every call; new
    shapes (the first answer of answerable random questions); new under-determined questions
@@ -45,6 +46,8 @@ from helpers import W12
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 NAPKIN = ["-m", "napkinmath.cli"]
+PLAN = os.path.join(ROOT, "examples", "startup-7b.toml")
+PLAN_HTML = os.path.join(tempfile.gettempdir(), "napkin-benchmark-startup-7b.html")
 DEPS = ["-c", "import sympy, pint, networkx"]
 COLD = {
     "cold `napkin solve` W12 (bytecode)": W12,
@@ -52,6 +55,8 @@ COLD = {
     "cold `napkin --version`": ["--version"],
     "cold `napkin hardware H100-SXM`": ["hardware", "H100-SXM"],
     "cold `napkin check` of units only": ["check", "140 GB / (400 Gb/s)", "--expect", "0.35 s"],
+    "cold `napkin plan examples/startup-7b.toml`": ["plan", PLAN],
+    "cold `napkin plan examples/startup-7b.toml -o html`": ["plan", PLAN, "-o", PLAN_HTML],
 }
 
 

@@ -10,13 +10,16 @@ then the engine's rounding steps to whole 8-GPU nodes.
 1. Sweep: `nm.sweep("n_gpus", over={"mfu": ..., "params": ...})`, a 1000×1000 grid (10^6
    points) with tokens=1T, train_time=3 weeks, against hand-written numpy of the same formulas
    on the same grid (meshgrid, ceil to whole nodes included). Measured with the axes given as
-   arrays (each value is checked and converted on its own) and as text ('0.2..0.6:lin:1000',
+   arrays (converted and bounds-checked in one vectorised step) and as text ('0.2..0.6:lin:1000',
    one conversion per axis). A 1-point sweep measures the one-time part: planning the question
    and the centre solve. Median of 7 runs each; values checked equal to 1e-9 once, untimed.
 2. Monte Carlo: `nm.solve(..., mfu="0.3 to 0.5", samples=100_000, seed=0)` and its 5th, 50th
    and 95th percentiles, against hand numpy drawing the same lognormal (5th/95th percentiles at
    0.3 and 0.5) from the same seed and taking the same percentiles. `samples=1` measures the
    one-time part. Median of 7 runs; the percentiles are checked equal to 1e-9 once.
+   Axis conversion: a 10^4-value array axis against one numpy multiply of it, and the
+   refusal of an axis one value over the cap (MAX_AXIS_POINTS, the grid's MAX_POINTS), which
+   reads its length before any value; median and the spread (min … max) of 21 runs.
 3. Plain solve, after against before: the working tree against commit e618b7a (the last commit
    before the what-if work), extracted with `git archive` into a temporary importable tree that
    PYTHONPATH puts ahead of the editable install. Cold: the wall time of a fresh
@@ -200,6 +203,55 @@ def bench_sweep() -> tuple[list[Row], str]:
     return rows, note
 
 
+def bench_axis() -> list[Row]:
+    """A 10^4-value array axis converted, and an over-long one refused, vs a numpy multiply."""
+    from napkinmath.whatif.spread import MAX_AXIS_POINTS, to_axis
+
+    var = nm.variables()["params"]
+    values = np.linspace(1e9, 7e10, 10_000)
+    over = np.full(MAX_AXIS_POINTS + 1, 7e9)
+    assert to_axis(values, var).values == to_axis(values.tolist(), var).values
+
+    def refuse() -> None:
+        try:
+            to_axis(over, var)
+        except nm.InputError:
+            return
+        raise AssertionError("an over-long axis was not refused")
+
+    funcs: dict[str, Callable[[], object]] = {
+        "axis": lambda: to_axis(values, var),
+        "hand": lambda: values * 1.0,
+        "refuse": refuse,
+    }
+    times: dict[str, list[float]] = {name: [] for name in funcs}
+    for _ in range(21):
+        for name, func in funcs.items():
+            start = time.perf_counter()
+            func()
+            times[name].append(time.perf_counter() - start)
+    hand = statistics.median(times["hand"])
+
+    def shown(name: str) -> str:
+        t = times[name]
+        return f"{fmt(statistics.median(t))} ({fmt(min(t))} … {fmt(max(t))})"
+
+    return [
+        (
+            f"  array axis of 10^4 values converted: {shown('axis')}",
+            fmt(statistics.median(times["axis"])),
+            fmt(hand),
+            f"{statistics.median(times['axis']) / hand:.0f}",
+        ),
+        (
+            f"  axis of {MAX_AXIS_POINTS + 1:,} values refused: {shown('refuse')}",
+            fmt(statistics.median(times["refuse"])),
+            fmt(hand),
+            f"{statistics.median(times['refuse']) / hand:.2f}",
+        ),
+    ]
+
+
 # 2. Monte Carlo
 
 
@@ -345,7 +397,7 @@ def main() -> None:
     cold_runs = int(sys.argv[1]) if len(sys.argv) > 1 else 9
     sweep_rows, sweep_note = bench_sweep()
     mc_rows, mc_note = bench_mc()
-    rows = [*sweep_rows, *mc_rows, *bench_plain(cold_runs)]
+    rows = [*sweep_rows, *bench_axis(), *mc_rows, *bench_plain(cold_runs)]
     width = max(len(r[0]) for r in rows) + 2
     print(f"{'measurement':<{width}}{'napkinmath':>12}{'baseline':>12}{'ratio':>8}")
     for label, median, baseline, ratio in rows:
