@@ -464,7 +464,7 @@ def _is_number_array(value: object) -> bool:
     if type(value).__module__ != "numpy" or not hasattr(value, "dtype"):
         return False
     kind = getattr(value.dtype, "kind", "")
-    return kind in "iuf" and kind != "" and getattr(value, "ndim", 0) == 1 and len(value) > 0
+    return kind in "iuf" and kind != "" and getattr(value, "ndim", 0) == 1 and len(value) > 0  # type: ignore[arg-type]
 
 
 def _array_numbers(value: object, var: Variable) -> tuple[float, ...]:
