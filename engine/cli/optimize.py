@@ -126,7 +126,7 @@ def _givens(terms: list[str]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     from napkinmath.cli.jsonout import document
     from napkinmath.cli.main import RECORD_TERMS, keywords, record_terms
-    from napkinmath.cli.whatif import _check_outputs, _inputs, _records, _writing
+    from napkinmath.cli.whatif import _check_outputs, _files, _inputs, _records, _writing
     from napkinmath.whatif.optimize import optimize
     from napkinmath.writing import write_output
 
@@ -167,25 +167,12 @@ def run(args: argparse.Namespace) -> int:
         "csv": lambda: optimum.to_csv().rstrip("\n"),
     }
     print(render[args.format]())
-    if args.csv:
-        with _writing(args.csv):
-            write_output(args.csv, optimum.to_csv(), inputs=_inputs(args))
-        print(f"wrote {args.csv}", file=sys.stderr)
     if args.json:
         with _writing(args.json):
             text = document("optimum", optimum.to_dict()) + "\n"
             write_output(args.json, text, inputs=_inputs(args))
         print(f"wrote {args.json}", file=sys.stderr)
-    if args.plot:
-        try:
-            import matplotlib
-        except ImportError:
-            pass  # plot() says how to install it
-        else:
-            matplotlib.use("Agg")
-        with _writing(args.plot):
-            optimum.plot(args.plot)
-        print(f"wrote {args.plot}", file=sys.stderr)
+    _files(optimum, args)  # --csv and --plot, as sweep and compare write them
     if args.strict and not optimum.fits:
         print(f"napkin: --strict: {optimum.warnings[0]}", file=sys.stderr)
         return 1
