@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from napkinmath.checking.outcome import CheckResult
     from napkinmath.library.lookup import constraints, variable, variables
     from napkinmath.library.objects import formula, graph
+    from napkinmath.library.user import user_formulas
     from napkinmath.scenario.answer import Plan, plan
     from napkinmath.solving.reconcile import Reconciliation, reconcile
     from napkinmath.solving.solver import solve
@@ -95,6 +96,7 @@ __all__ = [
     "to_registry",
     "uniform",
     "ureg",
+    "user_formulas",
     "variable",
     "variables",
 ]
@@ -129,6 +131,7 @@ _WHATIF = {
     "audit": "napkinmath.checking.audit",
     "reconcile": "napkinmath.solving.reconcile",
     "Reconciliation": "napkinmath.solving.reconcile",
+    "user_formulas": "napkinmath.library.user",
 }
 __version__ = "0.1.0"
 

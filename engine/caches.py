@@ -43,7 +43,10 @@ ENABLED = os.environ.get("NAPKIN_NO_CACHE", "") in ("", "0")
 
 # --- what invalidates a cache, in the words the map uses -----------------------------------
 #: a cache of what the formula library (its formulas and variables) determines
-LIBRARY = "never: the library is fixed once loaded in a process"
+LIBRARY = (
+    "the library: fixed once loaded, but for your formulas (cleared on entering and leaving "
+    "`napkinmath.library.user.user_formulas`)"
+)
 #: a cache of what pint's registry determines
 UNITS = "never: the unit registry is fixed in a process"
 #: a cache of what the shipped records files hold
@@ -218,9 +221,11 @@ def cache_map() -> str:
         "| --- | --- | --- |",
         "| `library-KEY` (the declared library) | KEY: the digest of the library's "
         "source (`library.snapshot.digest`) | a change of a formula module, of the "
-        "engine files that decide stored facts, of sympy or of Python |",
+        "engine files that decide stored facts, of sympy or of Python; never read "
+        "nor written while your formulas are in force (`library.user.user_active`) |",
         "| `inversions-KEY/KIND-HASH` (rearrangements, joint roots, yes/no facts such "
-        "as singular blocks) | KEY as above; HASH: the formulas and unknowns | as above |",
+        "as singular blocks) | KEY as above; HASH: the formulas and unknowns | as above, "
+        "and likewise never while your formulas are in force |",
         "| `variables-KEY` (the library's variable names) | KEY: the digest of the "
         "formula modules (`library.names.source_digest`) | a change of a formula "
         "module |",

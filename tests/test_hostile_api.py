@@ -625,7 +625,10 @@ def _methods(rng: random.Random, tally: Tally, owner: str, obj: object, depth: i
 
 
 def _ours(value: object) -> bool:
-    return type(value).__module__.startswith("napkinmath") and not isinstance(value, type)
+    """An object of napkinmath's own classes; not the library's registries (nm.variables()
+    is a dict whose missing names fall back to your retired variables: its methods are
+    dict's, and clearing it would empty the library)."""
+    return type(value).__module__.startswith("napkinmath") and not isinstance(value, (type, dict))
 
 
 def _samples() -> dict:

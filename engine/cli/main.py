@@ -338,6 +338,13 @@ def _record_options(name: str, parser: argparse.ArgumentParser) -> None:
         )
     if name in _SOLVE_WITH_RECORDS:
         parser.add_argument(
+            "--formulas",
+            action="append",
+            metavar="FILE",
+            help="your own variables and formulas (TOML: [variables.NAME] tables and "
+            "[[formulas]] with an equation), used with the library's; repeatable",
+        )
+        parser.add_argument(
             "--achievable",
             action="store_true",
             help="use the record's measured (achievable) matmul FLOP/s and HBM bandwidth in "
@@ -790,9 +797,13 @@ def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         return 2
     as_json = getattr(args, "format", None) == "json"
     try:
+        from napkinmath.library.user import user_formulas
         from napkinmath.solving.records import user_records
 
-        with user_records(getattr(args, "records", None)):
+        with (
+            user_records(getattr(args, "records", None)),
+            user_formulas(getattr(args, "formulas", None)),
+        ):
             return args.handler(args)
     except NapkinError as exc:
         _say(f"napkin: {exc}")

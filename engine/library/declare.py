@@ -268,7 +268,18 @@ class _BySymbol(dict):
         return True
 
 
-VARIABLES: dict[str, Variable] = {}
+class _Variables(dict):
+    """The variables by name; `[name]` of one no longer in force finds it in `RETIRED`, so
+    that an answer made with your formulas (`napkinmath.library.user`) still prints after
+    its block ends (`.get`, `in` and listings see only those in force)."""
+
+    def __missing__(self, name: str) -> Variable:
+        return RETIRED[name]
+
+
+#: your variables once their `user_formulas` block has ended, by name (the latest of a name)
+RETIRED: dict[str, Variable] = {}
+VARIABLES: dict[str, Variable] = _Variables()
 VARIABLES_BY_SYMBOL: dict[sympy.Symbol, Variable] = _BySymbol()
 FORMULAS: dict[str, Formula] = {}
 #: names read from the snapshot and not yet declared again by importing their module: such a

@@ -39,12 +39,17 @@ def source_digest() -> str:
     return digest.hexdigest()[:24]
 
 
-@caches.memo(None, invalidated_by="never: the formula modules are fixed in a process")
+@caches.memo(None, invalidated_by=caches.LIBRARY)
 def variable_names() -> frozenset[str]:
     """Every library variable's name: from the cache when its entry checks out for this
     source (`napkinmath.cache`), else by declaring the library (and writing the entry)."""
     from napkinmath import cache as disk
+    from napkinmath.library.user import user_active
 
+    if user_active():  # your variables in force: named here, never stored
+        from napkinmath.library.lookup import variables
+
+        return frozenset(variables())
     try:
         key = source_digest()
     except OSError:  # a source file cannot be read: no key, no cache

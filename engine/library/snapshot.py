@@ -118,7 +118,10 @@ def save() -> None:
     """Store the declared library (nothing when a part has no stored form), and remove the
     files of other sources that have not been written for `STALE_DAYS`."""
     from napkinmath.library.tree import NoTreeError
+    from napkinmath.library.user import user_active
 
+    if user_active():  # the library is stored without your formulas, or not at all
+        return
     try:
         data = {
             "variables": [_variable(v) for v in declare.VARIABLES.values()],

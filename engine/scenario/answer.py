@@ -309,7 +309,12 @@ def plan(
     if achievable:
         scenario.achievable = True
     check_plan(scenario)  # the whole plan's work, counted before any of it is done
-    with user_records(scenario.record_files or None):
+    from napkinmath.library.user import user_formulas
+
+    with (
+        user_records(scenario.record_files or None),
+        user_formulas(scenario.formula_sources or None),
+    ):
         return _plan(scenario)
 
 

@@ -4,6 +4,8 @@
     notes = "..."
     tolerance = 0.01          # over-determined givens must agree this closely
     strict = false            # true: a violated constraint or disagreeing givens fail the run
+    formulas = ["ours.toml"]  # your formulas files (from the plan's folder), or the same
+                              # [variables.NAME] and [[formulas]] tables in the plan itself
 
     [records]                 # gpu, model, precision (as solve's gpu=, model=, precision=)
     gpu = "H100-SXM"
@@ -68,7 +70,14 @@ TOP_KEYS = (
     "sweeps",
     "comparisons",
     "optimizations",
+    "formulas",  # your formulas files (a list of paths), or [[formulas]] tables inline
+    "variables",  # [variables.NAME] tables inline (`napkinmath.library.user`)
 )
+_OPTION_FOR = {  # where a file outside a plan's folder may be named instead
+    "records files": "--records (records= in Python)",
+    "config files": "--model (model= in Python)",
+    "formulas files": "--formulas (formulas= in Python)",
+}
 RecordKey = Literal["gpu", "model", "precision"]
 RECORD_KEYS: tuple[RecordKey, ...] = ("gpu", "model", "precision")
 #: the records a sweep or a comparison takes (a name, or a list of names to run across)
@@ -196,6 +205,8 @@ class Scenario:
     is_json: bool = False
     record_files: tuple[str, ...] = ()  # the user's records files, laid over the shipped
     achievable: bool = False  # measured peaks in place of datasheet ones
+    #: your formulas: files (paths) and the file's own tables (`napkinmath.library.user`)
+    formula_sources: tuple[object, ...] = ()
 
     def where(self, path: Where) -> str:
         """'plan.toml, line 12, key sections[0].ask' (or without a line for a dict)."""
@@ -385,6 +396,7 @@ class _Checker:
 
     def scenario(self) -> Scenario:
         """The checked scenario; record names are checked with the user's records in force."""
+        from napkinmath.library.user import user_formulas
         from napkinmath.solving.records import user_records
 
         d = self.keys(self.data, TOP_KEYS, ())
@@ -404,15 +416,41 @@ class _Checker:
             raise self.fail(
                 ("records", "achievable"), f"expected true or false, got {achievable!r}"
             )
+        formula_sources = self.formula_sources(d)
         try:
-            with user_records(files or None):
+            with user_records(files or None), user_formulas(formula_sources or None):
                 found = self.checked(d, table)
         except InputError:
             raise
         except NapkinError as exc:  # a records file named by --records / records=
             raise InputError(f"{self.source}: {exc}", "records") from None
         found.record_files, found.achievable = files, achievable
+        found.formula_sources = formula_sources
         return found
+
+    def formula_sources(self, d: dict) -> tuple[object, ...]:
+        """formulas = ["ours.toml"] (from the plan file's folder), or [[formulas]] and
+        [variables.NAME] tables in the plan itself."""
+        from napkinmath.library.user import Inline
+
+        value, tables = d.get("formulas", []), d.get("variables")
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            raise self.fail(("formulas",), "expected a list of formulas files or [[formulas]]")
+        paths = [v for v in value if isinstance(v, str)]
+        inline = [v for v in value if isinstance(v, dict)]
+        if len(paths) + len(inline) != len(value) or (paths and inline):
+            raise self.fail(
+                ("formulas",), "expected a list of formulas files, or [[formulas]] tables"
+            )
+        found: list[object] = [
+            self.inside(p, ("formulas", i), "formulas files") for i, p in enumerate(paths)
+        ]
+        if inline or tables is not None:
+            data = {"formulas": inline, "variables": {} if tables is None else tables}
+            found.append(Inline(data, self.source, self.lines))
+        return tuple(found)
 
     def config_model(
         self, table: dict, files: tuple[str, ...], where: Where
@@ -450,8 +488,8 @@ class _Checker:
                 where,
                 f"{visible(item)!r} is outside the plan file's folder; a "
                 f"plan's {what} are read from its folder or below it (no "
-                "absolute path, no .. out of it, no link out of it): copy the file "
-                "there, or name it with --records (records= in Python)",
+                f"absolute path, no .. out of it, no link out of it): copy the file "
+                f"there, or name it with {_OPTION_FOR[what]}",
             )
         return path
 
@@ -484,21 +522,8 @@ class _Checker:
         from napkinmath.hardware.user import check_named_file
         from napkinmath.text.visible import visible
 
-        folder = os.path.dirname(self.source)
-        path, shown = os.path.join(folder, item), visible(os.path.join(folder, item))
-        base = os.path.realpath(folder or ".")
-        if (
-            "\x00" in item
-            or os.path.isabs(item)
-            or os.path.commonpath([base, os.path.realpath(path)]) != base
-        ):
-            raise self.fail(
-                where,
-                f"{visible(item)!r} is outside the plan file's folder; a "
-                "plan's records files are read from its folder or below it (no "
-                "absolute path, no .. out of it, no link out of it): copy the file "
-                "there, or name it with --records (records= in Python)",
-            )
+        path = self.inside(item, where, "records files")
+        shown = visible(path)
         try:
             check_named_file(path, shown)
         except InputError as exc:

@@ -367,8 +367,11 @@ class _Store:
 
     def __init__(self) -> None:
         from napkinmath.library import snapshot
+        from napkinmath.library.user import user_active
 
         self.folder, self.source = snapshot.name("inversions"), snapshot.digest()
+        if user_active():  # your formulas in force: nothing read or written on disk
+            self.folder = self.source = None
         self.limit = snapshot.LIMITS["inversions"]
 
     def _entry(self, kind: str, key: str) -> str | None:

@@ -128,6 +128,7 @@ def solve(
     achievable: bool = False,
     records: object = None,
     digits: int | None = None,
+    formulas: object = None,
     **givens: object,
 ) -> Result | RangeResult | SampleResult: ...
 
@@ -147,6 +148,7 @@ def solve(
     achievable: bool = False,
     records: object = None,
     digits: int | None = None,
+    formulas: object = None,
     **givens: object,
 ) -> Result | RangeResult | SampleResult:
     """Solve for `targets` (a name or a list of names) from keyword givens.
@@ -172,12 +174,34 @@ def solve(
     `achievable` uses the record's measured figures (`napkinmath.solving.achievable`) in place
     of its datasheet peaks; `records` (a path or a list of paths) loads the user's own records
     files over the shipped ones (`napkinmath.hardware.user`); `digits` sets the significant
-    figures shown (the values stay exact).
+    figures shown (the values stay exact). `formulas` (a path, a dict of the same tables, or a
+    list of them) puts your own variables and formulas in force for the question
+    (`napkinmath.library.user`): they join the library's, and each step that uses one cites
+    it as "your formula FILE:LINE".
 
     A question asked again with the same plain values (text and numbers) and the same records
     in force is answered from a bounded memo of recent answers, as a fresh copy (an answer is
     kept from the second time its question is asked).
     """
+    if formulas is not None:
+        from napkinmath.library.user import user_formulas
+
+        with user_formulas(formulas):
+            return solve(
+                targets,
+                gpu=gpu,
+                model=model,
+                tolerance=tolerance,
+                samples=samples,
+                seed=seed,
+                on_inconsistent=on_inconsistent,
+                units=units,
+                precision=precision,
+                achievable=achievable,
+                records=records,
+                digits=digits,
+                **givens,
+            )
     from napkinmath.hardware.config_json import is_config_path
 
     config = is_config_path(model)
