@@ -16,7 +16,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import pint
 
@@ -183,55 +183,28 @@ def solve(
     in force is answered from a bounded memo of recent answers, as a fresh copy (an answer is
     kept from the second time its question is asked).
     """
-    if formulas is not None:
-        from napkinmath.library.user import user_formulas
-
-        with user_formulas(formulas):
-            return solve(
-                targets,
-                gpu=gpu,
-                model=model,
-                tolerance=tolerance,
-                samples=samples,
-                seed=seed,
-                on_inconsistent=on_inconsistent,
-                units=units,
-                precision=precision,
-                achievable=achievable,
-                records=records,
-                digits=digits,
-                **givens,
-            )
     from napkinmath.hardware.config_json import is_config_path
 
-    config = is_config_path(model)
-    if config and not _in_force(model):
-        from napkinmath.solving.records import config_model
-
-        model, records = config_model(model, records)
-    if records is not None:
-        from napkinmath.solving.records import config_warning, user_records
-
-        with user_records(records):
-            answer = solve(
-                targets,
-                gpu=gpu,
-                model=model,
-                tolerance=tolerance,
-                samples=samples,
-                seed=seed,
-                on_inconsistent=on_inconsistent,
-                units=units,
-                precision=precision,
-                achievable=achievable,
-                digits=digits,
-                **givens,
-            )
-            warning = config_warning(model) if config else None  # type: ignore[arg-type]
-            notes = getattr(answer, "notes", None)
-            if warning and isinstance(notes, list) and warning not in notes:
-                notes.append(warning)
-            return answer
+    config = is_config_path(model) and not _in_force(model)
+    if formulas is not None or records is not None or config:
+        return _solve_with_files(
+            targets,
+            formulas,
+            records,
+            {
+                "gpu": gpu,
+                "model": model,
+                "tolerance": tolerance,
+                "samples": samples,
+                "seed": seed,
+                "on_inconsistent": on_inconsistent,
+                "units": units,
+                "precision": precision,
+                "achievable": achievable,
+                "digits": digits,
+            },
+            givens,
+        )
     if gpu is not None and type(gpu) is not str:
         gpu = bound_records(gpu, "gpu")
     key = _memo_key(
@@ -269,6 +242,38 @@ def solve(
             )
         result = result._with_digits(digits)
     return result
+
+
+def _solve_with_files(
+    targets: str | Iterable[str],
+    formulas: object,
+    records: object,
+    options: dict[str, Any],
+    givens: dict[str, Any],
+) -> Result | RangeResult | SampleResult:
+    """`solve` with the user's formulas, records files or a config.json model in force."""
+    if formulas is not None:
+        from napkinmath.library.user import user_formulas
+
+        with user_formulas(formulas):
+            return solve(targets, records=records, **options, **givens)
+    from napkinmath.hardware.config_json import is_config_path
+
+    model = options["model"]
+    config = is_config_path(model)
+    if config and not _in_force(model):
+        from napkinmath.solving.records import config_model
+
+        model, records = config_model(model, records)
+    from napkinmath.solving.records import config_warning, user_records
+
+    with user_records(records):
+        answer = solve(targets, **{**options, "model": model}, **givens)
+        warning = config_warning(model) if config else None
+        notes = getattr(answer, "notes", None)
+        if warning and isinstance(notes, list) and warning not in notes:
+            notes.append(warning)
+        return answer
 
 
 def _in_force(model: object) -> bool:
