@@ -369,9 +369,10 @@ class _Store:
         from napkinmath.library import snapshot
         from napkinmath.library.user import user_active
 
-        self.folder, self.source = snapshot.name("inversions"), snapshot.digest()
-        if user_active():  # your formulas in force: nothing read or written on disk
-            self.folder = self.source = None
+        self.folder: str | None = None
+        self.source: str | None = None
+        if not user_active():  # your formulas in force: nothing read or written on disk
+            self.folder, self.source = snapshot.name("inversions"), snapshot.digest()
         self.limit = snapshot.LIMITS["inversions"]
 
     def _entry(self, kind: str, key: str) -> str | None:
