@@ -233,9 +233,10 @@ class Result:
         """JSON text; never NaN or Infinity (non-finite numbers become null)."""
         return provided("to_json")(self, indent)
 
-    def to_frame(self):
-        """A one-row pandas DataFrame: targets and givens, columns 'name [unit]'."""
-        return provided("to_frame")(self)
+    def to_frame(self, pint: bool = False):
+        """A one-row pandas DataFrame: targets and givens, columns 'name [unit]' (`pint=True`:
+        columns by name, of pint-pandas `pint[unit]` dtypes)."""
+        return provided("to_frame")(self, pint)
 
     def _repr_html_(self) -> str:
         """The headline, givens and steps in HTML, the math as MathML (typeset offline)."""

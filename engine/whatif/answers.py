@@ -193,10 +193,10 @@ class _SpreadAnswer:
     def to_table(self) -> Table:
         raise NotImplementedError
 
-    def to_frame(self):
+    def to_frame(self, pint: bool = False):
         """One row per target, its unit and the numbers of its spread (`to_table()`), as a
         pandas DataFrame; needs pandas."""
-        return self.to_table().to_pandas()
+        return self.to_table().to_pandas(pint=pint)
 
     def _rows(self, columns: dict[str, list[float]], units: list[str]) -> Table:
         """The table of `columns` (numbers, one row per target, in `units`)."""

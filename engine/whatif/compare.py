@@ -228,8 +228,8 @@ class Comparison:
         )
         return parts.get(option, label)
 
-    def to_pandas(self):
-        return self.to_table().to_pandas()
+    def to_pandas(self, pint: bool = False):
+        return self.to_table().to_pandas(pint=pint)
 
     def to_csv(self, path=None) -> str:
         return self.to_table().to_csv(path)

@@ -9,6 +9,7 @@
     nm.to_frame(nm.hardware)          # every record value with its source and date
     nm.to_frame(nm.formula("fleet_equation")), nm.to_frame(nm.hardware.get("H100-SXM"))
                                       # one formula, variable or record (or a list of them)
+    nm.to_frame(r, pint=True)         # number columns as pint-pandas `pint[unit]` dtypes
 
 Each goes through `napkinmath.whatif.table.Table`, whose `to_pandas()` needs pandas
 (``pip install 'napkinmath[frames]'``); `to_table(...)` gives the Table itself.
@@ -82,9 +83,12 @@ def to_table(obj: object):
     )
 
 
-def to_frame(obj: object):
-    """A pandas DataFrame of `obj` (see the module docstring); needs pandas."""
-    return to_table(obj).to_pandas()
+def to_frame(obj: object, pint: bool = False):
+    """A pandas DataFrame of `obj` (see the module docstring); needs pandas. `pint=True`:
+    number columns of pint-pandas dtypes (`napkinmath.whatif.pint_frame`)."""
+    if not isinstance(pint, bool):
+        raise InputError(f"pint={arguments.shown(pint)}: expected True or False", "pint")
+    return to_table(obj).to_pandas(pint=pint)
 
 
 def _results(results: list):

@@ -928,9 +928,9 @@ class Optimum:
 
         return _column(name, np.asarray(base, dtype=float), role)
 
-    def to_frame(self):
+    def to_frame(self, pint: bool = False):
         """Every candidate as a pandas DataFrame (columns 'name [unit]')."""
-        return self.to_table().to_pandas()
+        return self.to_table().to_pandas(pint=pint)
 
     def to_csv(self) -> str:
         return self.to_table().to_csv()

@@ -273,11 +273,16 @@ class Table:
 
     # ---- conversions -------------------------------------------------------------------------
 
-    def to_pandas(self):
+    def to_pandas(self, pint: bool = False):
         """A pandas DataFrame with the headers as column names; units and title in `df.attrs`.
         A column of a variable that counts things (GPUs, nodes, tokens, sequences, a
         parallelism degree) whose every value is whole is of integers ("Int64", NaN as <NA>);
-        every other number is a float."""
+        every other number is a float. `pint=True`: columns named by variable, each number
+        column of dtype `pint[unit]` (`napkinmath.whatif.pint_frame`; needs pint-pandas)."""
+        if pint:
+            from napkinmath.whatif.pint_frame import pint_frame
+
+            return pint_frame(self)
         try:
             import pandas as pd
         except ImportError as exc:
