@@ -126,3 +126,14 @@ def test_digits_changes_the_text_not_the_value():
     r = nm.solve("mfu", params="405B", tokens="15.6T", gpu_hours="30.84e6 GPU*h", gpu="H100")
     assert r.to_latex(digits=2).startswith("\\noindent\\textbf{Answer:} $\\mathrm{MFU} = 35\\%$")
     assert r.value.magnitude == pytest.approx(0.345063, rel=1e-5)
+
+
+def test_latex_maps_each_symbol_it_derives_to_the_name_you_pass_to_solve():
+    r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100")
+    text = r.to_latex()
+    legend = next(line for line in text.split("\n") if "Symbols:" in line)
+    # the intermediates and targets, each symbol beside its name; givens are named in their list
+    assert r"$C$ \texttt{train\_compute}" in legend
+    assert r"$n$ \texttt{n\_gpus}" in legend
+    assert "params" not in legend and r"\texttt{params}" in text
+    assert text.index("Symbols:") > text.index(r"\paragraph{1.")

@@ -7,9 +7,11 @@ it differs from the result.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from napkinmath.rendering.exprprint import Name, Printer
+from napkinmath.rendering.mathml import names_in
 from napkinmath.rendering.result import (
     checks_text,
     equation_text,
@@ -101,6 +103,7 @@ def latex(r: Result) -> str:
     """A fragment for pdflatex with amsmath: every Unicode character spelled in LaTeX."""
     sources = Sources()
     symbol = Printer(_latex_symbol, style="latex")
+    used: list[str] = []
     out = [f"\\noindent\\textbf{{Answer:}} ${line}$\\\\" for line in _headline_math(r)]
     out += [f"\\textbf{{Warning:}} {tex.text(w)}\\\\" for w in r.warnings]
     if r.givens:
@@ -132,6 +135,8 @@ def latex(r: Result) -> str:
         out.append(r"\end{align*}")
         if step.cancel is not None:
             out.append(f"\\noindent({tex.text(step.note)})")
+        used += [n for f in step.formulas for n in names_in(f.layouts)]
+    out += latex_legend(used, shown=r.givens)
     extra = [line for line in extra_text(r) if line]
     if extra:
         out.append(r"\begin{itemize}")
@@ -143,6 +148,19 @@ def latex(r: Result) -> str:
         out += [f"  \\item[{{[{n}]}}] {tex.text(s)}" for n, s in sources.entries()]
         out.append(r"\end{description}")
     return "\n".join(out)
+
+
+def latex_legend(names: Iterable[str], shown: Iterable[str] = ()) -> list[str]:
+    """Each symbol of a derivation beside the variable's name (what you pass to solve), for
+    the symbols whose name is not already printed beside them (`shown`: the givens)."""
+    from napkinmath.library.lookup import variables
+
+    skip = set(shown)
+    seen = [n for n in dict.fromkeys(names) if n not in skip and n in variables()]
+    if not seen:
+        return []
+    items = "; ".join(f"${tex.math(variables()[n].latex)}$ \\texttt{{{tex.text(n)}}}" for n in seen)
+    return [f"\\noindent{{\\small Symbols: {items}}}"]
 
 
 def latex_math(r: Result) -> str:
