@@ -607,7 +607,7 @@ def _load(source: object, input_format: str | None) -> _Table:
         text = _decode(data, "the claims input") if isinstance(data, bytes) else data
         if not isinstance(text, str):
             raise InputError("the claims input must be text")
-        return _parse(text, input_format or "csv", "input", "input")
+        return _parse(text, input_format or sniffed_format(text), "input", "input")
     if isinstance(source, Mapping):
         rows, defaults = _from_document(dict(source), "claims")
         return _Table([(None, row) for row in rows], defaults, "claims")
@@ -622,6 +622,23 @@ def _load(source: object, input_format: str | None) -> _Table:
     raise InputError(
         f"check_claims takes a file path or a list of rows, not {type(source).__name__}"
     )
+
+
+#: a TOML claims table's tell: a [defaults] or [[claims]] header, or a `claims = [` array
+_TOML_TELL = re.compile(r"^\s*(\[\[\s*claims\s*\]\]|\[\s*defaults\s*\]|claims\s*=\s*\[)", re.M)
+
+
+def sniffed_format(text: str) -> str:
+    """The format of a claims table read from a stream without --input-format: JSON when
+    it opens with `{` or `[` (a TOML table header such as `[defaults]` aside), TOML when it
+    has a [[claims]] or [defaults] header, otherwise CSV (a tab in the header: TSV)."""
+    head = text.lstrip("\ufeff \t\r\n")
+    if _TOML_TELL.search(text[:MAX_FILE_BYTES]):
+        return "toml"
+    if head[:1] in "{[" and head:
+        return "json"
+    first = head.split("\n", 1)[0]
+    return "tsv" if "\t" in first and "," not in first else "csv"
 
 
 def _iterable(source: object) -> bool:

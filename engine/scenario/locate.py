@@ -1,10 +1,11 @@
 """Where a key sits in a scenario file: its line, for error messages.
 
 `tomllib` and `json` keep no positions, so the text is scanned once: TOML table headers
-(``[givens]``, ``[[sections]]``, ``[sections.givens]``) and ``key = value`` lines (with the
-keys of an inline table on the same line; multi-line strings skipped) are mapped to their
-path, arrays of tables counted by index; JSON keys and array elements likewise. A path not
-found falls back to its nearest found parent.
+(``[givens]``, ``[[sections]]``, ``[sections.givens]``) and ``key = value`` lines (dotted
+keys such as ``givens.params`` too, and the keys of an inline table on the same line;
+multi-line strings skipped) are mapped to their path, arrays of tables counted by index;
+JSON keys and array elements likewise. A path not found falls back to its nearest found
+parent.
 """
 
 from __future__ import annotations
@@ -14,12 +15,22 @@ import re
 Path = tuple[str | int, ...]
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r'^\s*("[^"]*"|\'[^\']*\'|[A-Za-z0-9_\-]+)\s*=')
-_INLINE_KEY = re.compile(r'[{,]\s*("[^"]*"|[A-Za-z0-9_\-]+)\s*=')
+#: one part of a key: bare, "basic" or 'literal'
+_PART = r'(?:"[^"]*"|\'[^\']*\'|[A-Za-z0-9_\-]+)'
+#: a key, dotted or not (`givens.params`, `site."us-east".pue`), before its `=`
+_DOTTED = rf"{_PART}(?:\s*\.\s*{_PART})*"
+_KEY = re.compile(rf"^\s*({_DOTTED})\s*=")
+_INLINE_KEY = re.compile(rf"[{{,]\s*({_DOTTED})\s*=")
+_PARTS = re.compile(_PART)
 
 
 def _key(text: str) -> str:
     return text.strip().strip("\"'")
+
+
+def _parts(key: str) -> tuple[str, ...]:
+    """The parts of a dotted key, unquoted: `site."us-east".pue` -> (site, us-east, pue)."""
+    return tuple(_key(p) for p in _PARTS.findall(key))
 
 
 def toml_lines(text: str) -> dict[Path, int]:
@@ -52,8 +63,10 @@ def toml_lines(text: str) -> dict[Path, int]:
         key = _KEY.match(line)
         if not key:
             continue
-        path = (*table, _key(key.group(1)))
-        found.setdefault(path, number)
+        parts = _parts(key.group(1))
+        for end in range(1, len(parts) + 1):  # a dotted key makes its tables on this line
+            found.setdefault((*table, *parts[:end]), number)
+        path = (*table, *parts)
         rest = line[key.end() :]
         for delimiter in ('"""', "'''"):
             if rest.count(delimiter) % 2 == 1:  # a multi-line string starts here
@@ -62,7 +75,9 @@ def toml_lines(text: str) -> dict[Path, int]:
         if quote:
             continue
         for inline in _INLINE_KEY.finditer(rest):
-            found.setdefault((*path, _key(inline.group(1))), number)
+            inner = _parts(inline.group(1))
+            for end in range(1, len(inner) + 1):
+                found.setdefault((*path, *inner[:end]), number)
         value = rest.split("#", 1)[0] if '"' not in rest and "'" not in rest else rest
         depth = max(0, value.count("[") - value.count("]"))
     return found
