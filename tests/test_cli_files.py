@@ -88,3 +88,75 @@ def test_a_bad_value_under_a_dotted_key_names_its_line(napkin, tmp_path):
     status, _, err = napkin("plan", str(plan))
     assert status == 2
     assert "line 7" in err and "tokens" in err, err
+
+
+# --- napkin plan: standard input, standard output, JSON ---------------------------------------
+PLANS = sorted(p for p in EXAMPLES.glob("*.toml") if p.name not in ("ours.toml", "claims.toml"))
+
+
+def test_a_plan_from_stdin_answers_as_the_file_does(napkin, monkeypatch):
+    path = EXAMPLES / "startup-7b.toml"
+    _, from_file, _ = napkin("plan", str(path))
+    _stdin(monkeypatch, path.read_text())
+    status, from_stdin, err = napkin("plan", "-")
+    assert status == 0, err
+    assert from_stdin == from_file
+
+
+def test_a_json_plan_from_stdin_and_its_errors_name_stdin_and_the_line(napkin, monkeypatch):
+    _stdin(
+        monkeypatch,
+        '{"title": "j",\n "sections": [{"title": "a", "ask": ["train_compute"],\n'
+        ' "givens": {"params": "7B", "tokens": "1T"}}]}\n',
+    )
+    status, out, err = napkin("plan", "-", "--format", "markdown")
+    assert status == 0, err
+    assert out.startswith("# j")
+    assert "4.2" in out  # 6 × 7e9 × 1e12 = 4.2e22 FLOP
+    _stdin(monkeypatch, 'title = "x"\n[[sections]]\ntitle = "a"\nask = ["n_gpus"]\nmfu = 2\n')
+    status, _, err = napkin("plan", "-")
+    assert status == 2 and err.startswith("napkin: <stdin>, line 5, key sections[0].mfu")
+
+
+def test_dash_o_dash_writes_the_report_to_stdout_in_the_format_asked(napkin):
+    plan = str(EXAMPLES / "startup-7b.toml")
+    _, text, _ = napkin("plan", plan)
+    status, dashed, _ = napkin("plan", plan, "-o", "-")
+    assert status == 0 and dashed == text
+    status, html, _ = napkin("plan", plan, "-o", "-", "--format", "html")
+    assert status == 0 and html.lstrip().lower().startswith("<!doctype html")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--format", "pdf"], "a PDF is not written to standard output: use -o plan.pdf"),
+        (["--format", "json", "-o", "x.json"], "the suffix of OUT picks a file's format"),
+    ],
+)
+def test_formats_that_cannot_go_to_stdout_are_refused_before_any_work(napkin, args, says):
+    status, _, err = napkin("plan", str(EXAMPLES / "startup-7b.toml"), *args)
+    assert status == 2 and says in err
+
+
+@pytest.mark.parametrize("path", PLANS, ids=[p.name for p in PLANS])
+def test_a_plans_json_and_each_of_its_parts_validate_against_their_schemas(napkin, path):
+    import json
+
+    from test_conventions_packaging import _validator
+
+    status, out, err = napkin("plan", str(path), "--format", "json")
+    assert status in (0, 1), err
+    data = json.loads(out)
+    errors = sorted(_validator("plan").iter_errors(data), key=str)
+    assert not errors, errors[0]
+    parts = [
+        *(s["answer"] for s in data["sections"]),
+        *(s["table"] for s in data["sweeps"]),
+        *(c["comparison"] for c in data["comparisons"]),
+        *(o["optimum"] for o in data["optimizations"]),
+    ]
+    for part in parts:
+        kind = part["schema"].removeprefix("napkinmath-").removesuffix("/1")
+        errors = sorted(_validator(kind).iter_errors(part), key=str)
+        assert not errors, (kind, errors[0])

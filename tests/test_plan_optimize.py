@@ -260,7 +260,9 @@ def test_json_report(w12, tmp_path):
     (opt,) = data["optimizations"]
     assert opt["title"] == "Smallest fleet"
     assert opt["optimum"]["best"]["point"]["n_gpus"]["value"] == 64
-    assert opt["optimum"] == json.loads(w12.optimizations[0].optimum.to_json())
+    optimum = dict(opt["optimum"])
+    assert optimum.pop("schema") == "napkinmath-optimum/1"  # as `napkin optimize` tags it
+    assert optimum == json.loads(w12.optimizations[0].optimum.to_json())
     assert data["ok"] is True and data["warnings"] == []
     path = w12.write(tmp_path / "plan.json")
     assert json.loads(path.read_text(encoding="utf-8")) == data

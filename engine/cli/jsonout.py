@@ -14,22 +14,13 @@ import json
 from typing import TYPE_CHECKING
 
 from napkinmath.errors import NapkinError
+from napkinmath.schemas import SCHEMAS, answer_kind
 
 if TYPE_CHECKING:
     from napkinmath import RangeResult, Result, SampleResult
     from napkinmath.whatif.sensitivity import Sensitivity
 
-#: schema name of each kind of document, with its version
-SCHEMAS = {
-    "answer": "napkinmath-answer/1",
-    "range": "napkinmath-range/1",
-    "samples": "napkinmath-samples/1",
-    "check": "napkinmath-check/1",
-    "claims": "napkinmath-claims/1",
-    "table": "napkinmath-table/1",
-    "optimum": "napkinmath-optimum/1",
-    "error": "napkinmath-error/1",
-}
+__all__ = ["SCHEMAS"]
 
 
 class UsageError(NapkinError):
@@ -55,8 +46,7 @@ def answer(
 ) -> str:
     """A solve's answer: a single answer, a range, or Monte Carlo samples; with
     `sensitivity` (`--sensitivity`), its table as the field "sensitivity", by target."""
-    name = type(result).__name__
-    kind = {"RangeResult": "range", "SampleResult": "samples"}.get(name, "answer")
+    kind = answer_kind(result)
     data = result.to_dict()
     if sensitivity is not None:
         data["sensitivity"] = {sensitivity.target: sensitivity.to_dict()}

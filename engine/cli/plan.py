@@ -6,6 +6,7 @@ napkin plan examples/startup-7b.toml -o plan.md     # Markdown; .pdf via pdflate
 napkin plan examples/startup-7b.toml --check        # exit 1 on a violated constraint,
                                                     # disagreeing givens or an
                                                     # optimization that nothing fits
+napkin plan - --format json < plan.toml             # from standard input, JSON out
 """
 
 from __future__ import annotations
@@ -18,7 +19,11 @@ examples:
   napkin plan examples/startup-7b.toml
   napkin plan examples/startup-7b.toml -o plan.html     (also .md, .pdf, .tex, .txt)
   napkin plan examples/llama-70b-serving.toml --check   (exit 1 on a violation)
+  napkin plan - --format json < plan.toml               (standard input in, JSON out)
 """
+
+#: what --format writes to standard output, by the suffix `write` knows it by
+FORMATS = {"text": ".txt", "markdown": ".md", "json": ".json", "html": ".html", "tex": ".tex"}
 
 
 def options(parser: argparse.ArgumentParser) -> None:
@@ -31,13 +36,25 @@ def options(parser: argparse.ArgumentParser) -> None:
         "sections by name), check the givens and the constraints once for "
         "the file, and write the report."
     )
-    parser.add_argument("file", metavar="FILE", help="the plan: a .toml or .json scenario")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="the plan: a .toml or .json scenario; '-' reads it from standard input "
+        "(TOML, or JSON when it opens with '{'; files it names are found from here)",
+    )
     parser.add_argument(
         "-o",
         "--output",
         metavar="OUT",
         help="write the report to OUT; its suffix picks the format: .html, .md, "
-        ".pdf (needs pdflatex), .tex, .txt, .json",
+        ".pdf (needs pdflatex), .tex, .txt, .json; '-' writes it to standard output "
+        "in the --format",
+    )
+    parser.add_argument(
+        "--format",
+        choices=[*FORMATS, "pdf"],
+        help="the report's format on standard output (default text); a file's "
+        "format follows its suffix",
     )
     parser.add_argument(
         "--check",
@@ -64,15 +81,29 @@ def _without_plots(answered, output: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from napkinmath.cli.whatif import _writing
+    from napkinmath.errors import InputError
     from napkinmath.scenario import plan
+    from napkinmath.scenario.load import load_stream
     from napkinmath.writing import check_output
 
+    if args.output == "-":
+        args.output = None  # standard output, in --format
+    if args.format == "pdf":
+        raise InputError("a PDF is not written to standard output: use -o plan.pdf", "format")
+    if args.format and args.output:
+        raise InputError(
+            f"--format {args.format} with -o {args.output}: the suffix of OUT picks a "
+            f"file's format; --format is for standard output (no -o, or -o -)",
+            "format",
+        )
     if args.output:  # before any work: not over the plan or a records file, not via a link
         check_output(
             args.output,
             [("plan file", args.file), *(("records file", path) for path in args.records or [])],
         )
-    answered = plan(args.file, records=args.records, achievable=args.achievable or None)
+    source = load_stream(sys.stdin, args.records) if args.file == "-" else args.file
+    answered = plan(source, records=args.records, achievable=args.achievable or None)
+    shown = "<stdin>" if args.file == "-" else args.file
     if args.output:
         with _writing(args.output):
             answered.write(args.output)
@@ -83,17 +114,24 @@ def run(args: argparse.Namespace) -> int:
         status = "FAIL" if warnings else "OK"
         searched = len(answered.optimizations)
         print(
-            f"{status}: {args.file}: {len(warnings)} warning(s) in {checks} checks and constraints"
+            f"{status}: {shown}: {len(warnings)} warning(s) in {checks} checks and constraints"
             + (f" and {searched} optimization(s)" if searched else "")
         )
         for w in warnings:
             print(f"  ✗ {w}")
         return 1 if warnings else 0
     if not args.output:
-        print(answered.to_text())
+        render = {
+            "text": answered.to_text,
+            "markdown": answered.to_markdown,
+            "json": answered.to_json,
+            "html": answered.to_html,
+            "tex": answered.to_latex,
+        }[args.format or "text"]
+        print(render())
     if answered.scenario.strict and warnings:
         print(
-            f"napkin: {args.file} is strict: {len(warnings)} warning(s): " + " | ".join(warnings),
+            f"napkin: {shown} is strict: {len(warnings)} warning(s): " + " | ".join(warnings),
             file=sys.stderr,
         )
         return 1

@@ -210,18 +210,29 @@ class Plan:
         (`Optimum.to_dict`), the warnings and whether the plan holds."""
         import json
 
-        return {
-            "title": self.title,
-            "ok": self.ok,
-            "warnings": self.warnings,
-            "sections": [{"title": s.title, "answer": s.answer.to_dict()} for s in self.sections],
-            "sweeps": [{"title": spec.title, "table": t.to_dict()} for spec, t in self.sweeps],
-            "comparisons": [
-                {"title": spec.title, "comparison": json.loads(c.to_json())}
-                for spec, c in self.comparisons
-            ],
-            "optimizations": [o.to_dict() for o in self.optimizations],
-        }
+        from napkinmath.schemas import answer_kind, tagged
+
+        return tagged(
+            "plan",
+            {
+                "title": self.title,
+                "ok": self.ok,
+                "warnings": self.warnings,
+                "sections": [
+                    {"title": s.title, "answer": tagged(answer_kind(s.answer), s.answer.to_dict())}
+                    for s in self.sections
+                ],
+                "sweeps": [
+                    {"title": spec.title, "table": tagged("table", t.to_dict())}
+                    for spec, t in self.sweeps
+                ],
+                "comparisons": [
+                    {"title": spec.title, "comparison": tagged("table", json.loads(c.to_json()))}
+                    for spec, c in self.comparisons
+                ],
+                "optimizations": [o.to_dict() for o in self.optimizations],
+            },
+        )
 
     def to_json(self, indent: int | None = 2) -> str:
         import json
@@ -290,7 +301,9 @@ class Plan:
 
 
 def plan(
-    source: str | Path | Mapping, records: object = None, achievable: bool | None = None
+    source: str | Path | Mapping | Scenario,
+    records: object = None,
+    achievable: bool | None = None,
 ) -> Plan:
     """Answer a scenario file (.toml or .json) or dict as one plan; see napkinmath.scenario.
 

@@ -235,6 +235,32 @@ def load(source: str | Path | Mapping, records: object = None) -> Scenario:
     ).scenario()
 
 
+#: how a plan read from standard input is named in messages
+STDIN = "<stdin>"
+
+
+def load_stream(stream: object, records: object = None, kind: str | None = None) -> Scenario:
+    """A scenario read from a stream (`napkin plan -`: standard input), at most
+    MAX_PLAN_BYTES, named `<stdin>` in messages with its lines; TOML or JSON as `kind` says,
+    else by its content (JSON opens with `{`). Files it names are found from the current
+    folder, as a plan file's are from its own."""
+    from napkinmath.files import decode, parse_document
+
+    raw = getattr(stream, "buffer", stream)
+    data = raw.read(MAX_PLAN_BYTES + 1)  # type: ignore[attr-defined]
+    if len(data) > MAX_PLAN_BYTES:
+        raise InputError(
+            f"{STDIN}: larger than {MAX_PLAN_BYTES:,} bytes; a plan is limited to "
+            f"{MAX_PLAN_BYTES:,}"
+        )
+    text = decode(data, STDIN) if isinstance(data, bytes) else str(data)
+    if kind is None:
+        kind = "json" if text.lstrip("\ufeff \t\r\n").startswith("{") else "toml"
+    document = parse_document(text, kind=kind, noun="plan", shown=STDIN)
+    lines = json_lines(document.text) if kind == "json" else toml_lines(document.text)
+    return _Checker(document.data, STDIN, lines, kind == "json", _record_paths(records)).scenario()
+
+
 def read_plan_file(source: str | Path) -> Document:
     """A plan file's parsed document (`napkinmath.files.read_document`): a regular file of at
     most MAX_PLAN_BYTES, UTF-8, TOML (or JSON for .json), nested at most MAX_DEPTH deep, a

@@ -223,7 +223,9 @@ class OptimizationAnswer:
         return list(self.optimum.warnings)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"title": self.spec.title, "optimum": self.optimum.to_dict()}
+        from napkinmath.schemas import tagged
+
+        return {"title": self.spec.title, "optimum": tagged("optimum", self.optimum.to_dict())}
 
 
 def answer(
