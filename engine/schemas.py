@@ -14,6 +14,11 @@ SCHEMAS = {
     "table": "napkinmath-table/1",
     "optimum": "napkinmath-optimum/1",
     "plan": "napkinmath-plan/1",
+    "formulas": "napkinmath-formulas/1",
+    "variables": "napkinmath-variables/1",
+    "records": "napkinmath-records/1",
+    "record": "napkinmath-record/1",
+    "graph": "napkinmath-graph/1",
     "error": "napkinmath-error/1",
 }
 

@@ -160,3 +160,69 @@ def test_a_plans_json_and_each_of_its_parts_validate_against_their_schemas(napki
         kind = part["schema"].removeprefix("napkinmath-").removesuffix("/1")
         errors = sorted(_validator(kind).iter_errors(part), key=str)
         assert not errors, (kind, errors[0])
+
+
+# --- the library as JSON: formulas, vars, hardware, graph -----------------------------------
+@pytest.mark.parametrize(
+    ("kind", "args"),
+    [
+        ("formulas", ["formulas"]),
+        ("formulas", ["formulas", "fleet"]),
+        ("variables", ["vars"]),
+        ("variables", ["vars", "qps"]),
+        ("records", ["hardware"]),
+        ("records", ["hardware", "--kind", "link"]),
+        ("record", ["hardware", "H100-SXM"]),
+        ("graph", ["graph", "mfu"]),
+        ("graph", ["graph"]),
+    ],
+)
+def test_listings_as_json_validate_and_are_sorted(napkin, kind, args):
+    import json
+
+    from test_conventions_packaging import _validator
+
+    status, out, err = napkin(*args, "--format", "json")
+    assert status == 0, err
+    data = json.loads(out)
+    assert data["schema"] == f"napkinmath-{kind}/1"
+    errors = sorted(_validator(kind).iter_errors(data), key=str)
+    assert not errors, errors[0]
+    rows = data.get(kind, data.get("values", data.get("formulas")))
+    key = {"formulas": lambda r: (r["subject"], r["name"]), "records": lambda r: r["id"]}.get(
+        kind, lambda r: r.get("name", r.get("key"))
+    )
+    assert rows and rows == sorted(rows, key=key)
+    _, again, _ = napkin(*args, "--format", "json")
+    assert again == out  # same bytes every run
+
+
+def test_listings_json_holds_what_the_text_says(napkin):
+    import json
+
+    from napkinmath.library.lookup import formulas, variables
+
+    mfu = next(
+        v for v in json.loads(napkin("vars", "--format", "json")[1])["variables"]
+        if v["name"] == "mfu"
+    )  # fmt: skip
+    assert mfu["bounds"] == {
+        "low": 0.0, "high": 1.0, "low_inclusive": False, "high_inclusive": True, "text": "(0, 1]"
+    }  # fmt: skip
+    listed = json.loads(napkin("formulas", "--format", "json")[1])["formulas"]
+    assert sorted(f["name"] for f in listed) == sorted(formulas())
+    assert len(json.loads(napkin("vars", "--format", "json")[1])["variables"]) == len(variables())
+    h100 = json.loads(napkin("hardware", "H100-SXM", "--format", "json")[1])
+    peak = next(v for v in h100["values"] if v["key"] == "peak_flops")
+    assert peak["value"] == pytest.approx(989.5) and peak["unit"] == "TFLOP/(s*GPU)"
+    assert "H100" in h100["aliases"] and peak["source"]
+    graph = json.loads(napkin("graph", "mfu", "--format", "json")[1])
+    fleet = next(f for f in graph["formulas"] if f["name"] == "fleet_equation")
+    assert "mfu" in fleet["variables"] and set(fleet["variables"]) <= set(graph["variables"])
+
+
+def test_a_listing_that_finds_nothing_is_a_json_error(napkin):
+    import json
+
+    status, out, _ = napkin("vars", "zzzq", "--format", "json")
+    assert status == 2 and json.loads(out)["schema"] == "napkinmath-error/1"

@@ -24,7 +24,7 @@ def options(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Show the formulas that mention a variable and the variables they "
         "link it to; --format dot writes Graphviz DOT, nodes and edges in "
-        "sorted order."
+        "sorted order; --format json a document (docs/json.md)."
     )
     parser.add_argument(
         "target",
@@ -38,7 +38,7 @@ def options(parser: argparse.ArgumentParser) -> None:
         default=1,
         help="how many formulas away from VARIABLE to go (default 1)",
     )
-    parser.add_argument("--format", choices=("text", "dot"), default="text")
+    parser.add_argument("--format", choices=("text", "dot", "json"), default="text")
     parser.set_defaults(handler=run)
 
 
@@ -48,6 +48,12 @@ def run(args: argparse.Namespace) -> int:
     g = graph(args.target, depth=args.depth) if args.target else graph()
     if args.format == "dot":
         print(to_dot(g, highlight=args.target))
+        return 0
+    if args.format == "json":
+        from napkinmath.cli import listings
+        from napkinmath.cli.jsonout import document
+
+        print(document("graph", listings.graph(g, args.target, args.depth)))
         return 0
     found = sorted(name for kind, name in g.nodes if kind == "formula")
     if not found:

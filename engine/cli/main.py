@@ -302,17 +302,20 @@ def _solve_options(solve: argparse.ArgumentParser) -> None:
 def _formulas_options(listing: argparse.ArgumentParser) -> None:
     listing.add_argument("query", nargs="?", default="", help="text to look for")
     listing.add_argument("--subject", help="only this subject (training, memory, ...)")
+    listing.add_argument("--format", choices=("text", "json"), default="text")
     listing.set_defaults(handler=_formulas)
 
 
 def _vars_options(names: argparse.ArgumentParser) -> None:
     names.add_argument("query", nargs="?", default="", help="text to look for")
+    names.add_argument("--format", choices=("text", "json"), default="text")
     names.set_defaults(handler=_vars)
 
 
 def _hardware_options(hardware: argparse.ArgumentParser) -> None:
     hardware.add_argument("name", nargs="?", help="record to show in full")
     hardware.add_argument("--kind", help="only records of this kind (accelerator, link, ...)")
+    hardware.add_argument("--format", choices=("text", "json"), default="text")
     hardware.set_defaults(handler=_hardware)
 
 
@@ -643,6 +646,14 @@ def _formulas(args: argparse.Namespace) -> int:
             continue
         if _matches(args.query, f.name, f.title, f.subject, *names):
             by_subject.setdefault(f.subject, []).append(f)
+    if not by_subject:
+        raise NapkinError(f"no formula mentions {args.query!r}; `napkin formulas` lists them all")
+    if args.format == "json":
+        from napkinmath.cli import listings
+        from napkinmath.cli.jsonout import document
+
+        print(document("formulas", listings.formulas(f for fs in by_subject.values() for f in fs)))
+        return 0
     for subject in sorted(by_subject):
         print(f"== {subject}")
         for f in by_subject[subject]:
@@ -656,8 +667,6 @@ def _formulas(args: argparse.Namespace) -> int:
             print(f"    {equation_text(f)}")
             print(f"    source: {f.source}")
             shown += 1
-    if not shown:
-        raise NapkinError(f"no formula mentions {args.query!r}; `napkin formulas` lists them all")
     return 0
 
 
@@ -673,6 +682,12 @@ def _vars(args: argparse.Namespace) -> int:
         found = [known[n] for n in meant(args.query.strip(), known)[1]]
     if not found:
         raise NapkinError(f"no variable mentions {args.query!r}; `napkin vars` lists them all")
+    if args.format == "json":
+        from napkinmath.cli import listings
+        from napkinmath.cli.jsonout import document
+
+        print(document("variables", listings.variables(found)))
+        return 0
     width = max(len(v.name) for v in found)
     for v in sorted(found, key=lambda v: v.name):
         unit = format_unit(v.unit) or "(number)"
@@ -694,19 +709,31 @@ def _hardware(args: argparse.Namespace) -> int:
 
             record_id, files = config_model(args.name, None)
             with user_records(files):
-                return _show_record(get(record_id, checked=False))
-        return _show_record(get(args.name, checked=False))
-    for record in listed().values():
-        if args.kind and record.kind != args.kind:
-            continue
+                return _show_record(get(record_id, checked=False), args.format)
+        return _show_record(get(args.name, checked=False), args.format)
+    shown = [r for r in listed().values() if not args.kind or r.kind == args.kind]
+    if args.format == "json":
+        from napkinmath.cli import listings
+        from napkinmath.cli.jsonout import document
+
+        print(document("records", listings.records(shown)))
+        return 0
+    for record in shown:
         mine = f"   (your record {record.origin})" if record.origin else ""
         print(f"{record.id:<22} {record.kind:<12} {record.name}{mine}")
     return 0
 
 
-def _show_record(record: Any) -> int:
+def _show_record(record: Any, fmt: str = "text") -> int:
     """`napkin hardware NAME`: one record, each value with its provenance."""
     from napkinmath.units import format_quantity
+
+    if fmt == "json":
+        from napkinmath.cli import listings
+        from napkinmath.cli.jsonout import document
+
+        print(document("record", listings.record(record)))
+        return 0
 
     print(f"{record.id}: {record.name} ({record.kind})")
     if record.aliases:
