@@ -321,11 +321,12 @@ def _hardware_options(hardware: argparse.ArgumentParser) -> None:
 
 def _completion_options(completion: argparse.ArgumentParser) -> None:
     completion.description = (
-        "Print a completion script for the shell: "
-        "napkin completion bash > "
-        "~/.local/share/bash-completion/completions/napkin"
+        "Print a completion script for the shell (subcommands, flags, variable and "
+        "record names): napkin completion bash > "
+        "~/.local/share/bash-completion/completions/napkin; fish: "
+        "~/.config/fish/completions/napkin.fish"
     )
-    completion.add_argument("shell", choices=("bash", "zsh", "tcsh"))
+    completion.add_argument("shell", choices=("bash", "zsh", "fish", "tcsh"))
     completion.set_defaults(handler=_completion)
 
 
@@ -363,7 +364,10 @@ def _completion(args: argparse.Namespace) -> int:
             "shell completion needs the shtab package: pip install "
             "'napkinmath[completion]' (or pip install shtab)"
         ) from None
-    print(shtab.complete(_parser(), shell=args.shell))
+    from napkinmath.cli.completion import script
+
+    del shtab  # imported above only to say what is missing
+    print(script(_parser(), args.shell))
     return 0
 
 
