@@ -61,11 +61,11 @@ def script(parser: argparse.ArgumentParser, shell: str) -> str:
     for name, sub in commands.choices.items():
         for action in sub._actions:
             if action.dest in ("gpu", "model") and action.option_strings:
-                action.complete = by_kind["records"]  # type: ignore[attr-defined]
+                action.complete = by_kind["records"]
             elif not action.option_strings and (
                 _VARIABLE_ARGS.get(name) == action.dest
                 or (name == "hardware" and action.dest == "name")
             ):
                 kind = "records" if name == "hardware" else "variables"
-                action.complete = by_kind[kind]  # type: ignore[attr-defined]
+                action.complete = by_kind[kind]
     return shtab.complete(parser, shell=shell)
