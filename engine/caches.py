@@ -153,6 +153,7 @@ MODULES = (
     "napkinmath.solving.suggest",
     "napkinmath.solving.planning_graph",
     "napkinmath.solving.cancel",
+    "napkinmath.solving.shipped",
     "napkinmath.whatif.box",
     "napkinmath.whatif.vectorize",
     "napkinmath.hardware",
@@ -229,6 +230,17 @@ def cache_map() -> str:
         "| `variables-KEY` (the library's variable names) | KEY: the digest of the "
         "formula modules (`library.names.source_digest`) | a change of a formula "
         "module |",
+        "",
+        "## Shipped with the package (read-only, read before the disk cache)",
+        "",
+        "| file | key | invalidated by |",
+        "| --- | --- | --- |",
+        "| `library/rearrangements/` (`solving.shipped`: every formula's rearrangements, "
+        "one file per formula, and `facts.json`) | the digest of the library's source in "
+        "its `index.json` (`library.snapshot.source_digest`) | a change of a formula "
+        "module or of the engine files that decide them: the set is then ignored until "
+        "`python tools/build_rearrangements.py` rebuilds it; never read while your "
+        "formulas are in force |",
         "",
     ]
     return "\n".join(lines)

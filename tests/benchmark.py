@@ -19,6 +19,10 @@
    and max time per question, and how many took over 1 s.
 4. A 1,000-row claims table of the examples' rows, varied, per row against a single
    `nm.check` of a row.
+5. First-time questions: the sweep's questions (another seed) in a fresh process whose cache
+   holds the declared library but no rearrangement, with the rearrangements shipped with
+   the package (`napkinmath.solving.shipped`) against the same questions without them
+   (solved with sympy as they come): median, p99, max and how many took over 200 ms.
 With --audit, the under-determined questions of the sweep are audited: how many got no
 suggestion although one input (any library variable) or two (of the 20 nearest the target)
 would determine them, and how many single suggestions, given a plausible value, end in a
@@ -281,6 +285,42 @@ def claims(rows: int) -> tuple[float, float, int]:
     return spent / rows, statistics.median(single), checked
 
 
+FIRST_TIME = """
+import statistics, sys, time
+sys.path.insert(0, {tests!r})
+from napkinmath.solving import shipped
+if {off}:
+    shipped.FOLDER = shipped.FOLDER.parent / "not-shipped"
+import test_properties as props
+times = []
+for q in props.questions({n}, 4242):
+    start = time.perf_counter()
+    props.answer(q)
+    times.append(time.perf_counter() - start)
+print(" ".join(map(repr, times)))
+"""
+
+
+def first_time(n: int) -> dict[str, list[float]]:
+    """Seconds per first-time question, with the shipped rearrangements and without them,
+    each in a fresh process on a cache that holds the declared library only."""
+    found = {}
+    for label, off in (("without", True), ("shipped", False)):
+        folder = tempfile.mkdtemp(prefix="napkin-first-")
+        env = {**os.environ, "XDG_CACHE_HOME": folder}
+        declare = "import napkinmath as nm; nm.solve('train_compute', params='7B', tokens='1T')"
+        subprocess.run([sys.executable, "-c", declare], env=env, check=True)
+        for stored in Path(folder, "napkinmath").glob("inversions-*"):
+            shutil.rmtree(stored)
+        code = FIRST_TIME.format(tests=os.path.dirname(os.path.abspath(__file__)), off=off, n=n)
+        run = subprocess.run(
+            [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+        )
+        found[label] = [float(t) for t in run.stdout.split()]
+        shutil.rmtree(folder, ignore_errors=True)
+    return found
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     rows: list[tuple[str, str, str, str]] = []
@@ -321,6 +361,16 @@ def main() -> None:
         f"{sum(t > 1 for t in times)} over 1 s; median / pint by hand "
         f"{statistics.median(times) / w['pint']:.0f}x"
     )
+    first = first_time(150 if quick else 500)
+    for label, times in first.items():
+        ordered = sorted(times)
+        said = "without the shipped rearrangements" if label == "without" else "shipped"
+        print(
+            f"first-time questions ({said}, {len(times)}): median "
+            f"{_shown(statistics.median(times))}, p99 "
+            f"{_shown(ordered[int(0.99 * len(times))])}, max {_shown(ordered[-1])}, "
+            f"{sum(t > 0.2 for t in times)} over 200 ms"
+        )
     if "--audit" in sys.argv:
         empty, would_do, tried, clash = audit(refused)
         print(

@@ -18,11 +18,23 @@ import sympy
 from helpers import W12, napkin_process
 
 import napkinmath as nm
+from napkinmath import caches
 from napkinmath.library import snapshot, tree
 from napkinmath.library.lookup import constraints, formulas
 from napkinmath.rendering import exprprint
 from napkinmath.rendering.exprprint import Printer, lower
 from napkinmath.solving import invert
+
+
+@pytest.fixture(autouse=True)
+def _no_shipped_rearrangements(monkeypatch):
+    """The disk store is what these tests exercise: the rearrangements shipped with the
+    package (tests/test_shipped_rearrangements.py) are turned off in their processes."""
+    monkeypatch.setenv("NAPKIN_NO_SHIPPED", "1")
+    caches.clear_caches()
+    yield
+    monkeypatch.delenv("NAPKIN_NO_SHIPPED")
+    caches.clear_caches()
 
 
 def _files(cache) -> list[str]:

@@ -52,14 +52,29 @@ _OTHERS = (
 def digest() -> str | None:
     """A hash of everything the stored library and rearrangements depend on; None when a
     source cannot be read (then nothing is stored)."""
-    here = Path(__file__).resolve().parent
-    paths = list(_sources()) + [here / name for name in _ENGINE]
-    paths += [here.parent / folder / name for folder, name in _OTHERS]
     spec = importlib.util.find_spec("sympy")
     if spec is None or spec.origin is None:
         return None
-    paths.append(Path(spec.origin).parent / "release.py")
-    hashed = hashlib.sha256(f"{_FORMAT}:{sys.version_info[:2]}".encode())
+    return _hashed([*_library_files(), Path(spec.origin).parent / "release.py"], sys.version_info)
+
+
+@caches.memo(None, invalidated_by="never: the files it hashes are fixed in a process")
+def source_digest() -> str | None:
+    """A hash of the library's own source only (its formulas, units and the code that
+    declares, lays out and rearranges them): the key of the rearrangements shipped with the
+    package (`napkinmath.solving.shipped`), which hold for any Python and sympy version."""
+    return _hashed(_library_files(), None)
+
+
+def _library_files() -> list[Path]:
+    here = Path(__file__).resolve().parent
+    paths = list(_sources()) + [here / name for name in _ENGINE]
+    return paths + [here.parent / folder / name for folder, name in _OTHERS]
+
+
+def _hashed(paths: list[Path], python: Any) -> str | None:
+    version = f":{python[:2]}" if python is not None else ""
+    hashed = hashlib.sha256(f"{_FORMAT}{version}".encode())
     try:
         for path in paths:
             hashed.update(path.name.encode() + b"\0" + path.read_bytes())

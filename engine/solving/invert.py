@@ -4,7 +4,9 @@ Products of powers (most formulas here) are inverted directly, linear formulas b
 anything else goes to `sympy.solve`. Each rearrangement is kept as a tree with its print layout
 (`napkinmath.library.tree`, `napkinmath.rendering.exprprint`), in memory and, for the library's
 own formulas, on disk beside the library's snapshot (`napkinmath.library.snapshot`): a
-rearrangement sympy found once, in any process, is read back without importing sympy.
+rearrangement sympy found once, in any process, is read back without importing sympy. A
+library formula's single-variable rearrangements also ship with the package, built from its
+source (`napkinmath.solving.shipped`): they are read first.
 
 Compiling turns a tree into a small Python function: fixed operators and a fixed table of math
 functions over numbered arguments (`tree.compile_tree`); nothing a user typed or a file holds
@@ -14,7 +16,7 @@ becomes source text.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from napkinmath import caches
 from napkinmath.library.declare import (
@@ -259,12 +261,17 @@ def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
         stored = _store().get("roots", key)
         if stored is not None:
             return tuple(_from_tree(t, layout) for t, layout in stored)
-    roots = tuple(compile_expr(expr) for expr in _solutions(f, _symbol_of(name)))
+    roots = solved_for(f, name)
     if library and all(r.tree is not None for r in roots):
         from napkinmath.rendering.exprprint import to_json
 
         _store().put("roots", key, [(r.tree, to_json(r.layout)) for r in roots])
     return roots
+
+
+def solved_for(f: Formula, name: str) -> tuple[Compiled, ...]:
+    """Every root of `f` for variable `name`, solved by sympy now (no store read)."""
+    return tuple(compile_expr(expr) for expr in _solutions(f, _symbol_of(name)))
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
@@ -383,13 +390,15 @@ class _Store:
 
     def get(self, kind: str, key: str):
         """The stored rearrangement (trees with layouts) or fact, or None when absent or
-        malformed."""
+        malformed: the set shipped with the package first, then the cache on disk."""
         import json
 
         from napkinmath import cache
-        from napkinmath.library import tree
-        from napkinmath.rendering import exprprint
+        from napkinmath.solving import shipped
 
+        found = shipped.value(kind, key)  # built with the package, for this source
+        if found is not None:
+            return self._parsed(kind, found)
         entry = self._entry(kind, key)
         if entry is None or self.source is None:
             return None
@@ -400,7 +409,18 @@ class _Store:
             data = json.loads(payload)
             if not isinstance(data, dict) or data.get("key") != key:
                 return None
-            found = data["value"]
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            return None
+        return self._parsed(kind, data.get("value"))
+
+    @staticmethod
+    def _parsed(kind: str, found: Any):
+        """A stored value (JSON data) as the rearrangement or fact it holds, or None when it
+        is malformed."""
+        from napkinmath.library import tree
+        from napkinmath.rendering import exprprint
+
+        try:
             if kind == "singular":
                 return found if isinstance(found, bool) else None
             if kind == "roots":

@@ -1,0 +1,102 @@
+"""The library's rearrangements, built once and shipped with the package.
+
+Every library formula solved for each of its variables depends only on the library's
+source, so `tools/build_rearrangements.py` solves them all with sympy and writes them to
+`napkinmath/library/rearrangements/`: an index (the source's digest,
+`napkinmath.library.snapshot.source_digest`, and the formulas it holds) and one JSON file per
+formula, `{variable: [[tree, layout], ...]}`, beside `facts.json`: the planner's
+singularity facts, coupled blocks and cancelling compositions that a broad set of questions
+reaches. A first-time question then reads the one file of each formula it needs instead of
+importing sympy. What is read is data, checked node by
+node (`tree.from_json`, `exprprint.from_json`), never code; every file is read at most
+`LIMIT` bytes; an index of another source (the package edited since it was built), a
+missing file or a malformed one is ignored, and the question falls back to the cache on disk
+and to sympy. Never used while your formulas are in force (`napkinmath.library.user`), nor
+with NAPKIN_NO_SHIPPED=1 in the environment (read once, at the first question).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from napkinmath import caches
+
+FOLDER = Path(__file__).resolve().parent.parent / "library" / "rearrangements"
+INDEX = "index.json"
+FACTS = "facts.json"
+FACT_KINDS = ("singular", "joint", "cancel")
+#: the largest file read (the largest formula's file is about 60 kB)
+LIMIT = 2_000_000
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _read(path: Path) -> object | None:
+    """The JSON in `path`, read at most LIMIT bytes from a regular file, or None."""
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as handle:
+            data = handle.read(LIMIT + 1)
+        if len(data) > LIMIT:
+            return None
+        return json.loads(data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+@caches.memo(1, invalidated_by=caches.LIBRARY)
+def _formulas() -> frozenset[str]:
+    """The formulas the shipped set holds, when it was built from this source (else none;
+    none either with NAPKIN_NO_SHIPPED=1, which tests of the disk cache set)."""
+    from napkinmath.library.snapshot import source_digest
+
+    if os.environ.get("NAPKIN_NO_SHIPPED", "") not in ("", "0"):
+        return frozenset()
+    index = _read(FOLDER / INDEX)
+    if not isinstance(index, dict) or index.get("napkinmath") != "rearrangements":
+        return frozenset()
+    source = source_digest()
+    names = index.get("formulas")
+    if source is None or index.get("source") != source or not isinstance(names, list):
+        return frozenset()
+    return frozenset(n for n in names if isinstance(n, str) and _NAME.match(n))
+
+
+@caches.memo(512, invalidated_by=caches.LIBRARY)
+def _entries(formula: str) -> dict[str, object] | None:
+    data = _read(FOLDER / f"{formula}.json")
+    if not isinstance(data, dict) or data.get("formula") != formula:
+        return None
+    roots = data.get("roots")
+    return roots if isinstance(roots, dict) else None
+
+
+@caches.memo(1, invalidated_by=caches.LIBRARY)
+def _facts() -> dict[str, dict]:
+    """The other entries shipped (the planner's singularity facts, coupled blocks solved
+    jointly, compositions that cancel), by kind then key; empty when not for this source."""
+    if not _formulas():
+        return {}
+    data = _read(FOLDER / FACTS)
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if k in FACT_KINDS and isinstance(v, dict)}
+
+
+def value(kind: str, key: str) -> object | None:
+    """The shipped entry of `kind` ('roots', 'singular', 'joint', 'cancel') for `key`, as
+    `napkinmath.solving.invert`'s store keeps it (JSON data, parsed and checked there), or
+    None when not shipped for this source or while your formulas are in force."""
+    from napkinmath.library.user import user_active
+
+    if user_active():
+        return None
+    if kind == "roots":
+        formula, _, variable = key.partition("\t")
+        if formula not in _formulas():
+            return None
+        return (_entries(formula) or {}).get(variable)
+    return _facts().get(kind, {}).get(key)

@@ -1,0 +1,169 @@
+"""The rearrangements shipped with the package (napkinmath.solving.shipped): built from this
+source, equal to what sympy finds now, read as data, ignored when stale or malformed."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import napkinmath as nm
+from napkinmath.library.lookup import formulas
+from napkinmath.library.snapshot import source_digest
+from napkinmath.solving import shipped
+
+REBUILD = "python tools/build_rearrangements.py"
+
+
+def _index() -> dict:
+    return json.loads((shipped.FOLDER / shipped.INDEX).read_text())
+
+
+def test_the_shipped_set_was_built_from_this_source():
+    index = _index()
+    assert index["source"] == source_digest(), (
+        f"the shipped rearrangements are stale (built from another source): rebuild them with "
+        f"`{REBUILD}` and commit engine/library/rearrangements/"
+    )
+    invertible = {f.name for f in formulas().values() if not f.forward_only}
+    assert set(index["formulas"]) == invertible, f"formulas missing or extra: run `{REBUILD}`"
+
+
+def test_a_sample_of_shipped_roots_equals_what_sympy_finds_now():
+    import sympy
+
+    from napkinmath.rendering.exprprint import to_json
+    from napkinmath.solving.invert import solved_for
+
+    same_sympy = _index()["sympy"] == sympy.__version__
+    rng = random.Random(7)
+    names = sorted(_index()["formulas"])
+    for name in rng.sample(names, 25):
+        f = formulas()[name]
+        stored = json.loads((shipped.FOLDER / f"{name}.json").read_text())["roots"]
+        for variable, roots in sorted(stored.items()):
+            fresh = [[r.tree, to_json(r.layout)] for r in solved_for(f, variable)]
+            fresh = json.loads(json.dumps(fresh))
+            if same_sympy:
+                assert roots == fresh, f"{name} for {variable} differs: run `{REBUILD}`"
+            else:
+                assert len(roots) == len(fresh), f"{name} for {variable}: run `{REBUILD}`"
+
+
+def test_every_shipped_root_satisfies_its_formula():
+    """Each variable's roots substituted back: at some of 60 random positive points,
+    a root makes the formula's sides agree (a max() or a piecewise formula's root holds only
+    where its case applies, so not every root at every point)."""
+    from napkinmath.library.tree import compile_tree, from_json
+    from napkinmath.solving.invert import sides
+
+    rng = random.Random(11)
+    unchecked = []
+    for name in sorted(_index()["formulas"]):
+        f = formulas()[name]
+        lhs, rhs = sides(f)
+        stored = json.loads((shipped.FOLDER / f"{name}.json").read_text())["roots"]
+        for variable, roots in sorted(stored.items()):
+            compiled = [compile_tree(from_json(tree)) for tree, _ in roots]
+            held = tried = 0
+            for _ in range(60):
+                point = {v.name: 10 ** rng.uniform(-2, 2) for v in f.variables}
+                for args, fn in compiled:
+                    try:
+                        point[variable] = fn(*(point[a] for a in args))
+                        left = lhs.fn(*(point[a] for a in lhs.args))
+                        right = rhs.fn(*(point[a] for a in rhs.args))
+                    except (ValueError, ZeroDivisionError, OverflowError):
+                        continue  # outside the root's domain at this point
+                    if not all(isinstance(x, float | int) for x in (left, right, point[variable])):
+                        continue
+                    tried += 1
+                    held += left == pytest.approx(right, rel=1e-6, abs=1e-12)
+            if tried and not held:
+                raise AssertionError(f"no root of {name} for {variable} satisfies it")
+            if not tried:
+                unchecked.append((name, variable))
+    assert len(unchecked) < 25, unchecked  # integer and rounding formulas mostly
+
+
+def test_a_first_question_reads_the_shipped_set_without_sympy(tmp_path):
+    """A fresh process with the declared library on disk but no rearrangements there: the
+    question is answered from the shipped set, and sympy is never imported."""
+    code = (
+        "import sys, napkinmath as nm\n"
+        "r = nm.solve('n_gpus', params='7B', tokens='1T', train_time='3 weeks', mfu=0.4,"
+        " gpu='H100-SXM')\n"
+        "print(round(r.value.magnitude, 2), 'sympy' in sys.modules)\n"
+    )
+    env = {"XDG_CACHE_HOME": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1", "PATH": ""}
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr  # declares the library (imports sympy) once
+    for folder in (tmp_path / "napkinmath").glob("inversions-*"):
+        import shutil
+
+        shutil.rmtree(folder)
+    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.split() == ["58.48", "False"]
+
+
+def test_a_stale_or_malformed_shipped_set_is_ignored(monkeypatch, tmp_path):
+    """Another source's index, a file that is not JSON, a tree that is not ours, a file
+    over the limit: each is ignored and the question falls back to sympy, same answer."""
+    from napkinmath import caches
+
+    expected = nm.solve("train_time", train_compute="6e22 FLOP", n_gpus=64, mfu=0.4, gpu="H100")
+    index = _index()
+    cases = {
+        "stale": {**index, "source": "0" * 24},
+        "not ours": {"napkinmath": "something else"},
+    }
+    for label, data in cases.items():
+        folder = tmp_path / label
+        folder.mkdir()
+        (folder / shipped.INDEX).write_text(json.dumps(data))
+        monkeypatch.setattr(shipped, "FOLDER", folder)
+        caches.clear_caches()
+        assert shipped.value("roots", "fleet_equation\ttrain_time") is None
+        r = nm.solve("train_time", train_compute="6e22 FLOP", n_gpus=64, mfu=0.4, gpu="H100")
+        assert r.value == expected.value, label
+    folder = tmp_path / "malformed"
+    folder.mkdir()
+    (folder / shipped.INDEX).write_text(json.dumps(index))
+    (folder / "fleet_equation.json").write_text(
+        json.dumps({"formula": "fleet_equation", "roots": {"train_time": [[["exec", "x"], 1]]}})
+    )
+    (folder / "training_compute.json").write_bytes(b"{" + b" " * (shipped.LIMIT + 10) + b"}")
+    (folder / shipped.FACTS).write_text("not json")
+    monkeypatch.setattr(shipped, "FOLDER", folder)
+    caches.clear_caches()
+    assert shipped.value("roots", "training_compute\ttrain_compute") is None  # over the limit
+    r = nm.solve("train_time", train_compute="6e22 FLOP", n_gpus=64, mfu=0.4, gpu="H100")
+    assert r.value == expected.value
+    caches.clear_caches()
+
+
+def test_your_formulas_never_read_the_shipped_set(tmp_path):
+    ours = tmp_path / "ours.toml"
+    ours.write_text(
+        "[[formulas]]\n"
+        'name = "fleet_equation"\n'
+        'replaces = "fleet_equation"\n'
+        'title = "Fleet equation, twice the FLOPs"\n'
+        'equation = "train_time = 2 * train_compute / (mfu * n_gpus * peak_flops)"\n'
+        'source = "test"\n'
+    )
+    with nm.user_formulas(str(ours)):
+        assert shipped.value("roots", "fleet_equation\tn_gpus") is None
+        r = nm.solve("n_gpus", train_compute="6e22 FLOP", train_time="1 day", mfu=0.4, gpu="H100")
+    plain = nm.solve("n_gpus", train_compute="6e22 FLOP", train_time="1 day", mfu=0.4, gpu="H100")
+    assert r.value.magnitude == pytest.approx(2 * plain.value.magnitude)
+
+
+def test_the_package_data_names_the_shipped_folder():
+    text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+    assert '"napkinmath.library" = ["rearrangements/*.json"]' in text

@@ -1,0 +1,165 @@
+"""Build the library's rearrangements shipped with the package (`napkinmath.solving.shipped`).
+
+    python tools/build_rearrangements.py          # writes engine/library/rearrangements/
+
+Every library formula that can be inverted is solved with sympy for each of its variables,
+exactly as a question would solve it (`napkinmath.solving.invert.solved_for`), and written as
+JSON trees with their print layouts: one file per formula and an index holding the digest of
+the library's source. Then a fixed workload of questions (each formula's variables from the
+others, and random chains through the graph, seed `SEED`) is answered with nothing on disk,
+and every other entry the solver would keep (singularity facts, coupled blocks, cancelling
+compositions) is written to facts.json. Deterministic: the same source gives the same
+bytes. Run it after changing a formula, units.txt or the code that declares, lays out or
+rearranges them; tests/test_shipped_rearrangements.py says when it is due.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = ROOT / "engine" / "library" / "rearrangements"
+
+
+def _dump(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def build(target: Path = TARGET) -> int:
+    from napkinmath.library.lookup import formulas
+    from napkinmath.library.snapshot import source_digest
+    from napkinmath.rendering.exprprint import to_json
+    from napkinmath.solving.invert import solved_for
+
+    source = source_digest()
+    if source is None:
+        raise SystemExit("the library's source cannot be read")
+    built = target.with_name(target.name + ".new")
+    shutil.rmtree(built, ignore_errors=True)
+    built.mkdir(parents=True)
+    shipped = []
+    for f in sorted(formulas().values(), key=lambda f: f.name):
+        if f.forward_only:
+            continue
+        roots = {}
+        for v in sorted(f.variables, key=lambda v: v.name):
+            found = solved_for(f, v.name)
+            if found and all(r.tree is not None for r in found):
+                roots[v.name] = [[r.tree, to_json(r.layout)] for r in found]
+        if roots:
+            (built / f"{f.name}.json").write_text(_dump({"formula": f.name, "roots": roots}))
+            shipped.append(f.name)
+        print(f"{f.name}: {len(roots)} of {len(f.variables)} variables", file=sys.stderr)
+    index = {
+        "napkinmath": "rearrangements",
+        "source": source,
+        "sympy": __import__("sympy").__version__,
+        "formulas": shipped,
+    }
+    (built / "index.json").write_text(_dump(index))
+    (built / "facts.json").write_text(_dump(_facts()))
+    shutil.rmtree(target, ignore_errors=True)
+    built.rename(target)
+    return len(shipped)
+
+
+SEED = 2026
+#: random chains through the graph answered to collect the facts
+N_CHAINS = 8000
+
+
+def _plausible(var, rng, records):
+    """A value of `var` near what practitioners use: a record's or a default's, or a round
+    number in its unit (fractions inside (0, 1))."""
+    import napkinmath as nm
+
+    if var.name in records and rng.random() < 0.8:
+        return records[var.name] * rng.choice([0.5, 1, 2])
+    if var.default is not None and var.default.value.magnitude and rng.random() < 0.8:
+        return var.default.value
+    if var.bounds.hi == 1.0:
+        return nm.Quantity(round(rng.uniform(0.1, 0.9), 2), var.unit)
+    return nm.Quantity(round(10 ** rng.uniform(0, 4), 1), var.unit)
+
+
+def _workload():
+    """(target, givens, gpu) questions: every formula's variables from its others, then
+    chains of two or three formulas from a random variable, and some of a variable's
+    neighbours (often too few: the refusal's search for suggestions reaches further)."""
+    import random
+
+    from napkinmath.hardware import get
+    from napkinmath.library.lookup import formulas, variables
+
+    rng = random.Random(SEED)
+    vs, fs = variables(), formulas()
+    records = {k: v.quantity for r in ("H100-SXM", "llama-3-70b") for k, v in get(r).values.items()}
+    by_var: dict[str, list] = {}
+    for f in sorted(fs.values(), key=lambda f: f.name):
+        for v in sorted(f.variables, key=lambda v: v.name):
+            by_var.setdefault(v.name, []).append(f)
+    for f in sorted(fs.values(), key=lambda f: f.name):
+        names = sorted(v.name for v in f.variables)
+        for target in names:
+            givens = {n: _plausible(vs[n], rng, records) for n in names if n != target}
+            yield target, givens, None
+    names = sorted(by_var)
+    for i in range(N_CHAINS):
+        target = rng.choice(names)
+        if i % 3 == 0:  # some of the variables beside it, often too few (a refusal)
+            near = sorted({v.name for f in by_var[target] for v in f.variables} - {target})
+            picked = rng.sample(near, min(len(near), rng.randint(1, 5)))
+            givens = {n: _plausible(vs[n], rng, records) for n in sorted(picked)}
+            yield target, givens, rng.choice([None, "H100-SXM", "MI300X"])
+            continue
+        chosen: set[str] = set()
+        f = rng.choice(by_var[target])
+        used = {f.name}
+        for name in sorted(v.name for v in f.variables if v.name != target):
+            others = [g for g in by_var[name] if g.name not in used and not g.forward_only]
+            if others and rng.random() < 0.4:
+                g = rng.choice(others)
+                used.add(g.name)
+                chosen |= {v.name for v in g.variables} - {name, target}
+            else:
+                chosen.add(name)
+        givens = {n: _plausible(vs[n], rng, records) for n in sorted(chosen - {target})}
+        yield target, givens, rng.choice([None, "H100-SXM", "MI300X"])
+
+
+def _facts() -> dict[str, dict]:
+    """Every non-root entry the solver keeps while answering the workload, by kind and key."""
+    import napkinmath as nm
+    from napkinmath.solving import invert, shipped
+
+    found: dict[str, dict] = {kind: {} for kind in shipped.FACT_KINDS}
+    put = invert._Store.put
+
+    def collect(self, kind: str, key: str, value: object) -> None:
+        if kind in found:
+            found[kind][key] = json.loads(json.dumps(value))  # as the disk holds it
+        put(self, kind, key, value)
+
+    invert._Store.put = collect  # type: ignore[method-assign]
+    try:
+        for target, givens, gpu in _workload():
+            with contextlib.suppress(nm.NapkinError):
+                nm.solve(target, gpu=gpu, **givens)
+    finally:
+        invert._Store.put = put  # type: ignore[method-assign]
+    return found
+
+
+if __name__ == "__main__":
+    import os
+    import tempfile
+
+    # nothing on disk and nothing shipped yet: every entry is worked out and seen
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="napkin-build-")
+    shutil.rmtree(TARGET, ignore_errors=True)
+    count = build()
+    print(f"wrote {count} formulas' rearrangements to {TARGET.relative_to(ROOT)}")
