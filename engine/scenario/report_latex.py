@@ -134,7 +134,9 @@ def render(plan: Plan, figures: Path | None = None) -> str:
 
 _PREAMBLE = [
     r"\documentclass[11pt]{article}",
-    r"\usepackage[T1]{fontenc}",
+    # scalable fonts: Latin Modern (Debian: lmodern) where installed, else Computer Modern
+    # in its own encoding, both Type 1; T1 without Latin Modern would be bitmap (Type 3)
+    r"\IfFileExists{lmodern.sty}{\usepackage[T1]{fontenc}\usepackage{lmodern}}{}",
     r"\usepackage[margin=2cm]{geometry}",
     r"\usepackage{amsmath,amssymb}",
     r"\usepackage{graphicx}",
@@ -144,7 +146,25 @@ _PREAMBLE = [
     r"\setlength{\parindent}{0pt}",
     r"\setlength{\parskip}{4pt}",
     r"\allowdisplaybreaks",
+    # a heading is kept with what follows it: a new page if less than #1 is left on this one
+    r"\makeatletter",
+    r"\newcommand{\keep}[1]{\par\begingroup\dimen@=#1\relax\dimen@ii=\pagegoal"
+    r"\advance\dimen@ii-\pagetotal\ifdim\dimen@>\dimen@ii\ifdim\dimen@ii>\z@\vfil\fi"
+    r"\break\fi\endgroup}",
+    r"\makeatother",
+    r"\newcolumntype{L}[1]{>{\raggedright\arraybackslash}p{#1}}",
 ]
+#: the room a heading needs below it on its page (else it starts the next one)
+_KEEP = {"\\section": r"\keep{8\baselineskip}", "\\subsection": r"\keep{6\baselineskip}"}
+_KEEP["\\paragraph"] = r"\keep{4\baselineskip}"
+
+
+def _kept(line: str) -> str:
+    """A line that starts with a heading, after the command that keeps it off a page's foot."""
+    for head, keep in _KEEP.items():
+        if line.startswith(head):
+            return keep + line
+    return line
 
 
 def _itemize(items: list[str]) -> list[str]:
@@ -165,6 +185,9 @@ class LatexPrinter(PlanPrinter):
         self.figures = None if self.plots_left_out else figures
         self.symbol = Printer(parts.latex_symbol, style="latex")
 
+    def finish(self, lines: list[str]) -> str:
+        return "\n".join(_kept(line) for line in lines)
+
     def cited(self, text: str, source: str) -> str:
         return f"{tex(text)} {tex(self.numbered.cite(source))}" if source else tex(text)
 
@@ -181,6 +204,9 @@ class LatexPrinter(PlanPrinter):
     def title(self, plan: Plan) -> list[str]:
         out = [
             *_PREAMBLE,
+            # the PDF's own Title and Subject (hyperref spells the escaped text as a PDF string)
+            f"\\hypersetup{{pdftitle={{{tex(plan.title)}}},"
+            "pdfsubject={napkinmath plan report},pdfcreator={napkinmath}}",
             f"\\title{{{tex(plan.title)}}}",
             r"\date{}",
             r"\begin{document}",
@@ -195,11 +221,12 @@ class LatexPrinter(PlanPrinter):
     def summary(self, lines: list[parts.Line]) -> list[str]:
         out = [
             r"\section*{Summary}",
-            r"\begin{longtable}{p{0.62\linewidth}r}",
+            r"\begin{longtable}{L{0.62\linewidth}r}",
             r"\textbf{answer} & \textbf{value} \\ \hline",
         ]
         for section, run in by_section(lines):
-            out.append(f"\\multicolumn{{2}}{{l}}{{\\textit{{{tex(section)}}}}} \\\\")
+            # \\* : no page break between a section's name and its first answer
+            out.append(f"\\multicolumn{{2}}{{l}}{{\\textit{{{tex(section)}}}}} \\\\*")
             out += [
                 f"\\texttt{{{tex(line.name)}}}: {tex(line.meaning)}"
                 f"{f' ({tex(line.fed)})' if line.fed else ''} & "
@@ -225,7 +252,7 @@ class LatexPrinter(PlanPrinter):
     def givens(self, rows: list[parts.Row]) -> list[str]:
         return [
             r"\subsection*{Given}",
-            r"\begin{longtable}{p{0.27\linewidth}p{0.2\linewidth}p{0.45\linewidth}}",
+            r"\begin{longtable}{L{0.27\linewidth}L{0.2\linewidth}L{0.45\linewidth}}",
             r"\textbf{given} & \textbf{value} & \textbf{from} \\ \hline",
             *[
                 f"\\texttt{{{tex(r.name)}}} & {tex(r.value)} & "
@@ -392,6 +419,8 @@ class LatexPrinter(PlanPrinter):
         ]
 
     def sources(self, entries: list[tuple[int, str]]) -> list[str]:
+        if not entries:  # an empty description list does not compile
+            return [r"\end{document}"]
         return [
             r"\section*{Sources}",
             r"\begin{description}",
@@ -406,7 +435,7 @@ def _table(table) -> str:
     # every column wraps in its share of the line, less its padding
     width = f"\\dimexpr {0.98 / len(table.columns):.3f}\\linewidth-2\\tabcolsep\\relax"
     columns = "".join(
-        f"p{{{width}}}" if c.is_labels else f">{{\\raggedleft\\arraybackslash}}p{{{width}}}"
+        f"L{{{width}}}" if c.is_labels else f">{{\\raggedleft\\arraybackslash}}p{{{width}}}"
         for c in table.columns
     )
     lines = [
@@ -427,7 +456,7 @@ def _rows(headers: list[str], rows: list[list[str]], code: bool = False) -> str:
     share of the line; with `code`, the first column in typewriter."""
     width = f"\\dimexpr {0.98 / len(headers):.3f}\\linewidth-2\\tabcolsep\\relax"
     lines = [
-        f"{{\\footnotesize\\begin{{longtable}}{{{f'p{{{width}}}' * len(headers)}}}",
+        f"{{\\footnotesize\\begin{{longtable}}{{{f'L{{{width}}}' * len(headers)}}}",
         " & ".join(f"\\textbf{{{tex(h)}}}" for h in headers) + r" \\ \hline",
     ]
     for row in rows:
@@ -443,17 +472,19 @@ def _save_pdf(draw, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    try:
-        draw(ax)
-        fig.savefig(
-            path,
-            format="pdf",
-            bbox_inches="tight",
-            metadata={"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None},
-        )
-    finally:
-        plt.close(fig)
+    # fonts embedded as TrueType outlines, not Type 3 bitmaps
+    with matplotlib.rc_context({"pdf.fonttype": 42}):
+        fig, ax = plt.subplots(figsize=(7, 4.2))
+        try:
+            draw(ax)
+            fig.savefig(
+                path,
+                format="pdf",
+                bbox_inches="tight",
+                metadata={"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None},
+            )
+        finally:
+            plt.close(fig)
 
 
 #: pdflatex runs no shell command (\\write18) and stops at the first error, whatever the
