@@ -18,6 +18,7 @@ from pathlib import Path
 from napkinmath.errors import InputError
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan, SectionAnswer
+from napkinmath.scenario.figures import Figures
 from napkinmath.scenario.optimizing import can_plot as can_plot_optimization
 from napkinmath.scenario.optimizing import draw, nothing_fits
 from napkinmath.scenario.svg import LEFT_OUT, can_plot, wants_plots
@@ -126,9 +127,9 @@ def _math(text: str) -> str:
     return math(text)
 
 
-def render(plan: Plan, figures: Path | None = None) -> str:
-    """The report as a LaTeX document; with `figures` (a folder), the sweep plots and the
-    sensitivities' tornado charts are saved there as PDF and included."""
+def render(plan: Plan, figures: Figures | None = None) -> str:
+    """The report as a LaTeX document; with `figures` (PDF), the sweep plots, tornado and
+    waterfall charts and optimization plots are drawn into it and included by its paths."""
     return walk(plan, LatexPrinter(plan, figures))
 
 
@@ -175,13 +176,13 @@ def _itemize(items: list[str]) -> list[str]:
 class LatexPrinter(PlanPrinter):
     """Sections and longtables; each step as an align* of the variables' own symbols."""
 
-    def __init__(self, plan: Plan, figures: Path | None) -> None:
+    def __init__(self, plan: Plan, figures: Figures | None) -> None:
         from napkinmath.rendering.exprprint import Printer
 
         super().__init__(plan)
         #: the report is written without its plots where matplotlib is missing, and says so
         self.plots_left_out = figures is not None and wants_plots(plan) and not can_plot()
-        #: the folder the plots are saved in, or None for none
+        #: the plots drawn, or None for none
         self.figures = None if self.plots_left_out else figures
         self.symbol = Printer(parts.latex_symbol, style="latex")
 
@@ -191,11 +192,10 @@ class LatexPrinter(PlanPrinter):
     def cited(self, text: str, source: str) -> str:
         return f"{tex(text)} {tex(self.numbered.cite(source))}" if source else tex(text)
 
-    @staticmethod
-    def figure(draw, path: Path) -> list[str]:
-        """A plot drawn by `draw(ax)`, saved at `path` (in the figures folder) and included."""
-        _save_pdf(draw, path)
-        name = path.name
+    def figure(self, draw, stem: str) -> list[str]:
+        """A plot drawn by `draw(ax)` as the figures' next `stem-N.pdf`, included."""
+        assert self.figures is not None
+        name = self.figures.add(stem, draw)
         return [
             f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]{{{name}}}"
             r"\end{center}"
@@ -306,8 +306,7 @@ class LatexPrinter(PlanPrinter):
             _table(sens.to_table()),
         ]
         if self.figures is not None:
-            number = len(list(self.figures.glob("tornado-*.pdf"))) + 1
-            out += self.figure(lambda ax: sens.plot(ax=ax), self.figures / f"tornado-{number}.pdf")
+            out += self.figure(lambda ax: sens.plot(ax=ax), "tornado")
         return out
 
     def gap(self, budget) -> list[str]:
@@ -328,8 +327,7 @@ class LatexPrinter(PlanPrinter):
             *_itemize([f"{tex(line.term)}: {tex(line.source)}" for line in budget.lines]),
         ]
         if self.figures is not None:
-            number = len(list(self.figures.glob("gap-*.pdf"))) + 1
-            out += self.figure(budget.draw, self.figures / f"gap-{number}.pdf")
+            out += self.figure(budget.draw, "gap")
         return out
 
     def checks(self, checks: list) -> list[str]:
@@ -355,9 +353,7 @@ class LatexPrinter(PlanPrinter):
         out = [f"\\section*{{Sweep: {tex(spec.title)}}}"]
         if self.figures is not None:
             try:
-                out += self.figure(
-                    lambda ax: table.plot(ax=ax), self.figures / f"sweep-{number}.pdf"
-                )
+                out += self.figure(lambda ax: table.plot(ax=ax), "sweep")
             except InputError as exc:  # a plot that cannot be drawn (too many lines)
                 out.append(f"Plot left out: {tex(str(exc))}")
         return [*out, _table(table)]
@@ -390,9 +386,7 @@ class LatexPrinter(PlanPrinter):
             if items:
                 out += _itemize(items)
         if self.figures is not None and can_plot_optimization(done):
-            out += self.figure(
-                lambda ax: draw(done, ax), self.figures / f"optimization-{number}.pdf"
-            )
+            out += self.figure(lambda ax: draw(done, ax), "optimization")
         if v.neighbours:
             out += [
                 r"\subsection*{Neighbours (one step in one decision)}",
@@ -466,27 +460,6 @@ def _rows(headers: list[str], rows: list[list[str]], code: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _save_pdf(draw, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    # fonts embedded as TrueType outlines, not Type 3 bitmaps
-    with matplotlib.rc_context({"pdf.fonttype": 42}):
-        fig, ax = plt.subplots(figsize=(7, 4.2))
-        try:
-            draw(ax)
-            fig.savefig(
-                path,
-                format="pdf",
-                bbox_inches="tight",
-                metadata={"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None},
-            )
-        finally:
-            plt.close(fig)
-
-
 #: pdflatex runs no shell command (\\write18) and stops at the first error, whatever the
 #: local TeX configuration says
 PDFLATEX_OPTIONS = ("-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error")
@@ -523,7 +496,10 @@ def write_pdf(plan: Plan, path: Path) -> Path:
         )
     with tempfile.TemporaryDirectory(prefix="napkin-plan-") as folder:
         work = Path(folder)
-        (work / "plan.tex").write_text(render(plan, figures=work) + "\n", encoding="utf-8")
+        figures = Figures("pdf")
+        (work / "plan.tex").write_text(render(plan, figures) + "\n", encoding="utf-8")
+        for name, data in figures.files.items():
+            (work / name).write_bytes(data)
         for _ in range(2):
             done = subprocess.run(
                 [program, *PDFLATEX_OPTIONS, "plan.tex"],
