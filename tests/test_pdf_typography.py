@@ -113,3 +113,28 @@ def test_a_hostile_title_is_the_pdfs_title_spelled_plainly(tmp_path):
     pdf = plan.to_pdf(tmp_path / "t.pdf")
     info = _run("pdfinfo", str(pdf))
     assert re.search(r"^Title:\s+(.*)$", info, flags=re.M).group(1) == title
+
+
+def test_without_latin_modern_the_fonts_are_still_scalable(tmp_path):
+    """Where the lmodern package is missing (the .tex asks for it by name), Computer Modern
+    in OT1 is used: no T1 bitmap, no TS1 bullet or section sign."""
+    _tools()
+    from napkinmath.scenario import report_latex
+
+    latex = nm.plan(ROOT / "examples" / "llama-70b-serving.toml").to_latex()
+    assert r"\IfFileExists{lmodern.sty}" in latex and r"\ensuremath{\S}" in latex
+    (tmp_path / "plan.tex").write_text(
+        latex.replace("{lmodern.sty}", "{no-such-package.sty}"), encoding="utf-8"
+    )
+    for _ in range(2):
+        subprocess.run(
+            ["pdflatex", *report_latex.PDFLATEX_OPTIONS, "plan.tex"],
+            cwd=tmp_path,
+            env=report_latex.pdflatex_env(),
+            capture_output=True,
+            timeout=120,
+            check=True,
+        )
+    fonts = _run("pdffonts", str(tmp_path / "plan.pdf"))
+    assert "CMR10" in fonts and "LMRoman" not in fonts
+    assert "Type 3" not in fonts, fonts

@@ -74,7 +74,7 @@ _UNICODE = {
     "”": "''",
     "€": "EUR",
     "£": "GBP",
-    "§": r"\S{}",
+    "§": r"\ensuremath{\S}",  # math: the text one is a bitmap without Latin Modern
     "Ψ": r"\ensuremath{\Psi}",
     "λ": r"\ensuremath{\lambda}",
     "ρ": r"\ensuremath{\rho}",
@@ -136,8 +136,10 @@ def render(plan: Plan, figures: Figures | None = None) -> str:
 _PREAMBLE = [
     r"\documentclass[11pt]{article}",
     # scalable fonts: Latin Modern (Debian: lmodern) where installed, else Computer Modern
-    # in its own encoding, both Type 1; T1 without Latin Modern would be bitmap (Type 3)
-    r"\IfFileExists{lmodern.sty}{\usepackage[T1]{fontenc}\usepackage{lmodern}}{}",
+    # in its own encoding (OT1, its bullet from math: the text one is a TS1 bitmap), both
+    # Type 1; T1 without Latin Modern would be bitmaps (Type 3)
+    r"\IfFileExists{lmodern.sty}{\usepackage[T1]{fontenc}\usepackage{lmodern}}"
+    r"{\renewcommand{\labelitemi}{\ensuremath{\bullet}}}",
     r"\usepackage[margin=2cm]{geometry}",
     r"\usepackage{amsmath,amssymb}",
     r"\usepackage{graphicx}",
