@@ -154,7 +154,10 @@ def test_every_example_checks_clean_from_the_cli(napkin, name):
 @pytest.mark.parametrize("name", PLANS)
 def test_every_example_in_every_format_byte_identical(napkin, tmp_path, name):
     for suffix in (".md", ".html", ".tex", ".txt"):
-        first, second = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
+        # the same name in two folders: a report names its figures' folder after itself
+        first, second = tmp_path / "a" / f"r{suffix}", tmp_path / "b" / f"r{suffix}"
+        first.parent.mkdir(exist_ok=True)
+        second.parent.mkdir(exist_ok=True)
         for out in (first, second):
             status, _, err = napkin("plan", str(EXAMPLES / name), "-o", str(out))
             assert status == 0, err

@@ -304,7 +304,10 @@ def test_check_fails_when_nothing_fits(napkin, tmp_path):
 def test_every_format_byte_identical_on_two_runs(napkin, tmp_path):
     path = write(tmp_path, "plan.toml", W12)
     for suffix in (".md", ".html", ".tex", ".txt", ".json"):
-        first, second = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
+        # the same name in two folders: a report names its figures' folder after itself
+        first, second = tmp_path / "a" / f"r{suffix}", tmp_path / "b" / f"r{suffix}"
+        first.parent.mkdir(exist_ok=True)
+        second.parent.mkdir(exist_ok=True)
         for out in (first, second):
             status, _, err = napkin("plan", str(path), "-o", str(out))
             assert status == 0, err
@@ -363,8 +366,10 @@ def test_per_record_ranking_and_a_pareto_front(napkin, tmp_path):
 
 
 def test_latex_saves_the_optimizations_plot(w12, tmp_path):
+    from napkinmath.scenario.figures import Figures
     from napkinmath.scenario.report_latex import render
 
-    latex = render(w12, figures=tmp_path)
+    figures = Figures("pdf")
+    latex = render(w12, figures)
     assert "\\includegraphics[width=0.8\\linewidth]{optimization-1.pdf}" in latex
-    assert (tmp_path / "optimization-1.pdf").read_bytes().startswith(b"%PDF")
+    assert figures.files["optimization-1.pdf"].startswith(b"%PDF")

@@ -71,7 +71,7 @@ def _without_plots(answered, output: str) -> str:
     from napkinmath.scenario import svg
 
     if (
-        not output.lower().endswith((".html", ".htm", ".pdf"))
+        not output.lower().endswith((".html", ".htm", ".pdf", ".md", ".markdown", ".tex"))
         or not svg.wants_plots(answered)
         or svg.can_plot()
     ):

@@ -287,7 +287,27 @@ class Plan:
                 ".html, .pdf, .tex, .txt or .json",
                 "path",
             )
+        if suffix in (".md", ".markdown", ".tex"):
+            return self._write_with_figures(target, suffix)
         write_output(target, render() + "\n", inputs=self._inputs())
+        return target
+
+    def _write_with_figures(self, target: Path, suffix: str) -> Path:
+        """Markdown or LaTeX, its plots (SVG or PDF) in a folder beside it that the report
+        links (`napkinmath.scenario.figures`); none to a stream such as /dev/stdout."""
+        from napkinmath.scenario import report_latex, report_markdown
+        from napkinmath.scenario.figures import Figures, folder_for
+        from napkinmath.writing import check_output, write_output
+
+        inputs = self._inputs()
+        figures = None
+        if check_output(target, inputs) == "file":
+            figures = Figures("pdf" if suffix == ".tex" else "svg", folder_for(target))
+        module = report_latex if suffix == ".tex" else report_markdown
+        text = module.render(self, figures)
+        if figures is not None:
+            figures.write(target, inputs)
+        write_output(target, text + "\n", inputs=inputs)
         return target
 
     def _repr_markdown_(self) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 from napkinmath.errors import InputError
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan, SectionAnswer
+from napkinmath.scenario.figures import Figures
 from napkinmath.scenario.optimizing import can_plot as can_plot_optimization
 from napkinmath.scenario.optimizing import draw, nothing_fits
 from napkinmath.scenario.svg import LEFT_OUT, can_plot, wants_plots
@@ -73,7 +74,7 @@ _UNICODE = {
     "”": "''",
     "€": "EUR",
     "£": "GBP",
-    "§": r"\S{}",
+    "§": r"\ensuremath{\S}",  # math: the text one is a bitmap without Latin Modern
     "Ψ": r"\ensuremath{\Psi}",
     "λ": r"\ensuremath{\lambda}",
     "ρ": r"\ensuremath{\rho}",
@@ -126,15 +127,19 @@ def _math(text: str) -> str:
     return math(text)
 
 
-def render(plan: Plan, figures: Path | None = None) -> str:
-    """The report as a LaTeX document; with `figures` (a folder), the sweep plots and the
-    sensitivities' tornado charts are saved there as PDF and included."""
+def render(plan: Plan, figures: Figures | None = None) -> str:
+    """The report as a LaTeX document; with `figures` (PDF), the sweep plots, tornado and
+    waterfall charts and optimization plots are drawn into it and included by its paths."""
     return walk(plan, LatexPrinter(plan, figures))
 
 
 _PREAMBLE = [
     r"\documentclass[11pt]{article}",
-    r"\usepackage[T1]{fontenc}",
+    # scalable fonts: Latin Modern (Debian: lmodern) where installed, else Computer Modern
+    # in its own encoding (OT1, its bullet from math: the text one is a TS1 bitmap), both
+    # Type 1; T1 without Latin Modern would be bitmaps (Type 3)
+    r"\IfFileExists{lmodern.sty}{\usepackage[T1]{fontenc}\usepackage{lmodern}}"
+    r"{\renewcommand{\labelitemi}{\ensuremath{\bullet}}}",
     r"\usepackage[margin=2cm]{geometry}",
     r"\usepackage{amsmath,amssymb}",
     r"\usepackage{graphicx}",
@@ -144,7 +149,25 @@ _PREAMBLE = [
     r"\setlength{\parindent}{0pt}",
     r"\setlength{\parskip}{4pt}",
     r"\allowdisplaybreaks",
+    # a heading is kept with what follows it: a new page if less than #1 is left on this one
+    r"\makeatletter",
+    r"\newcommand{\keep}[1]{\par\begingroup\dimen@=#1\relax\dimen@ii=\pagegoal"
+    r"\advance\dimen@ii-\pagetotal\ifdim\dimen@>\dimen@ii\ifdim\dimen@ii>\z@\vfil\fi"
+    r"\break\fi\endgroup}",
+    r"\makeatother",
+    r"\newcolumntype{L}[1]{>{\raggedright\arraybackslash}p{#1}}",
 ]
+#: the room a heading needs below it on its page (else it starts the next one)
+_KEEP = {"\\section": r"\keep{8\baselineskip}", "\\subsection": r"\keep{6\baselineskip}"}
+_KEEP["\\paragraph"] = r"\keep{4\baselineskip}"
+
+
+def _kept(line: str) -> str:
+    """A line that starts with a heading, after the command that keeps it off a page's foot."""
+    for head, keep in _KEEP.items():
+        if line.startswith(head):
+            return keep + line
+    return line
 
 
 def _itemize(items: list[str]) -> list[str]:
@@ -155,24 +178,26 @@ def _itemize(items: list[str]) -> list[str]:
 class LatexPrinter(PlanPrinter):
     """Sections and longtables; each step as an align* of the variables' own symbols."""
 
-    def __init__(self, plan: Plan, figures: Path | None) -> None:
+    def __init__(self, plan: Plan, figures: Figures | None) -> None:
         from napkinmath.rendering.exprprint import Printer
 
         super().__init__(plan)
         #: the report is written without its plots where matplotlib is missing, and says so
         self.plots_left_out = figures is not None and wants_plots(plan) and not can_plot()
-        #: the folder the plots are saved in, or None for none
+        #: the plots drawn, or None for none
         self.figures = None if self.plots_left_out else figures
         self.symbol = Printer(parts.latex_symbol, style="latex")
+
+    def finish(self, lines: list[str]) -> str:
+        return "\n".join(_kept(line) for line in lines)
 
     def cited(self, text: str, source: str) -> str:
         return f"{tex(text)} {tex(self.numbered.cite(source))}" if source else tex(text)
 
-    @staticmethod
-    def figure(draw, path: Path) -> list[str]:
-        """A plot drawn by `draw(ax)`, saved at `path` (in the figures folder) and included."""
-        _save_pdf(draw, path)
-        name = path.name
+    def figure(self, draw, stem: str) -> list[str]:
+        """A plot drawn by `draw(ax)` as the figures' next `stem-N.pdf`, included."""
+        assert self.figures is not None
+        name = self.figures.add(stem, draw)
         return [
             f"\\begin{{center}}\\includegraphics[width=0.8\\linewidth]{{{name}}}"
             r"\end{center}"
@@ -181,6 +206,9 @@ class LatexPrinter(PlanPrinter):
     def title(self, plan: Plan) -> list[str]:
         out = [
             *_PREAMBLE,
+            # the PDF's own Title and Subject (hyperref spells the escaped text as a PDF string)
+            f"\\hypersetup{{pdftitle={{{tex(plan.title)}}},"
+            "pdfsubject={napkinmath plan report},pdfcreator={napkinmath}}",
             f"\\title{{{tex(plan.title)}}}",
             r"\date{}",
             r"\begin{document}",
@@ -195,11 +223,12 @@ class LatexPrinter(PlanPrinter):
     def summary(self, lines: list[parts.Line]) -> list[str]:
         out = [
             r"\section*{Summary}",
-            r"\begin{longtable}{p{0.62\linewidth}r}",
+            r"\begin{longtable}{L{0.62\linewidth}r}",
             r"\textbf{answer} & \textbf{value} \\ \hline",
         ]
         for section, run in by_section(lines):
-            out.append(f"\\multicolumn{{2}}{{l}}{{\\textit{{{tex(section)}}}}} \\\\")
+            # \\* : no page break between a section's name and its first answer
+            out.append(f"\\multicolumn{{2}}{{l}}{{\\textit{{{tex(section)}}}}} \\\\*")
             out += [
                 f"\\texttt{{{tex(line.name)}}}: {tex(line.meaning)}"
                 f"{f' ({tex(line.fed)})' if line.fed else ''} & "
@@ -225,7 +254,7 @@ class LatexPrinter(PlanPrinter):
     def givens(self, rows: list[parts.Row]) -> list[str]:
         return [
             r"\subsection*{Given}",
-            r"\begin{longtable}{p{0.27\linewidth}p{0.2\linewidth}p{0.45\linewidth}}",
+            r"\begin{longtable}{L{0.27\linewidth}L{0.2\linewidth}L{0.45\linewidth}}",
             r"\textbf{given} & \textbf{value} & \textbf{from} \\ \hline",
             *[
                 f"\\texttt{{{tex(r.name)}}} & {tex(r.value)} & "
@@ -279,8 +308,7 @@ class LatexPrinter(PlanPrinter):
             _table(sens.to_table()),
         ]
         if self.figures is not None:
-            number = len(list(self.figures.glob("tornado-*.pdf"))) + 1
-            out += self.figure(lambda ax: sens.plot(ax=ax), self.figures / f"tornado-{number}.pdf")
+            out += self.figure(lambda ax: sens.plot(ax=ax), "tornado")
         return out
 
     def gap(self, budget) -> list[str]:
@@ -301,8 +329,7 @@ class LatexPrinter(PlanPrinter):
             *_itemize([f"{tex(line.term)}: {tex(line.source)}" for line in budget.lines]),
         ]
         if self.figures is not None:
-            number = len(list(self.figures.glob("gap-*.pdf"))) + 1
-            out += self.figure(budget.draw, self.figures / f"gap-{number}.pdf")
+            out += self.figure(budget.draw, "gap")
         return out
 
     def checks(self, checks: list) -> list[str]:
@@ -328,9 +355,7 @@ class LatexPrinter(PlanPrinter):
         out = [f"\\section*{{Sweep: {tex(spec.title)}}}"]
         if self.figures is not None:
             try:
-                out += self.figure(
-                    lambda ax: table.plot(ax=ax), self.figures / f"sweep-{number}.pdf"
-                )
+                out += self.figure(lambda ax: table.plot(ax=ax), "sweep")
             except InputError as exc:  # a plot that cannot be drawn (too many lines)
                 out.append(f"Plot left out: {tex(str(exc))}")
         return [*out, _table(table)]
@@ -363,9 +388,7 @@ class LatexPrinter(PlanPrinter):
             if items:
                 out += _itemize(items)
         if self.figures is not None and can_plot_optimization(done):
-            out += self.figure(
-                lambda ax: draw(done, ax), self.figures / f"optimization-{number}.pdf"
-            )
+            out += self.figure(lambda ax: draw(done, ax), "optimization")
         if v.neighbours:
             out += [
                 r"\subsection*{Neighbours (one step in one decision)}",
@@ -392,6 +415,8 @@ class LatexPrinter(PlanPrinter):
         ]
 
     def sources(self, entries: list[tuple[int, str]]) -> list[str]:
+        if not entries:  # an empty description list does not compile
+            return [r"\end{document}"]
         return [
             r"\section*{Sources}",
             r"\begin{description}",
@@ -406,7 +431,7 @@ def _table(table) -> str:
     # every column wraps in its share of the line, less its padding
     width = f"\\dimexpr {0.98 / len(table.columns):.3f}\\linewidth-2\\tabcolsep\\relax"
     columns = "".join(
-        f"p{{{width}}}" if c.is_labels else f">{{\\raggedleft\\arraybackslash}}p{{{width}}}"
+        f"L{{{width}}}" if c.is_labels else f">{{\\raggedleft\\arraybackslash}}p{{{width}}}"
         for c in table.columns
     )
     lines = [
@@ -427,7 +452,7 @@ def _rows(headers: list[str], rows: list[list[str]], code: bool = False) -> str:
     share of the line; with `code`, the first column in typewriter."""
     width = f"\\dimexpr {0.98 / len(headers):.3f}\\linewidth-2\\tabcolsep\\relax"
     lines = [
-        f"{{\\footnotesize\\begin{{longtable}}{{{f'p{{{width}}}' * len(headers)}}}",
+        f"{{\\footnotesize\\begin{{longtable}}{{{f'L{{{width}}}' * len(headers)}}}",
         " & ".join(f"\\textbf{{{tex(h)}}}" for h in headers) + r" \\ \hline",
     ]
     for row in rows:
@@ -435,25 +460,6 @@ def _rows(headers: list[str], rows: list[list[str]], code: bool = False) -> str:
         lines.append(_unbracketed(" & ".join(cells)) + r" \\")
     lines.append(r"\end{longtable}}")
     return "\n".join(lines)
-
-
-def _save_pdf(draw, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    try:
-        draw(ax)
-        fig.savefig(
-            path,
-            format="pdf",
-            bbox_inches="tight",
-            metadata={"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None},
-        )
-    finally:
-        plt.close(fig)
 
 
 #: pdflatex runs no shell command (\\write18) and stops at the first error, whatever the
@@ -492,7 +498,10 @@ def write_pdf(plan: Plan, path: Path) -> Path:
         )
     with tempfile.TemporaryDirectory(prefix="napkin-plan-") as folder:
         work = Path(folder)
-        (work / "plan.tex").write_text(render(plan, figures=work) + "\n", encoding="utf-8")
+        figures = Figures("pdf")
+        (work / "plan.tex").write_text(render(plan, figures) + "\n", encoding="utf-8")
+        for name, data in figures.files.items():
+            (work / name).write_bytes(data)
         for _ in range(2):
             done = subprocess.run(
                 [program, *PDFLATEX_OPTIONS, "plan.tex"],

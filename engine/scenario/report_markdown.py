@@ -1,6 +1,7 @@
 """The plan as GitHub-flavoured Markdown (renders on common forges and wikis).
 
-Sweep plots are not embedded (a Markdown file cannot carry them portably); their tables are.
+Plots are not embedded (a Markdown file cannot carry them portably): written as a file with
+`figures` (`napkinmath.scenario.figures`), the report links SVG files in a folder beside it.
 Every piece of text goes through `napkinmath.checking.escape`: a title, a note, a name or a
 value cannot add HTML, a link, an image, a comment or a code fence to the page, nor a control
 character to the file.
@@ -8,10 +9,16 @@ character to the file.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from napkinmath.checking.escape import md_block, md_code, md_inline
+from napkinmath.errors import InputError
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan, SectionAnswer
-from napkinmath.scenario.optimizing import nothing_fits
+from napkinmath.scenario.figures import Figures
+from napkinmath.scenario.optimizing import can_plot as can_plot_optimization
+from napkinmath.scenario.optimizing import draw, nothing_fits
+from napkinmath.scenario.svg import LEFT_OUT, can_plot, wants_plots
 from napkinmath.scenario.walk import PlanPrinter, walk
 from napkinmath.text.visible import visible
 
@@ -22,8 +29,9 @@ def _code(text: str, in_table: bool = False) -> str:
     return md_code(text, in_table)
 
 
-def render(plan: Plan) -> str:
-    return walk(plan, MarkdownPrinter(plan))
+def render(plan: Plan, figures: Figures | None = None) -> str:
+    """The report as Markdown; with `figures` (SVG), its plots drawn into it and linked."""
+    return walk(plan, MarkdownPrinter(plan, figures))
 
 
 def _rows(headers: list[str], rows: list[list[str]]) -> list[str]:
@@ -36,7 +44,26 @@ def _rows(headers: list[str], rows: list[list[str]]) -> list[str]:
 
 
 class MarkdownPrinter(PlanPrinter):
-    """Headings, tables and lists; names and equations as code spans."""
+    """Headings, tables and lists; names and equations as code spans; plots as links."""
+
+    def __init__(self, plan: Plan, figures: Figures | None = None) -> None:
+        super().__init__(plan)
+        #: the report is written without its plots where matplotlib is missing, and says so
+        self.plots_left_out = figures is not None and wants_plots(plan) and not can_plot()
+        #: the plots drawn, or None for none
+        self.figures = None if self.plots_left_out else figures
+
+    def figure(self, draw, stem: str, caption: str) -> list[str]:
+        """A plot drawn by `draw(ax)` as the figures' next `stem-N.svg`, as an image link
+        (its caption inert: no bracket, no backslash), or why it is left out."""
+        if self.figures is None:
+            return []
+        try:
+            path = self.figures.add(stem, draw)
+        except InputError as exc:  # a plot that cannot be drawn (too many lines): said so
+            return ["", f"*Plot left out: {_cell(str(exc))}*"]
+        alt = _cell(caption.translate({ord(c): " " for c in "[]\\"}))
+        return ["", f"![{alt}]({quote(path)})"]
 
     def finish(self, lines: list[str]) -> str:
         return visible("\n".join(lines), keep="\n")  # nothing of the user's is left raw
@@ -45,6 +72,8 @@ class MarkdownPrinter(PlanPrinter):
         out = [f"# {_cell(plan.title)}", ""]
         if plan.scenario.notes.strip():
             out += [md_block(plan.scenario.notes.strip()), ""]
+        if self.plots_left_out:
+            out += [f"*Note:* {_cell(LEFT_OUT)}", ""]
         return out
 
     def summary(self, lines: list[parts.Line]) -> list[str]:
@@ -108,10 +137,13 @@ class MarkdownPrinter(PlanPrinter):
         return ["", f"{_cell(heading)}:", "", *[f"- {_cell(line)}" for _, line in limits]]
 
     def sensitivity(self, sens) -> list[str]:
-        return ["", f"**What {_code(sens.target)} hangs on**", "", sens.to_markdown()]
+        out = ["", f"**What {_code(sens.target)} hangs on**", "", sens.to_markdown()]
+        caption = f"Tornado: {sens.target} at each input's low and high"
+        return out + self.figure(lambda ax: sens.plot(ax=ax), "tornado", caption)
 
     def gap(self, budget) -> list[str]:
-        return ["", budget.to_markdown()]
+        caption = "Waterfall: from the ideal step to the measured one"
+        return ["", budget.to_markdown(), *self.figure(budget.draw, "gap", caption)]
 
     def checks(self, checks: list) -> list[str]:
         return [
@@ -136,7 +168,9 @@ class MarkdownPrinter(PlanPrinter):
         ]
 
     def sweep(self, number: int, spec, table) -> list[str]:
-        return ["", f"## Sweep: {_cell(spec.title)}", "", table.to_markdown()]
+        out = ["", f"## Sweep: {_cell(spec.title)}"]
+        out += self.figure(lambda ax: table.plot(ax=ax), "sweep", table.title)
+        return [*out, "", table.to_markdown()]
 
     def comparison(self, number: int, spec, comparison) -> list[str]:
         return ["", f"## Comparison: {_cell(spec.title)}", "", comparison.to_markdown()]
@@ -163,6 +197,9 @@ class MarkdownPrinter(PlanPrinter):
                 out += ["", f"Binding: {_cell(', '.join(v.binding))}", ""]
             out += [f"- exact boundary: {_cell(b)}" for b in v.boundaries]
             out += [f"- ✓ {_cell(line)}" for line in v.at_best]
+        if can_plot_optimization(done):
+            caption = f"{v.goal}: the best that fits at each value; the winner starred"
+            out += self.figure(lambda ax: draw(done, ax), "optimization", caption)
         if v.neighbours:
             out += ["", "| neighbour | verdict |", "|---|---|"]
             out += [f"| {_cell(point)} | {_cell(verdict)} |" for point, verdict, _ in v.neighbours]
