@@ -43,21 +43,17 @@ def wants_plots(plan) -> bool:
 def render(draw: Callable) -> str:
     """Call `draw(ax)` on a fresh figure and return the figure as an <svg> element that
     scales to its container (no XML prolog, no fixed size, no date)."""
+    # a bare Figure, not pyplot: no GUI backend probed, no figure manager to close
     import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     with matplotlib.rc_context(
         {"svg.hashsalt": HASH_SALT, "svg.fonttype": "path", "font.family": "DejaVu Sans"}
     ):
-        fig, ax = plt.subplots(figsize=(7, 4.2))
-        try:
-            draw(ax)
-            out = io.StringIO()
-            fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
-        finally:
-            plt.close(fig)
+        fig = Figure(figsize=(7, 4.2))
+        draw(fig.subplots())
+        out = io.StringIO()
+        fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = out.getvalue()
     text = text[text.index("<svg") :]
     # no metadata (it names creativecommons.org and purl.org) and no namespace URIs: an

@@ -15,13 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import sympy
 
 from napkinmath import arguments
 from napkinmath.answer.data import from_base
 from napkinmath.answer.result import Result
 from napkinmath.errors import InputError
-from napkinmath.library.declare import ROUNDING_FUNCTIONS
 from napkinmath.library.lookup import variables
 from napkinmath.text.numbers import format_value
 from napkinmath.units import format_number, format_unit, humanize
@@ -265,6 +263,10 @@ def _range_text(bound: Bound) -> str:
 def _symbolic_elasticities(
     chain: VectorChain, target: str, point: dict[str, float], names: list[str]
 ) -> dict[str, float]:
+    import sympy  # lazy: only a symbolic elasticity differentiates
+
+    from napkinmath.library.declare import ROUNDING_FUNCTIONS
+
     exprs = composed(chain)
     if exprs is None or target not in exprs:
         return {}

@@ -482,7 +482,7 @@ class Table:
         """
         target = _plot_target(path)
         xcol, ycols, groups, by_key = self._lines(x, y)
-        plt = _pyplot()
+        plt = _pyplot(ax)
 
         series = []  # (label or None, row indices, y column)
         for ycol in ycols:
@@ -548,7 +548,7 @@ def tornado(
     target = _plot_target(path)
     if not rows:
         raise InputError("a tornado chart needs at least one row")
-    plt = _pyplot()
+    plt = _pyplot(ax)
     ordered = sorted(rows, key=lambda r: abs(float(r[2]) - float(r[1])), reverse=True)
     fig, ax, owned = _axes(plt, ax)
     for pos, (_label, low, high, _note) in enumerate(ordered):
@@ -584,9 +584,14 @@ def tornado(
 # ---- plotting helpers ------------------------------------------------------------------------
 
 
-def _pyplot():
+def _pyplot(ax=None):
+    """matplotlib.pyplot, or None when drawing on a given `ax` (pyplot is then not needed,
+    and not importing it keeps an HTML report's plots cheap)."""
     try:
         import matplotlib  # noqa: F401
+
+        if ax is not None:
+            return None
         import matplotlib.pyplot as plt
     except ImportError as exc:
         raise InputError("plot() needs matplotlib: pip install 'napkinmath[plot]'") from exc
