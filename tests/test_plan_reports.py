@@ -82,7 +82,20 @@ def test_html_is_valid_and_self_contained(page):
     assert not re.search(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", page, re.I)  # no URL at all
     assert "<script" not in page
     assert checker.tags["math"] >= 10 and checker.tags["mfrac"] >= 1  # MathML derivations
-    assert checker.tags["svg"] == 3  # two tornados and the sweep
+    # two tornados and the sweep, each drawn wide (desktop, print) and narrow (a phone)
+    assert checker.tags["svg"] == 6
+    assert page.count('<div class="plot-wide"><svg') == page.count('<div class="plot-narrow"><svg')
+
+
+def test_no_two_plots_share_an_id_and_each_uses_only_its_own(page):
+    """matplotlib names glyphs and clip paths alike in every SVG (DejaVuSans-30); the page
+    prefixes each plot's ids, so a plot hidden on this screen holds nothing a shown one uses."""
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), [i for i in set(ids) if ids.count(i) > 1][:5]
+    for plot in re.findall(r"<svg.*?</svg>", page, re.S):
+        own = set(re.findall(r'\bid="([^"]+)"', plot))
+        used = set(re.findall(r'(?:href="|url\()#([^")]+)', plot))
+        assert used and used <= own, sorted(used - own)[:5]
 
 
 def test_html_carries_every_answer_and_source(startup, page):
@@ -111,6 +124,25 @@ def test_markdown_report_structure(startup):
     assert "| Compute | `n_gpus_whole_nodes` | **64 GPU** |" in md
     assert "(used as `n_gpus` from here on)" in md
     assert "| `n_gpus` | 64 GPU | answer of Compute (n_gpus_whole_nodes) |" in md
+
+
+def test_latex_report_maps_each_derivations_symbols_to_names(startup):
+    """The LaTeX and PDF reports print symbols (C = k·N·D) where the givens table and the
+    summary print names: each derivation ends with a legend of the two."""
+    tex = startup.to_latex()
+    legends = re.findall(r"Symbols: (.*)", tex)
+    assert len(legends) == len(startup.sections) == 3
+    first = legends[0]
+    for symbol, name in (
+        ("C", "train\\_compute"),
+        ("k", "flop\\_per\\_param\\_token"),
+        ("N", "params"),
+        ("D", "tokens"),
+        ("P_{\\mathrm{peak}}", "peak\\_flops"),
+    ):
+        assert f"${symbol}$ \\texttt{{{name}}}" in first
+    # the legend sits after the derivation, before what the result hangs on
+    assert tex.index("Symbols:") < tex.index("hangs on}")
 
 
 def test_latex_escapes_and_translates_unicode():
@@ -183,14 +215,14 @@ def test_headless_chromium_renders_math_and_plots(tmp_path):
     dom = files["dom"].read_text(encoding="utf-8")
     # the browser parsed MathML and SVG elements (not text): they are in its DOM
     assert dom.count("<math") >= 10 and "<mfrac>" in dom
-    assert dom.count("<svg") == 3
+    assert dom.count("<svg") == 6  # three plots, each wide and narrow
     for shot in ("desktop", "phone"):
         png = files[shot].read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 50_000
     from PIL import Image  # matplotlib depends on Pillow
 
     with Image.open(files["phone"]) as image:
-        assert image.size == (412, 2400)
+        assert image.size == (390, 2400)
 
 
 def test_html_and_pdf_without_matplotlib_are_written_without_plots_and_say_so(

@@ -1,12 +1,14 @@
 """The plan as one self-contained HTML file: no script, no font, no URL.
 
-Math is presentation MathML, which browsers render natively; plots are inline SVG; the page
-reads on a phone (viewport, a max width, tables that scroll) and prints (no navigation, steps
-kept whole on a page).
+Math is presentation MathML, which browsers render natively; plots are inline SVG, drawn wide
+and narrow, the one shown chosen by the screen's width; the page reads on a phone (viewport,
+the givens as cards, numeric tables that scroll in their frame with their names held) and
+prints (no navigation, steps kept whole on a page).
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 from collections.abc import Set
@@ -17,6 +19,7 @@ from napkinmath.scenario.answer import Plan, SectionAnswer
 from napkinmath.scenario.optimizing import can_plot, draw, nothing_fits
 from napkinmath.scenario.walk import PlanPrinter, by_section, walk
 from napkinmath.text.visible import visible
+from napkinmath.whatif.table import breakable, prose_list
 
 CSS = """
 :root { color-scheme: light; --ink: #1d2125; --muted: #5a636c; --line: #d5dae0;
@@ -24,7 +27,8 @@ CSS = """
 * { box-sizing: border-box; }
 body { margin: 0; color: var(--ink); background: #fff;
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
-main { max-width: 52rem; margin: 0 auto; padding: 1rem; }
+main { max-width: 62rem; margin: 0 auto; padding: 1rem; }
+main p, main ul, main ol, main h1 { max-width: 52rem; }
 h1 { font-size: 1.6rem; line-height: 1.25; margin: .5rem 0 1rem; }
 h2 { font-size: 1.25rem; margin: 2rem 0 .5rem; border-bottom: 1px solid var(--line); }
 h3 { font-size: 1.05rem; margin: 1.25rem 0 .25rem; }
@@ -32,8 +36,10 @@ p, li { overflow-wrap: anywhere; }
 code { font: .9em ui-monospace, "DejaVu Sans Mono", monospace; }
 .scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; }
 table { border-collapse: collapse; margin: .5rem 0; font-size: .92rem; width: 100%; }
-td code { overflow-wrap: anywhere; }
-@media (min-width: 40rem) { td code { white-space: nowrap; } }
+td code { white-space: nowrap; }
+td.name { white-space: nowrap; }
+.scroll td.name:first-child { position: sticky; left: 0; background: #fff; }
+ol.rows > li { margin: .4rem 0; }
 th.group { background: #e9edf1; }
 th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left;
   vertical-align: top; }
@@ -51,11 +57,27 @@ math { font-size: 1.05em; }
 figure { margin: 1rem 0; }
 figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { color: var(--muted); font-size: .9rem; }
+.plot-narrow { display: none; }
+@media (max-width: 40rem) {
+  .plot-wide { display: none; }
+  .plot-narrow { display: block; }
+  table.summary td.num { white-space: normal; }
+  table.cards, table.cards tbody { display: block; }
+  table.cards thead { display: none; }
+  table.cards tr { display: grid; grid-template-columns: auto 1fr; column-gap: .75rem;
+    border: 1px solid var(--line); border-top: 0; padding: .35rem .5rem; }
+  table.cards tr:first-child { border-top: 1px solid var(--line); }
+  table.cards td { border: 0; padding: 0; overflow-wrap: anywhere; }
+  table.cards td.num { white-space: normal; }
+  table.cards td:nth-child(n+3) { grid-column: 1 / -1; color: var(--muted); font-size: .9rem; }
+}
 @media print {
   body { font-size: 11pt; }
   main { max-width: none; padding: 0; }
   h2 { break-after: avoid; }
   figure, table { break-inside: avoid; }
+  .plot-wide { display: block; }
+  .plot-narrow { display: none; }
   a { color: inherit; text-decoration: none; }
 }
 """
@@ -76,40 +98,75 @@ def _uncommented(svg_text: str) -> str:
     return _COMMENT.sub("", svg_text)
 
 
+_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def _own_ids(svg_text: str) -> str:
+    """The SVG with its ids (glyphs, clip paths) and the references to them prefixed by a
+    hash of its text: no two plots on the page share an id, and a plot hidden on this screen
+    holds nothing that a shown one uses."""
+    ids = set(_ID.findall(svg_text))
+    prefix = "p" + hashlib.sha1(svg_text.encode("utf-8")).hexdigest()[:8] + "-"
+    return re.sub(
+        r'(\bid="|#)([^"\s)]+)',
+        lambda m: m[1] + prefix + m[2] if m[2] in ids else m[0],
+        svg_text,
+    )
+
+
 def _table(
     headers: list[str],
     rows: list[list[str]],
     numeric: Set[int] = frozenset(),
     infeasible: list[bool] | None = None,
+    cards: bool = False,
+    names: Set[int] = frozenset(),
 ) -> str:
-    """A table of already-escaped cells; the rows marked `infeasible` tinted."""
+    """A table of already-escaped cells; the rows marked `infeasible` tinted. With `cards`
+    a phone shows each row as a card (its first two cells on a line, the rest below) rather
+    than a grid that scrolls; the columns in `names` (a row's name, a record) never wrap,
+    and the first of them stays in view while the rest scrolls."""
+
+    def cell(i: int, c: str) -> str:
+        if i in numeric:
+            return f'<td class="num">{c}</td>'
+        return f'<td class="name">{c}</td>' if i in names else f"<td>{c}</td>"
+
     head = "".join(f"<th>{h}</th>" for h in headers)
     marks = infeasible or [False] * len(rows)
     body = "".join(
         ('<tr class="infeasible">' if bad else "<tr>")
-        + "".join(
-            f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>"
-            for i, c in enumerate(row)
-        )
+        + "".join(cell(i, c) for i, c in enumerate(row))
         + "</tr>"
         for row, bad in zip(rows, marks, strict=True)
     )
+    kind = ' class="cards"' if cards else ""
     return (
-        f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
-        f"</table></div>"
+        f'<div class="scroll"><table{kind}><thead><tr>{head}</tr></thead><tbody>{body}'
+        f"</tbody></table></div>"
     )
 
 
 def _whatif_table(table) -> str:
-    """A what-if Table (sweep, sensitivity, comparison) from its own cells."""
-    numeric = {i for i, c in enumerate(table.columns) if not c.is_labels}
+    """A what-if Table (sweep, sensitivity, comparison) from its own cells: its prose
+    columns (a comparison's values used and sources) as a list under the grid."""
+    grid, labels, items = table.html_parts()
+    columns = [table.columns[i] for i in grid]
+    numeric = {n for n, c in enumerate(columns) if not c.is_labels}
+    names = {
+        n
+        for n, c in enumerate(columns)
+        if c.is_labels and not c.is_flags and (n == 0 or c.role == "input")
+    }
     cells = table._cells()
-    return _table(
-        [_e(h) for h in table.headers],
-        [[_e(c) for c in row] for row in cells],
+    out = _table(
+        [breakable(_e(table.headers[i])) for i in grid],
+        [[_e(row[i]) for i in grid] for row in cells],
         numeric,
         table._infeasible(),
+        names=names,
     )
+    return out + (prose_list(labels, items, _e) if labels else "")
 
 
 def render(plan: Plan) -> str:
@@ -139,10 +196,13 @@ class HtmlPrinter(PlanPrinter):
         if not self.plots:
             return f'<p class="muted">{_e(svg.PLOT_LEFT_OUT)}</p>'
         try:
-            plot = _uncommented(svg.render(draw))
+            wide, narrow = (_own_ids(_uncommented(svg.render(draw, size))) for size in svg.SIZES)
         except InputError as exc:  # a plot that cannot be drawn (too many lines): said so
             return f'<p class="muted">Plot left out: {_e(str(exc))}</p>'
-        return f"<figure>{plot}<figcaption>{caption}</figcaption></figure>"
+        return (
+            f'<figure><div class="plot-wide">{wide}</div><div class="plot-narrow">{narrow}</div>'
+            f"<figcaption>{caption}</figcaption></figure>"
+        )
 
     def finish(self, lines: list[str]) -> str:
         return "\n".join([*lines, "</main>", "</body>", "</html>"])
@@ -216,6 +276,7 @@ class HtmlPrinter(PlanPrinter):
                     for r in rows
                 ],
                 {1},
+                cards=True,
             ),
         ]
 
@@ -274,7 +335,7 @@ class HtmlPrinter(PlanPrinter):
     def gap(self, budget) -> list[str]:
         return [
             "<h3>Gap budget: the measured step against its parts</h3>",
-            budget.to_html(plot=False),
+            f'<div class="scroll">{budget.to_html(plot=False)}</div>',
             self.figure(budget.draw, "Waterfall: from the ideal step to the measured one"),
         ]
 
@@ -335,7 +396,9 @@ class HtmlPrinter(PlanPrinter):
             f"<h2>Optimization: {_e(done.title)}</h2>",
             f"<p><strong>Goal:</strong> {_e(v.goal)}. {_e(v.searched)}</p>",
             _table(
-                ["decision", "domain"], [[f"<code>{_e(n)}</code>", _e(t)] for n, t in v.domains]
+                ["decision", "domain"],
+                [[f"<code>{_e(n)}</code>", _e(t)] for n, t in v.domains],
+                cards=True,
             ),
         ]
         if v.limits:

@@ -187,6 +187,8 @@ class LatexPrinter(PlanPrinter):
         #: the plots drawn, or None for none
         self.figures = None if self.plots_left_out else figures
         self.symbol = Printer(parts.latex_symbol, style="latex")
+        #: the variables printed as symbols in the derivation being written, for its legend
+        self.used: list[str] = []
 
     def finish(self, lines: list[str]) -> str:
         return "\n".join(_kept(line) for line in lines)
@@ -273,7 +275,10 @@ class LatexPrinter(PlanPrinter):
         return out
 
     def step(self, s: SectionAnswer, step: parts.Step) -> list[str]:
+        from napkinmath.rendering.mathml import names_in
+
         symbol = self.symbol
+        self.used += [n for f in step.formulas for n in names_in(f.layouts)]
         rows = [
             f"  {_math(symbol(f.equation.lhs))} &= {_math(symbol(f.equation.rhs))}"
             for f in step.formulas
@@ -295,6 +300,14 @@ class LatexPrinter(PlanPrinter):
             r"\end{align*}",
             *[f"\\par{{\\small {tex(note)}}}" for note in step.notes],
         ]
+
+    def derivation_end(self) -> list[str]:
+        """The symbols of the derivation beside the names the givens table and the summary
+        print (`C` train_compute), one legend per derivation."""
+        from napkinmath.rendering.typeset import latex_legend
+
+        used, self.used = self.used, []
+        return [f"\\par{line}" for line in latex_legend(used)]
 
     def notes(self, notes: list[str]) -> list[str]:
         return [f"\\par{{\\small Note: {tex(n)}}}" for n in notes]

@@ -189,6 +189,7 @@ class Comparison:
                 "",
                 ["; ".join(self.used(label, True)) for label in self.ranking],
                 role="info",
+                prose=True,
             )
         )
         columns.append(
@@ -197,6 +198,7 @@ class Comparison:
                 "",
                 ["; ".join(self.sources(label)) for label in self.ranking],
                 role="info",
+                prose=True,
             )
         )
         notes = [

@@ -313,17 +313,17 @@ class GapBudget:
         positions = list(range(len(labels)))
         ax.barh(positions, heights, left=bottoms, color=colours)
         ax.set_yticks(positions)
-        ax.set_yticklabels(labels, fontsize=8)
+        ax.set_yticklabels(labels, fontsize="small")
         ax.invert_yaxis()  # read top to bottom, as a timeline is read
         ax.set_xlabel("seconds per step")
-        ax.set_title("Where the step goes: from the ideal step to the measured one")
+        ax.set_title("Where the step goes: ideal to measured")
         handles = [
             _patch(colour, evidence)
             for evidence, colour in palette.items()
             if any(line.evidence == evidence and line.seconds for line in self.lines)
         ]
         if handles:
-            ax.legend(handles=handles, fontsize=8, loc="upper right")
+            ax.legend(handles=handles, fontsize="small", loc="center left")
 
 
 def gap(

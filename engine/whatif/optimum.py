@@ -1020,7 +1020,7 @@ class Optimum:
         if finite.size and finite.min() > 0 and finite.max() / finite.min() > 50:
             ax.set_yscale("log")
         ax.set_title(self._goal())
-        ax.legend(loc="best", fontsize=8)
+        ax.legend(loc="best", fontsize="small")
         return _finish(plt, fig, ax, target, owned)
 
 

@@ -54,6 +54,9 @@ class Column:
     #: plain fractions shown as percents in text, Markdown and HTML (76.76%, as `solve` shows
     #: them); CSV, JSON and frames keep the fraction (0.7676)
     percent: bool = False
+    #: sentences per row (the values a comparison's row used, its sources): HTML shows them
+    #: under the grid, one item per row, rather than as a column that scrolls sideways
+    prose: bool = False
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -388,28 +391,49 @@ class Table:
             lines += ["", *self.notes]
         return "\n".join(lines)
 
+    def html_parts(self) -> tuple[list[int], list[str], list[list[tuple[str, str]]]]:
+        """How HTML lays the table out: the indices of the grid's columns, and under the grid
+        one item per row, its label (the grid's text cells, "MI300X, llama-3-70b") and its
+        prose cells as (header, text); no item when no column is prose."""
+        grid = [i for i, c in enumerate(self.columns) if not c.prose]
+        prose = [i for i, c in enumerate(self.columns) if c.prose]
+        if not prose:
+            return grid, [], []
+        cells = self._cells()
+        text = [i for i in grid if self.columns[i].is_labels and not self.columns[i].is_flags]
+        named = [i for i in text if self.columns[i].role == "input"] or text
+        labels = [", ".join(row[i] for i in named if row[i]) for row in cells]
+        items = [[(self.headers[i], row[i]) for i in prose if row[i]] for row in cells]
+        return grid, labels, items
+
     def _repr_html_(self) -> str:
         from napkinmath.text.markup import esc as e
         from napkinmath.text.markup import frame
 
         right = ' style="text-align: right"'
-        aligns = ["" if c.is_labels else right for c in self.columns]
+        grid, labels, items = self.html_parts()
+        aligns = ["" if self.columns[i].is_labels else right for i in grid]
         parts = ["<table>"]
         if self.title:
             parts.append(f"<caption>{e(self.title)}</caption>")
-        head = "".join(f"<th{a}>{e(h)}</th>" for a, h in zip(aligns, self.headers, strict=True))
+        head = "".join(
+            f"<th{a}>{breakable(e(self.headers[i]))}</th>"
+            for a, i in zip(aligns, grid, strict=True)
+        )
         parts.append(f"<thead><tr>{head}</tr></thead>")
         parts.append("<tbody>")
         for row, bad in zip(self._cells(), self._infeasible(), strict=True):
-            body = "".join(f"<td{a}>{e(v)}</td>" for a, v in zip(aligns, row, strict=True))
+            body = "".join(f"<td{a}>{e(row[i])}</td>" for a, i in zip(aligns, grid, strict=True))
             mark = f' class="infeasible" style="background: {INFEASIBLE_TINT}"' if bad else ""
             parts.append(f"<tr{mark}>{body}</tr>")
         parts.append("</tbody>")
         if self.notes:
-            span = max(len(self.columns), 1)
+            span = max(len(grid), 1)
             foot = "".join(f'<tr><td colspan="{span}">{e(n)}</td></tr>' for n in self.notes)
             parts.append(f"<tfoot>{foot}</tfoot>")
         parts.append("</table>")
+        if labels:
+            parts.append(prose_list(labels, items, e))
         return frame("table", parts)
 
     # ---- plotting ----------------------------------------------------------------------------
@@ -579,6 +603,24 @@ def tornado(
     ax.legend(fontsize="small")
     ax.grid(True, axis="x", alpha=0.3)
     return _finish(plt, fig, ax, target, owned)
+
+
+def breakable(escaped: str) -> str:
+    """Escaped header text that may wrap after an underscore (`<wbr>`): a long name such as
+    cost_per_million_tokens narrows its column rather than widening the table."""
+    return escaped.replace("_", "_<wbr>")
+
+
+def prose_list(labels: list[str], items: list[list[tuple[str, str]]], e) -> str:
+    """The prose columns of a table's rows as an ordered list under its grid: each row's
+    label in bold, then each of its prose cells on a line of its own; `e` escapes text."""
+    rows = []
+    for label, cells in zip(labels, items, strict=True):
+        lines = [f"<strong>{e(label)}</strong>"] + [
+            f'<span class="muted">{e(header)}:</span> {e(text)}' for header, text in cells
+        ]
+        rows.append(f"<li>{'<br>'.join(lines)}</li>")
+    return f'<ol class="rows">{"".join(rows)}</ol>'
 
 
 # ---- plotting helpers ------------------------------------------------------------------------
