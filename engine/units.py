@@ -110,9 +110,15 @@ def powers(units: UnitsContainer) -> dict[str, float]:
 def format_unit(unit: PlainUnit | UnitsContainer, style: str = "text") -> str:
     """A unit in short symbols: FLOP/(s·GPU), GPU·h, GB/s (LaTeX: \\mathrm{FLOP/(s \\cdot GPU)})."""
     container = unit._units if isinstance(unit, PlainUnit) else unit
+    # keyed by the names in their order: equal containers in another order print otherwise
+    return _format_terms(tuple(powers(container).items()), style)
+
+
+@caches.memo(1024, invalidated_by=caches.UNITS)
+def _format_terms(terms: tuple[tuple[str, float], ...], style: str) -> str:
     up: list[tuple[str, float]] = []
     down: list[tuple[str, float]] = []
-    for name, power in powers(container).items():
+    for name, power in terms:
         (up if power > 0 else down).append((_symbol(name), abs(power)))
     dot = " \\cdot " if style == "latex" else "·" if style == "text" else "*"
 

@@ -20,6 +20,9 @@ then the engine's rounding steps to whole 8-GPU nodes.
    Axis conversion: a 10^4-value array axis against one numpy multiply of it, and the
    refusal of an axis one value over the cap (MAX_AXIS_POINTS, the grid's MAX_POINTS), which
    reads its length before any value; median and the spread (min … max) of 21 runs.
+   Small what-ifs, warm, against hand numpy of the same arithmetic (`bench_small`): a 10^4
+   sweep (text and array axis), a range answer, a sensitivity, a comparison of 10 GPUs;
+   median and spread of 31 alternating runs.
 3. Plain solve, after against before: the working tree against commit e618b7a (the last commit
    before the what-if work), extracted with `git archive` into a temporary importable tree that
    PYTHONPATH puts ahead of the editable install. Cold: the wall time of a fresh
@@ -210,7 +213,7 @@ def bench_axis() -> list[Row]:
     var = nm.variables()["params"]
     values = np.linspace(1e9, 7e10, 10_000)
     over = np.full(MAX_AXIS_POINTS + 1, 7e9)
-    assert to_axis(values, var).values == to_axis(values.tolist(), var).values
+    assert np.array_equal(to_axis(values, var).values, to_axis(values.tolist(), var).values)
 
     def refuse() -> None:
         try:
@@ -250,6 +253,74 @@ def bench_axis() -> list[Row]:
             f"{statistics.median(times['refuse']) / hand:.2f}",
         ),
     ]
+
+
+def _spread(times: list[float]) -> str:
+    return f"{fmt(statistics.median(times))} ({fmt(min(times))} … {fmt(max(times))})"
+
+
+def bench_small() -> list[Row]:
+    """Small what-ifs asked again and again (warm), each against hand numpy of the same
+    arithmetic: a 10^4-point sweep of W12 over mfu (axis as text and as an array), a range
+    answer (mfu 0.3 to 0.5: the chain at the box's two corners), a sensitivity (the chain
+    at 2 points per input and the centre), a comparison of 10 GPUs (the chain per GPU)."""
+    mfu = np.linspace(0.2, 0.6, 10_000)
+    kw = {"params": "7B", **GIVENS}
+    plain = {k: v for k, v in kw.items() if k != "gpu"}
+    gpus = ["H100-SXM", "H200-SXM", "B200", "A100-SXM-80GB", "MI300X", "MI325X", "L40S"]
+    gpus += ["H100-PCIe", "Gaudi3", "Trainium2"]
+    peaks = np.array(
+        [nm.hardware.get(g).values["peak_flops"].quantity.m_as("FLOP/s/GPU") for g in gpus]
+    )
+    centre = nm.solve("n_gpus", mfu=0.4, **kw)
+    inputs = len(centre.givens)
+
+    def chain(mfu_values: np.ndarray, peak: np.ndarray | float = PEAK_FLOPS) -> np.ndarray:
+        n = FLOP_PER_PARAM_TOKEN * PARAMS * TOKENS / (mfu_values * peak * TRAIN_TIME_S)
+        return np.ceil(n / GPUS_PER_NODE) * GPUS_PER_NODE
+
+    corners, points = np.array([0.3, 0.5]), np.full(2 * inputs + 1, 0.4)
+    pairs: list[tuple[str, Callable[[], object], Callable[[], object]]] = [
+        (
+            "sweep W12 over 10^4 mfu values, axis as text",
+            lambda: nm.sweep("n_gpus", over={"mfu": "0.2..0.6:lin:10000"}, **kw),
+            lambda: chain(np.linspace(0.2, 0.6, 10_000)),
+        ),
+        (
+            "sweep W12 over 10^4 mfu values, axis as an array",
+            lambda: nm.sweep("n_gpus", over={"mfu": mfu}, **kw),
+            lambda: chain(mfu),
+        ),
+        (
+            "range answer W12, mfu 0.3 to 0.5 (4 steps)",
+            lambda: nm.solve("n_gpus", mfu="0.3 to 0.5", **kw),
+            lambda: chain(corners),
+        ),
+        (
+            f"sensitivity of W12 ({inputs} inputs)",
+            lambda: centre.sensitivity(),
+            lambda: chain(points),
+        ),
+        (
+            "compare W12 across 10 GPUs",
+            lambda: nm.compare("n_gpus", gpu=gpus, mfu=0.4, **plain),
+            lambda: chain(np.full(len(gpus), 0.4), peaks),
+        ),
+    ]
+    rows = []
+    for label, ours, hand in pairs:
+        ours(), hand()
+        times: dict[str, list[float]] = {"ours": [], "hand": []}
+        for _ in range(31):
+            for name, func in (("ours", ours), ("hand", hand)):
+                start = time.perf_counter()
+                func()
+                times[name].append(time.perf_counter() - start)
+        mine, base = statistics.median(times["ours"]), statistics.median(times["hand"])
+        rows.append(
+            (f"  {label}: {_spread(times['ours'])}", fmt(mine), fmt(base), f"{mine / base:.0f}")
+        )
+    return rows
 
 
 # 2. Monte Carlo
@@ -397,7 +468,7 @@ def main() -> None:
     cold_runs = int(sys.argv[1]) if len(sys.argv) > 1 else 9
     sweep_rows, sweep_note = bench_sweep()
     mc_rows, mc_note = bench_mc()
-    rows = [*sweep_rows, *bench_axis(), *mc_rows, *bench_plain(cold_runs)]
+    rows = [*sweep_rows, *bench_axis(), *bench_small(), *mc_rows, *bench_plain(cold_runs)]
     width = max(len(r[0]) for r in rows) + 2
     print(f"{'measurement':<{width}}{'napkinmath':>12}{'baseline':>12}{'ratio':>8}")
     for label, median, baseline, ratio in rows:

@@ -185,6 +185,37 @@ def test_the_fast_path_reads_every_text_as_the_full_parser(text, name):
         assert isinstance(full, InputError) and str(exc) == str(full)
 
 
+def _strict(value, var):
+    """`to_quantity` through the full parser only (it forgives no missing count)."""
+    try:
+        quantity, shown = values._raw_quantity(value, var)
+        return values._checked(values._promote_count(quantity, var), var, shown)
+    except InputError as exc:
+        return exc
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=value_texts(), name=st.sampled_from(NAMES))
+def test_to_quantity_reads_every_text_as_the_full_parser(text, name):
+    """Range ends and swept values (`to_quantity`) take the fast path: the same Quantity, or
+    the same error, as the full parser; a rate without its count is still refused."""
+    var = nm.variables()[name]
+    full = _strict(text, var)
+    try:
+        got = values.to_quantity(text, var)
+    except InputError as exc:
+        assert isinstance(full, InputError) and str(exc) == str(full), (text, name)
+        return
+    assert not isinstance(full, InputError), (text, name, got, full)
+    assert _same(values.Reading(got), values.Reading(full)), (text, name, got, full)
+
+
+def test_to_quantity_refuses_a_rate_without_its_count():
+    with pytest.raises(InputError):
+        values.to_quantity("989 TFLOP/s", nm.variables()["peak_flops"])
+    assert values.to_quantity("989 TFLOP/(s*GPU)", nm.variables()["peak_flops"]).magnitude == 989
+
+
 @pytest.mark.parametrize(
     ("text", "name", "note"),
     [

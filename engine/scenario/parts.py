@@ -12,13 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from napkinmath.answer.data import Given, StepRecord
+from napkinmath.answer.data import Given, Root, StepRecord
 from napkinmath.answer.result import Result
 from napkinmath.rendering.result import explicit as _explicit
 from napkinmath.scenario.answer import Plan, SectionAnswer
 from napkinmath.text.sources import Sources, record_source
 
 if TYPE_CHECKING:
+    import sympy
+
     from napkinmath.library.declare import Variable
 
 
@@ -175,11 +177,21 @@ class Solved:
 
     name: str
     var: Variable
-    expr: object  # sympy expression of the other variables
+    root: Root  # the rearranged expression of the other variables (its tree, its layout)
     explicit: bool  # the formula already reads `name = ...` (no rearranging shown)
     #: the substituted line (when it differs from the result) and the result, as Result
     #: prints them
     lines: tuple[str, ...]
+
+    @property
+    def layout(self) -> tuple:
+        """The rearranged expression laid out for printing (no sympy where it is stored)."""
+        return self.root.layout
+
+    @property
+    def expr(self) -> sympy.Expr:
+        """The rearranged expression in sympy (imports sympy)."""
+        return self.root.expr
 
 
 @dataclass(frozen=True)
@@ -205,7 +217,7 @@ def steps(s: SectionAnswer) -> list[Step]:
                 Solved(
                     var.name,
                     var,
-                    step.solved[var.name],
+                    step.roots[var.name],
                     explicit,
                     tuple(result._value_lines(step, var)),
                 )
@@ -229,10 +241,12 @@ def steps(s: SectionAnswer) -> list[Step]:
 
 def equation_text(formula) -> str:
     """'train_time = train_compute / (mfu · n_gpus · peak_flops)'."""
-    return f"{expression_text(formula.equation.lhs)} = {expression_text(formula.equation.rhs)}"
+    lhs, rhs = formula.layouts
+    return f"{expression_text(lhs)} = {expression_text(rhs)}"
 
 
 def expression_text(expr) -> str:
+    """A layout (or a sympy expression) over variable names, as text."""
     from napkinmath.rendering.exprprint import Printer
 
     return Printer(lambda symbol: symbol.name)(expr)

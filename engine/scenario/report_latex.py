@@ -280,13 +280,13 @@ class LatexPrinter(PlanPrinter):
         symbol = self.symbol
         self.used += [n for f in step.formulas for n in names_in(f.layouts)]
         rows = [
-            f"  {_math(symbol(f.equation.lhs))} &= {_math(symbol(f.equation.rhs))}"
+            f"  {_math(symbol(f.layouts[0]))} &= {_math(symbol(f.layouts[1]))}"
             for f in step.formulas
         ]
         for solved in step.solved:
             if not solved.explicit:
                 rows.append(
-                    f"  \\Rightarrow {_math(solved.var.latex)} &= {_math(symbol(solved.expr))}"
+                    f"  \\Rightarrow {_math(solved.var.latex)} &= {_math(symbol(solved.layout))}"
                 )
             rows += [
                 f"  &= {_math(line)}"

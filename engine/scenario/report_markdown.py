@@ -125,7 +125,7 @@ class MarkdownPrinter(PlanPrinter):
             if not solved.explicit:
                 out.append(
                     f"   - solved for {_code(solved.name)}: "
-                    f"{_code(solved.name + ' = ' + parts.expression_text(solved.expr))}"
+                    f"{_code(solved.name + ' = ' + parts.expression_text(solved.layout))}"
                 )
             out += [f"   - {_code('= ' + line)}" for line in solved.lines]
         return out + [f"   - *{_cell(note)}*" for note in step.notes]

@@ -82,7 +82,7 @@ class TextPrinter(PlanPrinter):
         out += [f"   {parts.equation_text(f)}" for f in step.formulas]
         for solved in step.solved:
             if not solved.explicit:
-                out.append(f"   ⇒ {solved.name} = {parts.expression_text(solved.expr)}")
+                out.append(f"   ⇒ {solved.name} = {parts.expression_text(solved.layout)}")
             out += [f"     = {line}" for line in solved.lines]
         return out + [f"   ({note})" for note in step.notes]
 

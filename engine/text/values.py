@@ -78,7 +78,15 @@ def _is_count(dim: pint.util.UnitsContainer) -> bool:
 
 
 def to_quantity(value: object, variable: Variable) -> pint.Quantity:
-    """A given value as a Quantity in `variable`'s dimension, or an InputError with a fix."""
+    """A given value as a Quantity in `variable`'s dimension, or an InputError with a fix.
+    Plain forms take the fast path (`_fast_reading`, `_fast_quantity`: the same Quantity)."""
+    fast = None
+    if isinstance(value, str):
+        fast = _fast_reading(value, variable, per_count=False)
+    elif isinstance(value, pint.Quantity):
+        fast = _fast_quantity(value, variable)
+    if fast is not None:
+        return fast.quantity
     quantity, shown = _raw_quantity(value, variable)
     return _checked(_promote_count(quantity, variable), variable, shown)
 
@@ -130,14 +138,15 @@ _LEADING_NUMBER = re.compile(r"[ ]*((?:[0-9]+(?:_[0-9]+)*\.?[0-9]*|\.[0-9]+)(?:[
 _UNIT_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9_ */^()]*")
 
 
-def _fast_reading(text: str, variable: Variable) -> Reading | None:
+def _fast_reading(text: str, variable: Variable, per_count: bool = True) -> Reading | None:
     """`read_given` of a plain form, a number (with a count suffix or '%') and units, without
     the full parser; None for anything else, and for anything the full path would refuse or
-    read differently (it then decides). The answer is the same Quantity and note as the full
-    path's: a number leftmost in a product of units with magnitude 1 multiplies the product
-    exactly, and a range check keeps every intermediate value far from the float limits.
-    Held equal to the full path by tests/test_speed_values.py::
-    test_the_fast_path_reads_every_text_as_the_full_parser."""
+    read differently (it then decides); with `per_count` False (`to_quantity`, which forgives
+    nothing) None too for a rate or size that lacks its count ("989 TFLOP/s"). The answer is
+    the same Quantity and note as the full path's: a number leftmost in a product of units
+    with magnitude 1 multiplies the product exactly, and a range check keeps every
+    intermediate value far from the float limits. Held equal to the full path by
+    tests/test_speed_values.py::test_the_fast_path_reads_every_text_as_the_full_parser."""
     parts = _plain_parts(text)
     if parts is None:
         return None
@@ -145,7 +154,7 @@ def _fast_reading(text: str, variable: Variable) -> Reading | None:
     if suffix in AMBIGUOUS_SUFFIXES and "[information]" in variable.dimensionality:
         return None  # "7B" for a size: the full path explains the ambiguity
     recipe = _recipe(unit_text, variable)
-    if recipe is None:
+    if recipe is None or (recipe.count and not per_count):
         return None
     if recipe.plain and not (recipe.promote or magnitude == 0):
         return None  # a plain number for a quantity with units: the full path's error

@@ -12,6 +12,7 @@ the share that fit (`constraints`, `fits`, `warnings`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pint
@@ -238,14 +239,13 @@ class RangeResult(_SpreadAnswer):
         center: Result,
         bounds: list[Bound],
         extremes: dict[str, Extreme],
-        guarantees: dict[str, str],
+        guarantees: dict[str, str] | Callable[[], dict[str, str]],
         notes: list[str],
         constraints: list | None = None,
     ) -> None:
         super().__init__(targets, center, bounds, notes, constraints)
         self.extremes = extremes
-        #: per target, a sentence on which end meets the user's requirement
-        self.guarantees = guarantees
+        self._guarantees = guarantees
         monotone = all(e.monotone for e in extremes.values())
         ranged = ", ".join(b.name for b in bounds)
         self.kind = (
@@ -256,6 +256,14 @@ class RangeResult(_SpreadAnswer):
             "numerically on refined grids"
         )
         self.method = "corners" if monotone else "numeric"
+
+    @property
+    def guarantees(self) -> dict[str, str]:
+        """Per target, a sentence on which end meets the user's requirement (worked out when
+        first read: only a printer or `to_dict` needs it)."""
+        if callable(self._guarantees):
+            self._guarantees = self._guarantees()
+        return self._guarantees
 
     @property
     def values(self) -> dict[str, Interval]:

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sympy
 
 from napkinmath import caches
 from napkinmath.errors import InputError
-from napkinmath.library.declare import ROUNDING_FUNCTIONS
 from napkinmath.whatif.spread import Bound
 from napkinmath.whatif.vectorize import Value, VectorChain, no_root_error
+
+if TYPE_CHECKING:
+    import sympy
 
 #: ranged inputs whose 2^k corners are enumerated; more is refused with a clear message
 MAX_RANGED = 12
@@ -46,7 +48,8 @@ def composed(chain: VectorChain) -> dict[str, sympy.Expr] | None:
         return None
     exprs: dict[str, sympy.Expr] = {}
     for step in chain.steps:
-        for name, expr in step.candidates[0].items():
+        for name, root in step.candidates[0].items():
+            expr = root.expr
             inner = {s: exprs[s.name] for s in expr.free_symbols if s.name in exprs}
             exprs[name] = expr.xreplace(inner) if inner else expr
     return exprs
@@ -54,6 +57,8 @@ def composed(chain: VectorChain) -> dict[str, sympy.Expr] | None:
 
 def _unrounded(expr: sympy.Expr) -> sympy.Expr:
     """Rounding (ceiling, floor, power of two) is monotone: drop it for the derivative's sign."""
+    from napkinmath.library.declare import ROUNDING_FUNCTIONS
+
     return expr.replace(lambda e: isinstance(e, ROUNDING_FUNCTIONS), lambda e: e.args[0])
 
 
@@ -70,6 +75,8 @@ def _sign(derivative: sympy.Expr) -> int | None:
 @caches.memo(512, invalidated_by=caches.LIBRARY)
 def _symbolic_signs(expr: sympy.Expr, names: tuple[str, ...]) -> tuple[int | None, ...]:
     """The sign of d expr / d x for each name, over all positive values of every variable."""
+    import sympy
+
     smooth = _unrounded(expr)
     symbols = {s.name: s for s in smooth.free_symbols}
     return tuple(_sign(sympy.diff(smooth, symbols[n])) if n in symbols else 0 for n in names)
@@ -81,6 +88,8 @@ def signs(expr: sympy.Expr, bounds: list[Bound], fixed: dict[str, float]) -> dic
     First with every variable free (positive where its bounds say so); then, for what is
     still open, with the fixed inputs put in as numbers.
     """
+    import sympy
+
     names = tuple(b.name for b in bounds)
     found = dict(zip(names, _symbolic_signs(expr, names), strict=True))
     open_names = [n for n, s in found.items() if s is None]

@@ -136,7 +136,7 @@ def domain(name: str, spec: object, context: Context) -> Domain:
             f"{name}: {count:,} values; a decision variable takes at most {MAX_VALUES:,}", name
         )
     axis = to_axis(spec, var)
-    values = _checked(var, sorted(set(axis.values)))
+    values = _checked(var, sorted(set(axis.values.tolist())))
     if len(values) <= 12:
         listed = ", ".join(_plain(var, v) for v in values)
         return Domain(name, "number", values, f"{listed} (given)")

@@ -110,9 +110,12 @@ def solve_spread(
             "and 95th percentiles; pass samples=N (--samples N) to propagate it"
         )
     found = extremes(chain, fixed, used, tolerance)
-    guarantees = {
-        t: text for t in targets if (text := _guarantee(t, center, chain, fixed, used, found))
-    }
+
+    def guarantees() -> dict[str, str]:
+        return {
+            t: text for t in targets if (text := _guarantee(t, center, chain, fixed, used, found))
+        }
+
     return RangeResult(
         targets, center, used, found, guarantees, notes, feasible.over_box(chain, fixed, used)
     )

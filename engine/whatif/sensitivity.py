@@ -2,8 +2,9 @@
 
 The elasticity of a target y with respect to an input x is d ln y / d ln x at the point: 1 for
 a proportional input (+1% in, +1% out), -1 for an inverse one, 0.5 under a square root. It is
-taken symbolically through the whole chain where the chain composes in closed form, otherwise
-by a central difference in log space. The swing of an input is the target at the input's low
+differentiated exactly through the whole chain where the chain composes in closed form
+(forward-mode over the roots' trees, `napkinmath.whatif.derivative`: no sympy), otherwise by
+a central difference in log space. The swing of an input is the target at the input's low
 and high with every other input at its centre: for a ranged given its range, otherwise
 ±`relative` (10%). Rows sorted by swing width make a tornado chart (`plot()`).
 """
@@ -24,9 +25,8 @@ from napkinmath.library.lookup import variables
 from napkinmath.text.numbers import format_value
 from napkinmath.units import format_number, format_unit, humanize
 from napkinmath.whatif.answers import quantity
-from napkinmath.whatif.box import composed
 from napkinmath.whatif.spread import Bound, format_interval
-from napkinmath.whatif.vectorize import VectorChain, vector_closure
+from napkinmath.whatif.vectorize import VectorChain
 
 STEP = 1e-4
 
@@ -210,10 +210,11 @@ def sensitivity(
     ranged = {b.name: b for b in bounds}  # the centre answer already holds their centres
     names = [n for n in result.givens if n in point]
     symbolic = _symbolic_elasticities(chain, target, point, names)
-    numeric = _numeric_elasticities(chain, target, point, names)
-    elasticity = {n: symbolic.get(n, numeric[n]) for n in names}
+    missing = [n for n in names if n not in symbolic]  # differenced only where not exact
+    numeric = _numeric_elasticities(chain, target, point, missing) if missing else {}
+    elasticity = {n: symbolic[n] if n in symbolic else numeric[n] for n in names}
     method = (
-        "elasticities d ln y / d ln x taken symbolically through the chain"
+        "elasticities d ln y / d ln x differentiated exactly through the chain"
         if len(symbolic) == len(names)
         else "elasticities d ln y / d ln x by central differences (the chain has roundings "
         "or several roots)"
@@ -263,9 +264,30 @@ def _range_text(bound: Bound) -> str:
 def _symbolic_elasticities(
     chain: VectorChain, target: str, point: dict[str, float], names: list[str]
 ) -> dict[str, float]:
-    import sympy  # lazy: only a symbolic elasticity differentiates
+    """Exact elasticities at the point (forward-mode over the chain's trees); {} where the
+    chain rounds or has several roots on the target's path."""
+    from napkinmath.whatif.derivative import NoTreeError, gradient
+
+    try:
+        found = gradient(chain, target, point, names)
+    except NoTreeError:  # a root only sympy holds: differentiate the composed expression
+        return _sympy_elasticities(chain, target, point, names)
+    if found is None:
+        return {}
+    value, grad = found
+    return {
+        n: float(grad[i]) * point[n] / value if value else math.nan for i, n in enumerate(names)
+    }
+
+
+def _sympy_elasticities(
+    chain: VectorChain, target: str, point: dict[str, float], names: list[str]
+) -> dict[str, float]:
+    import sympy  # lazy: only a root with no tree form differentiates with sympy
 
     from napkinmath.library.declare import ROUNDING_FUNCTIONS
+    from napkinmath.whatif.box import composed
+    from napkinmath.whatif.vectorize import vector_closure
 
     exprs = composed(chain)
     if exprs is None or target not in exprs:

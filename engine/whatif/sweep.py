@@ -169,7 +169,7 @@ def _sweep_records(
     precision: str | None = None,
 ) -> tuple[list[np.ndarray], dict[str, np.ndarray], int, Feasibility]:
     first = dict(givens)
-    first.update({a.name: quantity(a.values[0], a.variable) for a in axes})
+    first.update({a.name: quantity(float(a.values[0]), a.variable) for a in axes})
     try:
         center = solve_bound(
             targets,
@@ -191,9 +191,7 @@ def _sweep_records(
         )
     chain = VectorChain.from_result(center)
     grids = (
-        [g.ravel() for g in np.meshgrid(*[np.array(a.values) for a in axes], indexing="ij")]
-        if axes
-        else []
+        [g.ravel() for g in np.meshgrid(*[a.values for a in axes], indexing="ij")] if axes else []
     )
     count = len(grids[0]) if grids else 1
     inputs = base_inputs(center, frozenset(a.name for a in axes))

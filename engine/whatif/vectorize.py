@@ -1,13 +1,15 @@
 """A plan compiled to numpy: every step evaluated on whole arrays of inputs in one pass.
 
 The scalar solver runs a plan one point at a time on floats; a sweep, a range search or a
-Monte Carlo run needs the same chain at thousands of points. `VectorChain` compiles each step's
-rearranged expressions to closures over numpy ufuncs (no code generation, as in
-`napkinmath.solving.invert`) and picks, per element, the first root inside the variable's
-bounds, exactly as the scalar solver does. The feasibility constraints the answer touches are
-compiled the same way, with the blocks beyond the plan that compute what they read, and
-evaluated at every point (`VectorChain.feasibility`). numpy is imported here, so this module
-is only loaded by what-if questions, never by a plain solve.
+Monte Carlo run needs the same chain at thousands of points. `VectorChain` takes each step's
+roots as the scalar solver has them (`invert.rearranged`, `invert.joint_roots`: trees, read
+from the store without sympy), compiles each tree to closures over numpy ufuncs (no code
+generation) and picks, per element, the first root inside the variable's bounds, exactly as
+the scalar solver does; sympy is imported only for a root that has no tree form. The
+feasibility constraints the answer touches are compiled the same way, with the blocks beyond
+the plan that compute what they read, and evaluated at every point
+(`VectorChain.feasibility`). numpy is imported here, so this module is only loaded by what-if
+questions, never by a plain solve.
 """
 
 from __future__ import annotations
@@ -15,25 +17,27 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
-import sympy
 
 from napkinmath import caches
 from napkinmath.errors import InconsistentError, NoRootError
-from napkinmath.library.declare import (
-    Bounds,
-    Constraint,
-    Formula,
-    Variable,
-    normal_quantile,
-    pow2_ceil,
-)
+from napkinmath.library.declare import Bounds, Constraint, Formula, Variable
 from napkinmath.library.lookup import variables
-from napkinmath.solving.invert import _solutions, needs_substitution, sides, solved_jointly
+from napkinmath.library.tree import Tree, is_number, number
+from napkinmath.solving.invert import (
+    Compiled,
+    joint_roots,
+    needs_substitution,
+    rearranged,
+    sides,
+)
 from napkinmath.solving.plan import Block
 from napkinmath.units import Quantity, format_quantity
+
+if TYPE_CHECKING:
+    import sympy
 
 Array = np.ndarray
 #: an array, or a plain number where every value it depends on is fixed (a constant, a
@@ -41,13 +45,14 @@ Array = np.ndarray
 Value: TypeAlias = Array | float
 Evaluator = Callable[[Mapping[str, Value]], Value]
 
-_UFUNCS: dict[type, Callable[..., Array]] = {
-    sympy.ceiling: np.ceil,
-    sympy.floor: np.floor,
-    sympy.log: np.log,
-    sympy.exp: np.exp,
-    sympy.Abs: np.abs,
-    sympy.sqrt: np.sqrt,
+#: the ufunc of each function node of a tree (max, min, pow2_ceil and the normal quantile
+#: are handled on their own)
+_TREE_UFUNCS: dict[str, Callable[..., Array]] = {
+    "ceiling": np.ceil,
+    "floor": np.floor,
+    "log": np.log,
+    "exp": np.exp,
+    "Abs": np.abs,
 }
 
 
@@ -68,10 +73,10 @@ def _normal_quantile(p: Array | float) -> Array | float:
     return out if out.ndim else float(out[()])
 
 
-def _power(base: Evaluator, exponent: sympy.Expr, index: Callable) -> Evaluator:
-    """x**k with the cheap ufunc for the common constant exponents."""
-    if exponent.is_Number:
-        k = float(exponent)
+def _power(base: Evaluator, k: float | None, power: Evaluator) -> Evaluator:
+    """x**k with the cheap ufunc for the common constant exponents (`k`, None when the
+    exponent is not a number: then `power(x)`)."""
+    if k is not None:
         special = {1: None, -1: np.reciprocal, 2: np.square, 0.5: np.sqrt, 1 / 3: np.cbrt}
         if k in special:
             ufunc = special[k]
@@ -79,12 +84,81 @@ def _power(base: Evaluator, exponent: sympy.Expr, index: Callable) -> Evaluator:
         if k == -0.5:
             return lambda x: 1.0 / np.sqrt(base(x))
         return lambda x: np.power(base(x), k)
-    power = index(exponent)
     return lambda x: np.power(base(x), power(x))
 
 
+def _add(parts: list[Evaluator]) -> Evaluator:
+    first, *rest = parts
+
+    def add(x: Mapping[str, Value]) -> Value:
+        total = first(x)
+        for p in rest:
+            total = total + p(x)
+        return total
+
+    return add
+
+
+def _extreme(parts: list[Evaluator], ufunc: Callable[..., Array]) -> Evaluator:
+    def extreme(x: Mapping[str, Value]) -> Value:
+        out = parts[0](x)
+        for p in parts[1:]:
+            out = ufunc(out, p(x))
+        return out
+
+    return extreme
+
+
+def tree_closure(tree: Tree) -> Evaluator:
+    """A function of {name: array} evaluating a formula's tree (`napkinmath.library.tree`)
+    with numpy broadcasting: no sympy."""
+    kind = tree[0]
+    if kind == "s":
+        name = tree[1]
+        return lambda x: x[name]
+    if is_number(tree):
+        value = number(tree)
+        return lambda x: value
+    if kind == "^":
+        base, exponent = tree[1], tree[2]
+        k = number(exponent) if exponent[0] in ("i", "r", "f") else None
+        return _power(tree_closure(base), k, tree_closure(exponent))
+    if kind == "*":
+        divided = [_reciprocal_base(a) for a in tree[1]]
+        return _product(
+            [tree_closure(a) for a, d in zip(tree[1], divided, strict=True) if d is None],
+            [tree_closure(d) for d in divided if d is not None],
+        )
+    parts = [tree_closure(a) for a in tree[-1]]
+    if kind == "+":
+        return _add(parts)
+    name = tree[1]
+    if name in ("Max", "Min"):
+        return _extreme(parts, np.maximum if name == "Max" else np.minimum)
+    if name == "pow2_ceil":
+        (inner,) = parts
+        return lambda x: _pow2_ceil(inner(x))
+    if name == "normal_quantile":
+        (argument,) = parts
+        return lambda x: _normal_quantile(argument(x))
+    function = _TREE_UFUNCS[name]
+    return lambda x: function(*(p(x) for p in parts))
+
+
+def _reciprocal_base(tree: Tree) -> Tree | None:
+    """The base of a factor x**-1, None for any other factor."""
+    if tree[0] == "^" and tree[2][0] in ("i", "r", "f") and number(tree[2]) == -1:
+        return tree[1]
+    return None
+
+
 def vector_closure(expr: sympy.Expr) -> Evaluator:
-    """A function of {name: array} evaluating `expr` with numpy broadcasting."""
+    """A function of {name: array} evaluating a sympy `expr` with numpy broadcasting (for a
+    root with no tree form, and derivatives: Heaviside)."""
+    import sympy
+
+    from napkinmath.library.functions import normal_quantile, pow2_ceil
+
     if isinstance(expr, sympy.Symbol):
         name = expr.name
         return lambda x: x[name]
@@ -92,30 +166,23 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
         value = float(expr)
         return lambda x: value
     if isinstance(expr, sympy.Pow):
-        return _power(vector_closure(expr.args[0]), expr.args[1], vector_closure)
+        exponent = expr.args[1]
+        return _power(
+            vector_closure(expr.args[0]),
+            float(exponent) if exponent.is_Number else None,
+            vector_closure(exponent),
+        )
     if isinstance(expr, sympy.Mul):
-        return _product(expr)
+        inverse = [isinstance(a, sympy.Pow) and a.args[1] == -1 for a in expr.args]
+        return _product(
+            [vector_closure(a) for a, inv in zip(expr.args, inverse, strict=True) if not inv],
+            [vector_closure(a.args[0]) for a, inv in zip(expr.args, inverse, strict=True) if inv],
+        )
     parts = [vector_closure(arg) for arg in expr.args]
     if isinstance(expr, sympy.Add):
-        first, *rest = parts
-
-        def add(x: Mapping[str, Value]) -> Value:
-            total = first(x)
-            for p in rest:
-                total = total + p(x)
-            return total
-
-        return add
+        return _add(parts)
     if isinstance(expr, (sympy.Max, sympy.Min)):
-        ufunc = np.maximum if isinstance(expr, sympy.Max) else np.minimum
-
-        def extreme(x: Mapping[str, Value]) -> Value:
-            out = parts[0](x)
-            for p in parts[1:]:
-                out = ufunc(out, p(x))
-            return out
-
-        return extreme
+        return _extreme(parts, np.maximum if isinstance(expr, sympy.Max) else np.minimum)
     if isinstance(expr, pow2_ceil):
         (inner,) = parts
         return lambda x: _pow2_ceil(inner(x))
@@ -125,21 +192,15 @@ def vector_closure(expr: sympy.Expr) -> Evaluator:
     if isinstance(expr, sympy.Heaviside):  # the derivative of a max() or min()
         step, half = parts[0], (parts[1] if len(parts) > 1 else (lambda x: 0.5))
         return lambda x: np.heaviside(step(x), half(x))
-    function = _UFUNCS.get(type(expr))
+    function = _TREE_UFUNCS.get(type(expr).__name__)
     if function is None:
         raise NotImplementedError(f"no numpy form for {type(expr).__name__}")
     return lambda x: function(*(p(x) for p in parts))
 
 
-def _product(expr: sympy.Mul) -> Evaluator:
-    """a·b/c: scalar factors folded into one number first, then one array operation per
-    array factor (x/y rather than x·(1/y))."""
-    above = [
-        vector_closure(a) for a in expr.args if not (isinstance(a, sympy.Pow) and a.args[1] == -1)
-    ]
-    below = [
-        vector_closure(a.args[0]) for a in expr.args if isinstance(a, sympy.Pow) and a.args[1] == -1
-    ]
+def _product(above: list[Evaluator], below: list[Evaluator]) -> Evaluator:
+    """a·b/c (`above` the factors, `below` the divisors): scalar factors folded into one
+    number first, then one array operation per array factor (x/y rather than x·(1/y))."""
 
     def product(x: Mapping[str, Value]) -> Value:
         scalar: Value = 1.0
@@ -177,6 +238,18 @@ def _compiled(expr: sympy.Expr) -> Evaluator:
     return vector_closure(expr)
 
 
+@caches.memo(4096, invalidated_by=caches.NOTHING)
+def _tree_compiled(tree: Tree) -> Evaluator:
+    return tree_closure(tree)
+
+
+def evaluator(root: Compiled) -> Evaluator:
+    """The numpy function of a compiled root: from its tree, or (no tree form) from sympy."""
+    if root.tree is not None:
+        return _tree_compiled(root.tree)
+    return _compiled(root.expr)
+
+
 def admissible(x: Array, var: Variable) -> Array:
     """True where `x` (base units) is finite and inside the variable's bounds."""
     b: Bounds = var.bounds
@@ -192,23 +265,20 @@ class VectorStep:
     """One block: candidate solutions (each {unknown: expression}) in the scalar solver's order."""
 
     block: Block
-    candidates: tuple[dict[str, sympy.Expr], ...]
+    candidates: tuple[dict[str, Compiled], ...]
     rounding: bool = False
     #: formulas whose candidates came from the pieces of a max() or min(): substituted back
     pieces: tuple[Formula, ...] = ()
 
 
-def _candidates(block: Block) -> tuple[dict[str, sympy.Expr], ...]:
+def _candidates(block: Block) -> tuple[dict[str, Compiled], ...]:
+    """The block's roots in the scalar solver's order (`invert.rearranged`, `joint_roots`)."""
     if block.cancel is not None:  # formulas combined (napkinmath.solving.cancel)
-        return ({block.unknowns[0].name: block.cancel.root.expr},)
+        return ({block.unknowns[0].name: block.cancel.root},)
     if len(block.unknowns) == 1:
         (f,), (var,) = block.formulas, block.unknowns
-        return tuple({var.name: expr} for expr in _solutions(f, var.symbol))
-    symbols = tuple(v.symbol for v in block.unknowns)
-    return tuple(
-        {v.name: sol[v.symbol].expr for v in block.unknowns}
-        for sol in solved_jointly(block.formulas, symbols)
-    )
+        return tuple({var.name: root} for root in rearranged(f, var.name))
+    return joint_roots(block.formulas, tuple(v.name for v in block.unknowns))
 
 
 @dataclass(frozen=True)
@@ -384,9 +454,9 @@ class VectorChain:
                     continue
                 left, right = sides(c)
                 scale = per_scale(c.per) if c.per else 1.0
-                a = np.broadcast_to(np.asarray(_compiled(left.expr)(scratch), dtype=float), shape)
+                a = np.broadcast_to(np.asarray(evaluator(left)(scratch), dtype=float), shape)
                 b = np.broadcast_to(
-                    np.asarray(_compiled(right.expr)(scratch), dtype=float) * scale, shape
+                    np.asarray(evaluator(right)(scratch), dtype=float) * scale, shape
                 )
                 good = ok & np.isfinite(a) & np.isfinite(b)
                 for name in names:
@@ -430,7 +500,7 @@ class VectorChain:
         if len(step.candidates) == 1 and not step.pieces:  # the common case: nothing to choose
             good = None
             for v in unknowns:
-                x = np.asarray(_compiled(step.candidates[0][v.name])(values), dtype=float)
+                x = np.asarray(evaluator(step.candidates[0][v.name])(values), dtype=float)
                 values[v.name] = x
                 mask = admissible(x, v)
                 good = mask if good is None else good & mask
@@ -441,7 +511,7 @@ class VectorChain:
         for candidate in step.candidates:
             xs = {
                 v.name: np.broadcast_to(
-                    np.asarray(_compiled(candidate[v.name])(values), dtype=float), shape
+                    np.asarray(evaluator(candidate[v.name])(values), dtype=float), shape
                 )
                 for v in unknowns
             }
@@ -462,7 +532,7 @@ class VectorChain:
 
     def _check(self, f: Formula, values: Mapping[str, Array], ok: Array, tolerance: float) -> None:
         left, right = sides(f)
-        lhs, rhs = _compiled(left.expr)(values), _compiled(right.expr)(values)
+        lhs, rhs = evaluator(left)(values), evaluator(right)(values)
         scale = np.maximum(np.abs(lhs), np.abs(rhs))
         difference = np.where(scale > 0, np.abs(lhs - rhs) / np.where(scale > 0, scale, 1), 0)
         difference = np.where(ok, difference, 0.0)
@@ -480,11 +550,11 @@ def _satisfied(f: Formula, values: Mapping[str, Array], unknown: str | None) -> 
     """True where both sides of `f` agree (a root of the piece of a max() that holds there)
     and, with `unknown`, part when it moves by a millionth (as `invert.satisfies`)."""
     left, right = sides(f)
-    lhs, rhs = _compiled(left.expr)(values), _compiled(right.expr)(values)
+    lhs, rhs = evaluator(left)(values), evaluator(right)(values)
     good = np.isclose(lhs, rhs, rtol=1e-9, atol=1e-300)
     if unknown is not None:
         moved = {**values, unknown: values[unknown] * (1 - 1e-6)}
-        lhs, rhs = _compiled(left.expr)(moved), _compiled(right.expr)(moved)
+        lhs, rhs = evaluator(left)(moved), evaluator(right)(moved)
         good &= ~np.isclose(lhs, rhs, rtol=1e-8, atol=1e-300)
     return good
 
