@@ -157,6 +157,12 @@ _DECIMAL_PREFIXES = ["", "k", "M", "G", "T", "P", "E"]
 _SHORT_TIMES = ((1e-9, "ns"), (1e-12, "ps"))
 
 
+def picks_by_size(dimensionality: UnitsContainer) -> bool:
+    """Whether `humanize` picks the unit of this dimension by the quantity's size (times,
+    bytes, byte rates); any other goes to the declared unit whatever its size."""
+    return dimensionality in (_TIME, _BYTES, _BYTE_RATE)
+
+
 def humanize(q: pint.Quantity, unit: str | pint.Unit | None = None) -> pint.Quantity:
     """Express `q` in the unit a person would choose.
 

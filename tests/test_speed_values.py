@@ -210,6 +210,29 @@ def test_to_quantity_reads_every_text_as_the_full_parser(text, name):
     assert _same(values.Reading(got), values.Reading(full)), (text, name, got, full)
 
 
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    number=st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.integers(min_value=-(10**400), max_value=10**400),
+        st.sampled_from([0, 0.0, -0.0, 1, 8, 0.4, 1e-320, 5e-324, 1.7e308, 2**53 + 1]),
+    ),
+    name=st.sampled_from(NAMES),
+)
+def test_to_quantity_reads_every_number_as_the_full_path(number, name):
+    """Swept values and plain numbers (`to_quantity`) take the fast path: the same Quantity
+    (a float in the variable's unit) or the same error as the full path."""
+    var = nm.variables()[name]
+    full = _strict(number, var)
+    try:
+        got = values.to_quantity(number, var)
+    except InputError as exc:
+        assert isinstance(full, InputError) and str(exc) == str(full), (number, name)
+        return
+    assert not isinstance(full, InputError), (number, name, got, full)
+    assert _same(values.Reading(got), values.Reading(full)), (number, name, got, full)
+
+
 def test_to_quantity_refuses_a_rate_without_its_count():
     with pytest.raises(InputError):
         values.to_quantity("989 TFLOP/s", nm.variables()["peak_flops"])

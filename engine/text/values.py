@@ -85,6 +85,8 @@ def to_quantity(value: object, variable: Variable) -> pint.Quantity:
         fast = _fast_reading(value, variable, per_count=False)
     elif isinstance(value, pint.Quantity):
         fast = _fast_quantity(value, variable)
+    elif type(value) is float or type(value) is int:
+        fast = _fast_number(value, variable)
     if fast is not None:
         return fast.quantity
     quantity, shown = _raw_quantity(value, variable)
@@ -167,6 +169,23 @@ def _fast_reading(text: str, variable: Variable, per_count: bool = True) -> Read
     if suffix in _BINARY and recipe.binary_minded:
         notes += _binary_note(value, suffix)
     return Reading(Quantity(converted, recipe.unit), "; ".join(notes))
+
+
+def _fast_number(value: float, variable: Variable) -> Reading | None:
+    """`to_quantity` of a plain int or float where the full path takes it as it is: for a
+    plain variable, a count (64 -> 64 GPU) or zero, inside the bounds and the float range,
+    as a float in the variable's unit; None for anything else (the full path then decides,
+    with its errors). Held equal to the full path by tests/test_speed_values.py::
+    test_to_quantity_reads_every_number_as_the_full_path."""
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    if out_of_float_range(number) or not variable.bounds.contains(number):
+        return None
+    if number != 0 and not _is_count(variable.dimensionality):
+        return None  # a bare number for a quantity with units: the full path's error
+    return Reading(Quantity(number, variable.unit))
 
 
 def _fast_quantity(value: pint.Quantity, variable: Variable) -> Reading | None:

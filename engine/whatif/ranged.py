@@ -67,11 +67,7 @@ def solve_centre(
 
 def base_inputs(result: Result, skip: frozenset[str] = frozenset()) -> dict[str, float]:
     """Every input of a solved chain in base units (the fixed part of a what-if)."""
-    return {
-        n: float(g.quantity.m_as(g.variable.unit)) * g.variable.base_factor
-        for n, g in result.givens.items()
-        if n not in skip
-    }
+    return {n: g.base for n, g in result.givens.items() if n not in skip}
 
 
 def solve_spread(

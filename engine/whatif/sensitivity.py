@@ -203,10 +203,7 @@ def sensitivity(
             f"relative={relative!r}: expected a fraction between 0 and 1 such as 0.1", "relative"
         )
     chain = VectorChain.from_result(result)
-    point = {
-        n: float(g.quantity.m_as(g.variable.unit)) * g.variable.base_factor
-        for n, g in result.givens.items()
-    }
+    point = {n: g.base for n, g in result.givens.items()}
     ranged = {b.name: b for b in bounds}  # the centre answer already holds their centres
     names = [n for n in result.givens if n in point]
     symbolic = _symbolic_elasticities(chain, target, point, names)
@@ -220,7 +217,9 @@ def sensitivity(
         "or several roots)"
     )
     lows, highs, swings = _swings(chain, target, point, names, ranged, relative)
-    base = float(chain.evaluate(point, (1,))[0][target][0])
+    base = _answered(result, target)
+    if base is None:
+        base = float(chain.evaluate(point, (1,))[0][target][0])
     method += f"; swings: ranged inputs over their range, others ±{relative:.0%}"
     rows = []
     for n in names:
@@ -232,6 +231,7 @@ def sensitivity(
             _range_text(ranged[n]) if n in ranged else format_value(given.quantity, given.variable)
         )
         unit = given.quantity.units
+        shown = float(from_base(1.0, given.variable).m_as(unit))  # base units to `unit`
         low, high = (
             (ranged[n].low_base, ranged[n].high_base)
             if n in ranged
@@ -246,13 +246,23 @@ def sensitivity(
                 lows[n],
                 highs[n],
                 swings[n],
-                amount=float(given.quantity.m_as(unit)),
+                amount=float(given.quantity.magnitude),
                 unit=format_unit(unit),
-                input_low=float(from_base(low, given.variable).m_as(unit)),
-                input_high=float(from_base(high, given.variable).m_as(unit)),
+                input_low=low * shown,
+                input_high=high * shown,
             )
         )
     return Sensitivity(target, base, rows, method)
+
+
+def _answered(result: Result, target: str) -> float | None:
+    """The target's value in base units as the answer's own steps computed it (None when
+    no step did: a given asked back)."""
+    found = None
+    for step in result.steps:
+        if target in step.values:
+            found = step.values[target]
+    return found
 
 
 def _range_text(bound: Bound) -> str:

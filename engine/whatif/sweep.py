@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from napkinmath import arguments
+from napkinmath import arguments, caches
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.solver import (
@@ -31,7 +31,7 @@ from napkinmath.solving.solver import (
 )
 from napkinmath.text.expr import visible
 from napkinmath.text.numbers import is_fraction
-from napkinmath.units import format_unit, humanize
+from napkinmath.units import Quantity, format_unit, humanize, picks_by_size
 from napkinmath.whatif import budget, feasible
 from napkinmath.whatif.answers import quantity
 from napkinmath.whatif.ranged import base_inputs
@@ -207,16 +207,31 @@ def _joined(arrays: list[np.ndarray]) -> np.ndarray:
 
 
 def _unit(var, base_values: np.ndarray):
+    if not picks_by_size(var.dimensionality):  # the declared unit, whatever the values
+        return _declared_unit(var.unit, var.display_unit)
     sample = base_values[:: max(1, len(base_values) // 1000)]  # a typical value suffices
     finite = np.abs(sample[np.isfinite(sample)])
     typical = float(np.median(finite)) if finite.size else 1.0
     return humanize(quantity(typical, var), var.display_unit).units
 
 
+@caches.memo(512, invalidated_by=caches.UNITS)
+def _declared_unit(own_unit, display_unit):
+    """The unit `humanize` gives a quantity whose unit it does not pick by size."""
+    return humanize(Quantity(1.0, own_unit), display_unit).units
+
+
+@caches.memo(512, invalidated_by=caches.UNITS)
+def _shown_factor(own_unit, base_factor: float, unit) -> float:
+    """The factor from a variable's base units to `unit` (what a column shows), as
+    `quantity(1.0, var).to(unit)` gives it."""
+    return float(Quantity(1.0 / base_factor, own_unit).to(unit).magnitude)
+
+
 def _column(name: str, base_values: np.ndarray, role: str, scale: str = "linear") -> Column:
     var = variables()[name]
     unit = _unit(var, base_values)
-    shown = base_values * float(quantity(1.0, var).to(unit).magnitude)
+    shown = base_values * _shown_factor(var.unit, var.base_factor, unit)
     percent = is_fraction(var) and not format_unit(unit)
     return Column(name, format_unit(unit), shown, role=role, scale=scale, percent=percent)
 

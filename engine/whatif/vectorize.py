@@ -493,7 +493,9 @@ class VectorChain:
             if tolerance is not None:
                 for f in self.checks:
                     self._check(f, values, ok, tolerance)
-        return {n: np.broadcast_to(v, shape) for n, v in values.items()}, ok
+        return {
+            n: v if v.shape == shape else np.broadcast_to(v, shape) for n, v in values.items()
+        }, ok
 
     def _run(self, step: VectorStep, values: dict[str, Array], shape: tuple[int, ...]) -> Array:
         unknowns = step.block.unknowns
