@@ -82,14 +82,12 @@ def test_html_is_valid_and_self_contained(page):
     assert not re.search(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", page, re.I)  # no URL at all
     assert "<script" not in page
     assert checker.tags["math"] >= 10 and checker.tags["mfrac"] >= 1  # MathML derivations
-    # two tornados and the sweep, each drawn wide (desktop, print) and narrow (a phone)
-    assert checker.tags["svg"] == 6
-    assert page.count('<div class="plot-wide"><svg') == page.count('<div class="plot-narrow"><svg')
+    assert checker.tags["svg"] == 3  # two tornados and the sweep
 
 
 def test_no_two_plots_share_an_id_and_each_uses_only_its_own(page):
     """matplotlib names glyphs and clip paths alike in every SVG (DejaVuSans-30); the page
-    prefixes each plot's ids, so a plot hidden on this screen holds nothing a shown one uses."""
+    prefixes each plot's ids, so that each uses only what it holds itself."""
     ids = re.findall(r'\bid="([^"]+)"', page)
     assert len(ids) == len(set(ids)), [i for i in set(ids) if ids.count(i) > 1][:5]
     for plot in re.findall(r"<svg.*?</svg>", page, re.S):
@@ -215,7 +213,7 @@ def test_headless_chromium_renders_math_and_plots(tmp_path):
     dom = files["dom"].read_text(encoding="utf-8")
     # the browser parsed MathML and SVG elements (not text): they are in its DOM
     assert dom.count("<math") >= 10 and "<mfrac>" in dom
-    assert dom.count("<svg") == 6  # three plots, each wide and narrow
+    assert dom.count("<svg") == 3
     for shot in ("desktop", "phone"):
         png = files[shot].read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 50_000

@@ -1,7 +1,7 @@
 """The plan as one self-contained HTML file: no script, no font, no URL.
 
-Math is presentation MathML, which browsers render natively; plots are inline SVG, drawn wide
-and narrow, the one shown chosen by the screen's width; the page reads on a phone (viewport,
+Math is presentation MathML, which browsers render natively; plots are inline SVG, drawn to
+read on a phone and shown at most 30rem wide on a desktop; the page reads on a phone (viewport,
 the givens as cards, numeric tables that scroll in their frame with their names held) and
 prints (no navigation, steps kept whole on a page).
 """
@@ -55,12 +55,9 @@ ol.steps > li { margin: .75rem 0; break-inside: avoid; }
 .eq { margin: .15rem 0 .15rem 1rem; overflow-x: auto; overflow-y: hidden; padding: .1rem 0; }
 math { font-size: 1.05em; }
 figure { margin: 1rem 0; }
-figure svg { max-width: 100%; height: auto; display: block; }
+figure svg { max-width: min(100%, 28rem); height: auto; display: block; }
 figcaption { color: var(--muted); font-size: .9rem; }
-.plot-narrow { display: none; }
 @media (max-width: 40rem) {
-  .plot-wide { display: none; }
-  .plot-narrow { display: block; }
   table.summary td.num { white-space: normal; }
   table.cards, table.cards tbody { display: block; }
   table.cards thead { display: none; }
@@ -76,8 +73,6 @@ figcaption { color: var(--muted); font-size: .9rem; }
   main { max-width: none; padding: 0; }
   h2 { break-after: avoid; }
   figure, table { break-inside: avoid; }
-  .plot-wide { display: block; }
-  .plot-narrow { display: none; }
   a { color: inherit; text-decoration: none; }
 }
 """
@@ -103,8 +98,8 @@ _ID = re.compile(r'\bid="([^"]+)"')
 
 def _own_ids(svg_text: str) -> str:
     """The SVG with its ids (glyphs, clip paths) and the references to them prefixed by a
-    hash of its text: no two plots on the page share an id, and a plot hidden on this screen
-    holds nothing that a shown one uses."""
+    hash of its text: no two plots on the page share an id (matplotlib names the glyphs of
+    every plot alike), so each uses only what it holds itself."""
     ids = set(_ID.findall(svg_text))
     prefix = "p" + hashlib.sha1(svg_text.encode("utf-8")).hexdigest()[:8] + "-"
     return re.sub(
@@ -196,13 +191,10 @@ class HtmlPrinter(PlanPrinter):
         if not self.plots:
             return f'<p class="muted">{_e(svg.PLOT_LEFT_OUT)}</p>'
         try:
-            wide, narrow = (_own_ids(_uncommented(svg.render(draw, size))) for size in svg.SIZES)
+            plot = _own_ids(_uncommented(svg.render(draw)))
         except InputError as exc:  # a plot that cannot be drawn (too many lines): said so
             return f'<p class="muted">Plot left out: {_e(str(exc))}</p>'
-        return (
-            f'<figure><div class="plot-wide">{wide}</div><div class="plot-narrow">{narrow}</div>'
-            f"<figcaption>{caption}</figcaption></figure>"
-        )
+        return f"<figure>{plot}<figcaption>{caption}</figcaption></figure>"
 
     def finish(self, lines: list[str]) -> str:
         return "\n".join([*lines, "</main>", "</body>", "</html>"])

@@ -40,16 +40,15 @@ def wants_plots(plan) -> bool:
     )
 
 
-#: a plot's size in inches: wide for a desktop page and print, narrow for a phone, which shows
-#: it near its own width, its text a point larger (no text under 10 px on a 390 px screen)
-WIDE = (7.0, 4.2)
-NARROW = (4.0, 3.6)
-SIZES = (WIDE, NARROW)
+#: a plot's size in inches: one drawing that reads on a 390 px phone, which shows it about
+#: its own width (11 pt text stays above 10 px), and on a desktop, where the page shows it at
+#: most 30rem wide (the same text about 16 px)
+SIZE = (4.2, 3.6)
 
 
 def _wrap_labels(ax) -> None:
     """Long words-with-spaces text of `ax` (its title, axis labels, and category labels)
-    folded onto more lines, so that a narrow figure keeps its width and its text size."""
+    folded onto more lines, so that the figure keeps its width and its text size."""
     import textwrap
 
     from matplotlib.ticker import FixedLocator
@@ -57,43 +56,43 @@ def _wrap_labels(ax) -> None:
     def fold(text: str, width: int) -> str:
         return "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
 
-    ax.set_title(fold(ax.get_title(), 36))
-    ax.set_xlabel(fold(ax.get_xlabel(), 40))
-    ax.set_ylabel(fold(ax.get_ylabel(), 34))
+    ax.set_title(fold(ax.get_title(), 34))
+    ax.set_xlabel(fold(ax.get_xlabel(), 46))
+    ax.set_ylabel(fold(ax.get_ylabel(), 36))
     if isinstance(ax.yaxis.get_major_locator(), FixedLocator):
-        labels = [fold(t.get_text(), 22) for t in ax.get_yticklabels()]
+        labels = [fold(t.get_text(), 20) for t in ax.get_yticklabels()]
         ax.set_yticks(ax.get_yticks(), labels)
-        # each line of a category label about 1.8 lines of text high, and room for the
-        # title and the x axis: the figure grows rather than the labels overlap
+        # each line of a category label 1.25 lines of text high, 0.8 of a line between two
+        # labels, and room for the title and the x axis: the figure grows rather than the
+        # labels overlap
         lines = sum(label.count("\n") + 1 for label in labels)
-        high = lines * 1.8 * ax.yaxis.get_ticklabels()[0].get_fontsize() / 72 + 1.4
+        size = ax.yaxis.get_ticklabels()[0].get_fontsize() / 72  # inches
+        high = (1.25 * lines + 0.8 * len(labels)) * size + 1.2
         width, height = ax.figure.get_size_inches()
         ax.figure.set_size_inches(width, max(height, high))
 
 
-def render(draw: Callable, size: tuple[float, float] = WIDE) -> str:
+def render(draw: Callable, size: tuple[float, float] = SIZE) -> str:
     """Call `draw(ax)` on a fresh figure `size` inches and return the figure as an <svg>
-    element that scales to its container (no XML prolog, no fixed size, no date). The narrow
-    size lays the axes out to fit their labels (constrained layout), so that long labels
-    shrink the axes rather than widen the figure."""
+    element that scales to its container (no XML prolog, no fixed size, no date). The axes
+    are laid out to fit their labels (constrained layout) and long labels folded, so that
+    they shrink the axes rather than widen the figure and shrink its text."""
     # a bare Figure, not pyplot: no GUI backend probed, no figure manager to close
     import matplotlib
     from matplotlib.figure import Figure
 
-    narrow = size != WIDE
     with matplotlib.rc_context(
         {
             "svg.hashsalt": HASH_SALT,
             "svg.fonttype": "path",
             "font.family": "DejaVu Sans",
-            "font.size": 11 if narrow else 10,
+            "font.size": 11,
         }
     ):
-        fig = Figure(figsize=size, layout="constrained" if narrow else None)
+        fig = Figure(figsize=size, layout="constrained")
         ax = fig.subplots()
         draw(ax)
-        if narrow:
-            _wrap_labels(ax)
+        _wrap_labels(ax)
         out = io.StringIO()
         fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = out.getvalue()
