@@ -231,7 +231,8 @@ def _shown_factor(own_unit, base_factor: float, unit) -> float:
 def _column(name: str, base_values: np.ndarray, role: str, scale: str = "linear") -> Column:
     var = variables()[name]
     unit = _unit(var, base_values)
-    shown = base_values * _shown_factor(var.unit, var.base_factor, unit)
+    factor = _shown_factor(var.unit, var.base_factor, unit)
+    shown = base_values if factor == 1.0 else base_values * factor  # x · 1.0 is x
     percent = is_fraction(var) and not format_unit(unit)
     return Column(name, format_unit(unit), shown, role=role, scale=scale, percent=percent)
 
