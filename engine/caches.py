@@ -156,6 +156,7 @@ MODULES = (
     "napkinmath.solving.shipped",
     "napkinmath.whatif.box",
     "napkinmath.whatif.vectorize",
+    "napkinmath.whatif.sweep",
     "napkinmath.hardware",
     "napkinmath.hardware.user",
 )

@@ -45,6 +45,7 @@ _OTHERS = (
     ("solving", "invert.py"),
     ("solving", "plan.py"),
     ("solving", "cancel.py"),
+    ("solving", "singular.py"),
 )
 
 

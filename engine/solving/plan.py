@@ -285,23 +285,67 @@ def _is_singular(
 def _decide_singular(
     formula_names: tuple[str, ...], unknown_names: tuple[str, ...], quick: bool
 ) -> bool:
-    """`_is_singular` worked out with sympy (its answer is kept on disk with the library)."""
+    """`_is_singular` worked out (its answer is kept on disk with the library): from the
+    formulas' trees (`napkinmath.solving.singular`, no sympy), else (no tree form, or a
+    max() or min() in the block) with sympy; a full test (not `quick`) also asks for the
+    block's joint roots (stored with the library's rearrangements)."""
+    from napkinmath.library.tree import NoTreeError, calls, names
+    from napkinmath.solving import singular
+
+    all_formulas = formulas()
+    chosen = [all_formulas[n] for n in formula_names]
+    try:
+        trees = [f.trees for f in chosen]
+    except NoTreeError:
+        return _decide_singular_sympy(formula_names, unknown_names, quick)
+    if any(True for sides in trees for side in sides for _ in calls(side, ("Max", "Min"))):
+        # which piece of a max() or min() each random point falls in decides the rank:
+        # such blocks keep sympy's test, and the points it drew
+        return _decide_singular_sympy(formula_names, unknown_names, quick)
+    exponents = [
+        None if f.forward_only else singular.log_linear(t, unknown_names)
+        for f, t in zip(chosen, trees, strict=True)
+    ]
+    if all(row is not None for row in exponents):
+        # products of powers are linear in logarithms: singular iff the exponents are
+        return singular.exact_rank(exponents) < len(unknown_names)  # type: ignore[arg-type]
+    rounding = any(f.forward_only for f in chosen)
+    if not rounding and singular.jacobian_rank(trees, unknown_names) < len(unknown_names):
+        return True
+    if quick:  # for suggestions: the rank is enough; rounding in a cycle counts as singular
+        return rounding
+    # the same closed-form solutions the solver will use: none that fixes every unknown
+    # means the block cannot be solved here
+    from napkinmath.solving.invert import joint_roots
+
+    wanted = set(unknown_names)
+
+    def reads(root) -> set[str]:
+        if root.tree is not None:
+            return set(names(root.tree))
+        return {s.name for s in root.expr.free_symbols}
+
+    solutions = joint_roots(tuple(chosen), tuple(unknown_names))
+    return not any(all(not reads(sol[n]) & wanted for n in unknown_names) for sol in solutions)
+
+
+def _decide_singular_sympy(
+    formula_names: tuple[str, ...], unknown_names: tuple[str, ...], quick: bool
+) -> bool:
+    """`_decide_singular` for formulas with no tree form, with sympy."""
     all_formulas, all_vars = formulas(), variables()
     residuals = [all_formulas[n].residual for n in formula_names]
     symbols = [all_vars[n].symbol for n in unknown_names]
     exponents = [_log_linear(all_formulas[n], symbols) for n in formula_names]
     if all(row is not None for row in exponents):
-        # products of powers are linear in logarithms: singular iff the exponents are
         import sympy
 
         return sympy.Matrix(exponents).rank() < len(symbols)
     rounding = any(all_formulas[n].forward_only for n in formula_names)
     if not rounding and _numeric_rank(residuals, symbols) < len(symbols):
         return True
-    if quick:  # for suggestions: the rank is enough; rounding in a cycle counts as singular
+    if quick:
         return rounding
-    # the same (cached) closed-form solution the solver will use: none that fixes every
-    # unknown means the block cannot be solved here
     from napkinmath.solving.invert import solved_jointly
 
     solutions = solved_jointly(tuple(all_formulas[n] for n in formula_names), tuple(symbols))
