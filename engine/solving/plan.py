@@ -221,6 +221,8 @@ def _numeric_rank(residuals: list[sympy.Expr], symbols: list[sympy.Symbol]) -> i
     """
     import sympy
 
+    from napkinmath.solving.singular import float_rank
+
     jacobian = sympy.Matrix(residuals).jacobian(symbols)
     free = sorted(jacobian.free_symbols, key=lambda s: s.name)
     rng = random.Random(20261130)
@@ -234,27 +236,8 @@ def _numeric_rank(residuals: list[sympy.Expr], symbols: list[sympy.Symbol]) -> i
             ]
         except (TypeError, ValueError):
             return len(symbols)  # cannot evaluate: let the exact test decide
-        best = max(best, _rank(rows))
+        best = max(best, float_rank(rows))
     return best
-
-
-def _rank(rows: list[list[complex]], tolerance: float = 1e-9) -> int:
-    """Rank by Gaussian elimination with partial pivoting, relative to the largest entry."""
-    rows = [list(r) for r in rows]
-    scale = max((abs(x) for r in rows for x in r), default=0.0) or 1.0
-    rank, col, ncols = 0, 0, len(rows[0]) if rows else 0
-    while rank < len(rows) and col < ncols:
-        pivot = max(range(rank, len(rows)), key=lambda i: abs(rows[i][col]))
-        if abs(rows[pivot][col]) <= tolerance * scale:
-            col += 1
-            continue
-        rows[rank], rows[pivot] = rows[pivot], rows[rank]
-        for i in range(rank + 1, len(rows)):
-            factor = rows[i][col] / rows[rank][col]
-            rows[i] = [a - factor * b for a, b in zip(rows[i], rows[rank], strict=True)]
-        rank += 1
-        col += 1
-    return rank
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)

@@ -92,8 +92,9 @@ def jacobian_rank(blocks: Sequence[tuple[Tree, Tree]], unknowns: Sequence[str]) 
     return best
 
 
-def float_rank(rows: list[list[float]], tolerance: float = 1e-9) -> int:
-    """Rank by Gaussian elimination with partial pivoting, relative to the largest entry."""
+def float_rank(rows: list[list[complex]], tolerance: float = 1e-9) -> int:
+    """Rank by Gaussian elimination with partial pivoting, relative to the largest entry
+    (complex entries too: sympy's Jacobian may hold them)."""
     rows = [list(r) for r in rows]
     scale = max((abs(x) for r in rows for x in r), default=0.0) or 1.0
     rank, col, ncols = 0, 0, len(rows[0]) if rows else 0
