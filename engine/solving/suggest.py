@@ -464,6 +464,9 @@ def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
     )
     if not all(name in relaxed.determined for name in missing):
         return ""
+    from napkinmath.rendering.exprprint import Printer
+
+    shown = Printer(lambda leaf: leaf.name)  # as `napkin formulas` prints it, no sympy
     upstream = relaxed.ancestors(missing)
     reasons = []
     for name in sorted(upstream):
@@ -471,7 +474,7 @@ def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
         if f is None or f.output is None or f.output.name == name:
             continue
         reasons.append(
-            f"{f.title} ({f.output.name} = {f.equation.rhs}) only works forward: "
+            f"{f.title} ({f.output.name} = {shown(f.layouts[1])}) only works forward: "
             f"{f.note or 'it rounds'}, so {f.output.name} does not pin down a "
             f"single {name}"
         )
