@@ -230,6 +230,88 @@ def evaluate(tree: Tree, values: Mapping[str, float]) -> float:
     return float(_FUNCTIONS[tree[1]](*parts))
 
 
+#: a value and its gradient, sparse: {index of an input: the partial derivative by it}
+Dual = tuple[float, dict[int, float]]
+
+
+def dual(tree: Tree, values: Mapping[str, Dual]) -> Dual:
+    """The value of `tree` and its gradient, by forward-mode differentiation (the chain rule
+    node by node) from each variable's value and gradient in `values`:
+
+        d(a + b) = da + db        d(a·b) = da·b + a·db        d(a^k) = k·a^(k−1)·da
+        d(a^e) = a^e·(de·ln a + e·da/a)     d ln a = da/a      d e^a = e^a·da
+        d max(a, b) = da where a > b, the mean of da and db at a tie; d Φ⁻¹(p) = dp/φ(Φ⁻¹(p))
+        a rounding (ceiling, floor, pow2_ceil): zero slope between its jumps
+
+    ValueError where a value leaves the reals (a negative base to a fractional power) or a
+    function's domain; ZeroDivisionError and OverflowError as float arithmetic raises them."""
+    kind = tree[0]
+    if kind == "s":
+        return values[tree[1]]
+    if is_number(tree):
+        return number(tree), {}
+    if kind == "^":
+        b, gb = dual(tree[1], values)
+        if is_number(tree[2]):
+            k = number(tree[2])
+            slope = k * _real(b ** (k - 1)) if k != 0 else 0.0
+            return _real(b**k), _scaled(gb, slope)
+        e, ge = dual(tree[2], values)
+        v = _real(b**e)
+        return v, _summed(_scaled(ge, v * math.log(b)), _scaled(gb, v * e / b))
+    parts = [dual(a, values) for a in tree[-1]]
+    if kind == "+":
+        return math.fsum(v for v, _ in parts), _summed(*(g for _, g in parts))
+    if kind == "*":
+        factors = [v for v, _ in parts]
+        terms = [
+            _scaled(g, math.prod(v for j, v in enumerate(factors) if j != i))
+            for i, (_, g) in enumerate(parts)
+            if g
+        ]
+        return math.prod(factors), _summed(*terms)
+    return _dual_function(tree[1], parts)
+
+
+def _real(x: object) -> float:
+    if not isinstance(x, (int, float)):  # a negative base to a fractional power: complex
+        raise ValueError("not a real number")
+    return float(x)
+
+
+def _scaled(g: dict[int, float], k: float) -> dict[int, float]:
+    return {i: k * x for i, x in g.items()}
+
+
+def _summed(*grads: dict[int, float]) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for g in grads:
+        for i, x in g.items():
+            out[i] = out.get(i, 0.0) + x
+    return out
+
+
+def _dual_function(name: str, parts: list[Dual]) -> Dual:
+    if name in ("Max", "Min"):
+        best = (max if name == "Max" else min)(v for v, _ in parts)
+        tied = [g for v, g in parts if v == best]
+        return best, _scaled(_summed(*tied), 1 / len(tied))
+    (a, ga) = parts[0]
+    if name in ("ceiling", "floor", "pow2_ceil"):
+        return float(_FUNCTIONS[name](a)), {}
+    if name == "log":
+        return math.log(a), _scaled(ga, 1 / a)
+    if name == "exp":
+        e = math.exp(a)
+        return e, _scaled(ga, e)
+    if name == "Abs":
+        return abs(a), _scaled(ga, math.copysign(1.0, a) if a else 0.0)
+    if name == "normal_quantile":
+        q = _FUNCTIONS[name](a)
+        return q, _scaled(ga, math.sqrt(2 * math.pi) * math.exp(q * q / 2))  # 1 / φ(q)
+    raise ValueError(f"no derivative of {name}")
+
+
 def from_json(data: object) -> Tree:
     """A tree read back from JSON (lists as tuples), checked node by node; ValueError when
     it is not a well-formed tree."""

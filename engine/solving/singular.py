@@ -7,9 +7,9 @@ Two tests of `napkinmath.solving.plan._is_singular`, on the trees the library st
   found exactly in rationals (`log_linear`, `exact_rank`);
 - any other block: the generic rank of the Jacobian of lhs − rhs by the unknowns, the larger
   rank at two fixed pseudo-random points in [0.5, 2], each entry differentiated forward
-  through the tree (`jacobian_rank`). A structurally square block whose Jacobian is
-  singular everywhere (the fleet equation beside GPU-hours) stays below full rank at every
-  point; a regular one reaches it at almost every point.
+  through the tree (`jacobian_rank`, `napkinmath.library.tree.dual`). A structurally square
+  block whose Jacobian is singular everywhere (the fleet equation beside GPU-hours) stays
+  below full rank at every point; a regular one reaches it at almost every point.
 
 Both give what the sympy forms of the same tests gave (held equal over the decisions the
 shipped rearrangements record by tests/test_singular.py).
@@ -22,8 +22,7 @@ import random
 from collections.abc import Sequence
 from fractions import Fraction
 
-from napkinmath.library.numeric import NUMERIC_FUNCTIONS
-from napkinmath.library.tree import Tree, is_number, names, number
+from napkinmath.library.tree import Tree, dual, is_number, names
 
 #: the seed of the points the Jacobian is evaluated at (fixed: the same answer every run)
 SEED = 20261130
@@ -92,10 +91,10 @@ def jacobian_rank(blocks: Sequence[tuple[Tree, Tree]], unknowns: Sequence[str]) 
     return best
 
 
-def float_rank(rows: list[list[complex]], tolerance: float = 1e-9) -> int:
+def float_rank(matrix: Sequence[Sequence[complex]], tolerance: float = 1e-9) -> int:
     """Rank by Gaussian elimination with partial pivoting, relative to the largest entry
     (complex entries too: sympy's Jacobian may hold them)."""
-    rows = [list(r) for r in rows]
+    rows = [list(r) for r in matrix]
     scale = max((abs(x) for r in rows for x in r), default=0.0) or 1.0
     rank, col, ncols = 0, 0, len(rows[0]) if rows else 0
     while rank < len(rows) and col < ncols:
@@ -112,76 +111,10 @@ def float_rank(rows: list[list[complex]], tolerance: float = 1e-9) -> int:
     return rank
 
 
-# --- forward-mode differentiation of a tree on floats -------------------------------------
-#: a value and its gradient by the unknowns (a list, one entry per unknown)
-Dual = tuple[float, list[float]]
-
-
-def _residual_gradient(sides: tuple[Tree, Tree], point: dict[str, float], wrt: dict[str, int]):
-    (_, left), (_, right) = (_dual(side, point, wrt) for side in sides)
-    return [a - b for a, b in zip(left, right, strict=True)]
-
-
-def _dual(tree: Tree, point: dict[str, float], wrt: dict[str, int]) -> Dual:
-    size = len(wrt)
-    kind = tree[0]
-    if kind == "s":
-        grad = [0.0] * size
-        if tree[1] in wrt:
-            grad[wrt[tree[1]]] = 1.0
-        return point[tree[1]], grad
-    if is_number(tree):
-        return number(tree), [0.0] * size
-    if kind == "^":
-        b, gb = _dual(tree[1], point, wrt)
-        if is_number(tree[2]):
-            k = number(tree[2])
-            v = b**k
-            d = k * b ** (k - 1) if k != 0 else 0.0
-            return _real(v), [d * g for g in gb]
-        e, ge = _dual(tree[2], point, wrt)
-        v = _real(b**e)
-        return v, [v * (x * math.log(b) + e * y / b) for x, y in zip(ge, gb, strict=True)]
-    parts = [_dual(a, point, wrt) for a in tree[-1]]
-    if kind == "+":
-        grads = [g for _, g in parts]
-        return math.fsum(v for v, _ in parts), [math.fsum(c) for c in zip(*grads, strict=True)]
-    if kind == "*":
-        values = [v for v, _ in parts]
-        grad = [0.0] * size
-        for i, (_, g) in enumerate(parts):
-            others = math.prod(v for j, v in enumerate(values) if j != i)
-            grad = [a + others * b for a, b in zip(grad, g, strict=True)]
-        return math.prod(values), grad
-    return _function(tree[1], parts, size)
-
-
-def _real(x: object) -> float:
-    if not isinstance(x, float):  # a negative base to a fractional power: complex
-        raise ValueError("not a real number")
-    return x
-
-
-def _function(name: str, parts: list[Dual], size: int) -> Dual:
-    values = [v for v, _ in parts]
-    if name in ("Max", "Min"):  # the derivative of the argument taken; a tie averages them
-        best = max(values) if name == "Max" else min(values)
-        tied = [g for v, g in parts if v == best]
-        return best, [math.fsum(col) / len(tied) for col in zip(*tied, strict=True)]
-    (a, ga) = parts[0]
-    if name in ("ceiling", "floor", "pow2_ceil"):  # a step: zero slope between its jumps
-        steps = {"ceiling": math.ceil, "floor": math.floor, **NUMERIC_FUNCTIONS}
-        return float(steps[name](a)), [0.0] * size
-    if name == "log":
-        return math.log(a), [g / a for g in ga]
-    if name == "exp":
-        e = math.exp(a)
-        return e, [e * g for g in ga]
-    if name == "Abs":
-        s = math.copysign(1.0, a) if a else 0.0
-        return abs(a), [s * g for g in ga]
-    if name == "normal_quantile":
-        q = NUMERIC_FUNCTIONS["normal_quantile"](a)
-        density = math.exp(-q * q / 2) / math.sqrt(2 * math.pi)
-        return q, [g / density for g in ga]
-    raise ValueError(f"no derivative of {name}")
+def _residual_gradient(
+    sides: tuple[Tree, Tree], point: dict[str, float], wrt: dict[str, int]
+) -> list[float]:
+    """d(lhs − rhs) by each unknown at `point` (`tree.dual`)."""
+    values = {n: (x, {wrt[n]: 1.0} if n in wrt else {}) for n, x in point.items()}
+    (_, left), (_, right) = (dual(side, values) for side in sides)
+    return [left.get(i, 0.0) - right.get(i, 0.0) for i in range(len(wrt))]

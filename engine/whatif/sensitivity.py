@@ -206,13 +206,13 @@ def sensitivity(
     point = {n: g.base for n, g in result.givens.items()}
     ranged = {b.name: b for b in bounds}  # the centre answer already holds their centres
     names = [n for n in result.givens if n in point]
-    symbolic = _symbolic_elasticities(chain, target, point, names)
-    missing = [n for n in names if n not in symbolic]  # differenced only where not exact
+    exact = _exact_elasticities(chain, target, point, names)
+    missing = [n for n in names if n not in exact]  # differenced only where not exact
     numeric = _numeric_elasticities(chain, target, point, missing) if missing else {}
-    elasticity = {n: symbolic[n] if n in symbolic else numeric[n] for n in names}
+    elasticity = {n: exact[n] if n in exact else numeric[n] for n in names}
     method = (
         "elasticities d ln y / d ln x differentiated exactly through the chain"
-        if len(symbolic) == len(names)
+        if len(exact) == len(names)
         else "elasticities d ln y / d ln x by central differences (the chain has roundings "
         "or several roots)"
     )
@@ -271,7 +271,7 @@ def _range_text(bound: Bound) -> str:
     return format_interval(interval.low, interval.high, variable=bound.variable)
 
 
-def _symbolic_elasticities(
+def _exact_elasticities(
     chain: VectorChain, target: str, point: dict[str, float], names: list[str]
 ) -> dict[str, float]:
     """Exact elasticities at the point (forward-mode over the chain's trees); {} where the
