@@ -1,4 +1,5 @@
-"""Helpers shared by tests: magnitudes, the W12 question, files, PNG sizes, fresh processes.
+"""Helpers shared by tests: magnitudes, the W12 question, files, PNG sizes, fresh processes,
+the headless-Chromium tool.
 
 (The `napkin` fixture, which runs the CLI in-process, is in conftest.py.)
 """
@@ -76,3 +77,18 @@ def napkin_process(
     )
     *output, status = done.stdout.rstrip("\n").split("\n")
     return "\n".join(output), json.loads(status)
+
+
+def plan_screenshot():
+    """tools/plan_screenshot.py (headless Chromium with no network features and a fresh
+    profile), or the test skipped, saying why, where chromium is not installed."""
+    import pytest
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    try:
+        import plan_screenshot as tool
+    finally:
+        sys.path.pop(0)
+    if tool.chromium() is None:
+        pytest.skip("chromium not installed: apt-get install -y --no-install-recommends chromium")
+    return tool

@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
+import helpers
 import pytest
 
 nbformat = pytest.importorskip(
@@ -126,14 +126,7 @@ def test_ranges_and_samples_show_each_steps_spread(outputs):
 
 def _browser():
     """tools/plan_screenshot.py (its Chromium flags: no network features, a fresh profile)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import plan_screenshot
-    finally:
-        sys.path.pop(0)
-    if plan_screenshot.chromium() is None:
-        pytest.skip("chromium not installed: apt-get install -y --no-install-recommends chromium")
-    return plan_screenshot
+    return helpers.plan_screenshot()
 
 
 def test_the_page_opened_offline_in_chromium_lays_the_math_out(outputs, tmp_path):

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import helpers
 import pytest
 
 import napkinmath as nm
@@ -199,13 +200,7 @@ def test_pdf_without_pdflatex_says_so(monkeypatch, tmp_path, startup):
 
 
 def test_headless_chromium_renders_math_and_plots(tmp_path):
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import plan_screenshot
-    finally:
-        sys.path.pop(0)
-    if plan_screenshot.chromium() is None:
-        pytest.skip("chromium not installed: apt-get install -y --no-install-recommends chromium")
+    plan_screenshot = helpers.plan_screenshot()
     try:
         files = plan_screenshot.shoot(EXAMPLE, tmp_path)
     except subprocess.TimeoutExpired:

@@ -9,9 +9,9 @@ without it."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
+import helpers
 import pytest
 
 import napkinmath as nm
@@ -25,14 +25,7 @@ PHONE_TEXT_PX = 9.5
 
 @pytest.fixture(scope="module")
 def tool():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import plan_screenshot
-    finally:
-        sys.path.pop(0)
-    if plan_screenshot.chromium() is None:
-        pytest.skip("chromium not installed: apt-get install -y --no-install-recommends chromium")
-    return plan_screenshot
+    return helpers.plan_screenshot()
 
 
 @pytest.fixture(scope="module")

@@ -185,6 +185,19 @@ def test_the_fast_path_reads_every_text_as_the_full_parser(text, name):
         assert isinstance(full, InputError) and str(exc) == str(full)
 
 
+def _reads_as_the_full_path(value, name: str) -> None:
+    """`to_quantity(value)` gives the Quantity the full path gives, or the same error."""
+    var = nm.variables()[name]
+    full = _strict(value, var)
+    try:
+        got = values.to_quantity(value, var)
+    except InputError as exc:
+        assert isinstance(full, InputError) and str(exc) == str(full), (value, name)
+        return
+    assert not isinstance(full, InputError), (value, name, got, full)
+    assert _same(values.Reading(got), values.Reading(full)), (value, name, got, full)
+
+
 def _strict(value, var):
     """`to_quantity` through the full parser only (it forgives no missing count)."""
     try:
@@ -199,15 +212,7 @@ def _strict(value, var):
 def test_to_quantity_reads_every_text_as_the_full_parser(text, name):
     """Range ends and swept values (`to_quantity`) take the fast path: the same Quantity, or
     the same error, as the full parser; a rate without its count is still refused."""
-    var = nm.variables()[name]
-    full = _strict(text, var)
-    try:
-        got = values.to_quantity(text, var)
-    except InputError as exc:
-        assert isinstance(full, InputError) and str(exc) == str(full), (text, name)
-        return
-    assert not isinstance(full, InputError), (text, name, got, full)
-    assert _same(values.Reading(got), values.Reading(full)), (text, name, got, full)
+    _reads_as_the_full_path(text, name)
 
 
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -222,15 +227,7 @@ def test_to_quantity_reads_every_text_as_the_full_parser(text, name):
 def test_to_quantity_reads_every_number_as_the_full_path(number, name):
     """Swept values and plain numbers (`to_quantity`) take the fast path: the same Quantity
     (a float in the variable's unit) or the same error as the full path."""
-    var = nm.variables()[name]
-    full = _strict(number, var)
-    try:
-        got = values.to_quantity(number, var)
-    except InputError as exc:
-        assert isinstance(full, InputError) and str(exc) == str(full), (number, name)
-        return
-    assert not isinstance(full, InputError), (number, name, got, full)
-    assert _same(values.Reading(got), values.Reading(full)), (number, name, got, full)
+    _reads_as_the_full_path(number, name)
 
 
 def test_to_quantity_refuses_a_rate_without_its_count():
