@@ -15,14 +15,16 @@ import pytest
 ENGINE = Path(__file__).resolve().parents[1] / "engine"
 
 #: Print layouts are made where formulas and rearrangements are made and cached with the
-#: library (its snapshot, the rearrangement cache) and a cancelling step's note is printed
-#: where it is found; these imports of the expression printer are the only ones allowed below
-#: rendering until layouts are made by the printers (issue 22, item 2).
+#: library (its snapshot, the rearrangement cache), a cancelling step's note is printed where
+#: it is found, and so is the rounding formula a refusal names (from its stored layout, so
+#: that the message needs no sympy); these imports of the expression printer are the only
+#: ones allowed below rendering until layouts are made by the printers (issue 22, item 2).
 LAYOUT_EXCEPTIONS = {
     ("napkinmath.library.declare", "napkinmath.rendering.exprprint"),
     ("napkinmath.library.snapshot", "napkinmath.rendering.exprprint"),
     ("napkinmath.solving.invert", "napkinmath.rendering.exprprint"),
     ("napkinmath.solving.cancel", "napkinmath.rendering.exprprint"),
+    ("napkinmath.solving.suggest", "napkinmath.rendering.exprprint"),
 }
 
 
