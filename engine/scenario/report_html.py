@@ -1,7 +1,7 @@
 """The plan as one self-contained HTML file: no script, no font, no URL.
 
 Math is presentation MathML, which browsers render natively; plots are inline SVG, drawn to
-read on a phone and shown at most 30rem wide on a desktop; the page reads on a phone (viewport,
+read on a phone and shown at most 28rem wide on a desktop; the page reads on a phone (viewport,
 the givens as cards, numeric tables that scroll in their frame with their names held) and
 prints (no navigation, steps kept whole on a page).
 """
