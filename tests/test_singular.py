@@ -48,12 +48,12 @@ def test_a_block_of_products_of_powers_by_hand():
     assert plan._decide_singular(("fleet_equation", "gpu_hours"), unknowns, True)
 
 
-def test_exact_rank_and_float_rank():
+def test_exact_rank_and_rank():
     third = Fraction(1, 3)
     assert singular.exact_rank([[Fraction(1), third], [Fraction(3), Fraction(1)]]) == 1
     assert singular.exact_rank([[Fraction(1), Fraction(0)], [Fraction(0), third]]) == 2
-    assert singular.float_rank([[1.0, 2.0], [2.0, 4.0 + 1e-12]]) == 1
-    assert singular.float_rank([[1.0, 2.0], [2.0, 5.0]]) == 2
+    assert singular.rank([[1.0, 2.0], [2.0, 4.0 + 1e-12]]) == 1
+    assert singular.rank([[1.0, 2.0], [2.0, 5.0]]) == 2
 
 
 def test_a_jacobian_rank_by_hand():

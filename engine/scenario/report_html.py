@@ -145,7 +145,8 @@ def _table(
 def _whatif_table(table) -> str:
     """A what-if Table (sweep, sensitivity, comparison) from its own cells: its prose
     columns (a comparison's values used and sources) as a list under the grid."""
-    grid, labels, items = table.html_parts()
+    cells = table._cells()
+    grid, labels, items = table.html_parts(cells)
     columns = [table.columns[i] for i in grid]
     numeric = {n for n, c in enumerate(columns) if not c.is_labels}
     names = {
@@ -153,7 +154,6 @@ def _whatif_table(table) -> str:
         for n, c in enumerate(columns)
         if c.is_labels and not c.is_flags and (n == 0 or c.role == "input")
     }
-    cells = table._cells()
     out = _table(
         [breakable(_e(table.headers[i])) for i in grid],
         [[_e(row[i]) for i in grid] for row in cells],

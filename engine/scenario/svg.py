@@ -42,7 +42,7 @@ def wants_plots(plan) -> bool:
 
 #: a plot's size in inches: one drawing that reads on a 390 px phone, which shows it about
 #: its own width (11 pt text stays above 10 px), and on a desktop, where the page shows it at
-#: most 30rem wide (the same text about 16 px)
+#: most 28rem wide (the same text about 13 px)
 SIZE = (4.2, 3.6)
 
 

@@ -221,7 +221,7 @@ def _numeric_rank(residuals: list[sympy.Expr], symbols: list[sympy.Symbol]) -> i
     """
     import sympy
 
-    from napkinmath.solving.singular import float_rank
+    from napkinmath.solving.singular import rank
 
     jacobian = sympy.Matrix(residuals).jacobian(symbols)
     free = sorted(jacobian.free_symbols, key=lambda s: s.name)
@@ -236,7 +236,7 @@ def _numeric_rank(residuals: list[sympy.Expr], symbols: list[sympy.Symbol]) -> i
             ]
         except (TypeError, ValueError):
             return len(symbols)  # cannot evaluate: let the exact test decide
-        best = max(best, float_rank(rows))
+        best = max(best, rank(rows))
     return best
 
 

@@ -21,6 +21,7 @@ import math
 import random
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from napkinmath.library.tree import Tree, dual, is_number, names
 
@@ -54,21 +55,9 @@ def _fraction(tree: Tree) -> Fraction:
     return Fraction(tree[1])  # a float exponent, exactly
 
 
-def exact_rank(rows: list[list[Fraction]]) -> int:
-    """The rank of a matrix of rationals, by exact Gaussian elimination."""
-    rows = [list(r) for r in rows]
-    rank, ncols = 0, len(rows[0]) if rows else 0
-    for col in range(ncols):
-        pivot = next((i for i in range(rank, len(rows)) if rows[i][col] != 0), None)
-        if pivot is None:
-            continue
-        rows[rank], rows[pivot] = rows[pivot], rows[rank]
-        for i in range(len(rows)):
-            if i != rank and rows[i][col] != 0:
-                factor = rows[i][col] / rows[rank][col]
-                rows[i] = [a - factor * b for a, b in zip(rows[i], rows[rank], strict=True)]
-        rank += 1
-    return rank
+def exact_rank(rows: Sequence[Sequence[Fraction]]) -> int:
+    """The rank of a matrix of rationals: `rank` with no tolerance, in exact arithmetic."""
+    return rank(rows, tolerance=0)
 
 
 def jacobian_rank(blocks: Sequence[tuple[Tree, Tree]], unknowns: Sequence[str]) -> int:
@@ -87,28 +76,29 @@ def jacobian_rank(blocks: Sequence[tuple[Tree, Tree]], unknowns: Sequence[str]) 
             return len(unknowns)
         if not all(math.isfinite(x) for row in rows for x in row):
             return len(unknowns)
-        best = max(best, float_rank(rows))
+        best = max(best, rank(rows))
     return best
 
 
-def float_rank(matrix: Sequence[Sequence[complex]], tolerance: float = 1e-9) -> int:
-    """Rank by Gaussian elimination with partial pivoting, relative to the largest entry
-    (complex entries too: sympy's Jacobian may hold them)."""
+def rank(matrix: Sequence[Sequence[Any]], tolerance: float = 1e-9) -> int:
+    """Rank by Gaussian elimination with partial pivoting, a pivot below `tolerance` times
+    the largest entry counting as zero: floats, complex numbers (sympy's Jacobian may hold
+    them) or, with no tolerance, Fractions exactly."""
     rows = [list(r) for r in matrix]
     scale = max((abs(x) for r in rows for x in r), default=0.0) or 1.0
-    rank, col, ncols = 0, 0, len(rows[0]) if rows else 0
-    while rank < len(rows) and col < ncols:
-        pivot = max(range(rank, len(rows)), key=lambda i: abs(rows[i][col]))
+    found, col, ncols = 0, 0, len(rows[0]) if rows else 0
+    while found < len(rows) and col < ncols:
+        pivot = max(range(found, len(rows)), key=lambda i: abs(rows[i][col]))
         if abs(rows[pivot][col]) <= tolerance * scale:
             col += 1
             continue
-        rows[rank], rows[pivot] = rows[pivot], rows[rank]
-        for i in range(rank + 1, len(rows)):
-            factor = rows[i][col] / rows[rank][col]
-            rows[i] = [a - factor * b for a, b in zip(rows[i], rows[rank], strict=True)]
-        rank += 1
+        rows[found], rows[pivot] = rows[pivot], rows[found]
+        for i in range(found + 1, len(rows)):
+            factor = rows[i][col] / rows[found][col]
+            rows[i] = [a - factor * b for a, b in zip(rows[i], rows[found], strict=True)]
+        found += 1
         col += 1
-    return rank
+    return found
 
 
 def _residual_gradient(

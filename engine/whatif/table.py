@@ -391,15 +391,17 @@ class Table:
             lines += ["", *self.notes]
         return "\n".join(lines)
 
-    def html_parts(self) -> tuple[list[int], list[str], list[list[tuple[str, str]]]]:
-        """How HTML lays the table out: the indices of the grid's columns, and under the grid
-        one item per row, its label (the grid's text cells, "MI300X, llama-3-70b") and its
-        prose cells as (header, text); no item when no column is prose."""
+    def html_parts(
+        self, cells: list[list[str]]
+    ) -> tuple[list[int], list[str], list[list[tuple[str, str]]]]:
+        """How HTML lays the table out, from its formatted `cells` (`_cells()`): the indices
+        of the grid's columns, and under the grid one item per row, its label (the grid's
+        text cells, "MI300X, llama-3-70b") and its prose cells as (header, text); no item
+        when no column is prose."""
         grid = [i for i, c in enumerate(self.columns) if not c.prose]
         prose = [i for i, c in enumerate(self.columns) if c.prose]
         if not prose:
             return grid, [], []
-        cells = self._cells()
         text = [i for i in grid if self.columns[i].is_labels and not self.columns[i].is_flags]
         named = [i for i in text if self.columns[i].role == "input"] or text
         labels = [", ".join(row[i] for i in named if row[i]) for row in cells]
@@ -411,7 +413,8 @@ class Table:
         from napkinmath.text.markup import frame
 
         right = ' style="text-align: right"'
-        grid, labels, items = self.html_parts()
+        cells = self._cells()
+        grid, labels, items = self.html_parts(cells)
         aligns = ["" if self.columns[i].is_labels else right for i in grid]
         parts = ["<table>"]
         if self.title:
@@ -422,7 +425,7 @@ class Table:
         )
         parts.append(f"<thead><tr>{head}</tr></thead>")
         parts.append("<tbody>")
-        for row, bad in zip(self._cells(), self._infeasible(), strict=True):
+        for row, bad in zip(cells, self._infeasible(), strict=True):
             body = "".join(f"<td{a}>{e(row[i])}</td>" for a, i in zip(aligns, grid, strict=True))
             mark = f' class="infeasible" style="background: {INFEASIBLE_TINT}"' if bad else ""
             parts.append(f"<tr{mark}>{body}</tr>")
