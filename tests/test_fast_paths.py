@@ -7,7 +7,11 @@ Each fast path's docstring names the test that holds it equal to the plain path:
 - a shipped record parsed alone from its scanned span (`hardware._chunk`, `hardware.layout.
   scan`; plain: the file parsed whole): tests/test_records_layout.py;
 - the planner's graph work (`planning_graph._kuhn` resumed, `_reuses`, `trimmed`; plain: the
-  reference versions there): tests/test_planning_graph_fast.py;
+  reference versions there) and the suggestion search's structural test (`possible_singles`,
+  all single inputs at once, and `may_meet`; plain: `possible`, one input at a time):
+  tests/test_planning_graph_fast.py;
+- a sweep asked again from the same first point (`whatif.sweep._SHAPES`; plain: the sweep
+  with every cache cleared): tests/test_whatif_sweeps.py;
 - an answer's first analysis restricted from the independent library's (`plan._within`;
   plain: `plan._analyse` of the scope): tests/test_plan_reuse.py;
 - a suggestion's blocks found from what changed (`suggest._new_block`; plain: `_block`) and

@@ -137,3 +137,43 @@ def test_trimmed_matches_the_reference():
         successors = {i: [t for t in ts if t != i] for i, ts in successors.items()}
         assert pg.trimmed(successors) == _reference_trimmed(successors)
         assert list(pg.trimmed(successors)) == list(_reference_trimmed(successors))
+
+
+def _search_cases(seed: int, count: int) -> list[tuple[tuple[str, ...], frozenset[str]]]:
+    """Targets (one or two) and knowns (few to many) as a suggestion search gets them."""
+    rng = random.Random(seed)
+    variables = list(pg.library_index().names)
+    found = []
+    for _ in range(count):
+        knowns = frozenset(rng.sample(variables, rng.choice((1, 3, 8, 30, 90))))
+        targets = tuple(rng.sample([v for v in variables if v not in knowns], rng.choice((1, 2))))
+        found.append((targets, knowns))
+    return found
+
+
+def test_single_inputs_found_at_once_are_those_possible_finds_one_by_one():
+    # `possible_singles` by matching numbers against `possible`'s augmenting path per name
+    decided = 0
+    for targets, knowns in _search_cases(6, 60):
+        singles = pg.possible_singles(targets, knowns)
+        if singles is None:
+            continue
+        decided += 1
+        for name in pg.library_index().names:
+            if name not in knowns and name not in targets:
+                assert pg.possible(targets, knowns, (name,)) == (name in singles), (targets, name)
+    assert decided > 30
+
+
+def test_inputs_outside_a_targets_part_never_determine_it():
+    # `may_meet` only rules out what `possible` rules out (singles and pairs)
+    rng = random.Random(7)
+    names = list(pg.library_index().names)
+    ruled_out = 0
+    for targets, knowns in _search_cases(8, 60):
+        for _ in range(60):
+            extra = tuple(rng.sample(names, rng.choice((1, 2))))
+            if not pg.may_meet(targets, knowns, extra):
+                ruled_out += 1
+                assert not pg.possible(targets, knowns, extra), (targets, extra)
+    assert ruled_out > 500

@@ -480,3 +480,11 @@ def test_a_records_file_is_read_only_if_regular_utf8_and_bounded(napkin, tmp_pat
     big = records_file(tmp_path, "# padding\n" * 20, "big.toml")
     status, _, err = napkin("hardware", "--records", big)
     assert status == 2 and "larger than 100 bytes" in err
+
+
+def test_a_sweep_asked_again_with_records_follows_them(ours):
+    # the sweep's first point is kept by the question and the records in force
+    asked = dict(over={"n_gpus": [32, 64]}, gpu="H100-SXM", params="7B", tokens="1T", mfu=0.4)
+    shipped = nm.sweep("train_cost", **asked)
+    with_ours = nm.sweep("train_cost", records=str(ours), **asked)
+    assert str(nm.sweep("train_cost", **asked)) == str(shipped) != str(with_ours)

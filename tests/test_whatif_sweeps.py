@@ -409,6 +409,7 @@ def test_sensitivity_in_the_format_of_the_document(napkin, fmt, words):
 
 
 W12_REST = {"tokens": "1T", "train_time": "3 weeks", "mfu": 0.4, "gpu": "H100-SXM"}
+W12_REST_NO_MFU = {k: v for k, v in W12_REST.items() if k != "mfu"}
 
 
 def test_an_array_axis_gives_the_same_bytes_as_a_list_axis():
@@ -457,3 +458,59 @@ def test_one_axis_may_hold_as_many_points_as_a_grid_and_no_more():
     endless = (7e9 for _ in iter(int, 1))  # no length: read at most one past the cap
     with pytest.raises(nm.InputError, match="at most 1,000,000"):
         nm.sweep("n_gpus", over={"params": endless}, **W12_REST)
+
+
+def test_a_sweep_asked_again_solves_its_first_point_once_and_answers_as_fresh():
+    from napkinmath.solving import solver
+    from napkinmath.whatif import sweep as sweeping
+
+    nm.clear_caches()
+    first = np.array([0.3, 0.4, 0.5])
+    again = np.array([0.3, 0.35, 0.6])  # the same first point, other values after it
+    asked = []
+    solve_bound = solver.solve_bound
+
+    def counted(*args, **kwargs):
+        asked.append(args[0])
+        return solve_bound(*args, **kwargs)
+
+    sweeping.solve_bound = counted
+    try:
+        one = nm.sweep("n_gpus", over={"mfu": first}, params="7B", **W12_REST_NO_MFU)
+        two = nm.sweep("n_gpus", over={"mfu": again}, params="7B", **W12_REST_NO_MFU)
+    finally:
+        sweeping.solve_bound = solve_bound
+    assert len(asked) == 1 and len(sweeping._SHAPES) == 1
+    nm.clear_caches()
+    assert str(two) == str(nm.sweep("n_gpus", over={"mfu": again}, params="7B", **W12_REST_NO_MFU))
+    # by hand: 6 * 7e9 * 1e12 FLOP / (mfu * 989.5 TFLOP/s * 3 weeks)
+    for table, mfus in ((one, first), (two, again)):
+        gpus = [6 * 7e9 * 1e12 / (m * H100 * 21 * DAY) for m in mfus]
+        assert list(table.columns[-1].values) == pytest.approx(gpus, rel=1e-12)
+
+
+def test_a_sweep_with_values_that_are_not_plain_keeps_no_first_point():
+    from napkinmath.whatif import sweep as sweeping
+
+    nm.clear_caches()
+    tokens = nm.Quantity(1e12, "token")
+    table = nm.sweep(
+        "n_gpus",
+        over={"mfu": [0.3, 0.4]},
+        gpu="H100-SXM",
+        params="7B",
+        tokens=tokens,
+        train_time="3 weeks",
+    )
+    assert len(table.columns[-1].values) == 2 and not sweeping._SHAPES
+
+
+@pytest.mark.parametrize(
+    "bad", [np.array([0.3, 0.4, np.inf]), np.array([0.3, 0.4, 1.5]), np.array([0.0, 0.4])]
+)
+def test_an_array_axis_refuses_a_bad_value_as_a_list_axis_does(bad):
+    with pytest.raises(nm.InputError) as by_list:
+        nm.sweep("n_gpus", over={"mfu": bad.tolist()}, params="7B", **W12_REST_NO_MFU)
+    with pytest.raises(nm.InputError) as by_array:
+        nm.sweep("n_gpus", over={"mfu": bad}, params="7B", **W12_REST_NO_MFU)
+    assert str(by_array.value) == str(by_list.value) and "mfu" in str(by_array.value)

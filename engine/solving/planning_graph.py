@@ -572,3 +572,100 @@ def possible(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str,
                     seen.add(u)
                     stack.append(u)
     return True
+
+
+def _inessential(
+    edges: dict[int, tuple[int, ...]], owner: dict[int, int], removed: int | None = None
+) -> set[int]:
+    """The unknowns some maximum matching of `edges` leaves unmatched (Dulmage-Mendelsohn's
+    under-determined part): those an alternating path from an unmatched unknown reaches,
+    `owner` (unknown -> formula) being a maximum matching; with `removed`, of the incidence
+    without that unknown, `owner` re-matched here (one augmenting path restores a maximum)."""
+    takers = library_index().takers[False]
+    if removed is not None:
+        owner = dict(owner)
+        f = owner.pop(removed, None)
+        if f is not None:
+            _augment(edges, owner, f, {removed})
+    matched = {f: v for v, f in owner.items()}
+    free = {v for vs in edges.values() for v in vs}.difference(owner)
+    free.discard(-1 if removed is None else removed)
+    under = set(free)
+    stack = list(free)
+    while stack:  # forward along alternating paths: to a formula, on to its matched unknown
+        for f in takers[stack.pop()]:
+            w = matched.get(f)
+            if w is not None and w not in under:
+                under.add(w)
+                stack.append(w)
+    return under
+
+
+@caches.memo(64, invalidated_by=caches.LIBRARY)
+def under_parts(knowns: frozenset[str]) -> dict[int, int]:
+    """The unknowns the whole library leaves structurally under-determined with `knowns`
+    (`_inessential`), each with the smallest id of its connected part: unknowns joined
+    through a formula that may take both.
+
+    What `possible` needs of it: making a variable outside a target's part known leaves that
+    target under-determined (the matching changes only inside the new known's part, and no
+    unknown becomes under-determined that was not), so extra knowns can only determine the
+    targets when they meet the part of each under-determined target (`may_meet`)."""
+    edges, owner = library_matching(knowns)
+    takers = library_index().takers[False]
+    under = _inessential(edges, owner)
+    part: dict[int, int] = {}
+    for start in sorted(under):
+        if start in part:
+            continue
+        part[start] = start
+        stack = [start]
+        while stack:  # through each formula that may take an under-determined unknown
+            for f in takers[stack.pop()]:
+                for w in edges[f]:
+                    if w in under and w not in part:
+                        part[w] = start
+                        stack.append(w)
+    return part
+
+
+def may_meet(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str, ...]) -> bool:
+    """False when `possible(targets, knowns, extra)` is surely False: some target is
+    structurally under-determined and no name of `extra` lies in its part (`under_parts`)."""
+    part = under_parts(knowns)
+    ids = library_index().ids
+    met = {part[i] for i in (ids.get(n) for n in extra if n not in knowns) if i in part}
+    for t in targets:
+        label = part.get(ids.get(t, -1)) if t not in extra else None
+        if label is not None and label not in met:
+            return False
+    return True
+
+
+@caches.memo(64, invalidated_by=caches.LIBRARY)
+def possible_singles(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str] | None:
+    """The names x (neither a known nor a target) for which `possible(targets, knowns, (x,))`
+    holds, all at once; None when no target is under-determined (then ask `possible`).
+
+    By matching numbers (nu, the size of a maximum matching of the incidence): a target t is
+    under-determined when some maximum matching leaves it unmatched (removing it keeps nu).
+    Knowing an under-determined x keeps nu too, and t becomes determined exactly when then
+    removing t loses a pair: when every maximum matching of the incidence without t matches
+    x, that is x is not in `_inessential` without t. Knowing a determined x leaves t
+    under-determined (with x gone, removing t loses nothing more), and a target already
+    determined stays so when an under-determined x is known. So: the under-determined
+    unknowns outside the `_inessential` set of each under-determined target removed."""
+    edges, owner = library_matching(knowns)
+    index = library_index()
+    under = set(under_parts(knowns))
+    asked = [t for t in targets if t not in knowns]
+    wanted = [index.ids[t] for t in asked if t in index.ids]
+    if len(wanted) < len(asked):
+        return frozenset()  # a target no formula mentions is never determined
+    open_targets = [t for t in wanted if t in under]
+    if not open_targets:
+        return None
+    found = under.difference(wanted)
+    for t in open_targets:
+        found.difference_update(_inessential(edges, owner, t))
+    return frozenset(index.names[i] for i in found)

@@ -94,17 +94,24 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
 
 class _Possible:
     """`planning_graph.possible` for one search's targets and knowns, each candidate asked
-    once (the screen's two passes and the confirmation ask again); lives for one search
-    only, so it is no cache of the library's."""
+    once (the screen's two passes and the confirmation ask again): single names answered
+    all at once (`planning_graph.possible_singles`), pairs first tested for meeting the
+    targets' under-determined parts (`planning_graph.may_meet`). Lives for one search only,
+    so it is no cache of the library's."""
 
     def __init__(self, missing: tuple[str, ...], knowns: frozenset[str]) -> None:
         self.missing, self.knowns = missing, knowns
         self.seen: dict[tuple[str, ...], bool] = {}
+        self.singles = planning_graph.possible_singles(missing, knowns)
 
     def __call__(self, extra: tuple[str, ...]) -> bool:
+        if len(extra) == 1 and self.singles is not None:
+            return extra[0] in self.singles
         found = self.seen.get(extra)
         if found is None:
-            found = self.seen[extra] = planning_graph.possible(self.missing, self.knowns, extra)
+            found = self.seen[extra] = planning_graph.may_meet(
+                self.missing, self.knowns, extra
+            ) and planning_graph.possible(self.missing, self.knowns, extra)
         return found
 
 
@@ -434,23 +441,35 @@ def _shared_formulas(missing: tuple[str, ...]) -> dict[str, int]:
 
 @caches.memo(64, invalidated_by=caches.LIBRARY)
 def _distances(missing: tuple[str, ...]) -> dict[str, int]:
-    """Each variable's distance from the nearest target in the formula-variable graph."""
-    neighbours: dict[str, set[str]] = {}
-    for f in formulas().values():
-        names = {v.name for v in f.variables}
-        for n in names:
-            neighbours.setdefault(n, set()).update(names - {n})
-    distance = {t: 0 for t in missing if t in neighbours}
-    frontier = sorted(distance)
+    """Each variable's distance from the nearest target in the formula-variable graph
+    (breadth first; a distance does not depend on the order of the search)."""
+    neighbours, ids = _neighbours(), planning_graph.library_index().ids
+    names = planning_graph.library_index().names
+    mentioned = planning_graph.library_index().takers[True]  # the formulas of each
+    distance = {ids[t]: 0 for t in missing if t in ids and mentioned[ids[t]]}
+    frontier = list(distance)
+    step = 0
     while frontier:
-        nxt = []
+        step += 1
+        reached = []
         for n in frontier:
-            for m in sorted(neighbours[n]):
+            for m in neighbours[n]:
                 if m not in distance:
-                    distance[m] = distance[n] + 1
-                    nxt.append(m)
-        frontier = nxt
-    return distance
+                    distance[m] = step
+                    reached.append(m)
+        frontier = reached
+    return {names[i]: d for i, d in distance.items()}
+
+
+@caches.memo(1, invalidated_by=caches.LIBRARY)
+def _neighbours() -> tuple[tuple[int, ...], ...]:
+    """Each variable's neighbours (the variables it shares a formula with), by id."""
+    index = planning_graph.library_index()
+    found: list[set[int]] = [set() for _ in index.names]
+    for vs in index.variables:
+        for v in vs:
+            found[v].update(vs)
+    return tuple(tuple(sorted(s - {v})) for v, s in enumerate(found))
 
 
 def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:

@@ -479,13 +479,22 @@ def _is_number_array(value: object) -> bool:
 
 def _array_numbers(value: object, var: Variable) -> np.ndarray:
     """`_numbers` for a numpy array: the dimension checked once, the bounds on the whole
-    array at once, the first value outside them refused as `to_quantity` refuses it."""
+    array at once (its least and greatest values, when finite), the first value outside
+    them refused as `to_quantity` refuses it."""
     import numpy as np
 
     x = np.asarray(value, dtype=float)
     first = np.asarray(value)
     to_quantity(first[0].item(), var)  # a dimensioned variable refuses a bare number, with a fix
     b = var.bounds
+    low, high = float(x.min()), float(x.max())  # nan if any value is
+    if (
+        math.isfinite(low)
+        and math.isfinite(high)
+        and (low >= b.lo if b.lo_inclusive else low > b.lo)
+        and (high <= b.hi if b.hi_inclusive else high < b.hi)
+    ):  # every value finite and within the bounds: the two ends are
+        return x * var.base_factor
     with np.errstate(invalid="ignore"):
         above = x >= b.lo if b.lo_inclusive else x > b.lo
         below = x <= b.hi if b.hi_inclusive else x < b.hi

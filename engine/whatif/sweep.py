@@ -14,12 +14,15 @@ violated constraint where it fails (`Table.warnings`; `napkin sweep --strict` ex
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Mapping
 
 import numpy as np
 
 from napkinmath import arguments, caches
+from napkinmath.answer.result import Result
 from napkinmath.errors import InputError, NapkinError
+from napkinmath.hardware import scope
 from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.solver import (
     CONSISTENCY_TOLERANCE,
@@ -168,6 +171,41 @@ def _sweep_records(
     achievable: bool = False,
     precision: str | None = None,
 ) -> tuple[list[np.ndarray], dict[str, np.ndarray], int, Feasibility]:
+    key = _shape_key(targets, axes, givens, gpu, model, tolerance, achievable, precision)
+    shape = _SHAPES.get(key) if key is not None else None
+    if shape is None:
+        shape = _shape(targets, axes, givens, gpu, model, tolerance, achievable, precision)
+        if key is not None and caches.ENABLED:
+            _SHAPES[key] = shape
+            if len(_SHAPES) > _SHAPES_SIZE:
+                _SHAPES.popitem(last=False)
+    else:
+        _SHAPES.move_to_end(key)
+    center, chain = shape
+    grids = (
+        [g.ravel() for g in np.meshgrid(*[a.values for a in axes], indexing="ij")] if axes else []
+    )
+    count = len(grids[0]) if grids else 1
+    inputs = base_inputs(center, frozenset(a.name for a in axes))
+    inputs.update({a.name: g for a, g in zip(axes, grids, strict=True)})
+    values, ok = chain.evaluate(inputs, (count,), tolerance)
+    everywhere = bool(ok.all())
+    outputs = {t: values[t] if everywhere else np.where(ok, values[t], np.nan) for t in targets}
+    return grids, outputs, int((~ok).sum()), chain.feasibility(values, ok)
+
+
+def _shape(
+    targets: tuple[str, ...],
+    axes: list[Axis],
+    givens: Mapping[str, object],
+    gpu: str | None,
+    model: str | None,
+    tolerance: float,
+    achievable: bool,
+    precision: str | None,
+) -> tuple[Result, VectorChain]:
+    """The answer at the sweep's first point and its plan as a vector chain: what every
+    point of the sweep is computed with."""
     first = dict(givens)
     first.update({a.name: quantity(float(a.values[0]), a.variable) for a in axes})
     try:
@@ -189,17 +227,47 @@ def _sweep_records(
             "reads, or drop a given",
             unused[0],
         )
-    chain = VectorChain.from_result(center)
-    grids = (
-        [g.ravel() for g in np.meshgrid(*[a.values for a in axes], indexing="ij")] if axes else []
+    return center, VectorChain.from_result(center)
+
+
+#: `_shape` by the sweep's question (`_shape_key`), oldest first, at most `_SHAPES_SIZE`:
+#: a sweep asked again (another array of the same inputs from the same first point, or the
+#: same one) solves its first point once
+_SHAPES: OrderedDict[Hashable, tuple[Result, VectorChain]] = OrderedDict()
+_SHAPES_SIZE = 64
+caches.state(
+    f"{__name__}._SHAPES",
+    key="the targets, each axis's name and first point, the plain givens, records and "
+    "options, the records in force",
+    invalidated_by=caches.RECORDS + " (and keyed by them)",
+    clear=_SHAPES.clear,
+    size=_SHAPES.__len__,
+)
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _shape_key(
+    targets: tuple[str, ...],
+    axes: list[Axis],
+    givens: Mapping[str, object],
+    gpu: object,
+    model: object,
+    tolerance: float,
+    achievable: bool,
+    precision: object,
+) -> Hashable | None:
+    """What `_shape` reads, as a key, when every given is plain text or a number (by type:
+    True and 1 differ); else None (nothing kept)."""
+    options = (gpu, model, tolerance, achievable, precision)
+    if not all(type(x) in _PLAIN for x in (*options, *givens.values())):
+        return None
+    return (
+        targets,
+        tuple((a.name, float(a.values[0])) for a in axes),
+        tuple((name, type(v), v) for name, v in givens.items()),
+        tuple((type(x), x) for x in options),
+        scope(),
     )
-    count = len(grids[0]) if grids else 1
-    inputs = base_inputs(center, frozenset(a.name for a in axes))
-    inputs.update({a.name: g for a, g in zip(axes, grids, strict=True)})
-    values, ok = chain.evaluate(inputs, (count,), tolerance)
-    everywhere = bool(ok.all())
-    outputs = {t: values[t] if everywhere else np.where(ok, values[t], np.nan) for t in targets}
-    return grids, outputs, int((~ok).sum()), chain.feasibility(values, ok)
 
 
 def _joined(arrays: list[np.ndarray]) -> np.ndarray:
