@@ -16,6 +16,7 @@ screen passes is confirmed by planning (`determines`), at most `MAX_CONFIRMATION
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 from typing import TypeVar
 
 from napkinmath import caches
@@ -235,7 +236,11 @@ def _propagated(knowns: frozenset[str], shortcuts: bool = False) -> _Propagated:
     of one suggestion search all start from it."""
     known = set(knowns)
     index = _incidence_index(shortcuts)
-    left = [sum(n not in known for n in names) for names, _ in index]
+    left = list(_sizes(shortcuts))
+    by_name = _formulas_by_name(shortcuts)
+    for name in known:
+        for i in by_name.get(name, ()):
+            left[i] -= 1
     queue = [i for i, count in enumerate(left) if count == 1]
     _extend(known, (), None, shortcuts, left, queue)
     members: dict[frozenset[str], list[int]] = {}
@@ -307,6 +312,12 @@ def _extend(
 
 
 @caches.memo(2, invalidated_by=caches.LIBRARY)
+def _sizes(shortcuts: bool = False) -> tuple[int, ...]:
+    """Each formula's count of variables (see `_incidence_index`), before any is known."""
+    return tuple(len(names) for names, _ in _incidence_index(shortcuts))
+
+
+@caches.memo(2, invalidated_by=caches.LIBRARY)
 def _formulas_by_name(shortcuts: bool = False) -> dict[str, tuple[int, ...]]:
     found: dict[str, list[int]] = {}
     for i, (names, _) in enumerate(_incidence_index(shortcuts)):
@@ -357,8 +368,16 @@ def _block(
         else:
             for name in block:
                 unions.update(block | other for other in by_name[name] if other != block)
+    order = {sub: k for k, sub in enumerate(members)}  # the members' subsets, as first seen
     for union in sorted(unions, key=sorted):
-        inside = [f for sub, fs in members.items() if sub <= union for f in fs]
+        ordered = sorted(union)
+        subs = [
+            sub
+            for size in range(1, len(ordered) + 1)
+            for sub in map(frozenset, combinations(ordered, size))
+            if sub in order
+        ]
+        inside = [f for sub in sorted(subs, key=order.__getitem__) for f in members[sub]]
         if len(inside) >= 3 and _fixes(inside[:3], union):
             return union
     return frozenset()
