@@ -90,6 +90,53 @@ def test_every_shipped_root_satisfies_its_formula():
     assert len(unchecked) < 25, unchecked  # integer and rounding formulas mostly
 
 
+def test_every_shipped_coupled_block_is_in_its_shard_and_its_solutions_solve_it():
+    """The joint roots of each shipped block (formulas and unknowns in name order, in the
+    shard its key names): at some of 40 random positive points of its other variables, a
+    solution makes every formula of the block hold."""
+    from napkinmath.library.tree import compile_tree, from_json
+    from napkinmath.solving.invert import sides
+
+    rng = random.Random(13)
+    blocks = checked = 0
+    for digit in "0123456789abcdef"[: shipped.JOINT_SHARDS]:
+        name = f"joint-{digit}.json"
+        for key, solutions in sorted(json.loads((shipped.FOLDER / name).read_text()).items()):
+            blocks += 1
+            assert shipped.joint_shard(key) == name, key
+            fs_text, unknowns_text = key.split("\t")
+            block, unknowns = fs_text.split(","), unknowns_text.split(",")
+            assert block == sorted(block) and unknowns == sorted(unknowns), key
+            fs = [formulas()[f] for f in block]
+            compiled = [
+                [compile_tree(from_json(tree)) for tree, _ in solution] for solution in solutions
+            ]
+            held = tried = 0
+            for _ in range(40):
+                point = {v.name: 10 ** rng.uniform(-1, 1) for f in fs for v in f.variables}
+                for solution in compiled:
+                    try:
+                        found = [fn(*(point[a] for a in args)) for args, fn in solution]
+                        point.update(zip(unknowns, found, strict=True))
+                        pairs = [
+                            (
+                                left.fn(*(point[a] for a in left.args)),
+                                right.fn(*(point[a] for a in right.args)),
+                            )
+                            for left, right in map(sides, fs)
+                        ]
+                    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                        continue  # outside the solution's domain (or complex) at this point
+                    if not all(isinstance(x, float | int) for pair in pairs for x in pair):
+                        continue
+                    tried += 1
+                    held += all(a == pytest.approx(b, rel=1e-6, abs=1e-12) for a, b in pairs)
+            assert held or not tried, f"no solution of {key} solves it: run `{REBUILD}`"
+            checked += bool(held)
+    assert blocks > 300  # every two-formula block that is not singular, and more
+    assert checked > 0.85 * blocks  # (blocks with an integer or a rounding mostly go unchecked)
+
+
 def test_a_first_question_reads_the_shipped_set_without_sympy(tmp_path):
     """A fresh process with the declared library on disk but no rearrangements there: the
     question is answered from the shipped set, and sympy is never imported."""

@@ -8,9 +8,14 @@ JSON trees with their print layouts: one file per formula and an index holding t
 the library's source. Then a fixed workload of questions (each formula's variables from the
 others, and random chains through the graph, seed `SEED`) is answered with nothing on disk,
 and every other entry the solver would keep (singularity facts, coupled blocks, cancelling
-compositions) is written to facts.json. Deterministic: the same source gives the same
-bytes. Run it after changing a formula, units.txt or the code that declares, lays out or
-rearranges them; tests/test_shipped_rearrangements.py says when it is due.
+compositions) is kept: the coupled blocks in `joint-*.json` (see `shipped.joint_shard`), the
+others in facts.json. Last, every coupled block of two formulas in two of their shared
+variables that is not singular is solved jointly, each given at most
+`BLOCK_SECONDS` of sympy's time, and its roots kept too. Deterministic: the same source
+gives the same bytes (a block left out for its time is named on stderr; on a much slower
+machine the set may differ). Run it after changing a formula, units.txt or the code that
+declares, lays out or rearranges them; tests/test_shipped_rearrangements.py says when it is
+due.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ def build(target: Path = TARGET) -> int:
     from napkinmath.library.lookup import formulas
     from napkinmath.library.snapshot import source_digest
     from napkinmath.rendering.exprprint import to_json
+    from napkinmath.solving import shipped as shipping
     from napkinmath.solving.invert import solved_for
 
     source = source_digest()
@@ -61,7 +67,14 @@ def build(target: Path = TARGET) -> int:
         "formulas": shipped,
     }
     (built / "index.json").write_text(_dump(index))
-    (built / "facts.json").write_text(_dump(_facts()))
+    facts = _facts()
+    facts["joint"].update(_block_roots(facts["joint"]))
+    joint = facts.pop("joint")
+    (built / "facts.json").write_text(_dump(facts))
+    for digit in "0123456789abcdef"[: shipping.JOINT_SHARDS]:
+        name = f"joint-{digit}.json"
+        shard = {k: v for k, v in joint.items() if shipping.joint_shard(k) == name}
+        (built / name).write_text(_dump(shard))
     shutil.rmtree(target, ignore_errors=True)
     built.rename(target)
     return len(shipped)
@@ -69,7 +82,7 @@ def build(target: Path = TARGET) -> int:
 
 SEED = 2026
 #: random chains through the graph answered to collect the facts
-N_CHAINS = 8000
+N_CHAINS = 16000
 
 
 def _plausible(var, rng, records):
@@ -151,6 +164,73 @@ def _facts() -> dict[str, dict]:
                 nm.solve(target, gpu=gpu, **givens)
     finally:
         invert._Store.put = put  # type: ignore[method-assign]
+    return found
+
+
+#: sympy's time for one coupled block at most (a few systems of the activation-memory
+#: formulas take minutes, and are left to the question that asks)
+BLOCK_SECONDS = 10
+
+
+def _blocks():
+    """Every coupled block of two of the library's independent invertible formulas: the two
+    formulas and two of the variables they share (names in order). (Blocks of three are
+    too many to ship, about 3,500 that are not singular: those the workload reaches are.)"""
+    from itertools import combinations
+
+    from napkinmath.library.lookup import formulas
+
+    fs = sorted(
+        (f for f in formulas().values() if not f.forward_only and not f.derived),
+        key=lambda f: f.name,
+    )
+    names = [frozenset(v.name for v in f.variables) for f in fs]
+    for i, j in combinations(range(len(fs)), 2):
+        for unknowns in combinations(sorted(names[i] & names[j]), 2):
+            yield (fs[i], fs[j]), unknowns
+
+
+def _block_roots(known: dict) -> dict[str, object]:
+    """The joint roots of every block of `_blocks` not in `known` that is coupled (not
+    singular) and that sympy solves within `BLOCK_SECONDS`, by the store's key."""
+    import signal
+
+    from napkinmath.solving import invert, plan
+
+    class _LateError(Exception):
+        pass
+
+    def late(*_):
+        raise _LateError
+
+    found: dict[str, object] = {}
+    put = invert._Store.put
+
+    def collect(self, kind: str, key: str, value: object) -> None:
+        if kind == "joint":
+            found[key] = json.loads(json.dumps(value))  # as the disk holds it
+        put(self, kind, key, value)
+
+    previous = signal.signal(signal.SIGALRM, late)
+    invert._Store.put = collect  # type: ignore[method-assign]
+    try:
+        for fs, unknowns in _blocks():
+            key = f"{','.join(f.name for f in fs)}\t{','.join(unknowns)}"
+            formula_names = tuple(f.name for f in fs)
+            if key in known or plan._is_singular(formula_names, unknowns, True):
+                continue
+            signal.alarm(BLOCK_SECONDS)
+            try:
+                invert.joint_roots(fs, unknowns)
+            except _LateError:
+                print(f"left out (over {BLOCK_SECONDS} s): {key}", file=sys.stderr)
+            except Exception as problem:  # sympy's own failures: the block is left out
+                print(f"left out ({type(problem).__name__}): {key}", file=sys.stderr)
+            finally:
+                signal.alarm(0)
+    finally:
+        invert._Store.put = put  # type: ignore[method-assign]
+        signal.signal(signal.SIGALRM, previous)
     return found
 
 

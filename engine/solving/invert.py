@@ -274,11 +274,19 @@ def solved_for(f: Formula, name: str) -> tuple[Compiled, ...]:
     return tuple(compile_expr(expr) for expr in _solutions(f, _symbol_of(name)))
 
 
-@caches.memo(256, invalidated_by=caches.LIBRARY)
 def joint_roots(
     fs: tuple[Formula, ...], unknowns: tuple[str, ...]
 ) -> tuple[dict[str, Compiled], ...]:
-    """Every solution of a coupled block, each a compiled expression per unknown (by name)."""
+    """Every solution of a coupled block, each a compiled expression per unknown (by name).
+    Solved and kept with its formulas and unknowns in name order: one entry per block,
+    however a plan orders it (the solver's step and the planner's test share it)."""
+    return _joint_roots(tuple(sorted(fs, key=lambda f: f.name)), tuple(sorted(unknowns)))
+
+
+@caches.memo(256, invalidated_by=caches.LIBRARY)
+def _joint_roots(
+    fs: tuple[Formula, ...], unknowns: tuple[str, ...]
+) -> tuple[dict[str, Compiled], ...]:
     key = f"{','.join(f.name for f in fs)}\t{','.join(unknowns)}"
     library = all(FORMULAS.get(f.name) is f for f in fs)
     if library:

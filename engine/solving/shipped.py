@@ -4,9 +4,11 @@ Every library formula solved for each of its variables depends only on the libra
 source, so `tools/build_rearrangements.py` solves them all with sympy and writes them to
 `napkinmath/library/rearrangements/`: an index (the source's digest,
 `napkinmath.library.snapshot.source_digest`, and the formulas it holds) and one JSON file per
-formula, `{variable: [[tree, layout], ...]}`, beside `facts.json`: the planner's
-singularity facts, coupled blocks and cancelling compositions that a broad set of questions
-reaches. A first-time question then reads the one file of each formula it needs instead of
+formula, `{variable: [[tree, layout], ...]}`, beside `facts.json` (the planner's
+singularity facts and cancelling compositions that a broad set of questions reaches) and
+the coupled blocks solved jointly, in `JOINT_SHARDS` files by their key's digest (every block
+of two formulas that is not singular, and those the questions reach; a block looked up
+reads one shard). A first-time question then reads the one file of each formula it needs instead of
 importing sympy. What is read is data, checked node by
 node (`tree.from_json`, `exprprint.from_json`), never code; every file is read at most
 `LIMIT` bytes; an index of another source (the package edited since it was built), a
@@ -17,6 +19,7 @@ with NAPKIN_NO_SHIPPED=1 in the environment (read once, at the first question).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -28,6 +31,8 @@ FOLDER = Path(__file__).resolve().parent.parent / "library" / "rearrangements"
 INDEX = "index.json"
 FACTS = "facts.json"
 FACT_KINDS = ("singular", "joint", "cancel")
+#: the coupled blocks' files, `joint-0.json` to `joint-f.json` (by a key's digest)
+JOINT_SHARDS = 16
 #: the largest file read (the largest formula's file is about 60 kB)
 LIMIT = 2_000_000
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -76,14 +81,28 @@ def _entries(formula: str) -> dict[str, object] | None:
 
 @caches.memo(1, invalidated_by=caches.LIBRARY)
 def _facts() -> dict[str, dict]:
-    """The other entries shipped (the planner's singularity facts, coupled blocks solved
-    jointly, compositions that cancel), by kind then key; empty when not for this source."""
+    """The planner's singularity facts and the compositions that cancel, shipped, by kind
+    then key; empty when not for this source."""
     if not _formulas():
         return {}
     data = _read(FOLDER / FACTS)
     if not isinstance(data, dict):
         return {}
     return {k: v for k, v in data.items() if k in FACT_KINDS and isinstance(v, dict)}
+
+
+def joint_shard(key: str) -> str:
+    """The file of a coupled block's key: `joint-<first hex digit of its SHA-256>.json`."""
+    return f"joint-{hashlib.sha256(key.encode('utf-8')).hexdigest()[0]}.json"
+
+
+@caches.memo(JOINT_SHARDS, invalidated_by=caches.LIBRARY)
+def _joint(name: str) -> dict[str, object]:
+    """The coupled blocks of one shard (see `joint_shard`); empty when not for this source."""
+    if not _formulas():
+        return {}
+    data = _read(FOLDER / name)
+    return data if isinstance(data, dict) else {}
 
 
 def value(kind: str, key: str) -> object | None:
@@ -99,4 +118,6 @@ def value(kind: str, key: str) -> object | None:
         if formula not in _formulas():
             return None
         return (_entries(formula) or {}).get(variable)
+    if kind == "joint":
+        return _joint(joint_shard(key)).get(key)
     return _facts().get(kind, {}).get(key)
