@@ -514,3 +514,13 @@ def test_an_array_axis_refuses_a_bad_value_as_a_list_axis_does(bad):
     with pytest.raises(nm.InputError) as by_array:
         nm.sweep("n_gpus", over={"mfu": bad}, params="7B", **W12_REST_NO_MFU)
     assert str(by_array.value) == str(by_list.value) and "mfu" in str(by_array.value)
+
+
+def test_a_columns_typical_value_is_numpys_median():
+    # the unit of a column is chosen by its median, found without numpy's masked arrays
+    from napkinmath.whatif.sweep import _median
+
+    rng = np.random.default_rng(3)
+    for n in [*range(1, 30), 999, 1000]:
+        values = rng.lognormal(size=n) * 10 ** rng.uniform(-20, 20)
+        assert _median(values) == float(np.median(values))
