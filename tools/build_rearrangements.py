@@ -9,13 +9,13 @@ the library's source. Then a fixed workload of questions (each formula's variabl
 others, and random chains through the graph, seed `SEED`) is answered with nothing on disk,
 and every other entry the solver would keep (singularity facts, coupled blocks, cancelling
 compositions) is kept: the coupled blocks in `joint-*.json` (see `shipped.joint_shard`), the
-others in facts.json. Last, every coupled block of two formulas in two of their shared
-variables that is not singular is solved jointly, each given at most
-`BLOCK_SECONDS` of sympy's time, and its roots kept too. Deterministic: the same source
-gives the same bytes (a block left out for its time is named on stderr; on a much slower
-machine the set may differ). Run it after changing a formula, units.txt or the code that
-declares, lays out or rearranges them; tests/test_shipped_rearrangements.py says when it is
-due.
+others in facts.json. Last, every coupled block that is not singular of two formulas (in two
+variables they share) or of three of one subject (in three variables each meets twice) is
+solved jointly, each given at most `BLOCK_SECONDS` of sympy's time, and its roots kept too.
+Deterministic: the same source gives the same bytes (a block left out for its time is named
+on stderr; on a much slower machine the set may differ). Run it after changing a formula,
+units.txt or the code that declares, lays out or rearranges them;
+tests/test_shipped_rearrangements.py says when it is due.
 """
 
 from __future__ import annotations
@@ -167,15 +167,16 @@ def _facts() -> dict[str, dict]:
     return found
 
 
-#: sympy's time for one coupled block at most (a few systems of the activation-memory
-#: formulas take minutes, and are left to the question that asks)
-BLOCK_SECONDS = 10
+#: sympy's time for one coupled block at most (a few systems of the activation-memory and
+#: communication formulas take minutes, and are left to the question that asks)
+BLOCK_SECONDS = 5
 
 
 def _blocks():
-    """Every coupled block of two of the library's independent invertible formulas: the two
-    formulas and two of the variables they share (names in order). (Blocks of three are
-    too many to ship, about 3,500 that are not singular: those the workload reaches are.)"""
+    """The coupled blocks shipped whatever the workload reaches: every two of the library's
+    independent invertible formulas with two of the variables they share, and every three of
+    one subject with three variables that each of them meets twice (names in order). (All
+    blocks of three are too many to ship: about 3,500 are not singular.)"""
     from itertools import combinations
 
     from napkinmath.library.lookup import formulas
@@ -188,6 +189,19 @@ def _blocks():
     for i, j in combinations(range(len(fs)), 2):
         for unknowns in combinations(sorted(names[i] & names[j]), 2):
             yield (fs[i], fs[j]), unknowns
+    by_var: dict[str, set[int]] = {}
+    for i, vs in enumerate(names):
+        for v in vs:
+            by_var.setdefault(v, set()).add(i)
+    for i in range(len(fs)):
+        near = sorted(
+            {k for v in names[i] for k in by_var[v] if k > i and fs[k].subject == fs[i].subject}
+        )
+        for j, k in combinations(near, 2):
+            shared = (names[i] & names[j]) | (names[i] & names[k]) | (names[j] & names[k])
+            for unknowns in combinations(sorted(shared), 3):
+                if all(len(names[x] & set(unknowns)) >= 2 for x in (i, j, k)):
+                    yield (fs[i], fs[j], fs[k]), unknowns
 
 
 def _block_roots(known: dict) -> dict[str, object]:
