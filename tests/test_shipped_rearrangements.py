@@ -104,6 +104,7 @@ def test_every_shipped_coupled_block_is_in_its_shard_and_its_solutions_solve_it(
         for key, solutions in sorted(json.loads((shipped.FOLDER / name).read_text()).items()):
             blocks += 1
             assert shipped.joint_shard(key) == name, key
+            assert shipped.value("joint", key) == solutions  # as the store reads it
             fs_text, unknowns_text = key.split("\t")
             block, unknowns = fs_text.split(","), unknowns_text.split(",")
             assert block == sorted(block) and unknowns == sorted(unknowns), key
@@ -164,7 +165,7 @@ def test_a_stale_or_malformed_shipped_set_is_ignored(monkeypatch, tmp_path):
     from napkinmath import caches
 
     expected = nm.solve("train_time", train_compute="6e22 FLOP", n_gpus=64, mfu=0.4, gpu="H100")
-    index = _index()
+    index, real = _index(), shipped.FOLDER
     cases = {
         "stale": {**index, "source": "0" * 24},
         "not ours": {"napkinmath": "something else"},
@@ -186,9 +187,14 @@ def test_a_stale_or_malformed_shipped_set_is_ignored(monkeypatch, tmp_path):
     )
     (folder / "training_compute.json").write_bytes(b"{" + b" " * (shipped.LIMIT + 10) + b"}")
     (folder / shipped.FACTS).write_text("not json")
+    blocks = [json.loads((real / f"joint-{d}.json").read_text()) for d in "01"]
+    keys = [sorted(b)[0] for b in blocks]  # a shipped block in each of two shards
+    (folder / "joint-0.json").write_text("not json")
+    (folder / "joint-1.json").write_bytes(b"{" + b" " * (shipped.LIMIT + 10) + b"}")
     monkeypatch.setattr(shipped, "FOLDER", folder)
     caches.clear_caches()
     assert shipped.value("roots", "training_compute\ttrain_compute") is None  # over the limit
+    assert [shipped.value("joint", k) for k in keys] == [None, None]
     r = nm.solve("train_time", train_compute="6e22 FLOP", n_gpus=64, mfu=0.4, gpu="H100")
     assert r.value == expected.value
     caches.clear_caches()

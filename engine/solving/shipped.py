@@ -6,10 +6,10 @@ source, so `tools/build_rearrangements.py` solves them all with sympy and writes
 `napkinmath.library.snapshot.source_digest`, and the formulas it holds) and one JSON file per
 formula, `{variable: [[tree, layout], ...]}`, beside `facts.json` (the planner's
 singularity facts and cancelling compositions that a broad set of questions reaches) and
-the coupled blocks solved jointly, in `JOINT_SHARDS` files by their key's digest (every block
-of two formulas that is not singular, and those the questions reach; a block looked up
-reads one shard). A first-time question then reads the one file of each formula it needs instead of
-importing sympy. What is read is data, checked node by
+the coupled blocks solved jointly, in `JOINT_SHARDS` files by their key's digest (those the
+questions reach, every block of two formulas and every block of three of one subject that
+is not singular; a block looked up reads one shard). A first-time question then reads the
+one file of each formula it needs instead of importing sympy. What is read is data, checked node by
 node (`tree.from_json`, `exprprint.from_json`), never code; every file is read at most
 `LIMIT` bytes; an index of another source (the package edited since it was built), a
 missing file or a malformed one is ignored, and the question falls back to the cache on disk
