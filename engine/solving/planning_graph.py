@@ -581,7 +581,7 @@ def _inessential(
     under-determined part): those an alternating path from an unmatched unknown reaches,
     `owner` (unknown -> formula) being a maximum matching; with `removed`, of the incidence
     without that unknown, `owner` re-matched here (one augmenting path restores a maximum)."""
-    takers = library_index().takers[False]
+    index = library_index()
     if removed is not None:
         owner = dict(owner)
         f = owner.pop(removed, None)
@@ -590,15 +590,7 @@ def _inessential(
     matched = {f: v for v, f in owner.items()}
     free = {v for vs in edges.values() for v in vs}.difference(owner)
     free.discard(-1 if removed is None else removed)
-    under = set(free)
-    stack = list(free)
-    while stack:  # forward along alternating paths: to a formula, on to its matched unknown
-        for f in takers[stack.pop()]:
-            w = matched.get(f)
-            if w is not None and w not in under:
-                under.add(w)
-                stack.append(w)
-    return under
+    return _spread(set(free), set(free), matched, index.taker_masks[False], index.bytes)
 
 
 @caches.memo(64, invalidated_by=caches.LIBRARY)
