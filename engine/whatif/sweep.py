@@ -25,6 +25,7 @@ from napkinmath.errors import InputError, NapkinError
 from napkinmath.hardware import scope
 from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.solver import (
+    _PLAIN,
     CONSISTENCY_TOLERANCE,
     _target_names,
     bind,
@@ -243,7 +244,6 @@ caches.state(
     clear=_SHAPES.clear,
     size=_SHAPES.__len__,
 )
-_PLAIN = (str, int, float, bool, type(None))
 
 
 def _shape_key(
