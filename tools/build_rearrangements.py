@@ -24,6 +24,7 @@ import contextlib
 import json
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,26 +145,36 @@ def _workload():
         yield target, givens, rng.choice([None, "H100-SXM", "MI300X"])
 
 
-def _facts() -> dict[str, dict]:
-    """Every non-root entry the solver keeps while answering the workload, by kind and key."""
-    import napkinmath as nm
-    from napkinmath.solving import invert, shipped
+@contextlib.contextmanager
+def _collected(kinds: tuple[str, ...]) -> Iterator[dict[str, dict]]:
+    """While inside, every entry of `kinds` the solver's store puts, as the disk holds it,
+    kept by kind and key in the dict yielded (the store still writes it)."""
+    from napkinmath.solving import invert
 
-    found: dict[str, dict] = {kind: {} for kind in shipped.FACT_KINDS}
+    found: dict[str, dict] = {kind: {} for kind in kinds}
     put = invert._Store.put
 
     def collect(self, kind: str, key: str, value: object) -> None:
         if kind in found:
-            found[kind][key] = json.loads(json.dumps(value))  # as the disk holds it
+            found[kind][key] = json.loads(json.dumps(value))
         put(self, kind, key, value)
 
     invert._Store.put = collect  # type: ignore[method-assign]
     try:
+        yield found
+    finally:
+        invert._Store.put = put  # type: ignore[method-assign]
+
+
+def _facts() -> dict[str, dict]:
+    """Every non-root entry the solver keeps while answering the workload, by kind and key."""
+    import napkinmath as nm
+    from napkinmath.solving import shipped
+
+    with _collected(shipped.FACT_KINDS) as found:
         for target, givens, gpu in _workload():
             with contextlib.suppress(nm.NapkinError):
                 nm.solve(target, gpu=gpu, **givens)
-    finally:
-        invert._Store.put = put  # type: ignore[method-assign]
     return found
 
 
@@ -217,35 +228,26 @@ def _block_roots(known: dict) -> dict[str, object]:
     def late(*_):
         raise _LateError
 
-    found: dict[str, object] = {}
-    put = invert._Store.put
-
-    def collect(self, kind: str, key: str, value: object) -> None:
-        if kind == "joint":
-            found[key] = json.loads(json.dumps(value))  # as the disk holds it
-        put(self, kind, key, value)
-
     previous = signal.signal(signal.SIGALRM, late)
-    invert._Store.put = collect  # type: ignore[method-assign]
     try:
-        for fs, unknowns in _blocks():
-            key = f"{','.join(f.name for f in fs)}\t{','.join(unknowns)}"
-            formula_names = tuple(f.name for f in fs)
-            if key in known or plan._is_singular(formula_names, unknowns, True):
-                continue
-            signal.alarm(BLOCK_SECONDS)
-            try:
-                invert.joint_roots(fs, unknowns)
-            except _LateError:
-                print(f"left out (over {BLOCK_SECONDS} s): {key}", file=sys.stderr)
-            except Exception as problem:  # sympy's own failures: the block is left out
-                print(f"left out ({type(problem).__name__}): {key}", file=sys.stderr)
-            finally:
-                signal.alarm(0)
+        with _collected(("joint",)) as found:
+            for fs, unknowns in _blocks():
+                key = f"{','.join(f.name for f in fs)}\t{','.join(unknowns)}"
+                formula_names = tuple(f.name for f in fs)
+                if key in known or plan._is_singular(formula_names, unknowns, True):
+                    continue
+                signal.alarm(BLOCK_SECONDS)
+                try:
+                    invert.joint_roots(fs, unknowns)
+                except _LateError:
+                    print(f"left out (over {BLOCK_SECONDS} s): {key}", file=sys.stderr)
+                except Exception as problem:  # sympy's own failures: the block is left out
+                    print(f"left out ({type(problem).__name__}): {key}", file=sys.stderr)
+                finally:
+                    signal.alarm(0)
     finally:
-        invert._Store.put = put  # type: ignore[method-assign]
         signal.signal(signal.SIGALRM, previous)
-    return found
+    return found["joint"]
 
 
 if __name__ == "__main__":
