@@ -1,7 +1,8 @@
 """Which heavy modules a plan report pulls in, in a fresh process as `napkin` runs it: with a
 warm cache a text report imports neither sympy (its sweeps and sensitivities run on the
 stored trees, elasticities differentiated forward through them) nor matplotlib, and an HTML
-report draws its plots on bare matplotlib Figures, never importing pyplot."""
+report draws its plots on bare matplotlib Figures, never importing pyplot, and prints its
+MathML from the stored layouts, never importing sympy."""
 
 from __future__ import annotations
 
@@ -49,10 +50,14 @@ def test_text_plan_with_a_warm_cache_imports_neither_sympy_nor_matplotlib(tmp_pa
 
 
 @pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="needs [plot]")
-def test_html_plan_draws_without_pyplot(tmp_path):
+def test_html_plan_draws_without_pyplot_and_prints_math_without_sympy(tmp_path):
     out = tmp_path / "report.html"
     seen = _plan(tmp_path, "-o", str(out))
     assert seen["status"] == 0
-    assert "<svg" in out.read_text(encoding="utf-8")
-    assert "matplotlib" in seen["modules"]
-    assert "matplotlib.pyplot" not in seen["modules"]
+    page = out.read_text(encoding="utf-8")
+    assert "<svg" in page
+    # the first step's formula and its rearranged line, as the layouts print them
+    assert "<mi>train_compute</mi><mo>=</mo>" in page
+    assert "<mo>⇒</mo><mi>n_gpus</mi>" in page
+    assert "<mtext>7B param</mtext><mo>×</mo><mtext>1T token</mtext>" in page  # substituted
+    assert seen["modules"] == ["matplotlib"]

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import sympy
 
     from napkinmath.library.tree import Tree
+    from napkinmath.rendering.exprprint import Layout
 
 
 class Root(Protocol):
@@ -31,7 +32,7 @@ class Root(Protocol):
     tree: Tree | None
 
     @property
-    def layout(self) -> tuple: ...
+    def layout(self) -> Layout: ...
 
     @property
     def expr(self) -> sympy.Expr: ...

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import sympy
 
     from napkinmath.library.declare import Variable
+    from napkinmath.rendering.exprprint import Layout
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,7 @@ class Solved:
     lines: tuple[str, ...]
 
     @property
-    def layout(self) -> tuple:
+    def layout(self) -> Layout:
         """The rearranged expression laid out for printing (no sympy where it is stored)."""
         return self.root.layout
 
@@ -259,9 +260,10 @@ def latex_symbol(symbol) -> str:
     return variables()[symbol.name].latex
 
 
-def leaf(s: SectionAnswer, step: Step, style: str = "text"):
-    """name -> the value a step used for it, as the Result shows it (percent, 7B param)."""
-    import sympy
-
-    shown = s.result._leaf_text(step.record, style)
-    return lambda name: shown(sympy.Symbol(name))
+def leaves(s: SectionAnswer, step: Step, style: str = "text"):
+    """(a name's value as the step used it, the same inside a power): the Result's leaves
+    of the substituted line (7B param, 40%; a fraction in a power as a plain number)."""
+    return (
+        s.result._leaf_text(step.record, style),
+        s.result._leaf_text(step.record, style, plain=True),
+    )

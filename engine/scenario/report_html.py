@@ -284,16 +284,16 @@ class HtmlPrinter(PlanPrinter):
         refs = " ".join(self.link(src) for src in step.sources if src.strip())
         out = [f'<li><strong>{_e(step.head)}</strong> <span class="src">{refs}</span>']
         out += [
-            mathml.block(mathml.names(f.equation.lhs), mathml.names(f.equation.rhs))
+            mathml.block(mathml.names(f.layouts[0]), mathml.names(f.layouts[1]))
             for f in step.formulas
         ]
         for solved in step.solved:
             if not solved.explicit:
-                out.append(
-                    mathml.block("<mo>⇒</mo>" + mathml.name(solved.name), mathml.names(solved.expr))
-                )
+                arrow = "<mo>⇒</mo>" + mathml.name(solved.name)
+                out.append(mathml.block(arrow, mathml.names(solved.layout)))
             if len(solved.lines) > 1:  # the substituted line differs from the result
-                out.append(mathml.block("", mathml.values(solved.expr, parts.leaf(s, step))))
+                shown = mathml.values(solved.layout, *parts.leaves(s, step))
+                out.append(mathml.block("", shown))
             out.append(mathml.block("", mathml.text(solved.lines[-1])))
         return [*out, *[f'<p class="muted">{_e(note)}</p>' for note in step.notes], "</li>"]
 

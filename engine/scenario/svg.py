@@ -94,7 +94,7 @@ def render(draw: Callable, size: tuple[float, float] = SIZE) -> str:
         draw(ax)
         _wrap_labels(ax)
         out = io.StringIO()
-        fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
+        fig.savefig(out, format="svg", metadata={"Date": None})
     text = out.getvalue()
     text = text[text.index("<svg") :]
     # no metadata (it names creativecommons.org and purl.org) and no namespace URIs: an
