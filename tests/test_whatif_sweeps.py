@@ -63,6 +63,24 @@ def test_sweep_values_equal_ordinary_solves():
         assert t["train_cost"][i] == pytest.approx(r["train_cost"].to(unit).magnitude, rel=1e-12)
 
 
+def test_a_target_that_no_axis_reaches_fills_its_whole_column():
+    # train_compute = 6 N D reads no mfu: one number, shown at every point of the sweep
+    t = nm.sweep(
+        ["n_gpus", "train_compute"],
+        over={"mfu": np.linspace(0.2, 0.6, 5)},
+        params="7B",
+        tokens="1T",
+        train_time="3 weeks",
+        gpu="H100-SXM",
+    )
+    assert len(t) == 5
+    compute = 6 * 7e9 * 1e12  # FLOP
+    assert t.column("train_compute").unit == "FLOP"
+    np.testing.assert_allclose(t["train_compute"], [compute] * 5, rtol=1e-12)
+    gpus = compute / (np.linspace(0.2, 0.6, 5) * H100 * 21 * DAY)
+    np.testing.assert_allclose(t["n_gpus"], gpus, rtol=1e-12)
+
+
 def test_two_input_grid_is_the_cartesian_product():
     t = nm.sweep(
         "train_time",

@@ -183,15 +183,20 @@ def _sweep_records(
     else:
         _SHAPES.move_to_end(key)
     center, chain = shape
-    grids = (
-        [g.ravel() for g in np.meshgrid(*[a.values for a in axes], indexing="ij")] if axes else []
-    )
+    if len(axes) > 1:
+        grids = [g.ravel() for g in np.meshgrid(*[a.values for a in axes], indexing="ij")]
+    else:
+        grids = [a.values for a in axes]
     count = len(grids[0]) if grids else 1
     inputs = base_inputs(center, frozenset(a.name for a in axes))
     inputs.update({a.name: g for a, g in zip(axes, grids, strict=True)})
-    values, ok = chain.evaluate(inputs, (count,), tolerance)
+    # values no axis reaches stay scalars: only the targets are shown at every point
+    values, ok = chain.evaluate(inputs, (count,), tolerance, broadcast=False)
     everywhere = bool(ok.all())
-    outputs = {t: values[t] if everywhere else np.where(ok, values[t], np.nan) for t in targets}
+    outputs = {}
+    for t in targets:
+        column = values[t] if values[t].shape == (count,) else np.broadcast_to(values[t], (count,))
+        outputs[t] = column if everywhere else np.where(ok, column, np.nan)
     return grids, outputs, int((~ok).sum()), chain.feasibility(values, ok)
 
 

@@ -477,12 +477,14 @@ class VectorChain:
         inputs: Mapping[str, Array | float],
         shape: tuple[int, ...],
         tolerance: float | None = None,
+        broadcast: bool = True,
     ) -> tuple[dict[str, Array], Array]:
         """Every computed variable over the arrays `inputs` (base units).
 
         Returns the values and a mask of the points where every step found an admissible
         root (values elsewhere are meaningless); with `tolerance`, points where a check
-        disagrees raise InconsistentError.
+        disagrees raise InconsistentError. Without `broadcast`, a value that no array input
+        reaches stays a 0-d array (for callers that broadcast only what they show).
         """
         # scalars stay scalars inside, so that a step of fixed inputs costs one float op
         values: dict[str, Array] = {n: np.asarray(v, dtype=float) for n, v in inputs.items()}
@@ -493,6 +495,8 @@ class VectorChain:
             if tolerance is not None:
                 for f in self.checks:
                     self._check(f, values, ok, tolerance)
+        if not broadcast:
+            return values, ok
         return {
             n: v if v.shape == shape else np.broadcast_to(v, shape) for n, v in values.items()
         }, ok
