@@ -25,8 +25,13 @@ is the map of them all (written by `cache_map`; `tests/test_caches.py` keeps it 
 
 With ``NAPKIN_NO_CACHE=1`` (any value but "" and "0") every `memo` is a pass-through
 (``lru_cache(maxsize=0)``: each call computes), the module states keep nothing, and the disk
-cache reads and writes nothing; answers are the same, only slower. Objects' own
-``cached_property`` values live and die with their object and stay on (listed in the map).
+cache reads and writes nothing; answers are the same, only slower. Two kinds of thing stay:
+objects' own ``cached_property`` values, which live and die with their object, and what is
+derived from what a process holds fixed alone (`memo` with ``fixed=True``: the library as
+integers, its formulas by variable, the digests of its source, the shipped records and
+rearrangements as read), which holds no question's names or values and would be the same
+whenever it was computed again; recomputing it on every call turned a refusal into many
+minutes of the same work. Both are listed in the map (kind "fixed").
 """
 
 from __future__ import annotations
@@ -68,22 +73,26 @@ class Cache(NamedTuple):
     invalidated_by: str  # what makes an entry stale, and so clears it
     clear: Callable[[], None]
     size: Callable[[], int]  # its entries now
-    kind: str  # 'function' (a memo) or 'state' (a module-level state)
+    kind: str  # 'function' (a memo), 'fixed' (a memo kept with caches off) or 'state'
 
 
 _REGISTRY: dict[str, Cache] = {}
 
 
 def memo(
-    maxsize: int | None, *, invalidated_by: str, key: str = ""
+    maxsize: int | None, *, invalidated_by: str, key: str = "", fixed: bool = False
 ) -> Callable[[Callable[..., T]], functools._lru_cache_wrapper[T]]:
     """Cache a function (functools.lru_cache with `maxsize`; None: unbounded) and register it.
 
     `key` says what it keys on where its parameters do not say it all (default: its
-    parameters); `invalidated_by`, what makes an entry stale (`LIBRARY`, `RECORDS`, ...)."""
+    parameters); `invalidated_by`, what makes an entry stale (`LIBRARY`, `RECORDS`, ...).
+    `fixed`: the function derives its value from what a process holds fixed alone (the
+    loaded library, pint's registry, the shipped files), nothing a question gives; it is
+    kept with caches off too (see the module's docstring), and cleared as any other."""
 
     def decorate(function: Callable[..., T]) -> functools._lru_cache_wrapper[T]:
-        cached = functools.lru_cache(maxsize=maxsize if ENABLED else 0)(function)
+        kept = ENABLED or fixed
+        cached = functools.lru_cache(maxsize=maxsize if kept else 0)(function)
         name = f"{function.__module__}.{function.__qualname__}"
         _REGISTRY[name] = Cache(
             name,
@@ -91,7 +100,7 @@ def memo(
             invalidated_by,
             cached.cache_clear,
             lambda: cached.cache_info().currsize,
-            "function",
+            "fixed" if fixed else "function",
         )
         return cached
 
@@ -195,6 +204,10 @@ def cache_map() -> str:
         "and `NAPKIN_NO_CACHE=1`.",
         "",
         "## Functions and module states (cleared by `napkinmath.clear_caches()`)",
+        "",
+        "Kind: `function`, a memo; `fixed`, a memo of what the process holds fixed alone "
+        "(the loaded library, the registry, the shipped files), kept with "
+        "`NAPKIN_NO_CACHE=1` too; `state`, a module-level state.",
         "",
         "| cache | kind | key | invalidated by |",
         "| --- | --- | --- | --- |",

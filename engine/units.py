@@ -50,7 +50,7 @@ def out_of_float_range(value: float, was_nonzero: bool = False) -> str:
     return ""
 
 
-@caches.memo(1, invalidated_by=caches.UNITS)
+@caches.memo(1, invalidated_by=caches.UNITS, fixed=True)
 def base_units() -> dict[str, str]:
     """napkinmath's base dimensions and the root unit of each, from units.txt:
     {'[time]': 'second', '[length]': 'meter', '[mass]': 'gram', '[information]': 'bit', ...}."""

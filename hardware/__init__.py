@@ -330,7 +330,7 @@ def _not_a_record(name: str, value: object) -> str:
     return f"{name} is {_toml_type(value)} outside any table; {shape}"
 
 
-@caches.memo(None, invalidated_by=caches.SHIPPED)
+@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
 def shipped() -> dict[str, Record]:
     """The records shipped with napkinmath, by id, their keys checked against the library."""
     loaded = shown()
@@ -339,7 +339,7 @@ def shipped() -> dict[str, Record]:
     return loaded
 
 
-@caches.memo(None, invalidated_by=caches.SHIPPED)
+@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
 def shown() -> dict[str, Record]:
     """The shipped records, for display: as `shipped`, without checking the keys against the
     formula library (so `napkin hardware` loads no formulas; `shipped` checks them)."""
@@ -347,7 +347,7 @@ def shown() -> dict[str, Record]:
 
 
 # --- one shipped record without parsing every file (see napkinmath.hardware.layout) --------
-@caches.memo(None, invalidated_by=caches.SHIPPED)
+@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
 def _files() -> tuple[str, ...]:
     """The shipped records files' names, in the order they are loaded."""
     return tuple(
@@ -357,18 +357,18 @@ def _files() -> tuple[str, ...]:
     )
 
 
-@caches.memo(None, invalidated_by=caches.SHIPPED)
+@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
 def _shipped_text(name: str) -> str:
     return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
 
 
-@caches.memo(None, invalidated_by=caches.SHIPPED)
+@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
 def _parsed(name: str) -> dict[str, Record]:
     """The records of the shipped file `name`, parsed whole, unchecked against the library."""
     return load_toml(_shipped_text(name), keys=False)
 
 
-@caches.memo(None, invalidated_by=caches.SHIPPED)
+@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
 def _layout(name: str) -> Layout | None:
     """Where each record of the shipped file `name` is; None: parse the file whole."""
     return scan(_shipped_text(name))
@@ -382,7 +382,7 @@ def _names(name: str) -> dict[str, tuple[str, ...]]:
     return {record.id: record.aliases for record in _parsed(name).values()}
 
 
-@caches.memo(None, invalidated_by=caches.SHIPPED)
+@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
 def _chunk(name: str, record_id: str) -> Record:
     """The record `record_id` of the shipped file `name`, parsed from its own text alone (the
     fast path beside `_parsed`, the file parsed whole; held equal to it by tests/
@@ -403,7 +403,7 @@ def _chunk(name: str, record_id: str) -> Record:
     return found[record_id]
 
 
-@caches.memo(None, invalidated_by=caches.SHIPPED)
+@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
 def _homes() -> dict[str, str]:
     """Each shipped record's file, by record id."""
     homes: dict[str, str] = {}
@@ -425,7 +425,7 @@ def _shipped_record(record_id: str, checked: bool) -> Record:
     return record
 
 
-@caches.memo(None, invalidated_by=caches.LIBRARY)
+@caches.memo(None, invalidated_by=caches.LIBRARY, fixed=True)
 def _checked(record_id: str) -> None:
     record = _shipped_record(record_id, checked=False)
     check_keys(record.id, record.values)
@@ -477,7 +477,7 @@ def using(paths: object) -> Iterator[Overlay | None]:
         _ACTIVE.reset(token)
 
 
-@caches.memo(None, invalidated_by=caches.SHIPPED)
+@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
 def _index() -> dict[str, str]:
     return _build_index(
         (record_id, aliases) for name in _files() for record_id, aliases in _names(name).items()

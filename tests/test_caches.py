@@ -162,14 +162,23 @@ def _run(env_extra: dict[str, str], home: Path, *args: str) -> subprocess.Comple
 PROBE = """
 import napkinmath as nm
 from napkinmath import caches
-def kept():  # the planner's work count aside: a count, not a cache
-    return sum(n for name, n in caches.sizes().items() if not name.endswith("plan.work"))
+def kept():  # the planner's work count aside: a count, not a cache; nor what is fixed
+    fixed = {n for n, c in caches.registered().items() if c.kind == "fixed"}
+    return sum(
+        n for name, n in caches.sizes().items()
+        if not name.endswith("plan.work") and name not in fixed
+    )
 print(caches.ENABLED, kept())
 r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
 r = nm.solve("n_gpus", params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
 caches.load_all()
 print(kept() > 0)
+from napkinmath.solving.planning_graph import library_index
+print(library_index.cache_info().misses)  # the library as integers: built once
 """
+
+#: a refusal whose suggestion search plans dozens of candidates
+REFUSAL = ["solve", "n_gpus", "params=7B", "tokens=1T", "mfu=0.4", "--gpu", "H100-SXM"]
 
 
 def test_with_caches_off_the_answers_are_the_same_and_nothing_is_kept(tmp_path):
@@ -179,5 +188,39 @@ def test_with_caches_off_the_answers_are_the_same_and_nothing_is_kept(tmp_path):
     assert (tmp_path / "on" / "napkinmath").is_dir()  # the disk cache, written with caches on
     assert not (tmp_path / "off" / "napkinmath").exists()  # and not at all with them off
     probe = _run({"NAPKIN_NO_CACHE": "1"}, tmp_path / "off", "-c", PROBE)
-    assert probe.stdout.split() == ["False", "0", "False"]
+    assert probe.stdout.split() == ["False", "0", "False", "1"]
     assert caches.ENABLED  # this process: the variable unset
+
+
+def test_with_caches_off_a_refusal_says_the_same_and_builds_the_library_index_once(tmp_path):
+    # what only the loaded library decides ("fixed" memos) is kept with caches off: rebuilt
+    # on every call, it made this refusal take many minutes
+    on = subprocess.run(
+        [sys.executable, "-m", "napkinmath", *REFUSAL],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "on")},
+        timeout=600,
+    )
+    probe = (
+        "import sys\n"
+        "from napkinmath.cli.main import main\n"
+        "from napkinmath.solving.planning_graph import library_index\n"
+        f"status = main({REFUSAL!r})\n"
+        "print(status, library_index.cache_info().misses, file=sys.stderr)\n"
+    )
+    off = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "off"), "NAPKIN_NO_CACHE": "1"},
+    )
+    assert on.returncode == 2 and "give one of train_time" in on.stderr
+    assert off.stderr.splitlines()[:-1] == on.stderr.splitlines()
+    assert off.stderr.splitlines()[-1] == "2 1"  # refused (status 2), the index built once
+    registered = caches.load_all()
+    fixed = sorted(n for n, c in registered.items() if c.kind == "fixed")
+    assert "napkinmath.solving.planning_graph.library_index" in fixed
+    # nothing keyed by a question is kept: the planner's analyses and answers stay off
+    assert registered["napkinmath.solving.plan._analyse"].kind == "function"

@@ -39,7 +39,7 @@ def source_digest() -> str:
     return digest.hexdigest()[:24]
 
 
-@caches.memo(None, invalidated_by=caches.LIBRARY)
+@caches.memo(None, invalidated_by=caches.LIBRARY, fixed=True)
 def variable_names() -> frozenset[str]:
     """Every library variable's name: from the cache when its entry checks out for this
     source (`napkinmath.cache`), else by declaring the library (and writing the entry)."""

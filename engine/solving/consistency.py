@@ -57,7 +57,7 @@ def _pinning(names: frozenset[str], user: frozenset[str]) -> tuple[Formula, ...]
     )
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY)
+@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def _pinnable() -> tuple[tuple[Formula, frozenset[str]], ...]:
     """The formulas that may pin a value (neither derived nor rounding), with their names."""
     return tuple(

@@ -54,7 +54,7 @@ class Index:
     bytes: tuple[tuple[tuple[int, ...], ...], ...]
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY)
+@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def library_index() -> Index:
     library = tuple(formulas().values())
     names = tuple(sorted(set(variables()) | {v.name for f in library for v in f.variables}))
@@ -258,7 +258,7 @@ def invertible_matching(
     )
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY)
+@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def forward_only() -> frozenset[str]:
     return frozenset(n for n, f in formulas().items() if f.forward_only)
 

@@ -52,7 +52,7 @@ def _read(path: Path) -> object | None:
         return None
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY)
+@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def _formulas() -> frozenset[str]:
     """The formulas the shipped set holds, when it was built from this source (else none;
     none either with NAPKIN_NO_SHIPPED=1, which tests of the disk cache set)."""
@@ -70,7 +70,7 @@ def _formulas() -> frozenset[str]:
     return frozenset(n for n in names if isinstance(n, str) and _NAME.match(n))
 
 
-@caches.memo(512, invalidated_by=caches.LIBRARY)
+@caches.memo(512, invalidated_by=caches.LIBRARY, fixed=True)
 def _entries(formula: str) -> dict[str, object] | None:
     data = _read(FOLDER / f"{formula}.json")
     if not isinstance(data, dict) or data.get("formula") != formula:
@@ -79,7 +79,7 @@ def _entries(formula: str) -> dict[str, object] | None:
     return roots if isinstance(roots, dict) else None
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY)
+@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def _facts() -> dict[str, dict]:
     """The planner's singularity facts and the compositions that cancel, shipped, by kind
     then key; empty when not for this source."""
@@ -96,7 +96,7 @@ def joint_shard(key: str) -> str:
     return f"joint-{hashlib.sha256(key.encode('utf-8')).hexdigest()[0]}.json"
 
 
-@caches.memo(JOINT_SHARDS, invalidated_by=caches.LIBRARY)
+@caches.memo(JOINT_SHARDS, invalidated_by=caches.LIBRARY, fixed=True)
 def _joint(name: str) -> dict[str, object]:
     """The coupled blocks of one shard (see `joint_shard`); empty when not for this source."""
     if not _formulas():

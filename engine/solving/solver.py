@@ -678,7 +678,7 @@ def _defaults_wanted(taken: frozenset[str], targets: tuple[str, ...]) -> dict[st
     }
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY)
+@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def _default_givens() -> dict[str, Given]:
     """Every stated default as a Given (made once, so its base value is computed once)."""
     return {

@@ -177,7 +177,7 @@ def _screen(
     return [c for c in candidates if c in kept] if told else []
 
 
-@caches.memo(2, invalidated_by=caches.LIBRARY)
+@caches.memo(2, invalidated_by=caches.LIBRARY, fixed=True)
 def _incidence_index(shortcuts: bool = False) -> tuple[tuple[tuple[str, ...], str | None], ...]:
     """Formulas as (their variables, the output if forward-only), for propagation: the
     independent ones, or all with `shortcuts` (then without blocks: a derived formula
@@ -188,7 +188,7 @@ def _incidence_index(shortcuts: bool = False) -> tuple[tuple[tuple[str, ...], st
     )
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY)
+@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def _independent() -> tuple[Formula, ...]:
     return tuple(f for f in formulas().values() if not f.derived)
 
@@ -311,13 +311,13 @@ def _extend(
             learn(name)
 
 
-@caches.memo(2, invalidated_by=caches.LIBRARY)
+@caches.memo(2, invalidated_by=caches.LIBRARY, fixed=True)
 def _sizes(shortcuts: bool = False) -> tuple[int, ...]:
     """Each formula's count of variables (see `_incidence_index`), before any is known."""
     return tuple(len(names) for names, _ in _incidence_index(shortcuts))
 
 
-@caches.memo(2, invalidated_by=caches.LIBRARY)
+@caches.memo(2, invalidated_by=caches.LIBRARY, fixed=True)
 def _formulas_by_name(shortcuts: bool = False) -> dict[str, tuple[int, ...]]:
     found: dict[str, list[int]] = {}
     for i, (names, _) in enumerate(_incidence_index(shortcuts)):
@@ -326,7 +326,7 @@ def _formulas_by_name(shortcuts: bool = False) -> dict[str, tuple[int, ...]]:
     return {n: tuple(ix) for n, ix in found.items()}
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY)
+@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def _block_candidates() -> tuple[int, ...]:
     """The independent formulas that may take part in a block: not forward-only."""
     return tuple(i for i, (_, output) in enumerate(_incidence_index(False)) if output is None)
@@ -436,7 +436,7 @@ def _new_block(
     return frozenset()
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY)
+@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def _block_candidate_set() -> frozenset[int]:
     return frozenset(_block_candidates())
 
@@ -480,7 +480,7 @@ def _distances(missing: tuple[str, ...]) -> dict[str, int]:
     return {names[i]: d for i, d in distance.items()}
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY)
+@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def _neighbours() -> tuple[tuple[int, ...], ...]:
     """Each variable's neighbours (the variables it shares a formula with), by id."""
     index = planning_graph.library_index()

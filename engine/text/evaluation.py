@@ -112,7 +112,7 @@ def unknown_unit_message(name: str, number: str = "") -> str:
     return f"unknown unit {name!r}{hint} (units are case-sensitive: B is a byte, b a bit)"
 
 
-@caches.memo(1, invalidated_by=caches.UNITS)
+@caches.memo(1, invalidated_by=caches.UNITS, fixed=True)
 def _common_spellings() -> tuple[str, ...]:
     bases = ["B", "b", "bit", "FLOP", "FLOPS", "W", "Wh", "J", "Hz", "s", "iB"]
     prefixes = ["", "k", "M", "G", "T", "P", "E"]

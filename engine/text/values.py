@@ -442,7 +442,7 @@ _BINARY_MINDED = ("GPU", "sequence", "token", "token/sequence")
 _BINARY = {"k": ("Ki", 1024, 1000), "K": ("Ki", 1024, 1000), "M": ("Mi", 1024**2, 1000**2)}
 
 
-@caches.memo(1, invalidated_by=caches.UNITS)
+@caches.memo(1, invalidated_by=caches.UNITS, fixed=True)
 def _binary_minded() -> tuple[pint.util.UnitsContainer, ...]:
     return tuple(ureg.Quantity(1, unit).dimensionality for unit in _BINARY_MINDED)
 
