@@ -89,6 +89,7 @@ def library_index() -> Index:
         for relaxed, order in enumerate(orders)
     )
     masks = tuple(tuple(sum(1 << i for i in fs) for fs in found) for found in takers)
+    bits = [tuple(j for j in range(8) if value >> j & 1) for value in range(256)]
     return Index(
         names,
         ids,
@@ -99,8 +100,8 @@ def library_index() -> Index:
         (rows[0], rows[1]),
         sum(not f.forward_only for f in library),
         (masks[0], masks[1]),
-        tuple(
-            tuple(tuple(8 * k + j for j in range(8) if value >> j & 1) for value in range(256))
+        tuple(  # byte k's value's formulas: its bits, offset by 8k
+            tuple([tuple([8 * k + j for j in b]) for b in bits])
             for k in range((len(library) + 7) // 8)
         ),
     )
