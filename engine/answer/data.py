@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     import sympy
 
     from napkinmath.library.tree import Tree
-    from napkinmath.rendering.exprprint import Layout
 
 
 class Root(Protocol):
@@ -32,7 +31,7 @@ class Root(Protocol):
     tree: Tree | None
 
     @property
-    def layout(self) -> Layout: ...
+    def layout(self) -> tuple: ...
 
     @property
     def expr(self) -> sympy.Expr: ...

@@ -10,7 +10,7 @@ numbers them for a single answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from napkinmath.answer.data import Given, Root, StepRecord
 from napkinmath.answer.result import Result
@@ -187,7 +187,7 @@ class Solved:
     @property
     def layout(self) -> Layout:
         """The rearranged expression laid out for printing (no sympy where it is stored)."""
-        return self.root.layout
+        return cast("Layout", self.root.layout)  # a Root's layout is an exprprint Layout
 
     @property
     def expr(self) -> sympy.Expr:
