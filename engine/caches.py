@@ -28,10 +28,10 @@ With ``NAPKIN_NO_CACHE=1`` (any value but "" and "0") every `memo` is a pass-thr
 cache reads and writes nothing; answers are the same, only slower. Two kinds of thing stay:
 objects' own ``cached_property`` values, which live and die with their object, and what is
 derived from what a process holds fixed alone (`memo` with ``fixed=True``: the library as
-integers, its formulas by variable, the digests of its source, the shipped records and
-rearrangements as read), which holds no question's names or values and would be the same
-whenever it was computed again; recomputing it on every call turned a refusal into many
-minutes of the same work. Both are listed in the map (kind "fixed").
+integers, its formulas by variable, the shipped records and rearrangements as read), which
+holds no question's values and would be the same whenever it was computed again;
+recomputing it on every call turned a refusal into many minutes of the same work. Both are
+listed in the map (kind "fixed").
 """
 
 from __future__ import annotations
