@@ -255,6 +255,17 @@ class MathMLPrinter:
         return row(sign, f"<mfrac>{row(top)}{row(bottom)}</mfrac>")
 
 
+def substituted(
+    layout: Layout | sympy.Expr, text: Callable[[Name], str], plain: Callable[[Name], str]
+) -> str:
+    """A layout with its values in: each variable as `text(node)` (its value with its unit,
+    as <mtext>), as `plain(node)` inside a power (a fraction as a number), multiplied
+    with ×; the substituted line of a derivation."""
+    return MathMLPrinter(
+        lambda node: mtext(text(node)), substituted=True, plain_leaf=lambda node: mtext(plain(node))
+    )(layout)
+
+
 def block(*parts: str) -> str:
     """A display-style equation of fragments joined by '=' (the first may be empty: '= …'),
     on its own line, left-aligned, scrolling sideways on a narrow screen."""

@@ -53,13 +53,10 @@ def point_values(r: Result) -> Values:
         result = mathml.mtext(shown[-1])
         if len(shown) == 1:
             return [result], ""
-
-        def leaf(plain: bool) -> Callable[[Name], str]:
-            text = leaf_text(r, step, plain=plain)
-            return lambda node: mathml.mtext(text(node))
-
-        printer = mathml.MathMLPrinter(leaf(False), substituted=True, plain_leaf=leaf(True))
-        return [printer(step.roots[var.name].layout), result], ""
+        line = mathml.substituted(
+            step.roots[var.name].layout, leaf_text(r, step), leaf_text(r, step, plain=True)
+        )
+        return [line, result], ""
 
     return values
 

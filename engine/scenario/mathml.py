@@ -9,10 +9,10 @@ inside a power as a plain number).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from napkinmath.rendering.exprprint import Layout, Name
-from napkinmath.rendering.mathml import MathMLPrinter, block, mtext, tag
+from napkinmath.rendering.mathml import MathMLPrinter, block, tag
+from napkinmath.rendering.mathml import mtext as text  # a value with its unit, in math
+from napkinmath.rendering.mathml import substituted as values
 
 __all__ = ["block", "name", "names", "text", "values"]
 
@@ -29,18 +29,3 @@ def _name(node: Name) -> str:
 def names(layout: Layout) -> str:
     """The expression over variable names, as a MathML fragment."""
     return MathMLPrinter(_name)(layout)
-
-
-def values(layout: Layout, leaf: Callable[[Name], str], plain_leaf: Callable[[Name], str]) -> str:
-    """The expression with each variable replaced by `leaf(node)` (its value, as text), and
-    by `plain_leaf(node)` inside a power, multiplied with ×."""
-    return MathMLPrinter(
-        lambda node: mtext(leaf(node)),
-        substituted=True,
-        plain_leaf=lambda node: mtext(plain_leaf(node)),
-    )(layout)
-
-
-def text(value: str) -> str:
-    """Plain text (a value with its unit) inside math."""
-    return mtext(value)
