@@ -6,7 +6,8 @@ Every library formula that can be inverted is solved with sympy for each of its 
 exactly as a question would solve it (`napkinmath.solving.invert.solved_for`), and written as
 JSON trees with their print layouts: one file per formula and an index holding the digest of
 the library's source. Then a fixed workload of questions (each formula's variables from the
-others, and random chains through the graph, seed `SEED`) is answered with nothing on disk,
+others, random chains through the graph, seed `SEED`, and every variable from a GPU record
+with at most one of its neighbours) is answered with nothing on disk,
 and every other entry the solver would keep (singularity facts, coupled blocks, cancelling
 compositions) is kept: the coupled blocks in `joint-*.json` (see `shipped.joint_shard`), the
 others in facts.json. Last, every coupled block that is not singular of two formulas (in two
@@ -103,7 +104,8 @@ def _plausible(var, rng, records):
 def _workload():
     """(target, givens, gpu) questions: every formula's variables from its others, then
     chains of two or three formulas from a random variable, and some of a variable's
-    neighbours (often too few: the refusal's search for suggestions reaches further)."""
+    neighbours (often too few: the refusal's search for suggestions reaches further), and
+    last every variable from a GPU record with at most one of its neighbours."""
     import random
 
     from napkinmath.hardware import get
@@ -143,6 +145,16 @@ def _workload():
                 chosen.add(name)
         givens = {n: _plausible(vs[n], rng, records) for n in sorted(chosen - {target})}
         yield target, givens, rng.choice([None, "H100-SXM", "MI300X"])
+    # each variable from a GPU record alone and with each one of its neighbours: a record's
+    # values are knowns of their own, and which unknowns cancel changes with them (its own
+    # generator, so that the chains above stay what they were)
+    near_rng = random.Random(SEED + 1)
+    for target in names:
+        near = sorted({v.name for f in by_var[target] for v in f.variables} - {target})
+        for gpu in ("H100-SXM", "MI300X"):
+            yield target, {}, gpu
+            for n in near:
+                yield target, {n: _plausible(vs[n], near_rng, records)}, gpu
 
 
 @contextlib.contextmanager
