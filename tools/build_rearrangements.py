@@ -124,10 +124,15 @@ def _workload():
             givens = {n: _plausible(vs[n], rng, records) for n in names if n != target}
             yield target, givens, None
     names = sorted(by_var)
+
+    def neighbours(target: str) -> list[str]:
+        """The variables that share a formula with `target`, by name."""
+        return sorted({v.name for f in by_var[target] for v in f.variables} - {target})
+
     for i in range(N_CHAINS):
         target = rng.choice(names)
         if i % 3 == 0:  # some of the variables beside it, often too few (a refusal)
-            near = sorted({v.name for f in by_var[target] for v in f.variables} - {target})
+            near = neighbours(target)
             picked = rng.sample(near, min(len(near), rng.randint(1, 5)))
             givens = {n: _plausible(vs[n], rng, records) for n in sorted(picked)}
             yield target, givens, rng.choice([None, "H100-SXM", "MI300X"])
@@ -150,7 +155,7 @@ def _workload():
     # generator, so that the chains above stay what they were)
     near_rng = random.Random(SEED + 1)
     for target in names:
-        near = sorted({v.name for f in by_var[target] for v in f.variables} - {target})
+        near = neighbours(target)
         for gpu in ("H100-SXM", "MI300X"):
             yield target, {}, gpu
             for n in near:
