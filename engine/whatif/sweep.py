@@ -191,12 +191,9 @@ def _sweep_records(
     inputs = base_inputs(center, frozenset(a.name for a in axes))
     inputs.update({a.name: g for a, g in zip(axes, grids, strict=True)})
     # values no axis reaches stay scalars: only the targets are shown at every point
-    values, ok = chain.evaluate(inputs, (count,), tolerance, broadcast=False)
+    values, ok = chain.evaluate(inputs, (count,), tolerance, broadcast=targets)
     everywhere = bool(ok.all())
-    outputs = {}
-    for t in targets:
-        column = values[t] if values[t].shape == (count,) else np.broadcast_to(values[t], (count,))
-        outputs[t] = column if everywhere else np.where(ok, column, np.nan)
+    outputs = {t: values[t] if everywhere else np.where(ok, values[t], np.nan) for t in targets}
     return grids, outputs, int((~ok).sum()), chain.feasibility(values, ok)
 
 

@@ -15,7 +15,7 @@ questions, never by a plain solve.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -477,14 +477,15 @@ class VectorChain:
         inputs: Mapping[str, Array | float],
         shape: tuple[int, ...],
         tolerance: float | None = None,
-        broadcast: bool = True,
+        broadcast: Collection[str] | None = None,
     ) -> tuple[dict[str, Array], Array]:
         """Every computed variable over the arrays `inputs` (base units).
 
         Returns the values and a mask of the points where every step found an admissible
         root (values elsewhere are meaningless); with `tolerance`, points where a check
-        disagrees raise InconsistentError. Without `broadcast`, a value that no array input
-        reaches stays a 0-d array (for callers that broadcast only what they show).
+        disagrees raise InconsistentError. Each value is broadcast to `shape`, or with
+        `broadcast` only those names: any other that no array input reaches stays a 0-d
+        array (for callers that show only some of them at every point).
         """
         # scalars stay scalars inside, so that a step of fixed inputs costs one float op
         values: dict[str, Array] = {n: np.asarray(v, dtype=float) for n, v in inputs.items()}
@@ -495,10 +496,11 @@ class VectorChain:
             if tolerance is not None:
                 for f in self.checks:
                     self._check(f, values, ok, tolerance)
-        if not broadcast:
-            return values, ok
         return {
-            n: v if v.shape == shape else np.broadcast_to(v, shape) for n, v in values.items()
+            n: v
+            if v.shape == shape or (broadcast is not None and n not in broadcast)
+            else np.broadcast_to(v, shape)
+            for n, v in values.items()
         }, ok
 
     def _run(self, step: VectorStep, values: dict[str, Array], shape: tuple[int, ...]) -> Array:
