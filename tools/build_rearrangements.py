@@ -13,9 +13,14 @@ compositions) is kept: the coupled blocks in `joint-*.json` (see `shipped.joint_
 others in facts.json. Last, every coupled block that is not singular of two formulas (in two
 variables they share) or of three of one subject (in three variables each meets twice) is
 solved jointly, each given at most `BLOCK_SECONDS` of sympy's time, and its roots kept too.
-Deterministic: the same source gives the same bytes (a block left out for its time is named
-on stderr; on a much slower machine the set may differ). Run it after changing a formula,
-units.txt or the code that declares, lays out or rearranges them;
+A block left out for its time that the previous build shipped is kept when each of its
+formulas is unchanged (its row of the declared library, or before there was one its file of
+rearrangements, the same bytes), so that a rebuild on a busy machine loses nothing.
+The declared library itself (`napkinmath.library.snapshot.declared`) is written beside them,
+as library.json, so that a fresh install's first question imports neither sympy nor the
+formula modules. Deterministic: the same source gives the same bytes (a block left out for
+its time is named on stderr; on a much slower machine the set may differ). Run it after
+changing a formula, units.txt or the code that declares, lays out or rearranges them;
 tests/test_shipped_rearrangements.py says when it is due.
 """
 
@@ -36,9 +41,36 @@ def _dump(data: object) -> str:
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
 
 
-def build(target: Path = TARGET) -> int:
+class Previous:
+    """What the last build shipped: its coupled blocks and, per formula, what tells whether
+    the formula changed since (see `unchanged`)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.joint: dict[str, object] = {}
+        self.rows: dict[str, str] = {}
+        self.files: dict[str, bytes] = {}
+        if not folder.is_dir():
+            return
+        for shard in sorted(folder.glob("joint-*.json")):
+            self.joint.update(json.loads(shard.read_text()))
+        library = folder / "library.json"
+        if library.is_file():
+            self.rows = {row[0]: _dump(row) for row in json.loads(library.read_text())["formulas"]}
+        for path in folder.glob("*.json"):
+            self.files[path.stem] = path.read_bytes()
+
+    def unchanged(self, name: str, row: str, built: Path) -> bool:
+        """Whether formula `name` is the same as in the last build: the same row of the
+        declared library, or (a build before library.json) the same rearrangements file."""
+        if self.rows:
+            return self.rows.get(name) == row
+        path = built / f"{name}.json"
+        return path.is_file() and self.files.get(name) == path.read_bytes()
+
+
+def build(target: Path = TARGET, previous: Previous | None = None) -> int:
     from napkinmath.library.lookup import formulas
-    from napkinmath.library.snapshot import source_digest
+    from napkinmath.library.snapshot import declared, source_digest
     from napkinmath.rendering.exprprint import to_json
     from napkinmath.solving import shipped as shipping
     from napkinmath.solving.invert import solved_for
@@ -69,9 +101,23 @@ def build(target: Path = TARGET) -> int:
         "formulas": shipped,
     }
     (built / "index.json").write_text(_dump(index))
+    library = declared()
+    if library is None:
+        raise SystemExit("a part of the library has no stored form (see snapshot.declared)")
+    rows = {row[0]: _dump(row) for row in library["formulas"]}
+    (built / "library.json").write_text(
+        _dump({"napkinmath": "library", "source": source, "sympy": index["sympy"], **library})
+    )
     facts = _facts()
     facts["joint"].update(_block_roots(facts["joint"]))
     joint = facts.pop("joint")
+    for key, value in sorted((previous.joint if previous else {}).items()):
+        names = key.partition("\t")[0].split(",")
+        if key not in joint and all(
+            previous is not None and previous.unchanged(n, rows.get(n, ""), built) for n in names
+        ):
+            joint[key] = value
+            print(f"kept from the previous build: {key}", file=sys.stderr)
     (built / "facts.json").write_text(_dump(facts))
     for digit in "0123456789abcdef"[: shipping.JOINT_SHARDS]:
         name = f"joint-{digit}.json"
@@ -273,6 +319,7 @@ if __name__ == "__main__":
 
     # nothing on disk and nothing shipped yet: every entry is worked out and seen
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="napkin-build-")
+    last = Previous(TARGET)
     shutil.rmtree(TARGET, ignore_errors=True)
-    count = build()
+    count = build(previous=last)
     print(f"wrote {count} formulas' rearrangements to {TARGET.relative_to(ROOT)}")

@@ -7,6 +7,11 @@ a JSON file keyed by a hash of everything that decides them: the formula modules
 declares, lays out and inverts them, the unit definitions and sympy's version. The next process
 reads that file instead; objects read back make their sympy counterparts on first use.
 
+The same file is shipped with the package (`SHIPPED`, written with the rearrangements by
+`tools/build_rearrangements.py`, keyed by the source alone): while it was built from this
+source it is read first, so that even the first question of a fresh install imports neither
+sympy nor the formula modules, and nothing of the library is written to the cache.
+
 Rearrangements (a formula solved for one of its variables, or a coupled block solved jointly)
 are kept beside it in a folder keyed the same way, one small file each, as sympy finds them
 (`napkinmath.solving.invert`): a question asked before in any process is answered without
@@ -23,6 +28,7 @@ import hashlib
 import importlib.util
 import json
 import math
+import os
 import shutil
 import sys
 import time
@@ -31,6 +37,8 @@ from typing import Any
 
 from napkinmath import cache as disk
 from napkinmath import caches
+from napkinmath.errors import InputError
+from napkinmath.files import read_regular_file
 from napkinmath.library import declare
 from napkinmath.library.names import _sources
 
@@ -121,7 +129,48 @@ def write(kind: str, data: dict) -> None:
         disk.write(entry, source=key, payload=text.encode("utf-8"))
 
 
+#: the declared library shipped with the package, beside its rearrangements
+SHIPPED = Path(__file__).resolve().parent / "rearrangements" / "library.json"
+
+
+def shipped() -> dict | None:
+    """The shipped library's JSON object (`SHIPPED`, at most `LIMITS["library"]` bytes of a
+    regular file) when it was built from this source (`source_digest`), else None; None
+    too with NAPKIN_NO_SHIPPED=1 in the environment (tests of the disk cache set it)."""
+    if os.environ.get("NAPKIN_NO_SHIPPED", "") not in ("", "0"):
+        return None
+    source = source_digest()
+    try:
+        payload = read_regular_file(
+            SHIPPED,
+            noun="shipped library",
+            rule="the shipped library is read only from a regular file",
+            limit=LIMITS["library"],
+        )
+        data = json.loads(payload)
+    except (InputError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("napkinmath") != "library":
+        return None
+    return data if source is not None and data.get("source") == source else None
+
+
 # --- the library --------------------------------------------------------------------------
+
+
+def declared() -> dict | None:
+    """The declared library as stored: its variables, formulas and constraints as rows (in
+    declaration order); None when a part has no stored form."""
+    from napkinmath.library.tree import NoTreeError
+
+    try:
+        return {
+            "variables": [_variable(v) for v in declare.VARIABLES.values()],
+            "formulas": [_formula(f) for f in declare.FORMULAS.values()],
+            "constraints": [_constraint(c) for c in declare.CONSTRAINTS.values()],
+        }
+    except (NoTreeError, TypeError, ValueError):
+        return None
 
 
 def save_once() -> None:
@@ -133,18 +182,12 @@ def save_once() -> None:
 def save() -> None:
     """Store the declared library (nothing when a part has no stored form), and remove the
     files of other sources that have not been written for `STALE_DAYS`."""
-    from napkinmath.library.tree import NoTreeError
     from napkinmath.library.user import user_active
 
     if user_active():  # the library is stored without your formulas, or not at all
         return
-    try:
-        data = {
-            "variables": [_variable(v) for v in declare.VARIABLES.values()],
-            "formulas": [_formula(f) for f in declare.FORMULAS.values()],
-            "constraints": [_constraint(c) for c in declare.CONSTRAINTS.values()],
-        }
-    except (NoTreeError, TypeError, ValueError):
+    data = declared()
+    if data is None:
         return
     write("library", data)
     _prune()
@@ -233,10 +276,17 @@ def _constraint(c: declare.Constraint) -> list:
 
 
 def load() -> bool:
-    """Fill the library's registries from the stored file; False (registries untouched) when
-    there is none or it does not read."""
-    data = read("library")
-    if data is None or declare.VARIABLES or declare.FORMULAS:
+    """Fill the library's registries from the shipped file, else the stored one; False
+    (registries untouched) when neither is there for this source and reads."""
+    if declare.VARIABLES or declare.FORMULAS:
+        return False
+    return _filled(shipped()) or _filled(read("library"))
+
+
+def _filled(data: dict | None) -> bool:
+    """Fill the registries from `data`, a library's JSON object; False (untouched) when it
+    is None or does not read."""
+    if data is None:
         return False
     try:
         variables = {row[0]: _read_variable(row) for row in data["variables"]}
