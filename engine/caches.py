@@ -255,6 +255,11 @@ def cache_map() -> str:
         "module or of the engine files that decide them: the set is then ignored until "
         "`python tools/build_rearrangements.py` rebuilds it; never read while your "
         "formulas are in force |",
+        "| `library/rearrangements/library.json` (`library.snapshot.shipped`: the declared "
+        "library, read before the disk's `library-KEY`) | the digest of the library's source "
+        "in the file | as above: ignored while stale (or with NAPKIN_NO_SHIPPED=1), and the "
+        "library is then read from the disk cache or declared; your formulas are put in "
+        "force on top of it |",
         "",
     ]
     return "\n".join(lines)

@@ -14,6 +14,13 @@ from napkinmath import cache
 from napkinmath.library import names, snapshot
 
 
+@pytest.fixture(autouse=True)
+def _no_shipped_library(monkeypatch):
+    """The library entry on disk is what these tests damage: the library and rearrangements
+    shipped with the package, read before it, are turned off in their processes."""
+    monkeypatch.setenv("NAPKIN_NO_SHIPPED", "1")
+
+
 def _library(cache_home: Path) -> Path:
     return cache_home / "napkinmath" / f"library-{snapshot.digest()}"
 

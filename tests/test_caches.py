@@ -182,11 +182,16 @@ REFUSAL = ["solve", "n_gpus", "params=7B", "tokens=1T", "mfu=0.4", "--gpu", "H10
 
 
 def test_with_caches_off_the_answers_are_the_same_and_nothing_is_kept(tmp_path):
-    on = _run({}, tmp_path / "on", "-m", "napkinmath", *W12)
-    off = _run({"NAPKIN_NO_CACHE": "1"}, tmp_path / "off", "-m", "napkinmath", *W12)
+    # (nothing shipped, so that the library and its rearrangements are worked out here)
+    on = _run({"NAPKIN_NO_SHIPPED": "1"}, tmp_path / "on", "-m", "napkinmath", *W12)
+    off_env = {"NAPKIN_NO_CACHE": "1", "NAPKIN_NO_SHIPPED": "1"}
+    off = _run(off_env, tmp_path / "off", "-m", "napkinmath", *W12)
     assert off.stdout == on.stdout and "n_gpus = 58.48 GPU" in on.stdout
     assert (tmp_path / "on" / "napkinmath").is_dir()  # the disk cache, written with caches on
     assert not (tmp_path / "off" / "napkinmath").exists()  # and not at all with them off
+    shipped = _run({}, tmp_path / "shipped", "-m", "napkinmath", *W12)
+    assert shipped.stdout == on.stdout  # what is shipped answers alike, and needs no disk
+    assert not (tmp_path / "shipped" / "napkinmath").exists()
     probe = _run({"NAPKIN_NO_CACHE": "1"}, tmp_path / "off", "-c", PROBE)
     assert probe.stdout.split() == ["False", "0", "False", "1"]
     assert caches.ENABLED  # this process: the variable unset

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import napkinmath as nm
+from napkinmath.library import snapshot
 from napkinmath.library.lookup import formulas
 from napkinmath.library.snapshot import source_digest
 from napkinmath.solving import shipped
@@ -138,25 +139,100 @@ def test_every_shipped_coupled_block_is_in_its_shard_and_its_solutions_solve_it(
     assert checked > 0.85 * blocks  # (blocks with an integer or a rounding mostly go unchecked)
 
 
-def test_a_first_question_reads_the_shipped_set_without_sympy(tmp_path):
-    """A fresh process with the declared library on disk but no rearrangements there: the
-    question is answered from the shipped set, and sympy is never imported."""
-    code = (
-        "import sys, napkinmath as nm\n"
-        "r = nm.solve('n_gpus', params='7B', tokens='1T', train_time='3 weeks', mfu=0.4,"
-        " gpu='H100-SXM')\n"
-        "print(round(r.value.magnitude, 2), 'sympy' in sys.modules)\n"
-    )
-    env = {"XDG_CACHE_HOME": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1", "PATH": ""}
-    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert first.returncode == 0, first.stderr  # declares the library (imports sympy) once
-    for folder in (tmp_path / "napkinmath").glob("inversions-*"):
-        import shutil
+W12 = (
+    "import sys, napkinmath as nm\n"
+    "r = nm.solve('n_gpus', params='7B', tokens='1T', train_time='3 weeks', mfu=0.4,"
+    " gpu='H100-SXM')\n"
+    "print(round(r.value.magnitude, 2), 'sympy' in sys.modules,"
+    " 'napkinmath.formulas' in sys.modules)\n"
+)
 
-        shutil.rmtree(folder)
-    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert again.returncode == 0, again.stderr
-    assert again.stdout.split() == ["58.48", "False"]
+
+def _fresh(cache: Path, code: str = W12, **more: str) -> list[str]:
+    """`code` run in a fresh process with the cache folder `cache`: its output's words."""
+    env = {"XDG_CACHE_HOME": str(cache), "PYTHONDONTWRITEBYTECODE": "1", "PATH": "", **more}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_a_fresh_install_answers_its_first_question_without_sympy(tmp_path):
+    """An empty cache (the first question after installing): the library is read from the
+    shipped file and the rearrangements from the shipped set; neither sympy nor the formula
+    modules are imported, and no library entry is written to the cache."""
+    assert _fresh(tmp_path) == ["58.48", "False", "False"]
+    assert not list((tmp_path / "napkinmath").glob("library-*"))
+    # with the shipped set turned off, the same process declares the library (and stores it)
+    assert _fresh(tmp_path / "off", NAPKIN_NO_SHIPPED="1") == ["58.48", "True", "True"]
+    assert list((tmp_path / "off" / "napkinmath").glob("library-*"))
+
+
+def _shipped_library() -> dict:
+    return json.loads(snapshot.SHIPPED.read_text())
+
+
+def test_the_shipped_library_is_what_this_source_declares(tmp_path):
+    """The shipped library.json was built from this source and holds what the formula modules
+    declare now, row by row (trees and print layouts too where sympy is the version it was
+    built with; under another, each formula's and constraint's rows up to them)."""
+    import sympy
+
+    data = _shipped_library()
+    assert data["source"] == source_digest(), (
+        f"the shipped library is stale (built from another source): rebuild it with "
+        f"`{REBUILD}` and commit engine/library/rearrangements/"
+    )
+    code = (
+        "import json, napkinmath.formulas\n"
+        "from napkinmath.library import snapshot\n"
+        "from napkinmath.library.lookup import formulas\n"
+        "formulas()\n"
+        "print(json.dumps(snapshot.declared()))\n"
+    )
+    fresh = json.loads(" ".join(_fresh(tmp_path, code, NAPKIN_NO_SHIPPED="1")))
+    fresh = json.loads(json.dumps(fresh))  # tuples as lists, as the file holds them
+    for part in ("variables", "formulas", "constraints"):
+        shipped_rows, fresh_rows = data[part], fresh[part]
+        assert [r[0] for r in shipped_rows] == [r[0] for r in fresh_rows], f"run `{REBUILD}`"
+        if data["sympy"] == sympy.__version__ or part == "variables":
+            assert shipped_rows == fresh_rows, f"the shipped {part} differ: run `{REBUILD}`"
+        else:  # each row up to its two trees and two layouts
+            assert [r[:-4] for r in shipped_rows] == [r[:-4] for r in fresh_rows]
+
+
+def test_a_stale_or_malformed_shipped_library_is_ignored(tmp_path):
+    """Another source's file, a file that is not JSON, rows that are not ours, a file over
+    the limit, a folder in its place: each is passed over, the library is declared (or read
+    from the cache) and the answer is the same."""
+    good = _shipped_library()
+    broken_rows = {**good, "formulas": [["fleet_equation", "no more fields"]]}
+    cases = {
+        "stale": json.dumps({**good, "source": "0" * 24}),
+        "not json": "not json",
+        "not ours": json.dumps({"napkinmath": "something else", "source": good["source"]}),
+        "bad rows": json.dumps(broken_rows),
+        "too large": "{" + " " * (snapshot.LIMITS["library"] + 10) + "}",
+    }
+    template = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from napkinmath.library import snapshot\n"
+        "snapshot.SHIPPED = Path({path!r})\n"
+        "assert snapshot.shipped() is None or {label!r} == 'bad rows'\n"
+    ) + W12
+    for label, text in [*cases.items(), ("a folder", None)]:
+        place = tmp_path / label.replace(" ", "-")
+        place.mkdir()
+        path = place / "library.json"
+        path.mkdir() if text is None else path.write_text(text)
+        code = template.format(path=str(path), label=label)
+        assert _fresh(place / "cache", code) == ["58.48", "True", "True"], label
+        # the next process reads the library the first one stored
+        assert _fresh(place / "cache", code) == ["58.48", "False", "False"], label
+
+
+def test_the_package_data_names_the_shipped_library():
+    assert snapshot.SHIPPED.parent == shipped.FOLDER  # `rearrangements/*.json` ships it
 
 
 def test_a_stale_or_malformed_shipped_set_is_ignored(monkeypatch, tmp_path):
