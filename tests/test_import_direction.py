@@ -21,7 +21,7 @@ ENGINE = Path(__file__).resolve().parents[1] / "engine"
 #: ones allowed below rendering until layouts are made by the printers (issue 22, item 2).
 LAYOUT_EXCEPTIONS = {
     ("napkinmath.library.declare", "napkinmath.rendering.exprprint"),
-    ("napkinmath.library.snapshot", "napkinmath.rendering.exprprint"),
+    ("napkinmath.library.stored", "napkinmath.rendering.exprprint"),
     ("napkinmath.solving.invert", "napkinmath.rendering.exprprint"),
     ("napkinmath.solving.cancel", "napkinmath.rendering.exprprint"),
     ("napkinmath.solving.suggest", "napkinmath.rendering.exprprint"),

@@ -184,10 +184,10 @@ def test_the_shipped_library_is_what_this_source_declares(tmp_path):
     )
     code = (
         "import json, napkinmath.formulas\n"
-        "from napkinmath.library import snapshot\n"
+        "from napkinmath.library import stored\n"
         "from napkinmath.library.lookup import formulas\n"
         "formulas()\n"
-        "print(json.dumps(snapshot.declared()))\n"
+        "print(json.dumps(stored.declared()))\n"
     )
     fresh = json.loads(" ".join(_fresh(tmp_path, code, NAPKIN_NO_SHIPPED="1")))
     fresh = json.loads(json.dumps(fresh))  # tuples as lists, as the file holds them

@@ -16,7 +16,7 @@ solved jointly, each given at most `BLOCK_SECONDS` of sympy's time, and its root
 A block left out for its time that the previous build shipped is kept when each of its
 formulas is unchanged (its row of the declared library, or before there was one its file of
 rearrangements, the same bytes), so that a rebuild on a busy machine loses nothing.
-The declared library itself (`napkinmath.library.snapshot.declared`) is written beside them,
+The declared library itself (`napkinmath.library.stored.declared`) is written beside them,
 as library.json, so that a fresh install's first question imports neither sympy nor the
 formula modules. Deterministic: the same source gives the same bytes (a block left out for
 its time is named on stderr; on a much slower machine the set may differ). Run it after
@@ -70,7 +70,8 @@ class Previous:
 
 def build(target: Path = TARGET, previous: Previous | None = None) -> int:
     from napkinmath.library.lookup import formulas
-    from napkinmath.library.snapshot import declared, source_digest
+    from napkinmath.library.snapshot import source_digest
+    from napkinmath.library.stored import declared
     from napkinmath.rendering.exprprint import to_json
     from napkinmath.solving import shipped as shipping
     from napkinmath.solving.invert import solved_for
@@ -103,7 +104,7 @@ def build(target: Path = TARGET, previous: Previous | None = None) -> int:
     (built / "index.json").write_text(_dump(index))
     library = declared()
     if library is None:
-        raise SystemExit("a part of the library has no stored form (see snapshot.declared)")
+        raise SystemExit("a part of the library has no stored form (see stored.declared)")
     rows = {row[0]: _dump(row) for row in library["formulas"]}
     (built / "library.json").write_text(
         _dump({"napkinmath": "library", "source": source, "sympy": index["sympy"], **library})

@@ -18,8 +18,9 @@ are kept beside it in a folder keyed the same way, one small file each, as sympy
 sympy. Every entry goes through `napkinmath.cache`, which checks it (a regular file within its
 size limit, made for this source, its digest matching its content) before it is parsed, and
 removes one that fails so that it is rebuilt; what is parsed is data, checked node by node,
-never code. Entries of other sources untouched for `STALE_DAYS` are removed when a library
-entry is written.
+never code. Entries of other sources untouched for `STALE_DAYS` are removed when the library
+is stored or read from the shipped file. The stored form itself (the rows of variables,
+formulas and constraints, and reading them back) is `napkinmath.library.stored`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import math
 import os
 import shutil
 import sys
@@ -39,12 +39,12 @@ from napkinmath import cache as disk
 from napkinmath import caches
 from napkinmath.errors import InputError
 from napkinmath.files import read_regular_file
-from napkinmath.library import declare
+from napkinmath.library import declare, stored
 from napkinmath.library.names import _sources
 
-_FORMAT = "2"  # bump when an entry's layout changes
-#: (declare.py, the formula modules and units.txt are hashed as `names._sources`)
-_ENGINE = ("tree.py", "snapshot.py", "functions.py", "numeric.py")
+#: (declare.py, the formula modules and units.txt are hashed as `names._sources`; of the
+#: snapshot, `stored.py` decides what is stored, this module only reads and writes it)
+_ENGINE = ("tree.py", "stored.py", "functions.py", "numeric.py")
 #: (the planner's singularity facts are stored with the rearrangements: plan.py decides them,
 #: the suggestion search, solving/suggest.py, only asks for them; so are the compositions of
 #: variables that cancel, which cancel.py works out)
@@ -83,7 +83,7 @@ def _library_files() -> list[Path]:
 
 def _hashed(paths: list[Path], python: Any) -> str | None:
     version = f":{python[:2]}" if python is not None else ""
-    hashed = hashlib.sha256(f"{_FORMAT}{version}".encode())
+    hashed = hashlib.sha256(f"{stored.FORMAT}{version}".encode())
     try:
         for path in paths:
             hashed.update(path.name.encode() + b"\0" + path.read_bytes())
@@ -158,21 +158,6 @@ def shipped() -> dict | None:
 # --- the library --------------------------------------------------------------------------
 
 
-def declared() -> dict | None:
-    """The declared library as stored: its variables, formulas and constraints as rows (in
-    declaration order); None when a part has no stored form."""
-    from napkinmath.library.tree import NoTreeError
-
-    try:
-        return {
-            "variables": [_variable(v) for v in declare.VARIABLES.values()],
-            "formulas": [_formula(f) for f in declare.FORMULAS.values()],
-            "constraints": [_constraint(c) for c in declare.CONSTRAINTS.values()],
-        }
-    except (NoTreeError, TypeError, ValueError):
-        return None
-
-
 def save_once() -> None:
     """Store the declared library unless this source's file is already there and reads."""
     if read("library") is None:
@@ -186,11 +171,11 @@ def save() -> None:
 
     if user_active():  # the library is stored without your formulas, or not at all
         return
-    data = declared()
+    data = stored.declared()
     if data is None:
         return
     write("library", data)
-    _prune()
+    prune()
 
 
 #: files of another source (an older napkinmath) untouched this long are removed; one still in
@@ -198,9 +183,11 @@ def save() -> None:
 STALE_DAYS = 30
 
 
-def _prune() -> None:
+def prune() -> None:
     """Remove entries of other sources untouched for `STALE_DAYS`, and pint's pickled
-    registries that napkinmath wrote before it stopped using them (a pickle is code)."""
+    registries that napkinmath wrote before it stopped using them (a pickle is code): when
+    the library is stored, and when it is read from the shipped file (which stores nothing,
+    so that an upgrade from a release with another source still clears what that left)."""
     current = digest()
     cutoff = time.time() - STALE_DAYS * 86_400
     for old in disk.entries():
@@ -216,183 +203,12 @@ def _prune() -> None:
             pass
 
 
-def _variable(v: declare.Variable) -> list:
-    b = v.bounds
-    default = None
-    if v.default is not None:
-        magnitude = v.default.value.magnitude
-        if type(magnitude) not in (int, float) or v.default.value.units != v.unit:
-            raise TypeError(f"default of {v.name}")
-        default = [magnitude, v.default.note]
-    if v.unit_text is None:
-        raise TypeError(f"unit of {v.name}")
-    return [
-        v.name,
-        v.unit_text,
-        v.description,
-        v.latex,
-        [b.lo, b.hi, b.lo_inclusive, b.hi_inclusive],
-        default,
-        v.display_unit,
-        list(v.rounding),
-    ]
-
-
-def _formula(f: declare.Formula) -> list:
-    from napkinmath.rendering import exprprint
-
-    return [
-        f.name,
-        f.title,
-        f.source,
-        f.subject,
-        f.note,
-        f.forward_only,
-        f.derived,
-        list(f.derived_from),
-        [v.name for v in f.variables],
-        f.assumption,
-        *f.trees,
-        *map(exprprint.to_json, f.layouts),
-    ]
-
-
-def _constraint(c: declare.Constraint) -> list:
-    from napkinmath.rendering import exprprint
-
-    return [
-        c.name,
-        c.title,
-        c.strict,
-        c.source,
-        c.subject,
-        c.message,
-        [v.name for v in c.variables],
-        c.per,
-        list(c.touch),
-        *c.trees,
-        *map(exprprint.to_json, c.layouts),
-    ]
-
-
 def load() -> bool:
     """Fill the library's registries from the shipped file, else the stored one; False
     (registries untouched) when neither is there for this source and reads."""
     if declare.VARIABLES or declare.FORMULAS:
         return False
-    return _filled(shipped()) or _filled(read("library"))
-
-
-def _filled(data: dict | None) -> bool:
-    """Fill the registries from `data`, a library's JSON object; False (untouched) when it
-    is None or does not read."""
-    if data is None:
-        return False
-    try:
-        variables = {row[0]: _read_variable(row) for row in data["variables"]}
-        formulas = {row[0]: _read_formula(row, variables) for row in data["formulas"]}
-        constraints = {row[0]: _read_constraint(row, variables) for row in data["constraints"]}
-    except (KeyError, IndexError, TypeError, ValueError, RecursionError):
-        return False
-    declare.VARIABLES.update(variables)
-    declare.FORMULAS.update(formulas)
-    declare.CONSTRAINTS.update(constraints)
-    declare._FROM_SNAPSHOT.update(
-        [("var", n) for n in variables]
-        + [("formula", n) for n in formulas]
-        + [("constraint", n) for n in constraints]
-    )
-    return True
-
-
-def _string(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError("expected text")
-    return value
-
-
-def _read_variable(row: list) -> declare.Variable:
-    name, unit, description, latex, bounds, default, display_unit, rounding = row
-    lo, hi, lo_inclusive, hi_inclusive = bounds
-    if not all(isinstance(x, (int, float)) and not math.isnan(x) for x in (lo, hi)):
-        raise TypeError("bounds")
-    if default is not None:
-        magnitude, note = default
-        if type(magnitude) not in (int, float):
-            raise TypeError("default")
-        default = (magnitude, _string(note))
-    return declare.Variable(
-        _string(name),
-        _string(unit),
-        _string(description),
-        None,
-        _string(latex),
-        declare.Bounds(lo, hi, bool(lo_inclusive), bool(hi_inclusive)),
-        default,
-        None if display_unit is None else _string(display_unit),
-        tuple(_string(r) for r in rounding),
-    )
-
-
-def _read_formula(row: list, variables: dict[str, declare.Variable]) -> declare.Formula:
-    (
-        name,
-        title,
-        source,
-        subject,
-        note,
-        forward_only,
-        derived,
-        derived_from,
-        names,
-        assumption,
-        *stored,
-    ) = row
-    f = declare.Formula(
-        _string(name),
-        _string(title),
-        None,
-        _string(source),
-        _string(subject),
-        _string(note),
-        bool(forward_only),
-        bool(derived),
-        tuple(_string(n) for n in derived_from),
-        tuple(variables[n] for n in names),
-        bool(assumption),
-    )
-    _attach(f, stored)
-    return f
-
-
-def _read_constraint(row: list, variables: dict[str, declare.Variable]) -> declare.Constraint:
-    name, title, strict, source, subject, message, names, per, touch, *stored = row
-    c = declare.Constraint(
-        _string(name),
-        _string(title),
-        None,
-        None,
-        bool(strict),
-        _string(source),
-        _string(subject),
-        _string(message),
-        tuple(variables[n] for n in names),
-        _string(per),
-        tuple(_string(t) for t in touch),
-    )
-    _attach(f=c, stored=stored)
-    return c
-
-
-def _attach(f: declare.Formula | declare.Constraint, stored: list) -> None:
-    """Trees and layouts, checked: a tree may read only the formula's own variables."""
-    from napkinmath.library import tree
-    from napkinmath.rendering import exprprint
-
-    if len(stored) != 4:
-        raise ValueError("expected two trees and two layouts")
-    trees = (tree.from_json(stored[0]), tree.from_json(stored[1]))
-    if not (tree.names(trees[0]) | tree.names(trees[1])) <= {v.name for v in f.variables}:
-        raise ValueError(f"{f.name}: a tree reads a variable the formula does not have")
-    f.__dict__["trees"] = trees
-    f.__dict__["layouts"] = (exprprint.from_json(stored[2]), exprprint.from_json(stored[3]))
+    if stored.fill(shipped()):
+        prune()
+        return True
+    return stored.fill(read("library"))
