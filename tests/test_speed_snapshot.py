@@ -233,6 +233,14 @@ def test_files_of_an_old_source_are_removed_once_stale(tmp_path, monkeypatch):
     month_ago = os.stat(stale).st_mtime - (snapshot.STALE_DAYS + 1) * 86_400
     for path in (stale, old_inversions):
         os.utime(path, (month_ago, month_ago))
+    # the variable names' entry is keyed by the formula modules' own digest: this source's
+    # stays however old (it is read, not written, for months), another's goes
+    from napkinmath.library import names
+
+    ours, theirs = folder / f"variables-{names.source_digest()}", folder / "variables-0123"
+    for path in (ours, theirs):
+        path.write_text("{}")
+        os.utime(path, (month_ago, month_ago))
     snapshot.save()
     left = sorted(p.name for p in folder.iterdir())
-    assert left == sorted(["library-1.json", f"library-{snapshot.digest()}"])
+    assert left == sorted(["library-1.json", f"library-{snapshot.digest()}", ours.name])

@@ -32,8 +32,8 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from napkinmath import cache as disk
 from napkinmath import caches
@@ -59,12 +59,19 @@ _OTHERS = (
 
 @caches.memo(None, invalidated_by="never: the files it hashes are fixed in a process")
 def digest() -> str | None:
-    """A hash of everything the stored library and rearrangements depend on; None when a
-    source cannot be read (then nothing is stored)."""
+    """A hash of everything the stored library and rearrangements depend on: the library's
+    source (`source_digest`), Python's version and sympy's release file; None when a source
+    cannot be read (then nothing is stored)."""
     spec = importlib.util.find_spec("sympy")
-    if spec is None or spec.origin is None:
+    source = source_digest()
+    if spec is None or spec.origin is None or source is None:
         return None
-    return _hashed([*_library_files(), Path(spec.origin).parent / "release.py"], sys.version_info)
+    try:
+        release = (Path(spec.origin).parent / "release.py").read_bytes()
+    except OSError:
+        return None
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return hashlib.sha256(f"{source}:{python}\0".encode() + release).hexdigest()[:24]
 
 
 @caches.memo(None, invalidated_by="never: the files it hashes are fixed in a process")
@@ -72,7 +79,7 @@ def source_digest() -> str | None:
     """A hash of the library's own source only (its formulas, units and the code that
     declares, lays out and rearranges them): the key of the rearrangements shipped with the
     package (`napkinmath.solving.shipped`), which hold for any Python and sympy version."""
-    return _hashed(_library_files(), None)
+    return _hashed(_library_files())
 
 
 def _library_files() -> list[Path]:
@@ -81,9 +88,8 @@ def _library_files() -> list[Path]:
     return paths + [here.parent / folder / name for folder, name in _OTHERS]
 
 
-def _hashed(paths: list[Path], python: Any) -> str | None:
-    version = f":{python[:2]}" if python is not None else ""
-    hashed = hashlib.sha256(f"{stored.FORMAT}{version}".encode())
+def _hashed(paths: list[Path]) -> str | None:
+    hashed = hashlib.sha256(stored.FORMAT.encode())
     try:
         for path in paths:
             hashed.update(path.name.encode() + b"\0" + path.read_bytes())
@@ -188,15 +194,22 @@ def prune() -> None:
     registries that napkinmath wrote before it stopped using them (a pickle is code): when
     the library is stored, and when it is read from the shipped file (which stores nothing,
     so that an upgrade from a release with another source still clears what that left)."""
-    current = digest()
+    found = disk.entries()
+    if not found:  # (a fresh install: nothing to hash the source for)
+        return
+    from napkinmath.library import names
+
+    current: dict[str, Callable[[], str | None]] = {
+        "library": digest,
+        "inversions": digest,
+        "variables": names.source_digest,
+    }
     cutoff = time.time() - STALE_DAYS * 86_400
-    for old in disk.entries():
+    for old in found:
         kind, _, key = old.name.removesuffix(".json").removesuffix(".txt").partition("-")
         try:
             if kind == "pint" or (
-                kind in ("library", "inversions", "variables")
-                and key != current
-                and old.lstat().st_mtime < cutoff
+                kind in current and key != current[kind]() and old.lstat().st_mtime < cutoff
             ):
                 shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
         except OSError:
