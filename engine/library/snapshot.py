@@ -39,7 +39,7 @@ from napkinmath import cache as disk
 from napkinmath import caches
 from napkinmath.errors import InputError
 from napkinmath.files import read_regular_file
-from napkinmath.library import declare, stored
+from napkinmath.library import declare, names, stored
 from napkinmath.library.names import _sources
 
 #: (declare.py, the formula modules and units.txt are hashed as `names._sources`; of the
@@ -194,22 +194,17 @@ def prune() -> None:
     registries that napkinmath wrote before it stopped using them (a pickle is code): when
     the library is stored, and when it is read from the shipped file (which stores nothing,
     so that an upgrade from a release with another source still clears what that left)."""
-    found = disk.entries()
-    if not found:  # (a fresh install: nothing to hash the source for)
-        return
-    from napkinmath.library import names
-
     current: dict[str, Callable[[], str | None]] = {
         "library": digest,
         "inversions": digest,
         "variables": names.source_digest,
     }
     cutoff = time.time() - STALE_DAYS * 86_400
-    for old in found:
+    for old in disk.entries():  # (the source is hashed only for an entry old enough to go)
         kind, _, key = old.name.removesuffix(".json").removesuffix(".txt").partition("-")
         try:
             if kind == "pint" or (
-                kind in current and key != current[kind]() and old.lstat().st_mtime < cutoff
+                kind in current and old.lstat().st_mtime < cutoff and key != current[kind]()
             ):
                 shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
         except OSError:
