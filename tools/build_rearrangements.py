@@ -15,13 +15,15 @@ variables they share) or of three of one subject (in three variables each meets 
 solved jointly, each given at most `BLOCK_SECONDS` of sympy's time, and its roots kept too.
 A block left out for its time that the previous build shipped is kept when each of its
 formulas is unchanged (its row of the declared library, or before there was one its file of
-rearrangements, the same bytes), so that a rebuild on a busy machine loses nothing.
+rearrangements, the same bytes), so that a rebuild on a busy machine loses nothing (its
+solutions are checked at random points with every shipped block's by
+tests/test_shipped_rearrangements.py).
 The declared library itself (`napkinmath.library.stored.declared`) is written beside them,
 as library.json, so that a fresh install's first question imports neither sympy nor the
-formula modules. Deterministic: the same source gives the same bytes (a block left out for
-its time is named on stderr; on a much slower machine the set may differ). Run it after
-changing a formula, units.txt or the code that declares, lays out or rearranges them;
-tests/test_shipped_rearrangements.py says when it is due.
+formula modules. Deterministic: the same source and previous build give the same bytes (a
+block left out for its time is named on stderr; on a much slower machine the set may
+differ). Run it after changing a formula, units.txt or the code that declares, lays out or
+rearranges them; tests/test_shipped_rearrangements.py says when it is due.
 """
 
 from __future__ import annotations

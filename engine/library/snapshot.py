@@ -40,7 +40,6 @@ from napkinmath import caches
 from napkinmath.errors import InputError
 from napkinmath.files import read_regular_file
 from napkinmath.library import declare, names, stored
-from napkinmath.library.names import _sources
 
 #: (declare.py, the formula modules and units.txt are hashed as `names._sources`; of the
 #: snapshot, `stored.py` decides what is stored, this module only reads and writes it)
@@ -84,7 +83,7 @@ def source_digest() -> str | None:
 
 def _library_files() -> list[Path]:
     here = Path(__file__).resolve().parent
-    paths = list(_sources()) + [here / name for name in _ENGINE]
+    paths = list(names._sources()) + [here / name for name in _ENGINE]
     return paths + [here.parent / folder / name for folder, name in _OTHERS]
 
 
