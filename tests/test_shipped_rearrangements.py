@@ -4,6 +4,7 @@ source, equal to what sympy finds now, read as data, ignored when stale or malfo
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -162,6 +163,15 @@ def test_a_fresh_install_answers_its_first_question_without_sympy(tmp_path):
     modules are imported, and no library entry is written to the cache."""
     assert _fresh(tmp_path) == ["58.48", "False", "False"]
     assert not list((tmp_path / "napkinmath").glob("library-*"))
+    # an upgrade: what an older release left, untouched for over a month, goes at the next
+    # start, though nothing of the library is stored (as it went when the library was)
+    old = tmp_path / "napkinmath" / "inversions-0123456789abcdef01234567"
+    old.mkdir(parents=True)
+    os.chmod(old.parent, 0o700)
+    month_ago = old.stat().st_mtime - (snapshot.STALE_DAYS + 1) * 86_400
+    os.utime(old, (month_ago, month_ago))
+    assert _fresh(tmp_path) == ["58.48", "False", "False"]
+    assert not old.exists()
     # with the shipped set turned off, the same process declares the library (and stores it)
     assert _fresh(tmp_path / "off", NAPKIN_NO_SHIPPED="1") == ["58.48", "True", "True"]
     assert list((tmp_path / "off" / "napkinmath").glob("library-*"))
