@@ -138,25 +138,37 @@ def write(kind: str, data: dict) -> None:
 SHIPPED = Path(__file__).resolve().parent / "rearrangements" / "library.json"
 
 
-def shipped() -> dict | None:
-    """The shipped library's JSON object (`SHIPPED`, at most `LIMITS["library"]` bytes of a
-    regular file) when it was built from this source (`source_digest`), else None; None
-    too with NAPKIN_NO_SHIPPED=1 in the environment (tests of the disk cache set it)."""
-    if os.environ.get("NAPKIN_NO_SHIPPED", "") not in ("", "0"):
-        return None
-    source = source_digest()
+def shipping_off() -> bool:
+    """Whether NAPKIN_NO_SHIPPED=1 (tests of the disk cache set it) turns off what is shipped
+    with the package: the declared library and its rearrangements (`napkinmath.solving.shipped`)."""
+    return os.environ.get("NAPKIN_NO_SHIPPED", "") not in ("", "0")
+
+
+def read_shipped(path: Path, limit: int) -> object | None:
+    """The JSON in `path`, a file shipped with the package, read at most `limit` bytes from a
+    regular file; None when it is missing, not a regular file, larger or not JSON."""
     try:
         payload = read_regular_file(
-            SHIPPED,
-            noun="shipped library",
-            rule="the shipped library is read only from a regular file",
-            limit=LIMITS["library"],
+            path,
+            noun="file shipped with napkinmath",
+            rule="what is shipped is read only from regular files",
+            limit=limit,
         )
-        data = json.loads(payload)
+        return json.loads(payload)
     except (InputError, UnicodeDecodeError, ValueError, RecursionError):
         return None
+
+
+def shipped() -> dict | None:
+    """The shipped library's JSON object (`SHIPPED`, at most `LIMITS["library"]` bytes) when
+    it was built from this source (`source_digest`), else None; None too while shipping is
+    off (`shipping_off`)."""
+    if shipping_off():
+        return None
+    data = read_shipped(SHIPPED, LIMITS["library"])
     if not isinstance(data, dict) or data.get("napkinmath") != "library":
         return None
+    source = source_digest()
     return data if source is not None and data.get("source") == source else None
 
 

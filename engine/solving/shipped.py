@@ -20,8 +20,6 @@ with NAPKIN_NO_SHIPPED=1 in the environment (read once, at the first question).
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import re
 from pathlib import Path
 
@@ -40,25 +38,18 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def _read(path: Path) -> object | None:
     """The JSON in `path`, read at most LIMIT bytes from a regular file, or None."""
-    try:
-        if not path.is_file():
-            return None
-        with path.open("rb") as handle:
-            data = handle.read(LIMIT + 1)
-        if len(data) > LIMIT:
-            return None
-        return json.loads(data.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return None
+    from napkinmath.library.snapshot import read_shipped
+
+    return read_shipped(path, LIMIT)
 
 
 @caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def _formulas() -> frozenset[str]:
     """The formulas the shipped set holds, when it was built from this source (else none;
     none either with NAPKIN_NO_SHIPPED=1, which tests of the disk cache set)."""
-    from napkinmath.library.snapshot import source_digest
+    from napkinmath.library.snapshot import shipping_off, source_digest
 
-    if os.environ.get("NAPKIN_NO_SHIPPED", "") not in ("", "0"):
+    if shipping_off():
         return frozenset()
     index = _read(FOLDER / INDEX)
     if not isinstance(index, dict) or index.get("napkinmath") != "rearrangements":
