@@ -23,8 +23,8 @@
 5. First-time questions: the sweep's questions (another seed) in a fresh process on a fresh
    install (an empty cache: the first question also reads the shipped library), with the
    rearrangements shipped with the package (`napkinmath.solving.shipped`), against the same
-   questions without them (solved with sympy as they come, the library declared and stored
-   before): median, p99, max and how many took over 200 ms.
+   questions without them (solved with sympy as they come; the library declared and stored
+   on disk first, as before it was shipped): median, p99, max and how many took over 200 ms.
 With --audit, the under-determined questions of the sweep are audited: how many got no
 suggestion although one input (any library variable) or two (of the 20 nearest the target)
 would determine them, and how many single suggestions, given a plausible value, end in a
@@ -369,7 +369,7 @@ def main() -> None:
     for label, times in first.items():
         ordered = sorted(times)
         said = (
-            "without the shipped rearrangements, the library on disk"
+            "without the shipped rearrangements"
             if label == "without"
             else "fresh install, the shipped library and rearrangements"
         )
