@@ -14,10 +14,9 @@ others in facts.json. Last, every coupled block that is not singular of two form
 variables they share) or of three of one subject (in three variables each meets twice) is
 solved jointly, each given at most `BLOCK_SECONDS` of sympy's time, and its roots kept too.
 A block left out for its time that the previous build shipped is kept when each of its
-formulas is unchanged (its row of the declared library, or before there was one its file of
-rearrangements, the same bytes), so that a rebuild on a busy machine loses nothing (its
-solutions are checked at random points with every shipped block's by
-tests/test_shipped_rearrangements.py).
+formulas is unchanged (its row of the declared library, library.json, the same bytes), so
+that a rebuild on a busy machine loses nothing (its solutions are checked at random points
+with every shipped block's by tests/test_shipped_rearrangements.py).
 The declared library itself (`napkinmath.library.stored.declared`) is written beside them,
 as library.json, so that a fresh install's first question imports neither sympy nor the
 formula modules. Deterministic: the same source and previous build give the same bytes (a
@@ -44,30 +43,23 @@ def _dump(data: object) -> str:
 
 
 class Previous:
-    """What the last build shipped: its coupled blocks and, per formula, what tells whether
-    the formula changed since (see `unchanged`)."""
+    """What the last build shipped: its coupled blocks, and each formula's row of the declared
+    library (library.json), which tells whether the formula changed since."""
 
     def __init__(self, folder: Path) -> None:
         self.joint: dict[str, object] = {}
         self.rows: dict[str, str] = {}
-        self.files: dict[str, bytes] = {}
-        if not folder.is_dir():
+        library = folder / "library.json"
+        if not library.is_file():  # (nothing to compare with: no block is kept)
             return
         for shard in sorted(folder.glob("joint-*.json")):
             self.joint.update(json.loads(shard.read_text()))
-        library = folder / "library.json"
-        if library.is_file():
-            self.rows = {row[0]: _dump(row) for row in json.loads(library.read_text())["formulas"]}
-        for path in folder.glob("*.json"):
-            self.files[path.stem] = path.read_bytes()
+        self.rows = {row[0]: _dump(row) for row in json.loads(library.read_text())["formulas"]}
 
-    def unchanged(self, name: str, row: str, built: Path) -> bool:
-        """Whether formula `name` is the same as in the last build: the same row of the
-        declared library, or (a build before library.json) the same rearrangements file."""
-        if self.rows:
-            return self.rows.get(name) == row
-        path = built / f"{name}.json"
-        return path.is_file() and self.files.get(name) == path.read_bytes()
+    def unchanged(self, name: str, row: str | None) -> bool:
+        """Whether formula `name`, now declared as `row` (None: no longer), is the same as in
+        the last build."""
+        return row is not None and self.rows.get(name) == row
 
 
 def build(target: Path = TARGET, previous: Previous | None = None) -> int:
@@ -117,7 +109,7 @@ def build(target: Path = TARGET, previous: Previous | None = None) -> int:
     for key, value in sorted((previous.joint if previous else {}).items()):
         names = key.partition("\t")[0].split(",")
         if key not in joint and all(
-            previous is not None and previous.unchanged(n, rows.get(n, ""), built) for n in names
+            previous is not None and previous.unchanged(n, rows.get(n)) for n in names
         ):
             joint[key] = value
             print(f"kept from the previous build: {key}", file=sys.stderr)
