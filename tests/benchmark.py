@@ -25,6 +25,11 @@
    rearrangements shipped with the package (`napkinmath.solving.shipped`), against the same
    questions without them (solved with sympy as they come; the library declared and stored
    on disk first, as before it was shipped): median, p99, max and how many took over 200 ms.
+Each figure is printed with its spread: a cold figure as the median of its runs (min … max),
+against the median of the dependency imports, and the median of the per-pair ratios with
+their min … max (each run against the import run just before it); a warm figure as the
+median of its repeats (min … max), or of its questions (p10 … p90), the ratio that of the
+medians.
 With --audit, the under-determined questions of the sweep are audited: how many got no
 suggestion although one input (any library variable) or two (of the 20 nearest the target)
 would determine them, and how many single suggestions, given a plausible value, end in a
@@ -85,8 +90,9 @@ def _run(args: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
-def cold(runs: int) -> list[tuple[str, float, float]]:
-    """(label, median seconds, median seconds of the dependency import), pair by pair."""
+def cold(runs: int) -> list[tuple[str, list[float], list[float]]]:
+    """(label, seconds of each run, seconds of the dependency import run just before it):
+    pair by pair, so that each run has its own baseline."""
     rows = []
     env = _env(bytecode=True)
     _run(NAPKIN + W12, env)  # warm the file cache
@@ -95,32 +101,20 @@ def cold(runs: int) -> list[tuple[str, float, float]]:
         for _ in range(runs):
             deps.append(_run(DEPS, env))
             ours.append(_run(NAPKIN + args, env))
-        rows.append((label, statistics.median(ours), statistics.median(deps)))
+        rows.append((label, ours, deps))
     env = _env(bytecode=False)
     ours, deps = [], []
     for _ in range(runs):
         deps.append(_run(DEPS, env))
         ours.append(_run(NAPKIN + W12, env))
-    rows.append(
-        (
-            "cold `napkin solve` W12 (no bytecode cache)",
-            statistics.median(ours),
-            statistics.median(deps),
-        )
-    )
+    rows.append(("cold `napkin solve` W12 (no bytecode cache)", ours, deps))
     env = _env(bytecode=True)
     ours, deps = [], []
     for _ in range(runs):  # the first solve after an install: the library is declared
         with tempfile.TemporaryDirectory() as empty:
             deps.append(_run(DEPS, env))
             ours.append(_run(NAPKIN + W12, {**env, "XDG_CACHE_HOME": empty}))
-    rows.append(
-        (
-            "cold `napkin solve` W12, empty cache (first run)",
-            statistics.median(ours),
-            statistics.median(deps),
-        )
-    )
+    rows.append(("cold `napkin solve` W12, empty cache (first run)", ours, deps))
     return rows
 
 
@@ -141,11 +135,14 @@ def by_hand_pint():
     return (compute / (q(3, "week") * q(989.5, "TFLOP/(s*GPU)") * 0.4)).to("GPU")
 
 
-def _best(fn, number: int, repeat: int = 5) -> float:
-    return min(timeit.repeat(fn, repeat=repeat, number=number)) / number
+def _repeats(fn, number: int, repeat: int = 5) -> list[float]:
+    """Seconds per call of each of `repeat` runs of `number` calls."""
+    return [t / number for t in timeit.repeat(fn, repeat=repeat, number=number)]
 
 
-def warm(quick: bool) -> dict[str, float]:
+def warm(quick: bool) -> dict[str, list[float]]:
+    """Seconds per call: of each repeat (a repeated call, new values, the baselines), or of
+    each question (new shapes, new under-determined questions)."""
     import test_properties as props
 
     import napkinmath as nm
@@ -159,12 +156,12 @@ def warm(quick: bool) -> dict[str, float]:
     assert abs(by_hand_pint().magnitude - by_hand()) < 1e-9 * by_hand()
     number = 100 if quick else 300
     out = {
-        "float": _best(by_hand, number * 100),
-        "pint": _best(by_hand_pint, number),
-        "repeated": _best(w12, number),
+        "float": _repeats(by_hand, number * 100),
+        "pint": _repeats(by_hand_pint, number),
+        "repeated": _repeats(w12, number),
     }
     fresh = iter(f"{7 + i * 1e-6:.6f}B" for i in range(10**7))
-    out["new values"] = _best(lambda: w12(next(fresh)), number)
+    out["new values"] = _repeats(lambda: w12(next(fresh)), number)
 
     questions = props.questions(400 if quick else 1200, seed=4242)
     for q in questions[:50]:  # warm the library's compiled formulas a little
@@ -178,10 +175,10 @@ def warm(quick: bool) -> dict[str, float]:
             new_ok.append(spent)
         elif kind in ("UnderDeterminedError", "NotInvertibleError"):
             new_under.append((spent, q))
-    out["new shape"] = statistics.median(new_ok)
-    out["new under-determined"] = statistics.median(t for t, _ in new_under)
+    out["new shape"] = new_ok
+    out["new under-determined"] = [t for t, _ in new_under]
     repeat_q = new_under[0][1]
-    out["repeated under-determined"] = _best(lambda: props.answer(repeat_q), number)
+    out["repeated under-determined"] = _repeats(lambda: props.answer(repeat_q), number)
     return out
 
 
@@ -258,8 +255,8 @@ def audit(refused: list[tuple]) -> tuple[int, int, int, int]:
     return empty, would_do, tried, clash
 
 
-def claims(rows: int) -> tuple[float, float, int]:
-    """(seconds per row of a table, seconds of a single check of a row, rows checked)."""
+def claims(rows: int) -> tuple[float, list[float], int]:
+    """(seconds per row of a table, seconds of each single check of a row, rows checked)."""
     import napkinmath as nm
 
     with open(Path(ROOT, "examples", "claims.csv"), encoding="utf-8") as handle:
@@ -284,7 +281,7 @@ def claims(rows: int) -> tuple[float, float, int]:
     report = nm.check_claims(table)
     spent = time.perf_counter() - start
     checked = sum(1 for r in report.rows if r.status != "unchecked")
-    return spent / rows, statistics.median(single), checked
+    return spent / rows, single, checked
 
 
 FIRST_TIME = """
@@ -329,18 +326,41 @@ def main() -> None:
     quick = "--quick" in sys.argv
     rows: list[tuple[str, str, str, str]] = []
 
-    def row(label: str, ours: float, base: float, base_label: str) -> None:
-        rows.append((label, _shown(ours), f"{_shown(base)} {base_label}", f"{ours / base:.2f}x"))
+    def row(label: str, ours: list[float], base: list[float], base_label: str) -> None:
+        """A figure as its median and spread (min … max) against the baseline's median; the
+        ratio is of the medians."""
+        ratio = statistics.median(ours) / statistics.median(base)
+        rows.append(
+            (
+                label,
+                _spread(ours),
+                f"{_shown(statistics.median(base))} {base_label}",
+                f"{ratio:.2f}x",
+            )
+        )
+
+    def paired(label: str, ours: list[float], base: list[float]) -> None:
+        """A cold figure: each run against the dependency import run just before it, the
+        median ratio with its spread over the pairs."""
+        ratios = [a / b for a, b in zip(ours, base, strict=True)]
+        rows.append(
+            (
+                label,
+                _spread(ours),
+                f"{_shown(statistics.median(base))} import deps",
+                f"{statistics.median(ratios):.2f}x ({min(ratios):.2f} … {max(ratios):.2f})",
+            )
+        )
 
     for label, ours, deps in cold(3 if quick else 9):
-        row(label, ours, deps, "import deps")
+        paired(label, ours, deps)
     w = warm(quick)
     for label in ("repeated", "new values"):
         row(f"warm W12 solve, {label}", w[label], w["pint"], "pint by hand")
     row("warm W12 solve, repeated", w["repeated"], w["float"], "floats by hand")
-    row("warm new shape (median first answer)", w["new shape"], w["pint"], "pint by hand")
+    row("warm new shape (first answer, per question)", w["new shape"], w["pint"], "pint by hand")
     row(
-        "warm new under-determined question (median)",
+        "warm new under-determined question (per question)",
         w["new under-determined"],
         w["pint"],
         "pint by hand",
@@ -352,18 +372,18 @@ def main() -> None:
         "pint by hand",
     )
     per_row, single, checked = claims(1000)
-    row(f"claims table, 1,000 rows ({checked} checked), per row", per_row, single, "one check")
+    row(f"claims table, 1,000 rows ({checked} checked), per row", [per_row], single, "one check")
     n = 300 if quick else 1000
     times, refused = sweep(n)
     ordered = sorted(times)
-    print(f"{'measurement':<58}{'ours':>11}{'baseline':>26}{'ratio':>9}")
+    print(f"{'measurement':<58}{'ours: median (spread)':>34}{'baseline':>26}  ratio")
     for label, ours, base, ratio in rows:
-        print(f"{label:<58}{ours:>11}{base:>26}{ratio:>9}")
+        print(f"{label:<58}{ours:>34}{base:>26}  {ratio}")
     print(
         f"\nsweep of {n} random questions: median {_shown(statistics.median(times))}, "
         f"p99 {_shown(ordered[int(0.99 * n)])}, max {_shown(ordered[-1])}, "
         f"{sum(t > 1 for t in times)} over 1 s; median / pint by hand "
-        f"{statistics.median(times) / w['pint']:.0f}x"
+        f"{statistics.median(times) / statistics.median(w['pint']):.0f}x"
     )
     first = first_time(150 if quick else 500)
     for label, times in first.items():
@@ -387,6 +407,19 @@ def main() -> None:
             f"{tried} single suggestions given a plausible value, {clash} of them disagree "
             "with a default assumption"
         )
+
+
+def _spread(times: list[float]) -> str:
+    """'median (min … max)' of some seconds; the middle 80% (p10 … p90) of a long list of
+    different questions, whose extremes are the sweep's business."""
+    if len(times) == 1:
+        return _shown(times[0])
+    if len(times) > 20:
+        cuts = statistics.quantiles(times, n=10)
+        low, high, said = cuts[0], cuts[-1], "p10 … p90 "
+    else:
+        low, high, said = min(times), max(times), ""
+    return f"{_shown(statistics.median(times))} ({said}{_shown(low)} … {_shown(high)})"
 
 
 def _shown(seconds: float) -> str:
