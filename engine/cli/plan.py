@@ -80,11 +80,9 @@ def _without_plots(answered, output: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from napkinmath.cli.whatif import _writing
     from napkinmath.errors import InputError
     from napkinmath.scenario import plan
     from napkinmath.scenario.load import load_stream
-    from napkinmath.writing import check_output
 
     if args.output == "-":
         args.output = None  # standard output, in --format
@@ -97,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
             "format",
         )
     if args.output:  # before any work: not over the plan or a records file, not via a link
+        from napkinmath.writing import check_output  # (not for standard output)
+
         check_output(
             args.output,
             [("plan file", args.file), *(("records file", path) for path in args.records or [])],
@@ -105,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
     answered = plan(source, records=args.records, achievable=args.achievable or None)
     shown = "<stdin>" if args.file == "-" else args.file
     if args.output:
+        from napkinmath.cli.whatif import _writing
+
         with _writing(args.output):
             answered.write(args.output)
         print(f"wrote {args.output}{_without_plots(answered, args.output)}", file=sys.stderr)
