@@ -327,8 +327,8 @@ def main() -> None:
     rows: list[tuple[str, str, str, str]] = []
 
     def row(label: str, ours: list[float], base: list[float], base_label: str) -> None:
-        """A figure as its median and spread (min … max) against the baseline's median; the
-        ratio is of the medians."""
+        """A figure as its median and spread (see `_spread`) against the baseline's median;
+        the ratio is of the medians."""
         ratio = statistics.median(ours) / statistics.median(base)
         rows.append(
             (
