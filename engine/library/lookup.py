@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import sys
 from typing import TYPE_CHECKING
 
@@ -91,7 +90,10 @@ def _unknown_message(kind: str, name: str, known: dict) -> str:
             listed = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
             return f"unknown {kind} {quoted(name)}: the library calls {word} {listed}"
     close = [name.lower()] if name.lower() in known else []
-    close = close or difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    if not close:
+        import difflib  # only for a name that is not found
+
+        close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
     if not close:
         close = [k for k in known if name.lower() in k][:3]
     hint = f"; did you mean {' or '.join(close)}?" if close else ""

@@ -410,11 +410,11 @@ def _plan(scenario: Scenario) -> Plan:
 def _optimizations(scenario: Scenario, answered: list[SectionAnswer]) -> list[OptimizationAnswer]:
     """Each [[optimizations]] table answered with the file's givens and the renamed answers
     (as sweeps see them), within what is left of the plan's candidate budget."""
+    if not scenario.optimizations:
+        return []
     from napkinmath.scenario import optimizing
     from napkinmath.scenario.budget import MAX_CANDIDATES
 
-    if not scenario.optimizations:
-        return []
     known: dict[str, tuple[object, str]] = {
         name: (value, f"plan file{_line(scenario, ('givens', name))}")
         for name, value in scenario.givens.items()

@@ -662,10 +662,10 @@ class _Checker:
     def gap(self, table: object, path: Where, ask: tuple[str, ...]) -> dict[str, object]:
         """gap = { step_time = "12.4 s", measured = { dataloader_wait = "0.3 s" } }: one
         measured step, and the parts a profiler measured (`napkinmath.whatif.gap`)."""
-        from napkinmath.whatif.gap import MEASURABLE
-
         if table is None:
             return {}
+        from napkinmath.whatif.gap import MEASURABLE
+
         table = self.keys(table, (*GAP_STEP_KEYS, "measured"), path)
         step = [k for k in GAP_STEP_KEYS if k in table]
         if len(step) != 1:

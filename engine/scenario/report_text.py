@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan, SectionAnswer
-from napkinmath.scenario.optimizing import nothing_fits
 from napkinmath.scenario.walk import PlanPrinter, by_section, walk
 from napkinmath.text.visible import visible
 
@@ -127,6 +126,8 @@ class TextPrinter(PlanPrinter):
         if v.limits:
             out += ["", "Constraints:", *[f"  {line}" for line in v.limits]]
         if not v.best:
+            from napkinmath.scenario.optimizing import nothing_fits
+
             out += ["", nothing_fits(done)]
             if v.ruled_out:
                 out += ["Ruled out (a candidate may fail several):"]

@@ -12,10 +12,14 @@ lines, and `finish` joins them into the document.
 from __future__ import annotations
 
 from itertools import groupby
+from typing import TYPE_CHECKING
 
-from napkinmath.scenario import optimizing, parts
+from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan, SectionAnswer
-from napkinmath.scenario.optimizing import OptimizationAnswer
+
+if TYPE_CHECKING:  # imported where a plan has an optimization (`_optimization`)
+    from napkinmath.scenario import optimizing
+    from napkinmath.scenario.optimizing import OptimizationAnswer
 
 
 class PlanPrinter:
@@ -165,6 +169,8 @@ def walk(plan: Plan, printer: PlanPrinter) -> str:
 
 
 def _optimization(printer: PlanPrinter, number: int, done: OptimizationAnswer) -> list[str]:
+    from napkinmath.scenario import optimizing
+
     out = printer.optimization(number, done, optimizing.view(done))
     s = done.derivation
     if s is not None:

@@ -9,7 +9,6 @@ becomes 0 or a subnormal float), since it would read as a silent 0.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 import threading
@@ -146,6 +145,8 @@ def _close_units(name: str) -> list[str]:
     same_letters = [s for s in spellings if s.lower() == name.lower() and s != name]
     if same_letters:
         return same_letters[:3]
+    import difflib  # only for a name that is not found
+
     return difflib.get_close_matches(name, spellings, n=3, cutoff=0.7)
 
 
@@ -166,6 +167,8 @@ def resolve_record_value(name: str, pos: int, text: str = "") -> pint.Quantity:
         record = get(record_name)
         value = record.values.get(key)
         if value is None:
+            import difflib
+
             keys = sorted(record.values)
             close = difflib.get_close_matches(key, keys, n=3, cutoff=0.5)
             hint = f"did you mean {' or '.join(close)}? " if close else ""

@@ -12,13 +12,16 @@ _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _HIDDEN = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
 
 
-def _visible_char(char: str, keep: str) -> str:
-    if char in keep or unicodedata.category(char) not in _HIDDEN:
-        return char
+def _escape(char: str) -> str:
     code = ord(char)
     if code < 0x20 or 0x7F <= code < 0xA0:
         return _ESCAPES.get(char) or f"\\x{code:02x}"
     return f"<U+{code:04X}>"
+
+
+def _hidden(text: str, keep: str = "") -> set[str]:
+    """The distinct characters of `text` shown as escapes (each looked up once)."""
+    return {c for c in set(text) if c not in keep and unicodedata.category(c) in _HIDDEN}
 
 
 def visible(text: str, keep: str = "") -> str:
@@ -28,7 +31,8 @@ def visible(text: str, keep: str = "") -> str:
     several lines) stay as they are."""
     if text.isprintable():
         return text
-    return "".join(_visible_char(c, keep) for c in text)
+    hidden = _hidden(text, keep)
+    return text.translate({ord(c): _escape(c) for c in hidden}) if hidden else text
 
 
 def json_visible(text: str) -> str:
@@ -37,10 +41,8 @@ def json_visible(text: str) -> str:
     lone surrogates) written as a \\u escape: the same document, safe to print."""
     if text.isprintable():
         return text
-    return "".join(
-        f"\\u{ord(c):04x}" if c not in "\n" and unicodedata.category(c) in _HIDDEN else c
-        for c in text
-    )
+    hidden = _hidden(text, "\n")
+    return text.translate({ord(c): f"\\u{ord(c):04x}" for c in hidden}) if hidden else text
 
 
 def finite_json(data: object) -> object:
