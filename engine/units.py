@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pint
@@ -30,6 +31,43 @@ def _registry() -> pint.UnitRegistry:
 ureg = _registry()
 Quantity = ureg.Quantity
 Unit = ureg.Unit
+
+
+def _direct(magnitude: float, unit: PlainUnit) -> pint.Quantity:
+    """A Quantity of a float or int and a Unit of `ureg` made as pint's constructor makes it
+    (a new object of the registry's class holding the magnitude and the unit's container),
+    without the constructor's checks; anything else goes through the constructor."""
+    if type(magnitude) not in (float, int) or type(unit) is not Unit:
+        return Quantity(magnitude, unit)  # arrays, numpy scalars, text units: pint's checks
+    q = object.__new__(Quantity)
+    q._magnitude = magnitude
+    q._units = unit._units
+    return q
+
+
+def _constructed(magnitude: float, unit: PlainUnit) -> pint.Quantity:
+    """pint's constructor, for a pint whose Quantity `_direct` does not build alike."""
+    return Quantity(magnitude, unit)
+
+
+def _builds_as_pint(build: Callable[[float, PlainUnit], pint.Quantity]) -> bool:
+    """Whether `build` makes the object pint's own constructor makes (the same class and
+    the same attributes, of the same types), for a float and an int."""
+
+    def state(q: pint.Quantity) -> tuple[type, dict[str, tuple[type, object]]]:
+        return type(q), {k: (type(v), v) for k, v in vars(q).items()}
+
+    unit = Unit("TFLOP/(s*GPU)")
+    return all(state(build(x, unit)) == state(Quantity(x, unit)) for x in (989.5, 8))
+
+
+#: `Quantity(magnitude, unit)`; for a Python float or int and a Unit of `ureg`, the same object
+#: made without pint's checks of the arguments' types (0.3 µs against 5 µs; answers make one
+#: per value). Built directly only where that gives what pint's constructor gives (checked
+#: once, here: a pint that keeps more state falls back to the constructor).
+new_quantity: Callable[[float, PlainUnit], pint.Quantity] = (
+    _direct if _builds_as_pint(_direct) else _constructed
+)
 
 #: The smallest normal float (about 2.2e-308): a non-zero number below it has lost digits.
 SMALLEST_NORMAL = sys.float_info.min

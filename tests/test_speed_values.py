@@ -2,6 +2,8 @@
 parser does: the same Quantity (number, units, their order), the same note ("8k read as
 8,000", "read as per GPU"), and it steps aside for anything the full path refuses."""
 
+import math
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -407,3 +409,44 @@ def test_a_quantity_of_another_registry_takes_the_full_path():
     var = nm.variables()["train_time"]
     assert values._fast_quantity(other.Quantity(3, "week"), var) is None
     assert values.read_given(other.Quantity(3, "week"), var).quantity == nm.Quantity(21, "day")
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    magnitude=st.one_of(st.floats(allow_nan=False), st.integers(-(10**20), 10**20)),
+    name=st.sampled_from(sorted(nm.variables())),
+)
+def test_new_quantity_builds_what_pints_constructor_builds(magnitude, name):
+    """`units.new_quantity` (the answers' constructor, without pint's type checks) gives the
+    object `Quantity(magnitude, unit)` gives: class, magnitude (its type too), units, text
+    and conversions alike."""
+    from napkinmath.units import Quantity, new_quantity
+
+    unit = nm.variables()[name].unit
+    built, constructed = new_quantity(magnitude, unit), Quantity(magnitude, unit)
+    assert type(built) is type(constructed)
+    assert vars(built) == vars(constructed)
+    assert type(built.magnitude) is type(constructed.magnitude)
+    assert str(built) == str(constructed)
+    if math.isfinite(magnitude):
+        assert built.to_base_units().magnitude == constructed.to_base_units().magnitude
+
+
+def test_new_quantity_takes_the_direct_path_here_and_pints_for_anything_else():
+    """On the pint installed the direct build is in use (where it would differ from pint's
+    own, the module falls back to the constructor); arrays, numpy numbers, bools (which pint
+    refuses) and text units always go through pint's constructor."""
+    import numpy as np
+
+    from napkinmath import units
+
+    assert units.new_quantity is units._direct
+    gpu = units.Unit("GPU")
+    for magnitude in (np.array([1.0, 2.0]), np.float64(3.0)):
+        built, constructed = units.new_quantity(magnitude, gpu), units.Quantity(magnitude, gpu)
+        assert type(built.magnitude) is type(constructed.magnitude)
+        assert np.all(built.magnitude == constructed.magnitude) and built.units == gpu
+    with pytest.raises(TypeError, match="Invalid magnitude"):
+        units.new_quantity(True, gpu)
+    text = units.new_quantity(2.0, "GPU/node")  # type: ignore[arg-type]
+    assert text == units.Quantity(2.0, "GPU/node")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from napkinmath.answer.providers import provided
 from napkinmath.library.declare import Constraint, Formula, Variable
-from napkinmath.units import Quantity, humanize
+from napkinmath.units import humanize, new_quantity
 
 if TYPE_CHECKING:
     import pint
@@ -138,7 +138,7 @@ class ConstraintRecord:
 
 def from_base(base_value: float, var: Variable) -> pint.Quantity:
     """A base-unit float of `var` as a Quantity in the variable's own unit."""
-    return Quantity(base_value / var.base_factor, var.unit)
+    return new_quantity(base_value / var.base_factor, var.unit)
 
 
 def display(base_value: float, var: Variable) -> pint.Quantity:

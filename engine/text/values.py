@@ -32,6 +32,7 @@ from napkinmath.units import (
     format_number,
     format_quantity,
     format_unit,
+    new_quantity,
     out_of_float_range,
     ureg,
 )
@@ -168,7 +169,7 @@ def _fast_reading(text: str, variable: Variable, per_count: bool = True) -> Read
     notes = [per_note(text, recipe.count)] if recipe.count else []
     if suffix in _BINARY and recipe.binary_minded:
         notes += _binary_note(value, suffix)
-    return Reading(Quantity(converted, recipe.unit), "; ".join(notes))
+    return Reading(new_quantity(converted, recipe.unit), "; ".join(notes))
 
 
 def _fast_number(value: float, variable: Variable) -> Reading | None:
@@ -185,7 +186,7 @@ def _fast_number(value: float, variable: Variable) -> Reading | None:
         return None
     if number != 0 and not _is_count(variable.dimensionality):
         return None  # a bare number for a quantity with units: the full path's error
-    return Reading(Quantity(number, variable.unit))
+    return Reading(new_quantity(number, variable.unit))
 
 
 def _fast_quantity(value: pint.Quantity, variable: Variable) -> Reading | None:
@@ -214,7 +215,7 @@ def _fast_quantity(value: pint.Quantity, variable: Variable) -> Reading | None:
         converted
     ):
         return None
-    return Reading(Quantity(converted, variable.unit))
+    return Reading(new_quantity(converted, variable.unit))
 
 
 @caches.memo(1024, invalidated_by=caches.UNITS)
