@@ -967,8 +967,8 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
         (f,), (var,) = block.formulas, block.unknowns
         tried, admitted = [], []
         residue = False
-        pieces = needs_substitution(block.formulas, (var.name,))
-        for root in rearranged(f, var.name):
+        pieces, roots, reads, extremes = _single_facts(block)
+        for root in roots:
             try:
                 x = root.at(values)
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
@@ -994,7 +994,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
             raise _no_root(f, var, tried)
         (x, root), others = admitted[0], admitted[1:]
         values[var.name] = x
-        note = _binding(f, values)
+        note = _binding(f, values) if extremes else ""
         if residue and x == 0:
             note = (f"{note}; " if note else "") + ROUNDOFF_NOTE
         if others:
@@ -1003,8 +1003,26 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
                 f"{var.name} has another admissible root: {shown}; the first is shown, give a "
                 "value to choose"
             )
-        return StepRecord((f,), (var,), {var.name: root}, _snapshot(values, block), note=note)
+        snapshot = {n: values[n] for n in reads if n in values}
+        return StepRecord((f,), (var,), {var.name: root}, snapshot, note=note)
     return _run_joint(block, values)
+
+
+@caches.memo(4096, invalidated_by=caches.LIBRARY)
+def _single_facts(
+    block: Block,
+) -> tuple[bool, tuple[Compiled, ...], tuple[str, ...], bool]:
+    """What running a block of one formula and one unknown reads, looked up once per block:
+    whether its roots must be substituted back (a max() or min() piece), its roots, the
+    variables its formula reads (in name order), and whether it has a max() or min() of
+    variables whose binding argument a step notes (`_binding`)."""
+    (f,), (var,) = block.formulas, block.unknowns
+    return (
+        bool(needs_substitution(block.formulas, (var.name,))),
+        rearranged(f, var.name),
+        tuple(sorted(_names_of(block))),
+        bool(_extremes(f)),
+    )
 
 
 def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
