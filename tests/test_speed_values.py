@@ -434,13 +434,19 @@ def test_new_quantity_builds_what_pints_constructor_builds(magnitude, name):
 
 def test_new_quantity_takes_the_direct_path_here_and_pints_for_anything_else():
     """On the pint installed the direct build is in use (where it would differ from pint's
-    own, the module falls back to the constructor); arrays, numpy numbers, bools (which pint
-    refuses) and text units always go through pint's constructor."""
+    own, the module falls back to the constructor: correct, only slower, and said here as a
+    skip); arrays, numpy numbers, bools (which pint refuses) and text units always go
+    through pint's constructor."""
     import numpy as np
+    import pint
 
     from napkinmath import units
 
-    assert units.new_quantity is units._direct
+    if units.new_quantity is not units._direct:
+        pytest.skip(
+            f"pint {pint.__version__} builds a Quantity with other state: new_quantity uses "
+            "pint's constructor (the same answers, without the speed-up)"
+        )
     gpu = units.Unit("GPU")
     for magnitude in (np.array([1.0, 2.0]), np.float64(3.0)):
         built, constructed = units.new_quantity(magnitude, gpu), units.Quantity(magnitude, gpu)
