@@ -1003,8 +1003,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
                 f"{var.name} has another admissible root: {shown}; the first is shown, give a "
                 "value to choose"
             )
-        snapshot = {n: values[n] for n in reads if n in values}
-        return StepRecord((f,), (var,), {var.name: root}, snapshot, note=note)
+        return StepRecord((f,), (var,), {var.name: root}, _snapshot(values, reads), note=note)
     return _run_joint(block, values)
 
 
@@ -1058,7 +1057,7 @@ def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
                 "shown, give one of these values to choose"
             )
         return StepRecord(
-            block.formulas, block.unknowns, exprs, _snapshot(values, block), note=note
+            block.formulas, block.unknowns, exprs, _snapshot(values, _names_of(block)), note=note
         )
     listed = ", ".join(v.name for v in block.unknowns)
     hint = ""
@@ -1134,7 +1133,7 @@ def _run_cancelled(block: Block, values: dict[str, float]) -> StepRecord:
         block.formulas,
         block.unknowns,
         {var.name: cancel.root},
-        _snapshot(values, block),
+        _snapshot(values, _names_of(block)),
         note=cancel.note,
         cancel=cancel,
     )
@@ -1144,8 +1143,9 @@ def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
     return all(math.isclose(a[k], b[k], rel_tol=1e-12, abs_tol=1e-300) for k in a)
 
 
-def _snapshot(values: Mapping[str, float], block: Block) -> dict[str, float]:
-    return {n: values[n] for n in _names_of(block) if n in values}
+def _snapshot(values: Mapping[str, float], names: Iterable[str]) -> dict[str, float]:
+    """The `values` of `names` that are known (a step's numbers)."""
+    return {n: values[n] for n in names if n in values}
 
 
 @caches.memo(4096, invalidated_by=caches.LIBRARY)
