@@ -45,11 +45,6 @@ def _direct(magnitude: float, unit: PlainUnit) -> pint.Quantity:
     return q
 
 
-def _constructed(magnitude: float, unit: PlainUnit) -> pint.Quantity:
-    """pint's constructor, for a pint whose Quantity `_direct` does not build alike."""
-    return Quantity(magnitude, unit)
-
-
 def _builds_as_pint(build: Callable[[float, PlainUnit], pint.Quantity]) -> bool:
     """Whether `build` makes the object pint's own constructor makes (the same class and
     the same attributes, of the same types), for a float and an int."""
@@ -66,7 +61,7 @@ def _builds_as_pint(build: Callable[[float, PlainUnit], pint.Quantity]) -> bool:
 #: per value). Built directly only where that gives what pint's constructor gives (checked
 #: once, here: a pint that keeps more state falls back to the constructor).
 new_quantity: Callable[[float, PlainUnit], pint.Quantity] = (
-    _direct if _builds_as_pint(_direct) else _constructed
+    _direct if _builds_as_pint(_direct) else Quantity
 )
 
 #: The smallest normal float (about 2.2e-308): a non-zero number below it has lost digits.
