@@ -63,6 +63,13 @@ achievable_hbm_bandwidth = var(
     "measured HBM read bandwidth per accelerator (a large streaming read)",
     symbol="B_{\\mathrm{HBM,ach}}",
 )
+# Measured bus bandwidth of an all-reduce over one node's NVLink (nccl-tests busbw).
+achievable_nvlink_bandwidth = var(
+    "achievable_nvlink_bandwidth",
+    "GB/(s*GPU)",
+    "measured all-reduce bus bandwidth over one node's NVLink per accelerator (nccl-tests busbw)",
+    symbol="B_{\\mathrm{NVL,ach}}",
+)
 # Measured matmul FLOP/s over the datasheet peak.
 matmul_efficiency = var(
     "matmul_efficiency",

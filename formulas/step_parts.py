@@ -73,6 +73,7 @@ from .collectives import (
 from .flops import inference_attention_flop_per_token, train_flop_per_token
 from .inference import forward_flop_per_param_token
 from .memory import grad_bytes_per_param, zero_stage
+from .operators import memory_bound_time, memory_efficiency, selective_recompute
 from .model import (
     batch_size,
     head_dim,
@@ -147,16 +148,6 @@ compute_efficiency = var(
         "measured matmul fraction, or give compute_efficiency"
     ),
 )
-# Share of layers under selective recomputation (the attention scores recomputed).
-selective_recompute = var(
-    "selective_recompute",
-    "",
-    "share of the layers with selective recomputation of the attention scores (0 or 1)",
-    symbol="f_{sel}",
-    bounds=Bounds(0.0, 1.0, lo_inclusive=True),
-    default=0,
-    default_note="no selective recomputation (give 1 for Megatron's --recompute-activations)",
-)
 step_model_flops = var(
     "step_model_flops",
     "FLOP",
@@ -211,6 +202,31 @@ ep_link_bandwidth = var(
     "GB/s",
     "per-direction bandwidth of an expert-parallel all-to-all (the scale-out NIC)",
     symbol="B_{ep}",
+)
+tp_collective_efficiency = var(
+    "tp_collective_efficiency",
+    "",
+    "bus bandwidth the tensor-parallel collectives reach over the link's per-direction rate",
+    symbol="\\eta_{tp}",
+    bounds=Bounds(0.0, 1.0, lo_inclusive=False),
+    default=0.67,
+    default_note=(
+        "2/3 of the NVLink rate: nccl-tests all_reduce_perf on 8 A100-SXM4-80GB over NVLink "
+        "reaches a bus bandwidth of about 200 of 300 GB/s (NVIDIA/nccl-tests issue #149, "
+        "NCCL 2.18, 2023); a record's own achievable_nvlink_bandwidth is used where it has one"
+    ),
+)
+collective_latency = var(
+    "collective_latency",
+    "us",
+    "fixed time of one collective (launch and synchronisation), whatever its size",
+    symbol="\\alpha_{coll}",
+    bounds=NON_NEGATIVE,
+    default=10,
+    default_note=(
+        "10 µs per collective: the time of a small all-reduce on one NVLink node in "
+        "nccl-tests (a few µs of launch and a hop per rank)"
+    ),
 )
 tp_comm_time = var(
     "tp_comm_time",
@@ -424,11 +440,14 @@ formula(
         (tp_allreduces_per_layer + 2 * recomputed_layer_fraction + Min(sp - 1, 1))
         * (n_layers / pp)
         * n_microbatches
-        * 2
-        * (tp - 1)
-        / tp
-        * tp_message_bytes
-        / (cp * tp_link_bandwidth),
+        * (
+            2
+            * (tp - 1)
+            / tp
+            * tp_message_bytes
+            / (cp * tp_link_bandwidth * tp_collective_efficiency)
+            + 2 * Min(tp - 1, 1) * collective_latency
+        ),
     ),
     source=f"{SHOEYBI_2019}; {KORTHIKANTI_2022}, §4.2.2",
     subject=SUBJECT,
@@ -437,7 +456,9 @@ formula(
         "recomputed forward; with sequence parallelism (sp = tp) an all-gather and a "
         "reduce-scatter of the same volume, and in the backward the all-gather of each "
         "block's input once more for the weight gradients (one all-reduce's volume per "
-        "layer). Not overlapped with compute: an upper bound"
+        "layer). Each at the bus bandwidth the collectives reach, with a fixed latency per "
+        "collective (an all-reduce is a reduce-scatter and an all-gather: two). Not "
+        "overlapped with compute: an upper bound"
     ),
 )
 
@@ -446,7 +467,8 @@ formula(
     "Pipeline bubble per step",
     Eq(
         pipeline_bubble_time,
-        pipeline_bubble_fraction * (compute_time + tp_comm_time + cp_comm_time + ep_comm_time),
+        pipeline_bubble_fraction
+        * (compute_time + memory_bound_time + tp_comm_time + cp_comm_time + ep_comm_time),
     ),
     source=f"{NARAYANAN_2021}, §2.2",
     subject=SUBJECT,
@@ -614,7 +636,7 @@ formula(
         optimizer_time,
         params_per_rank
         * optimizer_step_bytes_per_param
-        / ((dp * cp) ** Min(zero_stage, 1) * hbm_bandwidth * gpus_per_rank),
+        / ((dp * cp) ** Min(zero_stage, 1) * hbm_bandwidth * memory_efficiency * gpus_per_rank),
     ),
     source=f"{DEFINITION} (memory-bound); {ZERO_2020} (ZeRO-1 and up shard the state)",
     subject=SUBJECT,
@@ -627,6 +649,7 @@ formula(
     Eq(
         step_time_predicted,
         compute_time
+        + memory_bound_time
         + tp_comm_time
         + pipeline_bubble_time
         + pp_send_time

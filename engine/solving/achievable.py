@@ -28,9 +28,14 @@ MATMUL_KEYS = {
     "fp8": "achievable_flops_fp8",
 }
 BANDWIDTH_KEY = "achievable_hbm_bandwidth"
-ALL_KEYS = ("achievable_flops", "achievable_flops_fp8", BANDWIDTH_KEY)
+ALL_KEYS = (
+    "achievable_flops",
+    "achievable_flops_fp8",
+    BANDWIDTH_KEY,
+    "achievable_nvlink_bandwidth",
+)
 #: marks a given bound from a measured figure (found again by `mark_steps`)
-TAG = "(--achievable)"
+TAG = "(measured)"
 
 
 #: variables defined against the datasheet peak FLOP/s: where a question gives or asks for
@@ -42,8 +47,19 @@ _STEP_MODEL = (
     "step_time_predicted",
     "mfu_predicted",
     "compute_time",
+    "memory_bound_time",
+    "tp_comm_time",
+    "pipeline_bubble_time",
     "step_time_ideal",
     "compute_efficiency",
+)
+#: the step's rates, each a measured figure over its datasheet one where the record holds it:
+#: (efficiency, record key of the measured figure, the datasheet variable); bound for every
+#: question that reads the step, so that its prediction is a forecast by default
+STEP_RATES = (
+    ("compute_efficiency", "achievable_flops", "peak_flops"),
+    ("memory_efficiency", BANDWIDTH_KEY, "hbm_bandwidth"),
+    ("tp_collective_efficiency", "achievable_nvlink_bandwidth", "nvlink_bandwidth"),
 )
 
 
@@ -81,9 +97,9 @@ def achievable_givens(
         current = bound.get(name)
         if key is None or key not in record.values or current is None or current.origin == "given":
             continue
+        if _reads_the_step(targets, bound):
+            continue  # the step keeps the datasheet figures; step_rate_givens binds its rates
         if name == "peak_flops" and _reads_an_mfu(targets, bound):
-            if _reads_the_step(targets, bound) and current.origin != "given":
-                out.update(_compute_efficiency(record, key, current, bound))
             continue
         value = record.values[key]
         var = known[name]
@@ -114,23 +130,37 @@ def _reads_the_step(targets: tuple[str, ...], givens: dict[str, Given]) -> bool:
     return any(n in targets or (n in givens and givens[n].origin == "given") for n in _STEP_MODEL)
 
 
-def _compute_efficiency(record, key: str, peak: Given, bound: dict[str, Given]) -> dict[str, Given]:
-    """`compute_efficiency` = the record's measured matmul FLOP/s over its datasheet peak,
-    where the user gave none."""
-    given = bound.get("compute_efficiency")
-    if given is not None and given.origin == "given":
+def step_rate_givens(
+    gpu: str | None, bound: dict[str, Given], targets: tuple[str, ...]
+) -> dict[str, Given]:
+    """The step's efficiencies (`STEP_RATES`) from `gpu`'s measured figures over its datasheet
+    ones, for a question that reads the step from its parts, with or without `achievable`:
+    a prediction is a forecast by default. A value the user gave wins; a figure the record
+    lacks leaves the efficiency's stated default."""
+    if gpu is None or not _reads_the_step(targets, bound):
         return {}
-    measured = record.values[key]
-    var = variables()["compute_efficiency"]
-    ratio = (measured.quantity / peak.quantity).to("").magnitude
-    note = (
-        f"{record.id}: {key} over the datasheet peak_flops, {format_quantity(measured.quantity)}"
-        f" / {format_quantity(peak.quantity)} {TAG}; {measured.provenance()}"
-    )
-    origin = "assumption" if measured.assumption else "record"
-    return {
-        "compute_efficiency": Given(var, to_quantity(ratio, var), origin, note, record=record.id)
-    }
+    from napkinmath.hardware import get
+
+    record = get(gpu)
+    known = variables()
+    out: dict[str, Given] = {}
+    for name, key, datasheet in STEP_RATES:
+        given, peak = bound.get(name), bound.get(datasheet)
+        if name in targets or (given is not None and given.origin == "given"):
+            continue
+        if key not in record.values or peak is None:
+            continue
+        measured = record.values[key]
+        ratio = (measured.quantity / peak.quantity).to("").magnitude
+        note = (
+            f"{record.id}: {key} over the datasheet {datasheet}, "
+            f"{format_quantity(measured.quantity)} / {format_quantity(peak.quantity)} {TAG}; "
+            f"{measured.provenance()}"
+        )
+        origin = "assumption" if measured.assumption else "record"
+        var = known[name]
+        out[name] = Given(var, to_quantity(ratio, var), origin, note, record=record.id)
+    return out
 
 
 def holders() -> list[str]:
@@ -159,11 +189,7 @@ def mark_steps(result: Result, gpu: str | None, precision: str | None) -> None:
             step.note = f"{step.note}; {said}" if step.note else said
     mfu_question = _reads_an_mfu(result.targets, result.givens)
     if _reads_the_step(result.targets, result.givens):
-        result.notes.append(
-            "--achievable: peak_flops stays the datasheet figure (the predicted MFU and the "
-            "ideal step are against it); the step's matmuls run at compute_efficiency, the "
-            "record's measured matmul FLOP/s over its peak"
-        )
+        return  # the step's rates are the measured ones with or without --achievable
     elif mfu_question:
         result.notes.append(
             "--achievable: peak_flops stays the datasheet figure, because MFU "

@@ -642,6 +642,10 @@ def bind(
         from napkinmath.solving.achievable import achievable_givens
 
         bound.update(achievable_givens(main_record(gpu), bound, precision, targets))
+    if gpu is not None:
+        from napkinmath.solving.achievable import step_rate_givens
+
+        bound.update(step_rate_givens(main_record(gpu), bound, targets))
     bound.update(_defaults_wanted(frozenset(bound), targets))
     for name, (quantity, per_var, error) in pending.items():
         bound[name] = _converted(variable(name), quantity, per_var, bound, error)

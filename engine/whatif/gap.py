@@ -546,7 +546,9 @@ def _evidence(given: Given | None) -> str:
     if given.origin == "assumption":
         return "assumed"
     if given.origin == "record":
-        return "measured" if "(--achievable)" in given.note else "given"
+        from napkinmath.solving.achievable import TAG
+
+        return "measured" if TAG in given.note else "given"
     return "given"
 
 
