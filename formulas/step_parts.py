@@ -73,7 +73,6 @@ from .collectives import (
 from .flops import inference_attention_flop_per_token, train_flop_per_token
 from .inference import forward_flop_per_param_token
 from .memory import grad_bytes_per_param, zero_stage
-from .operators import memory_bound_time, memory_efficiency, selective_recompute
 from .model import (
     batch_size,
     head_dim,
@@ -83,6 +82,7 @@ from .model import (
     seq_len,
 )
 from .moe import expert_params, n_experts, shared_params
+from .operators import memory_bound_time, memory_efficiency, selective_recompute
 from .parallelism import (
     cp,
     dp,

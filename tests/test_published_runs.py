@@ -86,11 +86,14 @@ import napkinmath as nm
 A100_PEAK = 312e12  # FLOP/s, dense BF16/FP16 (A100-SXM-80GB record)
 H100_PEAK = 989.5e12  # FLOP/s, dense BF16 (H100-SXM record)
 A100_ACHIEVABLE = 271.2e12  # A100-SXM-80GB.achievable_flops (Bekman's MAMF table)
+A100_HBM_ACHIEVABLE = 1.80e12  # A100-SXM-80GB.achievable_hbm_bandwidth (a measured read)
+A100_BUSBW = 200e9  # A100-SXM-80GB.achievable_nvlink_bandwidth (nccl-tests all_reduce busbw)
 H100_ACHIEVABLE = 794.5e12  # H100-SXM.achievable_flops
 MEGATRON_VOCAB, MEGATRON_SEQ = 51200, 2048  # Narayanan et al. 2021, §5.1
 
 PARTS = (
     "compute_time",
+    "memory_bound_time",
     "tp_comm_time",
     "pipeline_bubble_time",
     "pp_send_time",
@@ -103,6 +106,7 @@ PARTS = (
 )
 #: the modelled terms of the gap between the ideal step and the predicted one
 MODELLED = (
+    "memory_bound_time",
     "tp_comm_time",
     "pipeline_bubble_time",
     "pp_send_time",
@@ -152,6 +156,8 @@ def megatron_shape(layers: int, hidden: int, heads: int) -> dict:
         n_heads=heads,
         head_dim=hidden // heads,
         n_kv_heads=heads,
+        ffn_size=4 * hidden,
+        mlp_matrices=2,
         params=p,
         params_total=p,
     )
@@ -171,11 +177,17 @@ BLOOM_SHAPE = dict(
     n_heads=112,
     head_dim=128,
     n_kv_heads=112,
+    ffn_size=4 * 14336,
+    mlp_matrices=2,
     params=BLOOM_PARAMS,
     params_total=BLOOM_PARAMS,
 )
-#: the Megatron bound: the unmodelled element-wise work and collective efficiency
-MEGATRON_BOUND = (0.98, 1.65)
+#: predicted / published MFU, the accuracy claimed for each group of rows (docs/published-runs.md):
+#: the step from its operators still runs 10-26% fast on the 2021-22 A100 runs
+KORTHIKANTI_BOUND = (1.10, 1.22)
+MEGATRON_BOUND = (1.20, 1.28)  # Narayanan et al. 2021: b = 1 and v = 1 assumed
+BLOOM_BOUND = (1.30, 1.40)
+OPT_BOUND = (1.35, 1.45)  # loosely pinned: recompute, micro-batch and FLOP count assumed
 
 
 @dataclass(frozen=True)
@@ -188,8 +200,7 @@ class Row:
     published_step: float | None  # s, where the source gives (or implies) the step time
     predicted_mfu: float  # what napkinmath answers (regression, to 0.0001)
     dominant: str  # the largest term of the gap from the ideal step to the published one
-    ratio_bound: tuple[float, float] | None = MEGATRON_BOUND  # predicted / published
-    abs_bound: float | None = None  # |predicted - published|, where ratio_bound is None
+    ratio_bound: tuple[float, float] = MEGATRON_BOUND  # predicted / published
 
 
 def narayanan(size, layers, hidden, t, p, n, batch, tflops, predicted):
@@ -220,7 +231,7 @@ def narayanan(size, layers, hidden, t, p, n, batch, tflops, predicted):
     )
 
 
-def korthikanti(size, t, p, n, batch, micro, v, mode, seconds, predicted):
+def korthikanti(size, t, p, n, batch, micro, v, mode, seconds, predicted, dominant="residual"):
     shape = {"model": "gpt-3-175b"} if size == "175B" else SHAPES[size]
     layers, hidden = {
         "22B": (48, 6144),
@@ -253,7 +264,8 @@ def korthikanti(size, t, p, n, batch, micro, v, mode, seconds, predicted):
         mfu,
         seconds,
         predicted,
-        "residual",
+        dominant,
+        ratio_bound=KORTHIKANTI_BOUND,
     )
 
 
@@ -270,6 +282,9 @@ def llama3(n, cp, dp, seq, mfu, predicted):
         global_batch_tokens="16Mi",
         batch_size=1,
         zero_stage=1,
+        # assumed: FlashAttention keeps the scores on chip (the paper names no attention kernel)
+        score_traffic_forward=0,
+        score_traffic_backward=0,
     )
     return Row(
         f"Llama 3 405B, {n} GPUs, seq {seq}",
@@ -280,26 +295,27 @@ def llama3(n, cp, dp, seq, mfu, predicted):
         None,
         predicted,
         "pipeline_bubble_time",
-        ratio_bound=None if n == 16384 else (0.98, 1.65),
-        abs_bound=0.06 if n == 16384 else None,
+        # v = 1 is pessimistic (Meta tunes an interleaved schedule): the bubble is 15/16 of
+        # the compute at 16 micro-batches, so these rows come out below the published MFU
+        ratio_bound=(0.70, 0.95) if n == 16384 else (0.90, 1.0),
     )
 
 
 ROWS = [
-    narayanan("145.6B", 80, 12288, 8, 8, 1536, 2304, 148, 0.5302),
-    narayanan("530B", 105, 20480, 8, 35, 2520, 2520, 163, 0.5344),
-    narayanan("1T", 128, 25600, 8, 64, 3072, 3072, 163, 0.5418),
-    korthikanti("22B", 8, 1, 8, 4, 4, 1, "selective", 1.10, 0.6409),
-    korthikanti("22B", 8, 1, 8, 4, 4, 1, "full", 1.42, 0.5037),
-    korthikanti("175B", 8, 8, 64, 64, 1, 3, "selective", 13.75, 0.7210),
-    korthikanti("175B", 8, 8, 64, 64, 1, 3, "full", 18.13, 0.5535),
-    korthikanti("530B", 8, 35, 280, 280, 1, 3, "selective", 37.83, 0.7469),
-    korthikanti("530B", 8, 35, 280, 280, 1, 3, "full", 49.05, 0.5709),
-    korthikanti("1T", 8, 64, 512, 512, 1, 1, "selective", 71.49, 0.7147),
-    korthikanti("1T", 8, 64, 512, 512, 1, 1, "full", 94.42, 0.5430),
-    llama3(8192, 1, 64, 8192, 0.43, 0.4682),
-    llama3(16384, 1, 128, 8192, 0.41, 0.3538),
-    llama3(16384, 16, 8, 131072, 0.38, 0.3641),
+    narayanan("145.6B", 80, 12288, 8, 8, 1536, 2304, 148, 0.4410),
+    narayanan("530B", 105, 20480, 8, 35, 2520, 2520, 163, 0.4781),
+    narayanan("1T", 128, 25600, 8, 64, 3072, 3072, 163, 0.4945),
+    korthikanti("22B", 8, 1, 8, 4, 4, 1, "selective", 1.10, 0.4722, "tp_comm_time"),
+    korthikanti("22B", 8, 1, 8, 4, 4, 1, "full", 1.42, 0.3625, "tp_comm_time"),
+    korthikanti("175B", 8, 8, 64, 64, 1, 3, "selective", 13.75, 0.6100),
+    korthikanti("175B", 8, 8, 64, 64, 1, 3, "full", 18.13, 0.4595),
+    korthikanti("530B", 8, 35, 280, 280, 1, 3, "selective", 37.83, 0.6790),
+    korthikanti("530B", 8, 35, 280, 280, 1, 3, "full", 49.05, 0.5112, "recompute"),
+    korthikanti("1T", 8, 64, 512, 512, 1, 1, "selective", 71.49, 0.6603),
+    korthikanti("1T", 8, 64, 512, 512, 1, 1, "full", 94.42, 0.4955, "recompute"),
+    llama3(8192, 1, 64, 8192, 0.43, 0.4113),
+    llama3(16384, 1, 128, 8192, 0.41, 0.3111),
+    llama3(16384, 16, 8, 131072, 0.38, 0.3414),
     Row(
         "BLOOM 176B",
         "bigscience tr11-176B-ml README (iteration 85,376: 104.70 s) and slurm script",
@@ -326,8 +342,9 @@ ROWS = [
         * (1 + 2048 / (6 * 14336) + 250880 / (12 * 70 * 14336))
         / (104.70 * 384 * A100_PEAK),
         104.70,
-        0.5501,
+        0.4903,
         "residual",
+        ratio_bound=BLOOM_BOUND,
     ),
     Row(
         "OPT-175B (loosely pinned)",
@@ -347,9 +364,9 @@ ROWS = [
         ),
         147 / 312,
         None,
-        0.7824,
+        0.6604,
         "residual",
-        ratio_bound=(0.98, 1.75),
+        ratio_bound=OPT_BOUND,
     ),
 ]
 IDS = [row.name for row in ROWS]
@@ -390,12 +407,8 @@ def test_predicted_mfu_against_the_published(row):
         "update the table and docs/published-runs.md"
     )
     ratio = predicted / row.published_mfu
-    if row.ratio_bound is not None:
-        low, high = row.ratio_bound
-        assert low <= ratio <= high, (row.name, predicted, row.published_mfu)
-    else:
-        assert row.abs_bound is not None
-        assert abs(predicted - row.published_mfu) <= row.abs_bound, (row.name, predicted)
+    low, high = row.ratio_bound
+    assert low <= ratio <= high, (row.name, predicted, row.published_mfu)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=IDS)
@@ -412,7 +425,24 @@ def test_no_efficiency_is_fitted_per_row(row):
         H100_ACHIEVABLE / H100_PEAK if row.givens["gpu"] == "H100" else A100_ACHIEVABLE / A100_PEAK
     )
     assert eta == pytest.approx(achievable, rel=1e-9)  # the record's measured matmul fraction
-    fitted = {"compute_efficiency", "dp_overlap_fraction", "tp_link_bandwidth", "dp_link_bandwidth"}
+    a100 = row.givens["gpu"] != "H100"
+    # the A100 record's measured HBM read (1.80 TB/s) and NVLink all-reduce bus bandwidth
+    # (200 GB/s); the H100 record holds neither: the module's stated defaults (0.9, 0.67)
+    for name, value in (
+        ("memory_efficiency", A100_HBM_ACHIEVABLE / 2.039e12 if a100 else 0.9),
+        ("tp_collective_efficiency", 200 / 300 if a100 else 0.67),
+    ):
+        assert r.givens[name].quantity.magnitude == pytest.approx(value, rel=1e-9), name
+        assert r.givens[name].origin == ("record" if a100 else "assumption"), name
+    fitted = {
+        "compute_efficiency",
+        "memory_efficiency",
+        "tp_collective_efficiency",
+        "collective_latency",
+        "dp_overlap_fraction",
+        "tp_link_bandwidth",
+        "dp_link_bandwidth",
+    }
     assert not fitted & set(row.givens)
     for name in ("tp_allreduces_per_layer", "optimizer_step_bytes_per_param", "dataloader_wait"):
         assert r.givens[name].origin == "assumption", name  # the module's stated defaults
@@ -440,6 +470,64 @@ def test_published_mfu_from_the_sources_own_counts():
     assert BLOOM_PARAMS == 176_247_271_424  # the Hugging Face model card's count
 
 
+#: Korthikanti et al. 2022, Table 4: forward + backward of one layer of the 22B model (t 8,
+#: micro-batch 4, sequence 2,048, 8 A100), ms, by recompute and sequence parallelism
+TABLE_4 = {
+    "baseline": ({}, 19.6),
+    "sequence parallelism": ({"sp": 8}, 19.0),
+    "full recompute": ({"recompute": "full"}, 27.2),
+    "selective recompute": ({"recompute": "selective"}, 20.9),
+    "selective + sequence": ({"recompute": "selective", "sp": 8}, 20.3),
+}
+
+
+def table_4_layer(extra: dict) -> float:
+    """One layer's forward and backward in ms: the step's compute, memory-bound and
+    tensor-parallel time of one micro-batch over the 48 layers (p = 1, m = 1; compute_time
+    also holds the output layer's 1.4% of the FLOPs)."""
+    r = nm.solve(
+        ["compute_time", "memory_bound_time", "tp_comm_time"],
+        gpu="A100-SXM-80GB",
+        n_gpus=8,
+        tp=8,
+        pp=1,
+        dp=1,
+        seq_len=2048,
+        global_batch_tokens=4 * 2048,
+        batch_size=4,
+        **SHAPES["22B"],
+        **extra,
+    )
+    return sum(mag(r[k], "s") for k in ("compute_time", "memory_bound_time", "tp_comm_time")) / 48e-3
+
+
+@pytest.mark.parametrize("case", sorted(TABLE_4))
+def test_korthikanti_table_4_per_layer_within_ten_percent(case):
+    extra, measured = TABLE_4[case]
+    assert table_4_layer(extra) == pytest.approx(measured, rel=0.10), case
+
+
+def test_sequence_parallelism_is_faster_per_layer_as_measured():
+    """It splits the residual stream's element-wise work t ways (measured 3% faster)."""
+    assert table_4_layer({"sp": 8}) < table_4_layer({})
+    assert table_4_layer({"recompute": "selective", "sp": 8}) < table_4_layer(
+        {"recompute": "selective"}
+    )
+
+
+def test_korthikanti_table_5_steps():
+    """Each iteration within 18% of the measured one, and short of it (the model still
+    leaves work out); mean |error| stated in docs/published-runs.md (14.4%)."""
+    rows = [row for row in ROWS if row.name.startswith("Megatron ") and row.published_step]
+    assert len(rows) == 8
+    errors = []
+    for row in rows:
+        ratio = mag(solved(row.name)["step_time_predicted"], "s") / row.published_step
+        assert 0.82 <= ratio <= 0.90, (row.name, ratio)
+        errors.append(1 - ratio)
+    assert sum(errors) / len(errors) == pytest.approx(0.144, abs=0.005)
+
+
 def test_korthikanti_175b_selective_by_hand():
     """Every part of one row by plain arithmetic (the gpt-3-175b record, A100 at 271.2/312)."""
     r = solved("Megatron 175B, sequence parallel + selective")
@@ -451,15 +539,22 @@ def test_korthikanti_175b_selective_by_hand():
     recompute = 4 * layers * heads * head * s * tokens  # selective: the scores' forward
     compute = (model + recompute) / (n * A100_PEAK * eta)
     activations = 1 * s * h * 2  # b·s·h in bf16
-    nvlink, nic, hbm = 300e9, 25e9, 2.039e12
-    # 4 all-reduce volumes per layer, and one more: sequence parallelism's backward all-gather
-    tp_time = (4 + 1) * (layers / p) * m * 2 * (t - 1) / t * activations / nvlink
-    bubble = (p - 1) / (v * m) * (compute + tp_time)
+    nic, hbm = 25e9, A100_HBM_ACHIEVABLE
+    # memory-bound operators per layer and micro-batch: the residual stream's 44 B per token
+    # per hidden unit split t ways (sequence parallelism), the GeLU's 10 B per token per MLP
+    # unit (4h/t of them), and 13 + 13 (recomputed) + 19 B per attention score (b·a/t·s²)
+    traffic = s * (h * 44 / t + 4 * h / t * 10) + heads / t * s**2 * (13 * 2 + 19)
+    memory = (layers / p) * m * traffic / hbm
+    # 4 all-reduce volumes per layer, and one more: sequence parallelism's backward all-gather,
+    # each at the measured bus bandwidth, with 10 µs for each of its 2 collectives
+    tp_time = (4 + 1) * (layers / p) * m * (2 * (t - 1) / t * activations / A100_BUSBW + 2e-5)
+    bubble = (p - 1) / (v * m) * (compute + memory + tp_time)
     pp_time = 2 * v * m * activations / (t * nic)
     optimizer = n_params / (t * p) * 28 / hbm
-    step = compute + tp_time + bubble + pp_time + optimizer  # d = 1: no gradient reduction
+    step = compute + memory + tp_time + bubble + pp_time + optimizer  # d = 1: no dp reduction
     hand = dict(
         compute_time=compute,
+        memory_bound_time=memory,
         tp_comm_time=tp_time,
         pipeline_bubble_time=bubble,
         pp_send_time=pp_time,
@@ -470,7 +565,7 @@ def test_korthikanti_175b_selective_by_hand():
         assert mag(r[name], "s") == pytest.approx(value, rel=1e-9), name
     assert mag(r["dp_comm_time"], "s") == 0
     assert mag(r["mfu_predicted"]) == pytest.approx(model / (step * n * A100_PEAK), rel=1e-9)
-    assert step == pytest.approx(9.824, abs=5e-3)  # against 13.75 s measured
+    assert step == pytest.approx(11.61, abs=5e-3)  # against 13.75 s measured (9.824 before)
 
 
 def test_bloom_by_hand():
@@ -485,18 +580,23 @@ def test_bloom_by_hand():
     recompute = (2 * n_params + 4 * layers * h * s) * tokens  # full: the forward once more
     compute = (model + recompute) / (n * A100_PEAK * eta)
     activations = b * s * h * 2
-    nvlink, nic, hbm = 300e9, 50e9 / 8, 2.039e12
-    tp_time = (4 + 2) * (layers / p) * m * 2 * (t - 1) / t * activations / nvlink
-    bubble = (p - 1) / m * (compute + tp_time)
+    nic, hbm = 50e9 / 8, A100_HBM_ACHIEVABLE
+    # full recompute, no sequence parallelism: the residual stream's 44 + 22 B whole on every
+    # rank, the GeLU's 10 + 2·2 B on 4h/t, the scores' 13 + 13 + 19 B on b·a/t·s²
+    traffic = b * s * (h * 66 + 4 * h / t * 14) + b * 112 / t * s**2 * (13 * 2 + 19)
+    memory = (layers / p) * m * traffic / hbm
+    tp_time = (4 + 2) * (layers / p) * m * (2 * (t - 1) / t * activations / A100_BUSBW + 2e-5)
+    bubble = (p - 1) / m * (compute + memory + tp_time)
     pp_time = 2 * m * activations / (t * nic)
     gradients = n_params / (t * p) * 2
     dp_time = 2 * (d - 1) / d * gradients / nic
     window = 3 / 4 * (compute + tp_time) / m  # the last micro-batch's backward (full recompute)
     dp_exposed = max(dp_time, window) - window
     optimizer = n_params / (t * p) * 28 / (d * hbm)  # ZeRO-1: the state split over d
-    step = compute + tp_time + bubble + pp_time + dp_exposed + optimizer
+    step = compute + memory + tp_time + bubble + pp_time + dp_exposed + optimizer
     for name, value in dict(
         compute_time=compute,
+        memory_bound_time=memory,
         tp_comm_time=tp_time,
         pipeline_bubble_time=bubble,
         pp_send_time=pp_time,
@@ -531,7 +631,7 @@ CALCULON = {
         dp=0.0,
         bubble=0.479,
         optimizer=0.022,
-        napkin=9.824,
+        napkin=11.611,
         measured=13.75,
     ),
     "exe-1t-512gpu-t8p64-full": dict(
@@ -545,7 +645,7 @@ CALCULON = {
         dp=0.0,
         bubble=9.868,
         optimizer=0.014,
-        napkin=74.087,
+        napkin=81.196,
         measured=94.42,
     ),
     "exe-1t-3072gpu-t4p64d12-full": dict(
@@ -559,7 +659,7 @@ CALCULON = {
         dp=0.699,
         bubble=65.083,
         optimizer=0.003,
-        napkin=126.770,
+        napkin=135.028,
         measured=None,
     ),
     "exe-175b-1024gpu-t8p8d16-selective": dict(
@@ -573,7 +673,7 @@ CALCULON = {
         dp=0.218,
         bubble=0.597,
         optimizer=0.001,
-        napkin=5.679,
+        napkin=7.685,
         measured=None,
     ),
 }
@@ -620,11 +720,14 @@ def test_side_by_side_with_calculon(name):
     # Calculon's parts add up to its total (the recompute is inside the three compute parts)
     names = ("matmul", "matmul_memory", "other", "tp", "pp", "dp", "bubble", "optimizer")
     assert sum(c[k] for k in names) == pytest.approx(c["total"], abs=3e-3)
-    # napkinmath is the faster of the two on every configuration: it has no element-wise or
-    # memory-bound time (Calculon's "other") and runs collectives at the link rate
-    assert step < c["total"]
-    assert c["matmul_memory"] + c["other"] > 0.035 * c["total"]
+    # napkinmath's memory-bound time is Calculon's element-wise layers without their FLOP time
+    # and without the matmuls' own memory traffic (which the measured matmul rate includes),
+    # and its TP collectives run at the measured 200 GB/s bus bandwidth where Calculon's run
+    # at 65% of 300 with 1.5x the ring's volume: both below Calculon's
+    assert mag(r["memory_bound_time"], "s") < c["matmul_memory"] + c["other"]
     assert mag(r["tp_comm_time"], "s") < c["tp"]
+    # within 15% of Calculon's step on each configuration (13% at most, 1T/512)
+    assert step == pytest.approx(c["total"], rel=0.15)
     # the stage sends reconcile exactly: Calculon runs the NIC at 90% with 20 µs per send,
     # and without the scatter/gather optimisation when TP uses plain all-reduces ('ar')
     sends = (
