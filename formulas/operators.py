@@ -38,13 +38,20 @@ measured matmul rate includes it). Not modelled: the embedding and the loss over
 vocabulary (under 1% of a GPT-3-sized step), kernel launch gaps.
 """
 
+from dataclasses import dataclass
+
+import sympy
+
 from napkinmath.library.declare import NON_NEGATIVE, Bounds, Eq, formula, var
 
 from .accelerator import hbm_bandwidth
 from .activations import recomputed_layer_fraction
 from .architecture import ffn_size, mlp_matrices
 from .collectives import activation_bytes_per_element
-from .model import batch_size, hidden_size, n_heads, n_layers, seq_len
+from .flops import attention_flop_per_pair
+from .inference import forward_flop_per_param_token
+from .memory import params_per_entry
+from .model import batch_size, head_dim, hidden_size, n_heads, n_kv_heads, n_layers, seq_len
 from .parallelism import cp, gpus_per_rank, n_microbatches, pp, sp, tp
 from .sources import KORTHIKANTI_2022
 
@@ -141,37 +148,100 @@ memory_bound_time = var(
     bounds=NON_NEGATIVE,
 )
 
+# --- The operators of one layer -----------------------------------------------------------
+#: passes of an operator that no recompute repeats: forward 1, backward 2 (FLOPs; the bytes
+#: carry their own backward counts); a full recompute repeats the forward of every operator,
+#: a selective one that of the attention scores' operators
+_FULL = recomputed_layer_fraction
+_SCORES = recomputed_layer_fraction + selective_recompute * (1 - recomputed_layer_fraction)
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One operator of a layer: its FLOPs and HBM bytes per micro-batch on one GPU, forward,
+    backward and recompute together, and the roof it runs on ("matmul" or "memory")."""
+
+    name: str
+    roof: str
+    flops: sympy.Expr
+    bytes: sympy.Expr
+    note: str
+
+
+_TOKENS = batch_size * seq_len / cp  # b·s/c tokens of a micro-batch on one GPU
+_PAIRS = batch_size * seq_len**2 / cp  # b·s²/c query-key pairs per attention channel
+_MATMUL = forward_flop_per_param_token * params_per_entry * _TOKENS / tp  # 2 FLOP per weight
+
+
+def _weights(width: sympy.Expr, recompute: sympy.Expr = _FULL) -> sympy.Expr:
+    """A weight matmul of `width` weights: forward, two backward products, and a recompute."""
+    return _MATMUL * width * (3 + recompute)
+
+
+OPERATORS = (
+    Operator(
+        "QKV projection",
+        "matmul",
+        _weights(hidden_size * (n_heads + 2 * n_kv_heads) * head_dim),
+        sympy.Integer(0),
+        "queries, keys and values from the normed input",
+    ),
+    Operator(
+        "attention scores and weighted values",
+        "matmul",
+        attention_flop_per_pair * head_dim * n_heads / tp * _PAIRS * (3 + _SCORES),
+        sympy.Integer(0),
+        "QKᵀ and the product with V, 2 FLOP per pair and channel each",
+    ),
+    Operator(
+        "output projection",
+        "matmul",
+        _weights(n_heads * head_dim * hidden_size),
+        sympy.Integer(0),
+        "the heads back to the hidden width",
+    ),
+    Operator(
+        "MLP",
+        "matmul",
+        _weights(mlp_matrices * hidden_size * ffn_size),
+        sympy.Integer(0),
+        "up (and gate) and down projections",
+    ),
+    Operator(
+        "norms, residual adds, dropout",
+        "memory",
+        sympy.Integer(0),
+        _TOKENS * hidden_size * residual_traffic_bytes * (1 + _FULL / 2) / sp,
+        "two layer norms and two bias-dropout-residual adds on the residual stream",
+    ),
+    Operator(
+        "MLP activation",
+        "memory",
+        sympy.Integer(0),
+        _TOKENS
+        * ffn_size
+        / tp
+        * activation_bytes_per_element
+        * (3 * mlp_matrices - 1 + _FULL * mlp_matrices),
+        "bias-GeLU (or SwiGLU) on the MLP's inner width",
+    ),
+    Operator(
+        "softmax, dropout, scores in HBM",
+        "memory",
+        sympy.Integer(0),
+        _PAIRS
+        * n_heads
+        / tp
+        * (score_traffic_forward * (1 + _SCORES) + score_traffic_backward),
+        "the score matrix written, normalised, dropped out and read (none with FlashAttention)",
+    ),
+)
+
 # --- Formulas ------------------------------------------------------------------------------
 formula(
     "layer_memory_traffic",
     "Memory-bound operators' traffic per layer",
-    Eq(
-        layer_memory_traffic,
-        batch_size
-        * seq_len
-        / cp
-        * (
-            hidden_size * residual_traffic_bytes * (1 + recomputed_layer_fraction / 2) / sp
-            + ffn_size
-            / tp
-            * activation_bytes_per_element
-            * (3 * mlp_matrices - 1 + recomputed_layer_fraction * mlp_matrices)
-        )
-        + batch_size
-        * n_heads
-        / tp
-        * seq_len**2
-        / cp
-        * (
-            score_traffic_forward
-            * (
-                1
-                + recomputed_layer_fraction
-                + selective_recompute * (1 - recomputed_layer_fraction)
-            )
-            + score_traffic_backward
-        ),
-    ),
+    Eq(layer_memory_traffic, sum((op.bytes for op in OPERATORS), sympy.Integer(0))),
     source=f"{KORTHIKANTI_2022}, §4.1; {MEGATRON_KERNELS}",
     subject=SUBJECT,
     note=(

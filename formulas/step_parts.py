@@ -72,14 +72,16 @@ from .collectives import (
 )
 from .flops import inference_attention_flop_per_token, train_flop_per_token
 from .inference import forward_flop_per_param_token
-from .memory import grad_bytes_per_param, zero_stage
+from .memory import grad_bytes_per_param, params_per_entry, zero_stage
 from .model import (
     batch_size,
     head_dim,
+    hidden_size,
     n_kv_heads,
     n_layers,
     params_total,
     seq_len,
+    vocab_size,
 )
 from .moe import expert_params, n_experts, shared_params
 from .operators import memory_bound_time, memory_efficiency, selective_recompute
@@ -97,7 +99,7 @@ from .parallelism import (
 )
 from .sources import CHOWDHERY_2022, DEFINITION, KORTHIKANTI_2022
 from .step_time import backward_fraction, global_batch_tokens, step_time_predicted
-from .training import n_gpus, params
+from .training import flop_per_param_token, n_gpus, params
 
 SUBJECT = "step"
 
@@ -228,6 +230,13 @@ collective_latency = var(
         "nccl-tests (a few µs of launch and a hop per rank)"
     ),
 )
+last_stage_extra_time = var(
+    "last_stage_extra_time",
+    "s",
+    "time per step the last pipeline stage spends on the output layer beyond its balanced share",
+    symbol="t_{out}",
+    bounds=NON_NEGATIVE,
+)
 tp_comm_time = var(
     "tp_comm_time",
     "s",
@@ -315,11 +324,12 @@ optimizer_step_bytes_per_param = var(
     "B/param",
     "HBM bytes the optimizer step reads and writes per parameter it updates",
     symbol="b_{opt}",
-    default=28,
+    default=46,
     default_note=(
-        "mixed-precision Adam reads and writes the fp32 master weight, m and v "
-        "(2 × 12 B), reads the bf16 gradient (2 B) and writes the bf16 weight (2 B), one pass "
-        "of a fused kernel"
+        "Megatron-LM's mixed-precision optimizer step, each pass over fp32 state: the "
+        "gradients' unscale and inf check (read 4 B) and norm for clipping (read 4 B), fused "
+        "Adam (read weight, gradient, m, v: 16 B; write weight, m, v: 12 B), the fp32 weight "
+        "copied to bf16 (read 4, write 2 B) and the gradient buffer zeroed (write 4 B)"
     ),
 )
 optimizer_time = var(
@@ -463,12 +473,41 @@ formula(
 )
 
 formula(
+    "last_stage_extra_time",
+    "Output layer on the last stage",
+    Eq(
+        last_stage_extra_time,
+        (pp - 1)
+        * flop_per_param_token
+        * vocab_size
+        * hidden_size
+        * params_per_entry
+        * global_batch_tokens
+        / (n_gpus * peak_flops * compute_efficiency),
+    ),
+    source=f"{NARAYANAN_2021}, §2.2 (the pipeline runs at its slowest stage's pace)",
+    subject=SUBJECT,
+    note=(
+        "compute_time spreads the output layer's V·h matmul over every stage; the last stage "
+        "does it all, and every micro-batch waits for it: p − 1 more shares. None without "
+        "pipelining"
+    ),
+)
+
+formula(
     "pipeline_bubble_time",
     "Pipeline bubble per step",
     Eq(
         pipeline_bubble_time,
         pipeline_bubble_fraction
-        * (compute_time + memory_bound_time + tp_comm_time + cp_comm_time + ep_comm_time),
+        * (
+            compute_time
+            + memory_bound_time
+            + last_stage_extra_time
+            + tp_comm_time
+            + cp_comm_time
+            + ep_comm_time
+        ),
     ),
     source=f"{NARAYANAN_2021}, §2.2",
     subject=SUBJECT,
@@ -650,6 +689,7 @@ formula(
         step_time_predicted,
         compute_time
         + memory_bound_time
+        + last_stage_extra_time
         + tp_comm_time
         + pipeline_bubble_time
         + pp_send_time

@@ -94,6 +94,7 @@ MEGATRON_VOCAB, MEGATRON_SEQ = 51200, 2048  # Narayanan et al. 2021, §5.1
 PARTS = (
     "compute_time",
     "memory_bound_time",
+    "last_stage_extra_time",
     "tp_comm_time",
     "pipeline_bubble_time",
     "pp_send_time",
@@ -107,6 +108,7 @@ PARTS = (
 #: the modelled terms of the gap between the ideal step and the predicted one
 MODELLED = (
     "memory_bound_time",
+    "last_stage_extra_time",
     "tp_comm_time",
     "pipeline_bubble_time",
     "pp_send_time",
@@ -158,6 +160,7 @@ def megatron_shape(layers: int, hidden: int, heads: int) -> dict:
         n_kv_heads=heads,
         ffn_size=4 * hidden,
         mlp_matrices=2,
+        vocab_size=MEGATRON_VOCAB,
         params=p,
         params_total=p,
     )
@@ -179,6 +182,7 @@ BLOOM_SHAPE = dict(
     n_kv_heads=112,
     ffn_size=4 * 14336,
     mlp_matrices=2,
+    vocab_size=250880,
     params=BLOOM_PARAMS,
     params_total=BLOOM_PARAMS,
 )

@@ -136,6 +136,33 @@ class ConstraintRecord:
         return provided("constraint_line")(self)
 
 
+@dataclass(frozen=True)
+class LayerRow:
+    """One operator of a layer, per micro-batch on one GPU: FLOPs (FLOP), HBM bytes (B), the
+    roof it runs on ("matmul", "memory" or "link") and its time (s)."""
+
+    name: str
+    roof: str
+    flops: float
+    bytes: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class LayerTable:
+    """The step's operators for one layer and micro-batch on one GPU (forward, backward and
+    recompute), and how many of those the step's critical path runs: layers × micro-batches."""
+
+    rows: tuple[LayerRow, ...]
+    layers: float  # layers one GPU holds (n_layers / pp)
+    microbatches: float  # micro-batches per step
+
+    @property
+    def seconds(self) -> float:
+        """One layer and micro-batch: the operators in series."""
+        return sum(row.seconds for row in self.rows)
+
+
 def from_base(base_value: float, var: Variable) -> pint.Quantity:
     """A base-unit float of `var` as a Quantity in the variable's own unit."""
     return new_quantity(base_value / var.base_factor, var.unit)

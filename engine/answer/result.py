@@ -15,7 +15,14 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from napkinmath import arguments
-from napkinmath.answer.data import CheckRecord, ConstraintRecord, Given, StepRecord, display
+from napkinmath.answer.data import (
+    CheckRecord,
+    ConstraintRecord,
+    Given,
+    LayerTable,
+    StepRecord,
+    display,
+)
 from napkinmath.answer.providers import provided
 from napkinmath.answer.roundoff import cancels
 from napkinmath.errors import InputError
@@ -69,6 +76,9 @@ class Result:
         self.units: dict[str, pint.Unit] = {}
         #: significant figures of the numbers shown (the values themselves stay exact)
         self.digits: int = DEFAULT_DIGITS
+        #: for an answer that reads the step from its parts: one layer's operators
+        #: (`napkinmath.solving.layer_table`), or None
+        self.layer_table: LayerTable | None = None
 
     @property
     def warnings(self) -> list[str]:

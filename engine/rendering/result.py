@@ -32,7 +32,14 @@ from napkinmath.text.latex import document as latex_document
 from napkinmath.text.numbers import format_value, is_fraction
 from napkinmath.text.sources import Sources, record_source
 from napkinmath.text.visible import finite_json, json_visible, visible
-from napkinmath.units import Quantity, format_number, format_unit, humanize, ureg
+from napkinmath.units import (
+    Quantity,
+    format_number,
+    format_quantity,
+    format_unit,
+    humanize,
+    ureg,
+)
 
 if TYPE_CHECKING:
     import pint
@@ -281,6 +288,66 @@ def extra_text(r: Result) -> list[str]:
     return lines
 
 
+def layer_table_rows(r: Result, style: str = "text") -> list[tuple[str, str, str, str, str]]:
+    """The per-layer table's cells: operator, roof, FLOPs, HBM bytes, time; then its sum."""
+    table = r.layer_table
+    assert table is not None
+
+    def amount(value: float, unit: str) -> str:
+        if not value:
+            return "–"
+        q = Quantity(value, unit)
+        return format_quantity(humanize(q) if unit != "FLOP" else q.to_compact(), style=style)
+
+    rows = [
+        (
+            row.name,
+            row.roof,
+            amount(row.flops, "FLOP"),
+            amount(row.bytes, "B"),
+            amount(row.seconds, "s"),
+        )
+        for row in table.rows
+    ]
+    return [*rows, ("one layer", "", "", "", amount(table.seconds, "s"))]
+
+
+def layer_table_total(r: Result, style: str = "text") -> str:
+    """The line under the table: one layer × layers × micro-batches, and what the step adds."""
+    table = r.layer_table
+    assert table is not None
+    total = format_quantity(
+        humanize(Quantity(table.seconds * table.layers * table.microbatches, "s")), style=style
+    )
+    return (
+        f"× {format_number(table.layers, style=style)} layers × "
+        f"{format_number(table.microbatches, style=style)} micro-batches = {total} on each GPU; "
+        "the step adds the output layer, the pipeline bubble and sends, the exposed "
+        "data-parallel reduction and the optimizer"
+    )
+
+
+def layer_table_text(r: Result) -> list[str]:
+    """The per-layer table as aligned text, or nothing when the answer has none."""
+    if r.layer_table is None:
+        return []
+    head = ("operator", "roof", "FLOPs", "HBM bytes", "time")
+    cells = [head, *layer_table_rows(r)]
+    widths = [max(len(row[i]) for row in cells) for i in range(5)]
+
+    def line(row: tuple[str, ...]) -> str:
+        left = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
+        right = [row[i].rjust(widths[i]) for i in (2, 3, 4)]
+        return "  " + "  ".join(left + right).rstrip()
+
+    return [
+        "",
+        "Per layer and micro-batch on one GPU (forward, backward and recompute):",
+        *(line(row) for row in cells),
+        f"  {layer_table_total(r)}",
+    ]
+
+
 def unused_text(r: Result) -> str:
     shown = ", ".join(f"{n} = {r._fmt(g.quantity, g.variable)}" for n, g in r.unused.items())
     return f"(given but not needed for this answer: {shown})"
@@ -303,6 +370,7 @@ def text(r: Result) -> str:
             or ["  none needed: every target is a given or a record value"]
         ),
     ]
+    lines += layer_table_text(r)
     lines += extra_text(r)
     if sources:
         lines += ["", "Sources:", *[f"  [{n}] {s}" for n, s in sources.entries()]]
@@ -400,6 +468,14 @@ def to_dict(r: Result) -> dict:
         "notes": r.notes,
         "assumptions": [{"name": n, "text": g.note} for n, g in r.assumptions.items()],
         "unused_givens": sorted(r.unused),
+        "layer_table": None
+        if r.layer_table is None
+        else {
+            "layers": r.layer_table.layers,
+            "microbatches": r.layer_table.microbatches,
+            "seconds_per_layer": r.layer_table.seconds,
+            "operators": [dataclasses.asdict(row) for row in r.layer_table.rows],
+        },
     }
 
 

@@ -17,6 +17,8 @@ from napkinmath.rendering.result import (
     equation_text,
     explicit,
     extra_text,
+    layer_table_rows,
+    layer_table_total,
     origin_text,
     set_aside_text,
     unused_text,
@@ -74,6 +76,11 @@ def markdown(r: Result) -> str:
         notes = [f"ASSUMPTION: {f.note}" for f in step.formulas if f.assumption]
         notes += [step.note] if step.cancel is not None else []
         out += [f"   - *{md(note)}*" for note in notes]
+    if r.layer_table is not None:
+        out += ["", "Per layer and micro-batch on one GPU (forward, backward and recompute):", ""]
+        out += ["| operator | roof | FLOPs | HBM bytes | time |", "|---|---|--:|--:|--:|"]
+        out += [f"| {' | '.join(md(cell) for cell in row)} |" for row in layer_table_rows(r)]
+        out += ["", md(layer_table_total(r))]
     if r.set_aside:
         out += ["", "Set aside (your values replace them):", ""]
         out += [
@@ -196,6 +203,15 @@ def html(r: Result) -> str:
     if r.unused:
         out.append(f'<p class="muted">{markup.esc(unused_text(r))}</p>')
     out += nb.derivation(r, sources, nb.point_values(r))
+    if r.layer_table is not None:
+        out.append(
+            markup.table(
+                ["operator", "roof", "FLOPs", "HBM bytes", "time"],
+                [list(row) for row in layer_table_rows(r)],
+                numeric=(2, 3, 4),
+            )
+        )
+        out.append(f'<p class="muted">{markup.esc(layer_table_total(r))}</p>')
     out += extra_html(r)
     out += markup.sources_list(sources)
     return markup.frame("answer", out)

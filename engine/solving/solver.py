@@ -475,6 +475,10 @@ def _solve(
         from napkinmath.solving.meanings import mark_flop_counts
 
         mark_flop_counts(result)
+    if any(n in _STEP_PARTS for n in names):
+        from napkinmath.solving.layer_table import layer_table
+
+        result.layer_table = layer_table(result)
     result.units = chosen
     return result
 
@@ -650,6 +654,19 @@ def bind(
     for name, (quantity, per_var, error) in pending.items():
         bound[name] = _converted(variable(name), quantity, per_var, bound, error)
     return bound
+
+
+#: targets that read the step's per-layer operators: an answer to one carries their table
+_STEP_PARTS = frozenset(
+    {
+        "step_time_predicted",
+        "mfu_predicted",
+        "compute_time",
+        "memory_bound_time",
+        "layer_memory_traffic",
+        "tp_comm_time",
+    }
+)
 
 
 def _refuse_overlap(gpu: tuple[str, ...], taken: frozenset[str], targets: tuple[str, ...]) -> None:

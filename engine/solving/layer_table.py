@@ -1,0 +1,71 @@
+"""The step's per-layer table: every operator of one layer with its FLOPs, HBM bytes, roof and
+time, for an answer that computes the step from its parts.
+
+    matmul operator:  time = FLOPs / (peak_flops · compute_efficiency · gpus_per_rank)
+    memory operator:  time = bytes / (hbm_bandwidth · memory_efficiency · gpus_per_rank)
+    collectives:      time = tp_comm_time / ((n_layers / pp) · n_microbatches)
+
+The operators and their counts are `napkinmath.formulas.operators.OPERATORS`, the same
+expressions whose sums are the library's formulas (`layer_memory_traffic`; `compute_time`
+counts the same matmul FLOPs with PaLM's formula, plus the output layer), evaluated with the
+answer's own numbers. An answer that lacks one of them (a mixture of experts, a question that
+never reads the step) gets no table.
+"""
+
+from __future__ import annotations
+
+from napkinmath.answer.data import LayerRow, LayerTable
+from napkinmath.answer.result import Result
+
+#: base-unit values of bytes are in bits (units.txt: byte = 8 * bit)
+_BITS_PER_BYTE = 8
+#: the variables whose presence says the answer reads the step's per-layer parts
+_STEP = ("compute_time", "memory_bound_time")
+#: the rates each roof reads
+_RATES = {
+    "matmul": ("peak_flops", "compute_efficiency", "gpus_per_rank"),
+    "memory": ("hbm_bandwidth", "memory_efficiency", "gpus_per_rank"),
+}
+
+
+def _base_values(result: Result) -> dict[str, float]:
+    """Every number of the answer in base units: its steps' values, then its givens."""
+    values: dict[str, float] = {}
+    for step in result.steps:
+        values.update(step.values)
+    for name, given in result.givens.items():
+        if name not in values:
+            var = given.variable
+            values[name] = given.quantity.to(var.unit).magnitude * var.base_factor
+    return values
+
+
+def layer_table(result: Result) -> LayerTable | None:
+    """The answer's operators of one layer and micro-batch on one GPU, or None where the
+    answer does not compute the step's compute and memory-bound time, or lacks a number an
+    operator needs (a mixture of experts' MLP is not one of these operators)."""
+    values = _base_values(result)
+    if not all(name in values for name in _STEP):
+        return None
+    if values.get("n_moe_layers", 0) or "n_experts" in values:
+        return None
+    from napkinmath.formulas.operators import OPERATORS
+
+    rows: list[LayerRow] = []
+    for op in OPERATORS:
+        exprs = (op.flops, op.bytes)
+        names = sorted({s.name for e in exprs for s in e.free_symbols} | set(_RATES[op.roof]))
+        if not all(name in values for name in names):
+            return None
+        flops, size = (float(e.subs({s: values[s.name] for s in e.free_symbols})) for e in exprs)
+        rate = 1.0
+        for name in _RATES[op.roof]:
+            rate *= values[name]
+        seconds = (flops if op.roof == "matmul" else size) / rate
+        rows.append(LayerRow(op.name, op.roof, flops, size / _BITS_PER_BYTE, seconds))
+    layers = values["n_layers"] / values["pp"] if "n_layers" in values and "pp" in values else 0
+    microbatches = values.get("n_microbatches", 0.0)
+    if "tp_comm_time" in values and layers and microbatches:
+        per = values["tp_comm_time"] / (layers * microbatches)
+        rows.append(LayerRow("tensor-parallel collectives", "link", 0.0, 0.0, per))
+    return LayerTable(tuple(rows), layers, microbatches)
