@@ -108,6 +108,19 @@ score_traffic_backward = var(
         "gradient 2 (Megatron's unfused core attention); FlashAttention: give 0"
     ),
 )
+weight_grad_accumulate_bytes = var(
+    "weight_grad_accumulate_bytes",
+    "B/param",
+    "HBM bytes a weight-gradient matmul's epilogue moves per weight, per micro-batch",
+    symbol="c_{wg}",
+    bounds=NON_NEGATIVE,
+    default=8,
+    default_note=(
+        "8 B per weight and micro-batch: the weight gradient accumulated into an fp32 buffer, "
+        "read and written by the matmul's epilogue (Megatron-LM's gradient-accumulation "
+        "fusion, main_grad)"
+    ),
+)
 memory_efficiency = var(
     "memory_efficiency",
     "",
@@ -173,17 +186,33 @@ _PAIRS = batch_size * seq_len**2 / cp  # b·s²/c query-key pairs per attention 
 _MATMUL = forward_flop_per_param_token * params_per_entry * _TOKENS / tp  # 2 FLOP per weight
 
 
-def _weights(width: sympy.Expr, recompute: sympy.Expr = _FULL) -> sympy.Expr:
-    """A weight matmul of `width` weights: forward, two backward products, and a recompute."""
-    return _MATMUL * width * (3 + recompute)
+def _weights(inputs: sympy.Expr, outputs: sympy.Expr) -> sympy.Expr:
+    """FLOPs of a weight matmul from `inputs` to `outputs` features on one rank: forward,
+    the two backward products (input and weight gradients), and a full recompute's forward."""
+    return _MATMUL * inputs * outputs * (3 + _FULL)
 
+
+def _epilogue(inputs: sympy.Expr, outputs: sympy.Expr) -> sympy.Expr:
+    """HBM bytes a weight matmul's epilogues write after their main loops: the forward's
+    output (again in a full recompute), the input gradient, and the weight gradient
+    accumulated in fp32 (read and written)."""
+    return (
+        _TOKENS * activation_bytes_per_element * (outputs * (1 + _FULL) + inputs)
+        + weight_grad_accumulate_bytes * params_per_entry * inputs * outputs
+    )
+
+
+_QKV = (n_heads + 2 * n_kv_heads) * head_dim / tp  # query, key and value features per rank
+_HEADS = n_heads * head_dim / tp  # the attention's output features per rank
+_UP = (mlp_matrices - 1) * ffn_size / tp  # the MLP's up (and gate) features per rank
+_INNER = ffn_size / tp  # the MLP's inner width per rank
 
 OPERATORS = (
     Operator(
         "QKV projection",
         "matmul",
-        _weights(hidden_size * (n_heads + 2 * n_kv_heads) * head_dim),
-        sympy.Integer(0),
+        _weights(hidden_size, _QKV),
+        _epilogue(hidden_size, _QKV),
         "queries, keys and values from the normed input",
     ),
     Operator(
@@ -196,16 +225,23 @@ OPERATORS = (
     Operator(
         "output projection",
         "matmul",
-        _weights(n_heads * head_dim * hidden_size),
-        sympy.Integer(0),
-        "the heads back to the hidden width",
+        _weights(_HEADS, hidden_size),
+        _epilogue(_HEADS, hidden_size),
+        "the heads back to the hidden width (partial sums, reduced across tp)",
     ),
     Operator(
-        "MLP",
+        "MLP up",
         "matmul",
-        _weights(mlp_matrices * hidden_size * ffn_size),
-        sympy.Integer(0),
-        "up (and gate) and down projections",
+        _weights(hidden_size, _UP),
+        _epilogue(hidden_size, _UP),
+        "up (and gate) projection to the inner width",
+    ),
+    Operator(
+        "MLP down",
+        "matmul",
+        _weights(_INNER, hidden_size),
+        _epilogue(_INNER, hidden_size),
+        "down projection back to the hidden width (partial sums, reduced across tp)",
     ),
     Operator(
         "norms, residual adds, dropout",
@@ -229,10 +265,7 @@ OPERATORS = (
         "softmax, dropout, scores in HBM",
         "memory",
         sympy.Integer(0),
-        _PAIRS
-        * n_heads
-        / tp
-        * (score_traffic_forward * (1 + _SCORES) + score_traffic_backward),
+        _PAIRS * n_heads / tp * (score_traffic_forward * (1 + _SCORES) + score_traffic_backward),
         "the score matrix written, normalised, dropped out and read (none with FlashAttention)",
     ),
 )

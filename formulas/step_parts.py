@@ -524,13 +524,22 @@ formula(
         * n_microbatches
         * Min(pp - 1, 1)
         * tp_message_bytes
-        / (cp * tp * pp_link_bandwidth),
+        / cp
+        * (
+            1 / (tp * pp_link_bandwidth)
+            + (tp - 1) / tp / (tp_link_bandwidth * tp_collective_efficiency)
+        ),
     ),
-    source=f"{NARAYANAN_2021}, §4.1 (scatter/gather: each tensor-parallel rank sends 1/t)",
+    source=(
+        f"{NARAYANAN_2021}, §4.1 (scatter/gather: each tensor-parallel rank sends 1/t, and the "
+        "receiving stage all-gathers the tensor over NVLink)"
+    ),
     subject=SUBJECT,
     note=(
-        "one activation forward and one gradient backward per micro-batch and model chunk; "
-        "none without pipelining. Not overlapped: an upper bound"
+        "one activation forward and one gradient backward per micro-batch and model chunk, "
+        "each 1/t per rank over the link between stages and all-gathered across the "
+        "tensor-parallel group on arrival; none without pipelining. Not overlapped: an "
+        "upper bound"
     ),
 )
 

@@ -187,11 +187,12 @@ BLOOM_SHAPE = dict(
     params_total=BLOOM_PARAMS,
 )
 #: predicted / published MFU, the accuracy claimed for each group of rows (docs/published-runs.md):
-#: the step from its operators still runs 10-26% fast on the 2021-22 A100 runs
-KORTHIKANTI_BOUND = (1.10, 1.22)
-MEGATRON_BOUND = (1.20, 1.28)  # Narayanan et al. 2021: b = 1 and v = 1 assumed
-BLOOM_BOUND = (1.30, 1.40)
-OPT_BOUND = (1.35, 1.45)  # loosely pinned: recompute, micro-batch and FLOP count assumed
+#: Korthikanti's measured iterations within 8% (the step still runs a little fast), the other
+#: A100 runs within 15%; OPT and Llama 3 rest on assumptions the sources leave open
+KORTHIKANTI_BOUND = (1.0, 1.09)  # the step within 8% (test_korthikanti_table_5_steps)
+MEGATRON_BOUND = (1.0, 1.15)  # Narayanan et al. 2021: b = 1 and v = 1 assumed
+BLOOM_BOUND = (1.0, 1.17)  # 1.156: just outside 15%, see docs/published-runs.md
+OPT_BOUND = (1.30, 1.40)  # loosely pinned: recompute, micro-batch and FLOP count assumed
 
 
 @dataclass(frozen=True)
@@ -207,7 +208,7 @@ class Row:
     ratio_bound: tuple[float, float] = MEGATRON_BOUND  # predicted / published
 
 
-def narayanan(size, layers, hidden, t, p, n, batch, tflops, predicted):
+def narayanan(size, layers, hidden, t, p, n, batch, tflops, predicted, dominant):
     d = n // (t * p)
     step = megatron_hardware_flops(batch, layers, hidden) / (n * tflops * 1e12)
     mfu = megatron_model_flops(batch, layers, hidden) / (step * n * A100_PEAK)
@@ -231,7 +232,7 @@ def narayanan(size, layers, hidden, t, p, n, batch, tflops, predicted):
         mfu,
         step,
         predicted,
-        "residual",
+        dominant,
     )
 
 
@@ -301,25 +302,25 @@ def llama3(n, cp, dp, seq, mfu, predicted):
         "pipeline_bubble_time",
         # v = 1 is pessimistic (Meta tunes an interleaved schedule): the bubble is 15/16 of
         # the compute at 16 micro-batches, so these rows come out below the published MFU
-        ratio_bound=(0.70, 0.95) if n == 16384 else (0.90, 1.0),
+        ratio_bound=(0.65, 0.90) if n == 16384 else (0.85, 0.90),
     )
 
 
 ROWS = [
-    narayanan("145.6B", 80, 12288, 8, 8, 1536, 2304, 148, 0.4410),
-    narayanan("530B", 105, 20480, 8, 35, 2520, 2520, 163, 0.4781),
-    narayanan("1T", 128, 25600, 8, 64, 3072, 3072, 163, 0.4945),
-    korthikanti("22B", 8, 1, 8, 4, 4, 1, "selective", 1.10, 0.4722, "tp_comm_time"),
-    korthikanti("22B", 8, 1, 8, 4, 4, 1, "full", 1.42, 0.3625, "tp_comm_time"),
-    korthikanti("175B", 8, 8, 64, 64, 1, 3, "selective", 13.75, 0.6100),
-    korthikanti("175B", 8, 8, 64, 64, 1, 3, "full", 18.13, 0.4595),
-    korthikanti("530B", 8, 35, 280, 280, 1, 3, "selective", 37.83, 0.6790),
-    korthikanti("530B", 8, 35, 280, 280, 1, 3, "full", 49.05, 0.5112, "recompute"),
-    korthikanti("1T", 8, 64, 512, 512, 1, 1, "selective", 71.49, 0.6603),
-    korthikanti("1T", 8, 64, 512, 512, 1, 1, "full", 94.42, 0.4955, "recompute"),
-    llama3(8192, 1, 64, 8192, 0.43, 0.4113),
-    llama3(16384, 1, 128, 8192, 0.41, 0.3111),
-    llama3(16384, 16, 8, 131072, 0.38, 0.3414),
+    narayanan("145.6B", 80, 12288, 8, 8, 1536, 2304, 148, 0.4072, "recompute"),
+    narayanan("530B", 105, 20480, 8, 35, 2520, 2520, 163, 0.4293, "recompute"),
+    narayanan("1T", 128, 25600, 8, 64, 3072, 3072, 163, 0.4390, "recompute"),
+    korthikanti("22B", 8, 1, 8, 4, 4, 1, "selective", 1.10, 0.4472, "tp_comm_time"),
+    korthikanti("22B", 8, 1, 8, 4, 4, 1, "full", 1.42, 0.3455, "memory_bound_time"),
+    korthikanti("175B", 8, 8, 64, 64, 1, 3, "selective", 13.75, 0.5512, "memory_bound_time"),
+    korthikanti("175B", 8, 8, 64, 64, 1, 3, "full", 18.13, 0.4237, "recompute"),
+    korthikanti("530B", 8, 35, 280, 280, 1, 3, "selective", 37.83, 0.5855, "memory_bound_time"),
+    korthikanti("530B", 8, 35, 280, 280, 1, 3, "full", 49.05, 0.4552, "recompute"),
+    korthikanti("1T", 8, 64, 512, 512, 1, 1, "selective", 71.49, 0.5665, "pipeline_bubble_time"),
+    korthikanti("1T", 8, 64, 512, 512, 1, 1, "full", 94.42, 0.4398, "recompute"),
+    llama3(8192, 1, 64, 8192, 0.43, 0.3737),
+    llama3(16384, 1, 128, 8192, 0.41, 0.2829),
+    llama3(16384, 16, 8, 131072, 0.38, 0.3249),
     Row(
         "BLOOM 176B",
         "bigscience tr11-176B-ml README (iteration 85,376: 104.70 s) and slurm script",
@@ -346,8 +347,8 @@ ROWS = [
         * (1 + 2048 / (6 * 14336) + 250880 / (12 * 70 * 14336))
         / (104.70 * 384 * A100_PEAK),
         104.70,
-        0.4903,
-        "residual",
+        0.4183,
+        "recompute",
         ratio_bound=BLOOM_BOUND,
     ),
     Row(
@@ -368,7 +369,7 @@ ROWS = [
         ),
         147 / 312,
         None,
-        0.6604,
+        0.6473,
         "residual",
         ratio_bound=OPT_BOUND,
     ),
@@ -502,7 +503,9 @@ def table_4_layer(extra: dict) -> float:
         **SHAPES["22B"],
         **extra,
     )
-    return sum(mag(r[k], "s") for k in ("compute_time", "memory_bound_time", "tp_comm_time")) / 48e-3
+    return (
+        sum(mag(r[k], "s") for k in ("compute_time", "memory_bound_time", "tp_comm_time")) / 48e-3
+    )
 
 
 @pytest.mark.parametrize("case", sorted(TABLE_4))
@@ -520,16 +523,25 @@ def test_sequence_parallelism_is_faster_per_layer_as_measured():
 
 
 def test_korthikanti_table_5_steps():
-    """Each iteration within 18% of the measured one, and short of it (the model still
-    leaves work out); mean |error| stated in docs/published-runs.md (14.4%)."""
+    """Each iteration within 8% of the measured one, and short of it (the model still
+    leaves work out); mean |error| stated in docs/published-runs.md (5.1%)."""
     rows = [row for row in ROWS if row.name.startswith("Megatron ") and row.published_step]
     assert len(rows) == 8
     errors = []
     for row in rows:
         ratio = mag(solved(row.name)["step_time_predicted"], "s") / row.published_step
-        assert 0.82 <= ratio <= 0.90, (row.name, ratio)
+        assert 0.92 <= ratio <= 1.0, (row.name, ratio)
         errors.append(1 - ratio)
-    assert sum(errors) / len(errors) == pytest.approx(0.144, abs=0.005)
+    assert sum(errors) / len(errors) == pytest.approx(0.051, abs=0.003)
+
+
+@pytest.mark.parametrize(
+    "row", [r for r in ROWS if r.name.startswith("Megatron ")], ids=lambda r: r.name
+)
+def test_korthikanti_gap_residual_under_fifteen_percent(row):
+    """What the model leaves unexplained is under 15% of the gap from the ideal step."""
+    items = gap_budget(row)
+    assert abs(items["residual"]) < 0.15 * sum(items.values()), row.name
 
 
 def test_korthikanti_175b_selective_by_hand():
@@ -548,17 +560,26 @@ def test_korthikanti_175b_selective_by_hand():
     # per hidden unit split t ways (sequence parallelism), the GeLU's 10 B per token per MLP
     # unit (4h/t of them), and 13 + 13 (recomputed) + 19 B per attention score (b·a/t·s²)
     traffic = s * (h * 44 / t + 4 * h / t * 10) + heads / t * s**2 * (13 * 2 + 19)
+    # and each weight matmul's epilogues (features in → out per rank): the output and the
+    # input gradient in bf16, the weight gradient read and written in fp32 (8 B per weight)
+    for inputs, outputs in ((h, 3 * h / t), (h / t, h), (h, 4 * h / t), (4 * h / t, h)):
+        traffic += s * 2 * (outputs + inputs) + 8 * inputs * outputs
     memory = (layers / p) * m * traffic / hbm
+    # the last stage's output layer (V·h, 6 FLOP per weight and token) beyond its 1/p share
+    vocab = 50257  # the gpt-3-175b record
+    last = (p - 1) * 6 * vocab * h * tokens / (n * A100_PEAK * eta)
     # 4 all-reduce volumes per layer, and one more: sequence parallelism's backward all-gather,
     # each at the measured bus bandwidth, with 10 µs for each of its 2 collectives
     tp_time = (4 + 1) * (layers / p) * m * (2 * (t - 1) / t * activations / A100_BUSBW + 2e-5)
-    bubble = (p - 1) / (v * m) * (compute + memory + tp_time)
-    pp_time = 2 * v * m * activations / (t * nic)
-    optimizer = n_params / (t * p) * 28 / hbm
-    step = compute + memory + tp_time + bubble + pp_time + optimizer  # d = 1: no dp reduction
+    bubble = (p - 1) / (v * m) * (compute + memory + last + tp_time)
+    # 1/t of each activation and gradient over the NIC, all-gathered over NVLink on arrival
+    pp_time = 2 * v * m * activations * (1 / (t * nic) + (t - 1) / t / A100_BUSBW)
+    optimizer = n_params / (t * p) * 46 / hbm
+    step = compute + memory + last + tp_time + bubble + pp_time + optimizer  # d = 1
     hand = dict(
         compute_time=compute,
         memory_bound_time=memory,
+        last_stage_extra_time=last,
         tp_comm_time=tp_time,
         pipeline_bubble_time=bubble,
         pp_send_time=pp_time,
@@ -569,7 +590,7 @@ def test_korthikanti_175b_selective_by_hand():
         assert mag(r[name], "s") == pytest.approx(value, rel=1e-9), name
     assert mag(r["dp_comm_time"], "s") == 0
     assert mag(r["mfu_predicted"]) == pytest.approx(model / (step * n * A100_PEAK), rel=1e-9)
-    assert step == pytest.approx(11.61, abs=5e-3)  # against 13.75 s measured (9.824 before)
+    assert step == pytest.approx(12.849, abs=5e-3)  # against 13.75 s measured (9.824 before)
 
 
 def test_bloom_by_hand():
@@ -588,19 +609,24 @@ def test_bloom_by_hand():
     # full recompute, no sequence parallelism: the residual stream's 44 + 22 B whole on every
     # rank, the GeLU's 10 + 2·2 B on 4h/t, the scores' 13 + 13 + 19 B on b·a/t·s²
     traffic = b * s * (h * 66 + 4 * h / t * 14) + b * 112 / t * s**2 * (13 * 2 + 19)
+    for inputs, outputs in ((h, 3 * h / t), (h / t, h), (h, 4 * h / t), (4 * h / t, h)):
+        # the forward output twice (recomputed), the input gradient, the fp32 weight gradient
+        traffic += b * s * 2 * (2 * outputs + inputs) + 8 * inputs * outputs
     memory = (layers / p) * m * traffic / hbm
+    last = (p - 1) * 6 * 250880 * h * tokens / (n * A100_PEAK * eta)
     tp_time = (4 + 2) * (layers / p) * m * (2 * (t - 1) / t * activations / A100_BUSBW + 2e-5)
-    bubble = (p - 1) / m * (compute + memory + tp_time)
-    pp_time = 2 * m * activations / (t * nic)
+    bubble = (p - 1) / m * (compute + memory + last + tp_time)
+    pp_time = 2 * m * activations * (1 / (t * nic) + (t - 1) / t / A100_BUSBW)
     gradients = n_params / (t * p) * 2
     dp_time = 2 * (d - 1) / d * gradients / nic
     window = 3 / 4 * (compute + tp_time) / m  # the last micro-batch's backward (full recompute)
     dp_exposed = max(dp_time, window) - window
-    optimizer = n_params / (t * p) * 28 / (d * hbm)  # ZeRO-1: the state split over d
-    step = compute + memory + tp_time + bubble + pp_time + dp_exposed + optimizer
+    optimizer = n_params / (t * p) * 46 / (d * hbm)  # ZeRO-1: the state split over d
+    step = compute + memory + last + tp_time + bubble + pp_time + dp_exposed + optimizer
     for name, value in dict(
         compute_time=compute,
         memory_bound_time=memory,
+        last_stage_extra_time=last,
         tp_comm_time=tp_time,
         pipeline_bubble_time=bubble,
         pp_send_time=pp_time,
@@ -635,7 +661,7 @@ CALCULON = {
         dp=0.0,
         bubble=0.479,
         optimizer=0.022,
-        napkin=11.611,
+        napkin=12.849,
         measured=13.75,
     ),
     "exe-1t-512gpu-t8p64-full": dict(
@@ -649,7 +675,7 @@ CALCULON = {
         dp=0.0,
         bubble=9.868,
         optimizer=0.014,
-        napkin=81.196,
+        napkin=91.473,
         measured=94.42,
     ),
     "exe-1t-3072gpu-t4p64d12-full": dict(
@@ -663,7 +689,7 @@ CALCULON = {
         dp=0.699,
         bubble=65.083,
         optimizer=0.003,
-        napkin=135.028,
+        napkin=145.512,
         measured=None,
     ),
     "exe-175b-1024gpu-t8p8d16-selective": dict(
@@ -677,7 +703,7 @@ CALCULON = {
         dp=0.218,
         bubble=0.597,
         optimizer=0.001,
-        napkin=7.685,
+        napkin=8.678,
         measured=None,
     ),
 }
@@ -724,23 +750,29 @@ def test_side_by_side_with_calculon(name):
     # Calculon's parts add up to its total (the recompute is inside the three compute parts)
     names = ("matmul", "matmul_memory", "other", "tp", "pp", "dp", "bubble", "optimizer")
     assert sum(c[k] for k in names) == pytest.approx(c["total"], abs=3e-3)
-    # napkinmath's memory-bound time is Calculon's element-wise layers without their FLOP time
-    # and without the matmuls' own memory traffic (which the measured matmul rate includes),
-    # and its TP collectives run at the measured 200 GB/s bus bandwidth where Calculon's run
-    # at 65% of 300 with 1.5x the ring's volume: both below Calculon's
+    # napkinmath's memory-bound time is Calculon's element-wise layers without their FLOP time,
+    # and of the matmuls' traffic only what their epilogues write after the main loop; its
+    # TP collectives run at the measured 200 GB/s bus bandwidth where Calculon's run at 65% of
+    # 300 with 1.5x the ring's volume: both below Calculon's
     assert mag(r["memory_bound_time"], "s") < c["matmul_memory"] + c["other"]
     assert mag(r["tp_comm_time"], "s") < c["tp"]
-    # within 15% of Calculon's step on each configuration (13% at most, 1T/512)
+    # within 15% of Calculon's step on each configuration (10% at most, 1T/3,072)
     assert step == pytest.approx(c["total"], rel=0.15)
     # the stage sends reconcile exactly: Calculon runs the NIC at 90% with 20 µs per send,
-    # and without the scatter/gather optimisation when TP uses plain all-reduces ('ar')
+    # and without the scatter/gather optimisation when TP uses plain all-reduces ('ar'); it
+    # leaves out the receiving stage's all-gather over NVLink (Narayanan §4.1), which
+    # napkinmath adds at the NVLink bus bandwidth (A100 measured 200 GB/s, H100 0.67 × 450)
     sends = (
         2
         * exe["pipeline_interleaving"]
         * (exe["batch_size"] // exe["data_par"] // exe["microbatch_size"])
     )
-    gather = exe["tensor_par"] if exe["tensor_par_comm_type"] == "ar" else 1
-    pp = mag(r["pp_send_time"], "s") * gather / 0.9 + sends * 20e-6
+    t = exe["tensor_par"]
+    hidden = 12288 if "175b" in name else 25600
+    busbw = 200e9 if c["system"].startswith("a100") else 450e9 * 0.67
+    gathered = sends * exe["microbatch_size"] * 2048 * hidden * 2 * (t - 1) / t / busbw
+    gather = t if exe["tensor_par_comm_type"] == "ar" else 1
+    pp = (mag(r["pp_send_time"], "s") - gathered) * gather / 0.9 + sends * 20e-6
     assert pp == pytest.approx(c["pp"], rel=0.01)
     # the gradient reduction reconciles where it is not overlapped: Calculon's reduce-scatter
     # and all-gather move S each at 90% (its IB op scalars [1.0, 0]); a ring moves (n-1)/n·S
