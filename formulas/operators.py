@@ -46,14 +46,15 @@ from napkinmath.library.declare import NON_NEGATIVE, Bounds, Eq, formula, var
 
 from .accelerator import hbm_bandwidth
 from .activations import recomputed_layer_fraction
-from .architecture import ffn_size, mlp_matrices
+from .architecture import ffn_size, mlp_matrices, moe_ffn_size
 from .collectives import activation_bytes_per_element
 from .flops import attention_flop_per_pair
 from .inference import forward_flop_per_param_token
 from .memory import params_per_entry
 from .model import batch_size, head_dim, hidden_size, n_heads, n_kv_heads, n_layers, seq_len
+from .moe import experts_per_token
 from .parallelism import cp, gpus_per_rank, n_microbatches, pp, sp, tp
-from .sources import KORTHIKANTI_2022
+from .sources import DEFINITION, KORTHIKANTI_2022
 
 SUBJECT = "step"
 
@@ -61,6 +62,7 @@ MEGATRON_KERNELS = (
     "Megatron-LM (NVIDIA), megatron/model/transformer.py and fused_kernels/: fused layer norm, "
     "bias-GeLU, bias-dropout-add and FusedScaleMaskSoftmax, one kernel per operator"
 )
+GSHARD_ROUTING = "Lepikhin et al. 2020, GShard, arXiv:2006.16668, §2.2 (top-k routing)"
 ROOFLINE = (
     "Williams, Waterman and Patterson 2009, Roofline: An Insightful Visual Performance Model "
     "for Multicore Architectures, CACM 52(4) (a memory-bound kernel: bytes / bandwidth)"
@@ -92,7 +94,9 @@ score_traffic_forward = var(
     default_note=(
         "13 B per attention score in the forward: QKᵀ written 2, softmax read and written 4, "
         "dropout read and written 4 with a 1-byte mask, read by the product with V 2 "
-        "(Megatron's unfused core attention); FlashAttention keeps scores on chip: give 0"
+        "(Megatron's unfused core attention, as attention_score_bytes assumes); "
+        "FlashAttention, the default of today's Megatron-Core and PyTorch, keeps the scores "
+        "on chip: give 0"
     ),
 )
 score_traffic_backward = var(
@@ -144,6 +148,12 @@ selective_recompute = var(
     default=0,
     default_note="no selective recomputation (give 1 for Megatron's --recompute-activations)",
 )
+mlp_active_width = var(
+    "mlp_active_width",
+    "",
+    "inner width of the MLP a token passes through: d_ff, or k experts' widths in an MoE layer",
+    symbol="d_{ff,act}",
+)
 layer_memory_traffic = var(
     "layer_memory_traffic",
     "GB",
@@ -183,7 +193,7 @@ class Operator:
 
 _TOKENS = batch_size * seq_len / cp  # b·s/c tokens of a micro-batch on one GPU
 _PAIRS = batch_size * seq_len**2 / cp  # b·s²/c query-key pairs per attention channel
-_MATMUL = forward_flop_per_param_token * params_per_entry * _TOKENS / tp  # 2 FLOP per weight
+_MATMUL = forward_flop_per_param_token * params_per_entry * _TOKENS  # 2 FLOP per weight
 
 
 def _weights(inputs: sympy.Expr, outputs: sympy.Expr) -> sympy.Expr:
@@ -204,8 +214,8 @@ def _epilogue(inputs: sympy.Expr, outputs: sympy.Expr) -> sympy.Expr:
 
 _QKV = (n_heads + 2 * n_kv_heads) * head_dim / tp  # query, key and value features per rank
 _HEADS = n_heads * head_dim / tp  # the attention's output features per rank
-_UP = (mlp_matrices - 1) * ffn_size / tp  # the MLP's up (and gate) features per rank
-_INNER = ffn_size / tp  # the MLP's inner width per rank
+_UP = (mlp_matrices - 1) * mlp_active_width / tp  # the MLP's up (and gate) features per rank
+_INNER = mlp_active_width / tp  # the MLP's inner width per rank
 
 OPERATORS = (
     Operator(
@@ -255,7 +265,7 @@ OPERATORS = (
         "memory",
         sympy.Integer(0),
         _TOKENS
-        * ffn_size
+        * mlp_active_width
         / tp
         * activation_bytes_per_element
         * (3 * mlp_matrices - 1 + _FULL * mlp_matrices),
@@ -271,6 +281,29 @@ OPERATORS = (
 )
 
 # --- Formulas ------------------------------------------------------------------------------
+formula(
+    "mlp_active_width_dense",
+    "MLP width a token passes through (dense)",
+    Eq(mlp_active_width, ffn_size),
+    source=DEFINITION,
+    subject=SUBJECT,
+    assumption=True,
+    note="a dense MLP in every layer (a mixture of experts: give its expert shapes)",
+)
+
+formula(
+    "mlp_active_width_moe",
+    "MLP width a token passes through (mixture of experts)",
+    Eq(mlp_active_width, experts_per_token * moe_ffn_size),
+    source=GSHARD_ROUTING,
+    subject=SUBJECT,
+    note=(
+        "each token passes through its k routed experts; a shared expert and dense layers "
+        "are left out, and so is the weight-gradient traffic of the experts no token of the "
+        "micro-batch reached"
+    ),
+)
+
 formula(
     "layer_memory_traffic",
     "Memory-bound operators' traffic per layer",

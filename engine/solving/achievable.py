@@ -163,6 +163,23 @@ def step_rate_givens(
     return out
 
 
+def note_step_rates(result: Result) -> None:
+    """Say, for an answer that reads the step, which of its rates are measured figures and
+    that the prediction is a forecast (step_time_ideal is the speed-of-light figure)."""
+    if not _reads_the_step(result.targets, result.givens):
+        return
+    measured = [
+        name for name, _, _ in STEP_RATES if TAG in getattr(result.givens.get(name), "note", "")
+    ]
+    if measured:
+        result.notes.append(
+            "a forecast: the step runs at the record's measured rates ("
+            + ", ".join(measured)
+            + "), with or without --achievable; step_time_ideal is the model FLOPs at the "
+            "datasheet peak"
+        )
+
+
 def holders() -> list[str]:
     """The records that hold at least one measured figure, by id."""
     from napkinmath.hardware import records

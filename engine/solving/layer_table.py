@@ -8,8 +8,7 @@ time, for an answer that computes the step from its parts.
 The operators and their counts are `napkinmath.formulas.operators.OPERATORS`, the same
 expressions whose sums are the library's formulas (`layer_memory_traffic`; `compute_time`
 counts the same matmul FLOPs with PaLM's formula, plus the output layer), evaluated with the
-answer's own numbers. An answer that lacks one of them (a mixture of experts, a question that
-never reads the step) gets no table.
+answer's own numbers. An answer that lacks one of them gets no table.
 """
 
 from __future__ import annotations
@@ -43,11 +42,9 @@ def _base_values(result: Result) -> dict[str, float]:
 def layer_table(result: Result) -> LayerTable | None:
     """The answer's operators of one layer and micro-batch on one GPU, or None where the
     answer does not compute the step's compute and memory-bound time, or lacks a number an
-    operator needs (a mixture of experts' MLP is not one of these operators)."""
+    operator needs."""
     values = _base_values(result)
     if not all(name in values for name in _STEP):
-        return None
-    if values.get("n_moe_layers", 0) or "n_experts" in values:
         return None
     from napkinmath.formulas.operators import OPERATORS
 

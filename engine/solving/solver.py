@@ -476,8 +476,10 @@ def _solve(
 
         mark_flop_counts(result)
     if any(n in _STEP_PARTS for n in names):
+        from napkinmath.solving.achievable import note_step_rates
         from napkinmath.solving.layer_table import layer_table
 
+        note_step_rates(result)
         result.layer_table = layer_table(result)
     result.units = chosen
     return result
