@@ -1,11 +1,12 @@
 """The step's per-layer table: every operator of one layer with its FLOPs, HBM bytes, roof and
 time, for an answer that computes the step from its parts.
 
-    matmul operator:  time = FLOPs / (peak_flops · compute_efficiency · gpus_per_rank)
-    memory operator:  time = bytes / (hbm_bandwidth · memory_efficiency · gpus_per_rank)
+    each operator:    time = FLOPs / (peak_flops · compute_efficiency · gpus_per_rank)
+                           + bytes / (hbm_bandwidth · memory_efficiency · gpus_per_rank)
     collectives:      time = tp_comm_time / ((n_layers / pp) · n_microbatches)
 
-The operators and their counts are `napkinmath.formulas.operators.OPERATORS`, the same
+The operators and their counts are `napkinmath.formulas.operators.OPERATORS` (a matmul's bytes are what its epilogues write
+after the main loop, in series with it), the same
 expressions whose sums are the library's formulas (`layer_memory_traffic`; `compute_time`
 counts the same matmul FLOPs with PaLM's formula, plus the output layer), evaluated with the
 answer's own numbers. An answer that lacks one of them gets no table.
@@ -48,17 +49,20 @@ def layer_table(result: Result) -> LayerTable | None:
         return None
     from napkinmath.formulas.operators import OPERATORS
 
+    rates = sorted({name for names in _RATES.values() for name in names})
+    if not all(name in values for name in rates):
+        return None
+    matmul, memory = (
+        values[a] * values[b] * values[c] for a, b, c in (_RATES["matmul"], _RATES["memory"])
+    )
     rows: list[LayerRow] = []
     for op in OPERATORS:
         exprs = (op.flops, op.bytes)
-        names = sorted({s.name for e in exprs for s in e.free_symbols} | set(_RATES[op.roof]))
-        if not all(name in values for name in names):
+        if not all(s.name in values for e in exprs for s in e.free_symbols):
             return None
         flops, size = (float(e.subs({s: values[s.name] for s in e.free_symbols})) for e in exprs)
-        rate = 1.0
-        for name in _RATES[op.roof]:
-            rate *= values[name]
-        seconds = (flops if op.roof == "matmul" else size) / rate
+        # in series: the main loop on the matmul roof, then its epilogue on the memory roof
+        seconds = flops / matmul + size / memory
         rows.append(LayerRow(op.name, op.roof, flops, size / _BITS_PER_BYTE, seconds))
     layers = values["n_layers"] / values["pp"] if "n_layers" in values and "pp" in values else 0
     microbatches = values.get("n_microbatches", 0.0)
