@@ -5,8 +5,8 @@ time, for an answer that computes the step from its parts.
                            + bytes / (hbm_bandwidth · memory_efficiency · gpus_per_rank)
     collectives:      time = tp_comm_time / ((n_layers / pp) · n_microbatches)
 
-The operators and their counts are `napkinmath.formulas.operators.OPERATORS` (a matmul's bytes are what its epilogues write
-after the main loop, in series with it), the same
+The operators and their counts are `napkinmath.formulas.operators.OPERATORS` (a matmul's
+bytes are what its epilogues write after the main loop, in series with it), the same
 expressions whose sums are the library's formulas (`layer_memory_traffic`; `compute_time`
 counts the same matmul FLOPs with PaLM's formula, plus the output layer), evaluated with the
 answer's own numbers. An answer that lacks one of them gets no table.
