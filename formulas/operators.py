@@ -38,11 +38,12 @@ measured matmul rate includes it). Not modelled: the embedding and the loss over
 vocabulary (under 1% of a GPT-3-sized step), kernel launch gaps.
 """
 
-from dataclasses import dataclass
+from typing import Any
 
 import sympy
 
 from napkinmath.library.declare import NON_NEGATIVE, Bounds, Eq, formula, var
+from napkinmath.library.operators import INPUTS, OPERATORS
 
 from .accelerator import hbm_bandwidth
 from .activations import recomputed_layer_fraction
@@ -171,114 +172,34 @@ memory_bound_time = var(
     bounds=NON_NEGATIVE,
 )
 
-# --- The operators of one layer -----------------------------------------------------------
-#: passes of an operator that no recompute repeats: forward 1, backward 2 (FLOPs; the bytes
-#: carry their own backward counts); a full recompute repeats the forward of every operator,
-#: a selective one that of the attention scores' operators
-_FULL = recomputed_layer_fraction
-_SCORES = recomputed_layer_fraction + selective_recompute * (1 - recomputed_layer_fraction)
-
-
-@dataclass(frozen=True)
-class Operator:
-    """One operator of a layer: its FLOPs and HBM bytes per micro-batch on one GPU, forward,
-    backward and recompute together, and the roof it runs on ("matmul" or "memory")."""
-
-    name: str
-    roof: str
-    flops: sympy.Expr
-    bytes: sympy.Expr
-    note: str
-
-
-_TOKENS = batch_size * seq_len / cp  # b·s/c tokens of a micro-batch on one GPU
-_PAIRS = batch_size * seq_len**2 / cp  # b·s²/c query-key pairs per attention channel
-_MATMUL = forward_flop_per_param_token * params_per_entry * _TOKENS  # 2 FLOP per weight
-
-
-def _weights(inputs: sympy.Expr, outputs: sympy.Expr) -> sympy.Expr:
-    """FLOPs of a weight matmul from `inputs` to `outputs` features on one rank: forward,
-    the two backward products (input and weight gradients), and a full recompute's forward."""
-    return _MATMUL * inputs * outputs * (3 + _FULL)
-
-
-def _epilogue(inputs: sympy.Expr, outputs: sympy.Expr) -> sympy.Expr:
-    """HBM bytes a weight matmul's epilogues write after their main loops: the forward's
-    output (again in a full recompute), the input gradient, and the weight gradient
-    accumulated in fp32 (read and written)."""
-    return (
-        _TOKENS * activation_bytes_per_element * (outputs * (1 + _FULL) + inputs)
-        + weight_grad_accumulate_bytes * params_per_entry * inputs * outputs
+#: the library's symbol of each name in `INPUTS`
+_SYMBOLS: dict[str, Any] = {
+    v.name: v
+    for v in (
+        activation_bytes_per_element,
+        attention_flop_per_pair,
+        batch_size,
+        cp,
+        forward_flop_per_param_token,
+        head_dim,
+        hidden_size,
+        mlp_active_width,
+        mlp_matrices,
+        n_heads,
+        n_kv_heads,
+        params_per_entry,
+        recomputed_layer_fraction,
+        residual_traffic_bytes,
+        score_traffic_backward,
+        score_traffic_forward,
+        selective_recompute,
+        seq_len,
+        sp,
+        tp,
+        weight_grad_accumulate_bytes,
     )
-
-
-_QKV = (n_heads + 2 * n_kv_heads) * head_dim / tp  # query, key and value features per rank
-_HEADS = n_heads * head_dim / tp  # the attention's output features per rank
-_UP = (mlp_matrices - 1) * mlp_active_width / tp  # the MLP's up (and gate) features per rank
-_INNER = mlp_active_width / tp  # the MLP's inner width per rank
-
-OPERATORS = (
-    Operator(
-        "QKV projection",
-        "matmul",
-        _weights(hidden_size, _QKV),
-        _epilogue(hidden_size, _QKV),
-        "queries, keys and values from the normed input",
-    ),
-    Operator(
-        "attention scores and weighted values",
-        "matmul",
-        attention_flop_per_pair * head_dim * n_heads / tp * _PAIRS * (3 + _SCORES),
-        sympy.Integer(0),
-        "QKᵀ and the product with V, 2 FLOP per pair and channel each",
-    ),
-    Operator(
-        "output projection",
-        "matmul",
-        _weights(_HEADS, hidden_size),
-        _epilogue(_HEADS, hidden_size),
-        "the heads back to the hidden width (partial sums, reduced across tp)",
-    ),
-    Operator(
-        "MLP up",
-        "matmul",
-        _weights(hidden_size, _UP),
-        _epilogue(hidden_size, _UP),
-        "up (and gate) projection to the inner width",
-    ),
-    Operator(
-        "MLP down",
-        "matmul",
-        _weights(_INNER, hidden_size),
-        _epilogue(_INNER, hidden_size),
-        "down projection back to the hidden width (partial sums, reduced across tp)",
-    ),
-    Operator(
-        "norms, residual adds, dropout",
-        "memory",
-        sympy.Integer(0),
-        _TOKENS * hidden_size * residual_traffic_bytes * (1 + _FULL / 2) / sp,
-        "two layer norms and two bias-dropout-residual adds on the residual stream",
-    ),
-    Operator(
-        "MLP activation",
-        "memory",
-        sympy.Integer(0),
-        _TOKENS
-        * mlp_active_width
-        / tp
-        * activation_bytes_per_element
-        * (3 * mlp_matrices - 1 + _FULL * mlp_matrices),
-        "bias-GeLU (or SwiGLU) on the MLP's inner width",
-    ),
-    Operator(
-        "softmax, dropout, scores in HBM",
-        "memory",
-        sympy.Integer(0),
-        _PAIRS * n_heads / tp * (score_traffic_forward * (1 + _SCORES) + score_traffic_backward),
-        "the score matrix written, normalised, dropped out and read (none with FlashAttention)",
-    ),
-)
+}
+assert set(_SYMBOLS) == set(INPUTS), "every operator input has its symbol"
 
 # --- Formulas ------------------------------------------------------------------------------
 formula(
@@ -307,7 +228,7 @@ formula(
 formula(
     "layer_memory_traffic",
     "Memory-bound operators' traffic per layer",
-    Eq(layer_memory_traffic, sum((op.bytes for op in OPERATORS), sympy.Integer(0))),
+    Eq(layer_memory_traffic, sum((op.bytes(_SYMBOLS) for op in OPERATORS), sympy.Integer(0))),
     source=f"{KORTHIKANTI_2022}, §4.1; {MEGATRON_KERNELS}",
     subject=SUBJECT,
     note=(

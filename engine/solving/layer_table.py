@@ -5,7 +5,7 @@ time, for an answer that computes the step from its parts.
                            + bytes / (hbm_bandwidth · memory_efficiency · gpus_per_rank)
     collectives:      time = tp_comm_time / ((n_layers / pp) · n_microbatches)
 
-The operators and their counts are `napkinmath.formulas.operators.OPERATORS` (a matmul's
+The operators and their counts are `napkinmath.library.operators.OPERATORS` (a matmul's
 bytes are what its epilogues write after the main loop, in series with it), the same
 expressions whose sums are the library's formulas (`layer_memory_traffic`; `compute_time`
 counts the same matmul FLOPs with PaLM's formula, plus the output layer), evaluated with the
@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from napkinmath.answer.data import LayerRow, LayerTable
 from napkinmath.answer.result import Result
+from napkinmath.library.operators import INPUTS, OPERATORS
 
 #: base-unit values of bytes are in bits (units.txt: byte = 8 * bit)
 _BITS_PER_BYTE = 8
 #: the variables whose presence says the answer reads the step's per-layer parts
 _STEP = ("compute_time", "memory_bound_time")
+#: how many layers and micro-batches the step runs, and its collectives' time
+_COUNTS = ("n_layers", "pp", "n_microbatches", "tp_comm_time")
 #: the rates each roof reads
 _RATES = {
     "matmul": ("peak_flops", "compute_efficiency", "gpus_per_rank"),
@@ -28,13 +31,14 @@ _RATES = {
 }
 
 
-def _base_values(result: Result) -> dict[str, float]:
-    """Every number of the answer in base units: its steps' values, then its givens."""
+def _base_values(result: Result, names: frozenset[str]) -> dict[str, float]:
+    """The answer's numbers in base units: its steps' values, and its givens of `names`."""
     values: dict[str, float] = {}
     for step in result.steps:
         values.update(step.values)
-    for name, given in result.givens.items():
-        if name not in values:
+    for name in names:
+        given = result.givens.get(name)
+        if name not in values and given is not None:
             var = given.variable
             values[name] = given.quantity.to(var.unit).magnitude * var.base_factor
     return values
@@ -44,23 +48,15 @@ def layer_table(result: Result) -> LayerTable | None:
     """The answer's operators of one layer and micro-batch on one GPU, or None where the
     answer does not compute the step's compute and memory-bound time, or lacks a number an
     operator needs."""
-    values = _base_values(result)
-    if not all(name in values for name in _STEP):
+    matmul_rate, memory_rate = _RATES["matmul"], _RATES["memory"]
+    needed = (*_STEP, *INPUTS, *matmul_rate, *memory_rate)
+    values = _base_values(result, frozenset((*needed, *_COUNTS)))
+    if not all(n in values for n in needed):
         return None
-    from napkinmath.formulas.operators import OPERATORS
-
-    rates = sorted({name for names in _RATES.values() for name in names})
-    if not all(name in values for name in rates):
-        return None
-    matmul, memory = (
-        values[a] * values[b] * values[c] for a, b, c in (_RATES["matmul"], _RATES["memory"])
-    )
+    matmul, memory = (values[a] * values[b] * values[c] for a, b, c in (matmul_rate, memory_rate))
     rows: list[LayerRow] = []
     for op in OPERATORS:
-        exprs = (op.flops, op.bytes)
-        if not all(s.name in values for e in exprs for s in e.free_symbols):
-            return None
-        flops, size = (float(e.subs({s: values[s.name] for s in e.free_symbols})) for e in exprs)
+        flops, size = float(op.flops(values)), float(op.bytes(values))
         # in series: the main loop on the matmul roof, then its epilogue on the memory roof
         seconds = flops / matmul + size / memory
         rows.append(LayerRow(op.name, op.roof, flops, size / _BITS_PER_BYTE, seconds))
