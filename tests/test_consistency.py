@@ -1,0 +1,92 @@
+"""One model, consistent answers (issue 43, part 5).
+
+1. A value a record states is the answer whatever else is asked: GPT-3 175B's record states
+   params_total = 175e9 (Brown et al. 2020, Table 2.1), and its shape gives
+   617.6M (embedding, 50,257 × 12,288) + 96 × (604.0M attention + 1.208B MLP) + 2.372M (norms)
+   = 174.566e9, 0.25% lower. Every memory answer reads the stated 175e9, so params_total asked
+   alone, or with params, is 175e9 too, and the answer says what the shape gives.
+
+Hand arithmetic beside each call; decimal units (1 GB = 1e9 B).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import napkinmath as nm
+from napkinmath.hardware import records
+from napkinmath.library.lookup import variables
+from tests.helpers import mag
+
+# GPT-3 175B's shape (hardware/models.toml), by hand
+GPT3_EMBEDDING = 50_257 * 12_288  # one tied matrix: 617.56M
+GPT3_ATTENTION = 2 * 128 * 12_288 * (96 + 96)  # q, o and k, v: 603.98M per layer
+GPT3_MLP = 49_152 * 12_288 * 2  # up and down: 1,207.96M per layer
+GPT3_NORMS = 12_288 * (2 * 96 + 1)  # 2.37M
+GPT3_SHAPE = GPT3_EMBEDDING + 96 * (GPT3_ATTENTION + GPT3_MLP) + GPT3_NORMS  # 174.566e9
+
+
+# --- 1. a record's stated value, whatever else is asked -----------------------------------------
+def test_gpt3_shape_by_hand_is_not_the_stated_count():
+    assert round(GPT3_SHAPE / 1e6) == 174_566  # million parameters
+
+
+@pytest.mark.parametrize("targets", [["params_total"], ["params", "params_total"]])
+def test_params_total_is_the_records_value_whatever_else_is_asked(targets):
+    r = nm.solve(targets, model="gpt-3-175b")
+    assert mag(r["params_total"], "param") == 175e9
+    assert r.givens["params_total"].record == "gpt-3-175b"
+    note = next(n for n in r.notes if n.startswith("params_total is read from the gpt-3-175b"))
+    assert "174.6B param (-0.25%)" in note  # what the shape gives, and how far
+    if "params" in targets:
+        assert mag(r["params"], "param") == 175e9
+
+
+def test_params_total_agrees_on_the_command_line(napkin):
+    _, alone, _ = napkin("solve", "params_total", "--model", "gpt-3-175b")
+    _, both, _ = napkin("solve", "params", "params_total", "--model", "gpt-3-175b")
+    assert alone.startswith("params_total = 175B param\n")
+    assert both.startswith("params = 175B param\nparams_total = 175B param\n")
+    assert "Table 2.1: 175.0B" in alone and "Table 2.1: 175.0B" in both
+    # and the memory answers read the same number: 175e9 × 2 B = 350 GB
+    _, memory, _ = napkin("solve", "weight_memory", "--model", "gpt-3-175b")
+    assert memory.startswith("weight_memory = 350 GB\n")
+
+
+def _stated(kind_is_model: bool) -> list[tuple[str, str]]:
+    return [
+        (rid, key)
+        for rid, r in records().items()
+        if (r.kind == "model") == kind_is_model
+        for key in r.values
+        if key in variables()
+    ]
+
+
+@pytest.mark.parametrize(("record", "key"), _stated(True))
+def test_every_model_records_value_is_its_answer(record, key):
+    """llama-3-70b's 70.6e9 (its shape: 70.55e9), mixtral's 12.9e9 active, Qwen3's 22e9, the
+    Llama 3 405B run's 405e9 parameters and 3.8e25 FLOP (not 6ND's 3.79e25 back-solved from
+    them), MoE n_experts (no root of the shape alone): each the record's, asked alone."""
+    stated = records()[record].values[key].quantity
+    r = nm.solve(key, model=record)
+    assert r.value.to(stated.units).magnitude == pytest.approx(stated.magnitude, rel=1e-12)
+
+
+@pytest.mark.parametrize(("record", "key"), _stated(False))
+def test_every_hardware_records_value_is_its_answer(record, key):
+    """PCIe Gen4 x16 states 31.5 GB/s one way and 64 GB/s both: each asked alone is the
+    stated figure (not 64/2 = 32 nor 2 × 31.5 = 63)."""
+    stated = records()[record].values[key].quantity
+    r = nm.solve(key, gpu=record)
+    assert r.value.to(stated.units).magnitude == pytest.approx(stated.magnitude, rel=1e-12)
+
+
+def test_a_users_shape_still_leads_the_record():
+    # hidden 8,192 in place of 12,288: 50,257·8,192 + 96·(2·128·8,192·192 + 49,152·8,192·2)
+    # + 8,192·193 = 116.35e9; the record's 175e9 would leave the user's value unused
+    hand = 50_257 * 8_192 + 96 * (2 * 128 * 8_192 * 192 + 49_152 * 8_192 * 2) + 8_192 * 193
+    for targets in (["params_total"], ["params", "params_total"]):
+        r = nm.solve(targets, model="gpt-3-175b", hidden_size=8192)
+        assert mag(r["params_total"], "param") == pytest.approx(hand, rel=1e-9)
+        assert "hidden_size" in r.givens and not r.unused
