@@ -5,6 +5,7 @@
     batch_size                       ≤ max_concurrent_sequences      (the batch's KV fits)
     training_memory_per_gpu          ≤ hbm_capacity                  (a training layout fits)
     zero{0,1,2,3}_memory_per_gpu     ≤ hbm_capacity                  (training state per GPU)
+    training_state_memory_per_gpu    ≤ hbm_capacity                  (the same, the stage given)
     microbatches_in_flight · activation_memory{,_flash,_recompute} / pp ≤ hbm_capacity
                                                  (the first pipeline stage's activations)
     utilization                      < 1                             (a queue that drains)
@@ -40,10 +41,12 @@ from .communication import allreduce_exposed_time, allreduce_time
 from .inference import kv_cache_memory, max_concurrent_sequences
 from .memory import (
     training_memory_per_gpu,
+    training_state_memory_per_gpu,
     zero0_memory_per_gpu,
     zero1_memory_per_gpu,
     zero2_memory_per_gpu,
     zero3_memory_per_gpu,
+    zero_stage,
 )
 from .model import batch_size, weight_memory
 from .parallelism import microbatches_in_flight, pipeline_bubble_fraction, pp
@@ -128,6 +131,22 @@ for _stage, _memory in enumerate(
         "shard further (a higher ZeRO stage, more data-parallel ranks, tensor or "
         "pipeline parallelism) or use GPUs with more memory",
     )
+constraint(
+    "training_state_fits_hbm",
+    "Training state per GPU fits in HBM under the layout",
+    training_state_memory_per_gpu,
+    hbm_capacity,
+    per="GPU",
+    source=RAJBHANDARI_2020,
+    subject="memory",
+    # a stated zero_stage brings the check, whatever the question asks
+    touch=(training_state_memory_per_gpu, zero_stage),
+    message="the training state on each GPU (training_state_memory_per_gpu: weights, "
+    "gradients and optimizer state under the layout's tp, pp and ZeRO stage, before "
+    "activations) exceeds its HBM (hbm_capacity): shard "
+    "further (a higher zero_stage, more data-parallel ranks for it to shard over, more tp "
+    "or pp) or use GPUs with more memory",
+)
 constraint(
     "training_memory_fits_hbm",
     "Training memory per GPU fits in HBM",

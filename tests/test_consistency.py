@@ -90,3 +90,81 @@ def test_a_users_shape_still_leads_the_record():
         r = nm.solve(targets, model="gpt-3-175b", hidden_size=8192)
         assert mag(r["params_total"], "param") == pytest.approx(hand, rel=1e-9)
         assert "hidden_size" in r.givens and not r.unused
+
+
+# --- 2. a stated zero_stage brings its memory check ---------------------------------------------
+# 70B under ZeRO-1 over dp = 64, tp = pp = 1: weights 2 B + gradients 2 B whole, optimizer
+# 12 B over 64 ranks: 70e9 × (2 + 2 + 12/64) = 293.125 GB on each 80 GB H100
+BITS = 8  # a constraint's sides are in base units: bits for memory
+ZERO1_QUESTION = {
+    "params": "70B",
+    "tokens": "1T",
+    "n_gpus": 64,
+    "mfu": 0.4,
+    "zero_stage": 1,
+    "dp": 64,
+    "gpu": "H100",
+}
+ZERO1_ARGS = [
+    "solve", "train_time", "training_state_memory", "params=70B", "tokens=1T", "n_gpus=64",
+    "mfu=0.4", "zero_stage=1", "dp=64", "--gpu", "H100",
+]  # fmt: skip
+
+
+def test_a_stated_zero_stage_checks_the_state_per_gpu():
+    r = nm.solve(["train_time", "training_state_memory"], **ZERO1_QUESTION)
+    (c,) = [c for c in r.constraints if c.constraint.name == "training_state_fits_hbm"]
+    assert c.lhs / BITS == pytest.approx(70e9 * (2 + 2 + 12 / 64), rel=1e-12)  # 293.125 GB
+    assert c.rhs / BITS == pytest.approx(80e9) and not c.holds and not r.fits
+    assert "zero_stage" in r.givens and "zero_stage" not in r.unused
+    # the answers themselves are unchanged: 6 · 70e9 · 1e12 / (0.4 · 64 · 989.5e12) s
+    assert mag(r["train_time"], "s") == pytest.approx(6 * 70e9 * 1e12 / (0.4 * 64 * 989.5e12))
+    assert mag(r["training_state_memory"], "TB") == pytest.approx(70e9 * 16 / 1e12)
+
+
+def test_a_stated_zero_stage_fails_strict_naming_memory_capacity_and_fix(napkin):
+    status, out, err = napkin(*ZERO1_ARGS)
+    assert status == 0 and "WARNING: Training state per GPU" in out
+    status, out, err = napkin(*ZERO1_ARGS, "--strict")
+    assert status == 1
+    assert "293.1 GB > 80 GB" in err and "training_state_memory_per_gpu" in err
+    assert "hbm_capacity" in err and "a higher zero_stage" in err and "more tp or pp" in err
+
+
+def test_zero3_over_64_ranks_fits():
+    # 70e9 × 16 B / 64 = 17.5 GB per GPU
+    r = nm.solve(["train_time"], **{**ZERO1_QUESTION, "zero_stage": 3})
+    (c,) = [c for c in r.constraints if c.constraint.name == "training_state_fits_hbm"]
+    assert c.lhs / BITS == pytest.approx(70e9 * 16 / 64) and c.holds and r.fits
+
+
+def test_no_stated_stage_brings_no_layout_check():
+    r = nm.solve("train_time", params="70B", tokens="1T", n_gpus=64, mfu=0.4, gpu="H100")
+    assert not any(c.constraint.name == "training_state_fits_hbm" for c in r.constraints)
+
+
+W70 = {"params": "70B", "tokens": "1T", "mfu": 0.4, "gpu": "H100"}
+
+
+def test_optimize_refuses_a_stated_layout_whose_state_does_not_fit():
+    # ZeRO-0, tp = pp = 1: 70e9 × 16 B = 1.12 TB on every GPU, whatever n_gpus
+    o = nm.optimize(
+        "n_gpus", over={"n_gpus": "whole nodes"}, require=["train_time <= 30 days"],
+        zero_stage=0, tp=1, pp=1, **W70,
+    )  # fmt: skip
+    assert "training_state_fits_hbm" in [c.name for c in o.constraints]
+    assert o.best_candidate is None
+    assert not any("not constrained" in n for n in o.notes)
+
+
+def test_optimize_a_stated_zero1_layout_is_bound_by_its_memory():
+    # tp = 8, ZeRO-1: 70e9 × (4 + 12/dp) / 8 ≤ 80e9 → 35 + 105/dp ≤ 80 → dp ≥ 7/3, so
+    # n_gpus = 8 · dp ≥ 18.67: 3 nodes (dp = 3: 35 + 35 = 70 GB)
+    o = nm.optimize(
+        "n_gpus", over={"n_gpus": "whole nodes"}, require=["train_time <= 3000 days"],
+        zero_stage=1, tp=8, pp=1, **W70,
+    )  # fmt: skip
+    assert o.best_candidate is not None and o.best_candidate.point == {"n_gpus": 24.0}
+    assert o.binding == ["training_state_fits_hbm"]
+    (boundary,) = o.boundaries
+    assert boundary.value == pytest.approx(8 * 7 / 3, rel=1e-9)
