@@ -11,6 +11,8 @@ Hand arithmetic beside each call; decimal units (1 GB = 1e9 B).
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import napkinmath as nm
@@ -168,3 +170,73 @@ def test_optimize_a_stated_zero1_layout_is_bound_by_its_memory():
     assert o.binding == ["training_state_fits_hbm"]
     (boundary,) = o.boundaries
     assert boundary.value == pytest.approx(8 * 7 / 3, rel=1e-9)
+
+
+# --- 3. pipeline stages and layers ---------------------------------------------------------------
+# GPT-3 175B: 96 layers. The question, its world size made consistent (8 · 128 · 1)
+PP_QUESTION = {
+    "model": "gpt-3-175b",
+    "gpu": "A100",
+    "tp": 8,
+    "dp": 1,
+    "seq_len": 2048,
+    "global_batch_tokens": 131072,
+    "batch_size": 1,
+}
+
+
+def _pp_args(**layout: int) -> list[str]:
+    return [
+        "solve", "step_time_predicted", "--model", "gpt-3-175b", "--gpu", "A100", "tp=8",
+        "dp=1", "seq_len=2048", "global_batch_tokens=131072", "batch_size=1",
+        *(f"{k}={v}" for k, v in layout.items()),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("n_gpus", [1024, 64])  # 8 · 128 · 1; and the issue's own 64
+def test_more_stages_than_layers_is_refused(n_gpus):
+    with pytest.raises(nm.InputError) as caught:
+        nm.solve("step_time_predicted", n_gpus=n_gpus, pp=128, **PP_QUESTION)
+    text = str(caught.value)
+    assert "pp = 128 > n_layers = 96" in text and "at most n_layers" in text
+    assert "lower pp to a divisor of n_layers" in text
+
+
+def test_more_stages_than_layers_is_refused_on_the_command_line(napkin):
+    status, out, err = napkin(*_pp_args(n_gpus=64, pp=128))
+    assert status != 0 and out == ""
+    assert "pp = 128 > n_layers = 96" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("pp", "v", "whole"),
+    [
+        (8, 1, True),  # 96 / 8 = 12 layers a stage
+        (8, 4, True),  # 96 / 32 = 3 a chunk
+        (10, 1, False),  # 96 / 10 = 9.6: uneven stages, flagged (Megatron runs them)
+        (8, 5, False),  # 96 / 40 = 2.4 a chunk
+        (96, 1, True),  # a layer a stage: the most there can be
+    ],
+)
+def test_stages_that_do_not_divide_the_layers_are_flagged(pp, v, whole):
+    r = nm.solve(
+        "step_time_predicted",
+        n_gpus=8 * pp,
+        pp=pp,
+        virtual_pipeline_stages=v,
+        **PP_QUESTION,
+    )
+    (c,) = [c for c in r.constraints if c.constraint.name == "pipeline_chunks_whole"]
+    assert c.rhs == pytest.approx(96 / (pp * v)) and c.lhs == math.ceil(96 / (pp * v))
+    assert c.holds is whole
+    assert any(
+        c.constraint.name == "pipeline_stages_have_layers" and c.holds for c in r.constraints
+    )
+    if not whole:
+        (warning,) = [w for w in r.warnings if "Layers split evenly" in w]
+        assert "flagged, not refused" in warning and "pp · virtual_pipeline_stages" in warning
+
+
+def test_uneven_stages_fail_strict(napkin):
+    status, _, err = napkin(*_pp_args(n_gpus=80, pp=10), "--strict")
+    assert status == 1 and "10 > 9.6" in err

@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any, overload
 import pint
 
 from napkinmath import arguments, caches
-from napkinmath.answer.data import CheckRecord, Given, Root, StepRecord, display, from_base
+from napkinmath.answer.data import (
+    CheckRecord,
+    ConstraintRecord,
+    Given,
+    Root,
+    StepRecord,
+    display,
+    from_base,
+)
 from napkinmath.answer.result import Result
 from napkinmath.answer.roundoff import ROUNDOFF_NOTE, cancels
 from napkinmath.errors import (
@@ -62,7 +70,7 @@ from napkinmath.text.values import (
     read_given,
     to_quantity,
 )
-from napkinmath.units import Quantity, format_quantity, format_unit
+from napkinmath.units import Quantity, format_number, format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
 
 if TYPE_CHECKING:
@@ -960,6 +968,9 @@ def solve_bound(
     inputs.update(extra_inputs)
     more = beyond(plan, values, bound, lambda g: g.base, _run_block, _run_check, user, knowns)
     checks += more.checks
+    refused = [c for c in more.constraints if c.constraint.refuse and not c.holds]
+    if refused:  # a layout that cannot exist, before any disagreement it causes
+        raise _refusal(refused[0], {**values, **{n: g.base for n, g in more.inputs.items()}})
     for check in checks:
         check.tolerance = tolerance
     failed = [c for c in checks if not c.agrees]
@@ -983,6 +994,28 @@ def solve_bound(
     result.feasibility = (more.wanted, tuple(more.blocks))
     result.notes = more.notes
     return result
+
+
+def _refusal(c: ConstraintRecord, values: Mapping[str, float]) -> InputError:
+    """The InputError of a broken layout rule (`Constraint.refuse`): each side that is one
+    variable named with its value, then what the rule expects and the fix."""
+    constraint = c.constraint
+    sides = []
+    for tree, base in zip(constraint.trees, (c.lhs, c.rhs), strict=True):
+        if tree[0] == "s" and tree[1] in variables():
+            var = variables()[tree[1]]
+            sides.append(
+                f"{var.name} = {format_value(display(values.get(var.name, base), var), var)}"
+            )
+        else:
+            sides.append(format_number(base))
+    first = constraint.trees[0][1] if constraint.trees[0][0] == "s" else constraint.name
+    sign = "≥" if constraint.strict else ">"
+    return InputError(
+        f"refused: {sides[0]} {sign} {sides[1]} breaks the rule '{constraint.title}': "
+        f"{constraint.message}",
+        str(first),
+    )
 
 
 class _BaseValues(dict):

@@ -43,7 +43,7 @@ from napkinmath.solving.solver import (
 )
 from napkinmath.whatif import requirements as req
 from napkinmath.whatif.domains import COUNTS, Context, Domain, domain
-from napkinmath.whatif.optimum import Optimum
+from napkinmath.whatif.optimum import ADVISORY, Optimum
 from napkinmath.whatif.ranged import base_inputs
 from napkinmath.whatif.sweep import record_list
 from napkinmath.whatif.vectorize import VectorChain
@@ -563,6 +563,7 @@ class _Search:
     def _constraint_names(self, groups: list[_Group]) -> tuple[str, ...]:
         order = list(library_constraints())
         found = {c.name for g in groups for c in g.chain.constraints}  # type: ignore[union-attr]
+        found -= ADVISORY
         for keeper, dropped in SUPERSEDED.items():
             if keeper in found:
                 found -= set(dropped)
