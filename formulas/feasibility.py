@@ -5,6 +5,7 @@
     batch_size                       ≤ max_concurrent_sequences      (the batch's KV fits)
     training_memory_per_gpu          ≤ hbm_capacity                  (a training layout fits)
     zero{0,1,2,3}_memory_per_gpu     ≤ hbm_capacity                  (training state per GPU)
+    training_state_memory_per_gpu    ≤ hbm_capacity                  (the same, the stage given)
     microbatches_in_flight · activation_memory{,_flash,_recompute} / pp ≤ hbm_capacity
                                                  (the first pipeline stage's activations)
     utilization                      < 1                             (a queue that drains)
@@ -13,6 +14,8 @@
     allreduce_time                   ≤ backward_time                 (gradient sync hides)
     pipeline_bubble_fraction         ≤ 1/4                           (assumed threshold)
     torus_axes                       ≤ torus_dims                    (axes the torus has)
+    pp                               ≤ n_layers                      (refused: a stage per layer)
+    ⌈n_layers / (pp · v)⌉            ≤ n_layers / (pp · v)           (chunks of whole layers)
 
 Memory constraints are per GPU: activation_memory is already per GPU (each tensor-parallel
 rank's share of one micro-batch through all n_layers), and under 1F1B the first pipeline stage
@@ -20,12 +23,13 @@ holds microbatches_in_flight = pp micro-batches of n_layers/pp layers, the whole
 (Korthikanti et al. 2022, §4.2.3), not a pp-th.
 
 An answer shows each constraint its values touch as holds or violated, with the margin; a
-violation is a warning (and exit status 1 with `napkin solve --strict`).
+violation is a warning (and exit status 1 with `napkin solve --strict`), but for a rule a
+layout must meet to exist at all (pp ≤ n_layers), which refuses the question.
 """
 
 from sympy import Rational
 
-from napkinmath.library.declare import constraint
+from napkinmath.library.declare import ceiling, constraint
 
 from .accelerator import hbm_capacity, hbm_usable_fraction
 from .activations import activation_memory, activation_memory_flash, activation_memory_recompute
@@ -40,13 +44,20 @@ from .communication import allreduce_exposed_time, allreduce_time
 from .inference import kv_cache_memory, max_concurrent_sequences
 from .memory import (
     training_memory_per_gpu,
+    training_state_memory_per_gpu,
     zero0_memory_per_gpu,
     zero1_memory_per_gpu,
     zero2_memory_per_gpu,
     zero3_memory_per_gpu,
+    zero_stage,
 )
-from .model import batch_size, weight_memory
-from .parallelism import microbatches_in_flight, pipeline_bubble_fraction, pp
+from .model import batch_size, n_layers, weight_memory
+from .parallelism import (
+    microbatches_in_flight,
+    pipeline_bubble_fraction,
+    pp,
+    virtual_pipeline_stages,
+)
 from .serving import time_in_queue, utilization
 from .step_time import backward_time
 from .storage import (
@@ -128,6 +139,22 @@ for _stage, _memory in enumerate(
         "shard further (a higher ZeRO stage, more data-parallel ranks, tensor or "
         "pipeline parallelism) or use GPUs with more memory",
     )
+constraint(
+    "training_state_fits_hbm",
+    "Training state per GPU fits in HBM under the layout",
+    training_state_memory_per_gpu,
+    hbm_capacity,
+    per="GPU",
+    source=RAJBHANDARI_2020,
+    subject="memory",
+    # a stated zero_stage brings the check, whatever the question asks
+    touch=(training_state_memory_per_gpu, zero_stage),
+    message="the training state on each GPU (training_state_memory_per_gpu: weights, "
+    "gradients and optimizer state under the layout's tp, pp and ZeRO stage, before "
+    "activations) exceeds its HBM (hbm_capacity): shard "
+    "further (a higher zero_stage, more data-parallel ranks for it to shard over, more tp "
+    "or pp) or use GPUs with more memory",
+)
 constraint(
     "training_memory_fits_hbm",
     "Training memory per GPU fits in HBM",
@@ -218,6 +245,43 @@ constraint(
     subject="parallelism",
     message="the pipeline idles for more than a quarter of the compute time: use more "
     "micro-batches per step or interleaved stages (virtual_pipeline_stages)",
+)
+MEGATRON_LAYERS = (
+    "Megatron-LM, megatron/core/transformer/transformer_config.py and "
+    "megatron/core/transformer/transformer_block.py (num_layers divisible by "
+    "pipeline_model_parallel_size, and the layers of a stage by "
+    "virtual_pipeline_model_parallel_size, unless --decoder-first-pipeline-num-layers / "
+    "--decoder-last-pipeline-num-layers make the first and last stages uneven)"
+)
+constraint(
+    "pipeline_stages_have_layers",
+    "Every pipeline stage holds at least one layer",
+    pp,
+    n_layers,
+    source=MEGATRON_LAYERS,
+    subject="parallelism",
+    touch=(pp, virtual_pipeline_stages),
+    refuse=True,
+    message="pp, the pipeline stages, must be at most n_layers, the transformer layers: a "
+    "stage without a layer does not exist (refused, whatever the schedule); lower pp to a "
+    "divisor of n_layers and give the GPUs to tp or dp",
+)
+constraint(
+    "pipeline_chunks_whole",
+    "Layers split evenly over the pipeline's model chunks",
+    # ⌈L / (p·v)⌉ ≤ L / (p·v) exactly when p·v divides L
+    ceiling(n_layers / (pp * virtual_pipeline_stages)),
+    n_layers / (pp * virtual_pipeline_stages),
+    source=MEGATRON_LAYERS,
+    subject="parallelism",
+    touch=(pp, virtual_pipeline_stages),
+    message="the layers per model chunk, n_layers / (pp · virtual_pipeline_stages), are not "
+    "whole (shown rounded up, then exact), so the stages (or their interleaved chunks) hold "
+    "unequal layers: flagged, not refused, as Megatron-LM runs "
+    "uneven first and last stages (--decoder-first-pipeline-num-layers, "
+    "--decoder-last-pipeline-num-layers) though it refuses an uneven interleaved split; "
+    "napkinmath prices n_layers / pp layers per stage, an average, so the busiest stage is "
+    "slower and fuller than shown: pick pp · virtual_pipeline_stages dividing n_layers",
 )
 constraint(
     "torus_axes_exist",

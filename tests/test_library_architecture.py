@@ -23,6 +23,14 @@ def record(record_id, key):
     return get(record_id).values[key].quantity.magnitude
 
 
+def shape(record_id):
+    """The record's values but its stated counts (params, params_total), as the user's: the
+    count the shape formulas give (asked with the record, a target it states is its stated
+    value, and the answer's note gives this count beside it)."""
+    values = get(record_id).values
+    return {k: v.quantity for k, v in values.items() if k not in ("params", "params_total")}
+
+
 # --- the pieces, by hand ------------------------------------------------------------------
 def test_llama_3_8b_pieces_from_its_config():
     # config.json: V = 128,256, h = 4,096, L = 32, 32 heads, 8 KV heads, head_dim 128,
@@ -49,20 +57,28 @@ def test_llama_3_8b_pieces_from_its_config():
     ],
 )
 def test_dense_llama_counts_from_the_record_alone(model, exact, published):
-    r = nm.solve("params_total", model=model)
+    r = nm.solve("params_total", **shape(model))
     assert in_params(r.value) == exact
     assert in_params(r.value) == pytest.approx(published, rel=0.01)
     names = [f.name for step in r.steps for f in step.formulas]
     assert "dense_params_from_config" in names and "dense_params_total" not in names
+    # with the record, the answer is its stated count, as every memory answer reads it
+    stated = nm.solve("params_total", model=model)
+    assert in_params(stated.value) == published == record(model, "params_total")
+    assert any("Dense decoder parameters from its config" in n for n in stated.notes)
 
 
 def test_gpt3_from_its_shapes_is_within_a_percent_of_175b():
     # tied V x h = 50,257 x 12,288 = 617,558,016; per layer 4h^2 + 2 x h x 4h = 12h^2 =
     # 1,811,939,328, x 96 = 173,946,175,488; norms 193 x 12,288 = 2,371,584
     # total 174,566,105,088 (biases and the 2,048 x 12,288 position embeddings left out)
-    r = nm.solve("params_total", model="gpt-3-175b")
+    r = nm.solve("params_total", **shape("gpt-3-175b"))
     assert in_params(r.value) == 617_558_016 + 173_946_175_488 + 2_371_584
     assert in_params(r.value) == pytest.approx(175e9, rel=0.01)  # Table 2.1: 175.0B
+    # asked with the record: Table 2.1's 175.0B, the shape's count in the note (-0.25%)
+    stated = nm.solve("params_total", model="gpt-3-175b")
+    assert in_params(stated.value) == 175e9
+    assert any("174.6B param (-0.25%)" in n for n in stated.notes)
 
 
 def test_tied_embeddings_count_the_vocabulary_once():
@@ -105,7 +121,7 @@ def test_mixtral_total_and_active_from_the_expert_shapes():
     # shared: 2 x 32,000 x 4,096 + 32 x 41,943,040 + 65 x 4,096 + router 32 x 8 x 4,096
     #       = 262,144,000 + 1,342,177,280 + 266,240 + 1,048,576 = 1,605,636,096
     # total = shared + 8 E = 46,702,792,704; active = shared + 2 E = 12,879,925,248
-    r = nm.solve(["params_total", "params"], model="mixtral-8x7b")
+    r = nm.solve(["params_total", "params"], **shape("mixtral-8x7b"))
     assert in_params(r["params_total"]) == 46_702_792_704
     assert in_params(r["params"]) == 12_879_925_248
     assert in_params(r["params_total"]) == pytest.approx(46.7e9, rel=0.01)  # Mistral: 46.7B
@@ -121,7 +137,7 @@ def test_qwen3_235b_total_and_active_from_the_expert_shapes():
     #         + router 94 x 128 x 4,096 = 1,244,659,712 + 6,702,497,792 + 774,144 + 49,283,072
     #       = 7,997,214,720
     # total = shared + 128 E = 235,093,610,496; active = shared + 8 E = 22,190,739,456
-    r = nm.solve(["params_total", "params"], model="qwen3-235b-a22b")
+    r = nm.solve(["params_total", "params"], **shape("qwen3-235b-a22b"))
     assert in_params(r["params_total"]) == 235_093_610_496
     assert in_params(r["params"]) == 22_190_739_456
     assert in_params(r["params_total"]) == pytest.approx(235e9, rel=0.01)  # model card: 235B
@@ -130,9 +146,14 @@ def test_qwen3_235b_total_and_active_from_the_expert_shapes():
 
 def test_one_moe_count_alone_comes_from_the_shapes_too():
     # the sums run forward only, so the rounded published 12.9e9 is never solved back into
-    # the shared part: the total asked alone is the exact 46,702,792,704
-    r = nm.solve("params_total", model="mixtral-8x7b")
+    # the shared part: the total asked alone from the shapes is the exact 46,702,792,704
+    r = nm.solve("params_total", **shape("mixtral-8x7b"))
     assert in_params(r.value) == 46_702_792_704
+    # with the record, alone or in a pair, its stated 46.7e9 and 12.9e9 (what memory reads)
+    for targets in (["params_total"], ["params_total", "params"]):
+        stated = nm.solve(targets, model="mixtral-8x7b")
+        assert in_params(stated["params_total"]) == 46.7e9
+    assert in_params(stated["params"]) == 12.9e9
 
 
 def test_the_deepseek_total_is_not_counted_from_its_shapes():

@@ -420,10 +420,14 @@ class Constraint(_Expressions):
         variables: tuple[Variable, ...] = (),
         per: str = "",
         touch: tuple[str, ...] = (),
+        refuse: bool = False,
     ) -> None:
         self.name = name
         self.title = title
         self.strict = strict
+        #: a rule a layout must meet to exist at all (pp ≤ n_layers): a solve that breaks it
+        #: is refused with an InputError, not answered with a warning
+        self.refuse = refuse
         self.source = source
         self.subject = subject
         #: what a violation means and how to fix it
@@ -472,13 +476,15 @@ def constraint(
     strict: bool = False,
     per: str = "",
     touch: tuple[sympy.Symbol, ...] = (),
+    refuse: bool = False,
 ) -> Constraint:
     """Declare a feasibility constraint ``lhs <= rhs`` (``<`` when `strict`).
 
     `message` says what a violation means and what to change; `source` cites why it holds;
     `per` is a unit the right side is taken for (``per="GPU"``: one accelerator's worth);
     `touch` lists the variables whose presence in an answer makes the constraint relevant
-    (default: those of the left side).
+    (default: those of the left side); `refuse` makes it a rule whose violation refuses the
+    question (a layout that cannot exist) rather than a warning.
     """
     import sympy
 
@@ -507,6 +513,7 @@ def constraint(
         tuple(VARIABLES_BY_SYMBOL[s] for s in symbols),
         per,
         touched,
+        refuse,
     )
     CONSTRAINTS[name] = declared
     return declared

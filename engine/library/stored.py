@@ -19,7 +19,7 @@ from typing import Any
 from napkinmath.library import declare
 
 #: bump when a row's layout changes
-FORMAT = "2"
+FORMAT = "3"
 
 
 def declared() -> dict | None:
@@ -91,6 +91,7 @@ def _constraint(c: declare.Constraint) -> list:
         [v.name for v in c.variables],
         c.per,
         list(c.touch),
+        c.refuse,
         *c.trees,
         *map(exprprint.to_json, c.layouts),
     ]
@@ -179,7 +180,7 @@ def _read_formula(row: list, variables: dict[str, declare.Variable]) -> declare.
 
 
 def _read_constraint(row: list, variables: dict[str, declare.Variable]) -> declare.Constraint:
-    name, title, strict, source, subject, message, names, per, touch, *stored = row
+    name, title, strict, source, subject, message, names, per, touch, refuse, *stored = row
     c = declare.Constraint(
         _string(name),
         _string(title),
@@ -192,6 +193,7 @@ def _read_constraint(row: list, variables: dict[str, declare.Variable]) -> decla
         tuple(variables[n] for n in names),
         _string(per),
         tuple(_string(t) for t in touch),
+        bool(refuse),
     )
     _attach(f=c, stored=stored)
     return c

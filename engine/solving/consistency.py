@@ -258,7 +258,7 @@ def _selection(
     found = closure(user, knowns)
     extra = [f for f in found.checks if f not in plan.checks]
     available = knowns | found.analysis.determined | touched
-    asked = touched | set(plan.targets)
+    asked = touched | set(plan.targets) | user  # a value given brings its constraints
     wanted: list[Constraint] = []
     routes: dict[SolvePlan, None] = {}
     for c in constraints().values():

@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any, overload
 import pint
 
 from napkinmath import arguments, caches
-from napkinmath.answer.data import CheckRecord, Given, Root, StepRecord, display, from_base
+from napkinmath.answer.data import (
+    CheckRecord,
+    ConstraintRecord,
+    Given,
+    Root,
+    StepRecord,
+    display,
+    from_base,
+)
 from napkinmath.answer.result import Result
 from napkinmath.answer.roundoff import ROUNDOFF_NOTE, cancels
 from napkinmath.errors import (
@@ -54,6 +62,7 @@ from napkinmath.solving.plan import (
 )
 from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
 from napkinmath.solving.records import bound_records, each_record, main_record
+from napkinmath.text.numbers import format_value
 from napkinmath.text.values import (
     missing_count,
     parse_quantity,
@@ -61,7 +70,7 @@ from napkinmath.text.values import (
     read_given,
     to_quantity,
 )
-from napkinmath.units import Quantity, format_quantity, format_unit
+from napkinmath.units import Quantity, format_number, format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
 
 if TYPE_CHECKING:
@@ -447,25 +456,31 @@ def _solve(
     if seed is not None:
         raise InputError("seed= only applies with samples=", "seed")
     bound = bind(names, givens, gpu=gpu, model=model, precision=precision, achievable=achievable)
+    read = _record_targets(names, gpu, model, bound)
     try:  # by structure first: a record's value comes before unknowns that cancel
-        result = solve_bound(names, bound, tolerance, on_inconsistent, suggest=False, cancel=False)
-        # a record's stated value beats a stated assumption (dense: total = active)
-        needs_record = any(
-            f.assumption and v.name in names
-            for s in result.steps
-            for f in s.formulas
-            for v in s.unknowns
-        )
+        derived = solve_bound(names, bound, tolerance, on_inconsistent, suggest=False, cancel=False)
     except UnderDeterminedError:
-        result, needs_record = None, True
-    read = _record_targets(names, gpu, model, bound) if needs_record else {}
+        derived = None
+    except NoRootError:  # a record's stated value needs no root of its other values
+        if not read:
+            raise
+        derived = None
+    # A target a record states is the record's value, asked alone or with anything else,
+    # as it is wherever the record's value is an input: never set aside for what the
+    # record's other values (a shape, the 6ND rule, a dense-model assumption) give. A user's
+    # value comes first: where the derived answer reads one that the record's value would
+    # leave unused (hidden_size=8192 with a model), or contradicts it, the derived one stands.
+    result = derived
     if read:
-        result = solve_bound(names, {**bound, **read}, tolerance, on_inconsistent)
-        result.notes[:0] = [
-            f"{name} is read from the {g.record} record: the givens do not determine it"
-            for name, g in read.items()
-        ]
-    elif result is None:  # raises, with suggestions, unless unknowns in the way cancel
+        stated = solve_bound(names, {**bound, **read}, tolerance, on_inconsistent)
+        mine = {n for n, g in derived.givens.items() if g.origin == "given"} if derived else ()
+        if derived is None or not (
+            any(name in stated.set_aside for name in read)
+            or any(name in stated.unused for name in mine)
+        ):
+            result = stated
+            result.notes[:0] = _read_notes(read, derived)
+    if result is None:  # raises, with suggestions, unless unknowns in the way cancel
         result = solve_bound(names, bound, tolerance, on_inconsistent)
     if achievable:
         from napkinmath.solving.achievable import mark_steps
@@ -534,6 +549,40 @@ def _record_targets(
             record = _record_givens(name, option, (), frozenset(bound), scope())
             found.update({t: record[t] for t in targets if t in record and t not in found})
     return found
+
+
+def _read_notes(read: Mapping[str, Given], derived: Result | None) -> list[str]:
+    """What the answer says of each target read from a record: that it is the record's
+    stated value and, where the record's other values give another, that one and how."""
+    notes = []
+    for name, g in read.items():
+        other = None if derived is None else derived.values.get(name)
+        if other is None:
+            notes.append(
+                f"{name} is read from the {g.record} record: the givens do not determine it"
+            )
+            continue
+        stated = float(g.quantity.to(other.units).magnitude)
+        computed = float(other.magnitude)
+        if math.isclose(stated, computed, rel_tol=1e-9):
+            notes.append(f"{name} is read from the {g.record} record; its other values agree")
+            continue
+        assert derived is not None
+        by = "; ".join(
+            dict.fromkeys(
+                f.title
+                for step in derived.steps
+                if any(v.name == name for v in step.unknowns)
+                for f in step.formulas
+            )
+        )
+        notes.append(
+            f"{name} is read from the {g.record} record, as wherever {name} is an input: "
+            f"its stated value; the record's other values give "
+            f"{format_value(other, variables()[name])} "
+            f"({(computed - stated) / stated:+.2%}){f' by {by}' if by else ''}"
+        )
+    return notes
 
 
 def check_tolerance(tolerance: object) -> None:
@@ -942,6 +991,9 @@ def solve_bound(
     inputs.update(extra_inputs)
     more = beyond(plan, values, bound, lambda g: g.base, _run_block, _run_check, user, knowns)
     checks += more.checks
+    refused = [c for c in more.constraints if c.constraint.refuse and not c.holds]
+    if refused:  # a layout that cannot exist, before any disagreement it causes
+        raise _refusal(refused[0], {**values, **{n: g.base for n, g in more.inputs.items()}})
     for check in checks:
         check.tolerance = tolerance
     failed = [c for c in checks if not c.agrees]
@@ -965,6 +1017,28 @@ def solve_bound(
     result.feasibility = (more.wanted, tuple(more.blocks))
     result.notes = more.notes
     return result
+
+
+def _refusal(c: ConstraintRecord, values: Mapping[str, float]) -> InputError:
+    """The InputError of a broken layout rule (`Constraint.refuse`): each side that is one
+    variable named with its value, then what the rule expects and the fix."""
+    constraint = c.constraint
+    sides = []
+    for tree, base in zip(constraint.trees, (c.lhs, c.rhs), strict=True):
+        if tree[0] == "s" and tree[1] in variables():
+            var = variables()[tree[1]]
+            sides.append(
+                f"{var.name} = {format_value(display(values.get(var.name, base), var), var)}"
+            )
+        else:
+            sides.append(format_number(base))
+    first = constraint.trees[0][1] if constraint.trees[0][0] == "s" else constraint.name
+    sign = "≥" if constraint.strict else ">"
+    return InputError(
+        f"refused: {sides[0]} {sign} {sides[1]} breaks the rule '{constraint.title}': "
+        f"{constraint.message}",
+        str(first),
+    )
 
 
 class _BaseValues(dict):

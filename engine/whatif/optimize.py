@@ -43,7 +43,7 @@ from napkinmath.solving.solver import (
 )
 from napkinmath.whatif import requirements as req
 from napkinmath.whatif.domains import COUNTS, Context, Domain, domain
-from napkinmath.whatif.optimum import Optimum
+from napkinmath.whatif.optimum import ADVISORY, Optimum
 from napkinmath.whatif.ranged import base_inputs
 from napkinmath.whatif.sweep import record_list
 from napkinmath.whatif.vectorize import VectorChain
@@ -65,7 +65,15 @@ SUPERSEDED = {
         "activation_memory_fits_hbm",
         "activation_memory_flash_fits_hbm",
         "activation_memory_recompute_fits_hbm",
-    )
+        "training_state_fits_hbm",
+    ),
+    # the training state under the layout's own ZeRO stage: each stage's figure is one case
+    "training_state_fits_hbm": (
+        "zero0_fits_hbm",
+        "zero1_fits_hbm",
+        "zero2_fits_hbm",
+        "zero3_fits_hbm",
+    ),
 }
 RULE_DP = "dp whole"
 #: what each rule of a layout requires (a candidate that breaks one is not a layout)
@@ -555,6 +563,7 @@ class _Search:
     def _constraint_names(self, groups: list[_Group]) -> tuple[str, ...]:
         order = list(library_constraints())
         found = {c.name for g in groups for c in g.chain.constraints}  # type: ignore[union-attr]
+        found -= ADVISORY
         for keeper, dropped in SUPERSEDED.items():
             if keeper in found:
                 found -= set(dropped)
@@ -562,17 +571,20 @@ class _Search:
         staged = {n for n in found if n.startswith("zero") and n.endswith("_fits_hbm")}
         found -= staged - {f"zero{stage}_fits_hbm"}  # each holds under its own stage only
         memory = any(n.endswith("_fits_hbm") for n in found)
-        if self.unstated_layout and self.training:
-            layout = sorted(set().union(*self.unstated_layout.values()))
+        unstated = dict(self.unstated_layout)
+        if self.stage_skipped and not memory:  # said once, in the note on memory below
+            unstated.pop("training_state_fits_hbm", None)
+        if unstated and self.training:
+            layout = sorted(set().union(*unstated.values()))
             self.notes.append(
                 f"not checked, as no layout is given or decided ({', '.join(layout)} at their "
-                f"defaults): {', '.join(self.unstated_layout)}"
+                f"defaults): {', '.join(unstated)}"
             )
         if self.stage_skipped and not memory:
             self.notes.append(
-                "memory per GPU is not constrained: no ZeRO stage is given (zero_stage=1 checks "
-                "that stage's training state against HBM; a layout with seq_len and batch_size "
-                "the per-GPU total with activations)"
+                "memory per GPU is not constrained: no ZeRO stage or layout is given "
+                "(zero_stage=1, or tp and pp, checks the training state per GPU against HBM; "
+                "a layout with seq_len and batch_size the per-GPU total with activations)"
             )
         return tuple(n for n in order if n in found)
 

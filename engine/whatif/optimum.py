@@ -31,6 +31,11 @@ if TYPE_CHECKING:
 
 BISECTIONS = 60
 #: decisions whose values are steps of a layout, not amounts: no boundary between them
+#: library constraints that flag a layout without ruling it out: the search keeps the
+#: candidates that break them, and the note on the best's uneven stages says so (uneven
+#: pipeline stages: Megatron-LM runs them with --decoder-first/last-pipeline-num-layers, and
+#: Llama 3 405B trained its 126 layers over 16 stages)
+ADVISORY = frozenset({"pipeline_chunks_whole"})
 STEPS = frozenset({"tp", "pp", "cp", "ep", "dp", "sp", "zero_stage", "virtual_pipeline_stages"})
 #: rows of the Pareto front listed (all are in to_dict() and the frame)
 PARETO_SHOWN = 12
@@ -313,9 +318,13 @@ class Optimum:
             self.notes.append(f"the winner's derivation could not be solved: {exc}")
             return None
         kept = {c.name for c in self.constraints}
-        aside = [c.constraint.name for c in result.constraints if c.constraint.name not in kept]
+        aside = [
+            c.constraint.name
+            for c in result.constraints
+            if c.constraint.name not in kept and c.constraint.name not in ADVISORY
+        ]  # an advisory one (uneven stages) is said in the note on them (`_uneven_stages`)
+        result.constraints = [c for c in result.constraints if c.constraint.name in kept]
         if aside:  # parts of a total the search holds to (training memory per GPU)
-            result.constraints = [c for c in result.constraints if c.constraint.name in kept]
             self.notes.append(
                 f"the best candidate's answer shows the constraints of the search; set aside "
                 f"as parts of the per-GPU total: {', '.join(aside)}"
