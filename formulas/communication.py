@@ -274,10 +274,11 @@ formula(
     Eq(link_bandwidth, nvlink_bandwidth * gpus_per_rank),
     source=DEFINITION,
     subject=SUBJECT,
-    derived=True,
+    assumption=True,
     note=(
-        "used only when no link_bandwidth is given: the collective runs over NVLink at "
-        "its per-direction figure; across nodes give the NIC's link_bandwidth"
+        "used only when no link_bandwidth is given and the collective's nodes are not: its "
+        "ranks share one node and run over NVLink at its per-direction figure; across nodes "
+        "give node_ranks (hierarchical links) or the NIC's link_bandwidth"
     ),
 )
 

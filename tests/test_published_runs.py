@@ -326,7 +326,7 @@ ROWS = [
         * (1 + 2048 / (6 * 14336) + 250880 / (12 * 70 * 14336))
         / (104.70 * 384 * A100_PEAK),
         104.70,
-        0.5501,
+        0.5594,  # 0.5501 before placement: 2 replicas a node at t 4 (hierarchical ring)
         "residual",
     ),
     Row(
@@ -490,7 +490,10 @@ def test_bloom_by_hand():
     bubble = (p - 1) / m * (compute + tp_time)
     pp_time = 2 * m * activations / (t * nic)
     gradients = n_params / (t * p) * 2
-    dp_time = 2 * (d - 1) / d * gradients / nic
+    # placement (Megatron's order, 8 GPUs a node): t = 4 leaves room for g = 2 replicas a
+    # node, so the ring of d = 8 is hierarchical over 4 nodes (Mikami et al. 2018)
+    g, nodes = 8 // t, d // (8 // t)
+    dp_time = 2 * (g - 1) / g * gradients / nvlink + 2 * (nodes - 1) / nodes * gradients / (g * nic)
     window = 3 / 4 * (compute + tp_time) / m  # the last micro-batch's backward (full recompute)
     dp_exposed = max(dp_time, window) - window
     optimizer = n_params / (t * p) * 28 / (d * hbm)  # ZeRO-1: the state split over d
@@ -596,6 +599,11 @@ def napkin_layout(exe: dict, system: str, model: dict) -> dict:
         recompute=RECOMPUTE[exe["activation_recompute"]],
         **model,
     )
+    # the placement the file names: network 0 is the node's NVLink, network 1 the NIC
+    # (Calculon runs dp and pp on the NIC here even where Megatron's order fills a node)
+    for dim, net in (("tp", "tensor_par_net"), ("dp", "data_par_net"), ("pp", "pipeline_par_net")):
+        if exe[net] == 1:
+            givens[f"{dim}_local_ranks"] = 1
     if exe["tensor_par_comm_type"] == "rs_ag" and exe["seq_par_ag_redo"]:
         givens["sp"] = exe["tensor_par"]  # sequence parallel, the backward all-gather redone
     if exe["optimizer_sharding"]:
