@@ -274,7 +274,8 @@ formula(
     Eq(link_bandwidth, nvlink_bandwidth * gpus_per_rank),
     source=DEFINITION,
     subject=SUBJECT,
-    assumption=True,
+    derived=True,
+    forward_only=True,
     note=(
         "used only when no link_bandwidth is given and the collective's nodes are not: its "
         "ranks share one node and run over NVLink at its per-direction figure; across nodes "

@@ -32,6 +32,13 @@ node never gets NVLink speed. A point-to-point exchange that crosses a node boun
 for its slowest hop, the NIC; an all-to-all sends (g − 1)/n of its buffer on NVLink and
 (n − g)/n across, one after the other (an upper bound: NCCL overlaps them).
 
+The same blend prices any collective given its nodes (``link_spans_nodes``: link_bandwidth
+from local_ranks and node_ranks), so a ring of 1,024 ranks on 128 nodes runs as the
+hierarchical all-reduce, not at NVLink speed; NVLink alone (``link_is_nvlink``) is left for a
+collective whose nodes are not given. Where no NIC figure is known (a record without
+scale_out_bandwidth), the tensor-parallel group is assumed inside one node
+(``tp_link_is_nvlink``, labelled an assumption).
+
 Assumptions, each stated where used: the NVLink domain is one node (GB200 NVL72 states its 72
 GPUs); R a multiple of each group's share of it (powers of two); one scale-out NIC per GPU.
 """
@@ -303,7 +310,6 @@ formula(
     source=f"{MIKAMI_2018}; {NIC}",
     subject=SUBJECT,
     derived=True,
-    forward_only=True,
     note=(
         "a collective over node_ranks nodes of local_ranks ranks: NVLink in the node, the NIC "
         "across, as the hierarchical all-reduce (the same time); one node: NVLink alone"

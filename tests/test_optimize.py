@@ -149,6 +149,7 @@ def test_405b_layout_maximising_predicted_mfu():
     assert [c.name for c in o.constraints] == [
         "training_memory_fits_hbm",
         "pipeline_bubble_small",
+        "placement_fits_node",
     ]
     mfus = [c.objectives["mfu_predicted"] for c in o.runners_up]
     assert mfus == sorted(mfus, reverse=True)
