@@ -6,6 +6,7 @@ a node. A ring all-reduce over N nodes of g ranks is timed as the hierarchical a
 (Mikami et al. 2018): 2(g − 1)/g · S / B_NVLink + 2(N − 1)/N · S / (g · B_NIC).
 """
 
+import numpy as np
 import pytest
 from helpers import mag
 
@@ -91,10 +92,21 @@ def test_one_rank_a_node_runs_at_the_nic():
     assert mag(r["allreduce_time"], "s") == pytest.approx(2 * 15 / 16 * 10 / NIC, rel=1e-12)
 
 
-def test_one_node_is_nvlink_and_says_it_is_assumed():
+def test_without_its_nodes_a_collective_stays_on_nvlink_as_before():
     r = nm.solve("allreduce_time", message_bytes="10 GB", n_ranks=8, gpu="H100")
     assert mag(r.value, "s") == pytest.approx(2 * 7 / 8 * 10 / NVLINK, rel=1e-12)
-    assert "ASSUMPTION" in str(r) and "Collective inside an NVLink domain" in str(r)
+    assert "Collective inside an NVLink domain" in str(r)
+    assert "Collective across nodes" not in str(r)
+    # a link the user gives wins over both
+    given = nm.solve(
+        "allreduce_time",
+        message_bytes="10 GB",
+        local_ranks=8,
+        node_ranks=2,
+        link_bandwidth="100 GB/s",
+        gpu="H100",
+    )
+    assert mag(given.value, "s") == pytest.approx(2 * 15 / 16 * 10 / 100, rel=1e-12)
     # the same when the node is named: N = 1 leaves NVLink alone
     one = nm.solve("allreduce_time", message_bytes="10 GB", local_ranks=8, node_ranks=1, gpu="H100")
     assert mag(one.value, "s") == pytest.approx(2 * 7 / 8 * 10 / NVLINK, rel=1e-12)
@@ -210,3 +222,80 @@ def test_without_a_nic_figure_tp_is_assumed_inside_a_node_and_says_so():
     placed = str(nm.solve("tp_link_bandwidth", tp=4, gpu="H100"))
     assert "Tensor parallelism inside a node" not in placed
     assert "Tensor-parallel all-reduce links" in placed
+
+
+# --- The optimiser searches placements ------------------------------------------------------
+SEARCH = dict(
+    model="llama-3-8b",
+    gpu="H100",
+    n_gpus=16,
+    seq_len=4096,
+    global_batch_tokens="4Mi",
+    batch_size=1,
+    zero_stage=1,
+)
+OVER = {"tp": "1,2,4,8", "pp": "1,2,4", "dp": None, "pp_fills_node_first": None}
+
+
+def test_the_optimiser_searches_both_placements_and_prices_each_as_solve_does():
+    o = nm.optimize("step_time_predicted", over=OVER, **SEARCH)
+    assert o.count == 4 * 3 * 2  # tp · pp · the two placements
+    placements = o.objective_values("pp_fills_node_first")
+    assert sorted(set(placements)) == [0.0, 1.0]
+    tp, pp = o.objective_values("tp"), o.objective_values("pp")
+    step = o.objective_values("step_time_predicted")
+    for first in (0, 1):
+        # tp 2, pp 2, dp 4: first = 0 is dp on NVLink and pp across nodes, 1 the other way
+        (i,) = np.flatnonzero((tp == 2) & (pp == 2) & (placements == first))
+        solved = nm.solve(
+            "step_time_predicted", tp=2, pp=2, dp=4, pp_fills_node_first=first, **SEARCH
+        )
+        assert step[i] == pytest.approx(mag(solved.value, "s"), rel=1e-9)
+    best = o.best_candidate.point
+    assert (best["tp"], best["pp"], best["dp"], best["pp_fills_node_first"]) == (2, 2, 4, 1)
+
+
+def test_the_two_placements_by_hand():
+    # tp 2, pp 2, dp 4 on 16 H100s; m = 4Mi / (4,096 · 1 · 4) = 256 micro-batches; each
+    # stage sends b·s·h·2 B = 33.55 MB forward and back per micro-batch, 1/t per rank
+    m, message = 4 * 2**20 / (4096 * 4), 4096 * 4096 * 2 / 1e9  # GB
+    gradients = 8.03e9 / (2 * 2) * 2 / 1e9  # bf16 gradients of a rank's quarter (params), GB
+    names = ["pp_send_time", "dp_comm_time"]
+    dp_first = nm.solve(names, tp=2, pp=2, dp=4, **SEARCH)
+    pp_first = nm.solve(names, tp=2, pp=2, dp=4, pp_fills_node_first=1, **SEARCH)
+    # Megatron's order: the 4 replicas fill the node (NVLink), the stages are across (NIC)
+    assert mag(dp_first["pp_send_time"], "s") == pytest.approx(2 * m * message / (2 * NIC))
+    assert mag(dp_first["dp_comm_time"], "s") == pytest.approx(2 * 3 / 4 * gradients / NVLINK)
+    # pp first: the 2 stages in the node (NVLink), 2 replicas a node on 2 nodes
+    assert mag(pp_first["pp_send_time"], "s") == pytest.approx(2 * m * message / (2 * NVLINK))
+    assert mag(pp_first["dp_comm_time"], "s") == pytest.approx(hierarchical(gradients, 2, 2))
+
+
+def test_the_cli_optimiser_names_the_placement(napkin):
+    status, out, _ = napkin(
+        "optimize",
+        "--minimize",
+        "step_time_predicted",
+        "--over",
+        "tp=1,2,4,8",
+        "--over",
+        "pp=1,2,4",
+        "--over",
+        "dp",
+        "--over",
+        "pp_fills_node_first",
+        "--model",
+        "llama-3-8b",
+        "--gpu",
+        "H100",
+        "n_gpus=16",
+        "seq_len=4096",
+        "global_batch_tokens=4Mi",
+        "batch_size=1",
+        "zero_stage=1",
+        "--no-derivation",
+    )
+    assert status == 0
+    assert "24 candidates searched completely" in out
+    assert "Best: tp = 2, pp = 2, pp_fills_node_first = 1, dp = 4" in out
+    assert "tp = 2, pp = 2, pp_fills_node_first = 0, dp = 4: step_time_predicted" in out

@@ -31,7 +31,19 @@ if TYPE_CHECKING:
 
 BISECTIONS = 60
 #: decisions whose values are steps of a layout, not amounts: no boundary between them
-STEPS = frozenset({"tp", "pp", "cp", "ep", "dp", "sp", "zero_stage", "virtual_pipeline_stages"})
+STEPS = frozenset(
+    {
+        "tp",
+        "pp",
+        "cp",
+        "ep",
+        "dp",
+        "sp",
+        "zero_stage",
+        "virtual_pipeline_stages",
+        "pp_fills_node_first",
+    }
+)
 #: rows of the Pareto front listed (all are in to_dict() and the frame)
 PARETO_SHOWN = 12
 
