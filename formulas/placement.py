@@ -6,9 +6,9 @@ t, c, d, p, e the degrees (tp, cp, dp, pp, ep); f = pp_fills_node_first (0 or 1)
     gpus_per_nvlink_domain = gpus_per_node · nvlink_domain_nodes
     tp_local_ranks = min(t, R)                             (tp fills a node first)
     cp_local_ranks = min(c, max(R/t, 1))                   (then cp)
-    dp_local_ranks = min(d, max(R/(t·c·p^f), 1))           (then dp, or after pp when f = 1)
-    pp_local_ranks = min(p, max(R/(t·c·d^(1−f)), 1))       (then pp, or before dp when f = 1)
-    ep_local_ranks = min(e, max(R/(t·c·p^f), 1))           (ep lies within dp·cp, as dp does)
+    dp_local_ranks = min(d, max(R/(t·c·(1 + f·(p − 1))), 1))   (then dp, or after pp when f = 1)
+    pp_local_ranks = min(p, max(R/(t·c·(d − f·(d − 1))), 1))   (then pp, or before dp when f = 1)
+    ep_local_ranks = min(e, max(R/(t·c·(1 + f·(p − 1))), 1))   (ep lies within dp·cp, as dp does)
 
     B_group = 1 / ((1 − u)/B_intra + u/B_inter),   B_intra = NVLink, B_inter = the NIC
       ring all-reduce (tp, dp·cp; link_bandwidth of a collective over node_ranks nodes):
@@ -182,6 +182,11 @@ formula(
 
 #: ranks of one NVLink domain
 _R = gpus_per_nvlink_domain / gpus_per_rank
+#: the stages ahead of the replicas in a node: pp when they fill it first, else 1 (f is 0 or 1;
+#: a product, not pp^f, which costs a power per candidate in the optimiser)
+_PP_FIRST = 1 + pp_fills_node_first * (pp - 1)
+#: the replicas ahead of the stages: dp in Megatron's order, else 1
+_DP_FIRST = dp - pp_fills_node_first * (dp - 1)
 _ORDER_NOTE = (
     "Megatron's rank order (tp, cp, dp, pp, innermost first; pp_fills_node_first = 1 swaps dp "
     "and pp): give the *_local_ranks to name another placement"
@@ -198,19 +203,19 @@ for _name, _title, _lhs, _rhs in (
         "dp_ranks_in_node",
         "Data-parallel ranks in a node",
         dp_local_ranks,
-        Min(dp, Max(_R / (tp * cp * pp**pp_fills_node_first), 1)),
+        Min(dp, Max(_R / (tp * cp * _PP_FIRST), 1)),
     ),
     (
         "pp_ranks_in_node",
         "Pipeline stages in a node",
         pp_local_ranks,
-        Min(pp, Max(_R / (tp * cp * dp ** (1 - pp_fills_node_first)), 1)),
+        Min(pp, Max(_R / (tp * cp * _DP_FIRST), 1)),
     ),
     (
         "ep_ranks_in_node",
         "Expert-parallel ranks in a node",
         ep_local_ranks,
-        Min(ep, Max(_R / (tp * cp * pp**pp_fills_node_first), 1)),
+        Min(ep, Max(_R / (tp * cp * _PP_FIRST), 1)),
     ),
 ):
     formula(
