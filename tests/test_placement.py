@@ -67,7 +67,7 @@ def test_the_cli_says_which_links_it_used(napkin):
     assert "Collective across nodes: hierarchical links" in out
     assert "Collective inside an NVLink domain" not in out
     # 2(n − 1)/n · S over the blended link: 281.7 GB / 225.8 GB/s
-    assert "link_bandwidth = 1 / ((1 − (node_ranks − 1)" in out
+    assert "link_bandwidth = 1 / ((node_ranks − 1) · (1 / inter_node_bandwidth" in out
     assert "= 225.8 GB/s" in out
     assert ring_bandwidth(8, 128) == pytest.approx(225.8, abs=0.05)
 
