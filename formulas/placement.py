@@ -63,8 +63,8 @@ SUBJECT = "placement"
 MEGATRON_ORDER = (
     "NVIDIA Megatron-LM, megatron/core/parallel_state.py, initialize_model_parallel "
     "(order='tp-cp-ep-dp-pp': consecutive ranks form the tensor-parallel group, then context, "
-    "expert, data and pipeline); Narayanan et al. 2021, arXiv:2104.04473, §3.3 (tensor "
-    "parallelism inside a node, pipeline and data parallelism across)"
+    "expert, data and pipeline); Narayanan et al. 2021, arXiv:2104.04473, §3 (Takeaway #1: "
+    "tensor model parallelism up to the GPUs of a server, pipeline parallelism across servers)"
 )
 NIC = (
     "assumption: one scale-out NIC per GPU (the DGX/HGX reference designs); a collective "
