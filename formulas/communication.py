@@ -275,9 +275,11 @@ formula(
     source=DEFINITION,
     subject=SUBJECT,
     derived=True,
+    forward_only=True,
     note=(
-        "used only when no link_bandwidth is given: the collective runs over NVLink at "
-        "its per-direction figure; across nodes give the NIC's link_bandwidth"
+        "used only when no link_bandwidth is given and the collective's nodes are not: its "
+        "ranks share one node and run over NVLink at its per-direction figure; across nodes "
+        "give node_ranks (hierarchical links) or the NIC's link_bandwidth"
     ),
 )
 

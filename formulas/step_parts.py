@@ -61,7 +61,7 @@ from sympy import Max, Min
 
 from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Bounds, Eq, formula, var
 
-from .accelerator import hbm_bandwidth, nvlink_bandwidth, peak_flops
+from .accelerator import hbm_bandwidth, peak_flops
 from .activations import recomputed_layer_fraction
 from .architecture import n_moe_layers
 from .collectives import (
@@ -97,6 +97,13 @@ from .parallelism import (
     tp,
     virtual_pipeline_stages,
 )
+from .placement import (
+    cp_link_bandwidth,
+    dp_link_bandwidth,
+    ep_link_bandwidth,
+    pp_link_bandwidth,
+    tp_link_bandwidth,
+)
 from .sources import CHOWDHERY_2022, DEFINITION, KORTHIKANTI_2022
 from .step_time import backward_fraction, global_batch_tokens, step_time_predicted
 from .training import flop_per_param_token, n_gpus, params
@@ -124,19 +131,8 @@ RING_ATTENTION = (
     "Near-Infinite Context, arXiv:2310.01889 (key/value blocks passed around a ring)"
 )
 GSHARD = "Lepikhin et al. 2020, GShard, arXiv:2006.16668, §2.2 (dispatch and combine all-to-all)"
-NIC = (
-    "assumption: one scale-out NIC per GPU (the DGX/HGX reference designs); a collective "
-    "across nodes runs at its per-direction rate"
-)
 
 # --- Variables -----------------------------------------------------------------------------
-# Per-direction scale-out (NIC) bandwidth of one accelerator.
-scale_out_bandwidth = var(
-    "scale_out_bandwidth",
-    "GB/(s*GPU)",
-    "scale-out (inter-node NIC) bandwidth per accelerator, one direction",
-    symbol="B_{\\mathrm{NIC}}",
-)
 # Fraction of the datasheet peak the step's matmuls run at.
 compute_efficiency = var(
     "compute_efficiency",
@@ -174,49 +170,6 @@ step_time_ideal = var(
     "s",
     "ideal step time: the model FLOPs at the datasheet peak, nothing else",
     symbol="t_{ideal}",
-)
-tp_link_bandwidth = var(
-    "tp_link_bandwidth",
-    "GB/s",
-    "per-direction bandwidth of a tensor-parallel rank (NVLink inside a node)",
-    symbol="B_{tp}",
-)
-dp_link_bandwidth = var(
-    "dp_link_bandwidth",
-    "GB/s",
-    "per-direction bandwidth of a data-parallel rank (its scale-out NIC)",
-    symbol="B_{dp}",
-)
-pp_link_bandwidth = var(
-    "pp_link_bandwidth",
-    "GB/s",
-    "per-direction bandwidth between pipeline stages (the scale-out NIC)",
-    symbol="B_{pp}",
-)
-cp_link_bandwidth = var(
-    "cp_link_bandwidth",
-    "GB/s",
-    "per-direction bandwidth of a context-parallel ring (the scale-out NIC)",
-    symbol="B_{cp}",
-)
-ep_link_bandwidth = var(
-    "ep_link_bandwidth",
-    "GB/s",
-    "per-direction bandwidth of an expert-parallel all-to-all (the scale-out NIC)",
-    symbol="B_{ep}",
-)
-tp_collective_efficiency = var(
-    "tp_collective_efficiency",
-    "",
-    "bus bandwidth the tensor-parallel collectives reach over the link's per-direction rate",
-    symbol="\\eta_{tp}",
-    bounds=Bounds(0.0, 1.0, lo_inclusive=False),
-    default=0.67,
-    default_note=(
-        "2/3 of the NVLink rate: nccl-tests all_reduce_perf on 8 A100-SXM4-80GB over NVLink "
-        "reaches a bus bandwidth of about 200 of 300 GB/s (NVIDIA/nccl-tests issue #149, "
-        "NCCL 2.18, 2023); a record's own achievable_nvlink_bandwidth is used where it has one"
-    ),
 )
 collective_latency = var(
     "collective_latency",
@@ -410,39 +363,6 @@ formula(
 )
 
 formula(
-    "tp_link_is_nvlink",
-    "Tensor parallelism inside a node",
-    Eq(tp_link_bandwidth, nvlink_bandwidth * gpus_per_rank),
-    source=SHOEYBI_2019,
-    subject=SUBJECT,
-    assumption=True,
-    note="the tensor-parallel group fits in one NVLink domain (tp ≤ gpus_per_node)",
-)
-
-for _name, _bandwidth, _what in (
-    ("dp_link_is_nic", dp_link_bandwidth, "data-parallel replicas"),
-    ("pp_link_is_nic", pp_link_bandwidth, "pipeline stages"),
-    ("cp_link_is_nic", cp_link_bandwidth, "context-parallel ranks"),
-    ("ep_link_is_nic", ep_link_bandwidth, "expert-parallel ranks"),
-):
-    # The expert-parallel link is a plain shortcut, not a planner assumption: the planner
-    # never trades one assumption for another, and "no expert-parallel exchange" (below)
-    # must give way wherever a model's MoE shapes make the exchange computable.
-    formula(
-        _name,
-        f"{_what.capitalize()} across nodes",
-        Eq(_bandwidth, scale_out_bandwidth * gpus_per_rank),
-        source=NIC,
-        subject=SUBJECT,
-        assumption=_name != "ep_link_is_nic",
-        derived=True,
-        note=(
-            ("assumed: " if _name == "ep_link_is_nic" else "")
-            + f"the {_what} sit on different nodes; inside one node give the NVLink figure"
-        ),
-    )
-
-formula(
     "tp_comm_time",
     "Tensor-parallel all-reduces per step",
     Eq(
@@ -455,7 +375,7 @@ formula(
             * (tp - 1)
             / tp
             * tp_message_bytes
-            / (cp * tp_link_bandwidth * tp_collective_efficiency)
+            / (cp * tp_link_bandwidth)
             + 2 * Min(tp - 1, 1) * collective_latency
         ),
     ),
@@ -527,7 +447,7 @@ formula(
         / cp
         * (
             1 / (tp * pp_link_bandwidth)
-            + (tp - 1) / tp / (tp_link_bandwidth * tp_collective_efficiency)
+            + (tp - 1) / tp / tp_link_bandwidth
         ),
     ),
     source=(

@@ -45,9 +45,6 @@ _VALUE_FIELDS = {
 #: Add a key here only with the reason it is reference-only; a key a formula should read
 #: belongs in `napkinmath.formulas` as a variable instead.
 METADATA_KEYS: dict[str, str] = {
-    # GB200 NVL72: GPUs in one NVLink domain (72, the rack). No formula models a scale-up
-    # domain larger than a node; gpus_per_node (the compute tray, 4) is what binds.
-    "gpus_per_nvlink_domain": "GPUs sharing one NVLink domain (reference: no formula reads it)",
     # DeepSeek-V3 MLA: per-head query/key width without RoPE. The MLA KV cache holds the
     # compressed latent and the RoPE key (kv_lora_rank, qk_rope_head_dim), not this.
     "qk_nope_head_dim": "MLA per-head query/key width without RoPE (not cached; reference)",

@@ -88,10 +88,10 @@ OVER: dict[str, Any] = {
 }
 #: the winner alone: a 1-candidate search measures the fixed part of a warm call
 ONE: dict[str, Any] = {
-    "tp": "8",
-    "pp": "2",
+    "tp": "2",
+    "pp": "4",
     "dp": None,
-    "batch_size": "2",
+    "batch_size": "1",
     "recompute": "full",
     "zero_stage": "3",
     "virtual_pipeline_stages": "16",

@@ -150,6 +150,7 @@ def test_405b_layout_maximising_predicted_mfu():
         "training_memory_fits_hbm",
         "pipeline_bubble_small",
         "pipeline_stages_have_layers",  # pp ≤ 126 layers; uneven stages are only flagged
+        "placement_fits_node",
     ]
     mfus = [c.objectives["mfu_predicted"] for c in o.runners_up]
     assert mfus == sorted(mfus, reverse=True)

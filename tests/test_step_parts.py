@@ -116,7 +116,8 @@ def test_dense_70b_step_names_every_part_and_assumption():
         assert part in text
     assert "recompute=selective" in text
     assert "ASSUMPTION: a dense model" in text
-    assert "ASSUMPTION: the data-parallel replicas sit on different nodes" in text
+    # placement: Megatron's order puts tp = 8 in the node, the replicas and stages across
+    assert "ASSUMPTION: Megatron-LM's order (tp, cp, dp, pp)" in text
     assert "DGX reference design" in text  # the NIC figure's provenance
 
 
@@ -202,15 +203,22 @@ def test_moe_expert_parallel_parts_by_hand():
     tokens = 4 * 2**20
     m = tokens / s / d  # 8 micro-batches
     active = 12.9e9  # mixtral-8x7b's params (active per token)
-    # each micro-batch's b·s tokens go to k experts and come back (bf16), (e-1)/e off the rank
-    alltoall = s * (k * h * 2 + k * h * 2) * (e - 1) / e
-    ep_time = 2 * moe_layers * m * alltoall / NIC  # forward and backward
+    # each micro-batch's b·s tokens go to k experts and come back (bf16): of each rank's
+    # buffer, 1/e stays, (g-1)/e goes over NVLink and (e-g)/e over the NIC, one after the
+    # other (placement, Megatron's order: tp = 2 leaves room for g = 4 expert ranks a node)
+    buffer, g = s * (k * h * 2 + k * h * 2), 8 // t
+    alltoall = buffer * ((g - 1) / e / TP_BUSBW + (e - g) / e / NIC)
+    ep_time = 2 * moe_layers * m * alltoall  # forward and backward
     per_rank = (shared + experts * expert / e) / t
     assert mag(r["params_per_rank"], "param") == pytest.approx(per_rank, rel=2e-3)
     assert mag(r["ep_comm_time"], "s") == pytest.approx(ep_time, rel=1e-6)
     compute = ((6 * active + 12 * layers * h * s) * tokens) / (n * H100_PEAK * H100_MATMUL)
     tp_time = 4 * layers * m * (2 * (t - 1) / t * (s * h * 2) / TP_BUSBW + 2 * 10e-6)
-    dp_time = 2 * (d - 1) / d * per_rank * 2 / NIC
+    # the gradient ring of d = 128 replicas, 4 a node (32 nodes): hierarchical (Mikami 2018)
+    gradients, nodes = per_rank * 2, d // g
+    dp_time = 2 * (g - 1) / g * gradients / TP_BUSBW + 2 * (nodes - 1) / nodes * gradients / (
+        g * NIC
+    )
     window = 2 / 3 * (compute + tp_time) / m
     optimizer = per_rank * 46 / (H100_HBM * MEMORY_EFFICIENCY)
     # memory-bound operators: each token through its k = 2 experts' SwiGLU (2 × 14,336 wide)

@@ -59,7 +59,7 @@ _STEP_MODEL = (
 STEP_RATES = (
     ("compute_efficiency", "achievable_flops", "peak_flops"),
     ("memory_efficiency", BANDWIDTH_KEY, "hbm_bandwidth"),
-    ("tp_collective_efficiency", "achievable_nvlink_bandwidth", "nvlink_bandwidth"),
+    ("nvlink_collective_efficiency", "achievable_nvlink_bandwidth", "nvlink_bandwidth"),
 )
 
 

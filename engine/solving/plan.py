@@ -384,20 +384,25 @@ def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | N
 def _formula_sets() -> tuple[frozenset[str], ...]:
     """The formula sets to plan with, in order of preference.
 
-    First the independent formulas alone; then all of them; then the independent ones with one
-    derived formula (a shortcut such as MFU from GPU-hours) at a time, for when all together
-    make a plan that restates itself (a derived formula beside every formula it combines).
+    First the independent formulas alone; then all of them; then the independent ones with the
+    derived formulas that only compute forward (never inverted, so never in a coupled block:
+    two of them in a chain, a node's GPUs and then the ranks a group puts in it, are not one
+    shortcut at a time); then those with one other derived formula (a shortcut such as MFU
+    from GPU-hours) at a time, for when all together make a plan that restates itself (a
+    derived formula beside every formula it combines).
     """
     all_formulas = formulas()
     base = frozenset(n for n, f in all_formulas.items() if not f.derived)
     derived = [n for n, f in all_formulas.items() if f.derived]
-    return (base, frozenset(all_formulas), *(base | {d} for d in derived))
+    forward = frozenset(n for n in derived if all_formulas[n].forward_only)
+    singles = (base | forward | {d} for d in derived if d not in forward)
+    return (base, frozenset(all_formulas), base | forward, *singles)
 
 
 @caches.memo(1, invalidated_by=caches.LIBRARY)
 def _derived() -> tuple[str, ...]:
-    """The derived formulas, in the order of `_formula_sets`."""
-    return tuple(n for n, f in formulas().items() if f.derived)
+    """The derived formulas tried one at a time, in the order of `_formula_sets`."""
+    return tuple(n for n, f in formulas().items() if f.derived and not f.forward_only)
 
 
 def _analysis_for(
@@ -413,8 +418,8 @@ def _analysis_for(
     # the shortcuts that can matter: derived formulas in scope, one at a time (one out of
     # scope adds nothing to the independent formulas, which were tried first)
     sets = (
-        *sets[:2],
-        *(s for s, d in zip(sets[2:], _derived(), strict=True) if shortcuts and d in relevant),
+        *sets[:3],
+        *(s for s, d in zip(sets[3:], _derived(), strict=True) if shortcuts and d in relevant),
     )
     for tried, names in enumerate(sets):
         if tried == 1:  # the first set failed: can any? (every set lies within the scope)

@@ -13,8 +13,9 @@ Defaults, each said in the answer: n_gpus 1, 2, 4 then whole nodes up to 16,384 
 powers of two up to a node that divide both the query and the KV heads (Megatron-LM's rule);
 pp the divisors of the layers up to 128; cp 1..16 in powers of two; dp follows n_gpus when
 n_gpus is given or decided; batch_size 1..1,024 in powers of two; zero_stage 0..3;
-virtual_pipeline_stages 1, 2, 4, 8; a setting every choice. A domain is checked against its
-variable's bounds; values are held in base units.
+virtual_pipeline_stages 1, 2, 4, 8; pp_fills_node_first 0, 1 (the placement: data-parallel
+replicas or pipeline stages first in a node); a setting every choice. A domain is checked
+against its variable's bounds; values are held in base units.
 """
 
 from __future__ import annotations
@@ -50,6 +51,12 @@ COUNTS = frozenset(
         "n_replicas",
         "n_microbatches",
         "gpus_per_rank",
+        "pp_fills_node_first",
+        "tp_local_ranks",
+        "cp_local_ranks",
+        "dp_local_ranks",
+        "pp_local_ranks",
+        "ep_local_ranks",
     }
 )
 #: points of a continuous range before its boundary is refined by bisection
@@ -381,6 +388,10 @@ def _default(var: Variable, context: Context) -> Domain:
         "zero_stage": ([0, 1, 2, 3], "0, 1, 2, 3"),
         "virtual_pipeline_stages": ([1, 2, 4, 8], "1, 2, 4, 8"),
         "dp": ([2.0**k for k in range(0, 15)], "powers of two up to 16,384"),
+        "pp_fills_node_first": (
+            [0, 1],
+            "0 (Megatron's order: replicas in the node, stages across), 1 (stages in the node)",
+        ),
     }
     if name in table:
         listed, text = table[name]

@@ -116,6 +116,7 @@ LAYOUT = frozenset(
         "recomputed_layer_fraction",
         "selective_recompute",
         "virtual_pipeline_stages",
+        "pp_fills_node_first",
     }
 )
 

@@ -36,7 +36,19 @@ BISECTIONS = 60
 #: pipeline stages: Megatron-LM runs them with --decoder-first/last-pipeline-num-layers, and
 #: Llama 3 405B trained its 126 layers over 16 stages)
 ADVISORY = frozenset({"pipeline_chunks_whole"})
-STEPS = frozenset({"tp", "pp", "cp", "ep", "dp", "sp", "zero_stage", "virtual_pipeline_stages"})
+STEPS = frozenset(
+    {
+        "tp",
+        "pp",
+        "cp",
+        "ep",
+        "dp",
+        "sp",
+        "zero_stage",
+        "virtual_pipeline_stages",
+        "pp_fills_node_first",
+    }
+)
 #: rows of the Pareto front listed (all are in to_dict() and the frame)
 PARETO_SHOWN = 12
 
