@@ -371,11 +371,7 @@ formula(
         * (n_layers / pp)
         * n_microbatches
         * (
-            2
-            * (tp - 1)
-            / tp
-            * tp_message_bytes
-            / (cp * tp_link_bandwidth)
+            2 * (tp - 1) / tp * tp_message_bytes / (cp * tp_link_bandwidth)
             + 2 * Min(tp - 1, 1) * collective_latency
         ),
     ),
@@ -445,10 +441,7 @@ formula(
         * Min(pp - 1, 1)
         * tp_message_bytes
         / cp
-        * (
-            1 / (tp * pp_link_bandwidth)
-            + (tp - 1) / tp / tp_link_bandwidth
-        ),
+        * (1 / (tp * pp_link_bandwidth) + (tp - 1) / tp / tp_link_bandwidth),
     ),
     source=(
         f"{NARAYANAN_2021}, §4.1 (scatter/gather: each tensor-parallel rank sends 1/t, and the "
