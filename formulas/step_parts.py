@@ -1,60 +1,75 @@
-"""A training step from its parts: compute, communication, bubble, optimizer, input, for a layout.
+"""A training step from its parts: compute, memory-bound operators, communication, bubble,
+optimizer, input, for a layout.
 
 Layout: t = tp, p = pp, d = dp, c = cp, e = ep, b = batch_size (the micro-batch, sequences),
 m = n_microbatches per replica per step, v = virtual_pipeline_stages, z = zero_stage,
 f = recomputed_layer_fraction (full recomputation), f_s = selective_recompute. Every time is
-the critical path of one GPU of the first pipeline stage for one optimizer step.
+the critical path of one GPU for one optimizer step; a prediction is a forecast: the rates
+are the GPU record's measured ones where it has them (compute_efficiency, memory_efficiency,
+nvlink_collective_efficiency; `napkinmath.solving.achievable`), and step_time_ideal keeps the
+speed-of-light figure.
 
-    step_model_flops     = train_flop_per_token · global_batch_tokens      (PaLM: 6N + 12·L·H·Q·T)
-    step_recompute_flops = global_batch_tokens · (f · (k_f·N + F_att) + f_s · (1 − f) · F_att)
-    compute_time         = (step_model_flops + step_recompute_flops)
-                           / (n_gpus · peak_flops · compute_efficiency)
-    tp_comm_time         = (n_AR + 2f + min(sp − 1, 1)) · (L/p) · m · 2(t − 1)/t · S_tp / (c·B_tp)
-    pipeline_bubble_time = (p − 1)/(v·m) · (compute_time + tp + cp + ep exchanges)
-    pp_send_time         = 2 · v · m · min(p − 1, 1) · S_tp / (c · t · B_pp)
-    dp_comm_time         = (1 + max(z − 2, 0)/2) · 2(n − 1)/n · G / B_dp,  n = d·c
-    dp_comm_exposed_time = max(dp_comm_time, W) − W,  W = η_ov · f_bwd · (compute + tp)/m
-    cp_comm_time         = 3 · (L/p) · m · (c − 1) · 2·(b·s/c)·n_kv·d_head·a / (t · B_cp)
-    ep_comm_time         = 2 · (L_MoE/p) · m · V_EP / (c · sp · B_ep)
-    optimizer_time       = N_rank · b_opt / ((d·c)^min(z, 1) · B_HBM · g_r)
-    step_time_predicted  = compute + tp + bubble + pp sends + exposed dp + cp + ep
-                           + optimizer + dataloader_wait
-    mfu_predicted        = step_model_flops / (step_time_predicted · n_gpus · peak_flops)
-    step_time_ideal      = step_model_flops / (n_gpus · peak_flops)          (peak, nothing else)
+    step_model_flops      = train_flop_per_token · global_batch_tokens     (PaLM: 6N + 12·L·H·Q·T)
+    step_recompute_flops  = global_batch_tokens · (f · (k_f·N + F_att) + f_s · (1 − f) · F_att)
+    compute_time          = (step_model_flops + step_recompute_flops)
+                            / (n_gpus · peak_flops · compute_efficiency)
+    memory_bound_time     = (L/p) · m · layer_memory_traffic / (B_HBM · η_mem · g_r)
+                                                             (`napkinmath.formulas.operators`)
+    last_stage_extra_time = (p − 1) · 6 · V · h · global_batch_tokens
+                            / (n_gpus · peak_flops · compute_efficiency)
+    tp_comm_time          = (n_AR + 2f + min(sp − 1, 1)) · (L/p) · m
+                            · (2(t − 1)/t · S_tp / (c·B_tp) + 2·min(t − 1, 1)·α)
+    pipeline_bubble_time  = (p − 1)/(v·m) · (compute + memory + last stage + tp, cp, ep)
+    pp_send_time          = 2 · v · m · min(p − 1, 1) · S_tp / c · (1/(t·B_pp) + (t − 1)/(t·B_tp))
+    dp_comm_time          = (1 + max(z − 2, 0)/2) · 2(n − 1)/n · G / B_dp,  n = d·c
+    dp_comm_exposed_time  = max(dp_comm_time, W) − W,  W = η_ov · f_bwd · (compute + tp)/m
+    cp_comm_time          = 3 · (L/p) · m · (c − 1) · 2·(b·s/c)·n_kv·d_head·a / (t · B_cp)
+    ep_comm_time          = 2 · (L_MoE/p) · m · V_EP / (c · sp · B_ep)
+    optimizer_time        = N_rank · b_opt / ((d·c)^min(z, 1) · B_HBM · η_mem · g_r)
+    step_time_predicted   = compute + memory + last stage + tp + bubble + pp sends
+                            + exposed dp + cp + ep + optimizer + dataloader_wait
+    mfu_predicted         = step_model_flops / (step_time_predicted · n_gpus · peak_flops)
+    step_time_ideal       = step_model_flops / (n_gpus · peak_flops)       (peak, nothing else)
 
 F_att = ``inference_attention_flop_per_token`` (the forward QKᵀ and AV), k_f·N the forward
 FLOPs of the weights, a = ``activation_bytes_per_element`` (bf16: 2 B), n_AR =
-``tp_allreduces_per_layer`` (4), S_tp = b·s·h·a, V_EP = ``moe_alltoall_bytes_per_rank`` (a
-micro-batch's dispatch and combine, (e − 1)/e of them off the rank), G = the gradient bytes of
-one rank (``dp_gradient_bytes``), N_rank the parameters one rank holds, b_opt the bytes the
-optimizer step reads and writes per parameter.
+``tp_allreduces_per_layer`` (4), S_tp = b·s·h·a, α = ``collective_latency``, V_EP =
+``moe_alltoall_bytes_per_rank`` (a micro-batch's dispatch and combine, (e − 1)/e of them off
+the rank), G = the gradient bytes of one rank (``dp_gradient_bytes``), N_rank the parameters
+one rank holds, b_opt the bytes the optimizer step reads and writes per parameter. The links
+B_tp, B_dp, B_pp, B_cp, B_ep are where the layout puts each group's ranks
+(`napkinmath.formulas.placement`: NVLink at its measured bus bandwidth inside a node, the NIC
+across, hierarchical where a group spans both).
 
 Sources, term by term. Compute: PaLM's model FLOPs (Chowdhery et al. 2022, App. B); full
 recomputation repeats each recomputed layer's forward pass (Narayanan et al. 2021, eq. 3:
 8ND in place of 6ND), selective recomputation the attention scores' forward (Korthikanti et
-al. 2022, §5). Tensor parallelism: two all-reduces per layer forward and two backward, two
-more in a recomputed forward (Shoeybi et al. 2019, §3; Korthikanti et al. 2022, §4.2.2: with
-sequence parallelism an all-gather and a reduce-scatter of the same volume, and the backward
+al. 2022, §5). The memory-bound operators and the matmuls' epilogues: `formulas/operators.py`.
+The output layer: the pipeline runs at its slowest stage's pace, and the last stage does the
+whole V·h matmul that compute_time spreads over the stages (Narayanan et al. 2021, §2.2).
+Tensor parallelism: two all-reduces per layer forward and two backward, two more in a
+recomputed forward (Shoeybi et al. 2019, §3; Korthikanti et al. 2022, §4.2.2: with sequence
+parallelism an all-gather and a reduce-scatter of the same volume, and the backward
 all-gathers each block's input again for its weight gradients, as Megatron-LM's
 LinearWithGradAccumulationAndAsyncCommunication does: one all-reduce's volume more). The bubble
 is (p − 1)/(v·m) of the ideal pipeline time (Narayanan et al. 2021, §2.2), and a stage sends
 one activation forward and one gradient backward per micro-batch and model chunk, 1/t of it
-per tensor-parallel rank with the scatter/gather optimisation (§4.1). The data-parallel
-gradient reduction is a ring all-reduce (reduce-scatter + all-gather under ZeRO-1/2, the
-same volume; ZeRO-3 adds a second all-gather of the weights: 1.5× (Rajbhandari et al. 2020,
-§7)) over dp·cp ranks, which overlaps the last micro-batch's backward (Li et al. 2020,
-§3.2; Megatron's --overlap-grad-reduce). Context parallelism passes each rank's key/value
-chunk around a ring, c − 1 hops forward and twice that backward (Liu et al. 2023, Ring
-Attention). Expert parallelism: a dispatch and a combine all-to-all per MoE layer forward,
-two more backward (Lepikhin et al. 2020, GShard §2.2). The optimizer step is memory-bound: the
-state bytes one GPU updates over its HBM bandwidth.
+per tensor-parallel rank with the scatter/gather optimisation, all-gathered across the
+tensor-parallel group on arrival (§4.1). The data-parallel gradient reduction is a ring
+all-reduce (reduce-scatter + all-gather under ZeRO-1/2, the same volume; ZeRO-3 adds a
+second all-gather of the weights: 1.5× (Rajbhandari et al. 2020, §7)) over dp·cp ranks,
+which overlaps the last micro-batch's backward (Li et al. 2020, §3.2; Megatron's
+--overlap-grad-reduce). Context parallelism passes each rank's key/value chunk around a ring,
+c − 1 hops forward and twice that backward (Liu et al. 2023, Ring Attention). Expert
+parallelism: a dispatch and a combine all-to-all per MoE layer forward, two more backward
+(Lepikhin et al. 2020, GShard §2.2). The optimizer step is memory-bound: Megatron's
+mixed-precision step, 46 bytes per parameter it updates, at the memory roof.
 
-Assumptions, each stated where it is used: the tensor-parallel group inside a node (NVLink),
-the data- and pipeline-parallel and the expert and context exchanges across nodes (each GPU's
-scale-out NIC); no overlap of tensor-parallel, pipeline, context or expert communication with
-compute (an upper bound on those terms; Megatron overlaps some of each); full overlap of the
-gradient reduction with the last micro-batch's backward (``dp_overlap_fraction`` = 1); kernel
-launch gaps and latency terms left out. Balanced stages: each GPU does 1/n_gpus of the FLOPs.
+Assumptions, each stated where it is used: no overlap of tensor-parallel, pipeline, context or
+expert communication with compute (an upper bound on those terms; Megatron overlaps some of
+each); full overlap of the gradient reduction with the last micro-batch's backward
+(``dp_overlap_fraction`` = 1); kernel launch gaps left out. Balanced stages: each GPU does
+1/n_gpus of the FLOPs, but for the output layer on the last stage.
 """
 
 from sympy import Max, Min
