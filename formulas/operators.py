@@ -1,24 +1,36 @@
-"""A layer's memory-bound operators: what a training step spends outside its matmuls.
+"""A layer's operators: the matmuls' FLOPs, and the HBM bytes of everything memory-bound.
 
 Per layer, per micro-batch, on one GPU (t = tp, s_p = sp, c = cp, b = batch_size, s = seq_len,
-h = hidden_size, d_ff = ffn_size, a = n_heads, n_mlp = mlp_matrices, f = full recompute share,
-f_s = selective recompute share, b_act = activation_bytes_per_element):
+h = hidden_size, d = mlp_active_width (d_ff, or k experts' widths), a = n_heads, n_mlp =
+mlp_matrices, f = full recompute share, f_s = selective recompute share, b_act =
+activation_bytes_per_element, T = b·s/c tokens):
 
-    layer_memory_traffic = b·s/c · ( h · c_res · (1 + f/2) / s_p
-                                     + d_ff/t · b_act · (3·n_mlp − 1 + f·n_mlp) )
+    layer_memory_traffic = T · (h · c_res · (1 + f/2) / s_p + d/t · b_act · (3·n_mlp − 1 + f·n_mlp))
                            + b·(a/t)·s²/c · (c_sc,f · (1 + f + f_s·(1 − f)) + c_sc,b)
+                           + Σ over the weight matmuls (i → o features per rank):
+                               T · b_act · (o·(1 + f) + i) + c_wg · i · o
     memory_bound_time    = (L/p) · m · layer_memory_traffic / (B_HBM · η_mem · g_r)
 
-The operators, forward and backward, each reading and writing HBM once (a kernel per
-operator, as Megatron-LM runs them; bytes at b_act = 2 unless said):
+Each operator is one definition in `napkinmath.library.operators` (FLOPs and bytes as plain
+arithmetic over named inputs); `layer_memory_traffic` is their bytes added, and an answer's
+per-layer table shows them one by one. The operators, forward and backward, each reading and
+writing HBM once (a kernel per operator, as Megatron-LM runs them; bytes at b_act = 2):
 
+* Weight matmuls (QKV, output projection, MLP up and down): 2 FLOP per weight and token
+  forward, 4 backward (input and weight gradients), on the matmul roof (compute_time counts
+  them with PaLM's formula). Each epilogue then writes its output and the input gradient in
+  bf16 and reads and writes the weight gradient in fp32 (c_wg = 8 B per weight and
+  micro-batch: Megatron's gradient-accumulation fusion into main_grad), in series after the
+  main loop: an Ampere GEMM runs a tile's main loop, then its epilogue (CUTLASS's
+  efficient_gemm notes; Hopper's warp-specialised kernels can overlap them, so the count
+  is an upper bound there). Their inputs stream during the main loop and are not counted.
 * Residual stream (width h, split t ways only with sequence parallelism): two layer norms,
   each reading and writing the stream (forward 2 × 4 B; backward 2 × 6 B, the input and the
   output gradient read, the input gradient written); two fused bias-dropout-residual adds
   (forward 2 × 7 B: the branch and the residual read, the sum written, a 1-byte mask;
   backward 2 × 5 B). c_res = 22 + 22 = 44 B per token per hidden unit; a full recompute
   repeats the forward half.
-* MLP activation (width d_ff/t): the fused bias-GeLU reads and writes it (forward 2 elements,
+* MLP activation (width d/t): the fused bias-GeLU reads and writes it (forward 2 elements,
   backward 3); a gated unit (SwiGLU) reads two inputs (forward 3, backward 5): (3·n_mlp − 1)
   elements in all, n_mlp of them forward.
 * Attention scores (b·a/t·s² per GPU) where the kernel writes them to HBM (Megatron's core
@@ -31,11 +43,11 @@ operator, as Megatron-LM runs them; bytes at b_act = 2 unless said):
 
 Sources: the operator list and its bytes follow Korthikanti et al. 2022 §4.1 (the same
 tensors whose stored bytes give sbh(34 + 5as/h)) and Megatron-LM's kernels (fused layer norm,
-bias-GeLU, bias-dropout-add, FusedScaleMaskSoftmax); a memory-bound kernel runs at the
-achievable HBM bandwidth (Williams, Waterman and Patterson 2009, the roofline). The
-matmuls' own FLOPs stay in ``compute_time``; their memory traffic is left out there (the
-measured matmul rate includes it). Not modelled: the embedding and the loss over the
-vocabulary (under 1% of a GPT-3-sized step), kernel launch gaps.
+bias-GeLU, bias-dropout-add, FusedScaleMaskSoftmax, the fused weight-gradient GEMM); a
+memory-bound kernel runs at the achievable HBM bandwidth (Williams, Waterman and Patterson
+2009, the roofline). Not modelled: the embedding and the loss over the vocabulary (under 1% of
+a GPT-3-sized step), kernel launch gaps, the experts' weight gradients no token of a
+micro-batch reached.
 """
 
 from typing import Any
