@@ -42,8 +42,9 @@ from napkinmath.files import read_regular_file
 from napkinmath.library import declare, names, stored
 
 #: (declare.py, the formula modules and units.txt are hashed as `names._sources`; of the
-#: snapshot, `stored.py` decides what is stored, this module only reads and writes it)
-_ENGINE = ("tree.py", "stored.py", "functions.py", "numeric.py")
+#: snapshot, `stored.py` decides what is stored, this module only reads and writes it;
+#: `operators.py` defines the layer's operators that formulas/operators.py adds up)
+_ENGINE = ("tree.py", "stored.py", "functions.py", "numeric.py", "operators.py")
 #: (the planner's singularity facts are stored with the rearrangements: plan.py decides them,
 #: the suggestion search, solving/suggest.py, only asks for them; so are the compositions of
 #: variables that cancel, which cancel.py works out)
