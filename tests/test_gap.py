@@ -45,15 +45,28 @@ def test_lines_sum_exactly_to_the_gap(predicted):
 
 
 def test_datasheet_vs_achievable_compute_is_a_line(predicted):
-    achievable = nm.solve("step_time_predicted", achievable=True, **DENSE)
-    g = nm.gap(achievable, step_time="14 s")
-    line = g.lines[0]
-    assert line.name == "compute_efficiency" and line.evidence == "measured"
-    model = ideal_by_hand()
-    assert line.seconds == pytest.approx(model / (794.5 / 989.5) - model, rel=1e-6)
-    # at the datasheet peak the line is zero and says it is assumed
-    assert nm.gap(predicted, step_time="14 s").lines[0].seconds == pytest.approx(0, abs=1e-12)
-    assert nm.gap(predicted, step_time="14 s").lines[0].evidence == "assumed"
+    # the record's measured matmul rate, with or without --achievable
+    for answer in (predicted, nm.solve("step_time_predicted", achievable=True, **DENSE)):
+        line = nm.gap(answer, step_time="14 s").lines[0]
+        assert line.name == "compute_efficiency" and line.evidence == "measured"
+        model = ideal_by_hand()
+        assert line.seconds == pytest.approx(model / (794.5 / 989.5) - model, rel=1e-6)
+    # at the datasheet peak (a user's compute_efficiency = 1) the line is zero and says so
+    peak = nm.solve("step_time_predicted", compute_efficiency=1, **DENSE)
+    assert nm.gap(peak, step_time="14 s").lines[0].seconds == pytest.approx(0, abs=1e-12)
+    assert nm.gap(peak, step_time="14 s").lines[0].evidence == "given"
+
+
+def test_the_operators_are_lines_of_their_own(predicted):
+    g = nm.gap(predicted, step_time="30 s")
+    by_name = {line.name: line for line in g.lines}
+    parts, _, _ = dense_by_hand()
+    for name in ("memory_bound_time", "last_stage_extra_time"):
+        assert by_name[name].seconds == pytest.approx(parts[name], rel=1e-9)
+        assert by_name[name].evidence == "modelled"
+    measured = nm.gap(predicted, step_time="30 s", measured={"memory_bound_time": "3 s"})
+    line = next(line for line in measured.lines if line.name == "memory_bound_time")
+    assert line.seconds == 3 and line.evidence == "measured"
 
 
 def test_collective_time_replaces_the_modelled_communication(predicted):

@@ -39,6 +39,11 @@ if TYPE_CHECKING:
     from napkinmath.answer.data import Given
     from napkinmath.answer.result import Result
 
+#: the step's parts beside its matmuls, modelled from its operators: name, what it is
+OPERATORS = (
+    ("memory_bound_time", "memory-bound operators and matmul epilogues"),
+    ("last_stage_extra_time", "output layer on the last stage"),
+)
 #: the parts of the step, in the order a timeline is read: name, what it is
 COMMUNICATION = (
     ("tp_comm_time", "tensor-parallel all-reduces"),
@@ -62,6 +67,7 @@ OTHER = (
 )
 #: what `measured=` may hold
 MEASURABLE = (
+    *(name for name, _ in OPERATORS),
     *(name for name, _ in COMMUNICATION),
     *(name for name, _ in OTHER),
     "collective_time",
@@ -408,6 +414,9 @@ def _lines(answer: Result, values: dict[str, float], seconds: dict[str, float]) 
             "modelled",
             sources.get("step_recompute_flops", ("", ""))[0],
         ),
+    ]
+    lines += [
+        _part(name, term, values.get(name, 0.0), seconds, sources) for name, term in OPERATORS
     ]
     collective = seconds.get("collective_time")
     for name, term in COMMUNICATION:
