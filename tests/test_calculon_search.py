@@ -20,6 +20,8 @@ import napkinmath as nm
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "calculon"
 SEARCH = json.loads((FIXTURES / "search-22b-64gpu-a100.json").read_text())
+#: `calculon llm-optimal-execution` over its wider space (placements included)
+UNRESTRICTED = json.loads((FIXTURES / "search-22b-64gpu-a100-unrestricted.json").read_text())
 CALCULON_WINNER = "exe-22b-64gpu-t2p8d4v6-none"
 NAPKIN_WINNER = "exe-22b-64gpu-t4d16-selective-zero1"
 
@@ -210,3 +212,13 @@ def test_each_tool_prefers_its_own_winner():
     assert calc[NAPKIN_WINNER]["total_time"] == pytest.approx(2.0028, abs=1e-4)
     assert calc[NAPKIN_WINNER]["total_time"] / calc[CALCULON_WINNER]["total_time"] > 1.1
     assert NAPKIN["calculon_winner_step"] / NAPKIN["winner_step"] > 1.0
+
+
+def test_calculons_unrestricted_winner_is_outside_napkins_space():
+    """Calculon's own search command, placements included, wins with the pipeline on NVLink:
+    napkinmath puts pp on the NIC (issue 43, part 4)."""
+    best = UNRESTRICTED["top"][0]
+    assert (best["tensor_par"], best["pipeline_par"], best["data_par"]) == (2, 4, 8)
+    assert best["tensor_par_net"] == best["pipeline_par_net"] == 0 and best["data_par_net"] == 1
+    assert best["total_time"] == pytest.approx(1.6364, abs=1e-4)
+    assert best["total_time"] < SEARCH["top"][0]["total_time"]
