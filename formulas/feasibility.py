@@ -27,7 +27,7 @@ violation is a warning (and exit status 1 with `napkin solve --strict`), but for
 layout must meet to exist at all (pp ≤ n_layers), which refuses the question.
 """
 
-from sympy import Rational
+from sympy import Min, Rational
 
 from napkinmath.library.declare import ceiling, constraint
 
@@ -56,6 +56,8 @@ from .parallelism import (
     microbatches_in_flight,
     pipeline_bubble_fraction,
     pp,
+    sp,
+    tp,
     virtual_pipeline_stages,
 )
 from .serving import time_in_queue, utilization
@@ -282,6 +284,32 @@ constraint(
     "--decoder-last-pipeline-num-layers) though it refuses an uneven interleaved split; "
     "napkinmath prices n_layers / pp layers per stage, an average, so the busiest stage is "
     "slower and fuller than shown: pick pp · virtual_pipeline_stages dividing n_layers",
+)
+constraint(
+    "interleaving_needs_stages",
+    "Interleaved model chunks need pipeline stages",
+    # (v − 1)·(2 − min(p, 2)): v − 1 when there is no pipeline, 0 with one
+    (virtual_pipeline_stages - 1) * (2 - Min(pp, 2)),
+    0,
+    source=f"{NARAYANAN_2021}, §2.2.2 (the interleaved schedule splits each stage's layers)",
+    subject="parallelism",
+    touch=(virtual_pipeline_stages,),
+    refuse=True,
+    message="virtual_pipeline_stages > 1 interleaves model chunks across pipeline stages, and "
+    "pp = 1 has none: give virtual_pipeline_stages = 1, or pp > 1",
+)
+constraint(
+    "sequence_parallel_is_the_tp_group",
+    "Sequence parallelism spans the tensor-parallel group",
+    # zero exactly when sp is 1 (off) or tp
+    (sp - 1) ** 2 * (sp - tp) ** 2,
+    0,
+    source=f"{KORTHIKANTI_2022}, §4.2.2 (the sequence split over the tensor-parallel ranks)",
+    subject="parallelism",
+    touch=(sp,),
+    refuse=True,
+    message="sp is 1 (no sequence parallelism) or tp: Megatron's sequence parallelism splits "
+    "the norms and dropouts over the tensor-parallel group itself; give sp = 1 or sp = tp",
 )
 constraint(
     "torus_axes_exist",

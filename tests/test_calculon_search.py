@@ -32,6 +32,9 @@ GIVENS = dict(
     n_gpus=N_GPUS,
     seq_len=SEQ,
     global_batch_tokens=BATCH * SEQ,
+    # placed as Calculon's space places them: tp on NVLink, dp and pp on the NIC
+    dp_local_ranks=1,
+    pp_local_ranks=1,
     **SHAPE,
 )
 #: Calculon's space in napkinmath's terms: sp is 1 (Calculon's 'ar') or tp ('rs_ag' with the
@@ -51,7 +54,7 @@ OVER = dict(
 )
 RECOMPUTE = {"none": "none", "selective": "attn_only", "full": "full"}
 
-#: napkinmath's numbers, main at d616990 (the step from its operators, a forecast by default).
+#: napkinmath's numbers: the step from its operators (matmul epilogues, placement), a forecast.
 #: Re-pin when the step model changes, and refresh docs/calculon-search.md's table from them.
 NAPKIN = dict(
     winner=dict(
@@ -65,8 +68,8 @@ NAPKIN = dict(
         zero_stage=1,
         dp_overlap_fraction=1,
     ),
-    winner_step=1.6148,  # s, napkinmath's step for its own winner
-    calculon_winner_step=1.7197,  # s, napkinmath's step for Calculon's winner
+    winner_step=1.6612,  # s, napkinmath's step for its own winner
+    calculon_winner_step=1.9707,  # s, napkinmath's step for Calculon's winner
 )
 
 

@@ -70,7 +70,7 @@ from napkinmath.text.values import (
     read_given,
     to_quantity,
 )
-from napkinmath.units import Quantity, format_number, format_quantity, format_unit
+from napkinmath.units import Quantity, format_quantity, format_unit
 from napkinmath.whatif.spread import is_spread
 
 if TYPE_CHECKING:
@@ -1023,20 +1023,24 @@ def _refusal(c: ConstraintRecord, values: Mapping[str, float]) -> InputError:
     """The InputError of a broken layout rule (`Constraint.refuse`): each side that is one
     variable named with its value, then what the rule expects and the fix."""
     constraint = c.constraint
-    sides = []
-    for tree, base in zip(constraint.trees, (c.lhs, c.rhs), strict=True):
-        if tree[0] == "s" and tree[1] in variables():
-            var = variables()[tree[1]]
-            sides.append(
-                f"{var.name} = {format_value(display(values.get(var.name, base), var), var)}"
-            )
-        else:
-            sides.append(format_number(base))
+
+    def named(var: Variable, base: float) -> str:
+        return f"{var.name} = {format_value(display(values.get(var.name, base), var), var)}"
+
+    simple = all(tree[0] == "s" and tree[1] in variables() for tree in constraint.trees)
+    if simple:  # each side one variable: 'pp = 128 > n_layers = 96'
+        sides = [
+            named(variables()[tree[1]], base)
+            for tree, base in zip(constraint.trees, (c.lhs, c.rhs), strict=True)
+        ]
+        broken = f"{sides[0]} {'≥' if constraint.strict else '>'} {sides[1]}"
+    else:  # a rule over an expression: its variables with their values ('sp = 4, tp = 8')
+        broken = ", ".join(
+            named(var, values[var.name]) for var in constraint.variables if var.name in values
+        )
     first = constraint.trees[0][1] if constraint.trees[0][0] == "s" else constraint.name
-    sign = "≥" if constraint.strict else ">"
     return InputError(
-        f"refused: {sides[0]} {sign} {sides[1]} breaks the rule '{constraint.title}': "
-        f"{constraint.message}",
+        f"refused: {broken} breaks the rule '{constraint.title}': {constraint.message}",
         str(first),
     )
 
