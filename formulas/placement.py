@@ -101,7 +101,7 @@ pp_fills_node_first = var(
     "",
     "placement order, 0 or 1: 1 puts pipeline stages in a node before data-parallel replicas",
     symbol="f_{pp}",
-    bounds=NON_NEGATIVE,
+    bounds=Bounds(0.0, 1.0, lo_inclusive=True),
     default=0,
     default_note=(
         "Megatron-LM's order (tp, cp, dp, pp): replicas fill a node before pipeline stages; "
@@ -342,6 +342,21 @@ formula(
         "a collective over node_ranks nodes of local_ranks ranks: NVLink in the node, the NIC "
         "across, as the hierarchical all-reduce (the same time); one node: NVLink alone"
     ),
+)
+
+constraint(
+    "placement_order_is_one_of_two",
+    "The placement order is 0 or 1",
+    # zero exactly at 0 and 1 (the variable's bounds keep it in [0, 1])
+    pp_fills_node_first * (1 - pp_fills_node_first),
+    0,
+    source=MEGATRON_ORDER,
+    subject=SUBJECT,
+    touch=(pp_fills_node_first,),
+    refuse=True,
+    message="pp_fills_node_first names an order, not a blend: 0 puts data-parallel replicas "
+    "in a node first (Megatron's order), 1 pipeline stages; give 0 or 1, or the "
+    "*_local_ranks for another placement",
 )
 
 constraint(
