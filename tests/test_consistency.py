@@ -240,3 +240,21 @@ def test_stages_that_do_not_divide_the_layers_are_flagged(pp, v, whole):
 def test_uneven_stages_fail_strict(napkin):
     status, _, err = napkin(*_pp_args(n_gpus=80, pp=10), "--strict")
     assert status == 1 and "10 > 9.6" in err
+
+
+def test_sequence_parallelism_is_one_or_tp_and_interleaving_needs_stages():
+    layout = dict(
+        model="gpt-3-175b", gpu="A100", n_gpus=64, tp=8, pp=8, dp=1, seq_len=2048,
+        global_batch_tokens=131072, batch_size=1, recompute="selective", virtual_pipeline_stages=3,
+    )  # fmt: skip
+    for sp in (1, 8):
+        nm.solve("step_time_predicted", sp=sp, **layout)
+    with pytest.raises(nm.InputError, match=r"refused: sp = 4, tp = 8 breaks the rule"):
+        nm.solve("step_time_predicted", sp=4, **layout)
+    flat = {**layout, "pp": 1, "n_gpus": 8, "virtual_pipeline_stages": 2}
+    with pytest.raises(nm.InputError, match=r"pp = 1, virtual_pipeline_stages = 2 breaks"):
+        nm.solve("step_time_predicted", **flat)
+    # the optimiser rules such candidates out rather than ranking them
+    o = nm.optimize("step_time_predicted", over={"sp": "1,2,4,8"}, **layout)
+    assert o.count == 4 and o.best_candidate is not None
+    assert o.best_candidate.point["sp"] == 8  # 2 and 4 ruled out; 8 beats 1

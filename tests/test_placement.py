@@ -310,3 +310,12 @@ def test_the_cli_optimiser_names_the_placement(napkin):
     assert "24 candidates searched completely" in out
     assert "Best: tp = 2, pp = 2, pp_fills_node_first = 1, dp = 4" in out
     assert "tp = 2, pp = 2, pp_fills_node_first = 0, dp = 4: step_time_predicted" in out
+
+
+def test_the_placement_order_is_zero_or_one():
+    for order in (0, 1):
+        nm.solve("dp_link_bandwidth", tp=2, dp=4, pp=2, gpu="H100", pp_fills_node_first=order)
+    with pytest.raises(nm.InputError, match=r"placement order is 0 or 1.*give 0 or 1"):
+        nm.solve("dp_link_bandwidth", tp=2, dp=4, pp=2, gpu="H100", pp_fills_node_first=0.5)
+    with pytest.raises(nm.InputError, match="pp_fills_node_first=2 is out of range"):
+        nm.solve("dp_link_bandwidth", tp=2, dp=4, pp=2, gpu="H100", pp_fills_node_first=2)
