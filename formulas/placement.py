@@ -101,7 +101,7 @@ pp_fills_node_first = var(
     "",
     "placement order, 0 or 1: 1 puts pipeline stages in a node before data-parallel replicas",
     symbol="f_{pp}",
-    bounds=Bounds(0.0, 1.0, lo_inclusive=True),
+    bounds=NON_NEGATIVE,
     default=0,
     default_note=(
         "Megatron-LM's order (tp, cp, dp, pp): replicas fill a node before pipeline stages; "
@@ -347,8 +347,8 @@ formula(
 constraint(
     "placement_order_is_one_of_two",
     "The placement order is 0 or 1",
-    # zero exactly at 0 and 1 (the variable's bounds keep it in [0, 1])
-    pp_fills_node_first * (1 - pp_fills_node_first),
+    # zero exactly at 0 and 1, positive anywhere else
+    (pp_fills_node_first * (1 - pp_fills_node_first)) ** 2,
     0,
     source=MEGATRON_ORDER,
     subject=SUBJECT,

@@ -14,10 +14,15 @@ import napkinmath as nm
 from napkinmath.hardware import get
 from napkinmath.library.lookup import formulas, variables
 
+#: variables that name one of a few choices (a layout rule refuses anything between)
+CHOICES = {"pp_fills_node_first": (0, 1)}
+
 
 def _plausible(var, rng: random.Random, records: dict, defaults: bool) -> object:
     if var.name in records:
         return records[var.name]
+    if var.name in CHOICES:
+        return nm.Quantity(float(rng.choice(CHOICES[var.name])), var.unit)
     if defaults and var.default is not None and var.default.value.magnitude:
         return var.default.value
     if var.bounds.hi <= 2.0:

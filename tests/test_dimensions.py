@@ -29,7 +29,16 @@ def test_every_formula_has_a_source_title_and_subject():
 def test_every_variable_is_used_or_is_a_record_key():
     # a variable only a feasibility constraint reads (torus_dims) is used too
     used = {v.name for f in [*formulas().values(), *constraints().values()] for v in f.variables}
-    record_only = {"peak_flops_fp8", "peak_flops_int8", "tdp", "vocab_size", "hidden_size"}
+    # achievable_nvlink_bandwidth: read from the record into nvlink_collective_efficiency
+    # (napkinmath.solving.achievable.STEP_RATES), as achievable_flops into compute_efficiency
+    record_only = {
+        "peak_flops_fp8",
+        "peak_flops_int8",
+        "tdp",
+        "vocab_size",
+        "hidden_size",
+        "achievable_nvlink_bandwidth",
+    }
     unused = set(variables()) - used - record_only
     assert not unused, f"declared but in no formula: {sorted(unused)}"
 

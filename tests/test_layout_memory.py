@@ -332,7 +332,10 @@ LAYOUTS = st.fixed_dictionaries(
         "recomputed": st.sampled_from([0.0, 0.25, 0.5, 1.0]),
         "score_bytes": st.sampled_from([0.0, 5.0]),
     }
-).filter(lambda d: d["pp"] <= d["n_layers"])  # a layout that exists: a layer per stage at least
+).filter(
+    # a layout that exists: a layer per stage at least, interleaving only with pipeline stages
+    lambda d: d["pp"] <= d["n_layers"] and (d["pp"] > 1 or d["v"] == 1)
+)
 
 
 @settings(

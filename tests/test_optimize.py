@@ -150,6 +150,9 @@ def test_405b_layout_maximising_predicted_mfu():
         "training_memory_fits_hbm",
         "pipeline_bubble_small",
         "pipeline_stages_have_layers",  # pp ≤ 126 layers; uneven stages are only flagged
+        "interleaving_needs_stages",
+        "sequence_parallel_is_the_tp_group",
+        "placement_order_is_one_of_two",
         "placement_fits_node",
     ]
     mfus = [c.objectives["mfu_predicted"] for c in o.runners_up]
@@ -170,7 +173,10 @@ def test_nothing_fits_names_what_rules_out_most_and_the_closest(napkin):
     assert status == 0, err
     assert "Nothing fits: no candidate of 6,336 meets every constraint." in out
     assert "dp = n_gpus / (tp · pp · cp · gpus_per_rank) is a whole number" in out
-    assert "Closest: " in out and "✗ Training memory per GPU fits in HBM" in out
+    # the closest is the candidate nearest to meeting them: one replica per GPU, a fraction
+    # of a sequence each
+    assert "Closest: recompute = none, tp = 1, pp = 1" in out
+    assert "✗ n_microbatches = 0.1192: n_microbatches ≥ 1" in out
     assert "not a whole number: micro-batch counts are not required to be whole" in out
     status, _, err = napkin(*args, "--strict")
     assert status == 1 and "no candidate of 6,336 meets every constraint" in err

@@ -34,6 +34,7 @@ KEY_UNITS = {
     "nvlink_bandwidth": "GB/(s*GPU)",
     "nvlink_bandwidth_bidirectional": "GB/(s*GPU)",
     "scale_out_bandwidth": "GB/(s*GPU)",
+    "achievable_nvlink_bandwidth": "GB/(s*GPU)",
     "gpus_per_node": "GPU/node",
     "gpus_per_nvlink_domain": "GPU",
     "tdp": "W/GPU",

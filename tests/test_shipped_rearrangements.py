@@ -79,8 +79,10 @@ def test_every_shipped_root_satisfies_its_formula():
                         point[variable] = fn(*(point[a] for a in args))
                         left = lhs.fn(*(point[a] for a in lhs.args))
                         right = rhs.fn(*(point[a] for a in rhs.args))
-                    except (ValueError, ZeroDivisionError, OverflowError):
-                        continue  # outside the root's domain at this point
+                    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                        # outside the root's domain at this point (a TypeError: a fractional
+                        # power of a negative number, complex, handed to math's functions)
+                        continue
                     if not all(isinstance(x, float | int) for x in (left, right, point[variable])):
                         continue
                     tried += 1

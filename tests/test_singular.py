@@ -95,4 +95,7 @@ def test_a_block_with_a_max_or_min_keeps_sympys_test(name):
 
     assert any(True for side in formulas()[name].trees for _ in calls(side, ("Max", "Min")))
     block = (("optimizer_time", "dp_comm_time"), ("dp", "zero_stage"), True)
-    assert plan._decide_singular(*block) == plan._decide_singular_sympy(*block) is True
+    # the tree test defers to sympy's for a block with max() or min(): the same decision
+    # (since the optimizer step reads memory_efficiency and the links their placement, sympy
+    # finds this block fixes dp and zero_stage: not singular)
+    assert plan._decide_singular(*block) is plan._decide_singular_sympy(*block) is False
