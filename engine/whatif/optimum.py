@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     from napkinmath.whatif.optimize import _Arrays, _Group, _Search
 
 BISECTIONS = 60
-#: decisions whose values are steps of a layout, not amounts: no boundary between them
 #: library constraints that flag a layout without ruling it out: the search keeps the
 #: candidates that break them, and the note on the best's uneven stages says so (uneven
 #: pipeline stages: Megatron-LM runs them with --decoder-first/last-pipeline-num-layers, and
 #: Llama 3 405B trained its 126 layers over 16 stages)
 ADVISORY = frozenset({"pipeline_chunks_whole"})
+#: decisions whose values are steps of a layout, not amounts: no boundary between them
 STEPS = frozenset(
     {
         "tp",
