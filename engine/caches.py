@@ -49,8 +49,8 @@ ENABLED = os.environ.get("NAPKIN_NO_CACHE", "") in ("", "0")
 # --- what invalidates a cache, in the words the map uses -----------------------------------
 #: a cache of what the formula library (its formulas and variables) determines
 LIBRARY = (
-    "the library: fixed once loaded, but for your formulas (cleared on entering and leaving "
-    "`napkinmath.library.user.user_formulas`)"
+    "the library: fixed once loaded; keyed by the formulas in force too (yours, inside "
+    "`napkinmath.library.user.user_formulas`, in that context only)"
 )
 #: a cache of what pint's registry determines
 UNITS = "never: the unit registry is fixed in a process"
@@ -60,9 +60,30 @@ SHIPPED = "never: the shipped records files are fixed in a process"
 NOTHING = "never: a function of its key alone"
 #: a cache of values that may read records by text ("H100-SXM.peak_flops")
 RECORDS = (
-    "the user records in force: cleared on entering and leaving "
-    "`napkinmath.solving.records.user_records`"
+    "the records in force: keyed by them too (yours, inside "
+    "`napkinmath.solving.records.user_records`, in that context only)"
 )
+
+#: what a memo of a scoped kind (`LIBRARY`, `RECORDS`) keys on besides its parameters: the
+#: formulas or records in force in the calling context (`scope_by`); None where nothing is
+#: laid over the library's or the shipped ones
+_SCOPES: dict[str, Callable[[], object]] = {}
+#: the entries a scoped memo declared unbounded keeps at most (one set per scope in force)
+SCOPED_SIZE = 4096
+#: the entries a scoped memo of fewer keeps at least: one per scope a process may use at once
+SCOPES_AT_ONCE = 8
+
+
+def scope_by(invalidated_by: str, current: Callable[[], object]) -> None:
+    """Key every memo `invalidated_by` this (`LIBRARY`, `RECORDS`) by `current()` as well:
+    the user's formulas or records in force in the calling thread or context. So nothing
+    one caller lays over the library reaches another's answers, and no cache is ever
+    cleared on entering or leaving such a block."""
+    _SCOPES[invalidated_by] = current
+
+
+def _no_scope() -> None:
+    return None
 
 
 class Cache(NamedTuple):
@@ -92,8 +113,11 @@ def memo(
 
     def decorate(function: Callable[..., T]) -> functools._lru_cache_wrapper[T]:
         kept = ENABLED or fixed
-        cached = functools.lru_cache(maxsize=maxsize if kept else 0)(function)
         name = f"{function.__module__}.{function.__qualname__}"
+        if invalidated_by in (LIBRARY, RECORDS):
+            cached = _scoped(function, invalidated_by, maxsize if kept else 0)
+        else:
+            cached = functools.lru_cache(maxsize=maxsize if kept else 0)(function)
         _REGISTRY[name] = Cache(
             name,
             key or _parameters(function),
@@ -105,6 +129,30 @@ def memo(
         return cached
 
     return decorate
+
+
+def _scoped(
+    function: Callable[..., T], invalidated_by: str, maxsize: int | None
+) -> functools._lru_cache_wrapper[T]:
+    """`function` cached with the scope in force (`scope_by`) as the first part of its key."""
+
+    def unscoped(_scope: object, /, *args: Any, **kwargs: Any) -> T:
+        return function(*args, **kwargs)
+
+    if maxsize is None:
+        maxsize = SCOPED_SIZE
+    elif maxsize:  # room for a few scopes at once (threads asking with and without yours)
+        maxsize = max(maxsize, SCOPES_AT_ONCE)
+    inner = functools.lru_cache(maxsize=maxsize)(unscoped)
+
+    @functools.wraps(function)
+    def scoped(*args: Any, **kwargs: Any) -> T:
+        return inner(_SCOPES.get(invalidated_by, _no_scope)(), *args, **kwargs)
+
+    scoped.cache_clear = inner.cache_clear  # type: ignore[attr-defined]
+    scoped.cache_info = inner.cache_info  # type: ignore[attr-defined]
+    scoped.cache_parameters = inner.cache_parameters  # type: ignore[attr-defined]
+    return scoped  # type: ignore[return-value]
 
 
 def state(
@@ -153,6 +201,7 @@ MODULES = (
     "napkinmath.text.expr",
     "napkinmath.library.declare",
     "napkinmath.library.names",
+    "napkinmath.library.user",
     "napkinmath.library.snapshot",
     "napkinmath.rendering.exprprint",
     "napkinmath.solving.solver",

@@ -458,6 +458,9 @@ def scope() -> Overlay | None:
     return _ACTIVE.get()
 
 
+caches.scope_by(caches.RECORDS, scope)
+
+
 @contextmanager
 def using(paths: object) -> Iterator[Overlay | None]:
     """Lay the user's records files `paths` (a path or a list of paths; None: none) over the

@@ -1,6 +1,7 @@
 """Build the library's rearrangements shipped with the package (`napkinmath.solving.shipped`).
 
     python tools/build_rearrangements.py          # writes engine/library/rearrangements/
+    python tools/build_rearrangements.py --restamp  # keys it to this source, where sound
 
 Every library formula that can be inverted is solved with sympy for each of its variables,
 exactly as a question would solve it (`napkinmath.solving.invert.solved_for`), and written as
@@ -63,6 +64,7 @@ class Previous:
 
 
 def build(target: Path = TARGET, previous: Previous | None = None) -> int:
+    from napkinmath import deadline
     from napkinmath.library.lookup import formulas
     from napkinmath.library.snapshot import source_digest
     from napkinmath.library.stored import declared
@@ -82,7 +84,12 @@ def build(target: Path = TARGET, previous: Previous | None = None) -> int:
             continue
         roots = {}
         for v in sorted(f.variables, key=lambda v: v.name):
-            found = solved_for(f, v.name)
+            try:
+                with deadline.generous(GENEROUS):
+                    found = solved_for(f, v.name)
+            except deadline.OutOfTimeError as stopped:  # left to the question that asks
+                print(f"left out: {f.name} for {v.name} ({stopped})", file=sys.stderr)
+                continue
             if found and all(r.tree is not None for r in found):
                 roots[v.name] = [[r.tree, to_json(r.layout)] for r in found]
         if roots:
@@ -227,14 +234,19 @@ def _collected(kinds: tuple[str, ...]) -> Iterator[dict[str, dict]]:
 def _facts() -> dict[str, dict]:
     """Every non-root entry the solver keeps while answering the workload, by kind and key."""
     import napkinmath as nm
+    from napkinmath import deadline
     from napkinmath.solving import shipped
 
-    with _collected(shipped.FACT_KINDS) as found:
+    with _collected(shipped.FACT_KINDS) as found, deadline.generous(GENEROUS):
         for target, givens, gpu in _workload():
             with contextlib.suppress(nm.NapkinError):
                 nm.solve(target, gpu=gpu, **givens)
     return found
 
+
+#: how many times a question's bounds on symbolic work (`napkinmath.deadline`) the build
+#: gives sympy: it may spend a minute on what a question must not
+GENEROUS = 60
 
 #: sympy's time for one coupled block at most (a few systems of the activation-memory and
 #: communication formulas take minutes, and are left to the question that asks)
@@ -276,36 +288,62 @@ def _blocks():
 def _block_roots(known: dict) -> dict[str, object]:
     """The joint roots of every block of `_blocks` not in `known` that is coupled (not
     singular) and that sympy solves within `BLOCK_SECONDS`, by the store's key."""
-    import signal
-
+    from napkinmath import deadline
     from napkinmath.solving import invert, plan
 
-    class _LateError(Exception):
-        pass
-
-    def late(*_):
-        raise _LateError
-
-    previous = signal.signal(signal.SIGALRM, late)
-    try:
-        with _collected(("joint",)) as found:
-            for fs, unknowns in _blocks():
-                key = f"{','.join(f.name for f in fs)}\t{','.join(unknowns)}"
-                formula_names = tuple(f.name for f in fs)
-                if key in known or plan._is_singular(formula_names, unknowns, True):
-                    continue
-                signal.alarm(BLOCK_SECONDS)
-                try:
+    with _collected(("joint",)) as found:
+        for fs, unknowns in _blocks():
+            key = f"{','.join(f.name for f in fs)}\t{','.join(unknowns)}"
+            formula_names = tuple(f.name for f in fs)
+            if key in known or plan._is_singular(formula_names, unknowns, True):
+                continue
+            try:
+                with deadline.generous(BLOCK_SECONDS / deadline.PER_CALL):
                     invert.joint_roots(fs, unknowns)
-                except _LateError:
-                    print(f"left out (over {BLOCK_SECONDS} s): {key}", file=sys.stderr)
-                except Exception as problem:  # sympy's own failures: the block is left out
-                    print(f"left out ({type(problem).__name__}): {key}", file=sys.stderr)
-                finally:
-                    signal.alarm(0)
-    finally:
-        signal.signal(signal.SIGALRM, previous)
+            except deadline.OutOfTimeError:
+                print(f"left out (over {BLOCK_SECONDS} s): {key}", file=sys.stderr)
+            except Exception as problem:  # sympy's own failures: the block is left out
+                print(f"left out ({type(problem).__name__}): {key}", file=sys.stderr)
     return found["joint"]
+
+
+def restamp(target: Path = TARGET) -> str:
+    """Key the shipped set to this source without solving anything again, where that is
+    sound: the library this source declares is the shipped library.json row for row, and
+    every shipped root's print layout is the one this code makes from its tree. Then the
+    set holds exactly what a build would put there from the same formulas (the roots and
+    facts are facts about them, checked by content in tests/test_shipped_rearrangements.py),
+    and an edit to code the digest covers that changes neither (the registries of
+    `library.declare`, say) need not cost a build. Returns the new digest, or stops with
+    what differs."""
+    from napkinmath.library.lookup import formulas
+    from napkinmath.library.snapshot import source_digest
+    from napkinmath.library.stored import declared
+    from napkinmath.rendering.exprprint import to_json
+    from napkinmath.solving.invert import _from_tree
+
+    source = source_digest()
+    if source is None:
+        raise SystemExit("the library's source cannot be read")
+    formulas()
+    library = declared()
+    if library is None:
+        raise SystemExit("a part of the library has no stored form (see stored.declared)")
+    shipped = json.loads((target / "library.json").read_text())
+    now = json.loads(_dump({**shipped, **library}))
+    if now != shipped:
+        changed = [k for k in library if now[k] != shipped[k]]
+        raise SystemExit(f"the declared library differs from library.json in {changed}: rebuild")
+    index = json.loads((target / "index.json").read_text())
+    for name in index["formulas"]:
+        entry = json.loads((target / f"{name}.json").read_text())
+        for variable, roots in entry["roots"].items():
+            for tree, layout in roots:
+                if json.loads(_dump(to_json(_from_tree(tree).layout))) != layout:
+                    raise SystemExit(f"the layout of {name} for {variable} differs: rebuild")
+    for file, data in (("index.json", index), ("library.json", shipped)):
+        (target / file).write_text(_dump({**data, "source": source}))
+    return source
 
 
 if __name__ == "__main__":
@@ -314,6 +352,10 @@ if __name__ == "__main__":
 
     # nothing on disk and nothing shipped yet: every entry is worked out and seen
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="napkin-build-")
+    os.environ["NAPKIN_NO_SHIPPED"] = "1"
+    if sys.argv[1:] == ["--restamp"]:
+        print(f"the shipped set is keyed to {restamp()}: nothing in it differs")
+        raise SystemExit(0)
     last = Previous(TARGET)
     shutil.rmtree(TARGET, ignore_errors=True)
     count = build(previous=last)

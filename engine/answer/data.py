@@ -29,6 +29,8 @@ class Root(Protocol):
     its tree, its print layout and its sympy form (both made on first use)."""
 
     tree: Tree | None
+    #: the variables it reads (none: a number, as for a step solved numerically)
+    args: tuple[str, ...]
 
     @property
     def layout(self) -> tuple: ...

@@ -29,6 +29,7 @@ from napkinmath.units import Quantity, format_quantity, format_unit
 if TYPE_CHECKING:
     from napkinmath import Result
     from napkinmath.hardware import Record
+    from napkinmath.library.declare import Variable
 
 
 def variable_names() -> frozenset[str]:
@@ -37,7 +38,7 @@ def variable_names() -> frozenset[str]:
     return variable_names()
 
 
-def _variables() -> dict:
+def _variables() -> Mapping[str, Variable]:
     from napkinmath.library.lookup import variables
 
     return variables()

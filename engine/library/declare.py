@@ -19,10 +19,13 @@ is computed from the right, never the other way round.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable, Iterator, MutableMapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from napkinmath import caches
 from napkinmath.library.numeric import NUMERIC_FUNCTIONS  # noqa: F401 - re-exported
@@ -32,6 +35,10 @@ if TYPE_CHECKING:
     import sympy
 
     from napkinmath.library.tree import Tree
+
+T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: names this module serves from `napkinmath.library.functions` (which imports sympy)
 _SYMPY_NAMES = ("Eq", "ceiling", "floor", "pow2_ceil", "normal_quantile", "ROUNDING_FUNCTIONS")
@@ -268,25 +275,108 @@ class _BySymbol(dict):
         return True
 
 
-class _Variables(dict):
+@dataclass(frozen=True, eq=False)
+class InForce:
+    """The library with your formulas laid over it (`napkinmath.library.user.user_formulas`):
+    every variable and formula in force, and where each of yours came from, by
+    ("var" | "formula", name). One object per set of files as they stand: caches key by it."""
+
+    variables: dict[str, Variable]
+    formulas: dict[str, Formula]
+    labels: dict[tuple[str, str], str]
+
+
+#: your formulas in force in this thread or context (None: the library's alone)
+IN_FORCE: ContextVar[InForce | None] = ContextVar("napkinmath_user_formulas", default=None)
+
+
+def in_force() -> InForce | None:
+    """Your formulas in force here, for keying caches (None: the library's alone)."""
+    return IN_FORCE.get()
+
+
+class _Registry(MutableMapping[str, T]):
+    """The library's variables or formulas by name, as the calling context sees them: the
+    library's own, or inside `user_formulas` those of its `InForce` (read-only there; the
+    library is declared outside any such block). Never one process-wide state that a
+    thread's formulas change for another."""
+
+    def __init__(self, kind: str) -> None:
+        self._own: dict[str, T] = {}
+        self._kind = kind
+
+    def _seen(self) -> dict[str, T]:
+        layered = IN_FORCE.get()
+        return self._own if layered is None else getattr(layered, self._kind)
+
+    def __getitem__(self, name: str) -> T:
+        return self._seen()[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._seen().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._seen()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._seen())
+
+    def __len__(self) -> int:
+        return len(self._seen())
+
+    def __setitem__(self, name: str, value: T) -> None:
+        self._own[name] = value
+
+    def __delitem__(self, name: str) -> None:
+        del self._own[name]
+
+    def own(self) -> dict[str, T]:
+        """The library's own entries, whatever is in force."""
+        return self._own
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} {self._kind} in force>"
+
+
+class _Variables(_Registry[Variable]):
     """The variables by name; `[name]` of one no longer in force finds it in `RETIRED`, so
     that an answer made with your formulas (`napkinmath.library.user`) still prints after
     its block ends (`.get`, `in` and listings see only those in force)."""
 
-    def __missing__(self, name: str) -> Variable:
-        return RETIRED[name]
+    def __getitem__(self, name: str) -> Variable:
+        found = self._seen().get(name)
+        return RETIRED[name] if found is None else found
 
 
 #: your variables once their `user_formulas` block has ended, by name (the latest of a name)
 RETIRED: dict[str, Variable] = {}
-VARIABLES: dict[str, Variable] = _Variables()
+VARIABLES: _Registry[Variable] = _Variables("variables")
 VARIABLES_BY_SYMBOL: dict[sympy.Symbol, Variable] = _BySymbol()
-FORMULAS: dict[str, Formula] = {}
+FORMULAS: _Registry[Formula] = _Registry("formulas")
+caches.scope_by(caches.LIBRARY, in_force)
+
+
+def _declaring(declaration: Callable[P, R]) -> Callable[P, R]:
+    """`declaration` run on the library's own registries, whatever formulas are in force
+    where a formula module happens to be imported first."""
+
+    @functools.wraps(declaration)
+    def on_the_library(*args: P.args, **kwargs: P.kwargs) -> R:
+        token = IN_FORCE.set(None)
+        try:
+            return declaration(*args, **kwargs)
+        finally:
+            IN_FORCE.reset(token)
+
+    return on_the_library
+
+
 #: names read from the snapshot and not yet declared again by importing their module: such a
 #: declaration attaches its sympy objects to them instead of declaring a name twice
 _FROM_SNAPSHOT: set[tuple[str, str]] = set()
 
 
+@_declaring
 def var(
     name: str,
     unit: str,
@@ -346,6 +436,7 @@ def _latex_name(name: str) -> str:
     return f"\\mathrm{{{head}}}_{{\\mathrm{{{escaped_tail}}}}}" if tail else f"\\mathrm{{{head}}}"
 
 
+@_declaring
 def formula(
     name: str,
     title: str,
@@ -464,6 +555,7 @@ class Constraint(_Expressions):
 CONSTRAINTS: dict[str, Constraint] = {}
 
 
+@_declaring
 def constraint(
     name: str,
     title: str,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING
 
 from napkinmath import arguments
@@ -46,15 +47,15 @@ def _load() -> None:
     _loaded = True
 
 
-def variables() -> dict[str, Variable]:
-    """Every library variable, by name."""
+def variables() -> MutableMapping[str, Variable]:
+    """Every library variable, by name (with your formulas' where they are in force)."""
     if not _loaded:
         _load()
     return VARIABLES
 
 
-def formulas() -> dict[str, Formula]:
-    """Every library formula, by name."""
+def formulas() -> MutableMapping[str, Formula]:
+    """Every library formula, by name (with yours where they are in force)."""
     if not _loaded:
         _load()
     return FORMULAS
@@ -79,7 +80,7 @@ def variable(name: str) -> Variable:
     return found
 
 
-def _unknown_message(kind: str, name: str, known: dict) -> str:
+def _unknown_message(kind: str, name: str, known: Mapping[str, object]) -> str:
     if arguments.is_long(name):  # no name is this long: quote it cut, match nothing
         return f"unknown {kind} {arguments.shown(name)} ({len(name):,} characters)"
     if kind == "variable":

@@ -164,6 +164,8 @@ def number(tree: Tree) -> float:
         return float(tree[1])
     if kind == "r":
         return tree[1] / tree[2]
+    if kind == "c":  # ("c", "Pi", 3.14159...): the value, not the name
+        return float(tree[2])
     return float(tree[1])
 
 

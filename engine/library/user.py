@@ -32,20 +32,23 @@ says `replaces = "that name"`; `replaces` may also name a library formula yours 
 under another name. Both sides are checked dimensionally when the file is read. Each formula
 is labelled "your formula FILE:LINE" (and "replaces library formula X") as its source.
 
-While the block runs, your variables and formulas are in the library's registries and every
-in-memory cache is emptied on the way in and out (`napkinmath.clear_caches`); the disk cache of
-rearrangements is neither read nor written (`user_active`), so nothing of yours is stored and
-the library answers exactly as before once the block ends.
+While the block runs, your variables and formulas are in force in its thread or context
+alone (`declare.IN_FORCE`: the library's registries read through it), every cache of what the
+library determines is keyed by them (`napkinmath.caches.scope_by`), and the disk cache of
+rearrangements is neither read nor written (`user_active`): nothing of yours is stored, no
+other thread sees them, and the library answers exactly as before once the block ends.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections import OrderedDict
+from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from napkinmath import caches
 from napkinmath.errors import InputError, NapkinError, ParseError
 from napkinmath.library import declare
 
@@ -68,14 +71,18 @@ FORMULA_KEYS = ("name", "title", "equation", "source", "replaces", "note")
 
 Where = tuple[str | int, ...]
 
-#: the names of the user's variables and formulas in force, to their label: empty outside
-#: every `user_formulas` block
-ACTIVE: dict[tuple[str, str], str] = {}
-
 
 def user_active() -> bool:
-    """Whether user formulas are in force (then nothing is kept on disk)."""
-    return bool(ACTIVE)
+    """Whether your formulas are in force in this thread or context (then nothing is kept
+    on disk)."""
+    return declare.IN_FORCE.get() is not None
+
+
+def _labels() -> Mapping[tuple[str, str], str]:
+    """Where each of your variables and formulas in force came from, by ("var" | "formula",
+    name): empty outside every `user_formulas` block."""
+    layered = declare.IN_FORCE.get()
+    return {} if layered is None else layered.labels
 
 
 @dataclass(frozen=True)
@@ -104,35 +111,97 @@ class Loaded:
 def user_formulas(sources: object) -> Iterator[list[Loaded]]:
     """Put the formulas files `sources` in force while the block runs: a path, a dict of the
     same tables, an `Inline`, or a list of these (read in order; a later file may use an
-    earlier one's variables). None: nothing. Yields what was loaded."""
+    earlier one's variables). None: nothing. Yields what was loaded.
+
+    In force for this thread (or asyncio task, or copied context) alone: another thread
+    asking at the same time sees the library as it stands, and a file that fails to load
+    changes nothing anywhere. The same files as they stand (path, size and time; a dict or
+    inline tables by their content) give the same `InForce`, so the caches keyed by it
+    keep their work from one question to the next."""
     items = _items(sources)
     if not items:
         yield []
         return
-    from napkinmath import caches
     from napkinmath.library.lookup import formulas, variables
 
     variables(), formulas()  # the library itself, loaded (and stored) before anything of ours
-    saved_variables, saved_formulas = dict(declare.VARIABLES), dict(declare.FORMULAS)
-    saved_active = dict(ACTIVE)
-    loaded: list[Loaded] = []
+    layered, loaded = _layered(items)
+    for one in loaded:
+        declare.RETIRED.update(one.variables)
+    token = declare.IN_FORCE.set(layered)
     try:
-        for item in items:
-            one = _load(item)
-            _install(one)
-            loaded.append(one)
-        caches.clear_caches()
-        yield loaded
+        yield list(loaded)
     finally:
-        for one in loaded:
-            declare.RETIRED.update(one.variables)
-        declare.VARIABLES.clear()
-        declare.VARIABLES.update(saved_variables)
-        declare.FORMULAS.clear()
-        declare.FORMULAS.update(saved_formulas)
-        ACTIVE.clear()
-        ACTIVE.update(saved_active)
-        caches.clear_caches()
+        declare.IN_FORCE.reset(token)
+
+
+#: `InForce` by the files' stamps (and what was in force around them), latest last
+_LAYERED: OrderedDict[Hashable, tuple[declare.InForce, tuple[Loaded, ...]]] = OrderedDict()
+_LAYERED_SIZE = 32
+
+
+def _forget_layered() -> None:
+    _LAYERED.clear()
+
+
+caches.state(
+    f"{__name__}._LAYERED",
+    key="the files' paths, sizes and times (dicts and inline tables: their content), "
+    "and the formulas in force around them",
+    invalidated_by="a change of a formulas file: keyed by its stamp",
+    clear=_forget_layered,
+    size=_LAYERED.__len__,
+)
+
+
+def _layered(items: list[object]) -> tuple[declare.InForce, tuple[Loaded, ...]]:
+    """`items` read, checked and laid over what is in force now, in order (each file sees
+    the ones before it); from `_LAYERED` when the same files, unchanged, were read before."""
+    outer = declare.IN_FORCE.get()
+    key = (outer, tuple(_stamp(item) for item in items))
+    found = _LAYERED.get(key)
+    if found is not None:
+        return found
+    variables = dict(declare.VARIABLES)
+    formulas = dict(declare.FORMULAS)
+    labels = dict(_labels())
+    loaded: list[Loaded] = []
+    for item in items:
+        token = declare.IN_FORCE.set(declare.InForce(variables, formulas, labels))
+        try:
+            one = _load(item)
+        finally:
+            declare.IN_FORCE.reset(token)
+        variables, formulas, labels = dict(variables), dict(formulas), dict(labels)
+        _install(one, variables, formulas, labels)
+        loaded.append(one)
+    found = (declare.InForce(variables, formulas, labels), tuple(loaded))
+    if caches.ENABLED and None not in key[1]:
+        _LAYERED[key] = found
+        if len(_LAYERED) > _LAYERED_SIZE:
+            _LAYERED.popitem(last=False)
+    return found
+
+
+def _stamp(item: object) -> Hashable | None:
+    """What identifies `item` as it stands: a file's path, size and time, a dict's or
+    inline tables' content; None when it cannot be told (then it is read every time)."""
+    import json
+
+    try:
+        if isinstance(item, (str, os.PathLike)):
+            path = os.path.abspath(os.fspath(item))
+            info = os.stat(path)
+            return ("file", path, info.st_mtime_ns, info.st_size, info.st_ino)
+        if isinstance(item, Inline):
+            lines = sorted((repr(k), repr(v)) for k, v in item.lines.items())
+            data = json.dumps(item.data, sort_keys=True)
+            return ("inline", item.source, data, tuple(lines), item.prefix)
+        if isinstance(item, Mapping):
+            return ("dict", json.dumps(item, sort_keys=True))
+    except (OSError, TypeError, ValueError):
+        return None
+    return None
 
 
 def _items(sources: object) -> list[object]:
@@ -180,15 +249,21 @@ def read_file(path: str | os.PathLike) -> Loaded:
     return _Reader(shown, lines, ()).read(document.data, top=True)
 
 
-def _install(one: Loaded) -> None:
+def _install(
+    one: Loaded,
+    variables: dict[str, declare.Variable],
+    formulas: dict[str, declare.Formula],
+    labels: dict[tuple[str, str], str],
+) -> None:
+    """Lay `one` over the registries `variables` and `formulas` being built."""
     for name, variable in one.variables.items():
-        declare.VARIABLES[name] = variable
-        ACTIVE[("var", name)] = one.source
+        variables[name] = variable
+        labels[("var", name)] = one.source
     for name in one.replaces.values():
-        declare.FORMULAS.pop(name, None)
+        formulas.pop(name, None)
     for name, f in one.formulas.items():
-        declare.FORMULAS[name] = f
-        ACTIVE[("formula", name)] = f.source
+        formulas[name] = f
+        labels[("formula", name)] = f.source
 
 
 class _Reader:
@@ -266,7 +341,7 @@ class _Reader:
             if existing.unit != unit:
                 mine = format_unit(unit) or "a plain number"
                 theirs = format_unit(existing.unit) or "a plain number"
-                owner = ACTIVE.get(("var", name), "the library")
+                owner = _labels().get(("var", name), "the library")
                 raise self.fail(
                     (*path, "unit"),
                     f"{name} is already a variable of {owner} in {theirs}, not {mine}: give "
@@ -396,7 +471,7 @@ class _Reader:
         replaces = row.get("replaces")
         if replaces is not None:
             replaces = self.replaced(replaces, (*path, "replaces"))
-        if name in out.formulas or ("formula", name) in ACTIVE:
+        if name in out.formulas or ("formula", name) in _labels():
             raise self.fail((*path, "name"), f"a formula {name!r} is declared twice in your files")
         if name in declare.FORMULAS and replaces != name:
             raise self.fail(
@@ -424,7 +499,8 @@ class _Reader:
 
         if not isinstance(value, str):
             raise self.fail(path, "expected the name of a library formula")
-        library = {n: f for n, f in declare.FORMULAS.items() if ("formula", n) not in ACTIVE}
+        mine = _labels()
+        library = {n: f for n, f in declare.FORMULAS.items() if ("formula", n) not in mine}
         if value not in library:
             raise self.fail(path, _unknown_message("library formula", value, library))
         return value

@@ -189,8 +189,10 @@ def steps_text(
 
 
 def value_lines(r: Result, step: StepRecord, var: Variable, style: str = "text") -> list[str]:
-    """The substituted line and the result, once when they read the same."""
-    expr = step.roots[var.name].layout
+    """The substituted line and the result, once when they read the same (or when the step
+    was solved numerically: its root is a number, with nothing to substitute)."""
+    root = step.roots[var.name]
+    expr = root.layout
     values = Printer(
         leaf_text(r, step, style),
         style=style,
@@ -202,7 +204,7 @@ def value_lines(r: Result, step: StepRecord, var: Variable, style: str = "text")
         result += (
             f"\\quad\\text{{({ROUNDOFF_NOTE})}}" if style == "latex" else f"   ({ROUNDOFF_NOTE})"
         )
-    return [result] if values == result else [values, result]
+    return [result] if values == result or not root.args else [values, result]
 
 
 def leaf_text(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 import pint
 
-from napkinmath import arguments
+from napkinmath import arguments, deadline
 from napkinmath.answer.data import CheckRecord, ConstraintRecord
 from napkinmath.answer.result import Result
 from napkinmath.errors import InputError, NapkinError
@@ -320,6 +320,7 @@ class Plan:
         return fragment(self)
 
 
+@deadline.per_question
 def plan(
     source: str | Path | Mapping | Scenario,
     records: object = None,

@@ -18,7 +18,9 @@ each cancelling step shown as its formulas combined, with a note naming what can
 Where the composition keeps the free input (or a step has several roots, or is a coupled
 block), the candidate is dropped; with none left the refusal is exactly as before.
 
-Bounded: at most `MAX_CANDIDATES` candidates, `MAX_CHAIN` composed steps each; a candidate
+Bounded: sympy's work by `napkinmath.deadline` (past it `OutOfTimeError` reaches the planner, which
+refuses as without cancellation and says the search was cut off; nothing is kept), at most
+`MAX_CANDIDATES` candidates, `MAX_CHAIN` composed steps each; a candidate
 whose steps, run twice on floats, move a target when only the free input changes is dropped
 before sympy is asked (most refusals end there); sympy's `simplify` only for expressions of
 at most `MAX_OPS` operations that do not vary with the free input at two points (products
@@ -36,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
-from napkinmath import caches
+from napkinmath import caches, deadline
 from napkinmath.library.declare import FORMULAS, Formula
 from napkinmath.library.lookup import variables
 
@@ -294,7 +296,8 @@ def _reduced(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> sympy.Expr:
 
     if not expr.free_symbols & symbols or sympy.count_ops(expr) > MAX_OPS or _varies(expr, symbols):
         return expr
-    return sympy.simplify(expr)
+    with deadline.bounded("simplifying the composed formulas (variables that cancel)"):
+        return sympy.simplify(expr)
 
 
 def _varies(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> bool:

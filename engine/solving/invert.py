@@ -1,7 +1,9 @@
 """Rearranging formulas for an unknown, symbolically, and compiling the result to float code.
 
 Products of powers (most formulas here) are inverted directly, linear formulas by their slope;
-anything else goes to `sympy.solve`. Each rearrangement is kept as a tree with its print layout
+anything else goes to `sympy.solve`, bounded in time (`napkinmath.deadline`: past its bound it
+raises `OutOfTimeError`, nothing is kept, and the solver solves the step numerically), and
+never a polynomial past `DEGREE_CAP`. Each rearrangement is kept as a tree with its print layout
 (`napkinmath.library.tree`, `napkinmath.rendering.exprprint`), in memory and, for the library's
 own formulas, on disk beside the library's snapshot (`napkinmath.library.snapshot`): a
 rearrangement sympy found once, in any process, is read back without importing sympy. A
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from napkinmath import caches
+from napkinmath import caches, deadline
 from napkinmath.library.declare import (
     FORMULAS,
     NUMERIC_FUNCTIONS,
@@ -156,7 +158,40 @@ def _roots_of(
     linear = _invert_linear(residual, unknown)
     if linear is not None:
         return (linear,)
-    return tuple(sympy.solve(residual, unknown))
+    degree = _degree_in(residual, unknown)
+    if degree > DEGREE_CAP:  # sympy would factor a huge polynomial in C, past any bound
+        raise deadline.OutOfTimeError(
+            f"solving for {unknown.name} in closed form: a polynomial of degree {degree} "
+            f"in it, past {DEGREE_CAP}, not tried",
+            0.0,
+        )
+    with deadline.bounded(f"solving for {unknown.name} in closed form"):
+        return tuple(sympy.solve(residual, unknown))
+
+
+#: the highest degree of polynomial handed to sympy to solve in closed form: beyond it
+#: there is rarely one (none in radicals past 4), and factoring its integers (a prime test
+#: inside one C call) can run for seconds where the time bound cannot stop it
+DEGREE_CAP = 24
+
+
+def _degree_in(residual: sympy.Expr, unknown: sympy.Symbol) -> int:
+    """The degree of the polynomial sympy makes of `residual` in `unknown`: the largest
+    power times the common denominator of the fractional ones (x^(1/2) + x^(1/3) is a
+    polynomial of degree 6 in x^(1/6))."""
+    import math
+
+    import sympy
+
+    exponents = [
+        p.exp
+        for p in residual.atoms(sympy.Pow)
+        if p.base.has(unknown) and isinstance(p.exp, sympy.Rational)
+    ]
+    if not exponents:
+        return 1
+    common = math.lcm(*(int(e.q) for e in exponents))
+    return int(max(abs(e) for e in exponents) * common)
 
 
 def _unique(exprs) -> tuple:
@@ -325,16 +360,18 @@ def solved_jointly(
     if any(_piecewise_in(f.residual, unknowns) for f in fs):
         systems = [list(system) for system in _case_systems([f.residual for f in fs])]
     found: list[dict] = []
-    for system in systems:
-        try:
-            solutions = sympy.solve(system, list(unknowns), dict=True)
-        except NotImplementedError:
-            continue
-        for sol in solutions:
-            if all(s in sol for s in unknowns):
-                simplified = {s: sympy.simplify(sol[s]) for s in unknowns}
-                if simplified not in found:
-                    found.append(simplified)
+    listed = ", ".join(s.name for s in unknowns)
+    with deadline.bounded(f"solving {', '.join(f.name for f in fs)} jointly for {listed}"):
+        for system in systems:
+            try:
+                solutions = sympy.solve(system, list(unknowns), dict=True)
+            except NotImplementedError:
+                continue
+            for sol in solutions:
+                if all(s in sol for s in unknowns):
+                    simplified = {s: sympy.simplify(sol[s]) for s in unknowns}
+                    if simplified not in found:
+                        found.append(simplified)
     return tuple({s: compile_expr(sol[s]) for s in unknowns} for sol in found)
 
 
@@ -369,8 +406,10 @@ def remembered(kind: str, key: str, decide: Callable[[], bool]) -> bool:
     found = _store().get(kind, key)
     if found is not None:
         return found
+    cutoffs = deadline.cutoffs()
     answer = decide()
-    _store().put(kind, key, answer)
+    if deadline.cutoffs() == cutoffs:  # decided in full, not by a fallback
+        _store().put(kind, key, answer)
     return answer
 
 

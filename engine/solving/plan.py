@@ -34,9 +34,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from napkinmath import caches
+from napkinmath import caches, deadline
+from napkinmath.deadline import OutOfTimeError
 from napkinmath.errors import UnderDeterminedError
-from napkinmath.library.declare import Formula, Variable
+from napkinmath.library.declare import Formula, Variable, in_force
 from napkinmath.library.lookup import formulas, variables
 from napkinmath.solving import planning_graph
 
@@ -308,7 +309,12 @@ def _decide_singular(
             return set(names(root.tree))
         return {s.name for s in root.expr.free_symbols}
 
-    solutions = joint_roots(tuple(chosen), tuple(unknown_names))
+    try:
+        solutions = joint_roots(tuple(chosen), tuple(unknown_names))
+    except OutOfTimeError:
+        # no closed form within the bound: the Jacobian has full rank, so the block fixes
+        # its unknowns and the solver finds them numerically (the decision is not stored)
+        return rounding
     return not any(all(not reads(sol[n]) & wanted for n in unknown_names) for sol in solutions)
 
 
@@ -325,13 +331,21 @@ def _decide_singular_sympy(
 
         return sympy.Matrix(exponents).rank() < len(symbols)
     rounding = any(all_formulas[n].forward_only for n in formula_names)
-    if not rounding and _numeric_rank(residuals, symbols) < len(symbols):
+    try:
+        with deadline.bounded(f"the rank of {', '.join(formula_names)}"):
+            full_rank = _numeric_rank(residuals, symbols) == len(symbols)
+    except OutOfTimeError:
+        full_rank = True  # cannot tell in time: let the joint solution (or its fallback) decide
+    if not rounding and not full_rank:
         return True
     if quick:
         return rounding
     from napkinmath.solving.invert import solved_jointly
 
-    solutions = solved_jointly(tuple(all_formulas[n] for n in formula_names), tuple(symbols))
+    try:
+        solutions = solved_jointly(tuple(all_formulas[n] for n in formula_names), tuple(symbols))
+    except OutOfTimeError:
+        return rounding  # as in `_decide_singular`: numerically, when the rank allows
     return not any(
         all(not sol[s].expr.free_symbols & set(symbols) for s in symbols) for sol in solutions
     )
@@ -426,7 +440,7 @@ def _analysis_for(
             possible = _structurally_determined(knowns, relevant)
             if not all(t in possible or t in knowns for t in targets):
                 return None
-        whole = None if tried or quick else _INDEPENDENT.get(knowns)
+        whole = None if tried or quick else _INDEPENDENT.get((in_force(), knowns))
         if whole is not None:  # the independent formulas, analysed whole already
             analysis = _within(whole, names & relevant)
         else:
@@ -476,10 +490,10 @@ def _fewest_assumptions(
 
 
 #: `independent_analysis` by knowns, oldest first (bounded); plans read it without adding
-_INDEPENDENT: dict[frozenset[str], _Analysis] = {}
+_INDEPENDENT: dict[tuple[object, frozenset[str]], _Analysis] = {}
 caches.state(
     f"{__name__}._INDEPENDENT",
-    key="knowns",
+    key="knowns, and the formulas in force",
     invalidated_by=caches.LIBRARY,
     clear=_INDEPENDENT.clear,
     size=_INDEPENDENT.__len__,
@@ -490,11 +504,12 @@ def independent_analysis(knowns: frozenset[str]) -> _Analysis:
     """Everything the independent formulas determine from `knowns`: the consistency checks'
     closure. Computed before the answer's plan, whose first formula set it serves (see
     `_within`): the plan's own analysis is the part of it that bears on the targets."""
-    found = _INDEPENDENT.get(knowns)
+    key = (in_force(), knowns)
+    found = _INDEPENDENT.get(key)
     if found is None:
         found = _analyse(knowns, _formula_sets()[0])
         if caches.ENABLED:
-            _INDEPENDENT[knowns] = found
+            _INDEPENDENT[key] = found
         if len(_INDEPENDENT) > 256:
             _INDEPENDENT.pop(next(iter(_INDEPENDENT)), None)
     return found
@@ -621,12 +636,17 @@ def make_plan(
     found = _plan(targets, knowns)
     if isinstance(found, SolvePlan):
         return found
+    cut_off: OutOfTimeError | None = None
     if cancel:
         from napkinmath.solving.cancel import cancelled_plan
 
-        cancelled = cancelled_plan(targets, knowns)
-        if cancelled is not None:  # determined after all: the unknowns in the way cancel
-            return cancelled
+        try:
+            cancelled = cancelled_plan(targets, knowns)
+        except OutOfTimeError as stopped:
+            cut_off = stopped
+        else:
+            if cancelled is not None:  # determined after all: the unknowns in the way cancel
+                return cancelled
     missing = list(found)
     if not suggest:
         error = UnderDeterminedError(
@@ -636,7 +656,13 @@ def make_plan(
         raise error
     from napkinmath.solving.suggest import _under_determined
 
-    raise _under_determined(targets, missing, knowns)
+    error = _under_determined(targets, missing, knowns)
+    if cut_off is not None:
+        error.args = (
+            f"{error.args[0]}. (The search for variables that cancel, which might have "
+            f"determined it, was cut off: {cut_off}; give one of the inputs named instead.)",
+        )
+    raise error
 
 
 def under_determined_message(

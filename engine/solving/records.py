@@ -24,12 +24,8 @@ def user_records(paths: object) -> Iterator[None]:
         return
     from napkinmath.hardware import using
 
-    with using(paths):
-        _clear()
-        try:
-            yield
-        finally:
-            _clear()
+    with using(paths):  # the caches that read records key by them (`caches.scope_by`)
+        yield
 
 
 def config_model(model: object, records: object) -> tuple[str, tuple[str, ...]]:
@@ -61,14 +57,6 @@ def config_warning(record_id: str) -> str | None:
     note = get(record_id).note
     at = note.find("WARNING: ")
     return note[at + len("WARNING: ") :] if at >= 0 else None
-
-
-def _clear() -> None:
-    from napkinmath.solving import solver
-    from napkinmath.text.values import parse_quantity
-
-    parse_quantity.cache_clear()
-    solver._cached_given.cache_clear()
 
 
 #: the kinds of record, in the words a message uses

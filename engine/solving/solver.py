@@ -14,13 +14,13 @@ import copy
 import math
 import sys
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, overload
 
 import pint
 
-from napkinmath import arguments, caches
+from napkinmath import arguments, caches, deadline
 from napkinmath.answer.data import (
     CheckRecord,
     ConstraintRecord,
@@ -32,6 +32,7 @@ from napkinmath.answer.data import (
 )
 from napkinmath.answer.result import Result
 from napkinmath.answer.roundoff import ROUNDOFF_NOTE, cancels
+from napkinmath.deadline import OutOfTimeError
 from napkinmath.errors import (
     InconsistentError,
     InputError,
@@ -43,16 +44,26 @@ from napkinmath.errors import (
 from napkinmath.hardware import scope
 from napkinmath.library import settings
 from napkinmath.library.declare import Formula, Variable
+from napkinmath.library.declare import in_force as formulas_in_force
 from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import (
     Compiled,
+    _from_tree,
     joint_roots,
     needs_substitution,
     rearranged,
     satisfies,
     sides,
 )
+from napkinmath.solving.numeric_root import (
+    CUT_OFF,
+    NO_CLOSED_FORM,
+    STARTS,
+    joint_solution,
+    roots_in_bounds,
+)
+from napkinmath.solving.numeric_root import NOTE as NUMERIC_NOTE
 from napkinmath.solving.plan import (
     Block,
     SolvePlan,
@@ -142,6 +153,7 @@ def solve(
 ) -> Result | RangeResult | SampleResult: ...
 
 
+@deadline.per_question
 def solve(
     targets: str | Iterable[str],
     /,
@@ -302,7 +314,7 @@ _SEEN: OrderedDict[Hashable, None] = OrderedDict()
 _SEEN_SIZE = 4096
 caches.state(
     f"{__name__}._MEMO",
-    key="the question: targets, options and plain values, the records in force",
+    key="the question: targets, options and plain values, the records and formulas in force",
     invalidated_by=caches.RECORDS + " (and keyed by them)",
     clear=_MEMO.clear,
     size=_MEMO.__len__,
@@ -353,8 +365,8 @@ def _memo_key(
     givens: Mapping[str, object],
 ) -> Hashable | None:
     """The question as a key when every part of it is plain (see `_plain`), else None; the
-    user records in force (`scope()`, one object per set of files as they stand) are part
-    of it."""
+    user records and formulas in force (`scope()`, `formulas_in_force()`: one object per set
+    of files as they stand) are part of it."""
     if samples is not None or seed is not None:
         return None
     if (
@@ -369,6 +381,7 @@ def _memo_key(
             None,
             tuple([(name, (type(v), v)) for name, v in givens.items()]),
             scope(),
+            formulas_in_force(),
         )
     names: tuple[tuple[type, object], ...]
     try:
@@ -387,7 +400,7 @@ def _memo_key(
         values = tuple((name, _plain(v)) for name, v in givens.items())
     except (_NotPlainError, TypeError):
         return None
-    return names, plain_options, chosen, values, scope()
+    return names, plain_options, chosen, values, scope(), formulas_in_force()
 
 
 def _fresh(result: Result) -> Result:
@@ -1068,7 +1081,13 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
         (f,), (var,) = block.formulas, block.unknowns
         tried, admitted = [], []
         residue = False
-        pieces, roots, reads, extremes = _single_facts(block)
+        try:
+            pieces, roots, reads, extremes = _single_facts(block)
+            stopped = None
+        except OutOfTimeError as cut:  # no closed form in time: solved numerically below
+            roots, stopped = (), cut
+            pieces = bool(needs_substitution(block.formulas, (var.name,)))
+            reads, extremes = tuple(sorted(_names_of(block))), bool(_extremes(f))
         for root in roots:
             try:
                 x = root.at(values)
@@ -1084,6 +1103,12 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
             elif x != 0 and _admissible(0.0, var) and cancels(root, {**values, var.name: x}):
                 residue = True  # -5.6×10⁻¹⁷ s from 0.3 s − (0.1 s + 0.2 s): zero, not refused
                 admitted.append((0.0, root))
+        numeric = ""
+        if not roots:  # no closed form (none in time, or none sympy finds): search the bounds
+            lhs, rhs = sides(f)
+            admitted = [(x, _constant(x)) for x in roots_in_bounds(lhs.at, rhs.at, var, values)]
+            why = CUT_OFF if stopped else NO_CLOSED_FORM
+            numeric = NUMERIC_NOTE.format(why=why) if admitted else ""
         if not admitted:
             if tried and not any(math.isfinite(x) for x in tried):
                 raise NumericError(
@@ -1092,10 +1117,12 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
                     "float range (about 1.8×10³⁰⁸); check their magnitudes",
                     var.name,
                 )
-            raise _no_root(f, var, tried)
+            raise _no_root(f, var, tried, searched=not roots, stopped=stopped)
         (x, root), others = admitted[0], admitted[1:]
         values[var.name] = x
         note = _binding(f, values) if extremes else ""
+        if numeric:
+            note = (f"{note}; " if note else "") + numeric
         if residue and x == 0:
             note = (f"{note}; " if note else "") + ROUNDOFF_NOTE
         if others:
@@ -1130,7 +1157,18 @@ def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
     admitted: list[tuple[dict[str, float], dict[str, Compiled]]] = []
     names = tuple(v.name for v in block.unknowns)
     pieces = needs_substitution(block.formulas, names)
-    for solution in joint_roots(block.formulas, names):
+    try:
+        solutions = joint_roots(block.formulas, names)
+        stopped = None
+    except OutOfTimeError as cut:  # no closed form in time: solved numerically below
+        solutions, stopped = (), cut
+    numeric = ""
+    if not solutions:
+        found = _numeric_joint(block, values)
+        if found is not None:
+            solutions = ({n: _constant(x) for n, x in found.items()},)
+            numeric = NUMERIC_NOTE.format(why=CUT_OFF if stopped else NO_CLOSED_FORM)
+    for solution in solutions:
         try:
             xs = {v.name: solution[v.name].at(values) for v in block.unknowns}
         except (ValueError, ZeroDivisionError, OverflowError, TypeError):
@@ -1145,7 +1183,7 @@ def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
         (xs, solution), others = admitted[0], admitted[1:]
         values.update(xs)
         exprs: dict[str, Root] = {v.name: solution[v.name] for v in block.unknowns}
-        note = ""
+        note = numeric
         if others:
             shown = "; ".join(
                 ", ".join(
@@ -1153,7 +1191,7 @@ def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
                 )
                 for o, _ in others
             )
-            note = (
+            note = (f"{note}; " if note else "") + (
                 f"the equations have another admissible solution: {shown}; the first is "
                 "shown, give one of these values to choose"
             )
@@ -1169,10 +1207,43 @@ def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
             "binding term allows (past the compute roof, decode throughput stops growing "
             "with the batch: at most n_gpus · peak_flops / FLOP per token)"
         )
+    if not solutions:
+        hint += (
+            f"; sympy found no closed form{f' ({stopped})' if stopped else ''} and Newton's "
+            f"method from {STARTS} starting points found no solution (it can miss one): give "
+            f"one of {listed} to check the others"
+        )
     raise NoRootError(
         f"the formulas {', '.join(f.name for f in block.formulas)} have no "
         f"solution for {listed} inside their bounds{hint}",
         block.unknowns[0].name,
+    )
+
+
+def _constant(x: float) -> Compiled:
+    """A step's value found numerically, as the root it shows: a float node of the tree
+    (`library.tree`), as sympy.Float(x) makes it (53 bits), without importing sympy."""
+    from mpmath import libmp
+
+    sign, mantissa, exponent, bits = libmp.from_float(x, 53)
+    return _from_tree(("f", x, (int(sign), int(mantissa), int(exponent), int(bits)), 53))
+
+
+def _numeric_joint(block: Block, values: Mapping[str, float]) -> dict[str, float] | None:
+    """A solution of a coupled block found numerically (`numeric_root.joint_solution`)."""
+    pairs = [sides(f) for f in block.formulas]
+
+    def residual(lhs: Compiled, rhs: Compiled) -> Callable[[Mapping[str, float]], float]:
+        return lambda p: lhs.at(p) - rhs.at(p)
+
+    def scale(lhs: Compiled, rhs: Compiled) -> Callable[[Mapping[str, float]], float]:
+        return lambda p: max(abs(lhs.at(p)), abs(rhs.at(p)))
+
+    return joint_solution(
+        [residual(*pair) for pair in pairs],
+        [scale(*pair) for pair in pairs],
+        block.unknowns,
+        values,
     )
 
 
@@ -1261,8 +1332,12 @@ def _no_root(
     tried: list[float],
     title: str | None = None,
     inputs: str | None = None,
+    searched: bool = False,
+    stopped: OutOfTimeError | None = None,
 ) -> NoRootError:
-    """`title` and `inputs` replace the formula's for formulas combined (`_run_cancelled`)."""
+    """`title` and `inputs` replace the formula's for formulas combined (`_run_cancelled`);
+    `searched`: the bounds were searched numerically too, after sympy found no real root
+    (or none in time: `stopped`)."""
     title = f.title if title is None else title
     if inputs is None:
         inputs = ", ".join(v.name for v in f.variables if v is not var)
@@ -1275,6 +1350,18 @@ def _no_root(
         )
     else:
         message = f"no real value of {var.name} satisfies {title} with these givens for {inputs}"
+        if searched:
+            closed = (
+                f"no closed form within the time bound ({stopped})"
+                if stopped
+                else ("no real root in closed form")
+            )
+            message += (
+                f": sympy found {closed}, and a search of {var.name}'s bounds {var.bounds} "
+                "found no sign change of the two sides' difference (it can miss a root where "
+                "they only touch); check the givens, or give "
+                f"{var.name} to see how far apart the two sides are"
+            )
     return NoRootError(message, var.name)
 
 

@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable
 from functools import cached_property
 
-from napkinmath import arguments
+from napkinmath import arguments, deadline
 from napkinmath.answer.result import Result
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.lookup import variables
@@ -281,6 +281,7 @@ class Comparison:
         return f"<Comparison {self.targets[0]}: {', '.join(self.ranking)}>"
 
 
+@deadline.per_question
 def compare(
     targets: str | Iterable[str],
     /,

@@ -32,7 +32,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
-from napkinmath import arguments
+from napkinmath import arguments, deadline
 from napkinmath.errors import InputError
 
 if TYPE_CHECKING:
@@ -332,6 +332,7 @@ class GapBudget:
             ax.legend(handles=handles, fontsize="small", loc="center left")
 
 
+@deadline.per_question
 def gap(
     answer: Result,
     *,

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from napkinmath import arguments
+from napkinmath import arguments, deadline
 from napkinmath.answer.data import from_base
 from napkinmath.answer.result import Result
 from napkinmath.errors import InputError, NapkinError
@@ -156,6 +156,7 @@ class _Group:
         }
 
 
+@deadline.per_question
 def optimize(
     objective: str | Iterable[str],
     /,

@@ -19,10 +19,11 @@ from collections.abc import Hashable, Iterable, Mapping
 
 import numpy as np
 
-from napkinmath import arguments, caches
+from napkinmath import arguments, caches, deadline
 from napkinmath.answer.result import Result
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.hardware import scope
+from napkinmath.library.declare import in_force as formulas_in_force
 from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.solver import (
     _PLAIN,
@@ -67,6 +68,7 @@ def record_list(value: object, option: str) -> list[str | None]:
     return stripped
 
 
+@deadline.per_question
 def sweep(
     targets: str | Iterable[str],
     /,
@@ -241,7 +243,7 @@ _SHAPES_SIZE = 64
 caches.state(
     f"{__name__}._SHAPES",
     key="the targets, each axis's name and first point, the plain givens, records and "
-    "options, the records in force",
+    "options, the records and formulas in force",
     invalidated_by=caches.RECORDS + " (and keyed by them)",
     clear=_SHAPES.clear,
     size=_SHAPES.__len__,
@@ -269,6 +271,7 @@ def _shape_key(
         tuple((name, type(v), v) for name, v in givens.items()),
         tuple((type(x), x) for x in options),
         scope(),
+        formulas_in_force(),
     )
 
 

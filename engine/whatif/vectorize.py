@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, TypeAlias
 import numpy as np
 
 from napkinmath import caches
-from napkinmath.errors import InconsistentError, NoRootError
+from napkinmath.deadline import OutOfTimeError
+from napkinmath.errors import InconsistentError, NoRootError, NumericError
 from napkinmath.library.declare import Bounds, Constraint, Formula, Variable
 from napkinmath.library.lookup import variables
 from napkinmath.library.tree import Tree, is_number, number
@@ -272,13 +273,24 @@ class VectorStep:
 
 
 def _candidates(block: Block) -> tuple[dict[str, Compiled], ...]:
-    """The block's roots in the scalar solver's order (`invert.rearranged`, `joint_roots`)."""
+    """The block's roots in the scalar solver's order (`invert.rearranged`, `joint_roots`).
+    A block with no closed form in time (one the scalar solver solved numerically) cannot be
+    evaluated over arrays: refused, naming it."""
     if block.cancel is not None:  # formulas combined (napkinmath.solving.cancel)
         return ({block.unknowns[0].name: block.cancel.root},)
-    if len(block.unknowns) == 1:
-        (f,), (var,) = block.formulas, block.unknowns
-        return tuple({var.name: root} for root in rearranged(f, var.name))
-    return joint_roots(block.formulas, tuple(v.name for v in block.unknowns))
+    try:
+        if len(block.unknowns) == 1:
+            (f,), (var,) = block.formulas, block.unknowns
+            return tuple({var.name: root} for root in rearranged(f, var.name))
+        return joint_roots(block.formulas, tuple(v.name for v in block.unknowns))
+    except OutOfTimeError as stopped:
+        names = ", ".join(v.name for v in block.unknowns)
+        raise NumericError(
+            f"{names} has no closed form from {', '.join(f.name for f in block.formulas)} "
+            f"({stopped}), so it cannot be computed over a range or sweep at once; solve "
+            f"single points, or give {names} as an input",
+            block.unknowns[0].name,
+        ) from None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,264 @@
+"""Bounded symbolic work: sympy stopped when it runs past its share of a question's time.
+
+sympy's `solve` and `simplify` have no bound of their own: a Groebner basis for a coupled
+block, or a polynomial of high degree, can run for minutes. Every call to them made while a
+question is answered runs inside `bounded`, which stops it after its CPU seconds and raises
+`OutOfTimeError` in the caller, who then takes a stated fallback (a numeric solution, a decision
+by the Jacobian's rank, no cancellation) and says so in the derivation:
+
+    with deadline.question():                  # one question: SYMBOLIC seconds of sympy
+        try:
+            with deadline.bounded("solving x from f"):
+                roots = sympy.solve(residual, x)
+        except deadline.OutOfTimeError:
+            roots = ...                            # the fallback
+
+How: a timer thread watches the asking thread's CPU clock and, once the bound is spent,
+raises an exception inside that thread (CPython's `PyThreadState_SetAsyncExc`), which
+`bounded` turns into `OutOfTimeError` at its edge. Time is the thread's CPU time, not the wall
+clock, so a loaded machine does not cut work short (a wall-clock cap of `WALL_FACTOR` times
+the bound catches a thread that sleeps). Within `question`, every bounded call draws on one
+allowance, so a question that meets many slow blocks still spends at most `SYMBOLIC` seconds
+in sympy; outside one (the build of the shipped set, a test) each call has its own bound.
+Nothing decided under a spent bound is kept on disk. State is per thread: one thread's
+bound never stops another's work.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import ParamSpec, TypeVar
+
+from napkinmath.errors import NapkinError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: CPU seconds one question may spend in sympy in all (issue 44's aim: 2 s for a question)
+SYMBOLIC = 1.5
+#: CPU seconds one call to sympy may take
+PER_CALL = 1.0
+#: a bounded call is stopped after this many times its bound on the wall clock, whatever
+#: its CPU time (a thread that waits)
+WALL_FACTOR = 20.0
+#: seconds between interruptions of a block that runs on past its bound
+AGAIN = 0.25
+#: CPU seconds left that count as a bound spent
+SPENT = 0.02
+
+
+class OutOfTimeError(NapkinError):
+    """A bounded piece of symbolic work ran out of its time (`what` says which). Callers
+    take a fallback; one that reaches the user reads as napkinmath's own error."""
+
+    def __init__(self, what: str, seconds: float) -> None:
+        super().__init__(f"{what}: stopped after {seconds:.2g} s of CPU time" if seconds else what)
+        self.what = what
+        self.seconds = seconds
+
+
+class _Cut(BaseException):
+    """Raised by a `bounded` block that ends inside one whose bound ran out: it unwinds to
+    that one, which reports it."""
+
+
+class _Interrupt(BaseException):
+    """Raised inside the bounded thread by the timer; `bounded` turns it into `OutOfTimeError`
+    (a BaseException, so that sympy's own `except Exception` clauses let it through)."""
+
+
+@dataclass
+class _Frame:
+    """One `bounded` call in progress."""
+
+    thread: int
+    cpu_start: float
+    wall_start: float
+    limit: float
+    active: bool = True
+    fired: bool = False
+    timer: threading.Timer | None = field(default=None, repr=False)
+
+
+class _PerThread(threading.local):
+    def __init__(self) -> None:
+        self.frames: list[_Frame] = []
+        #: CPU seconds of symbolic work left to the question being answered (None: none is)
+        self.allowance: float | None = None
+        #: how many bounds ran out in this thread so far (see `cutoffs`)
+        self.cutoffs: int = 0
+        #: extra factor on every bound (`generous`)
+        self.scale: float = 1.0
+
+
+_state = _PerThread()
+_lock = threading.Lock()
+
+
+def _cpu_of(thread: int) -> float | None:
+    """The CPU seconds thread `thread` has used, or None where the platform cannot tell."""
+    try:
+        return time.clock_gettime(time.pthread_getcpuclockid(thread))
+    except (AttributeError, OSError):
+        return None
+
+
+def _check(frame: _Frame) -> None:
+    """The timer: stop the frame's thread once its bound is spent, else look again later."""
+    used = _cpu_of(frame.thread)
+    wall = time.monotonic() - frame.wall_start
+    if (
+        used is not None
+        and used - frame.cpu_start < frame.limit
+        and wall < (frame.limit * WALL_FACTOR)
+    ):
+        _arm(frame, max(frame.limit - (used - frame.cpu_start), 0.01))
+        return
+    with _lock:
+        if not frame.active:
+            return
+        frame.fired = True
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(frame.thread), ctypes.py_object(_Interrupt)
+        )
+    # again later while the block runs on: an interruption that lands in a finaliser or a
+    # weakref callback is printed and dropped by Python ("Exception ignored in ...")
+    _arm(frame, AGAIN)
+
+
+def _arm(frame: _Frame, after: float) -> None:
+    with _lock:
+        if not frame.active:
+            return
+        timer = threading.Timer(after, _check, (frame,))
+        timer.daemon = True
+        frame.timer = timer
+        timer.start()
+
+
+def _close(frame: _Frame) -> None:
+    """Stop watching `frame`; an interruption that was raised but not yet delivered is
+    withdrawn (one delivered meanwhile is caught here: `frame.fired` records it)."""
+    while True:
+        try:
+            with _lock:
+                frame.active = False
+                if frame.timer is not None:
+                    frame.timer.cancel()
+                if frame.fired:
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(frame.thread), None)
+            return
+        except _Interrupt:
+            continue
+
+
+def bounded(what: str, seconds: float = PER_CALL) -> _Bound:
+    """Run the block for at most `seconds` of this thread's CPU time (less when the
+    question's allowance has less left); `OutOfTimeError` when it runs out, or at once when
+    the allowance is already spent."""
+    return _Bound(what, seconds)
+
+
+class _Bound:
+    """The context manager `bounded` returns (a class, not a generator, so that its exit
+    runs as one piece: an interruption arriving while it runs is caught there too)."""
+
+    def __init__(self, what: str, seconds: float) -> None:
+        self.what, self.seconds = what, seconds
+        self.frame: _Frame | None = None
+
+    def __enter__(self) -> None:
+        import sympy  # noqa: F401  (imported whole before any bound: never cut off mid-import)
+
+        state = _state
+        limit = self.seconds * state.scale
+        if state.allowance is not None:
+            limit = min(limit, state.allowance)
+        for outer in state.frames:
+            limit = min(limit, outer.limit - (time.thread_time() - outer.cpu_start))
+        if limit <= 0:
+            state.cutoffs += 1
+            spent = "not tried, the question's time for symbolic work is spent"
+            raise OutOfTimeError(f"{self.what}: {spent}", 0.0)
+        self.frame = _Frame(threading.get_ident(), time.thread_time(), time.monotonic(), limit)
+        state.frames.append(self.frame)
+        _arm(self.frame, limit)
+
+    def __exit__(self, kind: type[BaseException] | None, error: object, trace: object) -> bool:
+        while True:  # until the timer is stopped and no interruption is pending
+            try:
+                return self._exit(kind)
+            except _Interrupt:
+                continue
+
+    def _exit(self, kind: type[BaseException] | None) -> bool:
+        frame, state = self.frame, _state
+        assert frame is not None
+        _close(frame)
+        if state.frames and state.frames[-1] is frame:
+            state.frames.pop()
+            used = time.thread_time() - frame.cpu_start
+            if state.allowance is not None:
+                state.allowance = max(state.allowance - used, 0.0)
+        if frame.fired:  # an enclosing bound whose time is spent too answers for it
+            now = time.thread_time()
+            for outer in state.frames:
+                if outer.limit - (now - outer.cpu_start) <= SPENT:
+                    outer.fired = True
+        if any(outer.fired for outer in state.frames):
+            raise _Cut
+        if frame.fired:
+            state.cutoffs += 1
+            raise OutOfTimeError(self.what, frame.limit) from None
+        return False
+
+
+@contextmanager
+def question(seconds: float = SYMBOLIC) -> Iterator[None]:
+    """One question's allowance of symbolic work: every `bounded` call inside draws on it.
+    Nested questions (an optimisation's solves) share the outermost one's."""
+    state = _state
+    if state.allowance is not None:
+        yield
+        return
+    state.allowance = seconds * state.scale
+    try:
+        yield
+    finally:
+        state.allowance = None
+
+
+def cutoffs() -> int:
+    """How many bounds have run out in this thread: a decision made while it grew took a
+    fallback somewhere, and is not kept on disk."""
+    return _state.cutoffs
+
+
+@contextmanager
+def generous(factor: float) -> Iterator[None]:
+    """Every bound times `factor` while the block runs (the build of the shipped set, which
+    may spend minutes on a block that a question must not)."""
+    state = _state
+    before = state.scale
+    state.scale = before * factor
+    try:
+        yield
+    finally:
+        state.scale = before
+
+
+def per_question(function: Callable[P, R]) -> Callable[P, R]:
+    """`function` with each call one question (`question`): a public entry point."""
+
+    @functools.wraps(function)
+    def bounded_question(*args: P.args, **kwargs: P.kwargs) -> R:
+        with question():
+            return function(*args, **kwargs)
+
+    return bounded_question
