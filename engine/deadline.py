@@ -190,14 +190,18 @@ class _Bound:
         state.frames.append(self.frame)
         _arm(self.frame, limit)
 
-    def __exit__(self, kind: type[BaseException] | None, error: object, trace: object) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, error: object, trace: object) -> None:
         while True:  # until the timer is stopped and no interruption is pending
             try:
-                return self._exit(kind)
+                self._exit()
+                return
             except _Interrupt:
                 continue
 
-    def _exit(self, kind: type[BaseException] | None) -> bool:
+    def _exit(self) -> None:
+        """Stop the timer; raise `OutOfTimeError` where this bound ran out (the block's own
+        interruption, or whatever it raised meanwhile, is replaced), `_Cut` where an
+        enclosing one did; else let the block's own outcome stand."""
         frame, state = self.frame, _state
         assert frame is not None
         _close(frame)
@@ -216,7 +220,6 @@ class _Bound:
         if frame.fired:
             state.cutoffs += 1
             raise OutOfTimeError(self.what, frame.limit) from None
-        return False
 
 
 @contextmanager

@@ -101,14 +101,17 @@ class _Config:
     def __init__(self, data: dict, shown: str) -> None:
         self.data, self.shown = data, shown
 
-    def int(self, *names: str, default: int | None = None) -> int:
+    def int(self, *names: str, default: int | None = None, low: int | None = None) -> int:
+        """The first of `names` the config holds, a whole number of at least `low` (1 for
+        a size the shapes divide by, where no default is given; else 0)."""
+        low = (1 if default is None else 0) if low is None else low
         for name in names:
             value = self.data.get(name)
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise InputError(
-                    f"config {self.shown}: {name} = {value!r}: expected a whole number >= 0",
+                    f"config {self.shown}: {name} = {value!r}: expected a whole number >= {low}",
                     "model",
                 )
             return value
@@ -199,7 +202,7 @@ def _decoder(c: _Config, kind: str) -> Shapes:
             "per token per layer, so n_kv_heads and head_dim are left out"
         )
     else:
-        kv = c.int("num_key_value_heads", default=heads)
+        kv = c.int("num_key_value_heads", default=heads, low=1)
         given = c.data.get("head_dim")
         d = c.int("head_dim") if given is not None else h // heads
         v["n_kv_heads"] = (
@@ -338,7 +341,7 @@ def _gpt(c: _Config, kind: str) -> Shapes:
         ffn = c.int("ffn_hidden_size", default=4 * h)
         new = c.flag("new_decoder_architecture", False)
         if new:
-            kv = c.int("num_kv_heads", default=heads)
+            kv = c.int("num_kv_heads", default=heads, low=1)
         else:
             kv = 1 if c.flag("multi_query", True) else heads
         bias = c.flag("bias", False)
@@ -412,7 +415,9 @@ def crosscheck(path: str, data: dict, total: int, shown: str) -> str | None:
     dtype = data.get("torch_dtype") or data.get("dtype")
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         return None
-    if "quantization_config" in data or dtype not in DTYPE_BYTES:
+    if "quantization_config" in data or not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
+        return None
+    if total <= 0:
         return None
     found = size // DTYPE_BYTES[dtype]
     if abs(found - total) <= 0.01 * total:

@@ -159,3 +159,35 @@ def test_a_forged_library_entry_of_the_wrong_shape_is_declared_afresh(
     cache.write(f"library-{snapshot.digest()}", source=snapshot.digest(), payload=payload)
     again, how = napkin_process(str(tmp_path), W12)
     assert again == expected and how["status"] == 0 and how["sympy"]
+
+
+#: resealed rearrangements of the fleet equation for n_gpus that W12 reads (issue 44): each
+#: must be dropped and solved again, never compiled, printed or believed
+FORGED_ROOTS = {
+    "an unknown name": [["s", "os_system"], ["sym", "os_system"]],
+    "a huge integer": [["i", 10**1000], ["int", 10**1000]],
+    "300 levels": [
+        __import__("json").loads('["^", ' * 300 + '["s", "mfu"]' + ', ["i", 2]]' * 300),
+        ["sym", "mfu"],
+    ],
+    "a π node printed as a name": [["c", "Pi", 99.0], ["sym", "x"]],
+    "a wrong value, well formed": [["c", "Pi", 3.141592653589793], ["num", 3.141592653589793]],
+}
+
+
+@pytest.mark.parametrize("forged", sorted(FORGED_ROOTS))
+def test_a_forged_rearrangement_is_dropped_and_solved_again(tmp_path, monkeypatch, forged):
+    expected, _ = napkin_process(str(tmp_path), W12)
+    assert "n_gpus = 58.48 GPU" in expected
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    from napkinmath.library.lookup import formulas
+    from napkinmath.solving import invert
+
+    formulas()
+    invert._store.cache_clear()
+    key = "fleet_equation\tn_gpus"
+    assert invert._store().get("roots", key) is not None  # what the first run stored
+    invert._store().put("roots", key, [FORGED_ROOTS[forged]])  # resealed, as a forger would
+    again, how = napkin_process(str(tmp_path), W12)
+    invert._store.cache_clear()
+    assert how["status"] == 0 and again == expected

@@ -236,3 +236,30 @@ def test_a_plan_section_names_its_own_config(tmp_path):
     assert p.sections[0].result.value.to("B").magnitude == pytest.approx(2 * 8_030_261_248)
     flops = p.sections[1].result.value.to("FLOP/token").magnitude
     assert flops == pytest.approx(2 * 7_241_732_096)  # 2N, N the Mistral config's
+
+
+#: values a mutated config.json field may take: each must answer or be an InputError
+MUTATIONS = (0, -1, 1, 2**70, 0.5, "8", None, True, [], ["bfloat16", "float16"], {}, "")
+
+
+def test_mutated_configs_answer_or_refuse_never_crash(tmp_path):
+    """Every top-level field of three fixtures (dense, MoE, MLA) set to each of `MUTATIONS`,
+    with a safetensors index beside it (issue 44: heads = 0 divided by zero, a list-valued
+    torch_dtype beside an index raised TypeError): an answer or napkinmath's own error."""
+    index = json.dumps({"metadata": {"total_size": 16_060_522_496}, "weight_map": {}})
+    foreign: list[str] = []
+    for model in ("llama-3-8b", "mixtral-8x7b", "deepseek-v3"):
+        data = json.loads((HF / model / "config.json").read_text())
+        for key in sorted(data):
+            for i, value in enumerate(MUTATIONS):
+                folder = tmp_path / f"{model}-{key}-{i}"
+                folder.mkdir()
+                (folder / "config.json").write_text(json.dumps({**data, key: value}))
+                (folder / "model.safetensors.index.json").write_text(index)
+                try:
+                    nm.solve("weight_memory", model=str(folder / "config.json"))
+                except nm.NapkinError:
+                    pass
+                except Exception as e:  # collected: the test fails on any
+                    foreign.append(f"{model} {key}={value!r}: {type(e).__name__}: {e}")
+    assert foreign == []

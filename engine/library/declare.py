@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cached_property
@@ -295,11 +295,11 @@ def in_force() -> InForce | None:
     return IN_FORCE.get()
 
 
-class _Registry(MutableMapping[str, T]):
+class _Registry(Mapping[str, T]):
     """The library's variables or formulas by name, as the calling context sees them: the
-    library's own, or inside `user_formulas` those of its `InForce` (read-only there; the
-    library is declared outside any such block). Never one process-wide state that a
-    thread's formulas change for another."""
+    library's own, or inside `user_formulas` those of its `InForce`. Read-only: only the
+    library's declarations add to it (`_put`), outside any such block; never one
+    process-wide state that a thread's formulas change for another."""
 
     def __init__(self, kind: str) -> None:
         self._own: dict[str, T] = {}
@@ -310,13 +310,22 @@ class _Registry(MutableMapping[str, T]):
         return self._own if layered is None else getattr(layered, self._kind)
 
     def __getitem__(self, name: str) -> T:
-        return self._seen()[name]
+        try:
+            return self._seen()[name]
+        except (KeyError, TypeError):
+            raise _unknown(self._kind, name) from None
 
     def get(self, name: str, default: Any = None) -> Any:
-        return self._seen().get(name, default)
+        try:
+            return self._seen().get(name, default)
+        except TypeError:  # unhashable: no name
+            return default
 
     def __contains__(self, name: object) -> bool:
-        return name in self._seen()
+        try:
+            return name in self._seen()
+        except TypeError:
+            return False
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._seen())
@@ -324,18 +333,19 @@ class _Registry(MutableMapping[str, T]):
     def __len__(self) -> int:
         return len(self._seen())
 
-    def __setitem__(self, name: str, value: T) -> None:
+    def _put(self, name: str, value: T) -> None:
+        """Declare `value` in the library itself."""
         self._own[name] = value
-
-    def __delitem__(self, name: str) -> None:
-        del self._own[name]
-
-    def own(self) -> dict[str, T]:
-        """The library's own entries, whatever is in force."""
-        return self._own
 
     def __repr__(self) -> str:
         return f"<{len(self)} {self._kind} in force>"
+
+
+def _unknown(kind: str, name: object) -> KeyError:
+    from napkinmath.errors import UnknownKeyError
+
+    shown = repr(name)[:60]
+    return UnknownKeyError(f"no {kind[:-1]} named {shown} (list them with `napkin {kind}`)")
 
 
 class _Variables(_Registry[Variable]):
@@ -344,8 +354,12 @@ class _Variables(_Registry[Variable]):
     its block ends (`.get`, `in` and listings see only those in force)."""
 
     def __getitem__(self, name: str) -> Variable:
-        found = self._seen().get(name)
-        return RETIRED[name] if found is None else found
+        found = self.get(name)
+        if found is None:
+            found = RETIRED.get(name) if isinstance(name, str) else None
+        if found is None:
+            raise _unknown("variables", name)
+        return found
 
 
 #: your variables once their `user_formulas` block has ended, by name (the latest of a name)
@@ -426,7 +440,7 @@ def var(
         rounding,
     )
     variable.unit_text = unit
-    VARIABLES[name] = variable
+    VARIABLES._put(name, variable)
     return sym
 
 
@@ -488,7 +502,7 @@ def formula(
         variables,
         assumption,
     )
-    FORMULAS[name] = declared
+    FORMULAS._put(name, declared)
     return declared
 
 

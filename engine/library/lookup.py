@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from napkinmath import arguments
@@ -47,14 +47,14 @@ def _load() -> None:
     _loaded = True
 
 
-def variables() -> MutableMapping[str, Variable]:
+def variables() -> Mapping[str, Variable]:
     """Every library variable, by name (with your formulas' where they are in force)."""
     if not _loaded:
         _load()
     return VARIABLES
 
 
-def formulas() -> MutableMapping[str, Formula]:
+def formulas() -> Mapping[str, Formula]:
     """Every library formula, by name (with yours where they are in force)."""
     if not _loaded:
         _load()

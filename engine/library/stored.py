@@ -108,8 +108,10 @@ def fill(data: dict | None) -> bool:
         constraints = {row[0]: _read_constraint(row, variables) for row in data["constraints"]}
     except (KeyError, IndexError, TypeError, ValueError, RecursionError):
         return False
-    declare.VARIABLES.update(variables)
-    declare.FORMULAS.update(formulas)
+    for name, variable in variables.items():
+        declare.VARIABLES._put(name, variable)
+    for name, f in formulas.items():
+        declare.FORMULAS._put(name, f)
     declare.CONSTRAINTS.update(constraints)
     declare._FROM_SNAPSHOT.update(
         [("var", n) for n in variables]

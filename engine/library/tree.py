@@ -80,6 +80,12 @@ def from_sympy(expr: sympy.Basic) -> Tree:
 
 
 _CONSTANTS = {"Pi": "pi", "Exp1": "E"}
+_CONSTANT_VALUES = {"Pi": math.pi, "Exp1": math.e}
+
+
+def _small(x: object) -> bool:
+    """An int (not a bool) of at most `MAX_BITS` bits."""
+    return type(x) is int and x.bit_length() <= MAX_BITS
 
 
 def to_sympy(tree: Tree, symbol: Callable[[str], sympy.Symbol]) -> sympy.Expr:
@@ -314,17 +320,26 @@ def _dual_function(name: str, parts: list[Dual]) -> Dual:
     raise ValueError(f"no derivative of {name}")
 
 
-def from_json(data: object) -> Tree:
+#: the deepest tree and the largest integer (in bits) read back: a formula's rearrangement
+#: is a few levels deep, its integers small; past these a stored tree is forged or broken
+MAX_DEPTH = 64
+MAX_BITS = 256
+
+
+def from_json(data: object, depth: int = 0) -> Tree:
     """A tree read back from JSON (lists as tuples), checked node by node; ValueError when
-    it is not a well-formed tree."""
+    it is not a well-formed tree (or deeper than `MAX_DEPTH`, or an integer past
+    `MAX_BITS`)."""
+    if depth > MAX_DEPTH:
+        raise ValueError(f"a tree deeper than {MAX_DEPTH} levels")
     if not isinstance(data, list) or not data or not isinstance(data[0], str):
         raise ValueError("not a tree node")
     kind = data[0]
     if kind == "s" and len(data) == 2 and isinstance(data[1], str):
         return ("s", data[1])
-    if kind == "i" and len(data) == 2 and type(data[1]) is int:
+    if kind == "i" and len(data) == 2 and _small(data[1]):
         return ("i", data[1])
-    if kind == "r" and len(data) == 3 and all(type(x) is int for x in data[1:]) and data[2]:
+    if kind == "r" and len(data) == 3 and all(_small(x) for x in data[1:]) and data[2]:
         return ("r", data[1], data[2])
     if (
         kind == "f"
@@ -332,16 +347,17 @@ def from_json(data: object) -> Tree:
         and isinstance(data[1], float)
         and isinstance(data[2], list)
         and len(data[2]) == 4
-        and all(type(x) is int for x in data[2])
-        and type(data[3]) is int
+        and all(_small(x) for x in data[2])
+        and _small(data[3])
+        and math.isfinite(data[1])
     ):
         return ("f", data[1], tuple(data[2]), data[3])
     if kind == "c" and len(data) == 3 and data[1] in _CONSTANTS and isinstance(data[2], float):
-        return ("c", data[1], data[2])
+        return ("c", data[1], _CONSTANT_VALUES[data[1]])  # its value, not the one stored
     if kind == "^" and len(data) == 3:
-        return ("^", from_json(data[1]), from_json(data[2]))
+        return ("^", from_json(data[1], depth + 1), from_json(data[2], depth + 1))
     if kind in ("+", "*") and len(data) == 2 and isinstance(data[1], list):
-        return (kind, tuple(from_json(a) for a in data[1]))
+        return (kind, tuple(from_json(a, depth + 1) for a in data[1]))
     if kind == "fn" and len(data) == 3 and data[1] in _FUNCTIONS and isinstance(data[2], list):
-        return ("fn", data[1], tuple(from_json(a) for a in data[2]))
+        return ("fn", data[1], tuple(from_json(a, depth + 1) for a in data[2]))
     raise ValueError(f"not a tree node: {kind!r}")

@@ -496,6 +496,21 @@ _ROUNDINGS: dict[type, str] = {Ceiling: "ceiling", Floor: "floor", Pow2Ceil: "po
 _ROUNDED = {tag: kind for kind, tag in _ROUNDINGS.items()}
 
 
+def names_in(node: Layout) -> set[str]:
+    """The variable names a layout prints."""
+    if isinstance(node, Name):
+        return {node.name}
+    found: set[str] = set()
+    for part in node:
+        if isinstance(part, tuple):
+            found |= names_in(part)  # type: ignore[arg-type]
+    return found
+
+
+#: the largest integer (in bits) a layout read back may hold (a formula's are small)
+MAX_BITS = 256
+
+
 def from_json(data: object) -> Layout:
     """A layout read back from its JSON form (`to_json`), checked node by node; ValueError
     when it is anything else. It only reads data: no text is ever evaluated."""
@@ -504,9 +519,11 @@ def from_json(data: object) -> Layout:
     match data:
         case ["sym", str(name)]:
             return Name(name)
-        case ["int", int(value)] if type(value) is int:
+        case ["int", int(value)] if type(value) is int and value.bit_length() <= MAX_BITS:
             return Integer(value)
-        case ["rat", int(p), int(q)] if type(p) is int and type(q) is int:
+        case ["rat", int(p), int(q)] if (
+            type(p) is int and type(q) is int and max(p.bit_length(), q.bit_length()) <= MAX_BITS
+        ):
             return Rational(p, q)
         case ["num", float(value)]:
             return Float(value)

@@ -173,6 +173,9 @@ def steps_text(
         for var in step.unknowns:
             expr = step.roots[var.name].layout
             pad = " " * (len(var.name) + 1)
+            if not step.roots[var.name].args and spread is None:  # solved numerically
+                lines.append(f"   ⇒ {var.name} = {value_lines(r, step, var)[-1]}")
+                continue
             if not all(explicit(f, var) for f in step.formulas):
                 lines.append(f"   ⇒ {var.name} = {Printer(_name)(expr)}")
                 pad = " " * (len(var.name) + 3)

@@ -17,6 +17,7 @@ becomes source text.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ from napkinmath.library.declare import (
     NUMERIC_FUNCTIONS,
     Constraint,
     Formula,
+    Variable,
     _symbol_of,
 )
 from napkinmath.library.tree import (
@@ -166,7 +168,10 @@ def _roots_of(
             0.0,
         )
     with deadline.bounded(f"solving for {unknown.name} in closed form"):
-        return tuple(sympy.solve(residual, unknown))
+        try:
+            return tuple(sympy.solve(residual, unknown))
+        except NotImplementedError:  # ceil(x), exp(x) beside x^2: none sympy can find
+            return ()
 
 
 #: the highest degree of polynomial handed to sympy to solve in closed form: beyond it
@@ -295,13 +300,67 @@ def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
     if library:
         stored = _store().get("roots", key)
         if stored is not None:
-            return tuple(_from_tree(t, layout) for t, layout in stored)
+            found = tuple(_from_tree(t, layout) for t, layout in stored)
+            if _plausible(f, name, found):
+                return found
     roots = solved_for(f, name)
     if library and all(r.tree is not None for r in roots):
         from napkinmath.rendering.exprprint import to_json
 
         _store().put("roots", key, [(r.tree, to_json(r.layout)) for r in roots])
     return roots
+
+
+def _reads_only(tree: Tree, layout: Layout, readable: set[str]) -> bool:
+    """Whether a stored root reads (and prints) only the variables it may."""
+    from napkinmath.rendering.exprprint import names_in
+
+    return tree_names(tree) <= readable and names_in(layout) <= readable
+
+
+#: the point a stored root is checked at: each variable this far into its bounds (base units)
+_PROBE = 0.37
+
+
+def _plausible(f: Formula, name: str, roots: tuple[Compiled, ...]) -> bool:
+    """Whether roots read from disk may be trusted: each reads and prints only `f`'s other
+    variables and, where `f` holds no max() or min() (whose roots hold on their piece
+    only), satisfies `f` at a probe point where it evaluates. A forged or broken entry is
+    dropped and solved again."""
+    readable = {v.name for v in f.variables} - {name}
+    if not all(r.tree is not None and _reads_only(r.tree, r.layout, readable) for r in roots):
+        return False
+    if _extremes_in(f):
+        return True
+    point = {v.name: _probe(v) for v in f.variables}
+    left, right = sides(f)
+    for root in roots:
+        try:
+            at = {**point, name: root.at(point)}
+            lhs, rhs = left.at(at), right.at(at)
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+            continue  # outside the formula's domain here: nothing to compare
+        if math.isfinite(lhs) and math.isfinite(rhs) and not math.isclose(lhs, rhs, rel_tol=1e-6):
+            return False
+    return True
+
+
+def _extremes_in(f: Formula) -> bool:
+    return any(True for side in f.trees for _ in calls(side, ("Max", "Min")))
+
+
+def _probe(v: Variable) -> float:
+    """A value inside `v`'s bounds, away from their ends (base units)."""
+    lo, hi = v.bounds.lo, v.bounds.hi
+    if math.isfinite(lo) and math.isfinite(hi):
+        x = lo + _PROBE * (hi - lo)
+    elif math.isfinite(lo):
+        x = max(lo, 0.0) + 1 + _PROBE
+    elif math.isfinite(hi):
+        x = min(hi, 0.0) - 1 - _PROBE
+    else:
+        x = 1 + _PROBE
+    return x * v.base_factor
 
 
 def solved_for(f: Formula, name: str) -> tuple[Compiled, ...]:
@@ -326,7 +385,12 @@ def _joint_roots(
     library = all(FORMULAS.get(f.name) is f for f in fs)
     if library:
         stored = _store().get("joint", key)
-        if stored is not None:
+        readable = {v.name for f in fs for v in f.variables} - set(unknowns)
+        if stored is not None and all(
+            len(solution) == len(unknowns)
+            and all(_reads_only(t, layout, readable) for t, layout in solution)
+            for solution in stored
+        ):
             return tuple(
                 {
                     n: _from_tree(t, layout)

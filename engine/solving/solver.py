@@ -1351,16 +1351,12 @@ def _no_root(
     else:
         message = f"no real value of {var.name} satisfies {title} with these givens for {inputs}"
         if searched:
-            closed = (
-                f"no closed form within the time bound ({stopped})"
-                if stopped
-                else ("no real root in closed form")
-            )
+            closed = f"no closed form ({stopped})" if stopped else "no closed form"
             message += (
                 f": sympy found {closed}, and a search of {var.name}'s bounds {var.bounds} "
-                "found no sign change of the two sides' difference (it can miss a root where "
-                "they only touch); check the givens, or give "
-                f"{var.name} to see how far apart the two sides are"
+                "found no point where the two sides meet (it can miss a root where they only "
+                f"touch); check the givens, or give {var.name} to see how far apart the two "
+                "sides are"
             )
     return NoRootError(message, var.name)
 
