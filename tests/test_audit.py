@@ -321,3 +321,42 @@ def test_same_file_same_bytes(napkin):
     assert first == again
     report = nm.audit(FIXTURES / "hardware_params.py")
     assert report.markdown.startswith("### Audit of") and str(report) == report.text
+
+
+def test_values_the_audit_cannot_read_are_listed_as_unread_and_strict_fails(tmp_path, napkin):
+    """Issue 44: a wrong value written as a string, as a call, or changed by a later
+    assignment was dropped or "not mapped" and the audit passed. A later plain assignment is
+    read (the last value given); what cannot be read is "unread", and --strict fails on it."""
+    source = tmp_path / "hw.py"
+    source.write_text(
+        "H100 = {\n"
+        '    "peak_flops": 989.5e12,  # dense BF16\n'
+        '    "hbm_bandwidth": "3120",\n'
+        '    "nvlink_bandwidth": float(3120),\n'
+        '    "hbm_capacity": 80e9,\n'
+        "}\n"
+        'H100["hbm_capacity"] = 3120e9\n'  # wrong, and later: read
+        'H100["peak_flops"] += 1\n'
+        "H100[key()] = 5\n",
+        encoding="utf-8",
+    )
+    report = nm.audit(source)
+    rows = _rows(report)
+    assert "H100.peak_flops" not in rows  # changed by += later: unread, not its first value
+    assert rows["H100.hbm_capacity"].status == "disagree"  # 3,120 GB: the later value
+    unread = {u.key: u.why for u in report.unread}
+    assert unread == {
+        "H100.peak_flops": (
+            "peak_flops: not a number: changed later, at line 8 (H100['peak_flops'] += 1)"
+        ),
+        "H100.hbm_bandwidth": "hbm_bandwidth: a number written as text ('3120'), not read as one",
+        "H100.nvlink_bandwidth": "nvlink_bandwidth: not a number: a function call, never run",
+    }
+    assert "H100[key()]" in {u.key for u in report.unmapped if not u.unread}
+    assert report.summary["unread"] == 3
+    status, out, _ = napkin("audit", str(source))
+    assert status == 1 and "Unread (3: their keys name variables" in out
+    source.write_text(source.read_text().replace("3120e9", "80e9"), encoding="utf-8")
+    assert napkin("audit", str(source))[0] == 0
+    status, _, err = napkin("audit", str(source), "--strict")
+    assert status == 2 and "3 values whose keys name variables could not be read" in err

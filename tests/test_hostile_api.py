@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_step_parts import DENSE
 
 import napkinmath as nm
 from napkinmath.errors import InputError, NapkinError, UnknownNameError
@@ -745,6 +746,9 @@ def test_fuzzed_calls_raise_only_napkinmath_errors(in_tmp):
         (lambda: nm.plan(("a.toml",)), "source"),
         (lambda: nm.plan("plan\x00.toml"), "source"),
         (lambda: nm.solve("n_gpus", records="r\x00.toml", **W12), "records"),
+        (lambda: nm.optimize("n_gpus", maximize=1.5, over=["n_gpus"], **W12), "maximize"),
+        (lambda: nm.optimize("n_gpus", minimize=[3], over=["n_gpus"], **W12), "minimize"),
+        (lambda: nm.optimize("n_gpus", over=5, **W12), "over"),
     ],
 )
 def test_a_wrong_argument_is_an_input_error_naming_it(call, argument):
@@ -857,3 +861,22 @@ def test_a_wrong_call_signature_is_pythons_type_error():
         nm.formula()  # type: ignore[call-arg]
     with pytest.raises(UnknownNameError):  # solve takes **givens: an unknown variable
         nm.solve("n_gpus", gpu="H100-SXM", no_such_option=1, **W12)
+
+
+def test_issue_44s_foreign_exceptions_are_napkinmaths_own():
+    """r["nope"] was a plain KeyError, gap(measured=5) and to_registry of an array a
+    TypeError: each is now napkinmath's error (a KeyError too, for the lookup)."""
+    import pint
+
+    r = nm.solve("n_gpus", gpu="H100-SXM", **W12)
+    with pytest.raises(KeyError) as info:
+        r["nope"]
+    assert isinstance(info.value, NapkinError)
+    assert str(info.value) == (
+        "name='nope': not a target of this answer; the targets here are: n_gpus "
+        "(the givens are in .givens)"
+    )
+    with pytest.raises(InputError, match="measured=5: expected the parts a profiler measured"):
+        nm.gap(nm.solve("step_time_predicted", **DENSE), measured=5)
+    with pytest.raises(InputError, match="expected one value, got a magnitude of type ndarray"):
+        nm.to_registry(nm.Quantity(np.array([1.0, 2.0]), "s"), pint.UnitRegistry())

@@ -358,3 +358,35 @@ def test_an_answer_made_with_your_formulas_prints_after_the_block(tmp_path):
 def test_bad_formulas_arguments_are_input_errors(formulas, said):
     with pytest.raises(InputError, match=said):
         nm.solve("step_time", formulas=formulas)
+
+
+@pytest.mark.parametrize(
+    ("symbol", "problem"),
+    [
+        ("x_{\\input{/etc/passwd}}", "the command \\input is not allowed"),
+        ("\\immediate\\write18{touch pwned}", "the command \\immediate is not allowed"),
+        ("x^^5cinput", "'^^' (a character escape) is not allowed"),
+        ("a$b", "the character '$' is not allowed"),
+        ("x_{a", "a '{' is not closed"),
+        ("x}\\def", "a '}' closes no '{'"),
+    ],
+)
+def test_a_symbol_that_would_run_tex_is_refused(symbol, problem):
+    """Your symbol goes raw into --format latex and plan .tex files (issue 44): only letters,
+    digits, a few signs, balanced braces and harmless commands are accepted."""
+    tables = {
+        "variables": {"xv": {"unit": "", "description": "x", "symbol": symbol}},
+        "formulas": [{"name": "f", "title": "f", "equation": "xv = 2 * mfu", "source": "t"}],
+    }
+    with pytest.raises(nm.InputError) as info:
+        nm.solve("xv", mfu=0.5, formulas=tables)
+    assert problem in str(info.value) and "variables.xv.symbol" in str(info.value)
+
+
+def test_every_library_symbol_passes_the_check_yours_do():
+    from napkinmath.library.lookup import variables
+    from napkinmath.text.latex import checked_symbol
+
+    assert {v.name: checked_symbol(v.latex) for v in variables().values()} == {
+        v.name: None for v in variables().values()
+    }

@@ -476,3 +476,21 @@ def test_tornado_widest_swing_on_top(tmp_path):
     assert width > 100 and height > 100
     with pytest.raises(InputError, match="svg"):
         tornado(rows, "train_time [day]", 45.0, path=tmp_path / "tornado.pdf")
+
+
+def test_a_text_cell_a_spreadsheet_would_run_is_written_as_text():
+    """OWASP's CSV injection rule (issue 44): a record or section named "=IMPORTXML(...)"
+    reaches compare, optimize --csv and sweep --csv; a cell starting = + - @ (or a tab or a
+    carriage return) gets an apostrophe, numbers (a negative one too) stay numbers."""
+    t = Table(
+        [
+            Column("=gpu", "", ['=IMPORTXML("http://x")', "+1", "-cmd", "@SUM(A1)"], role="input"),
+            Column("delta", "s", [-1.5, 2.0, -3.0, 4.0]),
+            Column("source", "", ["\tsheet", "\rline", "plain", "a=b"], role="info"),
+        ]
+    )
+    rows = list(csv.reader(io.StringIO(t.to_csv(), newline="")))
+    assert rows[0] == ["'=gpu", "delta [s]", "source"]
+    assert [r[0] for r in rows[1:]] == ['\'=IMPORTXML("http://x")', "'+1", "'-cmd", "'@SUM(A1)"]
+    assert [r[1] for r in rows[1:]] == ["-1.5", "2", "-3", "4"]
+    assert [r[2] for r in rows[1:]] == ["'\tsheet", "'\nline", "plain", "a=b"]

@@ -25,7 +25,7 @@ from napkinmath.answer.data import (
 )
 from napkinmath.answer.providers import provided
 from napkinmath.answer.roundoff import cancels
-from napkinmath.errors import InputError
+from napkinmath.errors import InputError, UnknownKeyError
 from napkinmath.library.declare import Constraint, Variable
 from napkinmath.text.numbers import DEFAULT_DIGITS, format_value
 from napkinmath.units import Quantity, humanize
@@ -107,7 +107,16 @@ class Result:
         return self.values[self.targets[0]]
 
     def __getitem__(self, name: str) -> pint.Quantity[float]:
-        return self.values[name]
+        """A target's value (`values[name]`); UnknownKeyError (a KeyError) naming the
+        targets for anything else."""
+        found = self.values
+        if isinstance(name, str) and name in found:
+            return found[name]
+        raise UnknownKeyError(
+            f"name={arguments.shown(name)}: not a target of this answer; the targets here "
+            f"are: {', '.join(self.targets)} (the givens are in .givens)",
+            name if isinstance(name, str) else None,
+        )
 
     @property
     def assumptions(self) -> dict[str, Given]:

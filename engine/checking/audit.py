@@ -58,9 +58,18 @@ class Unmapped:
     line: int | None
     why: str
     count: int = 1  # the values of a list, listed once
+    #: its key names a variable, but the value could not be read (text, a call, a later
+    #: change): a claim the audit could not check, which `--strict` fails on
+    unread: bool = False
 
     def to_dict(self) -> dict:
-        return {"key": self.key, "line": self.line, "why": self.why, "count": self.count}
+        return {
+            "key": self.key,
+            "line": self.line,
+            "why": self.why,
+            "count": self.count,
+            "unread": self.unread,
+        }
 
 
 @dataclass
@@ -77,12 +86,20 @@ class AuditReport(Rendered):
     resolved: dict[str, tuple[str | None, str]] = field(default_factory=dict, repr=False)
 
     @property
-    def summary(self) -> dict:
-        return {**self.claims.summary, "unmapped": len(self.unmapped)}
+    def unread(self) -> list[Unmapped]:
+        """The values whose key names a variable but which could not be read."""
+        return [u for u in self.unmapped if u.unread]
 
-    def exit_status(self, allow_unchecked: bool = False) -> int:
-        """0 every claim agrees, 1 one disagrees, 2 one could not be checked (or none found)."""
-        return self.claims.exit_status(allow_unchecked)
+    @property
+    def summary(self) -> dict:
+        unread = len(self.unread)
+        return {**self.claims.summary, "unmapped": len(self.unmapped) - unread, "unread": unread}
+
+    def exit_status(self, allow_unchecked: bool = False, strict: bool = False) -> int:
+        """0 every claim agrees, 1 one disagrees, 2 one could not be checked (or none found);
+        with `strict`, 2 also when a value that names a variable could not be read."""
+        status = self.claims.exit_status(allow_unchecked)
+        return 2 if strict and status == 0 and self.unread else status
 
     def _device_lines(self) -> list[str]:
         out = []
@@ -91,17 +108,29 @@ class AuditReport(Rendered):
             out.append(seen + (f" ({visible(note)})" if note else ""))
         return out
 
-    def _unmapped_lines(self) -> list[str]:
+    def _unmapped_lines(self, unread: bool = False) -> list[str]:
+        listed = [u for u in self.unmapped if u.unread == unread]
         shown = [
             f"{visible(clip(u.key, 80))}"
             + (f" (line {u.line})" if u.line else "")
             + (f", {u.count} values" if u.count > 1 else "")
             + f": {u.why}"
-            for u in self.unmapped[:_SHOWN_UNMAPPED]
+            for u in listed[:_SHOWN_UNMAPPED]
         ]
-        if len(self.unmapped) > _SHOWN_UNMAPPED:
-            shown.append(f"... and {len(self.unmapped) - _SHOWN_UNMAPPED:,} more")
+        if len(listed) > _SHOWN_UNMAPPED:
+            shown.append(f"... and {len(listed) - _SHOWN_UNMAPPED:,} more")
         return shown
+
+    def _sections(self) -> list[tuple[str, list[str]]]:
+        """(title, lines) of the values that are not claims: unread first, then not mapped."""
+        unread = len(self.unread)
+        out = []
+        if unread:
+            title = f"Unread ({unread}: their keys name variables, their values could not be read)"
+            out.append((title, self._unmapped_lines(unread=True)))
+        if len(self.unmapped) > unread:
+            out.append((f"Not mapped ({len(self.unmapped) - unread}):", self._unmapped_lines()))
+        return out
 
     @property
     def text(self) -> str:
@@ -109,9 +138,9 @@ class AuditReport(Rendered):
         if self.devices:
             lines += ["Devices:", *("  " + d for d in self._device_lines())]
         lines += [self.claims.text]
-        if self.unmapped:
-            lines += ["", f"Not mapped ({len(self.unmapped)}):"]
-            lines += ["  " + u for u in self._unmapped_lines()]
+        for title, listed in self._sections():
+            lines += ["", title if title.endswith(":") else title + ":"]
+            lines += ["  " + u for u in listed]
         return "\n".join(lines)
 
     @property
@@ -120,9 +149,9 @@ class AuditReport(Rendered):
         if self.devices:
             lines += ["Devices:", "", *(f"- {md_prose(d)}" for d in self._device_lines()), ""]
         lines += [self.claims.markdown]
-        if self.unmapped:
-            lines += ["", f"Not mapped ({len(self.unmapped)}):", ""]
-            lines += [f"- {md_prose(u)}" for u in self._unmapped_lines()]
+        for title, listed in self._sections():
+            lines += ["", title if title.endswith(":") else title + ":", ""]
+            lines += [f"- {md_prose(u)}" for u in listed]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -315,7 +344,7 @@ def _config_row(
         return None
     variable, unit = meaning
     if leaf.number is None:
-        _unmapped(report, leaf, f"{variable}: {leaf.why_not}")
+        _unmapped(report, leaf, f"{variable}: {leaf.why_not}", unread=True)
         return None
     record = _record(leaf, stem, gpu, report)
     if isinstance(record, tuple):
@@ -341,14 +370,15 @@ def _config_row(
     return {"id": key, "expression": f"{record}.{variable}", "claimed": claimed, "source": source}
 
 
-def _unmapped(report: AuditReport, leaf: audit_read.Leaf, why: str) -> None:
-    """List a value that is not a claim; a list's values under one entry (`key[]`, N values)."""
+def _unmapped(report: AuditReport, leaf: audit_read.Leaf, why: str, unread: bool = False) -> None:
+    """List a value that is not a claim; a list's values under one entry (`key[]`, N values);
+    `unread`: its key names a variable, its value could not be read."""
     key = ".".join(p if not p.isdigit() else "[]" for p in leaf.path).replace(".[]", "[]")
     last = report.unmapped[-1] if report.unmapped else None
     if last is not None and last.key == key and key.endswith("[]") and last.why == why:
         last.count += 1
         return
-    report.unmapped.append(Unmapped(key, leaf.line, why))
+    report.unmapped.append(Unmapped(key, leaf.line, why, unread=unread))
 
 
 def _number_text(number: float) -> str:

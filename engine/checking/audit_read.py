@@ -22,6 +22,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
+from napkinmath.checking.escape import clip
 from napkinmath.errors import InputError
 
 #: The most leaves (numbers) a file may give; the rest are refused with the file.
@@ -88,6 +89,9 @@ def walk(data: object, line_of, comments: dict[int, str] | None = None) -> list[
         comment = (comments or {}).get(line or 0, "")
         if isinstance(node, Opaque):
             out.append(Leaf(path, line, None, comment, f"not a number: {node.what}", devices))
+        elif isinstance(node, str) and _NUMBER_TEXT.match(node):
+            why = f"a number written as text ({clip(node, 40)!r}), not read as one"
+            out.append(Leaf(path, line, None, comment, why, devices))
         elif isinstance(node, bool) or not isinstance(node, (int, float)):
             continue  # text, dates, true/false: not quantities
         else:
@@ -95,6 +99,10 @@ def walk(data: object, line_of, comments: dict[int, str] | None = None) -> list[
             why = "" if number is not None else "not finite"
             out.append(Leaf(path, line, number, comment, why, devices))
     return out
+
+
+#: text that is a number ("3120", "1.5e12", "-2"): a value written as a string
+_NUMBER_TEXT = re.compile(r"^\s*[-+]?(?:\d[\d_,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$")
 
 
 def _finite(value: int | float) -> float | None:
@@ -194,7 +202,7 @@ def _describe(node: ast.AST) -> str:
     return f"an expression ({type(node).__name__}) that is not number arithmetic"
 
 
-def _py_value(node: ast.AST, depth: int = 0) -> object:
+def _py_value(node: ast.AST, depth: int = 0) -> PyValue:
     line = getattr(node, "lineno", 0)
     if depth > MAX_PY_DEPTH:
         return PyValue(Opaque("nested too deep", line), line)
@@ -232,10 +240,49 @@ def read_python(text: str, shown: str) -> tuple[dict, dict[int, str]]:
             targets, value = statement.targets, statement.value
         elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
             targets, value = [statement.target], statement.value
+        elif isinstance(statement, ast.AugAssign):  # x += 1: changed later, in a way not read
+            line = statement.lineno
+            what = f"changed later, at line {line} ({clip(ast.unparse(statement), 60)})"
+            _assign(values, statement.target, PyValue(Opaque(what, line), line))
+            continue
         for target in targets:
-            if isinstance(target, ast.Name):
-                values[target.id] = _py_value(value)
+            _assign(values, target, _py_value(value))
     return values, _comments(text)
+
+
+def _assign(values: dict[str, object], target: ast.expr, value: PyValue) -> None:
+    """`target = value` at module level: a name, or a later `NAME["key"][...] = value` or
+    `NAME.key = value` into a dict already read (the value then read is the last one given).
+    A target of any other shape is kept as an unread value under its text, so that a value
+    the audit cannot follow is listed, never dropped."""
+    if isinstance(target, ast.Name):
+        values[target.id] = value
+        return
+    keys: list[str] = []
+    node = target
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Attribute):
+            keys.append(node.attr)
+        elif isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, (str, int)):
+            keys.append(str(node.slice.value))
+        else:
+            keys = []
+            break
+        node = node.value
+    line = getattr(target, "lineno", 0)
+    if isinstance(node, ast.Name) and keys:
+        keys.reverse()
+        container = values.get(node.id)
+        for key in keys[:-1]:
+            inner = container.value if isinstance(container, PyValue) else None
+            container = inner.get(key) if isinstance(inner, dict) else None
+        inner = container.value if isinstance(container, PyValue) else None
+        if isinstance(inner, dict):
+            inner[keys[-1]] = value
+            return
+    shown = clip(ast.unparse(target), 60)
+    what = f"an assignment to {shown} at line {line} that the audit cannot follow"
+    values[shown] = PyValue(Opaque(what, line), line)
 
 
 def _comments(text: str) -> dict[int, str]:

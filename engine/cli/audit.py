@@ -86,6 +86,12 @@ def add_audit_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="exit 0 when no claim disagrees even if some could not be checked",
     )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 2 when a value whose key names a variable could not be read (a number "
+        "written as text, a call, a later change)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
             tolerance=args.tolerance,
             output=args.format,
             allow_unchecked=args.allow_unchecked,
+            strict=getattr(args, "strict", False),
         )
     except NapkinError as exc:
         if exc.args and isinstance(exc.args[0], str):
@@ -119,6 +126,7 @@ def audited(
     tolerance: object = "0.02",
     output: str = "text",
     allow_unchecked: bool = False,
+    strict: bool = False,
 ) -> int:
     """Audit `path`, print the report in `output`, and return the exit status (also for
     `napkin check FILE`)."""
@@ -138,8 +146,16 @@ def audited(
         print(report.markdown)
     else:
         print(report.text)
-    status = report.exit_status(allow_unchecked=allow_unchecked)
-    if status == 2:
+    status = report.exit_status(allow_unchecked=allow_unchecked, strict=strict)
+    if status == 2 and report.claims.exit_status(allow_unchecked) == 0:  # --strict's
+        message = (
+            f"{len(report.unread)} values whose keys name variables could not be read "
+            "(see 'Unread' above); write them as numbers, or drop --strict"
+        )
+        from napkinmath.cli.main import _say
+
+        _say(f"napkin: {message}")
+    elif status == 2:
         summary = report.claims.summary
         message = (
             f"{summary['unchecked']} of {summary['total']} claims could not be checked "

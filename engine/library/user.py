@@ -414,6 +414,15 @@ class _Reader:
         value = table.get(key, "")
         if not isinstance(value, str) or len(value) > 200:
             raise self.fail((*path, key), "expected LaTeX text of at most 200 characters")
+        from napkinmath.text.latex import checked_symbol
+
+        problem = checked_symbol(value)
+        if problem is not None:
+            raise self.fail(
+                (*path, key),
+                f"{problem}: a symbol is LaTeX math of letters, digits, _ ^ {{ }} and commands "
+                "such as \\alpha, \\mathrm{...}, \\hat{...} (it goes into .tex files)",
+            )
         return value
 
     def default(

@@ -210,3 +210,41 @@ PREAMBLE = "\n".join(
 def document(body: str) -> str:
     """A standalone document around a fragment (for pdflatex)."""
     return f"{PREAMBLE}\n{body}\n\\end{{document}}\n"
+
+
+#: the commands a symbol of yours may use (`checked_symbol`): Greek letters, accents, fonts
+#: and a few operators; nothing that reads a file, writes one, runs a command or defines
+SYMBOL_COMMANDS = frozenset(
+    {*_GREEK.values(), *(g.capitalize() for g in _GREEK.values())}
+    | {"varepsilon", "vartheta", "varphi", "varrho", "varsigma", "ell", "infty", "partial"}
+    | {"mathrm", "mathit", "mathbf", "mathsf", "mathtt", "mathcal", "text", "operatorname"}
+    | {"hat", "widehat", "bar", "overline", "tilde", "widetilde", "dot", "ddot", "vec"}
+    | {"prime", "cdot", "times", "sum", "prod", "star", "ast", "dagger", "min", "max"}
+    | {"lfloor", "rfloor", "lceil", "rceil", "langle", "rangle", ",", ";", "!", " "}
+    | {"$", "%", "#", "&"}  # the signs themselves, escaped
+)
+_SYMBOL_TOKEN = re.compile(
+    r"\\([A-Za-z]+|[,;! $%#&])|([A-Za-z0-9_^{}()\[\]'+\-*/|.,:<>= ])|(.)", re.S
+)
+
+
+def checked_symbol(text: str) -> str | None:
+    """Why `text` is not a safe LaTeX symbol, or None when it is: letters, digits, a few
+    signs, balanced braces, and the commands of `SYMBOL_COMMANDS` only (no \\input,
+    \\write18, \\def, no ^^ escapes, $, %, # or &)."""
+    if "^^" in text:
+        return "'^^' (a character escape) is not allowed"
+    depth = 0
+    for match in _SYMBOL_TOKEN.finditer(text):
+        command, plain, other = match.groups()
+        if command is not None and command not in SYMBOL_COMMANDS:
+            return f"the command \\{command} is not allowed"
+        if other is not None:
+            return f"the character {other!r} is not allowed"
+        if plain == "{":
+            depth += 1
+        elif plain == "}":
+            depth -= 1
+            if depth < 0:
+                return "a '}' closes no '{'"
+    return "a '{' is not closed" if depth else None

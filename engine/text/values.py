@@ -638,6 +638,11 @@ def to_registry(value: pint.Quantity, registry: pint.UnitRegistry) -> pint.Quant
         raise InputError(
             f"to_registry: expected a Quantity of napkinmath.ureg, got {type(value).__name__}"
         )
+    if not isinstance(value.magnitude, numbers.Real) or isinstance(value.magnitude, bool):
+        raise InputError(
+            f"to_registry: expected one value, got a magnitude of type "
+            f"{type(value.magnitude).__name__}; convert each element, or the array's unit"
+        )
     if registry is ureg:
         return value
     unit = format(value.units, "D")  # long names: "gigabyte / second"

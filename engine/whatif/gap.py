@@ -365,6 +365,12 @@ def gap(
             "(a model, a gpu, n_gpus, tp, pp, dp, seq_len, global_batch_tokens, batch_size)",
             "answer",
         )
+    if measured is not None and not isinstance(measured, Mapping):
+        raise InputError(
+            f"gap: measured={arguments.shown(measured)}: expected the parts a profiler measured "
+            "by name, such as {'dataloader_wait': '0.3 s'} (the step itself goes in step_time=)",
+            "measured",
+        )
     measured = dict(measured or {})
     unknown = sorted(k for k in measured if k not in MEASURABLE)
     if unknown:

@@ -245,6 +245,16 @@ def _senses(
     objectives: tuple[str, ...], maximize: bool | Iterable[str], minimize: bool | Iterable[str]
 ) -> dict[str, int]:
     """+1 to minimise, −1 to maximise, per objective."""
+    for word, sense in (("maximize", maximize), ("minimize", minimize)):
+        if not isinstance(sense, (bool, str)) and not (
+            isinstance(sense, (list, tuple, set, frozenset))
+            and all(isinstance(n, str) for n in sense)
+        ):
+            raise InputError(
+                f"{word}={arguments.shown(sense)}: expected True, False, or the name (or a "
+                f"list of names) of an objective ({', '.join(objectives)})",
+                word,
+            )
     if isinstance(maximize, bool):
         up = set(objectives) if maximize or minimize is False else set()
     else:
@@ -278,6 +288,12 @@ def _decisions(
         over = [part.strip() for part in over.split(",") if part.strip()]
     if isinstance(over, Mapping):
         specs = {str(k): v for k, v in over.items()}
+    elif not isinstance(over, (list, tuple)):
+        raise InputError(
+            f"over={arguments.shown(over)}: expected the decision variables: a dict of name "
+            "to domain ({'n_gpus': 'whole nodes'}), a list of names, or names with commas",
+            "over",
+        )
     else:
         specs = {}
         for item in over:

@@ -185,9 +185,22 @@ def _percent(x: float | str | bool | None) -> str:
     return format_percent(float(x))
 
 
+#: what a spreadsheet reads as a formula at the start of a cell (OWASP's CSV injection rule)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _text_cell(text: str) -> str:
+    """Text for a CSV cell: one that a spreadsheet would run as a formula (a record or
+    section named "=IMPORTXML(...)") gets a leading apostrophe, shown as text; a carriage
+    return becomes a newline (which the writer quotes: a bare one would end the row)."""
+    if text.startswith(_FORMULA_START):
+        text = "'" + text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _csv(x: float | str | bool | None) -> str:
     if isinstance(x, str):
-        return x
+        return _text_cell(x)
     if isinstance(x, bool) or x is None:
         return "" if x is None else str(x).lower()
     return f"{x:.10g}"
@@ -308,10 +321,12 @@ class Table:
         return df
 
     def to_csv(self, path: str | Path | None = None) -> str:
-        """CSV text (headers, then numbers to 10 significant digits); also written to `path`."""
+        """CSV text (headers, then numbers to 10 significant digits; a text cell that starts
+        like a spreadsheet formula, = + - @, begins with an apostrophe); also written to
+        `path`."""
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(self.headers)
+        writer.writerow([_text_cell(h) for h in self.headers])
         for row in self.rows():
             writer.writerow([_csv(v) for v in row])
         text = buffer.getvalue()
