@@ -51,6 +51,11 @@ WALL_FACTOR = 20.0
 AGAIN = 0.25
 #: CPU seconds left that count as a bound spent
 SPENT = 0.02
+#: the shortest bound armed (less is a bound spent: the timer must not fire before the
+#: block is entered)
+SHORTEST = 0.01
+#: interruptions sent to a block that runs on past its bound, at most
+SENT_AT_MOST = 8
 
 
 class OutOfTimeError(NapkinError):
@@ -83,6 +88,8 @@ class _Frame:
     limit: float
     active: bool = True
     fired: bool = False
+    sent: int = 0  # interruptions sent
+    checking: bool = False  # the timer is deciding whether to send one
     timer: threading.Timer | None = field(default=None, repr=False)
 
 
@@ -98,7 +105,6 @@ class _PerThread(threading.local):
 
 
 _state = _PerThread()
-_lock = threading.Lock()
 
 
 def _cpu_of(thread: int) -> float | None:
@@ -110,7 +116,9 @@ def _cpu_of(thread: int) -> float | None:
 
 
 def _check(frame: _Frame) -> None:
-    """The timer: stop the frame's thread once its bound is spent, else look again later."""
+    """The timer: stop the frame's thread once its bound is spent, else look again later.
+    `checking` is up while it decides and sends, so that `_close` can wait for it: no lock
+    is ever held by the bounded thread, where an interruption could strand it."""
     used = _cpu_of(frame.thread)
     wall = time.monotonic() - frame.wall_start
     if (
@@ -120,42 +128,52 @@ def _check(frame: _Frame) -> None:
     ):
         _arm(frame, max(frame.limit - (used - frame.cpu_start), 0.01))
         return
-    with _lock:
+    frame.checking = True
+    try:
         if not frame.active:
             return
         frame.fired = True
+        frame.sent += 1
         ctypes.pythonapi.PyThreadState_SetAsyncExc(
             ctypes.c_ulong(frame.thread), ctypes.py_object(_Interrupt)
         )
-    # again later while the block runs on: an interruption that lands in a finaliser or a
-    # weakref callback is printed and dropped by Python ("Exception ignored in ...")
-    _arm(frame, AGAIN)
+    finally:
+        frame.checking = False
+    # again later while the block runs on (a few times): an interruption that lands in a
+    # finaliser or a weakref callback is printed and dropped by Python ("Exception ignored")
+    if frame.sent < SENT_AT_MOST:
+        _arm(frame, AGAIN)
 
 
 def _arm(frame: _Frame, after: float) -> None:
-    with _lock:
-        if not frame.active:
-            return
-        timer = threading.Timer(after, _check, (frame,))
-        timer.daemon = True
-        frame.timer = timer
-        timer.start()
+    """Look at `frame` again in `after` seconds (a daemon timer; none once it is closed)."""
+    if not frame.active:
+        return
+    timer = threading.Timer(after, _check, (frame,))
+    timer.daemon = True
+    frame.timer = timer
+    timer.start()
 
 
 def _close(frame: _Frame) -> None:
-    """Stop watching `frame`; an interruption that was raised but not yet delivered is
-    withdrawn (one delivered meanwhile is caught here: `frame.fired` records it)."""
-    while True:
-        try:
-            with _lock:
-                frame.active = False
-                if frame.timer is not None:
-                    frame.timer.cancel()
-                if frame.fired:
-                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(frame.thread), None)
-            return
-        except _Interrupt:
-            continue
+    """Stop watching `frame` (idempotent: `bounded`'s exit retries it when an interruption
+    lands meanwhile). Once `active` is down no timer sends again; one deciding now is waited
+    for; an interruption sent but not yet delivered is taken here, by entering a Python
+    function (`_deliver`: Python checks for one on entry), so that it raises inside the
+    exit, which catches it. (Withdrawing it with PyThreadState_SetAsyncExc(thread, NULL)
+    instead leaves CPython 3.11 spinning forever under a trace or profile function.)"""
+    frame.active = False
+    timer = frame.timer
+    if timer is not None:
+        timer.cancel()
+    while frame.checking:
+        time.sleep(0.0005)
+    if frame.fired:
+        _deliver()
+
+
+def _deliver() -> None:
+    """Nothing: a pending interruption is raised on entering it."""
 
 
 def bounded(what: str, seconds: float = PER_CALL) -> _Bound:
@@ -182,13 +200,18 @@ class _Bound:
             limit = min(limit, state.allowance)
         for outer in state.frames:
             limit = min(limit, outer.limit - (time.thread_time() - outer.cpu_start))
-        if limit <= 0:
+        if limit < SHORTEST:
             state.cutoffs += 1
             spent = "not tried, the question's time for symbolic work is spent"
             raise OutOfTimeError(f"{self.what}: {spent}", 0.0)
-        self.frame = _Frame(threading.get_ident(), time.thread_time(), time.monotonic(), limit)
-        state.frames.append(self.frame)
-        _arm(self.frame, limit)
+        frame = _Frame(threading.get_ident(), time.thread_time(), time.monotonic(), limit)
+        state.frames.append(frame)
+        self.frame = frame
+        try:
+            _arm(frame, limit)  # last: the timer cannot fire before `SHORTEST` has passed
+        except _Interrupt:  # it did (a thread paused here): never leave the frame behind
+            self._exit()
+            raise OutOfTimeError(self.what, limit) from None
 
     def __exit__(self, kind: type[BaseException] | None, error: object, trace: object) -> None:
         while True:  # until the timer is stopped and no interruption is pending

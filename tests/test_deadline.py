@@ -100,3 +100,32 @@ def test_one_threads_bound_never_stops_another_threads_work():
     for t in threads:
         t.join(60)
     assert results == {"bounded": "stopped", "free": True}
+
+
+@pytest.mark.parametrize("hook", ["settrace", "setprofile"])
+def test_bounds_hold_under_a_debugger_or_profiler(hook):
+    """Under a trace or profile function (a debugger, coverage, cProfile) a bound still stops
+    its block, and nothing is left pending: withdrawing an undelivered interruption once left
+    CPython 3.11 spinning forever there."""
+    import subprocess
+    import sys
+
+    code = f"""
+import sys, time
+from napkinmath import deadline
+sys.{hook}(lambda *a: None)
+stopped = 0
+for i in range(30):
+    try:
+        with deadline.bounded("spin", 0.02 + 0.001 * i):
+            end = time.thread_time() + 5
+            while time.thread_time() < end:
+                pass
+    except deadline.OutOfTimeError:
+        stopped += 1
+    sum(x for x in range(100))  # a generator after the exit: where the spin once began
+print(stopped)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "30"
