@@ -82,10 +82,6 @@ def scope_by(invalidated_by: str, current: Callable[[], object]) -> None:
     _SCOPES[invalidated_by] = current
 
 
-def _no_scope() -> None:
-    return None
-
-
 class Cache(NamedTuple):
     """One registered cache."""
 
@@ -145,9 +141,16 @@ def _scoped(
         maxsize = max(maxsize, SCOPES_AT_ONCE)
     inner = functools.lru_cache(maxsize=maxsize)(unscoped)
 
+    current: list[Callable[[], object]] = []  # the scope's getter, once registered
+
     @functools.wraps(function)
     def scoped(*args: Any, **kwargs: Any) -> T:
-        return inner(_SCOPES.get(invalidated_by, _no_scope)(), *args, **kwargs)
+        if not current:
+            found = _SCOPES.get(invalidated_by)
+            if found is None:  # not registered yet: nothing can be laid over it yet either
+                return inner(None, *args, **kwargs)
+            current.append(found)
+        return inner(current[0](), *args, **kwargs)
 
     scoped.cache_clear = inner.cache_clear  # type: ignore[attr-defined]
     scoped.cache_info = inner.cache_info  # type: ignore[attr-defined]

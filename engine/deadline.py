@@ -284,7 +284,13 @@ def per_question(function: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(function)
     def bounded_question(*args: P.args, **kwargs: P.kwargs) -> R:
-        with question():
+        state = _state  # as `question`, without a generator's cost on every solve
+        if state.allowance is not None:
             return function(*args, **kwargs)
+        state.allowance = SYMBOLIC * state.scale
+        try:
+            return function(*args, **kwargs)
+        finally:
+            state.allowance = None
 
     return bounded_question

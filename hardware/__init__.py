@@ -458,7 +458,7 @@ def scope() -> Overlay | None:
     return _ACTIVE.get()
 
 
-caches.scope_by(caches.RECORDS, scope)
+caches.scope_by(caches.RECORDS, _ACTIVE.get)  # `scope`, the ContextVar's own getter
 
 
 @contextmanager

@@ -195,3 +195,79 @@ def test_a_step_function_with_no_root_refuses_not_crashes(tmp_path):
     done = _napkin(tmp_path, "solve", "xv", "yv=7.5", "--formulas", str(path))
     assert done.returncode == 2, done.stderr  # no x: 4 + x jumps past 7.5 at x = 2
     assert "found no point where the two sides meet" in done.stderr
+
+
+#: the slowest of tests/test_properties.py's generator on a fresh cache (1,000 questions,
+#: seeds 1 and 2; the second without the shipped set, as before any build): each answered or
+#: refused in 0.5-3 s of CPU, sympy's import included (measured 2026-12-06)
+SLOWEST = [
+    (
+        "fit_param_unit",
+        "H100-SXM",
+        {
+            "chinchilla_a": "0.627",
+            "chinchilla_b": "0.378",
+            "chinchilla_g": "1.3004",
+            "flop_per_param_token": "6 FLOP/param/token",
+            "params_opt_fit": "2.28 param",
+            "tokens_opt_fit": "4.36 token",
+            "train_compute": "1.1 FLOP",
+        },
+    ),
+    (
+        "hidden_size",
+        "MI300X",
+        {
+            "attention_params_per_layer": "863.98 param",
+            "batch_size": "66.11 sequence",
+            "cp": "0.5",
+            "layer_memory_traffic": "3.08 GB",
+            "mlp_active_width": "1824.81",
+            "mlp_matrices": "3.0",
+            "n_heads": "128.0",
+            "n_kv_heads": "16.0",
+            "params_per_entry": "8599.49 param",
+            "recomputed_layer_fraction": "0.525",
+            "residual_traffic_bytes": "44 B/token",
+            "score_traffic_backward": "19 B*sequence/token^2",
+            "score_traffic_forward": "13 B*sequence/token^2",
+            "selective_recompute": "0.421",
+            "seq_len": "599.34 token/sequence",
+            "sp": "0.5",
+            "tp": "2.73",
+            "tp_message_bytes": "2.24 GB",
+            "weight_grad_accumulate_bytes": "12.0 B/param",
+        },
+    ),
+    (
+        "training_state_memory_per_gpu",
+        "H100-SXM",
+        {
+            "weight_memory": "7.64 GB",
+            "runtime_memory_per_gpu": "3.0 GB",
+            "optimizer_shards": "26.91",
+            "training_memory_per_gpu": "2112.4 GB",
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize("shipped", [True, False], ids=["shipped", "no-shipped"])
+@pytest.mark.parametrize(("target", "gpu", "givens"), SLOWEST, ids=[q[0] for q in SLOWEST])
+def test_the_generators_slowest_questions_finish(tmp_path, target, gpu, givens, shipped):
+    env = _fresh(tmp_path)
+    if not shipped:
+        env["NAPKIN_NO_SHIPPED"] = "1"
+    code = f"""
+import json, napkinmath as nm
+try:
+    nm.solve({target!r}, gpu={gpu!r}, **json.loads({json.dumps(givens)!r}))
+    print("answered")
+except nm.NapkinError as e:
+    print("refused:", type(e).__name__)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(("answered", "refused:"))

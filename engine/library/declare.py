@@ -281,8 +281,8 @@ class InForce:
     every variable and formula in force, and where each of yours came from, by
     ("var" | "formula", name). One object per set of files as they stand: caches key by it."""
 
-    variables: dict[str, Variable]
-    formulas: dict[str, Formula]
+    variables: Entries[Variable]
+    formulas: Entries[Formula]
     labels: dict[tuple[str, str], str]
 
 
@@ -290,52 +290,78 @@ class InForce:
 IN_FORCE: ContextVar[InForce | None] = ContextVar("napkinmath_user_formulas", default=None)
 
 
-def in_force() -> InForce | None:
-    """Your formulas in force here, for keying caches (None: the library's alone)."""
-    return IN_FORCE.get()
+#: your formulas in force here, for keying caches (None: the library's alone): the
+#: ContextVar's own getter, as it is read on every question
+in_force = IN_FORCE.get
+
+
+class Entries(dict[str, T]):
+    """A registry's entries as one context sees them (the library's own, or with your
+    formulas laid over them): a dict for reading at dict speed, refusing every change.
+    A name it lacks is napkinmath's UnknownKeyError (a KeyError); a variable of yours whose
+    block has ended is found in `RETIRED`, so that its answer still prints."""
+
+    def __init__(self, kind: str, entries: Mapping[str, T] | None = None) -> None:
+        super().__init__(entries or {})
+        self.kind = kind
+
+    def __missing__(self, name: str) -> T:
+        if self.kind == "variables" and isinstance(name, str) and name in RETIRED:
+            return RETIRED[name]  # type: ignore[return-value]
+        raise _unknown(self.kind, name)
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        from napkinmath.errors import InputError
+
+        raise InputError(
+            f"the library's {self.kind} are read-only: declare yours in a formulas file "
+            "(formulas=, `napkinmath.user_formulas`)",
+            self.kind,
+        )
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    pop = popitem = clear = update = setdefault = _refuse
 
 
 class _Registry(Mapping[str, T]):
     """The library's variables or formulas by name, as the calling context sees them: the
-    library's own, or inside `user_formulas` those of its `InForce`. Read-only: only the
-    library's declarations add to it (`_put`), outside any such block; never one
-    process-wide state that a thread's formulas change for another."""
+    library's own, or inside `user_formulas` those of its `InForce` (`in_context`, an
+    `Entries`). Read-only: only the library's declarations add to it (`_put`), outside any
+    such block; never one process-wide state that a thread's formulas change for another."""
 
     def __init__(self, kind: str) -> None:
-        self._own: dict[str, T] = {}
+        self._own: Entries[T] = Entries(kind)
         self._kind = kind
 
-    def _seen(self) -> dict[str, T]:
+    def in_context(self) -> Entries[T]:
+        """The entries in force in the calling thread or context."""
         layered = IN_FORCE.get()
         return self._own if layered is None else getattr(layered, self._kind)
 
     def __getitem__(self, name: str) -> T:
-        try:
-            return self._seen()[name]
-        except (KeyError, TypeError):
-            raise _unknown(self._kind, name) from None
+        return self.in_context()[name]
 
     def get(self, name: str, default: Any = None) -> Any:
         try:
-            return self._seen().get(name, default)
+            return self.in_context().get(name, default)
         except TypeError:  # unhashable: no name
             return default
 
     def __contains__(self, name: object) -> bool:
         try:
-            return name in self._seen()
+            return name in self.in_context()
         except TypeError:
             return False
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._seen())
+        return iter(self.in_context())
 
     def __len__(self) -> int:
-        return len(self._seen())
+        return len(self.in_context())
 
     def _put(self, name: str, value: T) -> None:
         """Declare `value` in the library itself."""
-        self._own[name] = value
+        dict.__setitem__(self._own, name, value)
 
     def __repr__(self) -> str:
         return f"<{len(self)} {self._kind} in force>"
@@ -348,26 +374,12 @@ def _unknown(kind: str, name: object) -> KeyError:
     return UnknownKeyError(f"no {kind[:-1]} named {shown} (list them with `napkin {kind}`)")
 
 
-class _Variables(_Registry[Variable]):
-    """The variables by name; `[name]` of one no longer in force finds it in `RETIRED`, so
-    that an answer made with your formulas (`napkinmath.library.user`) still prints after
-    its block ends (`.get`, `in` and listings see only those in force)."""
-
-    def __getitem__(self, name: str) -> Variable:
-        found = self.get(name)
-        if found is None:
-            found = RETIRED.get(name) if isinstance(name, str) else None
-        if found is None:
-            raise _unknown("variables", name)
-        return found
-
-
 #: your variables once their `user_formulas` block has ended, by name (the latest of a name)
 RETIRED: dict[str, Variable] = {}
-VARIABLES: _Registry[Variable] = _Variables("variables")
+VARIABLES: _Registry[Variable] = _Registry("variables")
 VARIABLES_BY_SYMBOL: dict[sympy.Symbol, Variable] = _BySymbol()
 FORMULAS: _Registry[Formula] = _Registry("formulas")
-caches.scope_by(caches.LIBRARY, in_force)
+caches.scope_by(caches.LIBRARY, IN_FORCE.get)  # the ContextVar's own getter: fast
 
 
 def _declaring(declaration: Callable[P, R]) -> Callable[P, R]:

@@ -51,14 +51,14 @@ def variables() -> Mapping[str, Variable]:
     """Every library variable, by name (with your formulas' where they are in force)."""
     if not _loaded:
         _load()
-    return VARIABLES
+    return VARIABLES.in_context()
 
 
 def formulas() -> Mapping[str, Formula]:
     """Every library formula, by name (with yours where they are in force)."""
     if not _loaded:
         _load()
-    return FORMULAS
+    return FORMULAS.in_context()
 
 
 def constraints() -> dict[str, Constraint]:

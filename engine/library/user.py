@@ -167,7 +167,7 @@ def _layered(items: list[object]) -> tuple[declare.InForce, tuple[Loaded, ...]]:
     labels = dict(_labels())
     loaded: list[Loaded] = []
     for item in items:
-        token = declare.IN_FORCE.set(declare.InForce(variables, formulas, labels))
+        token = declare.IN_FORCE.set(_in_force(variables, formulas, labels))
         try:
             one = _load(item)
         finally:
@@ -175,12 +175,22 @@ def _layered(items: list[object]) -> tuple[declare.InForce, tuple[Loaded, ...]]:
         variables, formulas, labels = dict(variables), dict(formulas), dict(labels)
         _install(one, variables, formulas, labels)
         loaded.append(one)
-    found = (declare.InForce(variables, formulas, labels), tuple(loaded))
+    found = (_in_force(variables, formulas, labels), tuple(loaded))
     if caches.ENABLED and None not in key[1]:
         _LAYERED[key] = found
         if len(_LAYERED) > _LAYERED_SIZE:
             _LAYERED.popitem(last=False)
     return found
+
+
+def _in_force(
+    variables: dict[str, declare.Variable],
+    formulas: dict[str, declare.Formula],
+    labels: dict[tuple[str, str], str],
+) -> declare.InForce:
+    return declare.InForce(
+        declare.Entries("variables", variables), declare.Entries("formulas", formulas), labels
+    )
 
 
 def _stamp(item: object) -> Hashable | None:
