@@ -233,8 +233,10 @@ def _composition(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step
     key = _key(free, blocks)
     if library:
         stored = _store().get("cancel", key)
-        if stored is not None:
-            return None if stored == "none" else stored
+        if stored == "none":
+            return None
+        if stored is not None and _reads_only_the_blocks(stored, blocks):
+            return stored
     composed = _compose(free, blocks)
     if library:
         from napkinmath.rendering.exprprint import to_json
@@ -256,6 +258,24 @@ def _composition(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step
             ],
         )
     return composed
+
+
+def _reads_only_the_blocks(stored: tuple[Step, ...], blocks: tuple[Block, ...]) -> bool:
+    """Whether a composition read from disk names only its blocks' variables (a forged or
+    broken entry is composed again)."""
+    from napkinmath.library.tree import names
+    from napkinmath.rendering.exprprint import names_in
+
+    known = {v.name for b in blocks for f in b.formulas for v in f.variables}
+    return all(
+        step is None
+        or (
+            names(step[0]) <= known
+            and names_in(step[1]) <= known
+            and all(names_in(side) <= known for side in step[2] or ())
+        )
+        for step in stored
+    )
 
 
 def _compose(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step, ...] | None:
