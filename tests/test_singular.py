@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from napkinmath import deadline
 from napkinmath.library.lookup import formulas
 from napkinmath.solving import plan, singular
 
@@ -30,9 +31,12 @@ def _blocks() -> list[tuple[tuple[str, ...], tuple[str, ...], bool]]:
 
 
 def test_the_tree_test_decides_as_sympy_over_recorded_blocks():
+    """Both deciders given the time a build gives sympy (`deadline.generous`): a question's
+    bound cuts some of these off, and then falls back (napkinmath.deadline)."""
     blocks = _blocks()
     assert len(blocks) >= 150
-    differ = [b for b in blocks if plan._decide_singular(*b) != plan._decide_singular_sympy(*b)]
+    with deadline.generous(30):
+        differ = [b for b in blocks if plan._decide_singular(*b) != plan._decide_singular_sympy(*b)]
     assert differ == []
 
 

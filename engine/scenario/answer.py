@@ -237,10 +237,14 @@ class Plan:
     def to_json(self, indent: int | None = 2) -> str:
         import json
 
+        from napkinmath import arguments
         from napkinmath.text.visible import finite_json
 
         return json.dumps(
-            finite_json(self.to_dict()), indent=indent, ensure_ascii=False, allow_nan=False
+            finite_json(self.to_dict()),
+            indent=arguments.indent(indent),
+            ensure_ascii=False,
+            allow_nan=False,
         )
 
     def to_pdf(self, path: str | Path) -> Path:

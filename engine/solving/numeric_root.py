@@ -4,7 +4,8 @@
 One unknown: the residual lhs − rhs is evaluated on a grid over the variable's bounds (in
 base units; `GRID_PER_DECADE` points a decade, logarithmic, on each side of zero that the
 bounds allow, from 10⁻³⁰ to 10⁴⁰ where a bound is open), each sign change is narrowed to a
-root by mpmath's bracketing solver (Illinois), and a root is kept where the residual there is
+root by the Illinois method (its own, which never leaves the bracket: a formula may be undefined
+just outside it), and a root is kept where the residual there is
 zero to `RESIDUAL` of the sides' size (a sign change at a pole is not a root). The search is
 complete for roots where the residual changes sign between grid points; a root where it only
 touches zero, or two roots closer than the grid's step, can be missed, and a refusal says so.
@@ -69,8 +70,6 @@ def roots_in_bounds(
 ) -> list[float]:
     """Every root of lhs − rhs in `var` inside its bounds that the grid brackets, in
     increasing order (base units)."""
-    import mpmath
-
     point = dict(values)
 
     def sides(x: float) -> tuple[float, float] | None:
@@ -107,14 +106,49 @@ def roots_in_bounds(
         if r == 0:
             found.append(x)
         elif previous is not None and previous[1] != 0 and (previous[1] < 0) != (r < 0):
-            try:
-                root = float(mpmath.findroot(residual, (previous[0], x), solver="illinois"))
-            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
-                root = math.nan
+            root = _bracketed(residual, previous[0], previous[1], x, r)
             if previous[0] <= root <= x and vanishes(root):
                 found.append(root)
         previous = (x, r)
     return [x for i, x in enumerate(found) if i == 0 or not math.isclose(x, found[i - 1])]
+
+
+#: steps of the bracketing search at most (each halves the bracket at least every third)
+STEPS = 200
+
+
+def _bracketed(f: Callable[[float], float], a: float, fa: float, b: float, fb: float) -> float:
+    """A root of `f` between `a` and `b` (fa, fb of opposite signs) by the Illinois method,
+    never evaluating outside [a, b]; a point where `f` cannot be evaluated halves the bracket
+    instead. NaN when it fails."""
+    side = 0
+    for _ in range(STEPS):
+        c = (a * fb - b * fa) / (fb - fa) if fb != fa else (a + b) / 2
+        if not (min(a, b) < c < max(a, b)):
+            c = (a + b) / 2
+        try:
+            fc = f(c)
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+            fc = math.nan
+        if math.isnan(fc):  # cannot be evaluated here: bisect toward the evaluable end
+            c = (a + b) / 2
+            try:
+                fc = f(c)
+            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                return math.nan
+        if fc == 0 or abs(b - a) <= 4e-16 * max(abs(a), abs(b)):
+            return c
+        if (fc < 0) == (fb < 0):
+            b, fb = c, fc
+            if side == -1:
+                fa /= 2
+            side = -1
+        else:
+            a, fa = c, fc
+            if side == 1:
+                fb /= 2
+            side = 1
+    return (a + b) / 2
 
 
 def joint_solution(

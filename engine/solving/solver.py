@@ -73,6 +73,7 @@ from napkinmath.solving.plan import (
 )
 from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
 from napkinmath.solving.records import bound_records, each_record, main_record
+from napkinmath.solving.torn import torn_solution
 from napkinmath.text.numbers import format_value
 from napkinmath.text.values import (
     missing_count,
@@ -1164,7 +1165,7 @@ def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
         solutions, stopped = (), cut
     numeric = ""
     if not solutions:
-        found = _numeric_joint(block, values)
+        found = torn_solution(block, values) or _numeric_joint(block, values)
         if found is not None:
             solutions = ({n: _constant(x) for n, x in found.items()},)
             numeric = NUMERIC_NOTE.format(why=CUT_OFF if stopped else NO_CLOSED_FORM)

@@ -162,7 +162,9 @@ class GapBudget:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        return json.dumps(
+            self.to_dict(), indent=arguments.indent(indent), ensure_ascii=False, allow_nan=False
+        )
 
     # --- printers -------------------------------------------------------------------------
     def rows(self) -> list[tuple[str, str, str, str]]:

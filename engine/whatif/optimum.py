@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from napkinmath import arguments
 from napkinmath.answer.data import ConstraintRecord, display, from_base
 from napkinmath.answer.result import Result
 from napkinmath.errors import NapkinError
@@ -914,7 +915,10 @@ class Optimum:
         from napkinmath.text.visible import finite_json
 
         return json.dumps(
-            finite_json(self.to_dict()), indent=indent, ensure_ascii=False, allow_nan=False
+            finite_json(self.to_dict()),
+            indent=arguments.indent(indent),
+            ensure_ascii=False,
+            allow_nan=False,
         )
 
     # --- tables and plots -----------------------------------------------------------------
