@@ -65,8 +65,11 @@ class OutOfTimeError(NapkinError):
     take a fallback; one that reaches the user reads as napkinmath's own error."""
 
     def __init__(self, what: str, seconds: float) -> None:
-        super().__init__(f"{what}: stopped after {seconds:.2g} s of CPU time" if seconds else what)
+        # the message names no seconds: what is left of a question's allowance varies from
+        # run to run by milliseconds, and the same question must print the same bytes
+        super().__init__(f"{what}: stopped at its time bound" if seconds else what)
         self.what = what
+        #: the CPU seconds it was given
         self.seconds = seconds
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 
 import pytest
+from helpers import mag
 
 import napkinmath as nm
 from napkinmath.hardware import records
 from napkinmath.library.lookup import variables
-from tests.helpers import mag
 
 # GPT-3 175B's shape (hardware/models.toml), by hand
 GPT3_EMBEDDING = 50_257 * 12_288  # one tied matrix: 617.56M

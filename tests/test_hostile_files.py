@@ -28,14 +28,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_hostile_cli import _hidden
+from test_user_records import OURS
 
 import napkinmath as nm
 from napkinmath import files
 from napkinmath.cli.main import main
 from napkinmath.errors import InputError
 from napkinmath.hardware import user
-from tests.test_hostile_cli import _hidden
-from tests.test_user_records import OURS
 
 plan_load = importlib.import_module("napkinmath.scenario.load")  # the module, not load()
 #: Cases per default run (about ten seconds); NAPKIN_FUZZ_CASES=10000 for the long run.

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_user_records import OURS
 
 import napkinmath as nm
 from napkinmath.errors import InputError
-from tests.test_user_records import OURS
 
 HOURS = 4.2e22 / (64 * 1.2e15 * 0.4) / 3600
 PLAN = """\
