@@ -242,16 +242,16 @@ def solve(
         return _fresh(_MEMO[key])._with_digits(digits)
     result = _solve(
         targets,
-        gpu,
-        model,
-        tolerance,
-        samples,
-        seed,
-        on_inconsistent,
-        units,
-        precision,
-        achievable,
-        givens,
+        gpu=gpu,
+        model=model,
+        tolerance=tolerance,
+        samples=samples,
+        seed=seed,
+        on_inconsistent=on_inconsistent,
+        units=units,
+        precision=precision,
+        achievable=achievable,
+        givens=givens,
     )
     if key is not None and type(result) is Result:
         _remember(key, result)
@@ -420,19 +420,20 @@ def _fresh(result: Result) -> Result:
 
 
 def _solve(
-    targets,
-    gpu,
-    model,
-    tolerance,
-    samples,
-    seed,
-    on_inconsistent,
-    units,
-    precision,
-    achievable,
-    givens,
-):
-    """`solve` without the memo."""
+    targets: str | Iterable[str],
+    *,
+    gpu: Any,  # a record's name, a tuple of them (`bound_records`) or None
+    model: Any,  # as gpu, or a config.json path in force
+    tolerance: float,
+    samples: int | None,
+    seed: int | None,
+    on_inconsistent: str,
+    units: Mapping[str, object] | None,
+    precision: str | None,
+    achievable: bool,
+    givens: dict[str, Any],
+) -> Result | RangeResult | SampleResult:
+    """`solve` without the memo: its arguments as `solve` took them, checked here."""
     names = _target_names(targets)
     check_tolerance(tolerance)
     arguments.choice(on_inconsistent, "on_inconsistent", ("error", "warn"))

@@ -16,14 +16,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from napkinmath.library.tree import Dual, Tree, calls, dual, names
+from napkinmath.library.tree import Dual, NoTreeError, Tree, calls, dual, names
 from napkinmath.whatif.vectorize import VectorChain
 
 ROUNDING = ("ceiling", "floor", "pow2_ceil")
-
-
-class NoTreeError(Exception):
-    """A root on the path has no tree form (only sympy holds it)."""
 
 
 def gradient(

@@ -276,7 +276,8 @@ def _exact_elasticities(
 ) -> dict[str, float]:
     """Exact elasticities at the point (forward-mode over the chain's trees); {} where the
     chain rounds or has several roots on the target's path."""
-    from napkinmath.whatif.derivative import NoTreeError, gradient
+    from napkinmath.library.tree import NoTreeError
+    from napkinmath.whatif.derivative import gradient
 
     try:
         found = gradient(chain, target, point, names)
