@@ -113,7 +113,8 @@ def roots_in_bounds(
     return [x for i, x in enumerate(found) if i == 0 or not math.isclose(x, found[i - 1])]
 
 
-#: steps of the bracketing search at most (each halves the bracket at least every third)
+#: steps of the bracketing search at most (Illinois converges superlinearly: far more than a
+#: double needs)
 STEPS = 200
 
 
