@@ -90,6 +90,15 @@ class Compiled:
         return f"Compiled({self.tree!r})"
 
 
+def number_root(x: float) -> Compiled:
+    """A step's value found numerically, as the root it shows: a float node of the tree
+    (`library.tree`), as sympy.Float(x) makes it (53 bits), without importing sympy."""
+    from mpmath import libmp
+
+    sign, mantissa, exponent, bits = libmp.from_float(x, 53)
+    return _from_tree(("f", x, (int(sign), int(mantissa), int(exponent), int(bits)), 53))
+
+
 def compile_expr(expr: sympy.Expr) -> Compiled:
     """Compile `expr` to a float function of its free symbols (sorted by name)."""
     try:

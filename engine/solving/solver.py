@@ -49,9 +49,9 @@ from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import (
     Compiled,
-    _from_tree,
     joint_roots,
     needs_substitution,
+    number_root,
     rearranged,
     satisfies,
     sides,
@@ -1108,7 +1108,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
         numeric = ""
         if not roots:  # no closed form (none in time, or none sympy finds): search the bounds
             lhs, rhs = sides(f)
-            admitted = [(x, _constant(x)) for x in roots_in_bounds(lhs.at, rhs.at, var, values)]
+            admitted = [(x, number_root(x)) for x in roots_in_bounds(lhs.at, rhs.at, var, values)]
             why = CUT_OFF if stopped else NO_CLOSED_FORM
             numeric = NUMERIC_NOTE.format(why=why) if admitted else ""
         if not admitted:
@@ -1168,7 +1168,7 @@ def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
     if not solutions:
         found = torn_solution(block, values) or _numeric_joint(block, values)
         if found is not None:
-            solutions = ({n: _constant(x) for n, x in found.items()},)
+            solutions = ({n: number_root(x) for n, x in found.items()},)
             numeric = NUMERIC_NOTE.format(why=CUT_OFF if stopped else NO_CLOSED_FORM)
     for solution in solutions:
         try:
@@ -1220,15 +1220,6 @@ def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
         f"solution for {listed} inside their bounds{hint}",
         block.unknowns[0].name,
     )
-
-
-def _constant(x: float) -> Compiled:
-    """A step's value found numerically, as the root it shows: a float node of the tree
-    (`library.tree`), as sympy.Float(x) makes it (53 bits), without importing sympy."""
-    from mpmath import libmp
-
-    sign, mantissa, exponent, bits = libmp.from_float(x, 53)
-    return _from_tree(("f", x, (int(sign), int(mantissa), int(exponent), int(bits)), 53))
 
 
 def _numeric_joint(block: Block, values: Mapping[str, float]) -> dict[str, float] | None:
