@@ -83,8 +83,12 @@ class Compiled:
         return self._layout
 
     def at(self, values: Mapping[str, float]) -> float:
-        """The value at `values` (base-unit floats by name)."""
-        return float(self.fn(*[values[a] for a in self.args]))
+        """The value at `values` (base-unit floats by name); ValueError where it has none
+        (a complex value, or a function sympy's code for it cannot evaluate)."""
+        try:
+            return float(self.fn(*[values[a] for a in self.args]))
+        except (NameError, AttributeError) as problem:  # only code lambdify wrote
+            raise ValueError(f"cannot evaluate {self.expr}: {problem}") from None
 
     def __repr__(self) -> str:
         return f"Compiled({self.tree!r})"
@@ -108,7 +112,8 @@ def compile_expr(expr: sympy.Expr) -> Compiled:
         import sympy
 
         symbols = sorted(expr.free_symbols, key=lambda s: s.name)
-        fn = sympy.lambdify(symbols, expr, modules=[NUMERIC_FUNCTIONS, "math"])
+        # mpmath spells the functions sympy's roots may hold beyond math's (LambertW)
+        fn = sympy.lambdify(symbols, expr, modules=[NUMERIC_FUNCTIONS, "math", "mpmath"])
         return Compiled(None, tuple(s.name for s in symbols), fn, expr)
     return Compiled(tree, args, fn, expr)
 
