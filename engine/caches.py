@@ -37,6 +37,7 @@ listed in the map (kind "fixed").
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar
@@ -74,6 +75,25 @@ SCOPED_SIZE = 4096
 SCOPES_AT_ONCE = 8
 
 
+#: bumped whenever a bound on symbolic work runs out in any thread (`fell_back`): a scoped
+#: memo that sees it move while it computes keeps nothing, as the value was decided by a
+#: fallback (a block taken as full rank, a step solved numerically) that a question with
+#: its whole allowance left might not take; so no answer depends on what was asked before
+_FALLBACKS = itertools.count(1)
+_fallback = [0]
+
+
+def fell_back() -> None:
+    """Note that a bound ran out (`napkinmath.deadline`)."""
+    _fallback[0] = next(_FALLBACKS)
+
+
+def fallbacks() -> int:
+    """Moves whenever a bound runs out: a state that stores a value only when this did not
+    move while computing it keeps nothing a fallback decided (as scoped memos do)."""
+    return _fallback[0]
+
+
 def scope_by(invalidated_by: str, current: Callable[[], object]) -> None:
     """Key every memo `invalidated_by` this (`LIBRARY`, `RECORDS`) by `current()` as well:
     the user's formulas or records in force in the calling thread or context. So nothing
@@ -91,6 +111,8 @@ class Cache(NamedTuple):
     clear: Callable[[], None]
     size: Callable[[], int]  # its entries now
     kind: str  # 'function' (a memo), 'fixed' (a memo kept with caches off) or 'state'
+    #: what it buys, measured, and the guardrail it is kept for ("" where none is stated yet)
+    reason: str = ""
 
 
 _REGISTRY: dict[str, Cache] = {}
@@ -147,10 +169,13 @@ def _scoped(
     def scoped(*args: Any, **kwargs: Any) -> T:
         if not current:
             found = _SCOPES.get(invalidated_by)
-            if found is None:  # not registered yet: nothing can be laid over it yet either
-                return inner(None, *args, **kwargs)
-            current.append(found)
-        return inner(current[0](), *args, **kwargs)
+            if found is not None:  # else not registered yet: nothing is laid over it yet
+                current.append(found)
+        seen = _fallback[0]
+        value = inner(current[0]() if current else None, *args, **kwargs)
+        if _fallback[0] != seen:  # decided by a fallback somewhere below: not kept
+            inner.cache_clear()
+        return value
 
     scoped.cache_clear = inner.cache_clear  # type: ignore[attr-defined]
     scoped.cache_info = inner.cache_info  # type: ignore[attr-defined]
@@ -159,11 +184,18 @@ def _scoped(
 
 
 def state(
-    name: str, *, key: str, invalidated_by: str, clear: Callable[[], Any], size: Callable[[], int]
+    name: str,
+    *,
+    key: str,
+    invalidated_by: str,
+    clear: Callable[[], Any],
+    size: Callable[[], int],
+    reason: str = "",
 ) -> None:
     """Register a module-level state `name` ('napkinmath.solving.solver._MEMO') that keeps
-    work between calls, with how to `clear` it and count its entries."""
-    _REGISTRY[name] = Cache(name, key, invalidated_by, clear, size, "state")
+    work between calls, with how to `clear` it and count its entries, and `reason`: what it
+    buys, measured, and the guardrail it is kept for."""
+    _REGISTRY[name] = Cache(name, key, invalidated_by, clear, size, "state", reason)
 
 
 def _parameters(function: Callable[..., Any]) -> str:
@@ -269,6 +301,13 @@ def cache_map() -> str:
             continue  # a test's own
         short = name.removeprefix("napkinmath.")
         lines.append(f"| `{short}` | {entry.kind} | {entry.key} | {entry.invalidated_by} |")
+    reasons = [
+        f"- `{name.removeprefix('napkinmath.')}`: {entry.reason}"
+        for name, entry in sorted(load_all().items())
+        if entry.reason and name.startswith("napkinmath.")
+    ]
+    if reasons:
+        lines += ["", "## Why some are kept (measured)", "", *reasons]
     lines += [
         "",
         "## Per-object caches (`functools.cached_property`, never cleared: they go "

@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
+from napkinmath import caches
 from napkinmath.errors import NapkinError
 
 P = ParamSpec("P")
@@ -206,7 +207,7 @@ class _Bound:
         for outer in state.frames:
             limit = min(limit, outer.limit - (time.thread_time() - outer.cpu_start))
         if limit < SHORTEST:
-            state.cutoffs += 1
+            _ran_out(state)
             spent = "not tried, the question's time for symbolic work is spent"
             raise OutOfTimeError(f"{self.what}: {spent}", 0.0)
         frame = _Frame(threading.get_ident(), time.thread_time(), time.monotonic(), limit)
@@ -246,8 +247,15 @@ class _Bound:
         if any(outer.fired for outer in state.frames):
             raise _Cut
         if frame.fired:
-            state.cutoffs += 1
+            _ran_out(state)
             raise OutOfTimeError(self.what, frame.limit) from None
+
+
+def _ran_out(state: _PerThread) -> None:
+    """Count a bound run out, here (`cutoffs`: nothing is stored on disk) and for the memos
+    (`caches.fell_back`: nothing is kept in memory)."""
+    state.cutoffs += 1
+    caches.fell_back()
 
 
 @contextmanager
@@ -267,7 +275,7 @@ def question(seconds: float = SYMBOLIC) -> Iterator[None]:
 
 def cutoffs() -> int:
     """How many bounds have run out in this thread: a decision made while it grew took a
-    fallback somewhere, and is not kept on disk."""
+    fallback somewhere, and is not kept on disk (nor in memory: `caches.fell_back`)."""
     return _state.cutoffs
 
 
@@ -289,13 +297,7 @@ def per_question(function: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(function)
     def bounded_question(*args: P.args, **kwargs: P.kwargs) -> R:
-        state = _state  # as `question`, without a generator's cost on every solve
-        if state.allowance is not None:
+        with question():
             return function(*args, **kwargs)
-        state.allowance = SYMBOLIC * state.scale
-        try:
-            return function(*args, **kwargs)
-        finally:
-            state.allowance = None
 
     return bounded_question

@@ -129,3 +129,28 @@ print(stopped)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "30"
+
+
+def test_a_value_a_fallback_decided_is_not_kept_in_memory():
+    """A memo of what the library determines keeps no value computed while a bound ran out
+    (here: the first call's work is cut off and falls back), so a later question with its
+    whole allowance left decides afresh, as a fresh process would."""
+    from napkinmath import caches
+
+    calls: list[str] = []
+    slow = [True]
+
+    @caches.memo(4, invalidated_by=caches.LIBRARY)
+    def decided(key: str) -> str:
+        calls.append(key)
+        try:
+            with deadline.bounded("deciding", 0.05):
+                _spin(30 if slow[0] else 0.001)
+        except OutOfTimeError:
+            return "by the fallback"
+        return "in full"
+
+    assert decided("x") == "by the fallback"
+    slow[0] = False
+    assert decided("x") == "in full"  # computed again: the fallback's value was not kept
+    assert decided("x") == "in full" and calls == ["x", "x"]  # this one is kept

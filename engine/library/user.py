@@ -151,6 +151,10 @@ caches.state(
     invalidated_by="a change of a formulas file: keyed by its stamp",
     clear=_forget_layered,
     size=_LAYERED.__len__,
+    reason="the caches of what the library determines key by the `InForce` in force; read "
+    "afresh, the same file gives a new one and every one of them misses: a warm solve with "
+    "a formulas file and new values took 11.5 ms without it, 0.11 ms with it (2026-12-06, "
+    "2 cores), against issue 45's guardrail of 250 µs for a warm solve",
 )
 
 

@@ -198,8 +198,6 @@ def _degree_in(residual: sympy.Expr, unknown: sympy.Symbol) -> int:
     """The degree of the polynomial sympy makes of `residual` in `unknown`: the largest
     power times the common denominator of the fractional ones (x^(1/2) + x^(1/3) is a
     polynomial of degree 6 in x^(1/6))."""
-    import math
-
     import sympy
 
     exponents = [

@@ -38,6 +38,11 @@ CUT_OFF = "no closed form within napkinmath's bounds on symbolic work"
 NO_CLOSED_FORM = "sympy finds no closed form"
 
 
+def admissible(x: float, var: Variable) -> bool:
+    """Whether `x` (base units) is a finite value inside `var`'s bounds."""
+    return math.isfinite(x) and var.bounds.contains(x / var.base_factor)
+
+
 def _grid(var: Variable) -> list[float]:
     """Points over `var`'s bounds, in base units, in increasing order."""
     b, factor = var.bounds, var.base_factor
@@ -189,10 +194,7 @@ def joint_solution(
         except (ValueError, ZeroDivisionError, OverflowError, TypeError):
             continue
         xs = {v.name: p[v.name] for v in unknowns}
-        if ok and all(
-            math.isfinite(x) and v.bounds.contains(x / v.base_factor)
-            for v, x in zip(unknowns, xs.values(), strict=True)
-        ):
+        if ok and all(admissible(xs[v.name], v) for v in unknowns):
             return xs
     return None
 

@@ -507,8 +507,9 @@ def independent_analysis(knowns: frozenset[str]) -> _Analysis:
     key = (in_force(), knowns)
     found = _INDEPENDENT.get(key)
     if found is None:
+        seen = caches.fallbacks()
         found = _analyse(knowns, _formula_sets()[0])
-        if caches.ENABLED:
+        if caches.ENABLED and caches.fallbacks() == seen:  # none decided by a fallback
             _INDEPENDENT[key] = found
         if len(_INDEPENDENT) > 256:
             _INDEPENDENT.pop(next(iter(_INDEPENDENT)), None)

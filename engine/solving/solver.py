@@ -60,6 +60,7 @@ from napkinmath.solving.numeric_root import (
     CUT_OFF,
     NO_CLOSED_FORM,
     STARTS,
+    admissible,
     joint_solution,
     roots_in_bounds,
 )
@@ -240,6 +241,7 @@ def solve(
     if key is not None and key in _MEMO:
         _MEMO.move_to_end(key)
         return _fresh(_MEMO[key])._with_digits(digits)
+    seen = caches.fallbacks()
     result = _solve(
         targets,
         gpu=gpu,
@@ -253,8 +255,8 @@ def solve(
         achievable=achievable,
         givens=givens,
     )
-    if key is not None and type(result) is Result:
-        _remember(key, result)
+    if key is not None and type(result) is Result and caches.fallbacks() == seen:
+        _remember(key, result)  # (an answer a bound's fallback decided is not kept)
     if digits is not None:
         if not hasattr(result, "_with_digits"):
             raise InputError(
@@ -1072,10 +1074,6 @@ class _BaseValues(dict):
         return value
 
 
-def _admissible(x: float, var: Variable) -> bool:
-    return math.isfinite(x) and var.bounds.contains(x / var.base_factor)
-
-
 def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
     if block.cancel is not None:
         return _run_cancelled(block, values)
@@ -1100,9 +1098,9 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
             tried.append(x)
             if not (x != 0 and abs(x) >= _SMALLEST):  # 0, subnormal or NaN: underflowed?
                 _check_underflow(x, root, values, f, var)
-            if _admissible(x, var):
+            if admissible(x, var):
                 admitted.append((x, root))
-            elif x != 0 and _admissible(0.0, var) and cancels(root, {**values, var.name: x}):
+            elif x != 0 and admissible(0.0, var) and cancels(root, {**values, var.name: x}):
                 residue = True  # -5.6×10⁻¹⁷ s from 0.3 s − (0.1 s + 0.2 s): zero, not refused
                 admitted.append((0.0, root))
         numeric = ""
@@ -1177,7 +1175,7 @@ def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
             continue
         if pieces and not all(satisfies(f, {**values, **xs}) for f in pieces):
             continue  # a solution of another piece of a max() or min()
-        if all(_admissible(xs[v.name], v) for v in block.unknowns) and not any(
+        if all(admissible(xs[v.name], v) for v in block.unknowns) and not any(
             _same(xs, other) for other, _ in admitted
         ):
             admitted.append((xs, solution))
@@ -1211,9 +1209,10 @@ def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
         )
     if not solutions:
         hint += (
-            f"; sympy found no closed form{f' ({stopped})' if stopped else ''} and Newton's "
-            f"method from {STARTS} starting points found no solution (it can miss one): give "
-            f"one of {listed} to check the others"
+            f"; sympy found no closed form{f' ({stopped})' if stopped else ''}, and neither a "
+            f"search along one unknown (the others following from it) nor Newton's method "
+            f"from {STARTS} starting points found a solution (either can miss one): give one "
+            f"of {listed} to check the others"
         )
     raise NoRootError(
         f"the formulas {', '.join(f.name for f in block.formulas)} have no "
@@ -1291,7 +1290,7 @@ def _run_cancelled(block: Block, values: dict[str, float]) -> StepRecord:
         x = cancel.root.at(values)
     except (ValueError, ZeroDivisionError, OverflowError, TypeError):
         raise _no_root(block.formulas[0], var, [], title, inputs) from None
-    if not _admissible(x, var):
+    if not admissible(x, var):
         raise _no_root(block.formulas[0], var, [x], title, inputs)
     values[var.name] = x
     return StepRecord(

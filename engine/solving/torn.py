@@ -16,14 +16,13 @@ bounds. Deterministic: tears tried in name order, formulas in name order.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from napkinmath.deadline import OutOfTimeError
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.solving.invert import Compiled, rearranged, satisfies, sides
-from napkinmath.solving.numeric_root import roots_in_bounds
+from napkinmath.solving.numeric_root import admissible, roots_in_bounds
 from napkinmath.solving.plan import Block
 
 
@@ -59,7 +58,7 @@ def torn_solution(block: Block, values: Mapping[str, float]) -> dict[str, float]
             except ValueError:
                 continue
             if all(satisfies(f, point) for f in block.formulas) and all(
-                _admissible(point[v.name], v) for v in block.unknowns
+                admissible(point[v.name], v) for v in block.unknowns
             ):
                 return {v.name: point[v.name] for v in block.unknowns}
     return None
@@ -101,7 +100,7 @@ def _follow(links: list[_Link], point: dict[str, float]) -> dict[str, float]:
                 x = root.at(point)
             except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                 continue
-            if _admissible(x, link.unknown) and (
+            if admissible(x, link.unknown) and (
                 len(link.roots) == 1 or satisfies(link.formula, {**point, link.unknown.name: x})
             ):
                 point[link.unknown.name] = x
@@ -109,7 +108,3 @@ def _follow(links: list[_Link], point: dict[str, float]) -> dict[str, float]:
         else:
             raise ValueError(f"no admissible {link.unknown.name} here")
     return point
-
-
-def _admissible(x: float, var: Variable) -> bool:
-    return math.isfinite(x) and var.bounds.contains(x / var.base_factor)

@@ -274,23 +274,28 @@ class VectorStep:
 
 def _candidates(block: Block) -> tuple[dict[str, Compiled], ...]:
     """The block's roots in the scalar solver's order (`invert.rearranged`, `joint_roots`).
-    A block with no closed form in time (one the scalar solver solved numerically) cannot be
-    evaluated over arrays: refused, naming it."""
+    A block with no closed form (none sympy finds, or none in time: one the scalar solver
+    solved numerically) cannot be evaluated over arrays: refused, naming it."""
     if block.cancel is not None:  # formulas combined (napkinmath.solving.cancel)
         return ({block.unknowns[0].name: block.cancel.root},)
+    stopped: OutOfTimeError | None = None
     try:
         if len(block.unknowns) == 1:
             (f,), (var,) = block.formulas, block.unknowns
-            return tuple({var.name: root} for root in rearranged(f, var.name))
-        return joint_roots(block.formulas, tuple(v.name for v in block.unknowns))
-    except OutOfTimeError as stopped:
-        names = ", ".join(v.name for v in block.unknowns)
-        raise NumericError(
-            f"{names} has no closed form from {', '.join(f.name for f in block.formulas)} "
-            f"({stopped}), so it cannot be computed over a range or sweep at once; solve "
-            f"single points, or give {names} as an input",
-            block.unknowns[0].name,
-        ) from None
+            found = tuple({var.name: root} for root in rearranged(f, var.name))
+        else:
+            found = joint_roots(block.formulas, tuple(v.name for v in block.unknowns))
+    except OutOfTimeError as cut:
+        found, stopped = (), cut
+    if found:
+        return found
+    names = ", ".join(v.name for v in block.unknowns)
+    raise NumericError(
+        f"{names} has no closed form from {', '.join(f.name for f in block.formulas)}"
+        f"{f' ({stopped})' if stopped else ''}, so it cannot be computed over a range or "
+        f"sweep at once; solve single points, or give {names} as an input",
+        block.unknowns[0].name,
+    )
 
 
 @dataclass(frozen=True)
