@@ -16,34 +16,16 @@ from __future__ import annotations
 import math
 import numbers
 import os
-import reprlib
 from collections.abc import Collection
 from pathlib import Path
 
-from napkinmath.checking.escape import clip, unprintable
 from napkinmath.errors import InputError, UnknownKeyError
-from napkinmath.text.visible import quoted, visible
+from napkinmath.text.escape import SHOWN_WIDTH as SHOWN_WIDTH
+from napkinmath.text.escape import shown as shown
+from napkinmath.text.visible import visible
 
 #: The longest name looked up: longer text is no name (and is not fuzzy-matched).
 MAX_NAME = 200
-#: How much of a value a message quotes.
-SHOWN_WIDTH = 60
-
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 2, SHOWN_WIDTH, SHOWN_WIDTH
-_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
-
-
-def shown(value: object, width: int = SHOWN_WIDTH) -> str:
-    """`value` for a message: its repr, depth- and length-capped, controls escaped (a
-    string as `napkinmath.text.visible.quoted` quotes it, with its length when cut)."""
-    if isinstance(value, str):
-        return visible(quoted(value, width))
-    try:
-        text = _REPR.repr(value)
-    except (ValueError, RecursionError):  # an int beyond repr's 4,300 digits; deep nesting
-        text = unprintable(value)
-    return clip(visible(text), width)
 
 
 def path_text(target: Path) -> str:

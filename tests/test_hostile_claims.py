@@ -18,8 +18,8 @@ import pytest
 
 import napkinmath as nm
 from napkinmath.checking import budget, claims
-from napkinmath.checking.escape import md_code, md_text, visible, visible_lines
 from napkinmath.checking.evidence import MAX_REWRITES, tree_size
+from napkinmath.text.escape import md_code, md_text, visible, visible_lines
 from napkinmath.text.expr import parse
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -452,7 +452,8 @@ def test_napkin_plan_with_a_megabyte_name_says_so_briefly(napkin, tmp_path):
 def test_a_short_name_is_quoted_whole():
     with pytest.raises(nm.UnknownNameError, match=r"unknown variable 'n_gpu'; did you mean"):
         nm.variable("n_gpu")
-    from napkinmath.text.visible import capped, quoted
+    from napkinmath.errors import capped
+    from napkinmath.text.visible import quoted
 
     assert quoted("x" * 60) == repr("x" * 60)
     assert quoted("x" * 61) == repr("x" * 60) + "… (61 characters)"

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-from itertools import pairwise
 from pathlib import Path
 
 import networkx as nx
@@ -94,7 +93,11 @@ def measure() -> dict[str, object]:
                     longest.append((length, f"{module}.{node.name}"))
                 for decorator in node.decorator_list:
                     target = decorator.func if isinstance(decorator, ast.Call) else decorator
-                    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+                    name = (
+                        target.attr
+                        if isinstance(target, ast.Attribute)
+                        else getattr(target, "id", "")
+                    )
                     memo_decorators += name in {"cache", "lru_cache", "cached_property"}
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 owner = node.func.value
@@ -129,7 +132,10 @@ def measure() -> dict[str, object]:
 def _order(packages: nx.DiGraph[str]) -> list[str]:
     """The subpackages, lowest layer first, where the graph between them has no cycle."""
     condensed = nx.condensation(packages)
-    groups = [sorted(condensed.nodes[n]["members"]) for n in reversed(list(nx.topological_sort(condensed)))]
+    groups = [
+        sorted(condensed.nodes[n]["members"])
+        for n in reversed(list(nx.topological_sort(condensed)))
+    ]
     return ["+".join(g) for g in groups]
 
 

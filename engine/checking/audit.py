@@ -25,9 +25,9 @@ from pathlib import Path
 
 from napkinmath.checking import audit_names, audit_read
 from napkinmath.checking.claims import MAX_FILE_BYTES, MAX_ROWS, ClaimRow, ClaimsReport
-from napkinmath.checking.escape import clip, md_prose, md_text, visible
 from napkinmath.checking.outcome import CLAIM_TOLERANCE, Rendered
 from napkinmath.errors import InputError
+from napkinmath.text.escape import clip, md_prose, md_text, visible
 
 KINDS = ("json", "toml", "python", "text", "csv")
 _SUFFIXES = {

@@ -22,8 +22,8 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from napkinmath.checking.escape import clip
 from napkinmath.errors import InputError
+from napkinmath.text.escape import clip
 
 #: The most leaves (numbers) a file may give; the rest are refused with the file.
 MAX_LEAVES = 10_000

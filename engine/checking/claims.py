@@ -46,17 +46,6 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from napkinmath.checking import budget, columns, strict_json
-from napkinmath.checking.escape import (
-    clip,
-    error_text,
-    md_code,
-    md_prose,
-    md_text,
-    shown_value,
-    unprintable,
-    visible,
-    visible_lines,
-)
 from napkinmath.checking.expression import check
 from napkinmath.checking.outcome import CLAIM_TOLERANCE, CheckResult, Rendered
 from napkinmath.errors import (
@@ -67,6 +56,17 @@ from napkinmath.errors import (
     ParseError,
     UnderDeterminedError,
     UnknownNameError,
+)
+from napkinmath.text.escape import (
+    clip,
+    error_text,
+    md_code,
+    md_prose,
+    md_text,
+    shown_value,
+    unprintable,
+    visible,
+    visible_lines,
 )
 
 #: Limits on a table of claims, so that a hostile file is refused quickly. Work is bounded

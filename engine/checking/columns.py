@@ -12,8 +12,8 @@ import difflib
 import re
 from collections.abc import Mapping
 
-from napkinmath.checking.escape import clip, visible
 from napkinmath.errors import InputError
+from napkinmath.text.escape import clip, visible
 
 #: Each column name (lower case) and the column it stands for.
 COLUMNS = {

@@ -38,7 +38,6 @@ import pint
 
 from napkinmath.checking.budget import CHECK_COST, DISAGREE_COST, Meter, current
 from napkinmath.checking.confusions import Candidate, candidates
-from napkinmath.checking.escape import shown_value
 from napkinmath.checking.evidence import confirm, confusion_context, tree_size, unit_notes
 from napkinmath.checking.names import Names, given_quantity
 from napkinmath.checking.outcome import (
@@ -58,6 +57,7 @@ from napkinmath.text.dimensions import (
     dimension_text,
     human,
 )
+from napkinmath.text.escape import shown_value
 from napkinmath.text.evaluation import (
     evaluate,
     has_ambiguous_suffix,

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import pint
 
 from napkinmath.checking.budget import FAILED_SOLVE_COST, SOLVE_COST, Meter
-from napkinmath.checking.escape import shown_value
 from napkinmath.errors import InputError, NapkinError, ParseError, UnderDeterminedError
+from napkinmath.text.escape import shown_value
 from napkinmath.text.evaluation import (
     evaluate,
     resolve_record_value,
@@ -27,7 +27,7 @@ from napkinmath.text.expr import parse_with_notes
 from napkinmath.units import Quantity, format_quantity, format_unit
 
 if TYPE_CHECKING:
-    from napkinmath import Result
+    from napkinmath.answer.result import Result
     from napkinmath.hardware import Record
     from napkinmath.library.declare import Variable
 

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 import pint
 
 from napkinmath.checking.confusions import Candidate
-from napkinmath.checking.escape import clip, md_code, md_prose, md_text, visible
 from napkinmath.checking.names import Resolved
 from napkinmath.text.dimensions import (
     dimension_name,
     dimension_text,
     human,
 )
+from napkinmath.text.escape import clip, md_code, md_prose, md_text, visible
 from napkinmath.text.numbers import format_value
 from napkinmath.units import format_quantity, format_unit
 

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from napkinmath.checking.escape import clip, visible
 from napkinmath.errors import InputError
+from napkinmath.text.escape import clip, visible
 
 #: The tokens that shape a JSON document: strings (a key when a ':' follows), brackets and
 #: line breaks. Numbers and literals carry no structure and are skipped.

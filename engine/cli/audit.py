@@ -96,7 +96,7 @@ def add_audit_options(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The `audit` command; returns the exit status."""
-    from napkinmath.checking.escape import error_text
+    from napkinmath.text.escape import error_text
 
     try:
         return audited(

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     """The `check` command; returns the exit status. An error quotes the user's text with
     its control characters shown as escapes (an ESC or a right-to-left override in an
     expression or a file name must not act on the terminal)."""
-    from napkinmath.checking.escape import error_text
+    from napkinmath.text.escape import error_text
 
     try:
         return _run(args)

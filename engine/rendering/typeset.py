@@ -43,10 +43,10 @@ def _head(step) -> str:
 
 # --- Markdown -------------------------------------------------------------------------------
 def markdown(r: Result) -> str:
-    """Every piece of text escaped for Markdown (`napkinmath.checking.escape`): a record's
+    """Every piece of text escaped for Markdown (`napkinmath.text.escape`): a record's
     source or note cannot add HTML, a link, an image or a control character."""
-    from napkinmath.checking.escape import md_code as code
-    from napkinmath.checking.escape import md_inline as md
+    from napkinmath.text.escape import md_code as code
+    from napkinmath.text.escape import md_inline as md
 
     sources = Sources()
     out = [f"**{md(line)}**  " for line in r.headline()]

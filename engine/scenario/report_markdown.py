@@ -2,7 +2,7 @@
 
 Plots are not embedded (a Markdown file cannot carry them portably): written as a file with
 `figures` (`napkinmath.scenario.figures`), the report links SVG files in a folder beside it.
-Every piece of text goes through `napkinmath.checking.escape`: a title, a note, a name or a
+Every piece of text goes through `napkinmath.text.escape`: a title, a note, a name or a
 value cannot add HTML, a link, an image, a comment or a code fence to the page, nor a control
 character to the file.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from napkinmath.checking.escape import md_block, md_code, md_inline
 from napkinmath.errors import InputError
 from napkinmath.scenario import parts
 from napkinmath.scenario.answer import Plan, SectionAnswer
@@ -20,6 +19,7 @@ from napkinmath.scenario.optimizing import can_plot as can_plot_optimization
 from napkinmath.scenario.optimizing import draw, nothing_fits
 from napkinmath.scenario.svg import LEFT_OUT, can_plot, wants_plots
 from napkinmath.scenario.walk import PlanPrinter, walk
+from napkinmath.text.escape import md_block, md_code, md_inline
 from napkinmath.text.visible import visible
 
 _cell = md_inline

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 import pint
 from pint.facets.plain import PlainUnit
 
-from napkinmath import arguments, caches
+from napkinmath import caches
 from napkinmath.errors import InputError, ParseError
+from napkinmath.text import escape
 from napkinmath.text.dimensions import (
     COUNT_DIMENSIONS,
     canonical_unit,
@@ -54,7 +55,7 @@ def parse_unit(text: object, what: str) -> pint.Unit:
     """A unit a user chose to see an answer in ("GiB", "h", "kUSD"): `what` names the choice
     in the error ("--to GiB", "units['train_time']")."""
     if not isinstance(text, str):
-        raise InputError(f"{what}={arguments.shown(text)}: expected a unit such as 'hour' or 'GiB'")
+        raise InputError(f"{what}={escape.shown(text)}: expected a unit such as 'hour' or 'GiB'")
     if text.strip() == "%":
         return ureg.percent
     try:
@@ -63,11 +64,11 @@ def parse_unit(text: object, what: str) -> pint.Unit:
         raise InputError(f"{what}: {exc}") from None
     if quantity.units == ureg.dimensionless:
         raise InputError(
-            f"{what} {arguments.shown(text)}: expected a unit such as 'hour' or 'GiB', not a number"
+            f"{what} {escape.shown(text)}: expected a unit such as 'hour' or 'GiB', not a number"
         )
     if float(quantity.magnitude) != 1:
         raise InputError(
-            f"{what} {arguments.shown(text)}: give the unit alone "
+            f"{what} {escape.shown(text)}: give the unit alone "
             f"({format_unit(quantity.units)}), without a number"
         )
     # pint's stubs type .units as a PlainUnit; it is ureg's Unit
@@ -360,7 +361,7 @@ def _raw_quantity(value: object, variable: Variable) -> tuple[pint.Quantity, Sho
     name = variable.name
     if isinstance(value, bool) or value is None:
         raise InputError(
-            f"{name}={arguments.shown(value)}: expected a number or a quantity "
+            f"{name}={escape.shown(value)}: expected a number or a quantity "
             f"such as '{_example(variable)}'",
             name,
         )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
+
+from napkinmath.errors import QUOTE_WIDTH
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 #: Characters shown as escapes: controls, format characters (bidi overrides, zero-width
@@ -56,18 +57,6 @@ def finite_json(data: object) -> object:
     return data
 
 
-#: How much of a user's name or value an error message quotes.
-QUOTE_WIDTH = 60
-#: A run of more characters than this without a space in an error message is user text (no
-#: name, unit, path or word of napkinmath's is as long, and an expression quoted under its
-#: caret is at most 1,000, the grammar's limit): `capped` cuts it to QUOTE_WIDTH.
-_LONG_RUN = 1_000
-_RUN = re.compile(rf"\S{{{_LONG_RUN + 1},}}")
-_TRAILING = re.compile(r"[^\w\s]{1,3}$")  # the punctuation after a quoted name: ': or ';
-#: No message is longer: past it the middle is left out, keeping the start and the fix.
-_LONGEST, _HEAD, _TAIL = 10_000, 6_000, 2_000
-
-
 def quoted(text: object, width: int = QUOTE_WIDTH) -> str:
     """`text` as an error message quotes it: its repr, the first `width` characters only of
     a longer one, with its length ('aaaa…'… (1,000,000 characters))."""
@@ -75,22 +64,3 @@ def quoted(text: object, width: int = QUOTE_WIDTH) -> str:
     if len(text) <= width:
         return repr(text)
     return f"{text[:width]!r}… ({len(text):,} characters)"
-
-
-def _cut(run: str) -> str:
-    tail = _TRAILING.search(run)
-    end = tail.group() if tail else ""
-    return f"{run[:QUOTE_WIDTH]}… ({len(run) - len(end):,} characters){end}"
-
-
-def capped(message: str) -> str:
-    """An error message with every run of over 1,000 characters without a space (a pasted
-    name, a key path of a hostile file) cut to its first 60 and its length, and no longer
-    than 10,000 characters in all, so that no error echoes a megabyte of the user's text."""
-    if len(message) <= _LONG_RUN:
-        return message
-    message = _RUN.sub(lambda m: _cut(m.group()), message)
-    if len(message) > _LONGEST:
-        left_out = len(message) - _HEAD - _TAIL
-        message = f"{message[:_HEAD]}… ({left_out:,} characters left out) …{message[-_TAIL:]}"
-    return message

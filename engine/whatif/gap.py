@@ -220,7 +220,7 @@ class GapBudget:
         )
 
     def to_markdown(self) -> str:
-        from napkinmath.checking.escape import md_inline
+        from napkinmath.text.escape import md_inline
 
         header = self.header()
         out = [f"**{md_inline(header[0])}**", "", md_inline(header[1]), ""]

@@ -372,7 +372,7 @@ class Table:
     def to_markdown(self) -> str:
         """A GitHub table; the title as a bold line above, the notes as lines below."""
 
-        from napkinmath.checking.escape import md_inline as esc  # no HTML, link, control
+        from napkinmath.text.escape import md_inline as esc  # no HTML, link, control
 
         lines = []
         if self.title:

@@ -5,7 +5,7 @@ Claim ids, sources, claimed values, expressions, column and file names come from
 anyone may have written. Printed raw, an ESC starts a terminal control sequence, a carriage
 return overwrites the line, a right-to-left override reverses what follows, a newline in an
 id starts a Markdown heading ("## ✅ All claims agree"), and `<img onerror=...>` or a stray
-backtick changes the rendered page. Every renderer of `napkinmath.checking` passes such text
+backtick changes the rendered page. Every renderer (checks, audits, plan reports) passes such text
 through these helpers; JSON needs none (json.dumps escapes).
 
     >>> visible("ok\\x1b[31m red")
@@ -23,7 +23,9 @@ through these helpers; JSON needs none (json.dumps escapes).
 from __future__ import annotations
 
 import re
+import reprlib
 
+from napkinmath.text.visible import quoted
 from napkinmath.text.visible import visible as _visible
 
 _NEWLINES = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -135,6 +137,26 @@ def md_code(text: object, in_table: bool = False) -> str:
     if body.startswith("`") or body.endswith("`") or not body.strip():
         body = f" {body} "
     return f"{fence}{body}{fence}"
+
+
+#: How much of a value a message quotes.
+SHOWN_WIDTH = 60
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 2, SHOWN_WIDTH, SHOWN_WIDTH
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
+
+
+def shown(value: object, width: int = SHOWN_WIDTH) -> str:
+    """`value` for a message: its repr, depth- and length-capped, controls escaped (a
+    string as `napkinmath.text.visible.quoted` quotes it, with its length when cut)."""
+    if isinstance(value, str):
+        return _visible(quoted(value, width))
+    try:
+        text = _REPR.repr(value)
+    except (ValueError, RecursionError):  # an int beyond repr's 4,300 digits; deep nesting
+        text = unprintable(value)
+    return clip(_visible(text), width)
 
 
 def shown_value(value: object, width: int = 60) -> str:
