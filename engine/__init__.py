@@ -26,7 +26,6 @@ from napkinmath.errors import (
 if TYPE_CHECKING:
     from napkinmath import formulas, hardware
     from napkinmath.answer.result import Result
-    from napkinmath.caches import clear_caches
     from napkinmath.checking.audit import audit
     from napkinmath.checking.claims import ClaimsReport, check_claims
     from napkinmath.checking.expression import check
@@ -127,13 +126,25 @@ _WHATIF = {
     "CheckResult": "napkinmath.checking.outcome",
     "ClaimsReport": "napkinmath.checking.claims",
     "to_registry": "napkinmath.text.values",
-    "clear_caches": "napkinmath.caches",
     "audit": "napkinmath.checking.audit",
     "reconcile": "napkinmath.solving.reconcile",
     "Reconciliation": "napkinmath.solving.reconcile",
     "user_formulas": "napkinmath.library.user",
 }
 __version__ = "0.1.0"
+
+
+def clear_caches(*, disk: bool = False) -> None:
+    """Empty every in-memory cache (`napkinmath.caches`); with `disk`, also remove the disk
+    cache's entries (`napkinmath.cache`). The next question computes again what it needs."""
+    from napkinmath import caches
+
+    caches.clear_caches()
+    if disk:
+        from napkinmath import cache
+
+        cache.clear()
+
 
 # An answer is data below its printers and what-ifs (`napkinmath.answer`); here it learns
 # where they are. Each module is imported when an answer first needs it.

@@ -215,16 +215,12 @@ def sizes() -> dict[str, int]:
     return {name: entry.size() for name, entry in _REGISTRY.items()}
 
 
-def clear_caches(*, disk: bool = False) -> None:
+def clear_caches() -> None:
     """Empty every in-memory cache and module state registered (those of modules not yet
-    imported are empty already); with `disk`, also remove the disk cache's entries
-    (`napkinmath.cache.clear`). The next question computes again what it needs."""
+    imported are empty already). The next question computes again what it needs; the disk
+    cache is `napkinmath.cache`'s (`napkinmath.clear_caches(disk=True)` clears both)."""
     for entry in list(_REGISTRY.values()):
         entry.clear()
-    if disk:
-        from napkinmath import cache
-
-        cache.clear()
 
 
 #: the modules that register caches, for the map (`load_all`)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from napkinmath.checking.claims import sniffed_format
-from napkinmath.scenario.locate import line_of, toml_lines
+from napkinmath.text.locate import line_of, toml_lines
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -88,7 +88,7 @@ def _labels() -> Mapping[tuple[str, str], str]:
 @dataclass(frozen=True)
 class Inline:
     """The tables of a plan file (or of any parsed document): `data` holds `variables` and
-    `formulas`; `lines` maps key paths to their line (`napkinmath.scenario.locate`)."""
+    `formulas`; `lines` maps key paths to their line (`napkinmath.text.locate`)."""
 
     data: Mapping
     source: str
@@ -245,7 +245,7 @@ def _load(item: object) -> Loaded:
 def read_file(path: str | os.PathLike) -> Loaded:
     """A formulas file read (at most MAX_BYTES, a regular file) and checked."""
     from napkinmath.files import read_document
-    from napkinmath.scenario.locate import json_lines, toml_lines
+    from napkinmath.text.locate import json_lines, toml_lines
     from napkinmath.text.visible import visible
 
     text = os.fspath(path)
@@ -287,7 +287,7 @@ class _Reader:
         self.source, self.lines, self.prefix = source, lines, prefix
 
     def line(self, path: Where) -> int | None:
-        from napkinmath.scenario.locate import line_of
+        from napkinmath.text.locate import line_of
 
         return line_of(self.lines, (*self.prefix, *path)) if self.lines else None
 

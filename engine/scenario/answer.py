@@ -441,7 +441,7 @@ def _spread_kind(answer: object) -> str:
 
 
 def _line(scenario: Scenario, path: tuple) -> str:
-    from napkinmath.scenario.locate import line_of
+    from napkinmath.text.locate import line_of
 
     line = line_of(scenario.lines, path) if scenario.lines else None
     return f", line {line}" if line else ""

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.scenario import budget
-from napkinmath.scenario.locate import json_lines, line_of, toml_lines
+from napkinmath.text.locate import json_lines, line_of, toml_lines
 
 if TYPE_CHECKING:
     from napkinmath.files import Document

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from napkinmath.library.declare import Variable
+    from napkinmath.text.variable import Variable
 
 #: what is left of "$2.50/h", "$2/h", "$5" once the shell has taken "$2" or "$5"
 _CUT = re.compile(r"\s*(\.[0-9]|/|$)")

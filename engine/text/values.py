@@ -39,7 +39,7 @@ from napkinmath.units import (
 )
 
 if TYPE_CHECKING:
-    from napkinmath.library.declare import Variable
+    from napkinmath.text.variable import Variable
 
 #: "30-50%" or "2-3 days": a subtraction that was meant as a range
 _DASHED_RANGE = re.compile(r"\s*([0-9.]+\s*%?)\s*[-–]\s*([0-9.]+\s*[%A-Za-z/ ]*)\s*")

@@ -1,4 +1,4 @@
-"""Where a key sits in a scenario file: its line, for error messages.
+"""Where a key sits in a TOML or JSON file (a plan, records, formulas): its line, for errors.
 
 `tomllib` and `json` keep no positions, so the text is scanned once: TOML table headers
 (``[givens]``, ``[[sections]]``, ``[sections.givens]``) and ``key = value`` lines (dotted
