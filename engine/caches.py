@@ -9,7 +9,7 @@ A solve passes several layers of caches, outermost first:
    `solving.cancel`, `solving.consistency`): plans, analyses and suggestions, keyed by the
    targets and the known names, never by values;
 3. the rearrangements and readings (`solving.invert`, `text.values`, `text.expr`,
-   `rendering.exprprint`): sympy's work per formula and unknown, pint's per text;
+   `library.print_layout`): sympy's work per formula and unknown, pint's per text;
 4. the records (`napkinmath.hardware`): the shipped files read and scanned once;
 5. the disk cache (`napkinmath.cache`: the declared library, the variable names, the
    rearrangements and yes/no facts), shared by processes and checked on every read.
@@ -234,7 +234,7 @@ MODULES = (
     "napkinmath.library.names",
     "napkinmath.library.user",
     "napkinmath.library.snapshot",
-    "napkinmath.rendering.exprprint",
+    "napkinmath.library.print_layout",
     "napkinmath.solving.solver",
     "napkinmath.solving.consistency",
     "napkinmath.solving.invert",

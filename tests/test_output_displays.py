@@ -13,7 +13,7 @@ import sympy
 from latex_answers import answers
 
 import napkinmath as nm
-from napkinmath.rendering.exprprint import Printer
+from napkinmath.library.print_layout import Printer
 
 
 def _lines(r) -> list[str]:

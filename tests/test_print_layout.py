@@ -1,4 +1,4 @@
-"""The print layout (`napkinmath.rendering.exprprint`): typed nodes, one kind per way of
+"""The print layout (`napkinmath.library.print_layout`): typed nodes, one kind per way of
 printing, and the JSON form the library's snapshot and stored rearrangements keep.
 
 The JSON below is the form stored before the nodes were typed, so entries written by either
@@ -14,7 +14,7 @@ import pytest
 import sympy
 
 from napkinmath.library.functions import pow2_ceil
-from napkinmath.rendering.exprprint import (
+from napkinmath.library.print_layout import (
     Call,
     Ceiling,
     Float,

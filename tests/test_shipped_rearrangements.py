@@ -38,7 +38,7 @@ def test_the_shipped_set_was_built_from_this_source():
 def test_a_sample_of_shipped_roots_equals_what_sympy_finds_now():
     import sympy
 
-    from napkinmath.rendering.exprprint import to_json
+    from napkinmath.library.print_layout import to_json
     from napkinmath.solving.invert import solved_for
 
     same_sympy = _index()["sympy"] == sympy.__version__

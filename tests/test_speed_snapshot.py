@@ -19,10 +19,9 @@ from helpers import W12, napkin_process
 
 import napkinmath as nm
 from napkinmath import caches
-from napkinmath.library import snapshot, tree
+from napkinmath.library import print_layout, snapshot, tree
 from napkinmath.library.lookup import constraints, formulas
-from napkinmath.rendering import exprprint
-from napkinmath.rendering.exprprint import Printer, lower
+from napkinmath.library.print_layout import Printer, lower
 from napkinmath.solving import invert
 
 
@@ -179,9 +178,9 @@ def test_every_layout_prints_as_the_expression_it_was_made_from():
     ]
     for item in _library():
         for layout, expr in zip(item.layouts, _sides(item), strict=True):
-            stored = json.loads(json.dumps(exprprint.to_json(layout)))
-            assert exprprint.to_json(exprprint.from_json(stored)) == stored
-            assert stored == exprprint.to_json(lower(expr))  # (node kinds included)
+            stored = json.loads(json.dumps(print_layout.to_json(layout)))
+            assert print_layout.to_json(print_layout.from_json(stored)) == stored
+            assert stored == print_layout.to_json(lower(expr))  # (node kinds included)
             for printer in printers:
                 assert printer(layout) == printer(expr)
 

@@ -66,9 +66,9 @@ class Previous:
 def build(target: Path = TARGET, previous: Previous | None = None) -> int:
     from napkinmath import deadline
     from napkinmath.library.lookup import formulas
+    from napkinmath.library.print_layout import to_json
     from napkinmath.library.snapshot import source_digest
     from napkinmath.library.stored import declared
-    from napkinmath.rendering.exprprint import to_json
     from napkinmath.solving import shipped as shipping
     from napkinmath.solving.invert import solved_for
 
@@ -317,9 +317,9 @@ def restamp(target: Path = TARGET) -> str:
     `library.declare`, say) need not cost a build. Returns the new digest, or stops with
     what differs."""
     from napkinmath.library.lookup import formulas
+    from napkinmath.library.print_layout import to_json
     from napkinmath.library.snapshot import source_digest
     from napkinmath.library.stored import declared
-    from napkinmath.rendering.exprprint import to_json
     from napkinmath.solving.invert import _from_tree
 
     source = source_digest()

@@ -179,9 +179,9 @@ class _Expressions:
         return tuple(from_sympy(side) for side in self._sympy_sides())  # type: ignore
 
     @cached_property
-    def layouts(self) -> tuple[Any, Any]:  # (exprprint layouts: a printer's type)
-        """The two sides laid out for printing (`napkinmath.rendering.exprprint.lower`)."""
-        from napkinmath.rendering.exprprint import lower
+    def layouts(self) -> tuple[Any, Any]:  # (print layouts: print_layout.Layout)
+        """The two sides laid out for printing (`napkinmath.library.print_layout.lower`)."""
+        from napkinmath.library.print_layout import lower
 
         return tuple(lower(side) for side in self._sympy_sides())  # type: ignore
 

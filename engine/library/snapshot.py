@@ -2,7 +2,7 @@
 
 Declaring the library imports sympy and builds every formula (most of a cold start). Once
 declared, its names, units, bounds, defaults, sources and expression trees (`tree`) with their
-print layouts (`napkinmath.rendering.exprprint`) are written to the user's cache directory in
+print layouts (`napkinmath.library.print_layout`) are written to the user's cache directory in
 a JSON file keyed by a hash of everything that decides them: the formula modules, the code that
 declares, lays out and inverts them, the unit definitions and sympy's version. The next process
 reads that file instead; objects read back make their sympy counterparts on first use.
@@ -43,9 +43,10 @@ from napkinmath.library import declare, names, stored
 
 #: (declare.py, the formula modules and units.txt are hashed as `names._sources`; of the
 #: snapshot, `stored.py` decides what is stored, this module only reads and writes it;
-#: `operators.py` defines the layer's operators that formulas/operators.py adds up)
-_ENGINE = ("tree.py", "stored.py", "functions.py", "numeric.py", "operators.py")
-#: (the print layouts shipped beside each rearrangement are made by exprprint.py. The solver's
+#: `operators.py` defines the layer's operators that formulas/operators.py adds up, and the
+#: print layouts shipped beside each rearrangement are made by `print_layout.py`)
+_ENGINE = ("tree.py", "stored.py", "functions.py", "numeric.py", "operators.py", "print_layout.py")
+#: (the solver's
 #: own code, solving/invert, plan, cancel and singular, is not hashed: what it ships are facts
 #: about the formulas (their roots, which coupled blocks are singular, their joint solutions,
 #: the compositions that cancel), true whatever code found them, and the tests check them by
@@ -53,7 +54,6 @@ _ENGINE = ("tree.py", "stored.py", "functions.py", "numeric.py", "operators.py")
 #: into its formulas, a sample of roots against what sympy finds now, and the singularity
 #: facts against the tree-based decision, tests/test_shipped_rearrangements.py and
 #: tests/test_singular.py)
-_OTHERS = (("rendering", "exprprint.py"),)
 
 
 @caches.memo(None, invalidated_by="never: the files it hashes are fixed in a process")
@@ -83,8 +83,7 @@ def source_digest() -> str | None:
 
 def _library_files() -> list[Path]:
     here = Path(__file__).resolve().parent
-    paths = list(names._sources()) + [here / name for name in _ENGINE]
-    return paths + [here.parent / folder / name for folder, name in _OTHERS]
+    return list(names._sources()) + [here / name for name in _ENGINE]
 
 
 def _hashed(paths: list[Path]) -> str | None:

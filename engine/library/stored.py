@@ -4,7 +4,7 @@ library's registries.
 
 A variable's row holds its name, unit, description, LaTeX, bounds, default, display unit
 and roundings; a formula's or constraint's its fields, its two sides as expression trees
-(`napkinmath.library.tree`) and their print layouts (`napkinmath.rendering.exprprint`). What
+(`napkinmath.library.tree`) and their print layouts (`napkinmath.library.print_layout`). What
 is read back is data, checked field by field and node by node (a tree may name only its
 formula's variables), never code. This module decides the stored form, so its source is
 hashed into the key of every stored and shipped entry (`snapshot.digest`); the code that
@@ -60,7 +60,7 @@ def _variable(v: declare.Variable) -> list:
 
 
 def _formula(f: declare.Formula) -> list:
-    from napkinmath.rendering import exprprint
+    from napkinmath.library import print_layout
 
     return [
         f.name,
@@ -74,12 +74,12 @@ def _formula(f: declare.Formula) -> list:
         [v.name for v in f.variables],
         f.assumption,
         *f.trees,
-        *map(exprprint.to_json, f.layouts),
+        *map(print_layout.to_json, f.layouts),
     ]
 
 
 def _constraint(c: declare.Constraint) -> list:
-    from napkinmath.rendering import exprprint
+    from napkinmath.library import print_layout
 
     return [
         c.name,
@@ -93,7 +93,7 @@ def _constraint(c: declare.Constraint) -> list:
         list(c.touch),
         c.refuse,
         *c.trees,
-        *map(exprprint.to_json, c.layouts),
+        *map(print_layout.to_json, c.layouts),
     ]
 
 
@@ -203,8 +203,7 @@ def _read_constraint(row: list, variables: dict[str, declare.Variable]) -> decla
 
 def _attach(f: declare.Formula | declare.Constraint, stored: list) -> None:
     """Trees and layouts, checked: a tree may read only the formula's own variables."""
-    from napkinmath.library import tree
-    from napkinmath.rendering import exprprint
+    from napkinmath.library import print_layout, tree
 
     if len(stored) != 4:
         raise ValueError("expected two trees and two layouts")
@@ -212,4 +211,4 @@ def _attach(f: declare.Formula | declare.Constraint, stored: list) -> None:
     if not (tree.names(trees[0]) | tree.names(trees[1])) <= {v.name for v in f.variables}:
         raise ValueError(f"{f.name}: a tree reads a variable the formula does not have")
     f.__dict__["trees"] = trees
-    f.__dict__["layouts"] = (exprprint.from_json(stored[2]), exprprint.from_json(stored[3]))
+    f.__dict__["layouts"] = (print_layout.from_json(stored[2]), print_layout.from_json(stored[3]))

@@ -1,4 +1,4 @@
-"""A laid-out expression (`exprprint.Layout`) as presentation MathML, for notebooks.
+"""A laid-out expression (`print_layout.Layout`) as presentation MathML, for notebooks.
 
 Browsers render MathML natively (no MathJax, no network), so a notebook's answer shows
 typeset offline in JupyterLab, classic Notebook, VS Code and nbconvert's HTML. Symbols are
@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from napkinmath.rendering.exprprint import (
+from napkinmath.library.print_layout import (
     Call,
     Ceiling,
     Float,
@@ -172,7 +172,7 @@ Leaf = Callable[[Name], str]
 
 
 class MathMLPrinter:
-    """Prints a layout as MathML, node for node as `exprprint.Printer` prints it as text;
+    """Prints a layout as MathML, node for node as `print_layout.Printer` prints it as text;
     `leaf` gives each variable's MathML (a symbol, or a value as `<mtext>`), `plain_leaf`
     the one inside a power; `substituted` multiplies with × instead of ·."""
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from napkinmath.library.print_layout import Name
 from napkinmath.rendering import mathml
-from napkinmath.rendering.exprprint import Name
 from napkinmath.rendering.result import (
     _step_head,
     explicit,

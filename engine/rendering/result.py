@@ -27,7 +27,7 @@ from napkinmath.answer.data import (
 )
 from napkinmath.answer.roundoff import ROUNDOFF_NOTE
 from napkinmath.library.declare import Formula, Variable
-from napkinmath.rendering.exprprint import Name, Printer
+from napkinmath.library.print_layout import Name, Printer
 from napkinmath.text.latex import document as latex_document
 from napkinmath.text.numbers import format_value, is_fraction
 from napkinmath.text.sources import Sources, record_source

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from napkinmath.rendering.exprprint import Name, Printer
+from napkinmath.library.print_layout import Name, Printer
 from napkinmath.rendering.mathml import names_in
 from napkinmath.rendering.result import (
     checks_text,

@@ -1,5 +1,5 @@
 """Equations as presentation MathML, which browsers render natively, printed from the
-layouts the library stores (`napkinmath.rendering.exprprint`), so a report never imports
+layouts the library stores (`napkinmath.library.print_layout`), so a report never imports
 sympy for its math.
 
 Variables print as their names (the names of the givens table); in the substituted line each
@@ -9,7 +9,7 @@ inside a power as a plain number).
 
 from __future__ import annotations
 
-from napkinmath.rendering.exprprint import Layout, Name
+from napkinmath.library.print_layout import Layout, Name
 from napkinmath.rendering.mathml import MathMLPrinter, block, tag
 from napkinmath.rendering.mathml import mtext as text  # a value with its unit, in math
 from napkinmath.rendering.mathml import substituted as values

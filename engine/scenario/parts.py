@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import sympy
 
     from napkinmath.library.declare import Variable
-    from napkinmath.rendering.exprprint import Layout
+    from napkinmath.library.print_layout import Layout
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ class Solved:
     @property
     def layout(self) -> Layout:
         """The rearranged expression laid out for printing (no sympy where it is stored)."""
-        return cast("Layout", self.root.layout)  # a Root's layout is an exprprint Layout
+        return cast("Layout", self.root.layout)  # a Root's layout is a print_layout.Layout
 
     @property
     def expr(self) -> sympy.Expr:
@@ -248,7 +248,7 @@ def equation_text(formula) -> str:
 
 def expression_text(expr) -> str:
     """A layout (or a sympy expression) over variable names, as text."""
-    from napkinmath.rendering.exprprint import Printer
+    from napkinmath.library.print_layout import Printer
 
     return Printer(lambda symbol: symbol.name)(expr)
 

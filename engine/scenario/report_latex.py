@@ -179,7 +179,7 @@ class LatexPrinter(PlanPrinter):
     """Sections and longtables; each step as an align* of the variables' own symbols."""
 
     def __init__(self, plan: Plan, figures: Figures | None) -> None:
-        from napkinmath.rendering.exprprint import Printer
+        from napkinmath.library.print_layout import Printer
 
         super().__init__(plan)
         #: the report is written without its plots where matplotlib is missing, and says so

@@ -45,8 +45,8 @@ from napkinmath.library.lookup import variables
 if TYPE_CHECKING:
     import sympy
 
+    from napkinmath.library.print_layout import Layout
     from napkinmath.library.tree import Tree
-    from napkinmath.rendering.exprprint import Layout
     from napkinmath.solving.invert import Compiled
     from napkinmath.solving.plan import Block, SolvePlan
 
@@ -239,7 +239,7 @@ def _composition(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step
             return stored
     composed = _compose(free, blocks)
     if library:
-        from napkinmath.rendering.exprprint import to_json
+        from napkinmath.library.print_layout import to_json
 
         _store().put(
             "cancel",
@@ -263,8 +263,8 @@ def _composition(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step
 def _reads_only_the_blocks(stored: tuple[Step, ...], blocks: tuple[Block, ...]) -> bool:
     """Whether a composition read from disk names only its blocks' variables (a forged or
     broken entry is composed again)."""
+    from napkinmath.library.print_layout import names_in
     from napkinmath.library.tree import names
-    from napkinmath.rendering.exprprint import names_in
 
     known = {v.name for b in blocks for f in b.formulas for v in f.variables}
     return all(
@@ -283,8 +283,8 @@ def _compose(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step, ..
     inputs left as symbols; a step whose expression no longer holds them is released (its
     tree, layout and relation), None otherwise. None for the whole when a block is not
     `_composable` or an expression has no tree form."""
+    from napkinmath.library.print_layout import lower
     from napkinmath.library.tree import NoTreeError, from_sympy
-    from napkinmath.rendering.exprprint import lower
     from napkinmath.solving.invert import rearranged
 
     all_vars = variables()
@@ -350,7 +350,7 @@ def _relation(
     not a product or those factors alone do not shed them."""
     import sympy
 
-    from napkinmath.rendering.exprprint import lower
+    from napkinmath.library.print_layout import lower
 
     factors = [x for x in sympy.Mul.make_args(expr) if x.free_symbols & held.keys()]
     if not factors:
@@ -428,7 +428,7 @@ def _cancelled(
 
 
 def _note(names: tuple[str, ...], target: str, relation: tuple[tuple, tuple] | None) -> str:
-    from napkinmath.rendering.exprprint import Printer
+    from napkinmath.library.print_layout import Printer
 
     listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
     verb = "cancels" if len(names) == 1 else "cancel"

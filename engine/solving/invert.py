@@ -4,7 +4,7 @@ Products of powers (most formulas here) are inverted directly, linear formulas b
 anything else goes to `sympy.solve`, bounded in time (`napkinmath.deadline`: past its bound it
 raises `OutOfTimeError`, nothing is kept, and the solver solves the step numerically), and
 never a polynomial past `DEGREE_CAP`. Each rearrangement is kept as a tree with its print layout
-(`napkinmath.library.tree`, `napkinmath.rendering.exprprint`), in memory and, for the library's
+(`napkinmath.library.tree`, `napkinmath.library.print_layout`), in memory and, for the library's
 own formulas, on disk beside the library's snapshot (`napkinmath.library.snapshot`): a
 rearrangement sympy found once, in any process, is read back without importing sympy. A
 library formula's single-variable rearrangements also ship with the package, built from its
@@ -43,7 +43,7 @@ from napkinmath.library.tree import names as tree_names
 if TYPE_CHECKING:
     import sympy
 
-    from napkinmath.rendering.exprprint import Layout
+    from napkinmath.library.print_layout import Layout
 
 
 class Compiled:
@@ -77,7 +77,7 @@ class Compiled:
     @property
     def layout(self) -> Layout:
         if self._layout is None:
-            from napkinmath.rendering.exprprint import lower
+            from napkinmath.library.print_layout import lower
 
             self._layout = lower(self.expr)
         return self._layout
@@ -317,7 +317,7 @@ def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
                 return found
     roots = solved_for(f, name)
     if library and all(r.tree is not None for r in roots):
-        from napkinmath.rendering.exprprint import to_json
+        from napkinmath.library.print_layout import to_json
 
         _store().put("roots", key, [(r.tree, to_json(r.layout)) for r in roots])
     return roots
@@ -325,7 +325,7 @@ def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
 
 def _reads_only(tree: Tree, layout: Layout, readable: set[str]) -> bool:
     """Whether a stored root reads (and prints) only the variables it may."""
-    from napkinmath.rendering.exprprint import names_in
+    from napkinmath.library.print_layout import names_in
 
     return tree_names(tree) <= readable and names_in(layout) <= readable
 
@@ -415,7 +415,7 @@ def _joint_roots(
         {s.name: c for s, c in solution.items()} for solution in solved_jointly(fs, symbols)
     )
     if library and all(c.tree is not None for sol in solutions for c in sol.values()):
-        from napkinmath.rendering.exprprint import to_json
+        from napkinmath.library.print_layout import to_json
 
         _store().put(
             "joint",
@@ -540,14 +540,13 @@ class _Store:
     def _parsed(kind: str, found: Any):
         """A stored value (JSON data) as the rearrangement or fact it holds, or None when it
         is malformed."""
-        from napkinmath.library import tree
-        from napkinmath.rendering import exprprint
+        from napkinmath.library import print_layout, tree
 
         try:
             if kind == "singular":
                 return found if isinstance(found, bool) else None
             if kind == "roots":
-                return [(tree.from_json(t), exprprint.from_json(layout)) for t, layout in found]
+                return [(tree.from_json(t), print_layout.from_json(layout)) for t, layout in found]
             if kind == "cancel":  # see napkinmath.solving.cancel
                 return (
                     found
@@ -557,14 +556,16 @@ class _Store:
                         if step is None
                         else (
                             tree.from_json(step[0]),
-                            exprprint.from_json(step[1]),
-                            None if step[2] is None else tuple(map(exprprint.from_json, step[2])),
+                            print_layout.from_json(step[1]),
+                            None
+                            if step[2] is None
+                            else tuple(map(print_layout.from_json, step[2])),
                         )
                         for step in found
                     )
                 )
             return [
-                [(tree.from_json(t), exprprint.from_json(layout)) for t, layout in solution]
+                [(tree.from_json(t), print_layout.from_json(layout)) for t, layout in solution]
                 for solution in found
             ]
         except (UnicodeDecodeError, KeyError, TypeError, ValueError, RecursionError):

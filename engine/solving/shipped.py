@@ -10,7 +10,7 @@ the coupled blocks solved jointly, in `JOINT_SHARDS` files by their key's digest
 questions reach, every block of two formulas and every block of three of one subject that
 is not singular; a block looked up reads one shard). A first-time question then reads the
 one file of each formula it needs instead of importing sympy. What is read is data, checked node by
-node (`tree.from_json`, `exprprint.from_json`), never code; every file is read at most
+node (`tree.from_json`, `print_layout.from_json`), never code; every file is read at most
 `LIMIT` bytes; an index of another source (the package edited since it was built), a
 missing file or a malformed one is ignored, and the question falls back to the cache on disk
 and to sympy. Never used while your formulas are in force (`napkinmath.library.user`), nor

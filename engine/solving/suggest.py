@@ -502,7 +502,7 @@ def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
     )
     if not all(name in relaxed.determined for name in missing):
         return ""
-    from napkinmath.rendering.exprprint import Printer
+    from napkinmath.library.print_layout import Printer
 
     shown = Printer(lambda leaf: leaf.name)  # as `napkin formulas` prints it, no sympy
     upstream = relaxed.ancestors(missing)
