@@ -26,13 +26,13 @@ from napkinmath.errors import (
 if TYPE_CHECKING:
     from napkinmath import formulas, hardware
     from napkinmath.answer.result import Result
+    from napkinmath.catalog.lookup import constraints, variable, variables
+    from napkinmath.catalog.objects import formula, graph
+    from napkinmath.catalog.user import user_formulas
     from napkinmath.checking.audit import audit
     from napkinmath.checking.claims import ClaimsReport, check_claims
     from napkinmath.checking.expression import check
     from napkinmath.checking.outcome import CheckResult
-    from napkinmath.library.lookup import constraints, variable, variables
-    from napkinmath.library.objects import formula, graph
-    from napkinmath.library.user import user_formulas
     from napkinmath.scenario.answer import Plan, plan
     from napkinmath.solving.reconcile import Reconciliation, reconcile
     from napkinmath.solving.solver import solve
@@ -117,10 +117,10 @@ _WHATIF = {
     "GapBudget": "napkinmath.whatif.gap",
     "optimize": "napkinmath.whatif.optimize",
     "Optimum": "napkinmath.whatif.optimum",
-    "formula": "napkinmath.library.objects",
-    "graph": "napkinmath.library.objects",
-    "variable": "napkinmath.library.lookup",
-    "constraints": "napkinmath.library.lookup",
+    "formula": "napkinmath.catalog.objects",
+    "graph": "napkinmath.catalog.objects",
+    "variable": "napkinmath.catalog.lookup",
+    "constraints": "napkinmath.catalog.lookup",
     "plan": "napkinmath.scenario.answer",
     "Plan": "napkinmath.scenario.answer",
     "CheckResult": "napkinmath.checking.outcome",
@@ -129,7 +129,7 @@ _WHATIF = {
     "audit": "napkinmath.checking.audit",
     "reconcile": "napkinmath.solving.reconcile",
     "Reconciliation": "napkinmath.solving.reconcile",
-    "user_formulas": "napkinmath.library.user",
+    "user_formulas": "napkinmath.catalog.user",
 }
 __version__ = "0.1.0"
 
@@ -202,7 +202,7 @@ def _load(name: str) -> object:
 
         return check_claims
     if name == "variables":
-        from napkinmath.library.lookup import variables
+        from napkinmath.catalog.lookup import variables
 
         return variables
     if name == "formulas":

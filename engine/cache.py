@@ -11,7 +11,7 @@ believed until it is checked, and nothing read from it is ever code:
   when it is a regular file of at most its kind's size limit (a FIFO, a device, a link to
   /dev/zero or an oversized file is removed, never read).
 * An entry is a header line and a payload. The header names the format, the source digest the
-  entry was made for (a hash of the library's source: see `napkinmath.library.snapshot`) and
+  entry was made for (a hash of the library's source: see `napkinmath.catalog.snapshot`) and
   a SHA-256 of that digest, the entry's name and the payload. An entry whose header does not
   read, whose source is not the current one, or whose digest does not match its payload (cut
   short, edited, moved from another entry's name) is removed and rebuilt by its caller.

@@ -51,7 +51,7 @@ ENABLED = os.environ.get("NAPKIN_NO_CACHE", "") in ("", "0")
 #: a cache of what the formula library (its formulas and variables) determines
 LIBRARY = (
     "the library: fixed once loaded; keyed by the formulas in force too (yours, inside "
-    "`napkinmath.library.user.user_formulas`, in that context only)"
+    "`napkinmath.catalog.user.user_formulas`, in that context only)"
 )
 #: a cache of what pint's registry determines
 UNITS = "never: the unit registry is fixed in a process"
@@ -231,9 +231,9 @@ MODULES = (
     "napkinmath.text.values",
     "napkinmath.text.expr",
     "napkinmath.library.declare",
-    "napkinmath.library.names",
-    "napkinmath.library.user",
-    "napkinmath.library.snapshot",
+    "napkinmath.catalog.names",
+    "napkinmath.catalog.user",
+    "napkinmath.catalog.snapshot",
     "napkinmath.library.print_layout",
     "napkinmath.solving.solver",
     "napkinmath.solving.consistency",
@@ -322,14 +322,14 @@ def cache_map() -> str:
         "| entry | key | invalidated by |",
         "| --- | --- | --- |",
         "| `library-KEY` (the declared library) | KEY: the digest of the library's "
-        "source (`library.snapshot.digest`) | a change of a formula module, of the "
+        "source (`catalog.snapshot.digest`) | a change of a formula module, of the "
         "engine files that decide stored facts, of sympy or of Python; never read "
-        "nor written while your formulas are in force (`library.user.user_active`) |",
+        "nor written while your formulas are in force (`catalog.user.user_active`) |",
         "| `inversions-KEY/KIND-HASH` (rearrangements, joint roots, yes/no facts such "
         "as singular blocks) | KEY as above; HASH: the formulas and unknowns | as above, "
         "and likewise never while your formulas are in force |",
         "| `variables-KEY` (the library's variable names) | KEY: the digest of the "
-        "formula modules (`library.names.source_digest`) | a change of a formula "
+        "formula modules (`catalog.names.source_digest`) | a change of a formula "
         "module |",
         "",
         "## Shipped with the package (read-only, read before the disk cache)",
@@ -338,11 +338,11 @@ def cache_map() -> str:
         "| --- | --- | --- |",
         "| `library/rearrangements/` (`solving.shipped`: every formula's rearrangements, "
         "one file per formula, and `facts.json`) | the digest of the library's source in "
-        "its `index.json` (`library.snapshot.source_digest`) | a change of a formula "
+        "its `index.json` (`catalog.snapshot.source_digest`) | a change of a formula "
         "module or of the engine files that decide them: the set is then ignored until "
         "`python tools/build_rearrangements.py` rebuilds it; never read while your "
         "formulas are in force |",
-        "| `library/rearrangements/library.json` (`library.snapshot.shipped`: the declared "
+        "| `library/rearrangements/library.json` (`catalog.snapshot.shipped`: the declared "
         "library, read before the disk's `library-KEY`) | the digest of the library's source "
         "in the file | as above: ignored while stale (or with NAPKIN_NO_SHIPPED=1), and the "
         "library is then read from the disk cache or declared; your formulas are put in "

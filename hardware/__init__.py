@@ -242,7 +242,7 @@ def check_keys(record_id: str, keys: Iterable[str]) -> None:
     Raises ValueError naming the record, the key and the closest variable name, e.g. for
     ``n_experts_per_token``: "did you mean experts_per_token?".
     """
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     known = variables()
     for key in keys:

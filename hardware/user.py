@@ -248,7 +248,7 @@ def check_named_file(path: str, shown: str) -> None:
 
 def _check_value(record_id: str, key: str, text: str, where: str) -> None:
     """Parse `text` and check its dimension against the variable `key` (InputError if not)."""
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
     from napkinmath.text.values import parse_quantity, to_quantity
 
     try:

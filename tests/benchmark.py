@@ -11,7 +11,7 @@
    `napkin hardware H100-SXM`, a pure-unit `napkin check`, and the plan file
    examples/startup-7b.toml as text and as HTML (`-o html`); and the first solve after an
    install (an empty cache directory: the library is read from the file shipped with the
-   package, `napkinmath.library.snapshot.SHIPPED`).
+   package, `napkinmath.catalog.snapshot.SHIPPED`).
 2. Warm, in one process: a repeated W12 solve; W12's shape with new values every call; new
    shapes (the first answer of answerable random questions); new under-determined questions
    (the first refusal, suggestions included) and a repeated one. Baselines: the W12

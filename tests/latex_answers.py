@@ -11,8 +11,8 @@ import random
 from functools import lru_cache
 
 import napkinmath as nm
+from napkinmath.catalog.lookup import formulas, variables
 from napkinmath.hardware import get
-from napkinmath.library.lookup import formulas, variables
 
 #: variables that name one of a few choices (a layout rule refuses anything between)
 CHOICES = {"pp_fills_node_first": (0, 1)}

@@ -11,7 +11,7 @@ import pytest
 from helpers import W12, napkin_process
 
 from napkinmath import cache
-from napkinmath.library import names, snapshot
+from napkinmath.catalog import names, snapshot
 
 
 @pytest.fixture(autouse=True)
@@ -180,7 +180,7 @@ def test_a_forged_rearrangement_is_dropped_and_solved_again(tmp_path, monkeypatc
     expected, _ = napkin_process(str(tmp_path), W12)
     assert "n_gpus = 58.48 GPU" in expected
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    from napkinmath.library.lookup import formulas
+    from napkinmath.catalog.lookup import formulas
     from napkinmath.solving import invert
 
     formulas()

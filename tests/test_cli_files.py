@@ -200,7 +200,7 @@ def test_listings_as_json_validate_and_are_sorted(napkin, kind, args):
 def test_listings_json_holds_what_the_text_says(napkin):
     import json
 
-    from napkinmath.library.lookup import formulas, variables
+    from napkinmath.catalog.lookup import formulas, variables
 
     mfu = next(
         v for v in json.loads(napkin("vars", "--format", "json")[1])["variables"]

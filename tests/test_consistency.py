@@ -17,8 +17,8 @@ import pytest
 from helpers import mag
 
 import napkinmath as nm
+from napkinmath.catalog.lookup import variables
 from napkinmath.hardware import records
-from napkinmath.library.lookup import variables
 
 # GPT-3 175B's shape (hardware/models.toml), by hand
 GPT3_EMBEDDING = 50_257 * 12_288  # one tied matrix: 617.56M

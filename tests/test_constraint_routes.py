@@ -18,8 +18,8 @@ from functools import cache, lru_cache
 import pytest
 
 import napkinmath as nm
+from napkinmath.catalog.lookup import constraints, formulas, variables
 from napkinmath.hardware import get
-from napkinmath.library.lookup import constraints, formulas, variables
 from napkinmath.solving.invert import rearranged
 from napkinmath.solving.solver import bind
 

@@ -3,14 +3,14 @@
 import pytest
 import sympy
 
-from napkinmath.library.declare import Formula
-from napkinmath.library.lookup import (
+from napkinmath.catalog.lookup import (
     check_constraint_dimensions,
     check_dimensions,
     constraints,
     formulas,
     variables,
 )
+from napkinmath.library.declare import Formula
 
 ALL = sorted(formulas())
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import sympy
 
-from napkinmath.library.lookup import formulas
+from napkinmath.catalog.lookup import formulas
 from napkinmath.solving import invert, suggest
 
 

@@ -13,8 +13,8 @@ import sympy
 from helpers import mag
 
 import napkinmath as nm
+from napkinmath.catalog.lookup import formulas
 from napkinmath.hardware import METADATA_KEYS, check_keys, get, load_toml, records
-from napkinmath.library.lookup import formulas
 
 
 # --- A. every record key binds a variable, or is declared reference-only ----------------------

@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 from helpers import W12
 
+from napkinmath.catalog.lookup import variables
 from napkinmath.cli.main import _fallback, _Output, main
 from napkinmath.hardware import records
-from napkinmath.library.lookup import variables
 
 #: Command lines per run of the fuzzer (NAPKIN_FUZZ_CASES sets another number, for a long
 #: run), and its seed (the run is deterministic).

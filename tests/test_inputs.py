@@ -3,7 +3,7 @@
 import pytest
 
 import napkinmath as nm
-from napkinmath.library.lookup import variable
+from napkinmath.catalog.lookup import variable
 from napkinmath.text.values import to_quantity
 
 

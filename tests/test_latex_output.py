@@ -15,7 +15,7 @@ import pytest
 from latex_answers import answers
 
 import napkinmath as nm
-from napkinmath.library.lookup import formulas
+from napkinmath.catalog.lookup import formulas
 
 
 def _all_answers_document() -> tuple[str, list[tuple[int, str]]]:

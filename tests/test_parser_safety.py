@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 import napkinmath as nm
 from napkinmath import check, check_claims
-from napkinmath.library.lookup import variable
+from napkinmath.catalog.lookup import variable
 from napkinmath.text.evaluation import evaluate
 from napkinmath.text.expr import MAX_DEPTH, MAX_LENGTH, parse, visible
 from napkinmath.text.values import to_quantity

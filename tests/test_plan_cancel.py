@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import napkinmath as nm
-from napkinmath.library.lookup import variables
+from napkinmath.catalog.lookup import variables
 from napkinmath.solving import cancel, plan, suggest
 from napkinmath.solving.invert import rearranged, sides
 from napkinmath.solving.solver import bind

@@ -26,8 +26,8 @@ import sys
 import time
 
 import napkinmath as nm
+from napkinmath.catalog.lookup import formulas, variables
 from napkinmath.hardware import get
-from napkinmath.library.lookup import formulas, variables
 from napkinmath.solving import plan, suggest
 
 N_QUESTIONS = 1200

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 import napkinmath as nm
-from napkinmath.library import snapshot
-from napkinmath.library.lookup import formulas
-from napkinmath.library.snapshot import source_digest
+from napkinmath.catalog import snapshot
+from napkinmath.catalog.lookup import formulas
+from napkinmath.catalog.snapshot import source_digest
 from napkinmath.solving import shipped
 
 REBUILD = "python tools/build_rearrangements.py"
@@ -197,7 +197,7 @@ def test_the_shipped_library_is_what_this_source_declares(tmp_path):
     code = (
         "import json, napkinmath.formulas\n"
         "from napkinmath.library import stored\n"
-        "from napkinmath.library.lookup import formulas\n"
+        "from napkinmath.catalog.lookup import formulas\n"
         "formulas()\n"
         "print(json.dumps(stored.declared()))\n"
     )
@@ -228,7 +228,7 @@ def test_a_stale_or_malformed_shipped_library_is_ignored(tmp_path):
     template = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from napkinmath.library import snapshot\n"
+        "from napkinmath.catalog import snapshot\n"
         "snapshot.SHIPPED = Path({path!r})\n"
         "assert snapshot.shipped() is None or {label!r} == 'bad rows'\n"
     ) + W12

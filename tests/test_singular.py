@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from napkinmath import deadline
-from napkinmath.library.lookup import formulas
+from napkinmath.catalog.lookup import formulas
 from napkinmath.solving import plan, singular
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,11 +8,11 @@ import subprocess
 import sys
 
 import napkinmath as nm
-from napkinmath.library import names
+from napkinmath.catalog import names
 
 PROBE = """
 import json, sys
-from napkinmath.library.names import variable_names
+from napkinmath.catalog.names import variable_names
 found = variable_names()
 print(json.dumps({"names": sorted(found), "sympy": "sympy" in sys.modules}))
 """

@@ -19,8 +19,9 @@ from helpers import W12, napkin_process
 
 import napkinmath as nm
 from napkinmath import caches
-from napkinmath.library import print_layout, snapshot, tree
-from napkinmath.library.lookup import constraints, formulas
+from napkinmath.catalog import snapshot
+from napkinmath.catalog.lookup import constraints, formulas
+from napkinmath.library import print_layout, tree
 from napkinmath.library.print_layout import Printer, lower
 from napkinmath.solving import invert
 
@@ -133,7 +134,7 @@ def test_the_formula_modules_attach_to_a_library_read_from_disk(tmp_path):
     napkin_process(str(tmp_path), W12)
     code = (
         "import napkinmath as nm, sys\n"
-        "from napkinmath.library.lookup import formulas\n"
+        "from napkinmath.catalog.lookup import formulas\n"
         "fleet = formulas()['fleet_equation']\n"
         "assert 'sympy' not in sys.modules\n"
         "from napkinmath.formulas import training\n"  # declares again: attaches, no error
@@ -234,7 +235,7 @@ def test_files_of_an_old_source_are_removed_once_stale(tmp_path, monkeypatch):
         os.utime(path, (month_ago, month_ago))
     # the variable names' entry is keyed by the formula modules' own digest: this source's
     # stays however old (it is read, not written, for months), another's goes
-    from napkinmath.library import names
+    from napkinmath.catalog import names
 
     ours, theirs = folder / f"variables-{names.source_digest()}", folder / "variables-0123"
     for path in (ours, theirs):

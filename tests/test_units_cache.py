@@ -1,6 +1,6 @@
 """pint's registry is built from units.txt in every process: pint's own disk cache is pickles,
 which run code when read, so napkinmath never gives pint a cache folder, and removes the
-pickled folders that earlier releases wrote (`napkinmath.library.snapshot.prune`)."""
+pickled folders that earlier releases wrote (`napkinmath.catalog.snapshot.prune`)."""
 
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ import pytest
 
 import napkinmath as nm
 from napkinmath import cache
+from napkinmath.catalog.lookup import formulas as library_formulas
 from napkinmath.errors import InputError
-from napkinmath.library.lookup import formulas as library_formulas
 
 # the file, as written there: dataloader_wait is a library variable (step_parts.py)
 # already, in seconds; declared again in its own unit, the library's declaration is used
@@ -287,7 +287,7 @@ def test_hostile_expressions_are_refused_and_nothing_runs(napkin, tmp_path, monk
 
 
 def test_an_oversized_file_is_refused_before_it_is_read(napkin, tmp_path):
-    from napkinmath.library.user import MAX_BYTES
+    from napkinmath.catalog.user import MAX_BYTES
 
     path = _file(tmp_path, OURS + "#" * MAX_BYTES)
     status, _, err = napkin("solve", "stall_share", "step_time=5 s", "--formulas", str(path))
@@ -384,7 +384,7 @@ def test_a_symbol_that_would_run_tex_is_refused(symbol, problem):
 
 
 def test_every_library_symbol_passes_the_check_yours_do():
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
     from napkinmath.text.latex import checked_symbol
 
     assert {v.name: checked_symbol(v.latex) for v in variables().values()} == {

@@ -11,8 +11,8 @@ from collections import Counter
 import pytest
 
 import napkinmath as nm
+from napkinmath.catalog.lookup import formulas, variables
 from napkinmath.library import declare
-from napkinmath.library.lookup import formulas, variables
 
 #: the fleet equation with half the throughput: train_time doubles (19.19 -> 38.38 days)
 HALVED = {

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import napkinmath as nm
-from napkinmath.library.lookup import constraints
+from napkinmath.catalog.lookup import constraints
 
 matplotlib.use("Agg")
 

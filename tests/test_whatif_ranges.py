@@ -174,7 +174,7 @@ RANGE_CASES = [
 
 
 def _grid_values(target, givens, ranges, n=9):
-    from napkinmath.library.lookup import variable
+    from napkinmath.catalog.lookup import variable
     from napkinmath.text.values import to_quantity
 
     axes = []

@@ -65,9 +65,9 @@ class Previous:
 
 def build(target: Path = TARGET, previous: Previous | None = None) -> int:
     from napkinmath import deadline
-    from napkinmath.library.lookup import formulas
+    from napkinmath.catalog.lookup import formulas
+    from napkinmath.catalog.snapshot import source_digest
     from napkinmath.library.print_layout import to_json
-    from napkinmath.library.snapshot import source_digest
     from napkinmath.library.stored import declared
     from napkinmath.solving import shipped as shipping
     from napkinmath.solving.invert import solved_for
@@ -156,8 +156,8 @@ def _workload():
     last every variable from a GPU record with at most one of its neighbours."""
     import random
 
+    from napkinmath.catalog.lookup import formulas, variables
     from napkinmath.hardware import get
-    from napkinmath.library.lookup import formulas, variables
 
     rng = random.Random(SEED)
     vs, fs = variables(), formulas()
@@ -260,7 +260,7 @@ def _blocks():
     blocks of three are too many to ship: about 3,500 are not singular.)"""
     from itertools import combinations
 
-    from napkinmath.library.lookup import formulas
+    from napkinmath.catalog.lookup import formulas
 
     fs = sorted(
         (f for f in formulas().values() if not f.forward_only and not f.derived),
@@ -316,9 +316,9 @@ def restamp(target: Path = TARGET) -> str:
     and an edit to code the digest covers that changes neither (the registries of
     `library.declare`, say) need not cost a build. Returns the new digest, or stops with
     what differs."""
-    from napkinmath.library.lookup import formulas
+    from napkinmath.catalog.lookup import formulas
+    from napkinmath.catalog.snapshot import source_digest
     from napkinmath.library.print_layout import to_json
-    from napkinmath.library.snapshot import source_digest
     from napkinmath.library.stored import declared
     from napkinmath.solving.invert import _from_tree
 

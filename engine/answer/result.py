@@ -124,7 +124,7 @@ class Result:
         return {n: g for n, g in self.givens.items() if g.origin == "assumption"}
 
     def _var(self, name: str) -> Variable:
-        from napkinmath.library.lookup import variables
+        from napkinmath.catalog.lookup import variables
 
         return variables()[name]
 

@@ -147,8 +147,8 @@ def read_mapping(path: str) -> dict[str, tuple[str, str]]:
     """A mapping file (TOML: `key = "variable [unit]"`, a key a name or a dotted path with
     array indices as numbers, `"networks.1.bandwidth" = "scale_out_bandwidth [GB/s]"`),
     read bounded; each variable must be one napkinmath knows."""
+    from napkinmath.catalog.lookup import variables
     from napkinmath.files import decode, read_regular_file
-    from napkinmath.library.lookup import variables
 
     data = read_regular_file(
         path,

@@ -1108,7 +1108,7 @@ def _check_row(
         claimed_text = _claimed_text(claimed, unit, where)
         row.claimed = claimed_text
         if quantity is not None:
-            from napkinmath.library.lookup import variable
+            from napkinmath.catalog.lookup import variable
 
             quantity = _cell_text(quantity).strip()
             variable(quantity)  # an unknown name is an error that suggests the closest

@@ -33,13 +33,13 @@ if TYPE_CHECKING:
 
 
 def variable_names() -> frozenset[str]:
-    from napkinmath.library.names import variable_names
+    from napkinmath.catalog.names import variable_names
 
     return variable_names()
 
 
 def _variables() -> Mapping[str, Variable]:
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     return variables()
 

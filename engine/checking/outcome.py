@@ -199,7 +199,7 @@ class CheckResult(Rendered):
         var = None
         name = self.expression.strip()
         if self.unit is None and name.isidentifier():
-            from napkinmath.library.lookup import variables
+            from napkinmath.catalog.lookup import variables
 
             var = variables().get(name)
         return format_value(self.value, var)

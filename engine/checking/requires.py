@@ -91,7 +91,7 @@ def requirements(node: Node, names, claimed: pint.Quantity, align) -> list[Requi
 
 
 def _judged(req: Requirement, key: str | None, base: float | None) -> Requirement:
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     if key is not None and key in variables() and base is not None:
         findings = plausible.judge(key, base)
@@ -192,7 +192,7 @@ def _solve(key: str, givens: dict, names):
 
 def plausible_display(base: float, key: str) -> pint.Quantity:
     from napkinmath.answer.data import display
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     return display(base, variables()[key])
 

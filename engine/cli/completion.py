@@ -49,8 +49,8 @@ def script(parser: argparse.ArgumentParser, shell: str) -> str:
     arguments (shtab reads `action.complete`)."""
     import shtab
 
+    from napkinmath.catalog.lookup import variables
     from napkinmath.hardware import listed
-    from napkinmath.library.lookup import variables
 
     records = sorted({name for r in listed().values() for name in (r.id, *r.aliases)})
     by_kind = {

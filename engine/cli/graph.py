@@ -43,7 +43,7 @@ def options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from napkinmath.library.objects import graph, to_dot
+    from napkinmath.catalog.objects import graph, to_dot
 
     g = graph(args.target, depth=args.depth) if args.target else graph()
     if args.format == "dot":

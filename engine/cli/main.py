@@ -639,7 +639,7 @@ def _matches(query: str, *texts: str) -> bool:
 
 
 def _formulas(args: argparse.Namespace) -> int:
-    from napkinmath.library.lookup import formulas
+    from napkinmath.catalog.lookup import formulas
     from napkinmath.rendering.result import equation_text
 
     shown = 0
@@ -675,7 +675,7 @@ def _formulas(args: argparse.Namespace) -> int:
 
 
 def _vars(args: argparse.Namespace) -> int:
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
     from napkinmath.units import format_quantity, format_unit
 
     known = variables()
@@ -828,7 +828,7 @@ def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         return 2
     as_json = getattr(args, "format", None) == "json"
     try:
-        from napkinmath.library.user import user_formulas
+        from napkinmath.catalog.user import user_formulas
         from napkinmath.solving.records import user_records
 
         with (

@@ -10,7 +10,7 @@ equation over variables, with a name, a title and a source::
 
 Import `Eq`, `ceiling` and `floor` from this module, not from sympy: they do not evaluate,
 which keeps importing the library fast. The classes here import neither sympy nor the formula
-modules: a library read back from its snapshot (`napkinmath.library.snapshot`) builds them
+modules: a library read back from its snapshot (`napkinmath.catalog.snapshot`) builds them
 from stored names, units and expression trees, and makes sympy objects only when asked.
 
 Formulas that round (whole nodes, powers of two) are declared `forward_only`: their left side
@@ -277,7 +277,7 @@ class _BySymbol(dict):
 
 @dataclass(frozen=True, eq=False)
 class InForce:
-    """The library with your formulas laid over it (`napkinmath.library.user.user_formulas`):
+    """The library with your formulas laid over it (`napkinmath.catalog.user.user_formulas`):
     every variable and formula in force, and where each of yours came from, by
     ("var" | "formula", name). One object per set of files as they stand: caches key by it."""
 

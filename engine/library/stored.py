@@ -1,5 +1,5 @@
 """The declared library as JSON rows: what the snapshot stores in the cache and ships with the
-package (`napkinmath.library.snapshot`), and how rows are read back, checked, into the
+package (`napkinmath.catalog.snapshot`), and how rows are read back, checked, into the
 library's registries.
 
 A variable's row holds its name, unit, description, LaTeX, bounds, default, display unit

@@ -1,7 +1,7 @@
 """Expressions as plain nested tuples: what a solve needs of a formula without importing sympy.
 
 A tree is built once from a sympy expression (`from_sympy`) and kept on disk with the library
-(`napkinmath.library.snapshot`); solving compiles it to a float function (`compile_tree`),
+(`napkinmath.catalog.snapshot`); solving compiles it to a float function (`compile_tree`),
 and the rare reader that wants sympy gets the same expression back (`to_sympy`). Nodes::
 
     ("s", name)                      a library variable

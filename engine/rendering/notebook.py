@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 
 def _symbol(name: str) -> str:
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     var = variables().get(name)
     return mathml.symbol(var.latex, name) if var is not None else mathml.mtext(name)

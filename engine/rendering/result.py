@@ -85,8 +85,8 @@ def constraint_line(c: ConstraintRecord) -> str:
 
 def _base_unit(expr: Tree) -> pint.Unit:
     """The base unit of an expression tree over library variables (for showing its value)."""
+    from napkinmath.catalog.lookup import variables
     from napkinmath.library import tree
-    from napkinmath.library.lookup import variables
 
     def walk(e: Tree):
         if e[0] == "s":
@@ -106,7 +106,7 @@ def _base_unit(expr: Tree) -> pint.Unit:
 
 def _fraction_symbol(expr: Tree) -> Variable | None:
     """The variable when `expr` is a lone fraction variable (shown as a percent)."""
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     var = variables().get(expr[1]) if expr[0] == "s" else None
     return var if var is not None and is_fraction(var) else None

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 
 def _latex_symbol(symbol: Name) -> str:
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     return variables()[symbol.name].latex
 
@@ -160,7 +160,7 @@ def latex(r: Result) -> str:
 def latex_legend(names: Iterable[str], shown: Iterable[str] = ()) -> list[str]:
     """Each symbol of a derivation beside the variable's name (what you pass to solve), for
     the symbols whose name is not already printed beside them (`shown`: the givens)."""
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     skip = set(shown)
     seen = [n for n in dict.fromkeys(names) if n not in skip and n in variables()]

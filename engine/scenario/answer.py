@@ -347,7 +347,7 @@ def plan(
     if achievable:
         scenario.achievable = True
     check_plan(scenario)  # the whole plan's work, counted before any of it is done
-    from napkinmath.library.user import user_formulas
+    from napkinmath.catalog.user import user_formulas
 
     with (
         user_records(scenario.record_files or None),

@@ -71,7 +71,7 @@ TOP_KEYS = (
     "comparisons",
     "optimizations",
     "formulas",  # your formulas files (a list of paths), or [[formulas]] tables inline
-    "variables",  # [variables.NAME] tables inline (`napkinmath.library.user`)
+    "variables",  # [variables.NAME] tables inline (`napkinmath.catalog.user`)
 )
 _OPTION_FOR = {  # where a file outside a plan's folder may be named instead
     "records files": "--records (records= in Python)",
@@ -205,7 +205,7 @@ class Scenario:
     is_json: bool = False
     record_files: tuple[str, ...] = ()  # the user's records files, laid over the shipped
     achievable: bool = False  # measured peaks in place of datasheet ones
-    #: your formulas: files (paths) and the file's own tables (`napkinmath.library.user`)
+    #: your formulas: files (paths) and the file's own tables (`napkinmath.catalog.user`)
     formula_sources: tuple[object, ...] = ()
 
     def where(self, path: Where) -> str:
@@ -330,7 +330,7 @@ class _Checker:
         return tuple(items)
 
     def variable(self, name: str, path: Where) -> None:
-        from napkinmath.library.lookup import variable
+        from napkinmath.catalog.lookup import variable
 
         try:
             variable(name)
@@ -338,7 +338,7 @@ class _Checker:
             raise self.fail(path, str(exc)) from None
 
     def given_values(self, table: object, path: Where) -> dict[str, object]:
-        from napkinmath.library.lookup import variable
+        from napkinmath.catalog.lookup import variable
         from napkinmath.text.values import read_given
         from napkinmath.whatif.spread import bind_spread, is_spread, to_spread
 
@@ -422,7 +422,7 @@ class _Checker:
 
     def scenario(self) -> Scenario:
         """The checked scenario; record names are checked with the user's records in force."""
-        from napkinmath.library.user import user_formulas
+        from napkinmath.catalog.user import user_formulas
         from napkinmath.solving.records import user_records
 
         d = self.keys(self.data, TOP_KEYS, ())
@@ -457,7 +457,7 @@ class _Checker:
     def formula_sources(self, d: dict) -> tuple[object, ...]:
         """formulas = ["ours.toml"] (from the plan file's folder), or [[formulas]] and
         [variables.NAME] tables in the plan itself."""
-        from napkinmath.library.user import Inline
+        from napkinmath.catalog.user import Inline
 
         value, tables = d.get("formulas", []), d.get("variables")
         if isinstance(value, str):

@@ -38,7 +38,7 @@ class Line:
 
 def summary(plan: Plan, style: str = "text") -> list[Line]:
     """Each question's answer with its unit and one line of meaning, section by section."""
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     known = variables()
     lines = []
@@ -255,7 +255,7 @@ def expression_text(expr) -> str:
 
 def latex_symbol(symbol) -> str:
     """A variable's own LaTeX symbol (n_{\\mathrm{GPU}} for n_gpus)."""
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     return variables()[symbol.name].latex
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from napkinmath.answer.data import Given
 from napkinmath.answer.result import Result
+from napkinmath.catalog.lookup import variables
 from napkinmath.errors import InputError
-from napkinmath.library.lookup import variables
 from napkinmath.text.values import to_quantity
 from napkinmath.units import format_quantity
 

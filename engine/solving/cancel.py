@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
 from napkinmath import caches, deadline
+from napkinmath.catalog.lookup import variables
 from napkinmath.library.declare import FORMULAS, Formula
-from napkinmath.library.lookup import variables
 
 if TYPE_CHECKING:
     import sympy

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 
 from napkinmath import caches
 from napkinmath.answer.data import CheckRecord, ConstraintRecord, Given
+from napkinmath.catalog.lookup import constraints, formulas
 from napkinmath.errors import NoRootError, UnderDeterminedError
 from napkinmath.library.declare import Constraint, Formula
-from napkinmath.library.lookup import constraints, formulas
 from napkinmath.solving.invert import sides
 from napkinmath.solving.plan import (
     Block,

@@ -5,7 +5,7 @@ anything else goes to `sympy.solve`, bounded in time (`napkinmath.deadline`: pas
 raises `OutOfTimeError`, nothing is kept, and the solver solves the step numerically), and
 never a polynomial past `DEGREE_CAP`. Each rearrangement is kept as a tree with its print layout
 (`napkinmath.library.tree`, `napkinmath.library.print_layout`), in memory and, for the library's
-own formulas, on disk beside the library's snapshot (`napkinmath.library.snapshot`): a
+own formulas, on disk beside the library's snapshot (`napkinmath.catalog.snapshot`): a
 rearrangement sympy found once, in any process, is read back without importing sympy. A
 library formula's single-variable rearrangements also ship with the package, built from its
 source (`napkinmath.solving.shipped`): they are read first.
@@ -491,13 +491,13 @@ def remembered(kind: str, key: str, decide: Callable[[], bool]) -> bool:
 
 class _Store:
     """Rearrangements and facts kept on disk, one small entry each in a subfolder beside the
-    library's snapshot (see `napkinmath.library.snapshot`; every entry is checked by
+    library's snapshot (see `napkinmath.catalog.snapshot`; every entry is checked by
     `napkinmath.cache` before it is parsed): a question reads only the entries it needs, and
     two processes never overwrite each other's entries."""
 
     def __init__(self) -> None:
-        from napkinmath.library import snapshot
-        from napkinmath.library.user import user_active
+        from napkinmath.catalog import snapshot
+        from napkinmath.catalog.user import user_active
 
         self.folder: str | None = None
         self.source: str | None = None

@@ -35,10 +35,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from napkinmath import caches, deadline
+from napkinmath.catalog.lookup import formulas, variables
 from napkinmath.deadline import OutOfTimeError
 from napkinmath.errors import UnderDeterminedError
 from napkinmath.library.declare import Formula, Variable, in_force
-from napkinmath.library.lookup import formulas, variables
 from napkinmath.solving import planning_graph
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ from operator import getitem, or_
 from typing import NamedTuple
 
 from napkinmath import caches
+from napkinmath.catalog.lookup import formulas, variables
 from napkinmath.library.declare import Formula
-from napkinmath.library.lookup import formulas, variables
 
 Row = tuple[int, str, tuple[int, ...], int | None]
 #: each formula's unknowns that it may be matched to, by formula id (a dict or a tuple)

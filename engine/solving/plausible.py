@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from napkinmath.library.lookup import variables
+from napkinmath.catalog.lookup import variables
 
 
 @dataclass(frozen=True)

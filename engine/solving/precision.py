@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from napkinmath.answer.data import Given
+from napkinmath.catalog.lookup import variables
 from napkinmath.errors import InputError
-from napkinmath.library.lookup import variables
 from napkinmath.text.values import to_quantity
 from napkinmath.text.visible import quoted
 from napkinmath.units import Quantity

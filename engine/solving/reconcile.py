@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 
 from napkinmath.answer.data import CheckRecord, Given
 from napkinmath.answer.result import Result
+from napkinmath.catalog.lookup import variables
 from napkinmath.checking.confusions import Candidate, Context, candidates
 from napkinmath.errors import InconsistentError, NapkinError
-from napkinmath.library.lookup import variables
 from napkinmath.solving import plausible
 from napkinmath.solving.plausible import Finding
 

@@ -3,7 +3,7 @@
 Every library formula solved for each of its variables depends only on the library's
 source, so `tools/build_rearrangements.py` solves them all with sympy and writes them to
 `napkinmath/library/rearrangements/`: an index (the source's digest,
-`napkinmath.library.snapshot.source_digest`, and the formulas it holds) and one JSON file per
+`napkinmath.catalog.snapshot.source_digest`, and the formulas it holds) and one JSON file per
 formula, `{variable: [[tree, layout], ...]}`, beside `facts.json` (the planner's
 singularity facts and cancelling compositions that a broad set of questions reaches) and
 the coupled blocks solved jointly, in `JOINT_SHARDS` files by their key's digest (those the
@@ -13,7 +13,7 @@ one file of each formula it needs instead of importing sympy. What is read is da
 node (`tree.from_json`, `print_layout.from_json`), never code; every file is read at most
 `LIMIT` bytes; an index of another source (the package edited since it was built), a
 missing file or a malformed one is ignored, and the question falls back to the cache on disk
-and to sympy. Never used while your formulas are in force (`napkinmath.library.user`), nor
+and to sympy. Never used while your formulas are in force (`napkinmath.catalog.user`), nor
 with NAPKIN_NO_SHIPPED=1 in the environment (read once, at the first question).
 """
 
@@ -38,7 +38,7 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def _read(path: Path) -> object | None:
     """The JSON in `path`, read at most LIMIT bytes from a regular file, or None."""
-    from napkinmath.library.snapshot import read_shipped
+    from napkinmath.catalog.snapshot import read_shipped
 
     return read_shipped(path, LIMIT)
 
@@ -47,7 +47,7 @@ def _read(path: Path) -> object | None:
 def _formulas() -> frozenset[str]:
     """The formulas the shipped set holds, when it was built from this source (else none;
     none either with NAPKIN_NO_SHIPPED=1, which tests of the disk cache set)."""
-    from napkinmath.library.snapshot import shipping_off, source_digest
+    from napkinmath.catalog.snapshot import shipping_off, source_digest
 
     if shipping_off():
         return frozenset()
@@ -100,7 +100,7 @@ def value(kind: str, key: str) -> object | None:
     """The shipped entry of `kind` ('roots', 'singular', 'joint', 'cancel') for `key`, as
     `napkinmath.solving.invert`'s store keeps it (JSON data, parsed and checked there), or
     None when not shipped for this source or while your formulas are in force."""
-    from napkinmath.library.user import user_active
+    from napkinmath.catalog.user import user_active
 
     if user_active():
         return None

@@ -32,6 +32,7 @@ from napkinmath.answer.data import (
 )
 from napkinmath.answer.result import Result
 from napkinmath.answer.roundoff import ROUNDOFF_NOTE, cancels
+from napkinmath.catalog.lookup import variable, variables
 from napkinmath.deadline import OutOfTimeError
 from napkinmath.errors import (
     InconsistentError,
@@ -45,7 +46,6 @@ from napkinmath.hardware import scope
 from napkinmath.library import settings
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.declare import in_force as formulas_in_force
-from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import (
     Compiled,
@@ -199,7 +199,7 @@ def solve(
     files over the shipped ones (`napkinmath.hardware.user`); `digits` sets the significant
     figures shown (the values stay exact). `formulas` (a path, a dict of the same tables, or a
     list of them) puts your own variables and formulas in force for the question
-    (`napkinmath.library.user`): they join the library's, and each step that uses one cites
+    (`napkinmath.catalog.user`): they join the library's, and each step that uses one cites
     it as "your formula FILE:LINE".
 
     A question asked again with the same plain values (text and numbers) and the same records
@@ -277,7 +277,7 @@ def _solve_with_files(
 ) -> Result | RangeResult | SampleResult:
     """`solve` with the user's formulas, records files or a config.json model in force."""
     if formulas is not None:
-        from napkinmath.library.user import user_formulas
+        from napkinmath.catalog.user import user_formulas
 
         with user_formulas(formulas):
             return solve(targets, records=records, **options, **givens)

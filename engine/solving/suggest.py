@@ -20,9 +20,9 @@ from itertools import combinations
 from typing import TypeVar
 
 from napkinmath import caches
+from napkinmath.catalog.lookup import formulas
 from napkinmath.errors import NotInvertibleError, UnderDeterminedError
 from napkinmath.library.declare import Formula
-from napkinmath.library.lookup import formulas
 from napkinmath.solving import planning_graph
 from napkinmath.solving.plan import (
     _analyse,

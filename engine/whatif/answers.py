@@ -20,9 +20,9 @@ import pint
 from napkinmath import arguments
 from napkinmath.answer.data import Given, from_base
 from napkinmath.answer.result import Result
+from napkinmath.catalog.lookup import variables
 from napkinmath.errors import InputError
 from napkinmath.library.declare import Variable
-from napkinmath.library.lookup import variables
 from napkinmath.text.numbers import format_value
 from napkinmath.text.sources import Sources
 from napkinmath.units import format_unit, humanize

@@ -19,8 +19,8 @@ from functools import cached_property
 
 from napkinmath import arguments, deadline
 from napkinmath.answer.result import Result
+from napkinmath.catalog.lookup import variables
 from napkinmath.errors import InputError, NapkinError
-from napkinmath.library.lookup import variables
 from napkinmath.solving.solver import CONSISTENCY_TOLERANCE, _target_names, check_tolerance, solve
 from napkinmath.units import format_number, format_quantity, format_unit, humanize
 from napkinmath.whatif import budget

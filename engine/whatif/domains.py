@@ -26,9 +26,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from napkinmath import arguments
+from napkinmath.catalog.lookup import variables
 from napkinmath.errors import InputError
 from napkinmath.library.declare import Variable
-from napkinmath.library.lookup import variables
 from napkinmath.library.settings import SETTINGS
 from napkinmath.solving.precision import PRECISIONS
 from napkinmath.text.values import to_quantity
@@ -112,7 +112,7 @@ def domain(name: str, spec: object, context: Context) -> Domain:
         return _precision(spec)
     var = variables().get(name)
     if var is None:
-        from napkinmath.library.lookup import variable
+        from napkinmath.catalog.lookup import variable
 
         variable(name)  # raises UnknownNameError with suggestions
         raise AssertionError(name)

@@ -55,7 +55,7 @@ def to_table(obj: object):
         "records",
         "hardware",
     ):
-        from napkinmath.library.lookup import formulas, variables
+        from napkinmath.catalog.lookup import formulas, variables
 
         if name == "variables":
             return _variables(variables().values())

@@ -30,9 +30,9 @@ import numpy as np
 from napkinmath import arguments, deadline
 from napkinmath.answer.data import from_base
 from napkinmath.answer.result import Result
+from napkinmath.catalog.lookup import constraints as library_constraints
+from napkinmath.catalog.lookup import variable, variables
 from napkinmath.errors import InputError, NapkinError
-from napkinmath.library.lookup import constraints as library_constraints
-from napkinmath.library.lookup import variable, variables
 from napkinmath.library.settings import SETTINGS
 from napkinmath.solving.solver import (
     CONSISTENCY_TOLERANCE,

@@ -19,9 +19,9 @@ import numpy as np
 from napkinmath import arguments
 from napkinmath.answer.data import ConstraintRecord, display, from_base
 from napkinmath.answer.result import Result
+from napkinmath.catalog.lookup import constraints as library_constraints
+from napkinmath.catalog.lookup import variables
 from napkinmath.errors import NapkinError
-from napkinmath.library.lookup import constraints as library_constraints
-from napkinmath.library.lookup import variables
 from napkinmath.solving.solver import bind, solve_bound
 from napkinmath.text.numbers import format_value
 from napkinmath.units import format_number, format_unit

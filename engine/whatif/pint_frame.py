@@ -58,7 +58,7 @@ def _unit(text: str, name: str):
 
 
 def _is_variable(name: str) -> bool:
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     return name in variables()
 

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from napkinmath.answer.result import Result
+from napkinmath.catalog.lookup import variable, variables
 from napkinmath.errors import InputError
-from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.solver import bind, solve_bound
 from napkinmath.units import format_quantity, humanize
 from napkinmath.whatif import feasible

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from napkinmath import arguments
+from napkinmath.catalog.lookup import variable
 from napkinmath.errors import InputError
 from napkinmath.library.declare import Variable
-from napkinmath.library.lookup import variable
 from napkinmath.text.values import to_quantity
 
 _OPERATORS = {"<=": "<=", "≤": "<=", "<": "<", ">=": ">=", "≥": ">=", ">": ">", "=<": "<="}

@@ -20,8 +20,8 @@ import numpy as np
 from napkinmath import arguments
 from napkinmath.answer.data import from_base
 from napkinmath.answer.result import Result
+from napkinmath.catalog.lookup import variables
 from napkinmath.errors import InputError
-from napkinmath.library.lookup import variables
 from napkinmath.text.numbers import format_value
 from napkinmath.units import format_number, format_unit, humanize
 from napkinmath.whatif.answers import quantity

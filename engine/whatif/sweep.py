@@ -21,10 +21,10 @@ import numpy as np
 
 from napkinmath import arguments, caches, deadline
 from napkinmath.answer.result import Result
+from napkinmath.catalog.lookup import variable, variables
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.hardware import scope
 from napkinmath.library.declare import in_force as formulas_in_force
-from napkinmath.library.lookup import variable, variables
 from napkinmath.solving.solver import (
     _PLAIN,
     CONSISTENCY_TOLERANCE,

@@ -96,7 +96,7 @@ def _is_count(name: str) -> bool:
     """Whether variable `name` counts things: its unit is made of count dimensions only
     (GPU, token/sequence, GPU/node), or it is a plain number without an upper bound (tp,
     pp, a multiplier; not a fraction such as mfu)."""
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     var = variables().get(name)
     if var is None:

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, TypeAlias
 import numpy as np
 
 from napkinmath import caches
+from napkinmath.catalog.lookup import variables
 from napkinmath.deadline import OutOfTimeError
 from napkinmath.errors import InconsistentError, NoRootError, NumericError
 from napkinmath.library.declare import Bounds, Constraint, Formula, Variable
-from napkinmath.library.lookup import variables
 from napkinmath.library.tree import Tree, is_number, number
 from napkinmath.solving.invert import (
     Compiled,
@@ -370,7 +370,7 @@ class Feasibility:
     def joined(cls, parts: list[Feasibility]) -> Feasibility:
         """The points of every part in turn (a sweep over records: one part per record); a
         constraint a part lacks is unknown at its points. Constraints in library order."""
-        from napkinmath.library.lookup import constraints
+        from napkinmath.catalog.lookup import constraints
 
         order = {name: i for i, name in enumerate(constraints())}
         found = {c.name: c for p in parts for c in p.constraints}

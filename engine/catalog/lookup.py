@@ -32,7 +32,7 @@ def _load() -> None:
     global _loaded, _loading
     if _loaded or _loading:
         return
-    from napkinmath.library import snapshot
+    from napkinmath.catalog import snapshot
 
     _loading = True
     try:

@@ -22,11 +22,11 @@ _FORMAT = "1"  # bump when the file's layout changes
 
 def _sources() -> list[Path]:
     """The files whose content decides the variable names."""
-    here = Path(__file__).resolve().parent
+    engine = Path(__file__).resolve().parents[1]
     spec = importlib.util.find_spec("napkinmath.formulas")  # imports no formula
     folders = list(spec.submodule_search_locations or []) if spec else []
     found = [p for folder in folders for p in Path(folder).glob("*.py")]
-    found += [here / "declare.py", here.parent / "units.txt"]
+    found += [engine / "library" / "declare.py", engine / "units.txt"]
     return sorted(found, key=lambda p: (p.name, str(p)))
 
 
@@ -44,10 +44,10 @@ def variable_names() -> frozenset[str]:
     """Every library variable's name: from the cache when its entry checks out for this
     source (`napkinmath.cache`), else by declaring the library (and writing the entry)."""
     from napkinmath import cache as disk
-    from napkinmath.library.user import user_active
+    from napkinmath.catalog.user import user_active
 
     if user_active():  # your variables in force: named here, never stored
-        from napkinmath.library.lookup import variables
+        from napkinmath.catalog.lookup import variables
 
         return frozenset(variables())
     try:
@@ -66,7 +66,7 @@ def variable_names() -> frozenset[str]:
                     and all(map(str.isidentifier, lines[1:]))
                 ):
                     return frozenset(lines[1:])
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
 
     names = frozenset(variables())
     if key is not None:

@@ -37,14 +37,17 @@ from pathlib import Path
 
 from napkinmath import cache as disk
 from napkinmath import caches
+from napkinmath.catalog import names
 from napkinmath.errors import InputError
 from napkinmath.files import read_regular_file
-from napkinmath.library import declare, names, stored
+from napkinmath.library import declare, stored
 
 #: (declare.py, the formula modules and units.txt are hashed as `names._sources`; of the
 #: snapshot, `stored.py` decides what is stored, this module only reads and writes it;
 #: `operators.py` defines the layer's operators that formulas/operators.py adds up, and the
 #: print layouts shipped beside each rearrangement are made by `print_layout.py`)
+#: the library's folder: the files hashed below and the shipped data live there
+LIBRARY = Path(__file__).resolve().parents[1] / "library"
 _ENGINE = ("tree.py", "stored.py", "functions.py", "numeric.py", "operators.py", "print_layout.py")
 #: (the solver's
 #: own code, solving/invert, plan, cancel and singular, is not hashed: what it ships are facts
@@ -82,8 +85,7 @@ def source_digest() -> str | None:
 
 
 def _library_files() -> list[Path]:
-    here = Path(__file__).resolve().parent
-    return list(names._sources()) + [here / name for name in _ENGINE]
+    return list(names._sources()) + [LIBRARY / name for name in _ENGINE]
 
 
 def _hashed(paths: list[Path]) -> str | None:
@@ -134,7 +136,7 @@ def write(kind: str, data: dict) -> None:
 
 
 #: the declared library shipped with the package, beside its rearrangements
-SHIPPED = Path(__file__).resolve().parent / "rearrangements" / "library.json"
+SHIPPED = LIBRARY / "rearrangements" / "library.json"
 
 
 def shipping_off() -> bool:
@@ -183,7 +185,7 @@ def save_once() -> None:
 def save() -> None:
     """Store the declared library (nothing when a part has no stored form), and remove the
     files of other sources that have not been written for `STALE_DAYS`."""
-    from napkinmath.library.user import user_active
+    from napkinmath.catalog.user import user_active
 
     if user_active():  # the library is stored without your formulas, or not at all
         return

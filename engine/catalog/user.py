@@ -122,7 +122,7 @@ def user_formulas(sources: object) -> Iterator[list[Loaded]]:
     if not items:
         yield []
         return
-    from napkinmath.library.lookup import formulas, variables
+    from napkinmath.catalog.lookup import formulas, variables
 
     variables(), formulas()  # the library itself, loaded (and stored) before anything of ours
     layered, loaded = _layered(items)
@@ -518,7 +518,7 @@ class _Reader:
         )
 
     def replaced(self, value: object, path: Where) -> str:
-        from napkinmath.library.lookup import _unknown_message
+        from napkinmath.catalog.lookup import _unknown_message
 
         if not isinstance(value, str):
             raise self.fail(path, "expected the name of a library formula")
@@ -562,7 +562,7 @@ class _Reader:
         return sympy.Eq(lhs, rhs, evaluate=False), tuple(known[n] for n in names)
 
     def check_names(self, names: list[str], known: Mapping[str, Any], path: Where) -> None:
-        from napkinmath.library.lookup import _unknown_message
+        from napkinmath.catalog.lookup import _unknown_message
 
         for name in names:
             if "." in name:

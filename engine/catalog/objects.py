@@ -11,9 +11,9 @@ from __future__ import annotations
 import networkx as nx
 
 from napkinmath import arguments
+from napkinmath.catalog.lookup import _unknown_message, formulas, variable
 from napkinmath.errors import UnknownNameError
 from napkinmath.library.declare import Formula
-from napkinmath.library.lookup import _unknown_message, formulas, variable
 
 
 def formula(name: str) -> Formula:
@@ -65,7 +65,7 @@ def to_dot(g: nx.Graph, highlight: str | None = None) -> str:
     """Graphviz DOT text of a formula-variable graph, nodes and edges in sorted order (the
     same graph gives the same bytes): formulas as boxes, variables as ellipses, the variable
     `highlight` filled."""
-    from napkinmath.library.lookup import variables
+    from napkinmath.catalog.lookup import variables
     from napkinmath.units import format_unit
 
     known = variables()
