@@ -20,6 +20,7 @@ from napkinmath.errors import (
     UnderDeterminedError,
     UnknownNameError,
 )
+from napkinmath.text import references as _references
 
 # The lazily loaded names (see __getattr__). For type checkers and IDEs these imports are the
 # module's names: __getattr__ is hidden from them, so that a misspelt `nm.sovle` is an error.
@@ -132,6 +133,17 @@ _WHATIF = {
     "user_formulas": "napkinmath.catalog.user",
 }
 __version__ = "0.1.0"
+
+
+def _record(name: str) -> "_references.Record":
+    """The record called `name` in force (`napkinmath.hardware.get`, imported on first use)."""
+    from napkinmath.hardware import get
+
+    return get(name)
+
+
+# Text reads RECORD.key values ("H100-SXM.peak_flops") from the records, a layer above it.
+_references.use(_record)
 
 
 def clear_caches(*, disk: bool = False) -> None:

@@ -162,9 +162,9 @@ def resolve_record_value(name: str, pos: int, text: str = "") -> pint.Quantity:
         raise parse_error(f"{name!r}: a record value cannot refer to another record", text, pos)
     _LOCAL.loading = True
     try:
-        from napkinmath.hardware import get
+        from napkinmath.text.references import record as get_record
 
-        record = get(record_name)
+        record = get_record(record_name)
         value = record.values.get(key)
         if value is None:
             import difflib

@@ -53,9 +53,9 @@ def record_source(record: str | None, note: str) -> tuple[str, str]:
     if record is None:
         return note, ""
     try:
-        from napkinmath.hardware import get
+        from napkinmath.text.references import record as get_record
 
-        found = get(record)
+        found = get_record(record)
     except NapkinError:  # a record no longer in force: a plain note
         return note, ""
     cited = sorted(

@@ -480,10 +480,10 @@ def _binary_note(mantissa: float, suffix: str) -> list[str]:
 
 
 def _record_note(reference: str) -> str:
-    from napkinmath.hardware import get
+    from napkinmath.text.references import record as get_record
 
     record_name, _, key = reference.rpartition(".")
-    record = get(record_name)
+    record = get_record(record_name)
     return f"the {record.id} record's {key}, {record.values[key].provenance()}"
 
 
