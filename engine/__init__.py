@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from napkinmath.checking.claims import ClaimsReport, check_claims
     from napkinmath.checking.expression import check
     from napkinmath.checking.outcome import CheckResult
+    from napkinmath.checking.reconcile import Reconciliation, reconcile
+    from napkinmath.questions import solve
     from napkinmath.scenario.answer import Plan, plan
-    from napkinmath.solving.reconcile import Reconciliation, reconcile
-    from napkinmath.solving.solver import solve
     from napkinmath.text.values import to_registry
     from napkinmath.units import Quantity, ureg
     from napkinmath.whatif.answers import RangeResult, SampleResult
@@ -128,8 +128,8 @@ _WHATIF = {
     "ClaimsReport": "napkinmath.checking.claims",
     "to_registry": "napkinmath.text.values",
     "audit": "napkinmath.checking.audit",
-    "reconcile": "napkinmath.solving.reconcile",
-    "Reconciliation": "napkinmath.solving.reconcile",
+    "reconcile": "napkinmath.checking.reconcile",
+    "Reconciliation": "napkinmath.checking.reconcile",
     "user_formulas": "napkinmath.catalog.user",
 }
 __version__ = "0.1.0"
@@ -201,10 +201,14 @@ def _load(name: str) -> object:
         from napkinmath import units
 
         return getattr(units, name)
-    if name in ("solve", "Result"):
-        from napkinmath.solving import solver as _solve_module
+    if name == "solve":
+        from napkinmath.questions import solve
 
-        return getattr(_solve_module, name)
+        return solve
+    if name == "Result":
+        from napkinmath.answer.result import Result
+
+        return Result
     if name == "check":
         from napkinmath.checking.expression import check
 

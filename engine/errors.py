@@ -104,8 +104,11 @@ class InconsistentError(NapkinError):
         self.checks = checks
         #: the givens behind each disagreeing check, by name
         self.groups: list[list[str]] = []
-        #: every value the solve had bound (for `napkinmath.solving.reconcile`)
+        #: every value the solve had bound, its targets and its tolerance (for
+        #: `napkinmath.checking.reconcile`, which names the likely odd one out)
         self.bound: dict = {}
+        self.targets: tuple[str, ...] = ()
+        self.tolerance = 0.0
 
 
 class NoRootError(NapkinError):

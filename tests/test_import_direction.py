@@ -1,8 +1,12 @@
-"""The layers import downwards only: the answer model <- solving <- what-if and scenario; the
-printers (rendering) import the answer model, never the solver or a what-if.
+"""The package's layers import downwards only, with no exception.
 
-Every import is read from the source with `ast`: those at the top of a module, those inside a
-function (imported lazily) and those under `if TYPE_CHECKING:` alike.
+Every import of the installed package (engine/ as `napkinmath`, formulas/ and hardware/ as its
+subpackages) is read from the source with `ast`: those at the top of a module, those inside a
+function (imported lazily) and those under `if TYPE_CHECKING:` alike. A module belongs to its
+subpackage, or is a unit of its own at the top level (`napkinmath.errors`); `napkinmath`
+itself is the public interface. `LAYERS` lists them from the bottom up: a module imports its
+own unit and the units of lower layers, never a unit of its own layer or a higher one. A new
+subpackage or top-level module has to be placed here before its imports can be checked.
 """
 
 from __future__ import annotations
@@ -12,31 +16,59 @@ from pathlib import Path
 
 import pytest
 
-ENGINE = Path(__file__).resolve().parents[1] / "engine"
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE = ROOT / "engine"
+#: folders installed as subpackages of napkinmath
+OUTSIDE = ("formulas", "hardware")
 
-#: Print layouts are made where formulas and rearrangements are made and cached with the
-#: library (its snapshot, the rearrangement cache), a cancelling step's note is printed where
-#: it is found, and so is the rounding formula a refusal names (from its stored layout, so
-#: that the message needs no sympy); these imports of the expression printer are the only
-#: ones allowed below rendering until layouts are made by the printers (issue 22, item 2).
-LAYOUT_EXCEPTIONS = {
-    ("napkinmath.library.declare", "napkinmath.library.print_layout"),
-    ("napkinmath.library.stored", "napkinmath.library.print_layout"),
-    ("napkinmath.solving.invert", "napkinmath.library.print_layout"),
-    ("napkinmath.solving.cancel", "napkinmath.library.print_layout"),
-    ("napkinmath.solving.suggest", "napkinmath.library.print_layout"),
-}
+#: bottom first; units in one layer are independent of each other
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "caches", "schemas"),  # no napkinmath import
+    ("units", "deadline", "cache"),  # pint's registry; time bounds; the disk cache
+    ("text",),  # what users type: the expression grammar, values, escapes, sources
+    ("arguments", "files"),  # checks at a public function's edge; files read bounded
+    ("writing", "library"),  # writing outputs; the vocabulary formulas are written in
+    ("formulas",),  # the formulas, one module per subject
+    ("catalog",),  # the library as loaded, your formulas over it, lookup by name
+    ("hardware",),  # records: GPUs, models, links, storage; your records files
+    ("answer",),  # an answer as data
+    ("solving", "rendering"),  # planning and solving; printing an answer
+    ("whatif", "checking"),  # ranges, sweeps, comparisons, optimisation; others' math
+    ("questions",),  # nm.solve: a point answer or a range, a disagreement explained
+    ("scenario",),  # plan files and their reports
+    ("(api)",),  # `napkinmath`: the public names
+    ("cli",),  # the `napkin` command
+)
+LEVEL = {unit: level for level, units in enumerate(LAYERS) for unit in units}
+
+
+def _sources() -> list[Path]:
+    return sorted([*ENGINE.rglob("*.py"), *(p for d in OUTSIDE for p in (ROOT / d).rglob("*.py"))])
 
 
 def _module_name(path: Path) -> str:
-    parts = ["napkinmath", *path.relative_to(ENGINE).with_suffix("").parts]
+    base = ENGINE if path.is_relative_to(ENGINE) else ROOT
+    parts = ["napkinmath", *path.relative_to(base).with_suffix("").parts]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def _is_module(name: str) -> bool:
-    """Whether `name` (napkinmath.x.y) is a module or package of the engine."""
-    relative = Path(*name.split(".")[1:])
-    return (ENGINE / relative).with_suffix(".py").is_file() or (ENGINE / relative).is_dir()
+    """Whether `name` (napkinmath.x.y) is a module or package of the installed package."""
+    parts = name.split(".")[1:]
+    base = ROOT if parts and parts[0] in OUTSIDE else ENGINE
+    relative = Path(*parts)
+    return (base / relative).with_suffix(".py").is_file() or (base / relative).is_dir()
+
+
+def _absolute(path: Path, node: ast.ImportFrom) -> str:
+    """The module an import names, a relative one (formulas/: `from .sources import`) too."""
+    if node.level == 0:
+        return node.module or ""
+    package = _module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    package = package[: len(package) - (node.level - 1)]
+    return ".".join([*package, *([node.module] if node.module else [])])
 
 
 def _imports(path: Path) -> set[str]:
@@ -46,8 +78,7 @@ def _imports(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, f"{path}: a relative import (the engine imports absolutely)"
-            base = node.module or ""
+            base = _absolute(path, node)
             # `from napkinmath.library import print_layout` imports the module print_layout
             modules = {
                 f"{base}.{alias.name}"
@@ -58,58 +89,60 @@ def _imports(path: Path) -> set[str]:
     return {name for name in found if name == "napkinmath" or name.startswith("napkinmath.")}
 
 
-IMPORTS = {_module_name(path): _imports(path) for path in sorted(ENGINE.rglob("*.py"))}
+def unit(module: str) -> str:
+    """The layer unit of `module`: its subpackage, a top-level module, or "(api)"."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "(api)"
+    return "cli" if parts[1] == "__main__" else parts[1]
 
 
-def _in(layer: str, name: str) -> bool:
-    return name == f"napkinmath.{layer}" or name.startswith(f"napkinmath.{layer}.")
+IMPORTS = {_module_name(path): _imports(path) for path in _sources()}
 
 
-def _crossing(layers: tuple[str, ...], forbidden: tuple[str, ...]) -> set[tuple[str, str]]:
-    """(module, import) for each import of a `forbidden` layer by a module of `layers`."""
-    return {
-        (module, name)
-        for module, names in IMPORTS.items()
-        for name in names
-        if any(_in(layer, module) for layer in layers)
-        and any(_in(layer, name) for layer in forbidden)
-    }
-
-
-def test_every_engine_module_is_read():
+def test_every_module_is_read():
     assert {
         "napkinmath.answer.result",
-        "napkinmath.answer.data",
         "napkinmath.solving.solver",
         "napkinmath.rendering.result",
         "napkinmath.whatif.sensitivity",
+        "napkinmath.formulas.training",
+        "napkinmath.hardware.user",
     } <= IMPORTS.keys()
     assert "napkinmath.answer.data" in IMPORTS["napkinmath.solving.solver"]
-    # a lazy import inside a function counts: `Compiled.layout` imports the printer there
+    # a lazy import inside a function counts: `Compiled.layout` imports the layout there
     assert "napkinmath.library.print_layout" in IMPORTS["napkinmath.solving.invert"]
+    # and one under TYPE_CHECKING: the answer types of nm.solve's overloads
+    assert "napkinmath.whatif.answers" in IMPORTS["napkinmath.questions"]
 
 
-def test_the_answer_model_imports_no_layer_above_it():
-    assert _crossing(("answer",), ("solving", "whatif", "scenario", "rendering", "cli")) == set()
+def test_every_unit_has_its_layer():
+    units = {unit(module) for module in IMPORTS}
+    assert units - LEVEL.keys() == set(), "place the new unit in LAYERS"
+    assert LEVEL.keys() - units == set(), "a unit of LAYERS that no longer exists"
 
 
-@pytest.mark.parametrize("layer", ["solving", "library", "whatif"])
-def test_below_the_printers_nothing_imports_rendering(layer):
-    assert _crossing((layer,), ("rendering",)) - LAYOUT_EXCEPTIONS == set()
-
-
-def test_the_layout_exceptions_are_all_still_needed():
-    """An exception no module uses any more is taken off the list."""
-    assert _crossing(("solving", "library", "whatif"), ("rendering",)) == LAYOUT_EXCEPTIONS
-
-
-def test_the_printers_import_neither_the_solver_nor_a_what_if():
-    assert _crossing(("rendering",), ("solving", "whatif", "scenario", "cli")) == set()
-
-
-def test_text_helpers_import_no_layer():
-    """Number formatting, citations and LaTeX escaping serve every layer: they import none."""
-    assert (
-        _crossing(("text",), ("answer", "solving", "whatif", "scenario", "rendering", "cli"))
-        == set()
+@pytest.mark.parametrize("layer", [unit for units in LAYERS for unit in units])
+def test_a_unit_imports_only_itself_and_the_layers_below(layer):
+    upward = sorted(
+        f"{module} imports {name}"
+        for module, names in IMPORTS.items()
+        if unit(module) == layer
+        for name in names
+        if unit(name) != layer and LEVEL[unit(name)] >= LEVEL[layer]
     )
+    assert upward == []
+
+
+def test_the_layers_are_read_as_a_newcomer_would():
+    """The claims of docs/internals.md, one by one."""
+
+    def below(a: str, b: str) -> bool:
+        return LEVEL[a] < LEVEL[b]
+
+    assert below("answer", "rendering") and below("answer", "solving")  # data, then printers
+    assert LEVEL["solving"] == LEVEL["rendering"]  # the printers import no solver
+    assert below("library", "formulas") and below("formulas", "catalog")
+    assert below("text", "hardware")  # text reads records through a lookup passed in
+    assert below("solving", "whatif") and below("solving", "checking")
+    assert below("whatif", "questions") and below("checking", "questions")

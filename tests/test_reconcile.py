@@ -157,7 +157,7 @@ def test_consistent_and_errors():
 
 
 def test_ranking_failure_keeps_the_message(monkeypatch):
-    from napkinmath.solving import reconcile
+    from napkinmath.checking import reconcile
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")

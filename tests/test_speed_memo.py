@@ -35,8 +35,6 @@ def test_an_answer_is_kept_from_the_second_asking():
         "n_gpus",
         ("H100-SXM", None, 0.01, "error", None, False),
         None,
-        None,
-        None,
         {k: v for k, v in question.items() if k != "gpu"},
     )
     first = nm.solve("n_gpus", **question)
@@ -59,10 +57,7 @@ def test_the_memo_is_bounded_and_skips_quantities():
     nm.solve("n_gpus", **{**W12, "params": nm.Quantity(7e9, "param")})
     assert len(solver._MEMO) == before
     options = (None, None, 0.01, "error", None, False)  # gpu, model, tolerance, ..., achievable
-    assert (
-        solver._memo_key("n_gpus", options, None, None, None, {"params": nm.Quantity(7e9, "param")})
-        is None
-    )
+    assert solver._memo_key("n_gpus", options, None, {"params": nm.Quantity(7e9, "param")}) is None
 
 
 def test_the_memo_follows_the_records_in_force_and_their_files(tmp_path):

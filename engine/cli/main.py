@@ -522,7 +522,7 @@ def _chosen_units(args: argparse.Namespace, units: dict[str, str]) -> dict[str, 
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from napkinmath.solving.solver import solve
+    from napkinmath.questions import solve
 
     targets, givens, units = _split_terms(args.terms)
     options: dict[str, object] = {
@@ -605,7 +605,7 @@ def _solve_gap(
 ) -> int:
     """`napkin solve ... step_time=... --gap`: the measured step and the measured parts are
     taken out of the givens, the rest predicts the step, and the budget itemises the gap."""
-    from napkinmath.solving.solver import solve
+    from napkinmath.questions import solve
     from napkinmath.whatif.gap import MEASURABLE, gap
 
     if not args.gap:

@@ -1,5 +1,5 @@
 """`napkin solve ... --explain`: when the givens disagree, the table of alternatives
-(`napkinmath.solving.reconcile`) is printed before the error."""
+(`napkinmath.checking.reconcile`) is printed before the error."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ def explain(
 ) -> None:
     """Print the reconciliation of a solve's givens in `fmt` (text or markdown); for json it
     becomes part of the error document (`error.reconciliation`)."""
-    from napkinmath.solving.reconcile import reconcile
+    from napkinmath.checking.reconcile import reconcile
 
     skipped = ("units", "achievable", "samples", "seed", "on_inconsistent", "digits")
     kept = {k: v for k, v in options.items() if k not in skipped}

@@ -450,7 +450,7 @@ def _line(scenario: Scenario, path: tuple) -> str:
 def _answer(
     scenario: Scenario, section: Section, known: Mapping[str, tuple[object, str]]
 ) -> SectionAnswer:
-    from napkinmath.solving.solver import solve
+    from napkinmath.questions import solve
 
     # library variables, never one of solve's options (mypy checks a ** mapping's values
     # against each typed option)
@@ -544,7 +544,7 @@ def _needed_only(
     """The answer again from only the givens its steps read, so that its givens, derivation
     and sensitivity show what the answer hangs on; the first answer, from every value known,
     keeps the checks and constraints for the file (the same route, so the same numbers)."""
-    from napkinmath.solving.solver import solve
+    from napkinmath.questions import solve
 
     point = _point(whole)
     from napkinmath.library.settings import SETTINGS

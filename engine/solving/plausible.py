@@ -2,7 +2,7 @@
 and the ranges published runs report.
 
 `judge(name, base)` returns findings, each a weight (1 = nothing against it) and a reason;
-`napkinmath.solving.reconcile` and `napkinmath.checking.requires` multiply the weights to
+`napkinmath.checking.reconcile` and `napkinmath.checking.requires` multiply the weights to
 rank the single-input changes that would resolve a disagreement. Sources of the ranges:
 
 - MFU of large dense training runs: Llama 3 405B on 16K H100 38–43% (Llama Team, "The Llama 3

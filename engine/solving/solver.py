@@ -16,7 +16,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, TypeVar
 
 import pint
 
@@ -84,75 +84,10 @@ from napkinmath.text.values import (
     to_quantity,
 )
 from napkinmath.units import Quantity, format_quantity, format_unit
-from napkinmath.whatif.spread import is_spread
 
-if TYPE_CHECKING:
-    from napkinmath.whatif.answers import RangeResult, SampleResult
+T = TypeVar("T")
 
 CONSISTENCY_TOLERANCE = 0.01
-
-
-# With `samples` the answer is a SampleResult (Monte Carlo); without, a Result, or a RangeResult
-# when a given is a range or a spread (which its type does not show: "0.3..0.5" is text).
-@overload
-def solve(
-    targets: str | Iterable[str],
-    /,
-    *,
-    gpu: str | Sequence[str] | None = None,
-    model: str | None = None,
-    tolerance: float = CONSISTENCY_TOLERANCE,
-    samples: int,
-    seed: int | None = None,
-    on_inconsistent: str = "error",
-    units: Mapping[str, str] | None = None,
-    precision: str | None = None,
-    achievable: bool = False,
-    records: object = None,
-    digits: int | None = None,
-    **givens: object,
-) -> SampleResult: ...
-
-
-@overload
-def solve(
-    targets: str | Iterable[str],
-    /,
-    *,
-    gpu: str | Sequence[str] | None = None,
-    model: str | None = None,
-    tolerance: float = CONSISTENCY_TOLERANCE,
-    samples: None = None,
-    seed: int | None = None,
-    on_inconsistent: str = "error",
-    units: Mapping[str, str] | None = None,
-    precision: str | None = None,
-    achievable: bool = False,
-    records: object = None,
-    digits: int | None = None,
-    **givens: object,
-) -> Result | RangeResult: ...
-
-
-@overload
-def solve(
-    targets: str | Iterable[str],
-    /,
-    *,
-    gpu: str | Sequence[str] | None = None,
-    model: str | None = None,
-    tolerance: float = CONSISTENCY_TOLERANCE,
-    samples: int | None = None,
-    seed: int | None = None,
-    on_inconsistent: str = "error",
-    units: Mapping[str, str] | None = None,
-    precision: str | None = None,
-    achievable: bool = False,
-    records: object = None,
-    digits: int | None = None,
-    formulas: object = None,
-    **givens: object,
-) -> Result | RangeResult | SampleResult: ...
 
 
 @deadline.per_question
@@ -163,8 +98,6 @@ def solve(
     gpu: str | Sequence[str] | None = None,
     model: str | None = None,
     tolerance: float = CONSISTENCY_TOLERANCE,
-    samples: int | None = None,
-    seed: int | None = None,
     on_inconsistent: str = "error",
     units: Mapping[str, str] | None = None,
     precision: str | None = None,
@@ -173,44 +106,17 @@ def solve(
     digits: int | None = None,
     formulas: object = None,
     **givens: object,
-) -> Result | RangeResult | SampleResult:
-    """Solve for `targets` (a name or a list of names) from keyword givens.
-
-    Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
-    for dimensionless and count variables. `gpu` names a hardware record and `model` a model
-    record (see `napkin hardware`) whose values are used where the user gave none; `gpu` may
-    be a list of records of different kinds, bound together (``gpu=["H100",
-    "Parallel-FS-100GBs"]``: an accelerator and a storage tier); two of the same kind are an
-    InputError (rank those with `nm.compare`).
-    Over-determined givens are checked against each other to a relative `tolerance`,
-    wherever they meet in the graph: a disagreement raises InconsistentError, or with
-    ``on_inconsistent="warn"`` is a warning in the answer. Record and default values that a
-    user's value contradicts are set aside (`Result.set_aside`); the feasibility constraints
-    an answer touches are evaluated (`Result.constraints`, `Result.fits`).
-
-    A given may be a range (``mfu=(0.3, 0.5)`` or ``"0.3..0.5"``): the answer is then a
-    `RangeResult` whose value is the exact range over every ranged given. ``"0.3 to 0.5"`` is a
-    lognormal 90% interval; with `samples` (and a `seed`) spreads are propagated by Monte Carlo
-    into a `SampleResult` of percentiles. `units` chooses how targets are shown:
-    ``units={"train_time": "hour"}``. `precision` ("bf16", "fp8", "fp4", "int8") picks the
-    record's peak at that precision and the bytes per value of weights and KV cache.
-    `achievable` uses the record's measured figures (`napkinmath.solving.achievable`) in place
-    of its datasheet peaks; `records` (a path or a list of paths) loads the user's own records
-    files over the shipped ones (`napkinmath.hardware.user`); `digits` sets the significant
-    figures shown (the values stay exact). `formulas` (a path, a dict of the same tables, or a
-    list of them) puts your own variables and formulas in force for the question
-    (`napkinmath.catalog.user`): they join the library's, and each step that uses one cites
-    it as "your formula FILE:LINE".
+) -> Result:
+    """A point answer for `targets` from plain givens (`napkinmath.questions.solve`, which
+    is `nm.solve`, documents every option; a range or a spread goes there, not here).
 
     A question asked again with the same plain values (text and numbers) and the same records
     in force is answered from a bounded memo of recent answers, as a fresh copy (an answer is
     kept from the second time its question is asked).
     """
-    from napkinmath.hardware.config_json import is_config_path
-
-    config = is_config_path(model) and not _in_force(model)
-    if formulas is not None or records is not None or config:
-        return _solve_with_files(
+    if files_to_load(formulas, records, model):
+        return with_files(
+            solve,
             targets,
             formulas,
             records,
@@ -218,8 +124,6 @@ def solve(
                 "gpu": gpu,
                 "model": model,
                 "tolerance": tolerance,
-                "samples": samples,
-                "seed": seed,
                 "on_inconsistent": on_inconsistent,
                 "units": units,
                 "precision": precision,
@@ -231,12 +135,7 @@ def solve(
     if gpu is not None and type(gpu) is not str:
         gpu = bound_records(gpu, "gpu")
     key = _memo_key(
-        targets,
-        (gpu, model, tolerance, on_inconsistent, precision, achievable),
-        samples,
-        seed,
-        units,
-        givens,
+        targets, (gpu, model, tolerance, on_inconsistent, precision, achievable), units, givens
     )
     if key is not None and key in _MEMO:
         _MEMO.move_to_end(key)
@@ -247,52 +146,44 @@ def solve(
         gpu=gpu,
         model=model,
         tolerance=tolerance,
-        samples=samples,
-        seed=seed,
         on_inconsistent=on_inconsistent,
         units=units,
         precision=precision,
         achievable=achievable,
         givens=givens,
     )
-    if key is not None and type(result) is Result and caches.fallbacks() == seen:
+    if key is not None and caches.fallbacks() == seen:
         _remember(key, result)  # (an answer a bound's fallback decided is not kept)
-    if digits is not None:
-        if not hasattr(result, "_with_digits"):
-            raise InputError(
-                "digits= (--digits) applies to single answers; ranges and "
-                "samples show 4 significant figures",
-                "digits",
-            )
-        result = result._with_digits(digits)
-    return result
+    return result if digits is None else result._with_digits(digits)
 
 
-def _solve_with_files(
+def with_files(
+    ask: Callable[..., T],
     targets: str | Iterable[str],
     formulas: object,
     records: object,
     options: dict[str, Any],
     givens: dict[str, Any],
-) -> Result | RangeResult | SampleResult:
-    """`solve` with the user's formulas, records files or a config.json model in force."""
+) -> T:
+    """`ask` (a solve) with the user's formulas, records files or a config.json model in
+    force; a config.json model's answer carries its warning."""
     if formulas is not None:
         from napkinmath.catalog.user import user_formulas
 
         with user_formulas(formulas):
-            return solve(targets, records=records, **options, **givens)
+            return ask(targets, records=records, **options, **givens)
     from napkinmath.hardware.config_json import is_config_path
 
     model = options["model"]
     config = is_config_path(model)
-    if config and not _in_force(model):
+    if config and not config_in_force(model):
         from napkinmath.solving.records import config_model
 
         model, records = config_model(model, records)
     from napkinmath.solving.records import config_warning, user_records
 
     with user_records(records):
-        answer = solve(targets, **{**options, "model": model}, **givens)
+        answer = ask(targets, **{**options, "model": model}, **givens)
         warning = config_warning(model) if config else None
         notes = getattr(answer, "notes", None)
         if warning and isinstance(notes, list) and warning not in notes:
@@ -300,7 +191,15 @@ def _solve_with_files(
         return answer
 
 
-def _in_force(model: object) -> bool:
+def files_to_load(formulas: object, records: object, model: object) -> bool:
+    """Whether a question names formulas, records or a config.json model not yet in force."""
+    from napkinmath.hardware.config_json import is_config_path
+
+    config = is_config_path(model) and not config_in_force(model)
+    return formulas is not None or records is not None or config
+
+
+def config_in_force(model: object) -> bool:
     """Whether the config.json record `model` is in force already (the solve inside)."""
     from napkinmath.hardware import find, scope
 
@@ -360,18 +259,11 @@ def _plain(x: object) -> tuple[type, object]:
 
 
 def _memo_key(
-    targets: object,
-    options: tuple,
-    samples: object,
-    seed: object,
-    units: object,
-    givens: Mapping[str, object],
+    targets: object, options: tuple, units: object, givens: Mapping[str, object]
 ) -> Hashable | None:
     """The question as a key when every part of it is plain (see `_plain`), else None; the
     user records and formulas in force (`scope()`, `formulas_in_force()`: one object per set
     of files as they stand) are part of it."""
-    if samples is not None or seed is not None:
-        return None
     if (
         type(targets) is str
         and units is None
@@ -427,51 +319,22 @@ def _solve(
     gpu: Any,  # a record's name, a tuple of them (`bound_records`) or None
     model: Any,  # as gpu, or a config.json path in force
     tolerance: float,
-    samples: int | None,
-    seed: int | None,
     on_inconsistent: str,
     units: Mapping[str, object] | None,
     precision: str | None,
     achievable: bool,
     givens: dict[str, Any],
-) -> Result | RangeResult | SampleResult:
+) -> Result:
     """`solve` without the memo: its arguments as `solve` took them, checked here."""
-    names = _target_names(targets)
+    names = target_names(targets)
     check_tolerance(tolerance)
     arguments.choice(on_inconsistent, "on_inconsistent", ("error", "warn"))
-    _refuse_lists(gpu=gpu, model=model, **givens)
-    spread = samples is not None or any(is_spread(v) for v in givens.values())
-    if precision is not None and spread:
-        raise InputError(
-            "precision= applies to single answers; give peak_flops and the byte "
-            "sizes for ranges and samples",
-            "precision",
-        )
+    refuse_lists(gpu=gpu, model=model, **givens)
     if not isinstance(achievable, bool):
         raise InputError(
             f"achievable={arguments.shown(achievable)}: expected True or False", "achievable"
         )
-    if achievable and spread:
-        raise InputError(
-            "achievable= applies to single answers; give peak_flops or "
-            "hbm_bandwidth as the measured figure for ranges and samples",
-            "achievable",
-        )
     chosen = chosen_units(units, names)
-    if spread:
-        if chosen:
-            raise InputError(
-                "units= applies to single answers; ranges and samples show each "
-                "target in its own unit",
-                "units",
-            )
-        from napkinmath.whatif.ranged import solve_spread
-
-        return solve_spread(
-            names, givens, gpu=gpu, model=model, tolerance=tolerance, samples=samples, seed=seed
-        )
-    if seed is not None:
-        raise InputError("seed= only applies with samples=", "seed")
     bound = bind(names, givens, gpu=gpu, model=model, precision=precision, achievable=achievable)
     read = _record_targets(names, gpu, model, bound)
     try:  # by structure first: a record's value comes before unknowns that cancel
@@ -615,7 +478,7 @@ def check_tolerance(tolerance: object) -> None:
         )
 
 
-def _refuse_lists(**options: object) -> None:
+def refuse_lists(**options: object) -> None:
     if (
         type(options.get("gpu")) in _NAME
         and type(options.get("model")) in _NAME
@@ -646,7 +509,7 @@ _ONE_VALUE = (str, float, int, type(None))
 _NAME = (str, type(None))
 
 
-def _target_names(targets: str | Iterable[str]) -> tuple[str, ...]:
+def target_names(targets: str | Iterable[str]) -> tuple[str, ...]:
     if not isinstance(targets, (str, list, tuple)):
         raise InputError(
             f"targets={arguments.shown(targets)}: name the variable to solve for, "
@@ -1420,8 +1283,9 @@ def _inconsistent(
     bound: Mapping[str, Given] | None = None,
     targets: tuple[str, ...] = (),
 ) -> InconsistentError:
-    """The error naming each disagreement and the givens behind it; with `bound`, the most
-    likely odd one out of the first group (`napkinmath.solving.reconcile`) is added."""
+    """The error naming each disagreement and the givens behind it. It keeps what
+    `napkinmath.checking.reconcile.explained` needs to name the likely odd one out (`nm.solve`
+    adds that): the groups of givens, every value bound, the targets and the tolerance."""
     lines = []
     groups: list[list[str]] = []
     for check in failed:
@@ -1433,28 +1297,16 @@ def _inconsistent(
             f"{check.describe()}; {check.relative_difference:.1%} apart, tolerance "
             f"{tolerance:.1%}. The givens behind it: {', '.join(involved)}"
         )
-    hint = ""
-    if bound is not None and failed:
-        try:
-            from napkinmath.solving.reconcile import odd_one_out
-
-            hint = odd_one_out(failed[0], groups[0], bound, targets, tolerance)
-        except Exception:  # a hint only: the message stays as it was
-            hint = ""
     error = InconsistentError(
         "the givens disagree with each other: "
         + " | ".join(lines)
-        + ". Correct or drop one of them (or pass a larger tolerance)."
-        + (
-            f" {hint} (each alternative's derivation: `napkin solve ... --explain`, or "
-            "nm.reconcile(...))"
-            if hint
-            else ""
-        ),
+        + ". Correct or drop one of them (or pass a larger tolerance).",
         failed,
     )
     error.groups = groups
     error.bound = dict(bound) if bound is not None else dict(inputs)
+    error.targets = targets
+    error.tolerance = tolerance
     return error
 
 

@@ -21,10 +21,11 @@ from napkinmath import arguments, deadline
 from napkinmath.answer.result import Result
 from napkinmath.catalog.lookup import variables
 from napkinmath.errors import InputError, NapkinError
-from napkinmath.solving.solver import CONSISTENCY_TOLERANCE, _target_names, check_tolerance, solve
+from napkinmath.solving.solver import CONSISTENCY_TOLERANCE, check_tolerance, solve, target_names
 from napkinmath.units import format_number, format_quantity, format_unit, humanize
 from napkinmath.whatif import budget
 from napkinmath.whatif.preference import better
+from napkinmath.whatif.spread import is_spread
 from napkinmath.whatif.sweep import record_list
 
 #: where each row's derivation is, said to a Python user and on the command line
@@ -316,7 +317,7 @@ def compare(
                 precision=precision,
                 **givens,
             )
-    names = _target_names(targets)
+    names = target_names(targets)
     check_tolerance(tolerance)
     gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
     budget.check_records(len(gpus) * len(models), "comparison")
@@ -329,29 +330,29 @@ def compare(
     if best is not None:
         best = arguments.choice(best, "best", ("lower", "higher"))
     direction = best or better(variables()[names[0]]) or "lower"
+    if any(is_spread(v) for v in givens.values()) or {"samples", "seed"} & givens.keys():
+        raise InputError("compare takes plain values; ranges go to solve or sweep")
     options = {"gpu": gpus, "model": models}
     results: dict[str, Result] = {}
     failures: dict[str, str] = {}
     for g, m in itertools.product(gpus, models):
         label = " + ".join(x for x in (g, m) if x)
         try:
-            # a given named like one of solve's own options (samples=, seed=, units=...)
-            # reaches that option as before; mypy cannot match the open **givens (object)
-            # to those options' narrower annotations, nor so pick an overload
-            result = solve(  # type: ignore[call-overload]
+            # a given named like one of solve's own options (units=, digits=...) reaches
+            # that option as before; mypy cannot match the open **givens (object) to those
+            # options' narrower annotations
+            result = solve(
                 names,
                 gpu=g,
                 model=m,
                 tolerance=tolerance,
                 achievable=achievable,
                 precision=precision,
-                **givens,
+                **givens,  # type: ignore[arg-type]
             )
         except NapkinError as exc:
             failures[label] = str(exc)
             continue
-        if not isinstance(result, Result):
-            raise InputError("compare takes plain values; ranges go to solve or sweep")
         results[label] = result
     if not results:
         raise InputError(

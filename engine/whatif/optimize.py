@@ -36,10 +36,10 @@ from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.settings import SETTINGS
 from napkinmath.solving.solver import (
     CONSISTENCY_TOLERANCE,
-    _target_names,
     bind,
     check_tolerance,
     solve_bound,
+    target_names,
 )
 from napkinmath.whatif import requirements as req
 from napkinmath.whatif.domains import COUNTS, Context, Domain, domain
@@ -205,7 +205,7 @@ def optimize(
                 **givens,
             )
     check_tolerance(tolerance)
-    objectives = _target_names(objective)
+    objectives = target_names(objective)
     if len(objectives) > 2:
         raise InputError(
             f"{len(objectives)} objectives: optimise one, or two for a Pareto front", "objective"

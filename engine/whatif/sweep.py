@@ -28,11 +28,11 @@ from napkinmath.library.declare import in_force as formulas_in_force
 from napkinmath.solving.solver import (
     _PLAIN,
     CONSISTENCY_TOLERANCE,
-    _target_names,
     bind,
     check_tolerance,
     readings,
     solve_bound,
+    target_names,
 )
 from napkinmath.text.expr import visible
 from napkinmath.text.numbers import is_fraction
@@ -108,7 +108,7 @@ def sweep(
                 precision=precision,
                 **givens,
             )
-    names = _target_names(targets)
+    names = target_names(targets)
     check_tolerance(tolerance)
     if isinstance(points, bool) or not isinstance(points, int):
         raise InputError(

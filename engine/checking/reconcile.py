@@ -29,7 +29,7 @@ from napkinmath.answer.data import CheckRecord, Given
 from napkinmath.answer.result import Result
 from napkinmath.catalog.lookup import variables
 from napkinmath.checking.confusions import Candidate, Context, candidates
-from napkinmath.errors import InconsistentError, NapkinError
+from napkinmath.errors import InconsistentError, NapkinError, capped
 from napkinmath.solving import plausible
 from napkinmath.solving.plausible import Finding
 
@@ -261,14 +261,14 @@ def reconcile(
     'train_time'
     """
     from napkinmath.solving.records import bound_records, user_records
-    from napkinmath.solving.solver import _target_names, bind, check_tolerance, solve_bound
+    from napkinmath.solving.solver import bind, check_tolerance, solve_bound, target_names
 
     if records is not None:
         with user_records(records):
             return reconcile(
                 targets, gpu=gpu, model=model, tolerance=tolerance, precision=precision, **givens
             )
-    names: tuple[str, ...] = () if targets is None else _target_names(targets)  # type: ignore[arg-type]
+    names: tuple[str, ...] = () if targets is None else target_names(targets)  # type: ignore[arg-type]
     check_tolerance(tolerance)
     if gpu is not None and type(gpu) is not str:
         gpu = bound_records(gpu, "gpu")
@@ -413,3 +413,22 @@ def odd_one_out(
         return found.summary()
     except Exception:  # the message stays as it was: ranking is a hint, never a failure
         return ""
+
+
+def explained(error: InconsistentError) -> InconsistentError:
+    """`error` (a solve's disagreement) with the most likely odd one out of its first group
+    added to its message, when one stands out (`odd_one_out`); as it was otherwise."""
+    if not error.checks or not error.groups or not error.bound:
+        return error
+    hint = odd_one_out(
+        error.checks[0], error.groups[0], error.bound, tuple(error.targets), error.tolerance
+    )
+    if hint:
+        error.args = (
+            capped(
+                f"{error.args[0]} {hint} (each alternative's derivation: `napkin solve ... "
+                "--explain`, or nm.reconcile(...))"
+            ),
+            *error.args[1:],
+        )
+    return error

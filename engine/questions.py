@@ -1,0 +1,233 @@
+"""`nm.solve`: a question as the user asks it. Plain givens get a point answer from the
+solver (`napkinmath.solving.solver.solve`), and a disagreement among them names the likely odd
+one out (`napkinmath.checking.reconcile.explained`); a range or a spread among them (or
+`samples`) gets the exact range or percentiles over them (`napkinmath.whatif.ranged`). This
+module sits above all three, so that the solver needs neither a what-if nor a check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
+
+from napkinmath import arguments, deadline
+from napkinmath.checking.reconcile import explained
+from napkinmath.errors import InconsistentError, InputError
+from napkinmath.solving import solver
+from napkinmath.solving.records import bound_records
+from napkinmath.solving.solver import (
+    CONSISTENCY_TOLERANCE,
+    check_tolerance,
+    chosen_units,
+    refuse_lists,
+    target_names,
+)
+from napkinmath.whatif.spread import is_spread
+
+if TYPE_CHECKING:
+    from napkinmath.answer.result import Result
+    from napkinmath.whatif.answers import RangeResult, SampleResult
+
+
+# With `samples` the answer is a SampleResult (Monte Carlo); without, a Result, or a RangeResult
+# when a given is a range or a spread (which its type does not show: "0.3..0.5" is text).
+@overload
+def solve(
+    targets: str | Iterable[str],
+    /,
+    *,
+    gpu: str | Sequence[str] | None = None,
+    model: str | None = None,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    samples: int,
+    seed: int | None = None,
+    on_inconsistent: str = "error",
+    units: Mapping[str, str] | None = None,
+    precision: str | None = None,
+    achievable: bool = False,
+    records: object = None,
+    digits: int | None = None,
+    **givens: object,
+) -> SampleResult: ...
+
+
+@overload
+def solve(
+    targets: str | Iterable[str],
+    /,
+    *,
+    gpu: str | Sequence[str] | None = None,
+    model: str | None = None,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    samples: None = None,
+    seed: int | None = None,
+    on_inconsistent: str = "error",
+    units: Mapping[str, str] | None = None,
+    precision: str | None = None,
+    achievable: bool = False,
+    records: object = None,
+    digits: int | None = None,
+    **givens: object,
+) -> Result | RangeResult: ...
+
+
+@overload
+def solve(
+    targets: str | Iterable[str],
+    /,
+    *,
+    gpu: str | Sequence[str] | None = None,
+    model: str | None = None,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    samples: int | None = None,
+    seed: int | None = None,
+    on_inconsistent: str = "error",
+    units: Mapping[str, str] | None = None,
+    precision: str | None = None,
+    achievable: bool = False,
+    records: object = None,
+    digits: int | None = None,
+    formulas: object = None,
+    **givens: object,
+) -> Result | RangeResult | SampleResult: ...
+
+
+@deadline.per_question
+def solve(
+    targets: str | Iterable[str],
+    /,
+    *,
+    gpu: str | Sequence[str] | None = None,
+    model: str | None = None,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    samples: int | None = None,
+    seed: int | None = None,
+    on_inconsistent: str = "error",
+    units: Mapping[str, str] | None = None,
+    precision: str | None = None,
+    achievable: bool = False,
+    records: object = None,
+    digits: int | None = None,
+    formulas: object = None,
+    **givens: object,
+) -> Result | RangeResult | SampleResult:
+    """Solve for `targets` (a name or a list of names) from keyword givens.
+
+    Values are text ("989 TFLOP/(s*GPU)", "3 weeks", "7B"), pint Quantities, or plain numbers
+    for dimensionless and count variables. `gpu` names a hardware record and `model` a model
+    record (see `napkin hardware`) whose values are used where the user gave none; `gpu` may
+    be a list of records of different kinds, bound together (``gpu=["H100",
+    "Parallel-FS-100GBs"]``: an accelerator and a storage tier); two of the same kind are an
+    InputError (rank those with `nm.compare`).
+    Over-determined givens are checked against each other to a relative `tolerance`,
+    wherever they meet in the graph: a disagreement raises InconsistentError, or with
+    ``on_inconsistent="warn"`` is a warning in the answer. Record and default values that a
+    user's value contradicts are set aside (`Result.set_aside`); the feasibility constraints
+    an answer touches are evaluated (`Result.constraints`, `Result.fits`).
+
+    A given may be a range (``mfu=(0.3, 0.5)`` or ``"0.3..0.5"``): the answer is then a
+    `RangeResult` whose value is the exact range over every ranged given. ``"0.3 to 0.5"`` is a
+    lognormal 90% interval; with `samples` (and a `seed`) spreads are propagated by Monte Carlo
+    into a `SampleResult` of percentiles. `units` chooses how targets are shown:
+    ``units={"train_time": "hour"}``. `precision` ("bf16", "fp8", "fp4", "int8") picks the
+    record's peak at that precision and the bytes per value of weights and KV cache.
+    `achievable` uses the record's measured figures (`napkinmath.solving.achievable`) in place
+    of its datasheet peaks; `records` (a path or a list of paths) loads the user's own records
+    files over the shipped ones (`napkinmath.hardware.user`); `digits` sets the significant
+    figures shown (the values stay exact). `formulas` (a path, a dict of the same tables, or a
+    list of them) puts your own variables and formulas in force for the question
+    (`napkinmath.catalog.user`): they join the library's, and each step that uses one cites
+    it as "your formula FILE:LINE".
+
+    A question asked again with the same plain values (text and numbers) and the same records
+    in force is answered from a bounded memo of recent answers, as a fresh copy (an answer is
+    kept from the second time its question is asked).
+    """
+    if samples is None and not any(is_spread(v) for v in givens.values()):
+        if seed is not None:
+            raise InputError("seed= only applies with samples=", "seed")
+        try:
+            return solver.solve(
+                targets,
+                gpu=gpu,
+                model=model,
+                tolerance=tolerance,
+                on_inconsistent=on_inconsistent,
+                units=units,
+                precision=precision,
+                achievable=achievable,
+                records=records,
+                digits=digits,
+                formulas=formulas,
+                **givens,
+            )
+        except InconsistentError as error:  # the likely odd one out named, where one is
+            raise explained(error) from error.__cause__
+    options: dict[str, Any] = {
+        "gpu": gpu,
+        "model": model,
+        "tolerance": tolerance,
+        "samples": samples,
+        "seed": seed,
+        "on_inconsistent": on_inconsistent,
+        "units": units,
+        "precision": precision,
+        "achievable": achievable,
+        "digits": digits,
+    }
+    if solver.files_to_load(formulas, records, model):
+        return solver.with_files(solve, targets, formulas, records, options, dict(givens))
+    return _over_ranges(targets, options, dict(givens))
+
+
+def _over_ranges(
+    targets: str | Iterable[str], options: dict[str, Any], givens: dict[str, Any]
+) -> RangeResult | SampleResult:
+    """The range or the percentiles of `targets` over the ranged and spread givens, with the
+    options that apply to single answers only refused by name."""
+    from napkinmath.whatif.ranged import solve_spread
+
+    names = target_names(targets)
+    check_tolerance(options["tolerance"])
+    arguments.choice(options["on_inconsistent"], "on_inconsistent", ("error", "warn"))
+    gpu = options["gpu"]
+    if gpu is not None and type(gpu) is not str:
+        gpu = bound_records(gpu, "gpu")
+    refuse_lists(gpu=gpu, model=options["model"], **givens)
+    if options["precision"] is not None:
+        raise InputError(
+            "precision= applies to single answers; give peak_flops and the byte "
+            "sizes for ranges and samples",
+            "precision",
+        )
+    achievable = options["achievable"]
+    if not isinstance(achievable, bool):
+        raise InputError(
+            f"achievable={arguments.shown(achievable)}: expected True or False", "achievable"
+        )
+    if achievable:
+        raise InputError(
+            "achievable= applies to single answers; give peak_flops or "
+            "hbm_bandwidth as the measured figure for ranges and samples",
+            "achievable",
+        )
+    if chosen_units(options["units"], names):
+        raise InputError(
+            "units= applies to single answers; ranges and samples show each target in its own unit",
+            "units",
+        )
+    if options["digits"] is not None:
+        raise InputError(
+            "digits= (--digits) applies to single answers; ranges and "
+            "samples show 4 significant figures",
+            "digits",
+        )
+    return solve_spread(
+        names,
+        givens,
+        gpu=gpu,
+        model=options["model"],
+        tolerance=options["tolerance"],
+        samples=options["samples"],
+        seed=options["seed"],
+    )
