@@ -105,7 +105,7 @@ def scope_by(invalidated_by: str, current: Callable[[], object]) -> None:
 class Cache(NamedTuple):
     """One registered cache."""
 
-    name: str  # where it lives: 'napkinmath.solving.plan._analyse'
+    name: str  # where it lives: 'napkinmath.solving.plan.analyse_formulas'
     key: str  # what it keys on
     invalidated_by: str  # what makes an entry stale, and so clears it
     clear: Callable[[], None]

@@ -81,7 +81,7 @@ class UnknownKeyError(UnknownNameError, KeyError):
 class UnderDeterminedError(NapkinError):
     """The givens do not determine a target; `suggestions` lists inputs that would."""
 
-    #: set by the planner on the errors it raises (`napkinmath.solving.plan.make_plan`): the
+    #: set by the planner on the errors it raises (`napkinmath.solving.planner.make_plan`): the
     #: targets it could not determine, and why a forward-only step blocks them ("" if none)
     missing: list[str]
     explanation: str

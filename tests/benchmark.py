@@ -236,7 +236,8 @@ def audit(refused: list[tuple]) -> tuple[int, int, int, int]:
             options = [(n,) for n in names if n not in knowns and n != target]
             options += [(a, b) for i, a in enumerate(nearest) for b in nearest[i + 1 :]]
             if any(
-                isinstance(plan._plan((target,), knowns | set(o)), plan.SolvePlan) for o in options
+                isinstance(plan.structural_plan((target,), knowns | set(o)), plan.SolvePlan)
+                for o in options
             ):
                 would_do += 1
             continue

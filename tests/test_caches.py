@@ -56,8 +56,8 @@ def test_after_clear_caches_a_solve_answers_alike_and_fills_again_what_it_cleare
     filled = _filled()
     assert {
         "napkinmath.solving.solver.plan_for",
-        "napkinmath.solving.plan._analyse",
-        "napkinmath.solving.suggest._failure",
+        "napkinmath.solving.plan.analyse_formulas",
+        "napkinmath.solving.suggest.suggestions_for",
         "napkinmath.solving.plan._INDEPENDENT",
         "napkinmath.hardware._chunk",
         "napkinmath.solving.solver._cached_given",
@@ -228,4 +228,4 @@ def test_with_caches_off_a_refusal_says_the_same_and_builds_the_library_index_on
     fixed = sorted(n for n, c in registered.items() if c.kind == "fixed")
     assert "napkinmath.solving.planning_graph.library_index" in fixed
     # nothing keyed by a question is kept: the planner's analyses and answers stay off
-    assert registered["napkinmath.solving.plan._analyse"].kind == "function"
+    assert registered["napkinmath.solving.plan.analyse_formulas"].kind == "function"

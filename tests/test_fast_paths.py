@@ -13,7 +13,7 @@ Each fast path's docstring names the test that holds it equal to the plain path:
 - a sweep asked again from the same first point (`whatif.sweep._SHAPES`; plain: the sweep
   with every cache cleared): tests/test_whatif_sweeps.py;
 - an answer's first analysis restricted from the independent library's (`plan._within`;
-  plain: `plan._analyse` of the scope): tests/test_plan_reuse.py;
+  plain: `plan.analyse_formulas` of the scope): tests/test_plan_reuse.py;
 - a suggestion's blocks found from what changed (`suggest._new_block`; plain: `_block`) and
   the direct inversions of products of powers and of linear formulas (`invert.
   _invert_monomial`, `_invert_linear`; plain: `sympy.solve`): here.

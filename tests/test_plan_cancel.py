@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import napkinmath as nm
 from napkinmath.catalog.lookup import variables
-from napkinmath.solving import cancel, plan, suggest
+from napkinmath.solving import cancel, planner, suggest
 from napkinmath.solving.invert import rearranged, sides
 from napkinmath.solving.solver import bind
 
@@ -202,8 +202,8 @@ def test_a_refusal_tries_a_bounded_number_of_candidates(monkeypatch):
     cancel.cancelled_plan.cache_clear()
     knowns = frozenset(bind(("train_time",), dict(params="70B", tokens="15T", n_gpus=8192)))
     with pytest.raises(nm.UnderDeterminedError):
-        plan.make_plan(("train_time",), knowns, cancel=True)
-    suggested = suggest._failure(("train_time",), knowns)[0]
+        planner.make_plan(("train_time",), knowns, cancel=True)
+    suggested = suggest.suggestions_for(("train_time",), knowns)[0]
     assert 0 < len(tried) <= cancel.MAX_CANDIDATES  # the suggestions, in order, each once
     assert tried == [tuple(sorted(s.split(" and "))) for s in suggested][: len(tried)]
 
@@ -270,10 +270,10 @@ def test_a_range_of_the_given_that_remains_is_exact():
 def test_the_plan_names_the_free_input_and_a_cold_planner_gives_the_same():
     knowns = frozenset(bind(("train_time",), ISSUE))
     with pytest.raises(nm.UnderDeterminedError):  # by structure alone: refused, as before
-        plan.make_plan(("train_time",), knowns)
-    first = plan.make_plan(("train_time",), knowns, cancel=True)
+        planner.make_plan(("train_time",), knowns)
+    first = planner.make_plan(("train_time",), knowns, cancel=True)
     nm.clear_caches()
-    again = plan.make_plan(("train_time",), knowns, cancel=True)
+    again = planner.make_plan(("train_time",), knowns, cancel=True)
     assert again == first and first.free == ("mfu",)
     assert [[f.name for f in b.formulas] for b in first.blocks] == [
         ["training_compute"],

@@ -39,8 +39,8 @@ def test_the_whole_analysis_restricted_to_a_scope_is_the_scope_analysed_alone(se
             continue
         targets, knowns = found
         for known in (knowns, knowns - {sorted(knowns)[0]} if knowns else knowns):
-            names = independent & plan._relevant_formulas(targets, known)
-            alone = plan._analyse.__wrapped__(known, names)
+            names = independent & plan.relevant_formulas(targets, known)
+            alone = plan.analyse_formulas.__wrapped__(known, names)
             within = plan._within(plan.independent_analysis(known), names)
             assert _fields(within) == _fields(alone), (targets, sorted(known))
             compared += 1
@@ -51,12 +51,12 @@ def test_a_plan_is_the_same_with_the_whole_analysis_known_or_not():
     question = ("n_gpus", dict(params="7B", tokens="1T", train_time="3 weeks", mfu=0.4), "H100-SXM")
     targets, knowns = _knowns(question)
     plan._INDEPENDENT.clear()
-    plan._plan.cache_clear()
-    alone = plan._plan(targets, knowns)
-    plan._plan.cache_clear()
+    plan.structural_plan.cache_clear()
+    alone = plan.structural_plan(targets, knowns)
+    plan.structural_plan.cache_clear()
     plan.independent_analysis(knowns)
     assert (None, knowns) in plan._INDEPENDENT  # the library alone in force
-    reused = plan._plan(targets, knowns)
+    reused = plan.structural_plan(targets, knowns)
     assert reused == alone and reused is not alone
     assert [b.unknowns[0].name for b in reused.blocks] == ["train_compute", "n_gpus"]
 
@@ -73,7 +73,7 @@ def test_a_solve_answers_alike_after_other_questions():
     first = str(nm.solve("n_gpus", **w12))
     for question in props.questions(40, seed=3):
         props.answer(question)
-    plan._plan.cache_clear()
+    plan.structural_plan.cache_clear()
     assert str(nm.solve("n_gpus", **w12)) == first
 
 
@@ -106,7 +106,7 @@ def test_blocks_are_ordered_as_networkx_orders_the_condensation():
             needed = analysis.ancestors(analysis.determined if names == [None] else names)
             mine = [
                 ([f.name for f in b.formulas], [v.name for v in b.unknowns])
-                for b in plan._blocks(analysis, needed)
+                for b in plan.blocks_of(analysis, needed)
             ]
             assert mine == _blocks_by_networkx(analysis, needed), (names, sorted(found[1]))
             compared += 1

@@ -13,14 +13,14 @@ import pytest
 
 import napkinmath as nm
 from napkinmath.errors import UnderDeterminedError
-from napkinmath.solving import plan
+from napkinmath.solving import planner
 
 CASES = json.loads((Path(__file__).parent / "test_plan_stored.json").read_text())
 
 
 def _found(targets: tuple[str, ...], knowns: frozenset[str]) -> dict:
     try:
-        found = plan.make_plan(targets, knowns)
+        found = planner.make_plan(targets, knowns)
     except UnderDeterminedError as exc:
         return {
             "error": {

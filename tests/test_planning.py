@@ -3,7 +3,7 @@
 import pytest
 
 import napkinmath as nm
-from napkinmath.solving.plan import make_plan
+from napkinmath.solving.planner import make_plan
 
 
 def test_under_determined_lists_the_inputs_that_would_determine_it():

@@ -87,7 +87,7 @@ def test_a_repeated_failure_is_not_searched_again():
 def test_suggestions_are_only_searched_when_shown():
     # the first attempt (user givens only) fails; the record then answers: no search is made
     targets, givens, _ = SLOW[1]
-    suggest._failure.cache_clear()
+    suggest.suggestions_for.cache_clear()
     plan.work.clear()
     assert _ask(targets, givens).value.magnitude == 8192
     assert plan.work["confirmations"] == 0 and plan.work["propagations"] == 0

@@ -253,7 +253,7 @@ GENEROUS = 60
 BLOCK_SECONDS = 5
 
 
-def _blocks():
+def blocks_of():
     """The coupled blocks shipped whatever the workload reaches: every two of the library's
     independent invertible formulas with two of the variables they share, and every three of
     one subject with three variables that each of them meets twice (names in order). (All
@@ -286,16 +286,16 @@ def _blocks():
 
 
 def _block_roots(known: dict) -> dict[str, object]:
-    """The joint roots of every block of `_blocks` not in `known` that is coupled (not
+    """The joint roots of every block of `blocks_of` not in `known` that is coupled (not
     singular) and that sympy solves within `BLOCK_SECONDS`, by the store's key."""
     from napkinmath import deadline
     from napkinmath.solving import invert, plan
 
     with _collected(("joint",)) as found:
-        for fs, unknowns in _blocks():
+        for fs, unknowns in blocks_of():
             key = f"{','.join(f.name for f in fs)}\t{','.join(unknowns)}"
             formula_names = tuple(f.name for f in fs)
-            if key in known or plan._is_singular(formula_names, unknowns, True):
+            if key in known or plan.is_singular(formula_names, unknowns, True):
                 continue
             try:
                 with deadline.generous(BLOCK_SECONDS / deadline.PER_CALL):

@@ -35,20 +35,19 @@ process imports no sympy.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
 from napkinmath import caches, deadline
 from napkinmath.catalog.lookup import variables
-from napkinmath.library.declare import FORMULAS, Formula
+from napkinmath.library.declare import FORMULAS
+from napkinmath.solving import plan, suggest
+from napkinmath.solving.plan import Block, Cancel, SolvePlan
 
 if TYPE_CHECKING:
     import sympy
 
     from napkinmath.library.print_layout import Layout
     from napkinmath.library.tree import Tree
-    from napkinmath.solving.invert import Compiled
-    from napkinmath.solving.plan import Block, SolvePlan
 
 #: the most candidate free inputs tried for one question
 MAX_CANDIDATES = 8
@@ -58,35 +57,16 @@ MAX_CHAIN = 8
 MAX_OPS = 60
 
 
-@dataclass(frozen=True)
-class Cancel:
-    """How a block's formulas, combined, fix its unknown though some of their variables stay
-    free: those variables cancel."""
-
-    #: each formula, in the order composed, and the variable it is solved for (the block's
-    #: unknown last)
-    chain: tuple[tuple[Formula, str], ...]
-    #: the inputs the chain was planned with whose values do not matter (the free inputs)
-    free: tuple[str, ...]
-    #: what cancels: the free inputs and the chain's other unknowns, sorted
-    names: tuple[str, ...]
-    #: 'mfu and peak_flops cancel: mfu · peak_flops = achieved_flops'
-    note: str
-    #: the combined expression of the block's unknown, over determined variables only
-    root: Compiled = field(compare=False, hash=False, repr=False)
-
-
 @caches.memo(512, invalidated_by=caches.LIBRARY)
 def cancelled_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePlan | None:
     """A plan of `targets` from `knowns` through variables that cancel, or None (see the
     module's docstring); for a question whose structural plan failed. Of the candidates that
     cancel, the one whose combined steps take the fewest formulas (the first of those)."""
-    from napkinmath.solving import plan, suggest
 
-    missing = plan._plan(targets, knowns)
+    missing = plan.structural_plan(targets, knowns)
     if not isinstance(missing, tuple):
         return None
-    suggestions, _ = suggest._failure(missing, knowns)
+    suggestions, _ = suggest.suggestions_for(missing, knowns)
     best, size = None, 0
     for text in suggestions[:MAX_CANDIDATES]:
         found = attempt(targets, knowns, tuple(sorted(text.split(" and "))))
@@ -103,13 +83,12 @@ def attempt(
 ) -> SolvePlan | None:
     """The plan of `targets` from `knowns` with the inputs `free` planned as known and
     composed away, or None when some target still depends on them."""
-    from napkinmath.solving import plan
 
     if set(free) & knowns or set(free) & set(targets):
         return None
     if _screened_out(targets, knowns | frozenset(free), free):
         return None
-    with_free = plan._plan(targets, knowns | frozenset(free))
+    with_free = plan.structural_plan(targets, knowns | frozenset(free))
     if not isinstance(with_free, plan.SolvePlan):
         return None
     dependent = _dependent(with_free.blocks, free)
@@ -130,13 +109,12 @@ def _screened_out(targets: tuple[str, ...], knowns: frozenset[str], free: tuple[
     `_composable`, and they move no target (`_moves`; a true relation that moves it there
     moves it in every plan). Only a candidate that passes gets the full plan, whose
     singularity tests may ask sympy to solve coupled blocks: a bound on sympy's time."""
-    from napkinmath.solving import plan
 
-    found = plan._analysis_for(targets, knowns, quick=True)
+    found = plan.analysis_for(targets, knowns, quick=True)
     if found is None:
         return True
     analysis, _, needed = found
-    blocks = plan._blocks(analysis, needed)
+    blocks = plan.blocks_of(analysis, needed)
     dependent = _dependent(blocks, free)
     if dependent is None:
         return True
@@ -377,7 +355,6 @@ def _cancelled(
     """The plan with the dependent blocks replaced by the released ones, each combining the
     formulas it was composed of; None when a target still depends on the free inputs."""
     from napkinmath.solving.invert import _from_tree
-    from napkinmath.solving.plan import Block, SolvePlan
 
     step_of = dict(zip(dependent, composed, strict=True))
     held: dict[str, tuple[int, ...]] = {n: () for n in free}  # name -> the blocks behind it

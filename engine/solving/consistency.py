@@ -33,10 +33,10 @@ from napkinmath.solving.plan import (
     Block,
     SolvePlan,
     _Analysis,
-    _blocks,
+    blocks_of,
     independent_analysis,
-    make_plan,
 )
+from napkinmath.solving.planner import make_plan
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ def beyond(
     failed: set[str] = set()
     if unknown:
         _run_blocks(
-            _blocks(analysis, analysis.ancestors(unknown)),
+            blocks_of(analysis, analysis.ancestors(unknown)),
             values,
             bound,
             knowns,

@@ -12,7 +12,7 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
    graph; its strongly connected components are the blocks to solve, one variable or several
    coupled, and a topological order of them is the block-triangular order.
 4. Where structure leaves a target under-determined, the unknowns in the way may still
-   cancel: with `make_plan(..., cancel=True)` (the solver's answers), `napkinmath.solving.
+   cancel: with `planner.make_plan(..., cancel=True)` (the solver's answers), `napkinmath.solving.
    cancel` plans with a suggested input taken as known and composes away the steps that
    read it (sympy); the refusal stands where none cancels.
 
@@ -31,20 +31,19 @@ import heapq
 import random
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from napkinmath import caches, deadline
 from napkinmath.catalog.lookup import formulas, variables
 from napkinmath.deadline import OutOfTimeError
-from napkinmath.errors import UnderDeterminedError
 from napkinmath.library.declare import Formula, Variable, in_force
 from napkinmath.solving import planning_graph
 
 if TYPE_CHECKING:
     import sympy
 
-    from napkinmath.solving.cancel import Cancel
+    from napkinmath.solving.invert import Compiled
 
 #: Work done by the planner (analyses, singularity tests, propagations, confirmations),
 #: counted since the last `work.clear()`: tests bound it per question.
@@ -56,6 +55,24 @@ caches.state(
     clear=work.clear,
     size=work.__len__,
 )
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """How a block's formulas, combined, fix its unknown though some of their variables stay
+    free: those variables cancel."""
+
+    #: each formula, in the order composed, and the variable it is solved for (the block's
+    #: unknown last)
+    chain: tuple[tuple[Formula, str], ...]
+    #: the inputs the chain was planned with whose values do not matter (the free inputs)
+    free: tuple[str, ...]
+    #: what cancels: the free inputs and the chain's other unknowns, sorted
+    names: tuple[str, ...]
+    #: 'mfu and peak_flops cancel: mfu · peak_flops = achieved_flops'
+    note: str
+    #: the combined expression of the block's unknown, over determined variables only
+    root: Compiled = field(compare=False, hash=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -120,7 +137,7 @@ def _structurally_determined(knowns: frozenset[str], names: frozenset[str]) -> f
 
 
 @caches.memo(1024, invalidated_by=caches.LIBRARY)
-def _analyse(
+def analyse_formulas(
     knowns: frozenset[str],
     names: frozenset[str],
     strict: bool = True,
@@ -175,7 +192,7 @@ def _analyse(
             library[computed_by[v]].name for v in bad if library[computed_by[v]].forward_only
         )
         if stuck:
-            return _analyse(knowns, names - set(stuck), strict, relaxed, quick)
+            return analyse_formulas(knowns, names - set(stuck), strict, relaxed, quick)
     determined = computed_by.keys() - bad
     names_of = index.names
     leftover = tuple(
@@ -199,7 +216,7 @@ def _analyse(
 def _singular_blocks(
     cycles: list[set[str]], computed_by: dict[str, Formula], bad: set[str], quick: bool = False
 ) -> set[str]:
-    """Variables of coupled blocks that cannot fix their unknowns (see `_is_singular`).
+    """Variables of coupled blocks that cannot fix their unknowns (see `is_singular`).
 
     Such blocks are square in structure but dependent in fact, e.g. a derived formula beside
     the formulas it combines, or a rounding step that sympy cannot solve jointly.
@@ -208,7 +225,7 @@ def _singular_blocks(
     for component in sorted(cycles, key=min):
         if not component & bad:
             names = tuple(sorted(component))
-            if _is_singular(tuple(computed_by[n].name for n in names), names, quick):
+            if is_singular(tuple(computed_by[n].name for n in names), names, quick):
                 singular |= component
     return singular
 
@@ -242,7 +259,7 @@ def _numeric_rank(residuals: list[sympy.Expr], symbols: list[sympy.Symbol]) -> i
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
-def _is_singular(
+def is_singular(
     formula_names: tuple[str, ...], unknown_names: tuple[str, ...], quick: bool = False
 ) -> bool:
     """True when a coupled block cannot fix its unknowns (a rounding step in it included).
@@ -269,7 +286,7 @@ def _is_singular(
 def _decide_singular(
     formula_names: tuple[str, ...], unknown_names: tuple[str, ...], quick: bool
 ) -> bool:
-    """`_is_singular` worked out (its answer is kept on disk with the library): from the
+    """`is_singular` worked out (its answer is kept on disk with the library): from the
     formulas' trees (`napkinmath.solving.singular`, no sympy), else (no tree form, or a
     max() or min() in the block) with sympy; a full test (not `quick`) also asks for the
     block's joint roots (stored with the library's rearrangements)."""
@@ -352,7 +369,7 @@ def _decide_singular_sympy(
 
 
 @caches.memo(512, invalidated_by=caches.LIBRARY)
-def _relevant_formulas(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
+def relevant_formulas(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
     """The formulas that can bear on the targets: reachable from them through unknowns.
 
     Matching and the Dulmage-Mendelsohn decomposition split over connected components, so
@@ -419,7 +436,7 @@ def _derived() -> tuple[str, ...]:
     return tuple(n for n, f in formulas().items() if f.derived and not f.forward_only)
 
 
-def _analysis_for(
+def analysis_for(
     targets: tuple[str, ...], knowns: frozenset[str], quick: bool = False, shortcuts: bool = True
 ) -> tuple[_Analysis, tuple[Block, ...], set[str]] | None:
     """The first formula set whose plan determines the targets without restating itself.
@@ -427,7 +444,7 @@ def _analysis_for(
     `quick` (for suggestions) uses the numeric singularity test and builds no blocks (they
     come back empty); without `shortcuts`, derived formulas are only tried all together.
     """
-    relevant = _relevant_formulas(targets, knowns)
+    relevant = relevant_formulas(targets, knowns)
     sets = _formula_sets()
     # the shortcuts that can matter: derived formulas in scope, one at a time (one out of
     # scope adds nothing to the independent formulas, which were tried first)
@@ -444,7 +461,7 @@ def _analysis_for(
         if whole is not None:  # the independent formulas, analysed whole already
             analysis = _within(whole, names & relevant)
         else:
-            analysis = _analyse(knowns, names & relevant, quick=quick)
+            analysis = analyse_formulas(knowns, names & relevant, quick=quick)
         if all(t in analysis.determined or t in knowns for t in targets):
             needed = analysis.ancestors(t for t in targets if t in analysis.determined)
             if not _restates_itself(analysis, needed):
@@ -452,7 +469,7 @@ def _analysis_for(
                     analysis, needed = _fewest_assumptions(
                         targets, knowns, names & relevant, analysis, needed
                     )
-                return analysis, () if quick else _blocks(analysis, needed), needed
+                return analysis, () if quick else blocks_of(analysis, needed), needed
     return None
 
 
@@ -479,7 +496,7 @@ def _fewest_assumptions(
     for name in sorted(current):
         if name not in current:
             continue
-        trial = _analyse(knowns, names - {name})
+        trial = analyse_formulas(knowns, names - {name})
         if not all(t in trial.determined or t in knowns for t in targets):
             continue
         trial_needed = trial.ancestors(t for t in targets if t in trial.determined)
@@ -508,7 +525,7 @@ def independent_analysis(knowns: frozenset[str]) -> _Analysis:
     found = _INDEPENDENT.get(key)
     if found is None:
         seen = caches.fallbacks()
-        found = _analyse(knowns, _formula_sets()[0])
+        found = analyse_formulas(knowns, _formula_sets()[0])
         if caches.ENABLED and caches.fallbacks() == seen:  # none decided by a fallback
             _INDEPENDENT[key] = found
         if len(_INDEPENDENT) > 256:
@@ -520,7 +537,7 @@ def _within(analysis: _Analysis, names: frozenset[str]) -> _Analysis:
     """`analysis` restricted to the formulas `names`: the same as analysing `names` alone
     when `names` is a union of connected components of the analysed formulas' graph (each
     formula joined to its unknowns), as the relevant formulas within them are (see
-    `_relevant_formulas`).
+    `relevant_formulas`).
 
     Matching, the Dulmage-Mendelsohn decomposition, cycles, singular blocks and the drop of
     stuck rounding steps all work component by component, and the matching's fixed order
@@ -536,7 +553,7 @@ def _within(analysis: _Analysis, names: frozenset[str]) -> _Analysis:
     )
 
 
-def _blocks(analysis: _Analysis, needed: set[str]) -> tuple[Block, ...]:
+def blocks_of(analysis: _Analysis, needed: set[str]) -> tuple[Block, ...]:
     """The blocks that compute the `needed` variables (closed under `analysis.ancestors`), in
     block-triangular (topological) order: the strongly connected components of "v's formula
     reads u", each after the blocks it reads, the one with the smallest name first where
@@ -600,11 +617,13 @@ def _restates_itself(analysis: _Analysis, needed: set[str]) -> bool:
 
 
 @caches.memo(512, invalidated_by=caches.LIBRARY)
-def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePlan | tuple[str, ...]:
+def structural_plan(
+    targets: tuple[str, ...], knowns: frozenset[str]
+) -> SolvePlan | tuple[str, ...]:
     """The plan, or the targets it cannot determine (cached either way)."""
-    found = _analysis_for(targets, knowns)
+    found = analysis_for(targets, knowns)
     if found is None:
-        full = _analyse(knowns, _relevant_formulas(targets, knowns))
+        full = analyse_formulas(knowns, relevant_formulas(targets, knowns))
         missing = [t for t in targets if t not in full.determined and t not in knowns]
         return tuple(missing or targets)
     analysis, blocks, needed = found
@@ -620,50 +639,6 @@ def _plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePlan | tuple
     return SolvePlan(
         targets, blocks, checks, frozenset(used & knowns), frozenset(block_inputs & knowns)
     )
-
-
-def make_plan(
-    targets: tuple[str, ...], knowns: frozenset[str], suggest: bool = True, cancel: bool = False
-) -> SolvePlan:
-    """Plan how to compute `targets` from `knowns`, or raise UnderDeterminedError.
-
-    With `cancel`, targets that structure alone leaves under-determined may still be
-    planned through unknowns that cancel (mfu and peak_flops, given achieved_flops):
-    `napkinmath.solving.cancel` tries the inputs a refusal would suggest (`SolvePlan.free` names
-    the one that cancelled); the solver asks for it for the answer's own plan. Without
-    `suggest` the error names no inputs to add and is never a NotInvertibleError: for
-    callers that try something else on failure (the search for suggestions, which `cancel`
-    makes too, is the costly part of a failure)."""
-    found = _plan(targets, knowns)
-    if isinstance(found, SolvePlan):
-        return found
-    cut_off: OutOfTimeError | None = None
-    if cancel:
-        from napkinmath.solving.cancel import cancelled_plan
-
-        try:
-            cancelled = cancelled_plan(targets, knowns)
-        except OutOfTimeError as stopped:
-            cut_off = stopped
-        else:
-            if cancelled is not None:  # determined after all: the unknowns in the way cancel
-                return cancelled
-    missing = list(found)
-    if not suggest:
-        error = UnderDeterminedError(
-            under_determined_message(missing, sorted(knowns), []), list(targets), []
-        )
-        error.missing, error.explanation = missing, ""
-        raise error
-    from napkinmath.solving.suggest import _under_determined
-
-    error = _under_determined(targets, missing, knowns)
-    if cut_off is not None:
-        error.args = (
-            f"{error.args[0]}. (The search for variables that cancel, which might have "
-            f"determined it, was cut off: {cut_off}; give one of the inputs named instead.)",
-        )
-    raise error
 
 
 def under_determined_message(

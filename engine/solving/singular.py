@@ -1,6 +1,6 @@
 """Whether a coupled block can fix its unknowns, from the formulas' trees (no sympy).
 
-Two tests of `napkinmath.solving.plan._is_singular`, on the trees the library stores:
+Two tests of `napkinmath.solving.plan.is_singular`, on the trees the library stores:
 
 - a block of products of powers is linear in logarithms, ln lhs − ln rhs = Σ aⱼ ln xⱼ + c;
   it fixes its unknowns iff the exponent matrix (a per formula and unknown) has full rank,

@@ -69,9 +69,9 @@ from napkinmath.solving.plan import (
     Block,
     SolvePlan,
     independent_analysis,
-    make_plan,
     under_determined_message,
 )
+from napkinmath.solving.planner import make_plan
 from napkinmath.solving.precision import precision_givens, record_key_error, record_reference
 from napkinmath.solving.records import bound_records, each_record, main_record
 from napkinmath.solving.torn import torn_solution

@@ -1,6 +1,6 @@
 """The suggestion search: which one or two more inputs would determine what a plan cannot.
 
-When `napkinmath.solving.plan.make_plan` refuses ("cannot determine n_gpus from params,
+When `napkinmath.solving.planner.make_plan` refuses ("cannot determine n_gpus from params,
 tokens, mfu"), the refusal names inputs to add ("give one of train_time, gpu_hours") and,
 where a rounding (forward-only) step stands in the way, says so (`NotInvertibleError`).
 
@@ -25,10 +25,10 @@ from napkinmath.errors import NotInvertibleError, UnderDeterminedError
 from napkinmath.library.declare import Formula
 from napkinmath.solving import planning_graph
 from napkinmath.solving.plan import (
-    _analyse,
-    _analysis_for,
-    _is_singular,
-    _relevant_formulas,
+    analyse_formulas,
+    analysis_for,
+    is_singular,
+    relevant_formulas,
     under_determined_message,
     work,
 )
@@ -44,13 +44,13 @@ def determines(targets: tuple[str, ...], knowns: frozenset[str], shortcuts: bool
     """True when `knowns` determine every target (a quick test, for suggestions; without
     `shortcuts`, derived formulas are only tried all together)."""
     work["confirmations"] += 1
-    return _analysis_for(targets, knowns, quick=True, shortcuts=shortcuts) is not None
+    return analysis_for(targets, knowns, quick=True, shortcuts=shortcuts) is not None
 
 
-def _under_determined(
+def under_determined_error(
     targets: tuple[str, ...], missing: list[str], knowns: frozenset[str]
 ) -> UnderDeterminedError:
-    suggestions, blocked = _failure(tuple(missing), knowns)
+    suggestions, blocked = suggestions_for(tuple(missing), knowns)
     message = under_determined_message(missing, sorted(knowns), list(suggestions), blocked)
     error_type = NotInvertibleError if blocked else UnderDeterminedError
     error = error_type(message, list(targets), list(suggestions))
@@ -60,7 +60,9 @@ def _under_determined(
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
-def _failure(missing: tuple[str, ...], knowns: frozenset[str]) -> tuple[tuple[str, ...], str]:
+def suggestions_for(
+    missing: tuple[str, ...], knowns: frozenset[str]
+) -> tuple[tuple[str, ...], str]:
     """The suggestions and the forward-only explanation of a failure (cached)."""
     return tuple(suggest_inputs(missing, knowns)), _forward_only_blockers(list(missing), knowns)
 
@@ -74,7 +76,7 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
     the nearest candidates are planned directly. A pair reads "tokens and train_time".
     At most MAX_CONFIRMATIONS candidates are planned for singles, and as many for pairs.
     """
-    full = _analyse(knowns, _relevant_formulas(missing, knowns), quick=True)
+    full = analyse_formulas(knowns, relevant_formulas(missing, knowns), quick=True)
     distance = _distances(missing)
     shared = _shared_formulas(missing)
     ranked = [
@@ -443,7 +445,7 @@ def _block_candidate_set() -> frozenset[int]:
 
 def _fixes(formula_names: list[str], unknowns: frozenset[str]) -> bool:
     """Whether these formulas fix these unknowns (quick numeric rank, cached)."""
-    return not _is_singular(tuple(sorted(formula_names)), tuple(sorted(unknowns)), True)
+    return not is_singular(tuple(sorted(formula_names)), tuple(sorted(unknowns)), True)
 
 
 @caches.memo(64, invalidated_by=caches.LIBRARY)
@@ -497,8 +499,8 @@ def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
     If letting rounding steps run backward would determine the targets, those steps are what
     stands in the way: each has many inputs for one output.
     """
-    relaxed = _analyse(
-        knowns, _relevant_formulas(tuple(missing), knowns), strict=False, relaxed=True
+    relaxed = analyse_formulas(
+        knowns, relevant_formulas(tuple(missing), knowns), strict=False, relaxed=True
     )
     if not all(name in relaxed.determined for name in missing):
         return ""
