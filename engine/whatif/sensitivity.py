@@ -24,7 +24,6 @@ from napkinmath.catalog.lookup import variables
 from napkinmath.errors import InputError
 from napkinmath.text.numbers import format_value
 from napkinmath.units import format_number, format_unit, humanize
-from napkinmath.whatif.answers import quantity
 from napkinmath.whatif.spread import Bound, format_interval
 from napkinmath.whatif.vectorize import VectorChain
 
@@ -65,10 +64,10 @@ class Sensitivity:
 
     def _unit(self):
         var = variables()[self.target]
-        return humanize(quantity(self.base, var), var.display_unit).units
+        return humanize(from_base(self.base, var), var.display_unit).units
 
     def _show(self, base: float) -> float:
-        return float(quantity(base, variables()[self.target]).to(self._unit()).magnitude)
+        return float(from_base(base, variables()[self.target]).to(self._unit()).magnitude)
 
     def to_table(self):
         from napkinmath.whatif.table import Column, Table
