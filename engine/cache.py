@@ -71,22 +71,14 @@ def _trusted(path: Path) -> bool:
     return stat.S_ISDIR(info.st_mode) and owner_ok and not info.st_mode & 0o022
 
 
-@caches.memo(None, invalidated_by="the folder's owner or mode: cleared when `write` makes a folder")
-def _usable(path: Path) -> bool:
-    """`_trusted`, asked once per folder per process (the answer changes only if someone
-    changes the folder's owner or mode meanwhile, which at worst makes an entry unreadable:
-    each entry is checked on its own)."""
-    return _trusted(path)
-
-
 def _place(name: str) -> Path | None:
     """The path of entry `name` ('library-KEY' or 'inversions-KEY/roots-HASH'), or None when
     the cache (or the entry's subfolder) is not usable."""
     top = folder()
-    if top is None or not _usable(top):
+    if top is None or not _trusted(top):
         return None
     where = top / name
-    if where.parent != top and not _usable(where.parent):
+    if where.parent != top and not _trusted(where.parent):
         return None
     return where
 
@@ -175,8 +167,7 @@ def write(name: str, *, source: str, payload: bytes) -> None:
         for part in (top, where.parent) if where.parent != top else (top,):
             if not part.exists():  # made private; an existing folder is checked as it is
                 part.mkdir(mode=0o700, parents=True, exist_ok=True)
-                _usable.cache_clear()
-            if not _usable(part):
+            if not _trusted(part):
                 return
         header = f"{FORMAT} {source} {len(payload)} {_seal(source, name, payload)}\n"
         handle, temporary = tempfile.mkstemp(dir=where.parent, prefix=".", suffix=".tmp")
@@ -200,7 +191,7 @@ def _remove(where: Path) -> None:
 def entries() -> list[Path]:
     """The names in the cache folder (for pruning), or [] when it is not usable."""
     top = folder()
-    if top is None or not _usable(top):
+    if top is None or not _trusted(top):
         return []
     try:
         return sorted(top.iterdir())

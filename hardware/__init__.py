@@ -336,7 +336,6 @@ def shipped() -> dict[str, Record]:
     return loaded
 
 
-@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
 def shown() -> dict[str, Record]:
     """The shipped records, for display: as `shipped`, without checking the keys against the
     formula library (so `napkin hardware` loads no formulas; `shipped` checks them)."""
@@ -422,7 +421,6 @@ def _shipped_record(record_id: str, checked: bool) -> Record:
     return record
 
 
-@caches.memo(None, invalidated_by=caches.LIBRARY, fixed=True)
 def _checked(record_id: str) -> None:
     record = _shipped_record(record_id, checked=False)
     check_keys(record.id, record.values)

@@ -128,7 +128,6 @@ def test_the_cache_folder_and_its_entries_are_private(tmp_path):
 
 def test_read_and_write_in_process(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    cache._usable.cache_clear()
     cache.write("kind-key", source="key", payload=b'{"a": 1}')
     assert cache.read("kind-key", source="key", limit=100) == b'{"a": 1}'
     assert cache.read("kind-key", source="other", limit=100) is None  # and removed
@@ -155,7 +154,6 @@ def test_a_forged_library_entry_of_the_wrong_shape_is_declared_afresh(
     nest past the parser's recursion or have the wrong shape: read as nothing, never a crash."""
     expected, _ = napkin_process(str(tmp_path), W12)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    cache._usable.cache_clear()
     cache.write(f"library-{snapshot.digest()}", source=snapshot.digest(), payload=payload)
     again, how = napkin_process(str(tmp_path), W12)
     assert again == expected and how["status"] == 0 and how["sympy"]

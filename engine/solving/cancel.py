@@ -201,7 +201,6 @@ def _key(free: tuple[str, ...], blocks: tuple[Block, ...]) -> str:
     )
 
 
-@caches.memo(256, invalidated_by=caches.LIBRARY)
 def _composition(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step, ...] | None:
     """Each block composed with the free inputs as symbols (see `_compose`), kept on disk for
     the library's own formulas."""

@@ -298,7 +298,6 @@ def evaluate_constraint(c: Constraint, values: Mapping[str, float]) -> Constrain
     return ConstraintRecord(c, lhs, rhs, holds)
 
 
-@caches.memo(64, invalidated_by=caches.UNITS)
 def per_scale(per: str) -> float:
     """One `per` unit (a constraint's right side is per GPU, say) in base units."""
     from napkinmath.units import ureg

@@ -241,7 +241,6 @@ def cases(expr: sympy.Basic) -> tuple[sympy.Basic, ...]:
     return _unique(c for arg in piece.args for c in cases(expr.xreplace({piece: arg})))
 
 
-@caches.memo(4096, invalidated_by=caches.LIBRARY)
 def needs_substitution(
     formulas: tuple[Formula, ...], unknowns: tuple[str, ...]
 ) -> tuple[Formula, ...]:

@@ -635,7 +635,6 @@ def may_meet(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str,
     return True
 
 
-@caches.memo(64, invalidated_by=caches.LIBRARY)
 def possible_singles(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str] | None:
     """The names x (neither a known nor a target) for which `possible(targets, knowns, (x,))`
     holds, all at once; None when no target is under-determined (then ask `possible`).

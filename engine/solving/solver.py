@@ -1126,7 +1126,6 @@ def _binding(f: Formula, values: Mapping[str, float]) -> str:
     return "; ".join(notes)
 
 
-@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def _extremes(f: Formula) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The max() and min() nodes of `f` whose arguments are all variables, in tree order."""
     from napkinmath.library.tree import NoTreeError, calls
@@ -1175,7 +1174,6 @@ def _snapshot(values: Mapping[str, float], names: Iterable[str]) -> dict[str, fl
     return {n: values[n] for n in names if n in values}
 
 
-@caches.memo(4096, invalidated_by=caches.LIBRARY)
 def _names_of(block: Block) -> frozenset[str]:
     """The variables a block's formulas read."""
     return frozenset(v.name for f in block.formulas for v in f.variables)

@@ -313,7 +313,6 @@ def _extend(
             learn(name)
 
 
-@caches.memo(2, invalidated_by=caches.LIBRARY, fixed=True)
 def _sizes(shortcuts: bool = False) -> tuple[int, ...]:
     """Each formula's count of variables (see `_incidence_index`), before any is known."""
     return tuple(len(names) for names, _ in _incidence_index(shortcuts))
@@ -328,7 +327,6 @@ def _formulas_by_name(shortcuts: bool = False) -> dict[str, tuple[int, ...]]:
     return {n: tuple(ix) for n, ix in found.items()}
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def _block_candidates() -> tuple[int, ...]:
     """The independent formulas that may take part in a block: not forward-only."""
     return tuple(i for i, (_, output) in enumerate(_incidence_index(False)) if output is None)
@@ -448,7 +446,6 @@ def _fixes(formula_names: list[str], unknowns: frozenset[str]) -> bool:
     return not is_singular(tuple(sorted(formula_names)), tuple(sorted(unknowns)), True)
 
 
-@caches.memo(64, invalidated_by=caches.LIBRARY)
 def _shared_formulas(missing: tuple[str, ...]) -> dict[str, int]:
     """How many independent formulas each variable shares with the targets."""
     counts: dict[str, int] = {}
@@ -460,7 +457,6 @@ def _shared_formulas(missing: tuple[str, ...]) -> dict[str, int]:
     return counts
 
 
-@caches.memo(64, invalidated_by=caches.LIBRARY)
 def _distances(missing: tuple[str, ...]) -> dict[str, int]:
     """Each variable's distance from the nearest target in the formula-variable graph
     (breadth first; a distance does not depend on the order of the search)."""

@@ -588,7 +588,6 @@ def check_finite(quantity: pint.Quantity, name: str | None, shown: Shown) -> Non
         )
 
 
-@caches.memo(1024, invalidated_by=caches.UNITS)
 def _base_factor(units: PlainUnit) -> tuple[float, PlainUnit]:
     factor, base = ureg.get_base_units(units)
     # pint's stubs type the factor as any Number (complex included); a unit's is real

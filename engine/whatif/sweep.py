@@ -298,13 +298,11 @@ def _median(values: np.ndarray) -> float:
     return float((ordered[half - 1] + ordered[half]) / 2)
 
 
-@caches.memo(512, invalidated_by=caches.UNITS)
 def _declared_unit(own_unit, display_unit):
     """The unit `humanize` gives a quantity whose unit it does not pick by size."""
     return humanize(Quantity(1.0, own_unit), display_unit).units
 
 
-@caches.memo(512, invalidated_by=caches.UNITS)
 def _shown_factor(own_unit, base_factor: float, unit) -> float:
     """The factor from a variable's base units to `unit` (what a column shows), as
     `quantity(1.0, var).to(unit)` gives it."""
