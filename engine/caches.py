@@ -3,15 +3,14 @@ invalidates it; `clear_caches` empties them all.
 
 A solve passes several layers of caches, outermost first:
 
-1. the answers memo (`napkinmath.solving.solver._MEMO`): a question asked again with the
-   same plain values and records in force gets a fresh copy of its answer;
-2. the planner's caches (`solving.plan`, `solving.suggest`, `solving.planning_graph`,
-   `solving.cancel`, `solving.consistency`): plans, analyses and suggestions, keyed by the
-   targets and the known names, never by values;
-3. the rearrangements and readings (`solving.invert`, `text.values`, `text.expr`,
+1. the planner's caches (`solving.plan`, `solving.suggest`, `solving.planning_graph`,
+   `solving.cancel`, `solving.consistency`, `solving.solver.plan_for`): plans, analyses and
+   suggestions, keyed by the targets and the known names, never by values (no answer is
+   kept: each is worked out afresh from its plan);
+2. the rearrangements and readings (`solving.invert`, `text.values`, `text.expr`,
    `library.print_layout`): sympy's work per formula and unknown, pint's per text;
-4. the records (`napkinmath.hardware`): the shipped files read and scanned once;
-5. the disk cache (`napkinmath.cache`: the declared library, the variable names, the
+3. the records (`napkinmath.hardware`): the shipped files read and scanned once;
+4. the disk cache (`napkinmath.cache`: the declared library, the variable names, the
    rearrangements and yes/no facts), shared by processes and checked on every read.
 
 Every cached function is declared with `memo` (functools' LRU cache, registered here); each
@@ -192,7 +191,7 @@ def state(
     size: Callable[[], int],
     reason: str = "",
 ) -> None:
-    """Register a module-level state `name` ('napkinmath.solving.solver._MEMO') that keeps
+    """Register a module-level state `name` ('napkinmath.solving.plan.work') that keeps
     work between calls, with how to `clear` it and count its entries, and `reason`: what it
     buys, measured, and the guardrail it is kept for."""
     _REGISTRY[name] = Cache(name, key, invalidated_by, clear, size, "state", reason)

@@ -1,11 +1,10 @@
-"""The memo of recent answers: a repeated question gets an equal answer of its own."""
+"""A repeated question gets an equal answer of its own (no answer is shared between callers)."""
 
 from __future__ import annotations
 
 import pytest
 
 import napkinmath as nm
-from napkinmath.solving import solver
 
 W12 = dict(params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")
 
@@ -27,57 +26,3 @@ def test_values_of_another_type_are_another_question():
         nm.solve("n_gpus", **{**W12, "mfu": True})
     ones = [nm.solve("n_gpus", **{**W12, "mfu": v}).value.magnitude for v in (1, 1.0)]
     assert ones[0] == ones[1] == pytest.approx(58.4845 * 0.4, rel=1e-5)
-
-
-def test_an_answer_is_kept_from_the_second_asking():
-    question = {**W12, "params": "7.123456B"}
-    key = solver._memo_key(
-        "n_gpus",
-        ("H100-SXM", None, 0.01, "error", None, False),
-        None,
-        {k: v for k, v in question.items() if k != "gpu"},
-    )
-    first = nm.solve("n_gpus", **question)
-    assert key in solver._SEEN and key not in solver._MEMO  # a one-off question is not kept
-    second = nm.solve("n_gpus", **question)
-    assert key in solver._MEMO and str(second) == str(first)
-    third = nm.solve("n_gpus", **question)
-    assert third is not solver._MEMO[key] and str(third) == str(first)
-
-
-def test_the_memo_is_bounded_and_skips_quantities():
-    for i in range(solver._MEMO_SIZE + 20):
-        for _ in range(2):  # kept from the second asking
-            nm.solve("n_gpus", **{**W12, "params": f"{7 + i / 1000:.3f}B"})
-    assert len(solver._MEMO) == solver._MEMO_SIZE
-    for i in range(solver._SEEN_SIZE + 10):
-        solver._remember(("one-off", i), None)
-    assert len(solver._SEEN) == solver._SEEN_SIZE
-    before = len(solver._MEMO)
-    nm.solve("n_gpus", **{**W12, "params": nm.Quantity(7e9, "param")})
-    assert len(solver._MEMO) == before
-    options = (None, None, 0.01, "error", None, False)  # gpu, model, tolerance, ..., achievable
-    assert solver._memo_key("n_gpus", options, None, {"params": nm.Quantity(7e9, "param")}) is None
-
-
-def test_the_memo_follows_the_records_in_force_and_their_files(tmp_path):
-    path = tmp_path / "ours.toml"
-
-    def write(peak: str) -> None:
-        path.write_text(
-            f'[H100-SXM.peak_flops]\nvalue = "{peak}"\nsource = "derated"\ndate = "2026"\n',
-            encoding="utf-8",
-        )
-
-    shipped = nm.solve("n_gpus", **W12).value.magnitude  # 58.48 at 989.5 TFLOP/s
-    write("494.75 TFLOP/(s*GPU)")  # half the peak: twice the GPUs
-    assert nm.solve("n_gpus", records=str(path), **W12).value.magnitude == pytest.approx(
-        2 * shipped
-    )
-    write("1979 TFLOP/(s*GPU)")  # the same file, changed (size differs): half the GPUs
-    assert nm.solve("n_gpus", records=str(path), **W12).value.magnitude == pytest.approx(
-        shipped / 2
-    )
-    assert nm.solve("n_gpus", **W12).value.magnitude == shipped
-    # an MFU is against the datasheet peak, so --achievable leaves it (and the answer) alone
-    assert nm.solve("n_gpus", achievable=True, **W12).value.magnitude == shipped

@@ -58,7 +58,6 @@ def _clear() -> None:
         getattr(fn, "__wrapped__", fn).cache_clear() if not hasattr(
             fn, "cache_clear"
         ) else fn.cache_clear()
-    solver._MEMO.clear()
 
 
 def _pct(xs: list[float], p: float) -> float:

@@ -10,11 +10,9 @@ steps run on plain floats, and the results become Quantities again in the variab
 
 from __future__ import annotations
 
-import copy
 import math
 import sys
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -45,7 +43,6 @@ from napkinmath.errors import (
 from napkinmath.hardware import scope
 from napkinmath.library import settings
 from napkinmath.library.declare import Formula, Variable
-from napkinmath.library.declare import in_force as formulas_in_force
 from napkinmath.solving.consistency import behind, beyond, closure, set_aside
 from napkinmath.solving.invert import (
     Compiled,
@@ -109,11 +106,8 @@ def solve(
 ) -> Result:
     """A point answer for `targets` from plain givens (`napkinmath.questions.solve`, which
     is `nm.solve`, documents every option; a range or a spread goes there, not here).
-
-    A question asked again with the same plain values (text and numbers) and the same records
-    in force is answered from a bounded memo of recent answers, as a fresh copy (an answer is
-    kept from the second time its question is asked).
-    """
+    Every answer is worked out afresh and is the caller's own: what a question reuses is
+    its plan and its compiled steps, never another caller's answer."""
     if files_to_load(formulas, records, model):
         return with_files(
             solve,
@@ -134,13 +128,6 @@ def solve(
         )
     if gpu is not None and type(gpu) is not str:
         gpu = bound_records(gpu, "gpu")
-    key = _memo_key(
-        targets, (gpu, model, tolerance, on_inconsistent, precision, achievable), units, givens
-    )
-    if key is not None and key in _MEMO:
-        _MEMO.move_to_end(key)
-        return _fresh(_MEMO[key])._with_digits(digits)
-    seen = caches.fallbacks()
     result = _solve(
         targets,
         gpu=gpu,
@@ -152,8 +139,6 @@ def solve(
         achievable=achievable,
         givens=givens,
     )
-    if key is not None and caches.fallbacks() == seen:
-        _remember(key, result)  # (an answer a bound's fallback decided is not kept)
     return result if digits is None else result._with_digits(digits)
 
 
@@ -204,113 +189,6 @@ def config_in_force(model: object) -> bool:
     from napkinmath.hardware import find, scope
 
     return isinstance(model, str) and scope() is not None and find(model) is not None
-
-
-#: recent answers by their question (plain values only), oldest first
-_MEMO: OrderedDict[Hashable, Result] = OrderedDict()
-_MEMO_SIZE = 256
-#: questions asked once lately: an answer is kept from the second time its question comes,
-#: so that one-off questions (a sweep of new values) neither pay for a copy nor push out
-#: the answers that are asked again
-_SEEN: OrderedDict[Hashable, None] = OrderedDict()
-_SEEN_SIZE = 4096
-caches.state(
-    f"{__name__}._MEMO",
-    key="the question: targets, options and plain values, the records and formulas in force",
-    invalidated_by=caches.RECORDS + " (and keyed by them)",
-    clear=_MEMO.clear,
-    size=_MEMO.__len__,
-)
-caches.state(
-    f"{__name__}._SEEN",
-    key="as _MEMO (the questions asked once lately)",
-    invalidated_by="never: it holds keys only",
-    clear=_SEEN.clear,
-    size=_SEEN.__len__,
-)
-
-
-def _remember(key: Hashable, result: Result) -> None:
-    if not caches.ENABLED:
-        return
-    if key not in _SEEN:
-        _SEEN[key] = None
-        if len(_SEEN) > _SEEN_SIZE:
-            _SEEN.popitem(last=False)
-        return
-    _MEMO[key] = _fresh(result)
-    if len(_MEMO) > _MEMO_SIZE:
-        _MEMO.popitem(last=False)
-
-
-class _NotPlainError(Exception):
-    pass
-
-
-_PLAIN = (str, int, float, bool, type(None))
-
-
-def _plain(x: object) -> tuple[type, object]:
-    """`x` with its type (True and 1 are different questions), if plain text, a number, a
-    bool or None."""
-    if x is None or type(x) in (str, int, float, bool):
-        return type(x), x
-    raise _NotPlainError
-
-
-def _memo_key(
-    targets: object, options: tuple, units: object, givens: Mapping[str, object]
-) -> Hashable | None:
-    """The question as a key when every part of it is plain (see `_plain`), else None; the
-    user records and formulas in force (`scope()`, `formulas_in_force()`: one object per set
-    of files as they stand) are part of it."""
-    if (
-        type(targets) is str
-        and units is None
-        and all(type(x) in _PLAIN for x in options)
-        and all(type(v) in _PLAIN for v in givens.values())
-    ):  # the common case, at once
-        return (
-            ((str, targets),),
-            tuple([(type(x), x) for x in options]),
-            None,
-            tuple([(name, (type(v), v)) for name, v in givens.items()]),
-            scope(),
-            formulas_in_force(),
-        )
-    names: tuple[tuple[type, object], ...]
-    try:
-        if isinstance(targets, str):
-            names = (_plain(targets),)
-        elif isinstance(targets, (list, tuple)):
-            names = tuple(_plain(t) for t in targets)
-        else:
-            return None
-        chosen = None
-        if units is not None:
-            if not isinstance(units, Mapping):
-                return None
-            chosen = tuple((_plain(k), _plain(v)) for k, v in sorted(units.items()))
-        plain_options = tuple(_plain(x) for x in options)
-        values = tuple((name, _plain(v)) for name, v in givens.items())
-    except (_NotPlainError, TypeError):
-        return None
-    return names, plain_options, chosen, values, scope(), formulas_in_force()
-
-
-def _fresh(result: Result) -> Result:
-    """A copy of `result` whose containers (dicts, lists) are its own (a Result defines no
-    copy hooks: its attributes, copied one level deep, are the whole of it)."""
-    new = object.__new__(type(result))
-    state = new.__dict__
-    for name, value in vars(result).items():
-        if type(value) in (dict, list):
-            state[name] = value.copy()
-        elif isinstance(value, (dict, list)):
-            state[name] = copy.copy(value)
-        else:
-            state[name] = value
-    return new
 
 
 def _solve(

@@ -26,7 +26,6 @@ from napkinmath.errors import InputError, NapkinError
 from napkinmath.hardware import scope
 from napkinmath.library.declare import in_force as formulas_in_force
 from napkinmath.solving.solver import (
-    _PLAIN,
     CONSISTENCY_TOLERANCE,
     bind,
     check_tolerance,
@@ -43,6 +42,9 @@ from napkinmath.whatif.ranged import base_inputs
 from napkinmath.whatif.spread import Axis, axis_length, is_spread, to_axis
 from napkinmath.whatif.table import Column, Table
 from napkinmath.whatif.vectorize import Feasibility, VectorChain
+
+#: the types of a plain given (text, a number, a bool or None): a sweep of only those is kept
+_PLAIN = (str, int, float, bool, type(None))
 
 MAX_POINTS = budget.MAX_POINTS
 MAX_AXES = 2
