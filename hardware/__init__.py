@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from napkinmath import arguments, caches
 from napkinmath.errors import UnknownNameError
-from napkinmath.hardware.layout import Layout, scan
 from napkinmath.text.visible import quoted
 
 if TYPE_CHECKING:
@@ -331,99 +330,39 @@ def _not_a_record(name: str, value: object) -> str:
 def shipped() -> dict[str, Record]:
     """The records shipped with napkinmath, by id, their keys checked against the library."""
     loaded = shown()
-    for record_id in loaded:
-        _checked(record_id)
+    for record in loaded.values():
+        check_keys(record.id, record.values)
     return loaded
 
 
 def shown() -> dict[str, Record]:
     """The shipped records, for display: as `shipped`, without checking the keys against the
     formula library (so `napkin hardware` loads no formulas; `shipped` checks them)."""
-    return {record_id: _shipped_record(record_id, checked=False) for record_id in _homes()}
-
-
-# --- one shipped record without parsing every file (see napkinmath.hardware.layout) --------
-@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
-def _files() -> tuple[str, ...]:
-    """The shipped records files' names, in the order they are loaded."""
-    return tuple(
-        sorted(
-            item.name for item in resources.files(__name__).iterdir() if item.name.endswith(".toml")
-        )
-    )
+    return _read()[0]
 
 
 @caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
-def _shipped_text(name: str) -> str:
-    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
-
-
-@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
-def _parsed(name: str) -> dict[str, Record]:
-    """The records of the shipped file `name`, parsed whole, unchecked against the library."""
-    return load_toml(_shipped_text(name), keys=False)
-
-
-@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
-def _layout(name: str) -> Layout | None:
-    """Where each record of the shipped file `name` is; None: parse the file whole."""
-    return scan(_shipped_text(name))
-
-
-def _names(name: str) -> dict[str, tuple[str, ...]]:
-    """{record id: aliases} of the shipped file `name`: scanned, else parsed."""
-    layout = _layout(name)
-    if layout is not None:
-        return {record_id: aliases for record_id, (aliases, _, _) in layout.items()}
-    return {record.id: record.aliases for record in _parsed(name).values()}
-
-
-@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
-def _chunk(name: str, record_id: str) -> Record:
-    """The record `record_id` of the shipped file `name`, parsed from its own text alone (the
-    fast path beside `_parsed`, the file parsed whole; held equal to it by tests/
-    test_records_layout.py::test_every_shipped_file_is_scanned_and_each_record_parses_alone_
-    as_in_the_whole)."""
-    layout = _layout(name)
-    if layout is None:  # not reached: _shipped_record parses a file the scan cannot read whole
-        return _parsed(name)[record_id]
-    aliases, start, end = layout[record_id]
-    found = load_toml(_shipped_text(name)[start:end], keys=False)
-    if list(found) != [record_id] or found[record_id].aliases != aliases:
-        raise RecordError(
-            f"hardware/{name}: the scan of {record_id}'s text disagrees with its "
-            "parse (write a record's value tables after it, its aliases on one "
-            "line)",
-            record_id,
-        )
-    return found[record_id]
-
-
-@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
-def _homes() -> dict[str, str]:
-    """Each shipped record's file, by record id."""
-    homes: dict[str, str] = {}
-    for name in _files():
-        for record_id in _names(name):
-            if record_id in homes:
+def _read() -> tuple[dict[str, Record], dict[str, str]]:
+    """Every shipped record by id, the files parsed whole in name order, unchecked against
+    the library, and the index of their names and aliases (`build_index`)."""
+    loaded: dict[str, Record] = {}
+    package = resources.files(__name__)
+    for name in sorted(item.name for item in package.iterdir() if item.name.endswith(".toml")):
+        text = package.joinpath(name).read_text("utf-8")
+        for record_id, record in load_toml(text, keys=False).items():
+            if record_id in loaded:
                 raise RecordError(f"hardware record {record_id!r} is defined twice", record_id)
-            homes[record_id] = name
-    return homes
+            loaded[record_id] = record
+    return loaded, build_index(loaded.values())
 
 
 def _shipped_record(record_id: str, checked: bool) -> Record:
-    """The shipped record `record_id`, parsed alone where the scan allows; with `checked`, its
-    keys checked against the library (`check_keys`)."""
-    name = _homes()[record_id]
-    record = _parsed(name)[record_id] if _layout(name) is None else _chunk(name, record_id)
+    """The shipped record `record_id`; with `checked`, its keys checked against the library
+    (`check_keys`)."""
+    record = _read()[0][record_id]
     if checked:
-        _checked(record_id)
+        check_keys(record.id, record.values)
     return record
-
-
-def _checked(record_id: str) -> None:
-    record = _shipped_record(record_id, checked=False)
-    check_keys(record.id, record.values)
 
 
 @dataclass(frozen=True, eq=False)
@@ -475,13 +414,6 @@ def using(paths: object) -> Iterator[Overlay | None]:
         _ACTIVE.reset(token)
 
 
-@caches.memo(None, invalidated_by=caches.SHIPPED, fixed=True)
-def _index() -> dict[str, str]:
-    return _build_index(
-        (record_id, aliases) for name in _files() for record_id, aliases in _names(name).items()
-    )
-
-
 def build_index(loaded: Iterable[Record]) -> dict[str, str]:
     """Normalized names and aliases -> record id; a name of two records is an error."""
     return _build_index((record.id, record.aliases) for record in loaded)
@@ -503,7 +435,7 @@ def find(name: str) -> str | None:
         name, "name", kind="hardware record", example="H100", listing="napkin hardware"
     )
     active = _ACTIVE.get()
-    index = _index() if active is None else active.index
+    index = _read()[1] if active is None else active.index
     return index.get(_normalize(name))
 
 

@@ -4,8 +4,6 @@ Each fast path's docstring names the test that holds it equal to the plain path:
 
 - given values (`text.values._fast_reading`, `_fast_quantity`; plain: `_full_reading`):
   tests/test_speed_values.py;
-- a shipped record parsed alone from its scanned span (`hardware._chunk`, `hardware.layout.
-  scan`; plain: the file parsed whole): tests/test_records_layout.py;
 - the planner's graph work (`planning_graph._kuhn` resumed, `_reuses`, `trimmed`; plain: the
   reference versions there) and the suggestion search's structural test (`possible_singles`,
   all single inputs at once, and `may_meet`; plain: `possible`, one input at a time):
