@@ -25,7 +25,7 @@ from napkinmath.text.visible import quoted
 if TYPE_CHECKING:
     import pint
 
-_RECORD_FIELDS = {"name", "kind", "aliases", "note", "source", "url", "date"}
+RECORD_FIELDS = {"name", "kind", "aliases", "note", "source", "url", "date"}
 KINDS = ("accelerator", "link", "storage", "model")
 _VALUE_FIELDS = {
     "value",
@@ -124,7 +124,7 @@ class RecordError(ValueError):
         self.record_id, self.key = record_id, key
 
 
-def _normalize(name: str) -> str:
+def normalized_name(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
@@ -164,7 +164,7 @@ def _toml_type(value: object) -> str:
 
 def _check_fields(where: str, table: dict, record_id: str, key: str | None) -> None:
     """Each field of a record or value table of the type it takes (RecordError if not)."""
-    fields = _RECORD_FIELDS if key is None else _VALUE_FIELDS
+    fields = RECORD_FIELDS if key is None else _VALUE_FIELDS
     for name, value in table.items():
         if name in fields and name in _FIELD_TYPES:
             types, wanted = _FIELD_TYPES[name]
@@ -283,12 +283,12 @@ def load_toml(
             for key, sub in table.items()
             if isinstance(sub, dict)
         }
-        unknown = {k for k, v in table.items() if not isinstance(v, dict)} - _RECORD_FIELDS
+        unknown = {k for k, v in table.items() if not isinstance(v, dict)} - RECORD_FIELDS
         if unknown:
             first = sorted(unknown)[0]
             raise RecordError(
                 f"{record_id}: unknown fields {sorted(unknown)} (a record takes "
-                f"{', '.join(sorted(_RECORD_FIELDS))} and value tables, each "
+                f"{', '.join(sorted(RECORD_FIELDS))} and value tables, each "
                 f"its own table: [{record_id}.{first}] with value, source and "
                 f"date; {first} here is {_toml_type(table[first])})",
                 record_id,
@@ -423,7 +423,7 @@ def _build_index(names: Iterable[tuple[str, tuple[str, ...]]]) -> dict[str, str]
     index: dict[str, str] = {}
     for record_id, aliases in names:
         for name in (record_id, *aliases):
-            other = index.setdefault(_normalize(name), record_id)
+            other = index.setdefault(normalized_name(name), record_id)
             if other != record_id:
                 raise ValueError(f"the name {name!r} belongs to both {other} and {record_id}")
     return index
@@ -436,7 +436,7 @@ def find(name: str) -> str | None:
     )
     active = _ACTIVE.get()
     index = _read()[1] if active is None else active.index
-    return index.get(_normalize(name))
+    return index.get(normalized_name(name))
 
 
 def get(name: str, *, checked: bool = True) -> Record:

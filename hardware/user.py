@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING
 from napkinmath import arguments, caches
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.hardware import (
-    _RECORD_FIELDS,
     METADATA_KEYS,
+    RECORD_FIELDS,
     Overlay,
     Record,
     RecordError,
-    _normalize,
     build_index,
     load_toml,
+    normalized_name,
     shipped,
 )
 from napkinmath.text.visible import visible
@@ -110,9 +110,9 @@ def _lay(
     record: Record, merged: dict[str, Record], index: dict[str, str], explicit_kind: bool
 ) -> None:
     """Add `record` to `merged`, or lay its values over the record of the same name."""
-    target = index.get(_normalize(record.id))
+    target = index.get(normalized_name(record.id))
     for alias in record.aliases:
-        other = index.get(_normalize(alias))
+        other = index.get(normalized_name(alias))
         if other is not None and other != (target or record.id):
             raise InputError(
                 f"{_at(record.origin)}: the alias {alias!r} of {record.id} already "
@@ -139,7 +139,7 @@ def _lay(
             origin=record.origin,
         )
     for name in (record.id, *record.aliases):
-        index[_normalize(name)] = target or record.id
+        index[normalized_name(name)] = target or record.id
 
 
 def _at(origin: str) -> str:
@@ -230,7 +230,7 @@ def check_named_file(path: str, shown: str) -> None:
         if not isinstance(table, dict):
             held = "an entry that is not a table"
         elif not any(
-            key in _RECORD_FIELDS or (isinstance(sub, dict) and "value" in sub)
+            key in RECORD_FIELDS or (isinstance(sub, dict) and "value" in sub)
             for key, sub in table.items()
         ):
             held = "a table with no record fields and no value tables"

@@ -182,10 +182,10 @@ def test_a_forged_rearrangement_is_dropped_and_solved_again(tmp_path, monkeypatc
     from napkinmath.solving import invert
 
     formulas()
-    invert._store.cache_clear()
+    invert.disk_store.cache_clear()
     key = "fleet_equation\tn_gpus"
-    assert invert._store().get("roots", key) is not None  # what the first run stored
-    invert._store().put("roots", key, [FORGED_ROOTS[forged]])  # resealed, as a forger would
+    assert invert.disk_store().get("roots", key) is not None  # what the first run stored
+    invert.disk_store().put("roots", key, [FORGED_ROOTS[forged]])  # resealed, as a forger would
     again, how = napkin_process(str(tmp_path), W12)
-    invert._store.cache_clear()
+    invert.disk_store.cache_clear()
     assert how["status"] == 0 and again == expected

@@ -320,7 +320,7 @@ def restamp(target: Path = TARGET) -> str:
     from napkinmath.catalog.snapshot import source_digest
     from napkinmath.library.print_layout import to_json
     from napkinmath.library.stored import declared
-    from napkinmath.solving.invert import _from_tree
+    from napkinmath.solving.invert import from_tree
 
     source = source_digest()
     if source is None:
@@ -339,7 +339,7 @@ def restamp(target: Path = TARGET) -> str:
         entry = json.loads((target / f"{name}.json").read_text())
         for variable, roots in entry["roots"].items():
             for tree, layout in roots:
-                if json.loads(_dump(to_json(_from_tree(tree).layout))) != layout:
+                if json.loads(_dump(to_json(from_tree(tree).layout))) != layout:
                     raise SystemExit(f"the layout of {name} for {variable} differs: rebuild")
     for file, data in (("index.json", index), ("library.json", shipped)):
         (target / file).write_text(_dump({**data, "source": source}))

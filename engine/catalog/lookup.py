@@ -75,12 +75,12 @@ def variable(name: str) -> Variable:
     found = known.get(name)
     if found is None:
         raise UnknownNameError(
-            _unknown_message("variable", name, known) + " (list them with `napkin vars`)", name
+            unknown_message("variable", name, known) + " (list them with `napkin vars`)", name
         )
     return found
 
 
-def _unknown_message(kind: str, name: str, known: Mapping[str, object]) -> str:
+def unknown_message(kind: str, name: str, known: Mapping[str, object]) -> str:
     if arguments.is_long(name):  # no name is this long: quote it cut, match nothing
         return f"unknown {kind} {arguments.shown(name)} ({len(name):,} characters)"
     if kind == "variable":

@@ -11,7 +11,7 @@ from __future__ import annotations
 import networkx as nx
 
 from napkinmath import arguments
-from napkinmath.catalog.lookup import _unknown_message, formulas, variable
+from napkinmath.catalog.lookup import formulas, unknown_message, variable
 from napkinmath.errors import UnknownNameError
 from napkinmath.library.declare import Formula
 
@@ -24,7 +24,7 @@ def formula(name: str) -> Formula:
     known = formulas()
     if name not in known:
         raise UnknownNameError(
-            _unknown_message("formula", name, known) + " (list them with `napkin formulas`)", name
+            unknown_message("formula", name, known) + " (list them with `napkin formulas`)", name
         )
     return known[name]
 

@@ -518,14 +518,14 @@ class _Reader:
         )
 
     def replaced(self, value: object, path: Where) -> str:
-        from napkinmath.catalog.lookup import _unknown_message
+        from napkinmath.catalog.lookup import unknown_message
 
         if not isinstance(value, str):
             raise self.fail(path, "expected the name of a library formula")
         mine = _labels()
         library = {n: f for n, f in declare.FORMULAS.items() if ("formula", n) not in mine}
         if value not in library:
-            raise self.fail(path, _unknown_message("library formula", value, library))
+            raise self.fail(path, unknown_message("library formula", value, library))
         return value
 
     def equation(
@@ -562,7 +562,7 @@ class _Reader:
         return sympy.Eq(lhs, rhs, evaluate=False), tuple(known[n] for n in names)
 
     def check_names(self, names: list[str], known: Mapping[str, Any], path: Where) -> None:
-        from napkinmath.catalog.lookup import _unknown_message
+        from napkinmath.catalog.lookup import unknown_message
 
         for name in names:
             if "." in name:
@@ -572,7 +572,7 @@ class _Reader:
         unknown = [n for n in names if n not in known]
         if unknown:
             said = ", ".join(
-                _unknown_message("variable", n, dict(known))
+                unknown_message("variable", n, dict(known))
                 .removeprefix("unknown variable ")
                 .replace("; did you mean ", " (did you mean ")
                 .replace("?", "?)")

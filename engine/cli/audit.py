@@ -152,9 +152,9 @@ def audited(
             f"{len(report.unread)} values whose keys name variables could not be read "
             "(see 'Unread' above); write them as numbers, or drop --strict"
         )
-        from napkinmath.cli.main import _say
+        from napkinmath.cli.main import say
 
-        _say(f"napkin: {message}")
+        say(f"napkin: {message}")
     elif status == 2:
         summary = report.claims.summary
         message = (
@@ -164,7 +164,7 @@ def audited(
             else f"{report.path}: no claims found to check"
             + (f" ({len(report.unmapped)} values not mapped: see above)" if report.unmapped else "")
         )
-        from napkinmath.cli.main import _say
+        from napkinmath.cli.main import say
 
-        _say(f"napkin: {message}")
+        say(f"napkin: {message}")
     return status

@@ -301,9 +301,9 @@ def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) ->
             f"({where}); fix them, or pass --allow-unchecked"
         )
         if args.format == "json":  # the report is the one JSON document: the reason on stderr
-            from napkinmath.cli.main import _say
+            from napkinmath.cli.main import say
 
-            _say(f"napkin: {message}")
+            say(f"napkin: {message}")
             return 2
         raise NapkinError(message)
     return status

@@ -793,14 +793,14 @@ def _main(argv: Sequence[str] | None) -> int:
         return status
     except KeyboardInterrupt:
         _flush(stdout, quiet=True)
-        _say("napkin: interrupted")
+        say("napkin: interrupted")
         return 130
     except BrokenPipeError:
         _discard(stdout)
         return 0
     except OSError as exc:
         _discard(stdout)
-        _say(f"napkin: cannot write the output: {exc.strerror or exc}")
+        say(f"napkin: cannot write the output: {exc.strerror or exc}")
         return 2
     finally:
         sys.stdout, sys.stderr = stdout, stderr
@@ -837,16 +837,16 @@ def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         ):
             return args.handler(args)
     except NapkinError as exc:
-        _say(f"napkin: {exc}")
+        say(f"napkin: {exc}")
         return _json_error(exc, 2) if as_json else 2
     except OSError as exc:
         if exc.filename is None or isinstance(exc, BrokenPipeError):
             raise  # the output itself: see main()
         name = exc.filename if isinstance(exc.filename, str) else repr(exc.filename)
-        _say(f"napkin: {name}: {exc.strerror or exc}")  # like other tools: PATH: No such file
+        say(f"napkin: {name}: {exc.strerror or exc}")  # like other tools: PATH: No such file
         return _json_error(NapkinError(f"{name}: {exc.strerror or exc}"), 2) if as_json else 2
     except Exception as exc:
-        _say(
+        say(
             f"napkin: internal error ({type(exc).__name__}: {exc}). This is a bug in "
             "napkinmath; please report it with the command you ran."
         )
@@ -1015,7 +1015,7 @@ def _is_terminal(stream) -> bool:
         return False
 
 
-def _say(line: str) -> None:
+def say(line: str) -> None:
     """One message on stderr, escaped; nothing if stderr is gone too."""
     if sys.stderr is None:
         return

@@ -126,11 +126,17 @@ def _givens(terms: list[str]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     from napkinmath.cli.jsonout import document
     from napkinmath.cli.main import RECORD_TERMS, keywords, record_terms
-    from napkinmath.cli.whatif import _check_outputs, _files, _inputs, _records, _writing
+    from napkinmath.cli.whatif import (
+        check_outputs,
+        file_options,
+        input_options,
+        record_options,
+        writing_options,
+    )
     from napkinmath.whatif.optimize import optimize
     from napkinmath.writing import write_output
 
-    _check_outputs(args)
+    check_outputs(args)
     requirements = list(args.require)
     terms = []
     for term in args.terms:
@@ -149,8 +155,8 @@ def run(args: argparse.Namespace) -> int:
         "maximize": list(args.maximize),
         "over": _over(args.over) or None,
         "require": requirements,
-        "gpu": _records(chosen.get("gpu")),
-        "model": _records(chosen.get("model")),
+        "gpu": record_options(chosen.get("gpu")),
+        "model": record_options(chosen.get("model")),
         "precision": chosen.get("precision"),
         "tolerance": args.tolerance,
         "top": args.top,
@@ -168,11 +174,11 @@ def run(args: argparse.Namespace) -> int:
     }
     print(render[args.format]())
     if args.json:
-        with _writing(args.json):
+        with writing_options(args.json):
             text = document("optimum", optimum.to_dict()) + "\n"
-            write_output(args.json, text, inputs=_inputs(args))
+            write_output(args.json, text, inputs=input_options(args))
         print(f"wrote {args.json}", file=sys.stderr)
-    _files(optimum, args)  # --csv and --plot, as sweep and compare write them
+    file_options(optimum, args)  # --csv and --plot, as sweep and compare write them
     if args.strict and not optimum.fits:
         print(f"napkin: --strict: {optimum.warnings[0]}", file=sys.stderr)
         return 1

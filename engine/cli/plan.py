@@ -105,9 +105,9 @@ def run(args: argparse.Namespace) -> int:
     answered = plan(source, records=args.records, achievable=args.achievable or None)
     shown = "<stdin>" if args.file == "-" else args.file
     if args.output:
-        from napkinmath.cli.whatif import _writing
+        from napkinmath.cli.whatif import writing_options
 
-        with _writing(args.output):
+        with writing_options(args.output):
             answered.write(args.output)
         print(f"wrote {args.output}{_without_plots(answered, args.output)}", file=sys.stderr)
     warnings = answered.warnings

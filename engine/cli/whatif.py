@@ -132,7 +132,7 @@ def _strict(args: argparse.Namespace, warnings: list[str]) -> int:
     return 0
 
 
-def _records(text: object) -> list[str] | str | None:
+def record_options(text: object) -> list[str] | str | None:
     if not isinstance(text, str):
         return None
     names = [n.strip() for n in text.split(",") if n.strip()]
@@ -143,12 +143,12 @@ def _sweep(args: argparse.Namespace) -> int:
     from napkinmath.cli.main import RECORD_TERMS, keywords, plain_terms, record_terms
     from napkinmath.whatif.sweep import sweep
 
-    _check_outputs(args)
+    check_outputs(args)
     targets, givens = plain_terms(args.terms, "sweep")
     chosen = record_terms(args, givens, "sweep", RECORD_TERMS)
     options = {
-        "gpu": _records(chosen.get("gpu")),
-        "model": _records(chosen.get("model")),
+        "gpu": record_options(chosen.get("gpu")),
+        "model": record_options(chosen.get("model")),
         "precision": chosen.get("precision"),
         "tolerance": args.tolerance,
         "points": args.points,
@@ -157,8 +157,8 @@ def _sweep(args: argparse.Namespace) -> int:
     table = sweep(targets, **keywords(options, givens, "sweep"))
     _emit(table, args)
     if args.json:
-        with _writing(args.json):
-            write_output(args.json, table.to_json() + "\n", inputs=_inputs(args))
+        with writing_options(args.json):
+            write_output(args.json, table.to_json() + "\n", inputs=input_options(args))
     return _strict(args, table.warnings)
 
 
@@ -170,12 +170,12 @@ def _compare(args: argparse.Namespace) -> int:
         compare,
     )
 
-    _check_outputs(args)
+    check_outputs(args)
     targets, givens = plain_terms(args.terms, "compare")
     chosen = record_terms(args, givens, "compare", RECORD_TERMS)
     options = {
-        "gpu": _records(chosen.get("gpu")),
-        "model": _records(chosen.get("model")),
+        "gpu": record_options(chosen.get("gpu")),
+        "model": record_options(chosen.get("model")),
         "precision": chosen.get("precision"),
         "tolerance": args.tolerance,
         "best": args.best,
@@ -185,7 +185,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.format == "text":
         _check_plot(result.to_table(), args)
         print(result.text(DERIVATIONS_BELOW if args.derivations else DERIVATION_ON_CLI))
-        _files(result.to_table(), args)
+        file_options(result.to_table(), args)
     else:
         _emit(result.to_table(), args)
     if args.derivations:
@@ -206,7 +206,7 @@ def _emit(table: Table, args: argparse.Namespace) -> None:
     }
     _check_plot(table, args)
     print(render[args.format](table))
-    _files(table, args)
+    file_options(table, args)
 
 
 def _check_plot(table, args: argparse.Namespace) -> None:
@@ -216,7 +216,7 @@ def _check_plot(table, args: argparse.Namespace) -> None:
 
 
 @contextlib.contextmanager
-def _writing(path: str):
+def writing_options(path: str):
     """An OSError while writing `path` names it (a full disk fails at close, nameless), so
     that `napkin` says "napkin: PATH: No space left on device" and exits 2."""
     try:
@@ -227,25 +227,25 @@ def _writing(path: str):
         raise OSError(exc.errno, exc.strerror or str(exc), path) from None
 
 
-def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
+def input_options(args: argparse.Namespace) -> list[tuple[str, str]]:
     """The files this command reads, which no output may overwrite."""
     return [("records file", path) for path in getattr(args, "records", None) or []]
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
+def check_outputs(args: argparse.Namespace) -> None:
     """Refuse, before any work, an output file that is an input, a link, or another output
     (`napkinmath.writing`)."""
     outputs = [getattr(args, name, None) for name in ("csv", "json", "plot")]
     check_distinct(outputs)
     for path in outputs:
         if path:
-            check_output(path, _inputs(args))
+            check_output(path, input_options(args))
 
 
-def _files(table, args: argparse.Namespace) -> None:
+def file_options(table, args: argparse.Namespace) -> None:
     if getattr(args, "csv", None):
-        with _writing(args.csv):
-            write_output(args.csv, table.to_csv(), inputs=_inputs(args))
+        with writing_options(args.csv):
+            write_output(args.csv, table.to_csv(), inputs=input_options(args))
         print(f"wrote {args.csv}", file=sys.stderr)
     if getattr(args, "plot", None):
         try:
@@ -254,6 +254,6 @@ def _files(table, args: argparse.Namespace) -> None:
             pass  # plot() says how to install it
         else:
             matplotlib.use("Agg")
-        with _writing(args.plot):
+        with writing_options(args.plot):
             table.plot(args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)

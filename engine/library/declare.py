@@ -163,7 +163,7 @@ def _base_factor(unit: pint.Unit) -> float:
     return float(Quantity(1.0, unit).to_base_units().magnitude)
 
 
-def _symbol_of(name: str) -> sympy.Symbol:
+def symbol_of(name: str) -> sympy.Symbol:
     return VARIABLES[name].symbol
 
 
@@ -192,7 +192,7 @@ class _Expressions:
         from napkinmath.library.tree import to_sympy
 
         lhs, rhs = self.trees
-        return to_sympy(lhs, _symbol_of), to_sympy(rhs, _symbol_of)
+        return to_sympy(lhs, symbol_of), to_sympy(rhs, symbol_of)
 
 
 class Formula(_Expressions):

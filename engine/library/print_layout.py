@@ -159,7 +159,7 @@ Layout: TypeAlias = (
 _KINDS: tuple[type, ...] = get_args(Layout)
 
 
-def _is_layout(value: object) -> TypeGuard[Layout]:
+def is_layout(value: object) -> TypeGuard[Layout]:
     return isinstance(value, _KINDS)
 
 
@@ -192,7 +192,7 @@ class Printer:
             self.times = " × " if substituted else " · "
 
     def __call__(self, expr: Layout | sympy.Expr) -> str:
-        return self.show(expr if _is_layout(expr) else lower(expr))
+        return self.show(expr if is_layout(expr) else lower(expr))
 
     def show(self, node: Layout) -> str:
         """`node` printed by the method for its kind."""

@@ -31,7 +31,7 @@ from napkinmath.library.print_layout import (
     Root,
     Sum,
     Term,
-    _is_layout,
+    is_layout,
     lower,
 )
 from napkinmath.units import format_number
@@ -185,7 +185,7 @@ class MathMLPrinter:
         self.times = tag("mo", "×" if substituted else "·")
 
     def __call__(self, expr: Layout | sympy.Expr) -> str:
-        return self.show(expr if _is_layout(expr) else lower(expr))
+        return self.show(expr if is_layout(expr) else lower(expr))
 
     def show(self, node: Layout, in_power: bool = False) -> str:
         if isinstance(node, Name):

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from napkinmath.library.print_layout import Name
 from napkinmath.rendering import mathml
 from napkinmath.rendering.result import (
-    _step_head,
     explicit,
     leaf_text,
     origin_text,
+    step_head,
     value_lines,
 )
 from napkinmath.text.markup import esc
@@ -77,7 +77,7 @@ def derivation(r: Result, sources: Sources, values: Values, spread: bool = False
     out = ['<ol class="steps">']
     used: list[str] = []
     for number, step in enumerate(r.steps, 1):
-        head = _step_head(number, step, sources).strip()
+        head = step_head(number, step, sources).strip()
         head = head.split(". ", 1)[1] if head.startswith(f"{number}. ") else head
         math: list[str] = []
         for f in step.formulas:

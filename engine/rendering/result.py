@@ -150,7 +150,7 @@ def headline(r: Result, style: str = "text") -> list[str]:
     return lines
 
 
-def _step_head(number: int, step: StepRecord, sources: Sources | None) -> str:
+def step_head(number: int, step: StepRecord, sources: Sources | None) -> str:
     names = ", ".join(v.name for v in step.unknowns)
     head = " + ".join(f.title for f in step.formulas)
     if any(not explicit(f, v) for f in step.formulas for v in step.unknowns):
@@ -167,7 +167,7 @@ def steps_text(
     with `sources`, citations are numbers into it."""
     lines: list[str] = []
     for number, step in enumerate(r.steps, 1):
-        lines.append(_step_head(number, step, sources))
+        lines.append(step_head(number, step, sources))
         for f in step.formulas:
             lines.append("   " + equation_text(f))
         for var in step.unknowns:

@@ -204,12 +204,12 @@ def _key(free: tuple[str, ...], blocks: tuple[Block, ...]) -> str:
 def _composition(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step, ...] | None:
     """Each block composed with the free inputs as symbols (see `_compose`), kept on disk for
     the library's own formulas."""
-    from napkinmath.solving.invert import _store
+    from napkinmath.solving.invert import disk_store
 
     library = all(FORMULAS.get(f.name) is f for b in blocks for f in b.formulas)
     key = _key(free, blocks)
     if library:
-        stored = _store().get("cancel", key)
+        stored = disk_store().get("cancel", key)
         if stored == "none":
             return None
         if stored is not None and _reads_only_the_blocks(stored, blocks):
@@ -218,7 +218,7 @@ def _composition(free: tuple[str, ...], blocks: tuple[Block, ...]) -> tuple[Step
     if library:
         from napkinmath.library.print_layout import to_json
 
-        _store().put(
+        disk_store().put(
             "cancel",
             key,
             "none"
@@ -353,7 +353,7 @@ def _cancelled(
 ) -> SolvePlan | None:
     """The plan with the dependent blocks replaced by the released ones, each combining the
     formulas it was composed of; None when a target still depends on the free inputs."""
-    from napkinmath.solving.invert import _from_tree
+    from napkinmath.solving.invert import from_tree
 
     step_of = dict(zip(dependent, composed, strict=True))
     held: dict[str, tuple[int, ...]] = {n: () for n in free}  # name -> the blocks behind it
@@ -384,7 +384,7 @@ def _cancelled(
             tuple(n for n in free if n in used),
             gone,
             _note(gone, var.name, relation),
-            _from_tree(tree, layout),
+            from_tree(tree, layout),
         )
         blocks.append(Block(formulas, block.unknowns, cancel))
     if any(t in held for t in targets):

@@ -30,9 +30,9 @@ from napkinmath.errors import NoRootError, UnderDeterminedError
 from napkinmath.library.declare import Constraint, Formula
 from napkinmath.solving.invert import sides
 from napkinmath.solving.plan import (
+    Analysis,
     Block,
     SolvePlan,
-    _Analysis,
     blocks_of,
     independent_analysis,
 )
@@ -102,12 +102,12 @@ def set_aside(
 class Closure:
     """Everything determinable from a set of givens, and the checks it leaves over."""
 
-    analysis: _Analysis
+    analysis: Analysis
     checks: tuple[Formula, ...]  # leftover formulas with a user's given behind them
 
 
 def behind(
-    analysis: _Analysis | Mapping[str, list[str]], names: list[str], knowns: Collection[str]
+    analysis: Analysis | Mapping[str, list[str]], names: list[str], knowns: Collection[str]
 ) -> set[str]:
     """The givens that the variables `names` are computed from (themselves, if given):
     through an analysis, or a mapping of each computed name to the names it reads."""

@@ -28,7 +28,7 @@ from napkinmath.library.declare import (
     Constraint,
     Formula,
     Variable,
-    _symbol_of,
+    symbol_of,
 )
 from napkinmath.library.tree import (
     NoTreeError,
@@ -69,9 +69,9 @@ class Compiled:
     @property
     def expr(self) -> sympy.Expr:
         if self._expr is None:
-            # made without an expression only from a tree (`_from_tree`)
+            # made without an expression only from a tree (`from_tree`)
             assert self.tree is not None
-            self._expr = to_sympy(self.tree, _symbol_of)
+            self._expr = to_sympy(self.tree, symbol_of)
         return self._expr
 
     @property
@@ -100,7 +100,7 @@ def number_root(x: float) -> Compiled:
     from mpmath import libmp
 
     sign, mantissa, exponent, bits = libmp.from_float(x, 53)
-    return _from_tree(("f", x, (int(sign), int(mantissa), int(exponent), int(bits)), 53))
+    return from_tree(("f", x, (int(sign), int(mantissa), int(exponent), int(bits)), 53))
 
 
 def compile_expr(expr: sympy.Expr) -> Compiled:
@@ -118,7 +118,7 @@ def compile_expr(expr: sympy.Expr) -> Compiled:
     return Compiled(tree, args, fn, expr)
 
 
-def _from_tree(tree: Tree, layout: Layout | None = None) -> Compiled:
+def from_tree(tree: Tree, layout: Layout | None = None) -> Compiled:
     args, fn = compile_tree(tree)
     return Compiled(tree, args, fn, layout=layout)
 
@@ -256,7 +256,7 @@ def needs_substitution(
         try:
             return any(_tree_piecewise_in(side, wanted) for side in f.trees)
         except NoTreeError:
-            return _piecewise_in(f.residual, tuple(_symbol_of(n) for n in unknowns))
+            return _piecewise_in(f.residual, tuple(symbol_of(n) for n in unknowns))
 
     return tuple(f for f in formulas if piecewise(f))
 
@@ -305,20 +305,20 @@ def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
     empty when sympy finds none."""
     name = unknown if isinstance(unknown, str) else unknown.name
     if f.forward_only:  # computed from its right side only
-        return (_from_tree(f.trees[1], f.layouts[1]),)
+        return (from_tree(f.trees[1], f.layouts[1]),)
     key = f"{f.name}\t{name}"
     library = FORMULAS.get(f.name) is f
     if library:
-        stored = _store().get("roots", key)
+        stored = disk_store().get("roots", key)
         if stored is not None:
-            found = tuple(_from_tree(t, layout) for t, layout in stored)
+            found = tuple(from_tree(t, layout) for t, layout in stored)
             if _plausible(f, name, found):
                 return found
     roots = solved_for(f, name)
     if library and all(r.tree is not None for r in roots):
         from napkinmath.library.print_layout import to_json
 
-        _store().put("roots", key, [(r.tree, to_json(r.layout)) for r in roots])
+        disk_store().put("roots", key, [(r.tree, to_json(r.layout)) for r in roots])
     return roots
 
 
@@ -376,7 +376,7 @@ def _probe(v: Variable) -> float:
 
 def solved_for(f: Formula, name: str) -> tuple[Compiled, ...]:
     """Every root of `f` for variable `name`, solved by sympy now (no store read)."""
-    return tuple(compile_expr(expr) for expr in _solutions(f, _symbol_of(name)))
+    return tuple(compile_expr(expr) for expr in _solutions(f, symbol_of(name)))
 
 
 def joint_roots(
@@ -395,7 +395,7 @@ def _joint_roots(
     key = f"{','.join(f.name for f in fs)}\t{','.join(unknowns)}"
     library = all(FORMULAS.get(f.name) is f for f in fs)
     if library:
-        stored = _store().get("joint", key)
+        stored = disk_store().get("joint", key)
         readable = {v.name for f in fs for v in f.variables} - set(unknowns)
         if stored is not None and all(
             len(solution) == len(unknowns)
@@ -403,20 +403,17 @@ def _joint_roots(
             for solution in stored
         ):
             return tuple(
-                {
-                    n: _from_tree(t, layout)
-                    for n, (t, layout) in zip(unknowns, solution, strict=True)
-                }
+                {n: from_tree(t, layout) for n, (t, layout) in zip(unknowns, solution, strict=True)}
                 for solution in stored
             )
-    symbols = tuple(_symbol_of(n) for n in unknowns)
+    symbols = tuple(symbol_of(n) for n in unknowns)
     solutions = tuple(
         {s.name: c for s, c in solution.items()} for solution in solved_jointly(fs, symbols)
     )
     if library and all(c.tree is not None for sol in solutions for c in sol.values()):
         from napkinmath.library.print_layout import to_json
 
-        _store().put(
+        disk_store().put(
             "joint",
             key,
             [[(sol[n].tree, to_json(sol[n].layout)) for n in unknowns] for sol in solutions],
@@ -472,19 +469,19 @@ def sides(f: Formula | Constraint) -> tuple[Compiled, Compiled]:
         if isinstance(f, Formula):
             return compile_expr(f.equation.lhs), compile_expr(f.equation.rhs)
         return compile_expr(f.lhs), compile_expr(f.rhs)
-    return _from_tree(lhs, left), _from_tree(rhs, right)
+    return from_tree(lhs, left), from_tree(rhs, right)
 
 
 def remembered(kind: str, key: str, decide: Callable[[], bool]) -> bool:
     """A yes/no fact about the library's own formulas (`kind`: 'singular'), kept on disk with
     its rearrangements: `decide()` (which may take sympy) runs only the first time."""
-    found = _store().get(kind, key)
+    found = disk_store().get(kind, key)
     if found is not None:
         return found
     cutoffs = deadline.cutoffs()
     answer = decide()
     if deadline.cutoffs() == cutoffs:  # decided in full, not by a fallback
-        _store().put(kind, key, answer)
+        disk_store().put(kind, key, answer)
     return answer
 
 
@@ -584,5 +581,5 @@ class _Store:
 
 
 @caches.memo(1, invalidated_by=caches.LIBRARY)
-def _store() -> _Store:
+def disk_store() -> _Store:
     return _Store()

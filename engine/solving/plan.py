@@ -103,7 +103,7 @@ class SolvePlan:
 
 
 @dataclass(frozen=True)
-class _Analysis:
+class Analysis:
     determined: frozenset[str]
     computed_by: dict[str, Formula]  # determined variable -> the formula that computes it
     reads: dict[str, tuple[str, ...]]  # v -> the determined variables v's formula reads
@@ -143,7 +143,7 @@ def analyse_formulas(
     strict: bool = True,
     relaxed: bool = False,
     quick: bool = False,
-) -> _Analysis:
+) -> Analysis:
     """Structural analysis with the formulas `names`.
 
     `strict` also rejects singular blocks and cycles through rounding steps; `relaxed` lets
@@ -200,7 +200,7 @@ def analyse_formulas(
         for i in sorted(set(members).difference(matched))
         if all(v in known or v in determined for v in index.variables[i])
     )
-    return _Analysis(
+    return Analysis(
         frozenset(names_of[v] for v in determined),
         {names_of[v]: library[f] for v, f in computed_by.items() if v in determined},
         {
@@ -438,7 +438,7 @@ def _derived() -> tuple[str, ...]:
 
 def analysis_for(
     targets: tuple[str, ...], knowns: frozenset[str], quick: bool = False, shortcuts: bool = True
-) -> tuple[_Analysis, tuple[Block, ...], set[str]] | None:
+) -> tuple[Analysis, tuple[Block, ...], set[str]] | None:
     """The first formula set whose plan determines the targets without restating itself.
 
     `quick` (for suggestions) uses the numeric singularity test and builds no blocks (they
@@ -477,15 +477,15 @@ def _fewest_assumptions(
     targets: tuple[str, ...],
     knowns: frozenset[str],
     names: frozenset[str],
-    analysis: _Analysis,
+    analysis: Analysis,
     needed: set[str],
-) -> tuple[_Analysis, set[str]]:
+) -> tuple[Analysis, set[str]]:
     """The plan without each assumption it does not need: an assumption (a stated fallback
     such as "attention left out") answers only where the other formulas cannot. Each one the
     plan uses is dropped in turn, by name, where the targets stay determined by a plan whose
     assumptions are a strict subset of the current plan's (never traded for another)."""
 
-    def assumed(a: _Analysis, wanted: set[str]) -> frozenset[str]:
+    def assumed(a: Analysis, wanted: set[str]) -> frozenset[str]:
         return frozenset(
             a.computed_by[n].name
             for n in wanted
@@ -507,7 +507,7 @@ def _fewest_assumptions(
 
 
 #: `independent_analysis` by knowns, oldest first (bounded); plans read it without adding
-_INDEPENDENT: dict[tuple[object, frozenset[str]], _Analysis] = {}
+_INDEPENDENT: dict[tuple[object, frozenset[str]], Analysis] = {}
 caches.state(
     f"{__name__}._INDEPENDENT",
     key="knowns, and the formulas in force",
@@ -517,7 +517,7 @@ caches.state(
 )
 
 
-def independent_analysis(knowns: frozenset[str]) -> _Analysis:
+def independent_analysis(knowns: frozenset[str]) -> Analysis:
     """Everything the independent formulas determine from `knowns`: the consistency checks'
     closure. Computed before the answer's plan, whose first formula set it serves (see
     `_within`): the plan's own analysis is the part of it that bears on the targets."""
@@ -533,7 +533,7 @@ def independent_analysis(knowns: frozenset[str]) -> _Analysis:
     return found
 
 
-def _within(analysis: _Analysis, names: frozenset[str]) -> _Analysis:
+def _within(analysis: Analysis, names: frozenset[str]) -> Analysis:
     """`analysis` restricted to the formulas `names`: the same as analysing `names` alone
     when `names` is a union of connected components of the analysed formulas' graph (each
     formula joined to its unknowns), as the relevant formulas within them are (see
@@ -544,7 +544,7 @@ def _within(analysis: _Analysis, names: frozenset[str]) -> _Analysis:
     holds within each component: restricting the whole gives every field of the part,
     orders included (`tests/test_plan_reuse.py` compares them)."""
     computed_by = {v: f for v, f in analysis.computed_by.items() if f.name in names}
-    return _Analysis(
+    return Analysis(
         frozenset(computed_by),
         computed_by,
         {v: reads for v, reads in analysis.reads.items() if v in computed_by},
@@ -553,7 +553,7 @@ def _within(analysis: _Analysis, names: frozenset[str]) -> _Analysis:
     )
 
 
-def blocks_of(analysis: _Analysis, needed: set[str]) -> tuple[Block, ...]:
+def blocks_of(analysis: Analysis, needed: set[str]) -> tuple[Block, ...]:
     """The blocks that compute the `needed` variables (closed under `analysis.ancestors`), in
     block-triangular (topological) order: the strongly connected components of "v's formula
     reads u", each after the blocks it reads, the one with the smallest name first where
@@ -598,7 +598,7 @@ def blocks_of(analysis: _Analysis, needed: set[str]) -> tuple[Block, ...]:
     return tuple(blocks)
 
 
-def _restates_itself(analysis: _Analysis, needed: set[str]) -> bool:
+def _restates_itself(analysis: Analysis, needed: set[str]) -> bool:
     """True when a derived formula is used beside every formula it follows from, in the plan
     that computes `needed`.
 

@@ -222,7 +222,7 @@ def tokenize(text: str) -> list[Token]:
         if kind == "number":
             _check_number(token_text, text, pos)
             end = match.end()
-            suffix = _suffix_at(text, end)
+            suffix = suffix_at(text, end)
             tokens.append(Token("number", token_text, pos))
             if suffix:
                 tokens.append(Token("suffix", suffix, end))
@@ -251,7 +251,7 @@ def tokenize(text: str) -> list[Token]:
 _NUMBER = re.compile(r"[0-9]|\.[0-9]")
 
 
-def _suffix_at(text: str, end: int) -> str:
+def suffix_at(text: str, end: int) -> str:
     """The count suffix touching a number that ends at `end` ("8k", "8Ki"), or ""."""
     for size in (2, 1):
         suffix = text[end : end + size]

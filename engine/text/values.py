@@ -25,7 +25,7 @@ from napkinmath.text.dimensions import (
     unit_spelling,
 )
 from napkinmath.text.evaluation import evaluate, has_ambiguous_suffix
-from napkinmath.text.expr import AMBIGUOUS_SUFFIXES, COUNT_SUFFIXES, Node, _suffix_at, parse
+from napkinmath.text.expr import AMBIGUOUS_SUFFIXES, COUNT_SUFFIXES, Node, parse, suffix_at
 from napkinmath.text.shell import eaten_dollar, maybe_eaten
 from napkinmath.units import (
     Quantity,
@@ -256,7 +256,7 @@ def _plain_parts(text: str) -> tuple[float, str, float, str] | None:
     number, end = match[1], match.end()
     if len(number) > 30:
         return None  # the tokenizer's limits on digits and exponents stay its own
-    suffix = _suffix_at(text, end)
+    suffix = suffix_at(text, end)
     end += len(suffix)
     value = float(number)
     if text.startswith("%", end):

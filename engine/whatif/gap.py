@@ -272,7 +272,9 @@ class GapBudget:
             return ""
         import io
 
-        plt = _pyplot()
+        from napkinmath.whatif.table import pyplot
+
+        plt = pyplot()
         fig, ax = plt.subplots(figsize=(8, 5))
         try:
             self.draw(ax)
@@ -286,13 +288,13 @@ class GapBudget:
     def plot(self, path: str | Path | None = None, *, ax=None):
         """A waterfall from the ideal step to the measured one: each line a bar on top of
         the last. Saves to `path` (.png or .svg) and returns it, or returns the Axes."""
-        from napkinmath.whatif.table import _axes, _finish, _plot_target
+        from napkinmath.whatif.table import axes_of, finish_plot, plot_target, pyplot
 
-        target = _plot_target(path)
-        plt = _pyplot()
-        fig, ax, owned = _axes(plt, ax)
+        target = plot_target(path)
+        plt = pyplot()
+        fig, ax, owned = axes_of(plt, ax)
         self.draw(ax)
-        return _finish(plt, fig, ax, target, owned)
+        return finish_plot(plt, fig, ax, target, owned)
 
     def draw(self, ax) -> None:
         """The waterfall on the matplotlib Axes `ax`."""
@@ -633,12 +635,6 @@ def _time(seconds: float) -> str:
     if size >= 1e-3:
         return f"{seconds * 1e3:.3g} ms"
     return f"{seconds * 1e6:.3g} µs"
-
-
-def _pyplot():
-    from napkinmath.whatif.table import _pyplot as pyplot
-
-    return pyplot()
 
 
 def _patch(colour: str, label: str):

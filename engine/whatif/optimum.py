@@ -1019,15 +1019,15 @@ class Optimum:
     def plot(self, path=None, ax=None):
         """The first objective against the first numeric decision: the best that fits at each
         of its values, with the values where nothing fits shaded; the winner marked."""
-        from napkinmath.whatif.table import _axes, _finish, _plot_target, _pyplot
+        from napkinmath.whatif.table import axes_of, finish_plot, plot_target, pyplot
 
         main = next((d for d in self.domains if d.numeric), None)
         if main is None:
             raise NapkinError("plot: the search has no numeric decision variable to plot against")
         ys, ylabel, fy, limit, sense, every = self._plot_series(main.name)
-        target = _plot_target(path)
-        plt = _pyplot()
-        fig, ax, owned = _axes(plt, ax)
+        target = plot_target(path)
+        plt = pyplot()
+        fig, ax, owned = axes_of(plt, ax)
         xs = self.objective_values(main.name)
         var_x = variables()[main.name]
         finite = ys[np.isfinite(ys)]
@@ -1066,7 +1066,7 @@ class Optimum:
             ax.set_yscale("log")
         ax.set_title(self._goal())
         ax.legend(loc="best", fontsize="small")
-        return _finish(plt, fig, ax, target, owned)
+        return finish_plot(plt, fig, ax, target, owned)
 
 
 def _label(label: dict[str, object]) -> str:

@@ -366,13 +366,13 @@ def _at(column: Column, i: int) -> str | float:
 
 def _places(columns: list[Column]) -> list[str]:
     """Each row named by its inputs, as its cells show them: 'batch_size = 128 sequence'."""
-    from napkinmath.whatif.table import _fmt, _percent
+    from napkinmath.whatif.table import format_cell, percent_text
 
     inputs = [c for c in columns if c.role == "input"]
     count = len(columns[0].values) if columns else 0
     return [
         ", ".join(
-            f"{c.name} = {(_percent if c.percent else _fmt)(_at(c, i))}"
+            f"{c.name} = {(percent_text if c.percent else format_cell)(_at(c, i))}"
             + (f" {c.unit}" if c.unit else "")
             for c in inputs
         )

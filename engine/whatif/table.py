@@ -166,7 +166,7 @@ def _cell(x: Any) -> float | str | bool | None:
     return x if isinstance(x, (str, bool)) or x is None else float(x)
 
 
-def _fmt(x: float | str | bool | None) -> str:
+def format_cell(x: float | str | bool | None) -> str:
     """A cell as a person reads it: labels as they are, flags as yes/NO, numbers to 4
     significant digits."""
     if isinstance(x, str):
@@ -176,10 +176,10 @@ def _fmt(x: float | str | bool | None) -> str:
     return "0" if x == 0 else format_number(float(x), sig=4)
 
 
-def _percent(x: float | str | bool | None) -> str:
-    """A fraction cell as a percent, 0.7676 -> 76.76% (other cells as `_fmt`)."""
+def percent_text(x: float | str | bool | None) -> str:
+    """A fraction cell as a percent, 0.7676 -> 76.76% (other cells as `format_cell`)."""
     if isinstance(x, (str, bool)) or x is None or not math.isfinite(x):
-        return _fmt(x)
+        return format_cell(x)
     from napkinmath.text.numbers import format_percent
 
     return format_percent(float(x))
@@ -365,7 +365,7 @@ class Table:
     def _cells(self) -> list[list[str]]:
         percent = [c.percent for c in self.columns]
         return [
-            [_percent(v) if p else _fmt(v) for v, p in zip(row, percent, strict=True)]
+            [percent_text(v) if p else format_cell(v) for v, p in zip(row, percent, strict=True)]
             for row in self.rows()
         ]
 
@@ -522,21 +522,21 @@ class Table:
 
         Saves to `path` (.png or .svg) and returns it, or returns the matplotlib Axes.
         """
-        target = _plot_target(path)
+        target = plot_target(path)
         xcol, ycols, groups, by_key = self._lines(x, y)
-        plt = _pyplot(ax)
+        plt = pyplot(ax)
 
         series = []  # (label or None, row indices, y column)
         for ycol in ycols:
             for key, rows in by_key.items():
                 parts = [ycol.header] if len(ycols) > 1 else []
                 parts += [
-                    f"{g.name} = {_fmt(v)} {g.unit}".rstrip()
+                    f"{g.name} = {format_cell(v)} {g.unit}".rstrip()
                     for g, v in zip(groups, key, strict=True)
                 ]
                 series.append((", ".join(parts) or None, rows, ycol))
 
-        fig, ax, owned = _axes(plt, ax)
+        fig, ax, owned = axes_of(plt, ax)
         bad = self._infeasible()
         extra: list = []
         if xcol.is_labels:
@@ -572,7 +572,7 @@ class Table:
                 fontsize="small",
             )
         ax.grid(True, which="major", alpha=0.3)
-        return _finish(plt, fig, ax, target, owned)
+        return finish_plot(plt, fig, ax, target, owned)
 
 
 def tornado(
@@ -587,12 +587,12 @@ def tornado(
     Each row is (label, value at the low input, value at the high input, note). Saves to `path`
     (.png or .svg) and returns it, or returns the matplotlib Axes.
     """
-    target = _plot_target(path)
+    target = plot_target(path)
     if not rows:
         raise InputError("a tornado chart needs at least one row")
-    plt = _pyplot(ax)
+    plt = pyplot(ax)
     ordered = sorted(rows, key=lambda r: abs(float(r[2]) - float(r[1])), reverse=True)
-    fig, ax, owned = _axes(plt, ax)
+    fig, ax, owned = axes_of(plt, ax)
     for pos, (_label, low, high, _note) in enumerate(ordered):
         low, high = float(low), float(high)
         pivot = min(max(float(base), min(low, high)), max(low, high))
@@ -620,7 +620,7 @@ def tornado(
     ax.set_xlabel(target_header)
     ax.legend(fontsize="small")
     ax.grid(True, axis="x", alpha=0.3)
-    return _finish(plt, fig, ax, target, owned)
+    return finish_plot(plt, fig, ax, target, owned)
 
 
 def breakable(escaped: str) -> str:
@@ -644,7 +644,7 @@ def prose_list(labels: list[str], items: list[list[tuple[str, str]]], e) -> str:
 # ---- plotting helpers ------------------------------------------------------------------------
 
 
-def _pyplot(ax=None):
+def pyplot(ax=None):
     """matplotlib.pyplot, or None when drawing on a given `ax` (pyplot is then not needed,
     and not importing it keeps an HTML report's plots cheap)."""
     try:
@@ -658,7 +658,7 @@ def _pyplot(ax=None):
     return plt
 
 
-def _plot_target(path: str | Path | None) -> Path | None:
+def plot_target(path: str | Path | None) -> Path | None:
     if path is None:
         return None
     target = arguments.path(path, "path", what="a file name such as 'plot.png'")
@@ -670,7 +670,7 @@ def _plot_target(path: str | Path | None) -> Path | None:
     return target
 
 
-def _axes(plt, ax):
+def axes_of(plt, ax):
     if ax is not None:
         from matplotlib.axes import Axes
 
@@ -685,7 +685,7 @@ def _axes(plt, ax):
     return fig, ax, True
 
 
-def _finish(plt, fig, ax, target: Path | None, owned: bool):
+def finish_plot(plt, fig, ax, target: Path | None, owned: bool):
     if target is None:
         return ax
     from napkinmath.writing import write_output
@@ -711,7 +711,7 @@ def _plain_log_ticks(axis, values: list[float]) -> None:
     step = max(1, math.ceil(len(finite) / 8))
     ticks = finite[::step] if finite[::step][-1] == finite[-1] else [*finite[::step], finite[-1]]
     axis.set_major_locator(FixedLocator(ticks))
-    axis.set_major_formatter(FuncFormatter(lambda v, _pos: _fmt(float(v))))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: format_cell(float(v))))
     axis.set_minor_formatter(NullFormatter())
 
 
