@@ -328,7 +328,7 @@ def cache_map() -> str:
         "as singular blocks) | KEY as above; HASH: the formulas and unknowns | as above, "
         "and likewise never while your formulas are in force |",
         "| `variables-KEY` (the library's variable names) | KEY: the digest of the "
-        "formula modules (`catalog.names.source_digest`) | a change of a formula "
+        "formula modules (`catalog.snapshot.names_digest`) | a change of a formula "
         "module |",
         "",
         "## Shipped with the package (read-only, read before the disk cache)",

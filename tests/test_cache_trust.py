@@ -11,7 +11,7 @@ import pytest
 from helpers import W12, napkin_process
 
 from napkinmath import cache
-from napkinmath.catalog import names, snapshot
+from napkinmath.catalog import snapshot
 
 
 @pytest.fixture(autouse=True)
@@ -63,7 +63,7 @@ def test_a_truncated_names_entry_heals_and_check_knows_every_variable(tmp_path):
         "tokens=1T",
     ]
     first, how = napkin_process(str(tmp_path), check)
-    entry = tmp_path / "napkinmath" / f"variables-{names.source_digest()}"
+    entry = tmp_path / "napkinmath" / f"variables-{snapshot.names_digest()}"
     text = entry.read_bytes()
     entry.write_bytes(text[: len(text) // 3])  # a write cut short
     second, again = napkin_process(str(tmp_path), check)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import napkinmath as nm
-from napkinmath.catalog import names
+from napkinmath.catalog import snapshot
 
 PROBE = """
 import json, sys
@@ -30,7 +30,7 @@ def test_names_come_from_the_cache_once_written(tmp_path):
     first = _probe(str(tmp_path))
     assert first["names"] == sorted(nm.variables())
     written = list((tmp_path / "napkinmath").glob("variables-*"))
-    assert [p.name for p in written] == [f"variables-{names.source_digest()}"]
+    assert [p.name for p in written] == [f"variables-{snapshot.names_digest()}"]
     second = _probe(str(tmp_path))
     assert second == {"names": first["names"], "sympy": False}
 
@@ -38,7 +38,7 @@ def test_names_come_from_the_cache_once_written(tmp_path):
 def test_a_garbled_cache_is_recomputed(tmp_path):
     folder = tmp_path / "napkinmath"
     folder.mkdir(mode=0o700)
-    (folder / f"variables-{names.source_digest()}").write_bytes(b"\xff\xfe garbage")
+    (folder / f"variables-{snapshot.names_digest()}").write_bytes(b"\xff\xfe garbage")
     assert _probe(str(tmp_path))["names"] == sorted(nm.variables())
 
 

@@ -235,9 +235,8 @@ def test_files_of_an_old_source_are_removed_once_stale(tmp_path, monkeypatch):
         os.utime(path, (month_ago, month_ago))
     # the variable names' entry is keyed by the formula modules' own digest: this source's
     # stays however old (it is read, not written, for months), another's goes
-    from napkinmath.catalog import names
 
-    ours, theirs = folder / f"variables-{names.source_digest()}", folder / "variables-0123"
+    ours, theirs = folder / f"variables-{snapshot.names_digest()}", folder / "variables-0123"
     for path in (ours, theirs):
         path.write_text("{}")
         os.utime(path, (month_ago, month_ago))

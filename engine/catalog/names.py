@@ -11,32 +11,10 @@ unwritable cache only means the names are computed each time.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib.util
-from pathlib import Path
 
 from napkinmath import caches
-
-_FORMAT = "1"  # bump when the file's layout changes
-
-
-def _sources() -> list[Path]:
-    """The files whose content decides the variable names."""
-    engine = Path(__file__).resolve().parents[1]
-    spec = importlib.util.find_spec("napkinmath.formulas")  # imports no formula
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    found = [p for folder in folders for p in Path(folder).glob("*.py")]
-    found += [engine / "library" / "declare.py", engine / "units.txt"]
-    return sorted(found, key=lambda p: (p.name, str(p)))
-
-
-def source_digest() -> str:
-    """A hash of the library's source (see `_sources`)."""
-    digest = hashlib.sha256(_FORMAT.encode())
-    for path in _sources():
-        digest.update(path.name.encode() + b"\0")
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:24]
+from napkinmath.catalog.snapshot import names_digest
+from napkinmath.library import declare
 
 
 @caches.memo(None, invalidated_by=caches.LIBRARY, fixed=True)
@@ -44,14 +22,13 @@ def variable_names() -> frozenset[str]:
     """Every library variable's name: from the cache when its entry checks out for this
     source (`napkinmath.cache`), else by declaring the library (and writing the entry)."""
     from napkinmath import cache as disk
-    from napkinmath.catalog.user import user_active
 
-    if user_active():  # your variables in force: named here, never stored
+    if declare.in_force() is not None:  # your variables in force: named here, never stored
         from napkinmath.catalog.lookup import variables
 
         return frozenset(variables())
     try:
-        key = source_digest()
+        key = names_digest()
     except OSError:  # a source file cannot be read: no key, no cache
         key = None
     name = f"variables-{key}"

@@ -37,12 +37,11 @@ from pathlib import Path
 
 from napkinmath import cache as disk
 from napkinmath import caches
-from napkinmath.catalog import names
 from napkinmath.errors import InputError
 from napkinmath.files import read_regular_file
 from napkinmath.library import declare, stored
 
-#: (declare.py, the formula modules and units.txt are hashed as `names._sources`; of the
+#: (declare.py, the formula modules and units.txt are hashed as `formula_sources`; of the
 #: snapshot, `stored.py` decides what is stored, this module only reads and writes it;
 #: `operators.py` defines the layer's operators that formulas/operators.py adds up, and the
 #: print layouts shipped beside each rearrangement are made by `print_layout.py`)
@@ -57,6 +56,30 @@ _ENGINE = ("tree.py", "stored.py", "functions.py", "numeric.py", "operators.py",
 #: into its formulas, a sample of roots against what sympy finds now, and the singularity
 #: facts against the tree-based decision, tests/test_shipped_rearrangements.py and
 #: tests/test_singular.py)
+
+
+#: the variable names' entry format (`napkinmath.catalog.names`): bump when it changes
+_NAMES_FORMAT = "1"
+
+
+def formula_sources() -> list[Path]:
+    """The files whose content decides the variable names."""
+    engine = Path(__file__).resolve().parents[1]
+    spec = importlib.util.find_spec("napkinmath.formulas")  # imports no formula
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    found = [p for folder in folders for p in Path(folder).glob("*.py")]
+    found += [engine / "library" / "declare.py", engine / "units.txt"]
+    return sorted(found, key=lambda p: (p.name, str(p)))
+
+
+def names_digest() -> str:
+    """A hash of what decides the variable names (`formula_sources`): the key of their
+    entry on disk (`napkinmath.catalog.names`)."""
+    digest = hashlib.sha256(_NAMES_FORMAT.encode())
+    for path in formula_sources():
+        digest.update(path.name.encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:24]
 
 
 @caches.memo(None, invalidated_by="never: the files it hashes are fixed in a process")
@@ -85,7 +108,7 @@ def source_digest() -> str | None:
 
 
 def _library_files() -> list[Path]:
-    return list(names._sources()) + [LIBRARY / name for name in _ENGINE]
+    return list(formula_sources()) + [LIBRARY / name for name in _ENGINE]
 
 
 def _hashed(paths: list[Path]) -> str | None:
@@ -185,9 +208,7 @@ def save_once() -> None:
 def save() -> None:
     """Store the declared library (nothing when a part has no stored form), and remove the
     files of other sources that have not been written for `STALE_DAYS`."""
-    from napkinmath.catalog.user import user_active
-
-    if user_active():  # the library is stored without your formulas, or not at all
+    if declare.in_force() is not None:  # the library is stored without your formulas, or not at all
         return
     data = stored.declared()
     if data is None:
@@ -209,7 +230,7 @@ def prune() -> None:
     current: dict[str, Callable[[], str | None]] = {
         "library": digest,
         "inversions": digest,
-        "variables": names.source_digest,
+        "variables": names_digest,
     }
     cutoff = time.time() - STALE_DAYS * 86_400
     for old in disk.entries():  # (the source is hashed only for an entry old enough to go)
