@@ -246,6 +246,7 @@ MODULES = (
     "napkinmath.whatif.vectorize",
     "napkinmath.whatif.sweep",
     "napkinmath.hardware",
+    "napkinmath.hardware.records",
     "napkinmath.hardware.user",
 )
 

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 from napkinmath.errors import InputError
 
 if TYPE_CHECKING:
-    from napkinmath.hardware import Record
+    from napkinmath.hardware.records import Record
 
 #: the largest config.json read (a published one is 1-10 kB)
 MAX_CONFIG_BYTES = 1_000_000
@@ -433,7 +433,7 @@ def crosscheck(path: str, data: dict, total: int, shown: str) -> str | None:
 def load(path: str, shown: str) -> tuple[Record, str | None]:
     """The model record of the config at `path` (its id `shown`), and the cross-check's
     warning (`crosscheck`), if any."""
-    from napkinmath.hardware import Record, Value
+    from napkinmath.hardware.records import Record, Value
 
     try:
         data = read_json(path, shown, "config file", MAX_CONFIG_BYTES)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from napkinmath import arguments, caches
 from napkinmath.errors import InputError, NapkinError
-from napkinmath.hardware import (
+from napkinmath.hardware.records import (
     METADATA_KEYS,
     RECORD_FIELDS,
     Overlay,

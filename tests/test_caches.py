@@ -59,7 +59,7 @@ def test_after_clear_caches_a_solve_answers_alike_and_fills_again_what_it_cleare
         "napkinmath.solving.plan.analyse_formulas",
         "napkinmath.solving.suggest.suggestions_for",
         "napkinmath.solving.plan._INDEPENDENT",
-        "napkinmath.hardware._read",
+        "napkinmath.hardware.records._read",
         "napkinmath.solving.solver._cached_given",
     } <= filled
     nm.clear_caches()
