@@ -168,7 +168,6 @@ _provide(
     "describe_check",
     "describe_constraint",
     "constraint_line",
-    "latex",
     "to_dict",
     "to_json",
     "givens_text",
@@ -178,7 +177,7 @@ _provide(
     "leaf_text",
     "equation_text",
 )
-_provide("napkinmath.rendering.typeset", "markdown", "latex_math", "html")
+_provide("napkinmath.rendering.typeset", "markdown", "latex", "latex_math", "html")
 _provide("napkinmath.rendering.notebook", "givens_rows", "derivation_html")
 _provide("napkinmath.whatif.frames", "to_frame")
 _provide("napkinmath.whatif.sensitivity", "sensitivity")

@@ -28,7 +28,6 @@ from napkinmath.answer.data import (
 from napkinmath.answer.roundoff import ROUNDOFF_NOTE
 from napkinmath.library.declare import Formula, Variable
 from napkinmath.library.print_layout import Name, Printer
-from napkinmath.text.latex import document as latex_document
 from napkinmath.text.numbers import format_value, is_fraction
 from napkinmath.text.sources import Sources, record_source
 from napkinmath.text.visible import finite_json, json_visible, visible
@@ -380,14 +379,6 @@ def text(r: Result) -> str:
     if sources:
         lines += ["", "Sources:", *[f"  [{n}] {s}" for n, s in sources.entries()]]
     return visible("\n".join(lines), keep="\n")  # a record's ESC shown, not obeyed
-
-
-def latex(r: Result, standalone: bool = False) -> str:
-    """The LaTeX fragment (`typeset.latex`), or a document pdflatex compiles as is."""
-    from napkinmath.rendering.typeset import latex as fragment
-
-    body = fragment(r)
-    return latex_document(body) if arguments.flag(standalone, "standalone") else body
 
 
 def to_dict(r: Result) -> dict:

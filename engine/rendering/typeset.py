@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from napkinmath import arguments
 from napkinmath.library.print_layout import Name, Printer
 from napkinmath.rendering.mathml import names_in
 from napkinmath.rendering.result import (
@@ -25,6 +26,7 @@ from napkinmath.rendering.result import (
     value_lines,
 )
 from napkinmath.text import latex as tex
+from napkinmath.text.latex import document as latex_document
 from napkinmath.text.sources import Sources
 
 if TYPE_CHECKING:
@@ -106,7 +108,13 @@ def _headline_math(r: Result) -> list[str]:
     return lines
 
 
-def latex(r: Result) -> str:
+def latex(r: Result, standalone: bool = False) -> str:
+    """The LaTeX fragment (`latex_fragment`), or a document pdflatex compiles as is."""
+    body = latex_fragment(r)
+    return latex_document(body) if arguments.flag(standalone, "standalone") else body
+
+
+def latex_fragment(r: Result) -> str:
     """A fragment for pdflatex with amsmath: every Unicode character spelled in LaTeX."""
     sources = Sources()
     symbol = Printer(_latex_symbol, style="latex")
