@@ -88,8 +88,8 @@ OVER: dict[str, Any] = {
 }
 #: the winner alone: a 1-candidate search measures the fixed part of a warm call
 ONE: dict[str, Any] = {
-    "tp": "2",
-    "pp": "4",
+    "tp": "4",
+    "pp": "2",
     "dp": None,
     "batch_size": "1",
     "recompute": "full",
