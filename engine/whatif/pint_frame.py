@@ -16,14 +16,49 @@ numbers (a rank, a ratio to the best) stay floats; labels and flags are as in `t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from napkinmath.errors import InputError
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
-    from napkinmath.whatif.table import Column, Table
+#: a column's values: numbers, labels or flags (as `napkinmath.whatif.table.Values`)
+Values: TypeAlias = "Sequence[Any] | np.ndarray"
+
+
+class Column(Protocol):
+    """What a frame reads of a table's column (`napkinmath.whatif.table.Column`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def unit(self) -> str: ...
+
+    @property
+    def values(self) -> Values: ...
+
+    @property
+    def is_flags(self) -> bool: ...
+
+    @property
+    def is_labels(self) -> bool: ...
+
+
+class Table(Protocol):
+    """What a frame reads of a table (`napkinmath.whatif.table.Table`, which calls it)."""
+
+    title: str
+    notes: list[str]
+    warnings: list[str]
+
+    @property
+    def columns(self) -> Sequence[Column]: ...
+
+    def __getitem__(self, name: str) -> Values: ...
 
 
 def pint_frame(table: Table) -> pd.DataFrame:
