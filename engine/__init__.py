@@ -8,7 +8,7 @@
 
 from typing import TYPE_CHECKING
 
-from napkinmath.answer.providers import provide as _provide
+from napkinmath.answer import printers as _answer_printers
 from napkinmath.errors import (
     InconsistentError,
     InputError,
@@ -159,29 +159,14 @@ def clear_caches(*, disk: bool = False) -> None:
 
 
 # An answer is data below its printers and what-ifs (`napkinmath.answer`); here it learns
-# where they are. Each module is imported when an answer first needs it.
-_provide(
-    "napkinmath.rendering.result",
-    "text",
-    "headline",
-    "warnings",
-    "describe_check",
-    "describe_constraint",
-    "constraint_line",
-    "to_dict",
-    "to_json",
-    "givens_text",
-    "steps_text",
-    "checks_text",
-    "value_lines",
-    "leaf_text",
-    "equation_text",
-)
-_provide("napkinmath.rendering.typeset", "markdown", "latex", "latex_math", "html")
-_provide("napkinmath.rendering.notebook", "givens_rows", "derivation_html")
-_provide("napkinmath.whatif.frames", "to_frame")
-_provide("napkinmath.whatif.sensitivity", "sensitivity")
-_provide("napkinmath.rendering.brief", "brief")
+# where they are: `napkinmath.printing`, which imports each printer when first asked.
+def _printers() -> "_answer_printers.Printers":
+    from napkinmath.printing import PRINTERS
+
+    return PRINTERS
+
+
+_answer_printers.use(_printers)
 
 
 if not TYPE_CHECKING:  # a module __getattr__ would make every misspelt name `Any` to mypy

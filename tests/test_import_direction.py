@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("answer",),  # an answer as data
     ("solving", "rendering"),  # planning and solving; printing an answer
     ("whatif", "checking"),  # ranges, sweeps, comparisons, optimisation; others' math
-    ("questions",),  # nm.solve: a point answer or a range, a disagreement explained
+    ("questions", "printing"),  # nm.solve; the printers an answer asks for, found lazily
     ("scenario",),  # plan files and their reports
     ("(api)",),  # `napkinmath`: the public names
     ("cli",),  # the `napkin` command

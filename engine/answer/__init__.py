@@ -4,5 +4,6 @@ which results are round-off of zero (`roundoff`).
 
 It imports none of solving, what-if, scenario or rendering: solving and what-if build answers,
 rendering and scenario print them. What an answer does with the layers above it (print
-itself, a sensitivity what-if) it finds by name in `providers`, which the package root wires.
+itself, a sensitivity what-if) it asks of `printers()`, a typed interface
+(`napkinmath.answer.printers.Printers`) that the package root passes in.
 """

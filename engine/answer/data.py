@@ -2,7 +2,7 @@
 checks of over-determined givens and the feasibility constraints, evaluated.
 
 Values are exact (base-unit floats, pint Quantities); how they read is the printers' business
-(`napkinmath.rendering.result`), reached through `providers` for the one-line texts the
+(`napkinmath.rendering.result`), reached through `printers()` for the one-line texts the
 records give (`describe`, `line`).
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
 
-from napkinmath.answer.providers import provided
+from napkinmath.answer.printers import printers
 from napkinmath.library.declare import Constraint, Formula, Variable
 from napkinmath.units import humanize, new_quantity
 
@@ -112,7 +112,7 @@ class CheckRecord:
 
     def describe(self) -> str:
         """'n_gpus = 58.48 GPU; total_flops / (...) = 58.5 GPU' (the two sides)."""
-        return provided("describe_check")(self)
+        return printers().describe_check(self)
 
 
 @dataclass
@@ -131,11 +131,11 @@ class ConstraintRecord:
 
     def describe(self) -> str:
         """'226.9 GB ≤ 320 GB (71% of the limit)' or '1,024 sequence > 186.3 sequence (5.5×)'."""
-        return provided("describe_constraint")(self)
+        return printers().describe_constraint(self)
 
     def line(self) -> str:
         """'✓ title: ...' or '✗ VIOLATED: title: .... Message.'"""
-        return provided("constraint_line")(self)
+        return printers().constraint_line(self)
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ A Result holds the answer as data and reads its values (`values`, `value`, `r[na
 unit you chose or the one a person would choose); it prints as Unicode text (``str``),
 Markdown, LaTeX, HTML or JSON through the printers of `napkinmath.rendering.result` and
 `napkinmath.rendering.typeset`, and answers `sensitivity` through
-`napkinmath.whatif.sensitivity`, both found by name (`providers`), so that this module
-imports neither.
+`napkinmath.whatif.sensitivity`, both asked of `printers()` (the typed interface
+`napkinmath.answer.printers.Printers`), so that this module imports neither.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from napkinmath.answer.data import (
     StepRecord,
     display,
 )
-from napkinmath.answer.providers import provided
+from napkinmath.answer.printers import printers
 from napkinmath.answer.roundoff import cancels
 from napkinmath.errors import InputError, UnknownKeyError
 from napkinmath.library.declare import Constraint, Variable
@@ -83,7 +83,7 @@ class Result:
     @property
     def warnings(self) -> list[str]:
         """Violated constraints and disagreeing checks, one sentence each."""
-        return provided("warnings")(self)
+        return printers().warnings(self)
 
     @property
     def fits(self) -> bool:
@@ -207,15 +207,15 @@ class Result:
     def headline(self, style: str = "text") -> list[str]:
         """One line per target, 'n_gpus = 58.48 GPU', in `style` 'text', 'latex' or 'ascii'."""
         style = arguments.choice(style, "style", HEADLINE_STYLES)
-        return provided("headline")(self, style)
+        return printers().headline(self, style)
 
     def brief(self) -> str:
         """Three lines for a design doc: the last step with its numbers on one line, the
         answer, and a sentence naming the input it hangs on (from `sensitivity()`)."""
-        return provided("brief")(self)
+        return printers().brief(self)
 
     def __str__(self) -> str:
-        return provided("text")(self)
+        return printers().text(self)
 
     def __repr__(self) -> str:
         inner = ", ".join(self.headline())
@@ -227,7 +227,7 @@ class Result:
 
     def to_markdown(self, digits: int | None = None) -> str:
         """The answer as Markdown: headline, a table of givens, numbered steps, sources."""
-        return provided("markdown")(self._with_digits(digits))
+        return printers().markdown(self._with_digits(digits))
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
@@ -241,25 +241,25 @@ class Result:
         wraps the fragment in a document that pdflatex compiles as is."""
         shown = self._with_digits(digits)
         if arguments.flag(math_only, "math_only"):
-            return provided("latex_math")(shown)
-        return provided("latex")(shown, standalone)
+            return printers().latex_math(shown)
+        return printers().latex(shown, standalone)
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready form of the whole answer: exact values, display text beside them."""
-        return provided("to_dict")(self)
+        return printers().to_dict(self)
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text; never NaN or Infinity (non-finite numbers become null)."""
-        return provided("to_json")(self, indent)
+        return printers().to_json(self, indent)
 
     def to_frame(self, pint: bool = False):
         """A one-row pandas DataFrame: targets and givens, columns 'name [unit]' (`pint=True`:
         columns by name, of pint-pandas `pint[unit]` dtypes)."""
-        return provided("to_frame")(self, pint)
+        return printers().to_frame(self, pint)
 
     def _repr_html_(self) -> str:
         """The headline, givens and steps in HTML, the math as MathML (typeset offline)."""
-        return provided("html")(self)
+        return printers().html(self)
 
     def _repr_latex_(self) -> str:
         """Math only, for IPython.display.Latex: the headline and each step's equations."""
@@ -270,42 +270,42 @@ class Result:
         self, shown: Mapping[str, str] | None = None, sources: Sources | None = None
     ) -> list[str]:
         """One line per given; `shown` replaces the value text of some (ranges, spreads)."""
-        return provided("givens_text")(self, shown, sources)
+        return printers().givens_text(self, shown, sources)
 
     def _givens_rows(
         self, shown: Mapping[str, str] | None = None, sources: Sources | None = None
     ) -> list[tuple[str, str, str]]:
         """(name, value, origin) per given, for HTML tables; `shown` as in `_givens_text`."""
-        return provided("givens_rows")(self, shown, sources)
+        return printers().givens_rows(self, shown, sources)
 
     def _derivation_html(
         self, spread: Callable[[str], str], extra: Callable[[str], str], sources: Sources
     ) -> list[str]:
         """The steps as notebook HTML (MathML), each result's value as `spread(name)` and
         `extra(name)` under it (what-ifs), and the symbol legend."""
-        return provided("derivation_html")(self, spread, extra, sources)
+        return printers().derivation_html(self, spread, extra, sources)
 
     def _steps_text(
         self, spread: Callable[[str], str] | None = None, sources: Sources | None = None
     ) -> list[str]:
         """The derivation's steps; `spread(name)` replaces each result's numbers (what-ifs);
         with `sources`, citations are numbers into it."""
-        return provided("steps_text")(self, spread, sources)
+        return printers().steps_text(self, spread, sources)
 
     def _checks_text(self) -> list[str]:
-        return provided("checks_text")(self)
+        return printers().checks_text(self)
 
     def _value_lines(self, step: StepRecord, var: Variable, style: str = "text") -> list[str]:
         """The substituted line and the result, once when they read the same."""
-        return provided("value_lines")(self, step, var, style)
+        return printers().value_lines(self, step, var, style)
 
     def _leaf_text(self, step: StepRecord, style: str = "text", plain: bool = False) -> Callable:
         """Prints a symbol of `step` as its value; `plain`: a fraction as a number, not %."""
-        return provided("leaf_text")(self, step, style, plain)
+        return printers().leaf_text(self, step, style, plain)
 
     # --- what-ifs (napkinmath.whatif) -----------------------------------------------------
     def sensitivity(self, target: str | None = None, relative: float = 0.1):
         """Which input this answer hangs on: the elasticity d ln y / d ln x of `target` (the
         first target) to every given, record value and default, and its swing for ±`relative`
         of each (a tornado with `.plot()`). Needs numpy."""
-        return provided("sensitivity")(self, (), target, relative)
+        return printers().sensitivity(self, (), target, relative)

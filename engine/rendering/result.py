@@ -2,10 +2,11 @@
 headline, warnings and the one-line texts of its checks and constraints, its JSON-ready dict
 and JSON text; Markdown, LaTeX and HTML are in `typeset`, on the parts made here.
 
-A Result reaches these functions by name (`napkinmath.answer.providers`, wired in the package
-root). Numbers are shown as people write them (`napkinmath.text.numbers`: percent, 11.05M
-USD, `digits`), round-off of zero as 0 (`napkinmath.answer.roundoff`), long citations as
-numbers into a sources list (`napkinmath.text.sources`); the values themselves stay exact.
+A Result reaches these functions through its printers (`napkinmath.answer.printers`,
+`napkinmath.printing`). Numbers are shown as people write them (`napkinmath.text.numbers`:
+percent, 11.05M USD, `digits`), round-off of zero as 0 (`napkinmath.answer.roundoff`), long
+citations as numbers into a sources list (`napkinmath.text.sources`); the values themselves
+stay exact.
 """
 
 from __future__ import annotations

@@ -153,10 +153,9 @@ def _variables(variables: Iterable):
 
 
 def _formulas(formulas: Iterable):
-    from napkinmath.answer.providers import provided
+    from napkinmath.rendering.result import equation_text
     from napkinmath.whatif.table import Column, Table
 
-    equation_text = provided("equation_text")  # the printer's (napkinmath.rendering)
     rows = list(formulas)
     return Table(
         [
