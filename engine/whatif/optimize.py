@@ -22,14 +22,12 @@ candidate.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 
 from napkinmath import arguments, deadline
 from napkinmath.answer.data import from_base
-from napkinmath.answer.result import Result
 from napkinmath.catalog.lookup import constraints as library_constraints
 from napkinmath.catalog.lookup import variable, variables
 from napkinmath.errors import InputError, NapkinError
@@ -42,6 +40,7 @@ from napkinmath.solving.solver import (
     target_names,
 )
 from napkinmath.whatif import requirements as req
+from napkinmath.whatif.candidates import RULE_DP, RULES, Arrays, Group
 from napkinmath.whatif.domains import COUNTS, Context, Domain, domain
 from napkinmath.whatif.optimum import ADVISORY, Optimum
 from napkinmath.whatif.ranged import base_inputs
@@ -75,19 +74,6 @@ SUPERSEDED = {
         "zero3_fits_hbm",
     ),
 }
-RULE_DP = "dp whole"
-#: what each rule of a layout requires (a candidate that breaks one is not a layout)
-RULES = {
-    RULE_DP: ("dp", "dp = n_gpus / (tp · pp · cp · gpus_per_rank) is a whole number of replicas"),
-    "micro-batches": (
-        "n_microbatches",
-        "n_microbatches ≥ 1: each data-parallel replica gets a micro-batch of the global batch",
-    ),
-    "micro-batches whole": (
-        "n_microbatches",
-        "n_microbatches whole: dp · batch_size divides the global batch",
-    ),
-}
 #: variables that make a question a training one (its serving constraints are not applied)
 TRAINING = frozenset(
     {
@@ -119,41 +105,6 @@ LAYOUT = frozenset(
         "pp_fills_node_first",
     }
 )
-
-
-class _Group:
-    """One record pair and choice of settings: its plan, compiled, over the numeric grid."""
-
-    def __init__(self, gpu, model, settings: dict[str, str], numeric: list[Domain]) -> None:
-        self.gpu, self.model, self.settings = gpu, model, settings
-        self.numeric = numeric
-        self.sizes = tuple(len(d.values) for d in numeric)
-        self.count = math.prod(self.sizes) if numeric else 1
-        self.offset = 0
-        self.chain: VectorChain | None = None
-        self.center: Result | None = None
-        self.fixed: dict[str, float] = {}
-        self.givens: dict[str, object] = {}
-        self.follows: bool = False
-        self.error: str = ""
-
-    def label(self) -> dict[str, object]:
-        out: dict[str, object] = {}
-        if self.gpu is not None:
-            out["gpu"] = self.gpu
-        if self.model is not None:
-            out["model"] = self.model
-        out.update(self.settings)
-        return out
-
-    def grid(self, start: int, stop: int) -> dict[str, np.ndarray]:
-        """The numeric decision values of local candidates start..stop (C order)."""
-        index = np.arange(start, stop)
-        coords = np.unravel_index(index, self.sizes) if self.numeric else ()
-        return {
-            d.name: np.asarray(d.values, dtype=float)[c]
-            for d, c in zip(self.numeric, coords, strict=True)
-        }
 
 
 @deadline.per_question
@@ -374,8 +325,8 @@ class _Search:
             specs["dp"] = "follows"
         return [domain(name, spec, context) for name, spec in specs.items()]
 
-    def _groups(self) -> tuple[list[_Group], dict[tuple, list[Domain]]]:
-        groups: list[_Group] = []
+    def _groups(self) -> tuple[list[Group], dict[tuple, list[Domain]]]:
+        groups: list[Group] = []
         per_pair: dict[tuple, list[Domain]] = {}
         for g, m in itertools.product(self.gpus, self.models):
             domains = self._domains(g, m)
@@ -384,7 +335,7 @@ class _Search:
             choices = [d for d in domains if d.kind == "setting"]
             for combo in itertools.product(*(d.values for d in choices)):
                 groups.append(
-                    _Group(g, m, {d.name: c for d, c in zip(choices, combo, strict=True)}, numeric)
+                    Group(g, m, {d.name: c for d, c in zip(choices, combo, strict=True)}, numeric)
                 )
         total = 0
         for group in groups:
@@ -414,26 +365,26 @@ class _Search:
         ]
         return tuple(wanted)
 
-    def precision_of(self, group: _Group) -> str | None:
+    def precision_of(self, group: Group) -> str | None:
         """The group's precision: its choice when precision is decided, else the question's."""
         return group.settings.get("precision", self.precision)
 
-    def _point_givens(self, group: _Group, at: Mapping[str, float]) -> dict[str, object]:
+    def point_givens(self, group: Group, at: Mapping[str, float]) -> dict[str, object]:
         out: dict[str, object] = dict(self.givens)
         out.update({k: v for k, v in group.settings.items() if k != "precision"})
         for name, base in at.items():
             out[name] = from_base(base, variables()[name])
         return out
 
-    def _first_point(self, group: _Group) -> dict[str, float]:
+    def _first_point(self, group: Group) -> dict[str, float]:
         at = {d.name: float(d.values[0]) for d in group.numeric}
         if group.follows:
             at["dp"] = float(
-                np.ravel(self._dp({k: np.asarray([v]) for k, v in at.items()}, group))[0]
+                np.ravel(self.dp({k: np.asarray([v]) for k, v in at.items()}, group))[0]
             )
         return at
 
-    def _dp(self, grid: Mapping[str, np.ndarray], group: _Group) -> np.ndarray:
+    def dp(self, grid: Mapping[str, np.ndarray], group: Group) -> np.ndarray:
         def get(name: str) -> np.ndarray | float:
             if name in grid:
                 return grid[name]
@@ -445,9 +396,9 @@ class _Search:
                 dtype=float,
             )
 
-    def _given_base(self, name: str, group: _Group) -> float:
+    def _given_base(self, name: str, group: Group) -> float:
         var = variables()[name]
-        bound = bind((), self._point_givens(group, {}), gpu=group.gpu, model=group.model)
+        bound = bind((), self.point_givens(group, {}), gpu=group.gpu, model=group.model)
         g = bound.get(name)
         if g is None:
             return (
@@ -457,12 +408,12 @@ class _Search:
             )
         return float(g.base)
 
-    def _plan(self, group: _Group, targets: tuple[str, ...] | None) -> tuple[str, ...]:
+    def _plan(self, group: Group, targets: tuple[str, ...] | None) -> tuple[str, ...]:
         """Plan the group's question at its first point; returns the targets used (found by
         constraint discovery when `targets` is None)."""
         decisions = {d.name for d in group.numeric} | ({"dp"} if group.follows else set())
         at = self._first_point(group)
-        givens = self._point_givens(group, at)
+        givens = self.point_givens(group, at)
         if targets is None:
             targets = self._discover(group, givens, decisions)
         bound = bind(
@@ -480,7 +431,7 @@ class _Search:
         return targets
 
     def _discover(
-        self, group: _Group, givens: dict[str, object], decisions: set[str]
+        self, group: Group, givens: dict[str, object], decisions: set[str]
     ) -> tuple[str, ...]:
         """The objective and requirement targets, and for each library constraint that the
         givens determine and the decisions move, one variable it is touched by."""
@@ -569,7 +520,7 @@ class _Search:
         if not planned:
             raise InputError(f"no record or setting could be planned: {groups[0].error}")
         names = self._constraint_names(planned)
-        arrays = _Arrays(self.total, self.objectives, self.requirements, names)
+        arrays = Arrays(self.total, self.objectives, self.requirements, names)
         for group in groups:
             if group.chain is None:
                 continue
@@ -578,7 +529,7 @@ class _Search:
                 self._evaluate(group, start, stop, arrays, names)
         return Optimum(self, groups, per_pair, arrays, names)
 
-    def _constraint_names(self, groups: list[_Group]) -> tuple[str, ...]:
+    def _constraint_names(self, groups: list[Group]) -> tuple[str, ...]:
         order = list(library_constraints())
         found = {c.name for g in groups for c in g.chain.constraints}  # type: ignore[union-attr]
         found -= ADVISORY
@@ -606,13 +557,13 @@ class _Search:
             )
         return tuple(n for n in order if n in found)
 
-    def evaluate_at(self, group: _Group, grid: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def evaluate_at(self, group: Group, grid: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Every computed variable and constraint side at the decision values `grid`."""
         size = len(next(iter(grid.values()))) if grid else 1
         inputs: dict[str, np.ndarray | float] = dict(group.fixed)
         inputs.update(grid)
         if group.follows:
-            inputs["dp"] = self._dp(grid, group)
+            inputs["dp"] = self.dp(grid, group)
         chain = group.chain
         assert chain is not None
         values, ok = chain.evaluate(inputs, (size,), None)
@@ -627,7 +578,7 @@ class _Search:
         return out
 
     def _evaluate(
-        self, group: _Group, start: int, stop: int, arrays: _Arrays, names: tuple[str, ...]
+        self, group: Group, start: int, stop: int, arrays: Arrays, names: tuple[str, ...]
     ) -> None:
         grid = group.grid(start, stop)
         values = self.evaluate_at(group, grid)
@@ -660,11 +611,11 @@ class _Search:
                 arrays.known[n][where] = values[f"__known__{n}"]
                 arrays.holds[n][where] = values[f"__holds__{n}"]
 
-    def _moves(self, name: str, group: _Group) -> bool:
+    def _moves(self, name: str, group: Group) -> bool:
         """True where the chain computes `name` (so the decisions may move it)."""
         return group.chain is not None and name in group.chain.computed
 
-    def _whole_batch(self, group: _Group) -> bool:
+    def _whole_batch(self, group: Group) -> bool:
         """True when the global batch is a whole number of sequences (then the micro-batch
         count must be whole too); otherwise says once that it is not required."""
         tokens, length = group.fixed.get("global_batch_tokens"), group.fixed.get("seq_len")
@@ -686,21 +637,6 @@ class _Search:
 def _whole(x: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         return np.isfinite(x) & (np.abs(x - np.round(x)) <= 1e-9 * np.maximum(1.0, np.abs(x)))
-
-
-class _Arrays:
-    """Per candidate (every group in turn): objectives, requirement values, constraint sides."""
-
-    def __init__(self, total: int, objectives, requirements, names) -> None:
-        self.objective = {o: np.full(total, np.nan) for o in objectives}
-        self.requirement = [np.full(total, np.nan) for _ in requirements]
-        self.lhs = {n: np.full(total, np.nan) for n in names}
-        self.rhs = {n: np.full(total, np.nan) for n in names}
-        self.known = {n: np.zeros(total, dtype=bool) for n in names}
-        self.holds = {n: np.zeros(total, dtype=bool) for n in names}
-        self.valid = np.zeros(total, dtype=bool)
-        self.rules = {name: np.zeros(total, dtype=bool) for name in RULES}
-        self.rule_values = {name: np.full(total, np.nan) for name in RULES}
 
 
 def _where(gpu, model) -> str:

@@ -25,10 +25,10 @@ from napkinmath.errors import NapkinError
 from napkinmath.solving.solver import bind, solve_bound
 from napkinmath.text.numbers import format_value
 from napkinmath.units import format_number, format_unit
+from napkinmath.whatif.candidates import RULES, Arrays, Group, Search
 
 if TYPE_CHECKING:
     from napkinmath.whatif.domains import Domain
-    from napkinmath.whatif.optimize import _Arrays, _Group, _Search
 
 BISECTIONS = 60
 #: library constraints that flag a layout without ruling it out: the search keeps the
@@ -110,10 +110,10 @@ class Optimum:
 
     def __init__(
         self,
-        search: _Search,
-        groups: list[_Group],
+        search: Search,
+        groups: list[Group],
         per_pair: dict[tuple, list[Domain]],
-        arrays: _Arrays,
+        arrays: Arrays,
         names: tuple[str, ...],
     ) -> None:
         self._search = search
@@ -190,7 +190,7 @@ class Optimum:
                     if name in grid:
                         out[g.offset + start : g.offset + stop] = grid[name]
                     elif name == "dp" and g.follows:
-                        out[g.offset + start : g.offset + stop] = self._search._dp(grid, g)
+                        out[g.offset + start : g.offset + stop] = self._search.dp(grid, g)
             return out
         return values
 
@@ -224,7 +224,7 @@ class Optimum:
         return front
 
     # --- one candidate ---------------------------------------------------------------------
-    def group_of(self, index: int) -> _Group:
+    def group_of(self, index: int) -> Group:
         for g in reversed(self._groups):
             if index >= g.offset:
                 return g
@@ -241,7 +241,7 @@ class Optimum:
         for name, values in grid.items():
             out[name] = float(values[0])
         if g.follows:
-            out["dp"] = float(self._search._dp(grid, g)[0])
+            out["dp"] = float(self._search.dp(grid, g)[0])
         return out
 
     def candidate(self, index: int) -> Candidate:
@@ -255,8 +255,6 @@ class Optimum:
 
     def violations(self, index: int) -> list[str]:
         """What candidate `index` breaks, each with its margin."""
-        from napkinmath.whatif.optimize import RULES
-
         a, out = self._arrays, []
         for name, (var, text) in RULES.items():
             if a.rules[name][index]:
@@ -314,7 +312,7 @@ class Optimum:
             if b.refined:
                 point[b.variable] = b.value
         numbers = {k: v for k, v in point.items() if isinstance(v, float)}
-        givens = self._search._point_givens(g, numbers)
+        givens = self._search.point_givens(g, numbers)
         assert g.center is not None
         targets = g.center.targets
         try:
@@ -443,7 +441,7 @@ class Optimum:
         )
         return [(label, None if i is None else self.candidate(i)) for label, i in ordered]
 
-    def _best_in(self, group: _Group) -> int | None:
+    def _best_in(self, group: Group) -> int | None:
         inside = self._order[
             (self._order >= group.offset) & (self._order < group.offset + group.count)
         ]
@@ -511,9 +509,7 @@ class Optimum:
                 out.append(b)
         return out
 
-    def _margin(
-        self, g: _Group, winner: dict[str, object], name: str, x: float, what: str
-    ) -> float:
+    def _margin(self, g: Group, winner: dict[str, object], name: str, x: float, what: str) -> float:
         """How far past its limit `what` is with `name` at x (≤ 0: it holds), the others at
         the winner's values."""
         grid = {
@@ -536,7 +532,7 @@ class Optimum:
         return lhs / rhs - 1.0 if rhs else math.inf
 
     def _bisect(
-        self, g: _Group, winner: dict[str, object], name: str, toward: float, what: str
+        self, g: Group, winner: dict[str, object], name: str, toward: float, what: str
     ) -> Boundary | None:
         start = float(winner[name])  # type: ignore[arg-type]
         a, b = start, toward
@@ -564,8 +560,6 @@ class Optimum:
         several), largest first."""
         a = self._arrays
         counts: dict[str, int] = {}
-        from napkinmath.whatif.optimize import RULES
-
         any_rule = np.zeros(self.count, dtype=bool)
         for name, (_, text) in RULES.items():
             rule = int(a.rules[name].sum())
