@@ -22,16 +22,9 @@ from pathlib import Path
 from napkinmath.errors import InputError, UnknownKeyError
 from napkinmath.text.escape import SHOWN_WIDTH as SHOWN_WIDTH
 from napkinmath.text.escape import shown as shown
-from napkinmath.text.visible import visible
 
 #: The longest name looked up: longer text is no name (and is not fuzzy-matched).
 MAX_NAME = 200
-
-
-def path_text(target: Path) -> str:
-    """A file name for a message: as written (not quoted), controls escaped, cut at 300."""
-    text = visible(str(target))
-    return text if len(text) <= 300 else text[:299] + "…"
 
 
 def name(value: object, argument: str, *, kind: str, example: str, listing: str = "") -> str:

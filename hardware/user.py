@@ -181,11 +181,6 @@ def _document(path: str, shown: str, private: bool = False) -> Document:
         ) from None
 
 
-def load_file(path: str) -> dict[str, Record]:
-    """The records of one user file, each value parsed and checked against its key."""
-    return _load(path)[0]
-
-
 def _load(path: str) -> tuple[dict[str, Record], frozenset[str]]:
     """The records of one user file, and the ids of those that say their kind; a .json file
     is a Hugging Face config.json, read as one model record (`config_json.load`)."""

@@ -577,12 +577,6 @@ def check_claims(
     return report
 
 
-def load_claims(source: object, input_format: str | None = None) -> tuple[list[dict], dict, str]:
-    """Rows, file-level defaults and a display name from a path, text stream or rows."""
-    table = _load(source, input_format)
-    return [dict(raw) for _, raw in table.rows], dict(table.defaults), table.name
-
-
 def _load(source: object, input_format: str | None) -> _Table:
     if isinstance(source, (str, Path)):
         from napkinmath.arguments import path as checked_path
@@ -674,12 +668,6 @@ def _decode(data: bytes, shown: str) -> str:
             f"{shown}: not UTF-8 text (a byte that is not UTF-8 at position "
             f"{exc.start:,}); save the table as UTF-8"
         ) from None
-
-
-def parse_claims_text(text: str, fmt: str, name: str = "input") -> tuple[list[dict], dict]:
-    """Rows and defaults from the text of a CSV, JSON or TOML claims table."""
-    table = _parse(text, fmt, name, name)
-    return [dict(raw) for _, raw in table.rows], dict(table.defaults)
 
 
 def _parse(text: str, fmt: str, where: str, name: str) -> _Table:
