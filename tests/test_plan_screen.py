@@ -20,7 +20,7 @@ from napkinmath.solving import planning_graph, suggest
 def test_every_block_formula_has_derivatives_that_evaluate():
     rng = random.Random(20261130)
     failed = []
-    for f in suggest._independent():
+    for f in suggest._index().formulas:
         if f.forward_only:
             continue
         for v in f.variables:

@@ -15,9 +15,10 @@ screen passes is confirmed by planning (`determines`), at most `MAX_CONFIRMATION
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from napkinmath import caches
 from napkinmath.catalog.lookup import formulas
@@ -179,20 +180,53 @@ def _screen(
     return [c for c in candidates if c in kept] if told else []
 
 
+class _Index(NamedTuple):
+    """The library as the suggestion search reads it: the independent formulas, or all of
+    them with `shortcuts` (then without blocks: a derived formula beside its sources would
+    fake one)."""
+
+    #: the formulas read (the independent ones, or all with `shortcuts`)
+    formulas: tuple[Formula, ...]
+    #: each formula as (its variables, its output if it is forward-only), for propagation
+    incidence: tuple[tuple[tuple[str, ...], str | None], ...]
+    #: each variable's formulas, by position in `incidence`
+    by_name: dict[str, tuple[int, ...]]
+    #: each formula's count of variables, before any is known
+    sizes: tuple[int, ...]
+    #: the formulas that may take part in a block: not forward-only
+    blocks: tuple[int, ...]
+    #: each variable's neighbours (the variables it shares a formula with), by library id
+    neighbours: tuple[tuple[int, ...], ...]
+
+
 @caches.memo(2, invalidated_by=caches.LIBRARY, fixed=True)
-def _incidence_index(shortcuts: bool = False) -> tuple[tuple[tuple[str, ...], str | None], ...]:
-    """Formulas as (their variables, the output if forward-only), for propagation: the
-    independent ones, or all with `shortcuts` (then without blocks: a derived formula
-    beside its sources would fake one)."""
-    chosen = formulas().values() if shortcuts else _independent()
-    return tuple(
+def _index(shortcuts: bool = False) -> _Index:
+    """The suggestion search's view of the library (see `_Index`), made once per variant."""
+    chosen = tuple(formulas().values() if shortcuts else _independent(formulas()))
+    incidence = tuple(
         (tuple(v.name for v in f.variables), f.output.name if f.output else None) for f in chosen
+    )
+    by_name: dict[str, list[int]] = {}
+    for i, (names, _) in enumerate(incidence):
+        for n in names:
+            by_name.setdefault(n, []).append(i)
+    library = planning_graph.library_index()
+    neighbours: list[set[int]] = [set() for _ in library.names]
+    for vs in library.variables:
+        for v in vs:
+            neighbours[v].update(vs)
+    return _Index(
+        chosen,
+        incidence,
+        {n: tuple(ix) for n, ix in by_name.items()},
+        tuple(len(names) for names, _ in incidence),
+        tuple(i for i, (_, output) in enumerate(incidence) if output is None),
+        tuple(tuple(sorted(s - {v})) for v, s in enumerate(neighbours)),
     )
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
-def _independent() -> tuple[Formula, ...]:
-    return tuple(f for f in formulas().values() if not f.derived)
+def _independent(library: Mapping[str, Formula]) -> tuple[Formula, ...]:
+    return tuple(f for f in library.values() if not f.derived)
 
 
 def _propagates(
@@ -207,7 +241,7 @@ def _propagates(
     known = set(base.known)
     left = list(base.left)
     queue: list[int] = []
-    by_name = _formulas_by_name(shortcuts)
+    by_name = _index(shortcuts).by_name
     for name in extra:
         if name not in known:
             known.add(name)
@@ -237,9 +271,8 @@ def _propagated(knowns: frozenset[str], shortcuts: bool = False) -> _Propagated:
     """Everything the knowns give by propagation (see `_propagates`), cached: the candidates
     of one suggestion search all start from it."""
     known = set(knowns)
-    index = _incidence_index(shortcuts)
-    left = list(_sizes(shortcuts))
-    by_name = _formulas_by_name(shortcuts)
+    view = _index(shortcuts)
+    index, left, by_name = view.incidence, list(view.sizes), view.by_name
     for name in known:
         for i in by_name.get(name, ()):
             left[i] -= 1
@@ -247,7 +280,7 @@ def _propagated(knowns: frozenset[str], shortcuts: bool = False) -> _Propagated:
     _extend(known, (), None, shortcuts, left, queue)
     members: dict[frozenset[str], list[int]] = {}
     if not shortcuts:
-        for i in _block_candidates():
+        for i in _index().blocks:
             if left[i] in (2, 3):
                 members.setdefault(frozenset(n for n in index[i][0] if n not in known), []).append(
                     i
@@ -281,7 +314,7 @@ def _extend(
     already propagated set: a new block must then contain a formula that mentions one of them
     (None: look everywhere); `base`, the propagated set it grows, lets blocks be found from
     what changed since."""
-    index, by_name = _incidence_index(shortcuts), _formulas_by_name(shortcuts)
+    index, by_name = _index(shortcuts).incidence, _index(shortcuts).by_name
 
     def learn(name: str) -> None:
         known.add(name)
@@ -313,25 +346,6 @@ def _extend(
             learn(name)
 
 
-def _sizes(shortcuts: bool = False) -> tuple[int, ...]:
-    """Each formula's count of variables (see `_incidence_index`), before any is known."""
-    return tuple(len(names) for names, _ in _incidence_index(shortcuts))
-
-
-@caches.memo(2, invalidated_by=caches.LIBRARY, fixed=True)
-def _formulas_by_name(shortcuts: bool = False) -> dict[str, tuple[int, ...]]:
-    found: dict[str, list[int]] = {}
-    for i, (names, _) in enumerate(_incidence_index(shortcuts)):
-        for n in names:
-            found.setdefault(n, []).append(i)
-    return {n: tuple(ix) for n, ix in found.items()}
-
-
-def _block_candidates() -> tuple[int, ...]:
-    """The independent formulas that may take part in a block: not forward-only."""
-    return tuple(i for i, (_, output) in enumerate(_incidence_index(False)) if output is None)
-
-
 def _block(
     index: tuple[tuple[tuple[str, ...], str | None], ...],
     known: set[str],
@@ -343,10 +357,10 @@ def _block(
     sources, not products of powers that only fix a product). Forward-only and derived
     formulas never take part. Returns what it learned, not yet added to `known` (empty:
     nothing)."""
-    all_formulas = _independent()
+    all_formulas = _index().formulas
     members: dict[frozenset[str], list[str]] = {}
     changed: list[frozenset[str]] = []
-    for i in _block_candidates():
+    for i in _index().blocks:
         if left[i] not in (2, 3):
             continue
         names = index[i][0]
@@ -394,8 +408,8 @@ def _new_block(
     formulas that mention a fresh name (the others are as in `base`). Held equal to `_block`
     by tests/test_fast_paths.py::
     test_the_incremental_block_search_finds_the_blocks_of_the_full_search."""
-    all_formulas, by_name = _independent(), _formulas_by_name(False)
-    candidate = _block_candidate_set()
+    view = _index()
+    all_formulas, by_name, candidate = view.formulas, view.by_name, frozenset(view.blocks)
     touched = sorted({i for n in fresh for i in by_name.get(n, ()) if i in candidate})
     gone = set(touched)
     new: dict[frozenset[str], list[int]] = {}
@@ -436,11 +450,6 @@ def _new_block(
     return frozenset()
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
-def _block_candidate_set() -> frozenset[int]:
-    return frozenset(_block_candidates())
-
-
 def _fixes(formula_names: list[str], unknowns: frozenset[str]) -> bool:
     """Whether these formulas fix these unknowns (quick numeric rank, cached)."""
     return not is_singular(tuple(sorted(formula_names)), tuple(sorted(unknowns)), True)
@@ -449,7 +458,7 @@ def _fixes(formula_names: list[str], unknowns: frozenset[str]) -> bool:
 def _shared_formulas(missing: tuple[str, ...]) -> dict[str, int]:
     """How many independent formulas each variable shares with the targets."""
     counts: dict[str, int] = {}
-    for f in _independent():
+    for f in _index().formulas:
         names = {v.name for v in f.variables}
         if names & set(missing):
             for n in names:
@@ -460,7 +469,7 @@ def _shared_formulas(missing: tuple[str, ...]) -> dict[str, int]:
 def _distances(missing: tuple[str, ...]) -> dict[str, int]:
     """Each variable's distance from the nearest target in the formula-variable graph
     (breadth first; a distance does not depend on the order of the search)."""
-    neighbours, ids = _neighbours(), planning_graph.library_index().ids
+    neighbours, ids = _index().neighbours, planning_graph.library_index().ids
     names = planning_graph.library_index().names
     mentioned = planning_graph.library_index().takers[True]  # the formulas of each
     distance = {ids[t]: 0 for t in missing if t in ids and mentioned[ids[t]]}
@@ -476,17 +485,6 @@ def _distances(missing: tuple[str, ...]) -> dict[str, int]:
                     reached.append(m)
         frontier = reached
     return {names[i]: d for i, d in distance.items()}
-
-
-@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
-def _neighbours() -> tuple[tuple[int, ...], ...]:
-    """Each variable's neighbours (the variables it shares a formula with), by id."""
-    index = planning_graph.library_index()
-    found: list[set[int]] = [set() for _ in index.names]
-    for vs in index.variables:
-        for v in vs:
-            found[v].update(vs)
-    return tuple(tuple(sorted(s - {v})) for v, s in enumerate(found))
 
 
 def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
