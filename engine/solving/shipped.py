@@ -43,7 +43,13 @@ def _read(path: Path) -> object | None:
     return read_shipped(path, LIMIT)
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
+@caches.memo(None, invalidated_by=caches.LIBRARY, fixed=True)
+def _file(name: str) -> object | None:
+    """The shipped JSON file `name` (the index, the facts, a formula's roots, a shard of
+    coupled blocks), read once; None where missing or unreadable."""
+    return _read(FOLDER / name)
+
+
 def _formulas() -> frozenset[str]:
     """The formulas the shipped set holds, when it was built from this source (else none;
     none either with NAPKIN_NO_SHIPPED=1, which tests of the disk cache set)."""
@@ -51,7 +57,7 @@ def _formulas() -> frozenset[str]:
 
     if shipping_off():
         return frozenset()
-    index = _read(FOLDER / INDEX)
+    index = _file(INDEX)
     if not isinstance(index, dict) or index.get("napkinmath") != "rearrangements":
         return frozenset()
     source = source_digest()
@@ -61,22 +67,20 @@ def _formulas() -> frozenset[str]:
     return frozenset(n for n in names if isinstance(n, str) and _NAME.match(n))
 
 
-@caches.memo(512, invalidated_by=caches.LIBRARY, fixed=True)
 def _entries(formula: str) -> dict[str, object] | None:
-    data = _read(FOLDER / f"{formula}.json")
+    data = _file(f"{formula}.json")
     if not isinstance(data, dict) or data.get("formula") != formula:
         return None
     roots = data.get("roots")
     return roots if isinstance(roots, dict) else None
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def _facts() -> dict[str, dict]:
     """The planner's singularity facts and the compositions that cancel, shipped, by kind
     then key; empty when not for this source."""
     if not _formulas():
         return {}
-    data = _read(FOLDER / FACTS)
+    data = _file(FACTS)
     if not isinstance(data, dict):
         return {}
     return {k: v for k, v in data.items() if k in FACT_KINDS and isinstance(v, dict)}
@@ -87,12 +91,11 @@ def joint_shard(key: str) -> str:
     return f"joint-{hashlib.sha256(key.encode('utf-8')).hexdigest()[0]}.json"
 
 
-@caches.memo(JOINT_SHARDS, invalidated_by=caches.LIBRARY, fixed=True)
 def _joint(name: str) -> dict[str, object]:
     """The coupled blocks of one shard (see `joint_shard`); empty when not for this source."""
     if not _formulas():
         return {}
-    data = _read(FOLDER / name)
+    data = _file(name)
     return data if isinstance(data, dict) else {}
 
 
