@@ -31,7 +31,7 @@ def _fields(analysis) -> tuple:
 
 @pytest.mark.parametrize("seed", [5, 6])
 def test_the_whole_analysis_restricted_to_a_scope_is_the_scope_analysed_alone(seed):
-    independent = plan._formula_sets()[0]
+    independent = plan._formula_sets().sets[0]
     compared = 0
     for question in props.questions(150, seed=seed):
         found = _knowns(question)

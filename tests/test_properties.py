@@ -41,7 +41,7 @@ SEED = 20261130
 WORK_BOUND = {
     # each confirmation analyses at most every formula set once: the bound grows with the
     # library's derived formulas (800 when it had 17 sets)
-    "analyses": suggest.MAX_CONFIRMATIONS * len(plan._formula_sets()),
+    "analyses": suggest.MAX_CONFIRMATIONS * len(plan._formula_sets().sets),
     "singularity tests": 100,
     "propagations": 800,
     "confirmations": 2 * suggest.MAX_CONFIRMATIONS,

@@ -122,7 +122,7 @@ def install(out) -> None:
             {
                 "call": "_analyse",
                 "knowns": sorted(knowns),
-                "names": sorted(_formula_sets()[0]),
+                "names": sorted(_formula_sets().sets[0]),
                 "args": [[], []],
                 **_analysis(found),
             }

@@ -32,7 +32,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from napkinmath import caches, deadline
 from napkinmath.catalog.lookup import formulas, variables
@@ -411,9 +411,9 @@ def _log_linear(f: Formula, symbols: list[sympy.Symbol]) -> list[sympy.Expr] | N
     return [powers.get(s, sympy.Integer(0)) for s in symbols]
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY)
-def _formula_sets() -> tuple[frozenset[str], ...]:
-    """The formula sets to plan with, in order of preference.
+class _FormulaSets(NamedTuple):
+    """The formula sets to plan with, in order of preference, and the derived formulas
+    tried one at a time (the sets from the fourth on add one each, in this order).
 
     First the independent formulas alone; then all of them; then the independent ones with the
     derived formulas that only compute forward (never inverted, so never in a coupled block:
@@ -422,18 +422,23 @@ def _formula_sets() -> tuple[frozenset[str], ...]:
     from GPU-hours) at a time, for when all together make a plan that restates itself (a
     derived formula beside every formula it combines).
     """
+
+    sets: tuple[frozenset[str], ...]
+    derived: tuple[str, ...]
+
+
+@caches.memo(1, invalidated_by=caches.LIBRARY)
+def _formula_sets() -> _FormulaSets:
+    """See `_FormulaSets`."""
     all_formulas = formulas()
     base = frozenset(n for n, f in all_formulas.items() if not f.derived)
     derived = [n for n, f in all_formulas.items() if f.derived]
     forward = frozenset(n for n in derived if all_formulas[n].forward_only)
-    singles = (base | forward | {d} for d in derived if d not in forward)
-    return (base, frozenset(all_formulas), base | forward, *singles)
-
-
-@caches.memo(1, invalidated_by=caches.LIBRARY)
-def _derived() -> tuple[str, ...]:
-    """The derived formulas tried one at a time, in the order of `_formula_sets`."""
-    return tuple(n for n, f in formulas().items() if f.derived and not f.forward_only)
+    singles = tuple(base | forward | {d} for d in derived if d not in forward)
+    return _FormulaSets(
+        (base, frozenset(all_formulas), base | forward, *singles),
+        tuple(d for d in derived if d not in forward),
+    )
 
 
 def analysis_for(
@@ -445,12 +450,16 @@ def analysis_for(
     come back empty); without `shortcuts`, derived formulas are only tried all together.
     """
     relevant = relevant_formulas(targets, knowns)
-    sets = _formula_sets()
+    sets = _formula_sets().sets
     # the shortcuts that can matter: derived formulas in scope, one at a time (one out of
     # scope adds nothing to the independent formulas, which were tried first)
     sets = (
         *sets[:3],
-        *(s for s, d in zip(sets[3:], _derived(), strict=True) if shortcuts and d in relevant),
+        *(
+            s
+            for s, d in zip(sets[3:], _formula_sets().derived, strict=True)
+            if shortcuts and d in relevant
+        ),
     )
     for tried, names in enumerate(sets):
         if tried == 1:  # the first set failed: can any? (every set lies within the scope)
@@ -525,7 +534,7 @@ def independent_analysis(knowns: frozenset[str]) -> Analysis:
     found = _INDEPENDENT.get(key)
     if found is None:
         seen = caches.fallbacks()
-        found = analyse_formulas(knowns, _formula_sets()[0])
+        found = analyse_formulas(knowns, _formula_sets().sets[0])
         if caches.ENABLED and caches.fallbacks() == seen:  # none decided by a fallback
             _INDEPENDENT[key] = found
         if len(_INDEPENDENT) > 256:

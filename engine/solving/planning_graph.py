@@ -52,6 +52,8 @@ class Index:
     #: for each byte of a formula set (`int.to_bytes`, little-endian), the formulas of each
     #: value of it, to list a set's members a byte at a time (see `members`)
     bytes: tuple[tuple[tuple[int, ...], ...], ...]
+    #: the names of the forward-only formulas
+    forward_only: frozenset[str]
 
 
 @caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
@@ -104,6 +106,7 @@ def library_index() -> Index:
             tuple([tuple([8 * k + j for j in b]) for b in bits])
             for k in range((len(library) + 7) // 8)
         ),
+        frozenset(f.name for f in library if f.forward_only),
     )
 
 
@@ -259,9 +262,9 @@ def invertible_matching(
     )
 
 
-@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
 def forward_only() -> frozenset[str]:
-    return frozenset(n for n, f in formulas().items() if f.forward_only)
+    """The names of the library's forward-only formulas."""
+    return library_index().forward_only
 
 
 def cycles(successors: dict[int, list[int]]) -> list[set[int]]:
