@@ -271,3 +271,26 @@ except nm.NapkinError as e:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(("answered", "refused:"))
+
+
+def test_a_check_with_its_requirements_is_one_question(tmp_path):
+    """nm.check of a decode speed against a target works out what each input would need to
+    be (its requirements): one question, one allowance of symbolic work for them all. Each
+    was a question of its own, 30 s of CPU in all here; now about 3 s, the text unchanged."""
+    done = _python(
+        tmp_path,
+        """
+        import json, time
+        import napkinmath as nm
+        start = time.process_time()
+        r = nm.check("decode_speed", expect="400 token/(s*sequence)", gpu="H100",
+                     model="llama-3-8b", batch_size=1, seq_len=2048, n_gpus=1)
+        print(json.dumps([time.process_time() - start, r.status,
+                          sorted(q.name for q in r.requirements)]))
+        """,
+    )
+    assert done.returncode == 0, done.stderr
+    cpu, status, names = json.loads(done.stdout)
+    assert cpu < 20  # a hang limit: one question's 2 s allowance, imports and numeric roots
+    assert status == "disagree"
+    assert "hbm_bandwidth" in names  # the bandwidth 400 token/s per sequence needs

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 
 import pint
 
+from napkinmath import deadline
 from napkinmath.checking.budget import CHECK_COST, DISAGREE_COST, Meter, current
 from napkinmath.checking.confusions import Candidate, candidates
 from napkinmath.checking.evidence import confirm, confusion_context, tree_size, unit_notes
@@ -66,6 +67,7 @@ from napkinmath.text.expr import Node, parse_with_notes
 from napkinmath.units import Quantity, format_number, format_quantity
 
 
+@deadline.per_question
 def check(
     expr: str,
     expect: object = None,
