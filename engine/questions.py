@@ -143,38 +143,25 @@ def solve(
     in force is answered from a bounded memo of recent answers, as a fresh copy (an answer is
     kept from the second time its question is asked).
     """
+    options: dict[str, Any] = dict(
+        gpu=gpu,
+        model=model,
+        tolerance=tolerance,
+        on_inconsistent=on_inconsistent,
+        units=units,
+        precision=precision,
+        achievable=achievable,
+        digits=digits,
+    )
     if samples is None and not any(is_spread(v) for v in givens.values()):
         if seed is not None:
             raise InputError("seed= only applies with samples=", "seed")
         try:
-            return solver.solve(
-                targets,
-                gpu=gpu,
-                model=model,
-                tolerance=tolerance,
-                on_inconsistent=on_inconsistent,
-                units=units,
-                precision=precision,
-                achievable=achievable,
-                records=records,
-                digits=digits,
-                formulas=formulas,
-                **givens,
-            )
+            asked: dict[str, Any] = {**options, **givens}
+            return solver.solve(targets, records=records, formulas=formulas, **asked)
         except InconsistentError as error:  # the likely odd one out named, where one is
             raise explained(error) from error.__cause__
-    options: dict[str, Any] = {
-        "gpu": gpu,
-        "model": model,
-        "tolerance": tolerance,
-        "samples": samples,
-        "seed": seed,
-        "on_inconsistent": on_inconsistent,
-        "units": units,
-        "precision": precision,
-        "achievable": achievable,
-        "digits": digits,
-    }
+    options.update(samples=samples, seed=seed)
     if solver.files_to_load(formulas, records, model):
         return solver.with_files(solve, targets, formulas, records, options, dict(givens))
     return _over_ranges(targets, options, dict(givens))

@@ -32,6 +32,7 @@ from napkinmath.catalog.lookup import constraints as library_constraints
 from napkinmath.catalog.lookup import variable, variables
 from napkinmath.errors import InputError, NapkinError
 from napkinmath.library.settings import SETTINGS
+from napkinmath.solving.records import user_records
 from napkinmath.solving.solver import (
     CONSISTENCY_TOLERANCE,
     bind,
@@ -136,60 +137,47 @@ def optimize(
     ['time_per_output_token <= 50 ms']); a given written '<= 3 weeks' is one as well. Every
     library constraint the question determines (HBM per GPU, KV budget, queue, bubble, ...)
     applies. Returns an `Optimum`."""
-    if records is not None:
-        from napkinmath.solving.records import user_records
-
-        with user_records(records):
-            return optimize(
-                objective,
-                maximize=maximize,
-                minimize=minimize,
-                over=over,
-                require=require,
-                gpu=gpu,
-                model=model,
-                precision=precision,
-                achievable=achievable,
-                tolerance=tolerance,
-                top=top,
-                max_candidates=max_candidates,
-                **givens,
+    with user_records(records):  # your records files over the shipped ones, if any
+        check_tolerance(tolerance)
+        objectives = target_names(objective)
+        if len(objectives) > 2:
+            raise InputError(
+                f"{len(objectives)} objectives: optimise one, or two for a Pareto front",
+                "objective",
             )
-    check_tolerance(tolerance)
-    objectives = target_names(objective)
-    if len(objectives) > 2:
-        raise InputError(
-            f"{len(objectives)} objectives: optimise one, or two for a Pareto front", "objective"
+        senses = _senses(objectives, maximize, minimize)
+        top = arguments.whole(top, "top", what="a count of candidates to list", low=1, high=1000)
+        max_candidates = arguments.whole(
+            max_candidates,
+            "max_candidates",
+            what="a cap on the candidates",
+            low=1,
+            high=MAX_CANDIDATES,
         )
-    senses = _senses(objectives, maximize, minimize)
-    top = arguments.whole(top, "top", what="a count of candidates to list", low=1, high=1000)
-    max_candidates = arguments.whole(
-        max_candidates, "max_candidates", what="a cap on the candidates", low=1, high=MAX_CANDIDATES
-    )
-    givens = dict(givens)
-    requirements = req.collect(require, givens)
-    specs = _decisions(over, objectives, givens)
-    if "precision" in specs and precision is not None:
-        raise InputError("precision is both decided and given: drop one", "precision")
-    for name in specs:
-        if name in givens:
-            raise InputError(f"{name} is both a decision variable and a given: drop one", name)
-    gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
-    search = _Search(
-        objectives,
-        senses,
-        requirements,
-        specs,
-        givens,
-        gpus,
-        models,
-        precision,
-        achievable,
-        tolerance,
-        top,
-        max_candidates,
-    )
-    return search.run()
+        givens = dict(givens)
+        requirements = req.collect(require, givens)
+        specs = _decisions(over, objectives, givens)
+        if "precision" in specs and precision is not None:
+            raise InputError("precision is both decided and given: drop one", "precision")
+        for name in specs:
+            if name in givens:
+                raise InputError(f"{name} is both a decision variable and a given: drop one", name)
+        gpus, models = record_list(gpu, "gpu"), record_list(model, "model")
+        search = _Search(
+            objectives,
+            senses,
+            requirements,
+            specs,
+            givens,
+            gpus,
+            models,
+            precision,
+            achievable,
+            tolerance,
+            top,
+            max_candidates,
+        )
+        return search.run()
 
 
 def _senses(
