@@ -139,9 +139,8 @@ def solve(
     (`napkinmath.catalog.user`): they join the library's, and each step that uses one cites
     it as "your formula FILE:LINE".
 
-    A question asked again with the same plain values (text and numbers) and the same records
-    in force is answered from a bounded memo of recent answers, as a fresh copy (an answer is
-    kept from the second time its question is asked).
+    Every answer is worked out afresh and is yours alone: a question asked again reuses its
+    cached plan and compiled steps, never another caller's answer.
     """
     options: dict[str, Any] = dict(
         gpu=gpu,
