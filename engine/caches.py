@@ -118,7 +118,12 @@ _REGISTRY: dict[str, Cache] = {}
 
 
 def memo(
-    maxsize: int | None, *, invalidated_by: str, key: str = "", fixed: bool = False
+    maxsize: int | None,
+    *,
+    invalidated_by: str,
+    key: str = "",
+    fixed: bool = False,
+    reason: str = "",
 ) -> Callable[[Callable[..., T]], functools._lru_cache_wrapper[T]]:
     """Cache a function (functools.lru_cache with `maxsize`; None: unbounded) and register it.
 
@@ -126,7 +131,8 @@ def memo(
     parameters); `invalidated_by`, what makes an entry stale (`LIBRARY`, `RECORDS`, ...).
     `fixed`: the function derives its value from what a process holds fixed alone (the
     loaded library, pint's registry, the shipped files), nothing a question gives; it is
-    kept with caches off too (see the module's docstring), and cleared as any other."""
+    kept with caches off too (see the module's docstring), and cleared as any other.
+    `reason`: what it buys, measured, and the figure it is kept for (the map lists it)."""
 
     def decorate(function: Callable[..., T]) -> functools._lru_cache_wrapper[T]:
         kept = ENABLED or fixed
@@ -142,6 +148,7 @@ def memo(
             cached.cache_clear,
             lambda: cached.cache_info().currsize,
             "fixed" if fixed else "function",
+            reason,
         )
         return cached
 
