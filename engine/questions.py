@@ -10,17 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-from napkinmath import arguments, deadline
+from napkinmath import deadline
 from napkinmath.checking.reconcile import explained
 from napkinmath.errors import InconsistentError, InputError
 from napkinmath.solving import solver
 from napkinmath.solving.records import bound_records
 from napkinmath.solving.solver import (
     CONSISTENCY_TOLERANCE,
-    check_tolerance,
+    check_achievable,
     chosen_units,
-    refuse_lists,
-    target_names,
+    question_names,
 )
 from napkinmath.whatif.spread import is_spread
 
@@ -173,25 +172,25 @@ def _over_ranges(
     options that apply to single answers only refused by name."""
     from napkinmath.whatif.ranged import solve_spread
 
-    names = target_names(targets)
-    check_tolerance(options["tolerance"])
-    arguments.choice(options["on_inconsistent"], "on_inconsistent", ("error", "warn"))
     gpu = options["gpu"]
     if gpu is not None and type(gpu) is not str:
         gpu = bound_records(gpu, "gpu")
-    refuse_lists(gpu=gpu, model=options["model"], **givens)
+    names = question_names(
+        targets,
+        tolerance=options["tolerance"],
+        on_inconsistent=options["on_inconsistent"],
+        gpu=gpu,
+        model=options["model"],
+        givens=givens,
+    )
     if options["precision"] is not None:
         raise InputError(
             "precision= applies to single answers; give peak_flops and the byte "
             "sizes for ranges and samples",
             "precision",
         )
-    achievable = options["achievable"]
-    if not isinstance(achievable, bool):
-        raise InputError(
-            f"achievable={arguments.shown(achievable)}: expected True or False", "achievable"
-        )
-    if achievable:
+    check_achievable(options["achievable"])
+    if options["achievable"]:
         raise InputError(
             "achievable= applies to single answers; give peak_flops or "
             "hbm_bandwidth as the measured figure for ranges and samples",

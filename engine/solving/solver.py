@@ -203,15 +203,16 @@ def _solve(
     achievable: bool,
     givens: dict[str, Any],
 ) -> Result:
-    """`solve` without the memo: its arguments as `solve` took them, checked here."""
-    names = target_names(targets)
-    check_tolerance(tolerance)
-    arguments.choice(on_inconsistent, "on_inconsistent", ("error", "warn"))
-    refuse_lists(gpu=gpu, model=model, **givens)
-    if not isinstance(achievable, bool):
-        raise InputError(
-            f"achievable={arguments.shown(achievable)}: expected True or False", "achievable"
-        )
+    """`solve` once its files are in force: its arguments as `solve` took them, checked here."""
+    names = question_names(
+        targets,
+        tolerance=tolerance,
+        on_inconsistent=on_inconsistent,
+        gpu=gpu,
+        model=model,
+        givens=givens,
+    )
+    check_achievable(achievable)
     chosen = chosen_units(units, names)
     bound = bind(names, givens, gpu=gpu, model=model, precision=precision, achievable=achievable)
     read = _record_targets(names, gpu, model, bound)
@@ -256,6 +257,33 @@ def _solve(
         result.layer_table = layer_table(result)
     result.units = chosen
     return result
+
+
+def question_names(
+    targets: str | Iterable[str],
+    *,
+    tolerance: object,
+    on_inconsistent: object,
+    gpu: object,
+    model: object,
+    givens: Mapping[str, object],
+) -> tuple[str, ...]:
+    """The targets' names, once the options every question checks first are checked (the
+    tolerance, `on_inconsistent`, one value per name): a point question (`solve`) and one
+    over ranges (`napkinmath.questions`) alike."""
+    names = target_names(targets)
+    check_tolerance(tolerance)
+    arguments.choice(on_inconsistent, "on_inconsistent", ("error", "warn"))
+    refuse_lists(gpu=gpu, model=model, **givens)
+    return names
+
+
+def check_achievable(achievable: object) -> None:
+    """`achievable` is True or False (numpy's bool too is refused: it is no Python bool)."""
+    if not isinstance(achievable, bool):
+        raise InputError(
+            f"achievable={arguments.shown(achievable)}: expected True or False", "achievable"
+        )
 
 
 def chosen_units(units: object, targets: tuple[str, ...]) -> dict[str, pint.Unit]:
