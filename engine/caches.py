@@ -331,7 +331,7 @@ def cache_map() -> str:
         "| `library-KEY` (the declared library) | KEY: the digest of the library's "
         "source (`catalog.snapshot.digest`) | a change of a formula module, of the "
         "engine files that decide stored facts, of sympy or of Python; never read "
-        "nor written while your formulas are in force (`catalog.user.user_active`) |",
+        "nor written while your formulas are in force (`library.declare.user_active`) |",
         "| `inversions-KEY/KIND-HASH` (rearrangements, joint roots, yes/no facts such "
         "as singular blocks) | KEY as above; HASH: the formulas and unknowns | as above, "
         "and likewise never while your formulas are in force |",

@@ -23,7 +23,7 @@ def variable_names() -> frozenset[str]:
     source (`napkinmath.cache`), else by declaring the library (and writing the entry)."""
     from napkinmath import cache as disk
 
-    if declare.in_force() is not None:  # your variables in force: named here, never stored
+    if declare.user_active():  # your variables in force: named here, never stored
         from napkinmath.catalog.lookup import variables
 
         return frozenset(variables())

@@ -208,7 +208,7 @@ def save_once() -> None:
 def save() -> None:
     """Store the declared library (nothing when a part has no stored form), and remove the
     files of other sources that have not been written for `STALE_DAYS`."""
-    if declare.in_force() is not None:  # the library is stored without your formulas, or not at all
+    if declare.user_active():  # the library is stored without your formulas, or not at all
         return
     data = stored.declared()
     if data is None:

@@ -35,7 +35,7 @@ is labelled "your formula FILE:LINE" (and "replaces library formula X") as its s
 While the block runs, your variables and formulas are in force in its thread or context
 alone (`declare.IN_FORCE`: the library's registries read through it), every cache of what the
 library determines is keyed by them (`napkinmath.caches.scope_by`), and the disk cache of
-rearrangements is neither read nor written (`user_active`): nothing of yours is stored, no
+rearrangements is neither read nor written (`declare.user_active`): nothing of yours is stored, no
 other thread sees them, and the library answers exactly as before once the block ends.
 """
 
@@ -70,12 +70,6 @@ VARIABLE_KEYS = ("unit", "bounds", "description", "default", "default_note", "sy
 FORMULA_KEYS = ("name", "title", "equation", "source", "replaces", "note")
 
 Where = tuple[str | int, ...]
-
-
-def user_active() -> bool:
-    """Whether your formulas are in force in this thread or context (then nothing is kept
-    on disk)."""
-    return declare.IN_FORCE.get() is not None
 
 
 def _labels() -> Mapping[tuple[str, str], str]:

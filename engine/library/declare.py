@@ -295,6 +295,12 @@ IN_FORCE: ContextVar[InForce | None] = ContextVar("napkinmath_user_formulas", de
 in_force = IN_FORCE.get
 
 
+def user_active() -> bool:
+    """Whether your formulas are in force in this thread or context (then nothing is kept
+    on disk)."""
+    return IN_FORCE.get() is not None
+
+
 class Entries(dict[str, T]):
     """A registry's entries as one context sees them (the library's own, or with your
     formulas laid over them): a dict for reading at dict speed, refusing every change.

@@ -493,7 +493,7 @@ class _Store:
 
     def __init__(self) -> None:
         from napkinmath.catalog import snapshot
-        from napkinmath.catalog.user import user_active
+        from napkinmath.library.declare import user_active
 
         self.folder: str | None = None
         self.source: str | None = None

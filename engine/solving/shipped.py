@@ -111,7 +111,7 @@ def value(kind: str, key: str) -> object | None:
     """The shipped entry of `kind` ('roots', 'singular', 'joint', 'cancel') for `key`, as
     `napkinmath.solving.invert`'s store keeps it (JSON data, parsed and checked there), or
     None when not shipped for this source or while your formulas are in force."""
-    from napkinmath.catalog.user import user_active
+    from napkinmath.library.declare import user_active
 
     if user_active():
         return None
