@@ -118,6 +118,8 @@ _WHATIF = {
     "GapBudget": "napkinmath.whatif.gap",
     "optimize": "napkinmath.whatif.optimize",
     "Optimum": "napkinmath.whatif.optimum",
+    "solve": "napkinmath.questions",
+    "Result": "napkinmath.answer.result",
     "formula": "napkinmath.catalog.objects",
     "graph": "napkinmath.catalog.objects",
     "variable": "napkinmath.catalog.lookup",
@@ -185,14 +187,6 @@ def _load(name: str) -> object:
         from napkinmath import units
 
         return getattr(units, name)
-    if name == "solve":
-        from napkinmath.questions import solve
-
-        return solve
-    if name == "Result":
-        from napkinmath.answer.result import Result
-
-        return Result
     if name == "check":
         from napkinmath.checking.expression import check
 
