@@ -75,11 +75,7 @@ def formula_sources() -> list[Path]:
 def names_digest() -> str:
     """A hash of what decides the variable names (`formula_sources`): the key of their
     entry on disk (`napkinmath.catalog.names`)."""
-    digest = hashlib.sha256(_NAMES_FORMAT.encode())
-    for path in formula_sources():
-        digest.update(path.name.encode() + b"\0")
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:24]
+    return _digest(_NAMES_FORMAT, formula_sources())
 
 
 @caches.memo(None, invalidated_by="never: the files it hashes are fixed in a process")
@@ -112,12 +108,17 @@ def _library_files() -> list[Path]:
 
 
 def _hashed(paths: list[Path]) -> str | None:
-    hashed = hashlib.sha256(stored.FORMAT.encode())
     try:
-        for path in paths:
-            hashed.update(path.name.encode() + b"\0" + path.read_bytes())
+        return _digest(stored.FORMAT, paths)
     except OSError:
         return None
+
+
+def _digest(format_: str, paths: list[Path]) -> str:
+    """A hash of the format's tag and each file's name and content, in the order given."""
+    hashed = hashlib.sha256(format_.encode())
+    for path in paths:
+        hashed.update(path.name.encode() + b"\0" + path.read_bytes())
     return hashed.hexdigest()[:24]
 
 
