@@ -16,8 +16,6 @@ import pint
 from pint.facets.plain import PlainQuantity, PlainUnit
 from pint.util import UnitsContainer
 
-from napkinmath import caches
-
 
 def _registry() -> pint.UnitRegistry:
     """The registry of units.txt, built from the file in every process. (pint can keep its
@@ -83,7 +81,6 @@ def out_of_float_range(value: float, was_nonzero: bool = False) -> str:
     return ""
 
 
-@caches.memo(1, invalidated_by=caches.UNITS, fixed=True)
 def base_units() -> dict[str, str]:
     """napkinmath's base dimensions and the root unit of each, from units.txt:
     {'[time]': 'second', '[length]': 'meter', '[mass]': 'gram', '[information]': 'bit', ...}."""
@@ -147,7 +144,6 @@ def format_unit(unit: PlainUnit | UnitsContainer, style: str = "text") -> str:
     return _format_terms(tuple(powers(container).items()), style)
 
 
-@caches.memo(1024, invalidated_by=caches.UNITS)
 def _format_terms(terms: tuple[tuple[str, float], ...], style: str) -> str:
     up: list[tuple[str, float]] = []
     down: list[tuple[str, float]] = []

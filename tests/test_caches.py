@@ -58,7 +58,6 @@ def test_after_clear_caches_a_solve_answers_alike_and_fills_again_what_it_cleare
         "napkinmath.solving.solver.plan_for",
         "napkinmath.solving.plan.analyse_formulas",
         "napkinmath.solving.suggest.suggestions_for",
-        "napkinmath.solving.plan._INDEPENDENT",
         "napkinmath.hardware.records._read",
         "napkinmath.solving.solver._cached_given",
     } <= filled

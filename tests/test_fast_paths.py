@@ -4,14 +4,12 @@ Each fast path's docstring names the test that holds it equal to the plain path:
 
 - given values (`text.values._fast_reading`, `_fast_quantity`; plain: `_full_reading`):
   tests/test_speed_values.py;
-- the planner's graph work (`planning_graph._kuhn` resumed, `_reuses`, `trimmed`; plain: the
-  reference versions there) and the suggestion search's structural test (`possible_singles`,
-  all single inputs at once, and `may_meet`; plain: `possible`, one input at a time):
+- the planner's graph work (`planning_graph._kuhn` resumed, `trimmed`; plain: the reference
+  versions there) and the suggestion search's structural test (`possible_singles`, all
+  single inputs at once; plain: `possible`, one input at a time):
   tests/test_planning_graph_fast.py;
 - a sweep asked again from the same first point (`whatif.sweep._SHAPES`; plain: the sweep
   with every cache cleared): tests/test_whatif_sweeps.py;
-- an answer's first analysis restricted from the independent library's (`plan._within`;
-  plain: `plan.analyse_formulas` of the scope): tests/test_plan_reuse.py;
 - a suggestion's blocks found from what changed (`suggest._new_block`; plain: `_block`) and
   the direct inversions of products of powers and of linear formulas (`invert.
   _invert_monomial`, `_invert_linear`; plain: `sympy.solve`): here.

@@ -78,7 +78,6 @@ def names_digest() -> str:
     return _digest(_NAMES_FORMAT, formula_sources())
 
 
-@caches.memo(None, invalidated_by="never: the files it hashes are fixed in a process")
 def digest() -> str | None:
     """A hash of everything the stored library and rearrangements depend on: the library's
     source (`source_digest`), Python's version and sympy's release file; None when a source

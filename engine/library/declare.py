@@ -156,7 +156,6 @@ class Variable:
         return f"Variable({self.name!r}, {self.unit!s})"
 
 
-@caches.memo(None, invalidated_by=caches.UNITS)
 def _base_factor(unit: pint.Unit) -> float:
     from napkinmath.units import Quantity
 

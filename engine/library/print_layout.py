@@ -29,7 +29,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias, TypeGuard, get_args
 
-from napkinmath import caches
 from napkinmath.units import format_number
 
 if TYPE_CHECKING:
@@ -307,7 +306,6 @@ class Printer:
 # --- laying out a sympy expression ----------------------------------------------------------
 
 
-@caches.memo(4096, invalidated_by=caches.NOTHING)
 def lower(expr: sympy.Expr) -> Layout:
     """The layout of a sympy expression: every printing decision that needs sympy, taken."""
     import sympy

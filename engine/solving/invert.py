@@ -459,7 +459,6 @@ def _case_systems(residuals: list[sympy.Expr]) -> list[tuple[sympy.Expr, ...]]:
     return combined[:_MAX_CASES]
 
 
-@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def sides(f: Formula | Constraint) -> tuple[Compiled, Compiled]:
     """Both sides of a formula (checking an over-determined one) or of a constraint,
     compiled."""

@@ -18,11 +18,9 @@ Structural analysis of the bipartite formula-variable graph, as in Pyomo's incid
 
 The graph work runs on integers (`planning_graph`). What makes planning fast without
 changing a plan: the invertible formulas' matching is shared by the re-analyses that drop
-stuck rounding steps; a formula-set search stops once the whole scope cannot determine the
-targets by structure (no subset of it can); and an answer's plan takes its first analysis
-from the checks' analysis of the whole independent library with the same knowns (`_within`),
-which a solve makes first. A refusal's "give one of ..." suggestions are searched by
-`napkinmath.solving.suggest`.
+stuck rounding steps, and a formula-set search stops once the whole scope cannot determine
+the targets by structure (no subset of it can). A refusal's "give one of ..." suggestions
+are searched by `napkinmath.solving.suggest`.
 """
 
 from __future__ import annotations
@@ -37,7 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from napkinmath import caches, deadline
 from napkinmath.catalog.lookup import formulas, variables
 from napkinmath.deadline import OutOfTimeError
-from napkinmath.library.declare import Formula, Variable, in_force
+from napkinmath.library.declare import Formula, Variable
 from napkinmath.solving import planning_graph
 
 if TYPE_CHECKING:
@@ -122,7 +120,6 @@ class Analysis:
         return found
 
 
-@caches.memo(512, invalidated_by=caches.LIBRARY)
 def _structurally_determined(knowns: frozenset[str], names: frozenset[str]) -> frozenset[str]:
     """The unknowns that the formulas `names` determine by structure alone (forward-only
     formulas only toward their output), before singular blocks and stuck rounding steps are
@@ -156,7 +153,7 @@ def analyse_formulas(
     ids, library = index.ids, index.formulas
     found = planning_graph.decompose(knowns, names, relaxed)
     known, members, matched = found.known, found.members, found.matched
-    unknowns = planning_graph.unknown_variables(knowns)  # by formula
+    unknowns = planning_graph.known(knowns).unknowns  # by formula
 
     computed_by = planning_graph.computed(found)  # unknown -> formula
     inner: dict[int, list[int]] = {v: [] for v in computed_by}  # u -> the v that read it
@@ -368,7 +365,6 @@ def _decide_singular_sympy(
     )
 
 
-@caches.memo(512, invalidated_by=caches.LIBRARY)
 def relevant_formulas(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:
     """The formulas that can bear on the targets: reachable from them through unknowns.
 
@@ -378,7 +374,7 @@ def relevant_formulas(targets: tuple[str, ...], knowns: frozenset[str]) -> froze
     """
     index = planning_graph.library_index()
     ids, fvars, mentions = index.ids, index.variables, index.takers[True]
-    known = planning_graph.known_ids(knowns)
+    known = planning_graph.known(knowns).ids
     relevant = {f for k in known for f in mentions[k] if known.issuperset(fvars[f])}
     stack = [ids[t] for t in targets if t not in knowns and t in ids]
     seen = set(stack)
@@ -473,11 +469,7 @@ def analysis_for(
             possible = _structurally_determined(knowns, relevant)
             if not all(t in possible or t in knowns for t in targets):
                 return None
-        whole = None if tried or quick else _INDEPENDENT.get((in_force(), knowns))
-        if whole is not None:  # the independent formulas, analysed whole already
-            analysis = _within(whole, names & relevant)
-        else:
-            analysis = analyse_formulas(knowns, names & relevant, quick=quick)
+        analysis = analyse_formulas(knowns, names & relevant, quick=quick)
         if all(t in analysis.determined or t in knowns for t in targets):
             needed = analysis.ancestors(t for t in targets if t in analysis.determined)
             if not _restates_itself(analysis, needed):
@@ -522,51 +514,10 @@ def _fewest_assumptions(
     return analysis, needed
 
 
-#: `independent_analysis` by knowns, oldest first (bounded); plans read it without adding
-_INDEPENDENT: dict[tuple[object, frozenset[str]], Analysis] = {}
-caches.state(
-    f"{__name__}._INDEPENDENT",
-    key="knowns, and the formulas in force",
-    invalidated_by=caches.LIBRARY,
-    clear=_INDEPENDENT.clear,
-    size=_INDEPENDENT.__len__,
-)
-
-
 def independent_analysis(knowns: frozenset[str]) -> Analysis:
     """Everything the independent formulas determine from `knowns`: the consistency checks'
-    closure. Computed before the answer's plan, whose first formula set it serves (see
-    `_within`): the plan's own analysis is the part of it that bears on the targets."""
-    key = (in_force(), knowns)
-    found = _INDEPENDENT.get(key)
-    if found is None:
-        seen = caches.fallbacks()
-        found = analyse_formulas(knowns, _formula_sets().sets[0])
-        if caches.ENABLED and caches.fallbacks() == seen:  # none decided by a fallback
-            _INDEPENDENT[key] = found
-        if len(_INDEPENDENT) > 256:
-            _INDEPENDENT.pop(next(iter(_INDEPENDENT)), None)
-    return found
-
-
-def _within(analysis: Analysis, names: frozenset[str]) -> Analysis:
-    """`analysis` restricted to the formulas `names`: the same as analysing `names` alone
-    when `names` is a union of connected components of the analysed formulas' graph (each
-    formula joined to its unknowns), as the relevant formulas within them are (see
-    `relevant_formulas`).
-
-    Matching, the Dulmage-Mendelsohn decomposition, cycles, singular blocks and the drop of
-    stuck rounding steps all work component by component, and the matching's fixed order
-    holds within each component: restricting the whole gives every field of the part,
-    orders included (`tests/test_plan_reuse.py` compares them)."""
-    computed_by = {v: f for v, f in analysis.computed_by.items() if f.name in names}
-    return Analysis(
-        frozenset(computed_by),
-        computed_by,
-        {v: reads for v, reads in analysis.reads.items() if v in computed_by},
-        tuple(f for f in analysis.leftover if f.name in names),
-        analysis.coupled & computed_by.keys(),
-    )
+    closure."""
+    return analyse_formulas(knowns, _formula_sets().sets[0])
 
 
 def blocks_of(analysis: Analysis, needed: set[str]) -> tuple[Block, ...]:

@@ -4,9 +4,9 @@ indexed once, the incidence of formulas with unknowns, a deterministic maximum m
 incremental structural test for candidate inputs.
 
 What makes an analysis fast without changing it: the incidence is computed once per set of
-knowns and the formulas in matching order once per formula set; the under-determined part
-is reached with formula sets as integers, and carried over to the analysis that follows
-without some forward-only formulas (it is the same for every maximum matching).
+knowns (`known`), the formulas in matching order once per formula set, and the invertible
+formulas' matching once for both; the under-determined part is reached with formula sets as
+integers.
 
 A variable's id is its rank by name, so sorting ids sorts names: what the planner derives
 from these is ordered as it was when it worked on names.
@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from functools import reduce
 from itertools import chain, compress, filterfalse
 from operator import getitem, or_
-from typing import NamedTuple
 
 from napkinmath import caches
 from napkinmath.catalog.lookup import formulas, variables
@@ -116,13 +115,6 @@ def members(mask: int, table: tuple[tuple[tuple[int, ...], ...], ...]) -> Iterat
     return chain.from_iterable(map(getitem, table, mask.to_bytes(len(table), "little")))
 
 
-@caches.memo(256, invalidated_by=caches.LIBRARY)
-def known_ids(knowns: frozenset[str]) -> frozenset[int]:
-    """The ids of the knowns that formulas mention."""
-    ids = library_index().ids
-    return frozenset(ids[n] for n in knowns if n in ids)
-
-
 def incidence(
     known: frozenset[int], names: frozenset[str] | None, rows: Iterable[Row]
 ) -> dict[int, tuple[int, ...]]:
@@ -165,12 +157,9 @@ def matching(edges: dict[int, tuple[int, ...]]) -> dict[int, int]:
     return dict(zip(owner.values(), owner, strict=False))
 
 
-def _kuhn(
-    order: Iterable[int], edges: Edges, owner: dict[int, int], moved: set[int] | None = None
-) -> dict[int, int]:
+def _kuhn(order: Iterable[int], edges: Edges, owner: dict[int, int]) -> dict[int, int]:
     """`matching` as unknown -> formula, the formulas `order` tried in turn: `owner`, extended
-    in place. `edges[f]` are formula f's unknowns (a dict, or by id: see `library_incidence`).
-    `moved`, if given, gets (at least) every unknown given a formula, a first or another.
+    in place. `edges[f]` are formula f's unknowns (a dict, or by id: see `Known.incidence`).
     Held equal to plain Kuhn by tests/test_planning_graph_fast.py::
     test_matching_resumes_as_kuhn_would (and test_decompose_matches_the_reference)."""
     # Unknowns a failed search visited: no augmenting path leaves them until the matching
@@ -183,40 +172,39 @@ def _kuhn(
             continue
         if vs[0] not in owner:
             owner[vs[0]] = f  # what augment would choose, without the search
-            if moved is not None:
-                moved.add(vs[0])
             if dead:
                 dead = set()
         elif _augment(edges, owner, f, dead):
-            if moved is not None:
-                moved |= dead  # the path is among what the search visited
             dead = set()
     return owner
 
 
-@caches.memo(256, invalidated_by=caches.LIBRARY)
-def unknown_variables(knowns: frozenset[str]) -> tuple[tuple[int, ...], ...]:
-    """Each formula's variables that are not known, as declared, by formula id (only the
-    formulas that mention a known differ from `Index.variables`)."""
-    index = library_index()
-    known = known_ids(knowns)
-    found = list(index.variables)
-    for f in set().union(*map(index.takers[True].__getitem__, known)):  # those with a known
-        found[f] = tuple(filterfalse(known.__contains__, found[f]))
-    return tuple(found)
+@dataclass(frozen=True)
+class Known:
+    """The library seen with a set of knowns (ids, see `Index`)."""
+
+    #: the ids of the knowns that formulas mention
+    ids: frozenset[int]
+    #: each formula's variables that are not known, as declared, by formula id
+    unknowns: tuple[tuple[int, ...], ...]
+    #: each formula's unknowns that it may be matched to (see `incidence`, strict)
+    incidence: tuple[tuple[int, ...], ...]
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
-def library_incidence(knowns: frozenset[str]) -> tuple[tuple[int, ...], ...]:
-    """Each formula's unknowns that it may be matched to (see `incidence`, strict), by
-    formula id: analyses with the same knowns and other formulas look them up."""
+def known(knowns: frozenset[str]) -> Known:
+    """The library seen with `knowns` (see `Known`): the analyses of one question, and of
+    the candidates a suggestion search tries, share it."""
     index = library_index()
-    known = known_ids(knowns)
-    edges = list(unknown_variables(knowns))
+    ids = frozenset(index.ids[n] for n in knowns if n in index.ids)
+    unknowns = list(index.variables)
+    for f in set().union(*map(index.takers[True].__getitem__, ids)):  # those with a known
+        unknowns[f] = tuple(filterfalse(ids.__contains__, unknowns[f]))
+    edges = list(unknowns)
     for f, _, _, output in index.rows[False][index.invertible :]:  # forward-only: the output
         assert output is not None  # a forward-only formula has one (`Formula.output`)
-        edges[f] = () if output in known else (output,)
-    return tuple(edges)
+        edges[f] = () if output in ids else (output,)
+    return Known(ids, tuple(unknowns), tuple(edges))
 
 
 @dataclass(frozen=True, eq=False)
@@ -228,38 +216,28 @@ class Part:
     present: frozenset[int]
 
 
-@caches.memo(512, invalidated_by=caches.LIBRARY)
-def invertible_part(names: frozenset[str]) -> Part:
-    """The formulas `names`, all invertible: `Part.names` is the key's own object, so that the
-    caches keyed by it (`invertible_matching`) hash it once and compare it by identity."""
-    index = library_index()
-    found = tuple(i for i, name, _, _ in index.rows[False][: index.invertible] if name in names)
-    return Part(names, found, frozenset().union(*map(index.variables.__getitem__, found)))
-
-
 @caches.memo(1024, invalidated_by=caches.LIBRARY)
 def invertible_and_forward(names: frozenset[str]) -> tuple[Part, Part]:
     """The invertible formulas of `names` and the forward-only ones (strict matching order),
     each with the variables it mentions: analyses with `names` share them whatever the
     knowns, and those without some forward-only formulas share the first."""
     index = library_index()
-    forward = tuple(i for i, name, _, _ in index.rows[False][index.invertible :] if name in names)
-    present = frozenset().union(*map(index.variables.__getitem__, forward))
-    return invertible_part(names - forward_only()), Part(names, forward, present)
+    rows = index.rows[False]
+    parts = []
+    for chosen in (rows[: index.invertible], rows[index.invertible :]):
+        found = tuple(i for i, name, _, _ in chosen if name in names)
+        present = frozenset().union(*map(index.variables.__getitem__, found))
+        parts.append(Part(names, found, present))
+    return parts[0], parts[1]
 
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
-def invertible_matching(
-    knowns: frozenset[str], names: frozenset[str]
-) -> tuple[dict[int, int], frozenset[int]]:
-    """The matching (unknown -> formula) and the unknowns of the invertible formulas of
-    `names`, which come first in the matching order: analyses that differ only in
-    forward-only formulas (those dropped as stuck) resume from it. Not to be modified."""
-    part = invertible_part(names)
-    return (
-        _kuhn(part.formulas, library_incidence(knowns), {}),
-        part.present.difference(known_ids(knowns)),
-    )
+def invertible_matching(knowns: frozenset[str], names: frozenset[str]) -> dict[int, int]:
+    """The matching (unknown -> formula) of the invertible formulas of `names`, which come
+    first in the matching order: analyses that differ only in forward-only formulas (those
+    dropped as stuck) resume from it. Not to be modified."""
+    invertible = invertible_and_forward(names)[0]
+    return _kuhn(invertible.formulas, known(knowns).incidence, {})
 
 
 def forward_only() -> frozenset[str]:
@@ -375,38 +353,23 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
     from unmatched unknowns reach the under-determined ones.
 
     The incidence is looked up by knowns, the formulas by `names` (`invertible_and_forward`),
-    the invertible formulas' matching is shared (`invertible_matching`); when the last strict
-    decomposition had the same knowns and invertible formulas and more forward-only ones (an
-    analysis that drops stuck rounding steps), its under-determined unknowns are carried over
-    and only the alternating paths that this matching changes are followed (see `_reuses`)."""
-    global _last
+    and the invertible formulas' matching is shared (`invertible_matching`): analyses that
+    drop stuck rounding steps differ only in forward-only formulas, which are matched last."""
     index = library_index()
-    known = known_ids(knowns)
+    seen = known(knowns)
     if relaxed:
-        return _relaxed(known, names, index)
+        return _relaxed(seen.ids, names, index)
     # the invertible formulas first (shared), then the forward-only ones
     invertible, forward = invertible_and_forward(names)
-    shared, invertible_unknowns = invertible_matching(knowns, invertible.names)
-    edges = library_incidence(knowns)
-    owner = dict(shared)
-    moved: set[int] = set()  # the unknowns the forward-only formulas' matching moved
-    _kuhn(forward.formulas, edges, owner, moved)
+    shared = invertible_matching(knowns, names)
+    owner = _kuhn(forward.formulas, seen.incidence, dict(shared))
     matched = dict(zip(owner.values(), owner, strict=False))  # formula -> unknown
-    unknowns = set(invertible_unknowns)
-    unknowns.update(forward.present.difference(known))
-    last = _last
-    under: set[int] | None = None
-    if last is not None and last.knowns == knowns and last.invertible is invertible:
-        under = _reuses(last, forward, owner, matched, moved, unknowns, edges)
-    if under is None:
-        under = unknowns.difference(owner)  # unmatched, or no formula may take them
-        under = _spread(under, under, matched, index.taker_masks[False], index.bytes)
-    found = Decomposition(
-        known, [*invertible.formulas, *forward.formulas], matched, unknowns, under
+    unknowns = set((invertible.present | forward.present).difference(seen.ids))
+    under = unknowns.difference(owner)  # unmatched, or no formula may take them
+    under = _spread(under, under, matched, index.taker_masks[False], index.bytes)
+    return Decomposition(
+        seen.ids, [*invertible.formulas, *forward.formulas], matched, unknowns, under
     )
-    if caches.ENABLED:
-        _last = _Last(knowns, invertible, forward, found, owner, moved)
-    return found
 
 
 def _relaxed(known: frozenset[int], names: frozenset[str], index: Index) -> Decomposition:
@@ -423,88 +386,6 @@ def _relaxed(known: frozenset[int], names: frozenset[str], index: Index) -> Deco
         unknowns,
         _spread(under, under, matched, index.taker_masks[True], index.bytes),
     )
-
-
-class _Last(NamedTuple):
-    """The last strict decomposition, its formulas, matching (unknown -> formula) and the
-    unknowns its forward-only formulas moved (see `_kuhn`)."""
-
-    knowns: frozenset[str]
-    invertible: Part
-    forward: Part
-    found: Decomposition
-    owner: dict[int, int]
-    moved: set[int]
-
-
-_last: _Last | None = None
-
-
-def _forget_last() -> None:
-    global _last
-    _last = None
-
-
-caches.state(
-    f"{__name__}._last",
-    key="the last strict decomposition's knowns and formulas (the same `Part` objects)",
-    invalidated_by=caches.LIBRARY,
-    clear=_forget_last,
-    size=lambda: int(_last is not None),
-)
-
-
-def _reuses(
-    before: _Last,
-    forward: Part,
-    owner: dict[int, int],
-    matched: dict[int, int],
-    moved: set[int],
-    unknowns: set[int],
-    edges: Edges,
-) -> set[int] | None:
-    """The under-determined unknowns of a decomposition with the same knowns and invertible
-    formulas as `before`, and fewer forward-only ones (`forward`), from those of `before`;
-    None unless it has fewer. `owner` and `matched` are its matching (unknown -> formula and
-    formula -> unknown), `moved` the
-    unknowns its forward-only formulas moved, `edges` its incidence.
-
-    Alternating paths from unmatched unknowns reach the same unknowns from every maximum
-    matching (those that some maximum matching leaves unmatched). With fewer formulas, each
-    unknown under-determined before still is, where present: a maximum matching that leaves
-    it unmatched, less the formulas dropped, is one, or one with as many pairs avoids them
-    and leaves it unmatched too. And they are closed under the alternating steps through
-    the formulas that kept their unknown (the matchings differ only where the forward-only
-    formulas of either moved one). So the paths to follow start from the unknowns now
-    unmatched and those held anew by a formula that an under-determined one may take.
-    Held equal to a fresh decomposition by tests/test_planning_graph_fast.py::
-    test_dropping_forward_only_formulas_gives_what_a_fresh_decomposition_gives."""
-    if not set(forward.formulas) < set(before.forward.formulas):
-        return None
-    under = set(before.found.under)
-    # less those no formula mentions now: only the dropped ones did
-    under.difference_update(before.forward.present.difference(forward.present, unknowns))
-    had = before.owner
-    start = []
-    for v in moved | before.moved:
-        f = owner.get(v)
-        if (
-            f != had.get(v)
-            and v not in under
-            and v in unknowns
-            and (f is None or any(u in under for u in edges[f]))
-        ):
-            start.append(v)
-    under.update(start)
-    # then the few the new starts reach, one at a time
-    takers = library_index().takers[False]
-    while start:
-        for f in takers[start.pop()]:
-            w = matched.get(f)
-            if w is not None and w not in under:
-                under.add(w)
-                start.append(w)
-    return under
 
 
 def _spread(
@@ -534,28 +415,41 @@ def _spread(
     return under
 
 
-@caches.memo(16, invalidated_by=caches.LIBRARY)
-def library_matching(knowns: frozenset[str]) -> tuple[dict[int, tuple[int, ...]], dict[int, int]]:
-    """The incidence of every formula with the unknowns (see `incidence`) and a maximum
-    matching of it, unknown -> formula: the start of `possible` (do not modify them)."""
-    unknowns = library_incidence(knowns)
-    edges = {i: unknowns[i] for i, _, _, _ in library_index().rows[False]}
-    return edges, _kuhn(edges, edges, {})
+@dataclass(frozen=True)
+class LibraryMatching:
+    """The incidence of every formula with the unknowns of `knowns` (see `incidence`) and a
+    maximum matching of it, unknown -> formula, with the unknowns it leaves structurally
+    under-determined: what a suggestion search asks of each candidate (`possible`,
+    `possible_singles`). Made once per search (`library_matching`); not to be modified."""
+
+    knowns: frozenset[str]
+    edges: dict[int, tuple[int, ...]]
+    owner: dict[int, int]
+    under: frozenset[int]
 
 
-def possible(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str, ...]) -> bool:
-    """Whether `knowns` and `extra` may determine the targets: whether the whole library
-    determines them by structure (see `plan._structurally_determined`), which every plan
-    needs.
+def library_matching(knowns: frozenset[str]) -> LibraryMatching:
+    """See `LibraryMatching`."""
+    incidence = known(knowns).incidence
+    edges = {i: incidence[i] for i, _, _, _ in library_index().rows[False]}
+    owner = _kuhn(edges, edges, {})
+    return LibraryMatching(knowns, edges, owner, frozenset(_inessential(edges, owner)))
 
-    Incremental: the maximum matching with `knowns` loses the edges of each extra known, and
-    one augmenting path from the formula that held it restores a maximum; a target is then
-    structurally determined unless an alternating path from an unmatched unknown reaches it.
+
+def possible(start: LibraryMatching, targets: tuple[str, ...], extra: tuple[str, ...]) -> bool:
+    """Whether `start.knowns` and `extra` may determine the targets: whether the whole
+    library determines them by structure (see `plan._structurally_determined`), which every
+    plan needs.
+
+    Incremental: the maximum matching with the knowns loses the edges of each extra known,
+    and one augmenting path from the formula that held it restores a maximum; a target is
+    then structurally determined unless an alternating path from an unmatched unknown
+    reaches it.
     """
-    edges, owner = library_matching(knowns)
+    knowns, edges = start.knowns, start.edges
     ids = library_index().ids
     gone = {ids[n] for n in extra if n in ids and n not in knowns}
-    owner = dict(owner)
+    owner = dict(start.owner)
     for v in sorted(gone):
         f = owner.pop(v, None)
         if f is not None:
@@ -597,49 +491,8 @@ def _inessential(
     return _spread(set(free), set(free), matched, index.taker_masks[False], index.bytes)
 
 
-@caches.memo(64, invalidated_by=caches.LIBRARY)
-def under_parts(knowns: frozenset[str]) -> dict[int, int]:
-    """The unknowns the whole library leaves structurally under-determined with `knowns`
-    (`_inessential`), each with the smallest id of its connected part: unknowns joined
-    through a formula that may take both.
-
-    What `possible` needs of it: making a variable outside a target's part known leaves that
-    target under-determined (the matching changes only inside the new known's part, and no
-    unknown becomes under-determined that was not), so extra knowns can only determine the
-    targets when they meet the part of each under-determined target (`may_meet`)."""
-    edges, owner = library_matching(knowns)
-    takers = library_index().takers[False]
-    under = _inessential(edges, owner)
-    part: dict[int, int] = {}
-    for start in sorted(under):
-        if start in part:
-            continue
-        part[start] = start
-        stack = [start]
-        while stack:  # through each formula that may take an under-determined unknown
-            for f in takers[stack.pop()]:
-                for w in edges[f]:
-                    if w in under and w not in part:
-                        part[w] = start
-                        stack.append(w)
-    return part
-
-
-def may_meet(targets: tuple[str, ...], knowns: frozenset[str], extra: tuple[str, ...]) -> bool:
-    """False when `possible(targets, knowns, extra)` is surely False: some target is
-    structurally under-determined and no name of `extra` lies in its part (`under_parts`)."""
-    part = under_parts(knowns)
-    ids = library_index().ids
-    met = {part[i] for i in (ids.get(n) for n in extra if n not in knowns) if i in part}
-    for t in targets:
-        label = part.get(ids.get(t, -1)) if t not in extra else None
-        if label is not None and label not in met:
-            return False
-    return True
-
-
-def possible_singles(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str] | None:
-    """The names x (neither a known nor a target) for which `possible(targets, knowns, (x,))`
+def possible_singles(start: LibraryMatching, targets: tuple[str, ...]) -> frozenset[str] | None:
+    """The names x (neither a known nor a target) for which `possible(start, targets, (x,))`
     holds, all at once; None when no target is under-determined (then ask `possible`).
 
     By matching numbers (nu, the size of a maximum matching of the incidence): a target t is
@@ -650,17 +503,15 @@ def possible_singles(targets: tuple[str, ...], knowns: frozenset[str]) -> frozen
     under-determined (with x gone, removing t loses nothing more), and a target already
     determined stays so when an under-determined x is known. So: the under-determined
     unknowns outside the `_inessential` set of each under-determined target removed."""
-    edges, owner = library_matching(knowns)
     index = library_index()
-    under = set(under_parts(knowns))
-    asked = [t for t in targets if t not in knowns]
+    asked = [t for t in targets if t not in start.knowns]
     wanted = [index.ids[t] for t in asked if t in index.ids]
     if len(wanted) < len(asked):
         return frozenset()  # a target no formula mentions is never determined
-    open_targets = [t for t in wanted if t in under]
+    open_targets = [t for t in wanted if t in start.under]
     if not open_targets:
         return None
-    found = under.difference(wanted)
+    found = start.under.difference(wanted)
     for t in open_targets:
-        found.difference_update(_inessential(edges, owner, t))
+        found = found.difference(_inessential(start.edges, start.owner, t))
     return frozenset(index.names[i] for i in found)

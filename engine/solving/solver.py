@@ -65,7 +65,6 @@ from napkinmath.solving.numeric_root import NOTE as NUMERIC_NOTE
 from napkinmath.solving.plan import (
     Block,
     SolvePlan,
-    independent_analysis,
     under_determined_message,
 )
 from napkinmath.solving.planner import make_plan
@@ -747,7 +746,6 @@ def solve_bound(
         bound = {name: g for name, g in bound.items() if name not in aside}
         user = frozenset(n for n, g in bound.items() if g.origin == "given")
         knowns = frozenset(bound)
-    independent_analysis(knowns)  # the checks beyond the answer need it; its plan reuses it
     try:
         plan = plan_for(targets, user, knowns - user, suggest, cancel)
     except UnderDeterminedError as exc:

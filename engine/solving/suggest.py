@@ -98,24 +98,22 @@ def suggest_inputs(missing: tuple[str, ...], knowns: frozenset[str], limit: int 
 
 class _Possible:
     """`planning_graph.possible` for one search's targets and knowns, each candidate asked
-    once (the screen's two passes and the confirmation ask again): single names answered
-    all at once (`planning_graph.possible_singles`), pairs first tested for meeting the
-    targets' under-determined parts (`planning_graph.may_meet`). Lives for one search only,
-    so it is no cache of the library's."""
+    once (the screen's two passes and the confirmation ask again), single names answered
+    all at once (`planning_graph.possible_singles`). Lives for one search only, so it is no
+    cache of the library's."""
 
     def __init__(self, missing: tuple[str, ...], knowns: frozenset[str]) -> None:
-        self.missing, self.knowns = missing, knowns
+        self.missing = missing
+        self.start = planning_graph.library_matching(knowns)
         self.seen: dict[tuple[str, ...], bool] = {}
-        self.singles = planning_graph.possible_singles(missing, knowns)
+        self.singles = planning_graph.possible_singles(self.start, missing)
 
     def __call__(self, extra: tuple[str, ...]) -> bool:
         if len(extra) == 1 and self.singles is not None:
             return extra[0] in self.singles
         found = self.seen.get(extra)
         if found is None:
-            found = self.seen[extra] = planning_graph.may_meet(
-                self.missing, self.knowns, extra
-            ) and planning_graph.possible(self.missing, self.knowns, extra)
+            found = self.seen[extra] = planning_graph.possible(self.start, self.missing, extra)
         return found
 
 
@@ -266,10 +264,9 @@ class _Propagated:
     pairs: dict[str, tuple[frozenset[str], ...]]
 
 
-@caches.memo(256, invalidated_by=caches.LIBRARY)
 def _propagated(knowns: frozenset[str], shortcuts: bool = False) -> _Propagated:
-    """Everything the knowns give by propagation (see `_propagates`), cached: the candidates
-    of one suggestion search all start from it."""
+    """Everything the knowns give by propagation (see `_propagates`): the candidates of one
+    suggestion search all start from it."""
     known = set(knowns)
     view = _index(shortcuts)
     index, left, by_name = view.incidence, list(view.sizes), view.by_name

@@ -16,7 +16,6 @@ from collections.abc import Callable
 
 import pint
 
-from napkinmath import caches
 from napkinmath.errors import NapkinError, ParseError
 from napkinmath.text.dimensions import describe_dimension, mismatch_message
 from napkinmath.text.expr import (
@@ -111,7 +110,6 @@ def unknown_unit_message(name: str, number: str = "") -> str:
     return f"unknown unit {name!r}{hint} (units are case-sensitive: B is a byte, b a bit)"
 
 
-@caches.memo(1, invalidated_by=caches.UNITS, fixed=True)
 def _common_spellings() -> tuple[str, ...]:
     bases = ["B", "b", "bit", "FLOP", "FLOPS", "W", "Wh", "J", "Hz", "s", "iB"]
     prefixes = ["", "k", "M", "G", "T", "P", "E"]

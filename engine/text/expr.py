@@ -53,7 +53,6 @@ from dataclasses import dataclass, field, replace
 
 import pint
 
-from napkinmath import caches
 from napkinmath.errors import ParseError
 from napkinmath.text.visible import visible
 from napkinmath.units import ureg
@@ -756,7 +755,6 @@ def _wrap(node: Node, level: int, strict: bool) -> str:
     return f"({text})" if inner < level or (strict and inner == level) else text
 
 
-@caches.memo(2048, invalidated_by=caches.UNITS)
 def registry_unit(name: str) -> pint.Unit | None:
     """The registry's unit called `name` (plurals included), or None; bit/byte with sub-unit
     prefixes ("mb", a millibit) count as no unit, since nobody means them."""

@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 _DASHED_RANGE = re.compile(r"\s*([0-9.]+\s*%?)\s*[-–]\s*([0-9.]+\s*[%A-Za-z/ ]*)\s*")
 
 
-@caches.memo(4096, invalidated_by=caches.RECORDS)
 def parse_quantity(text: str) -> pint.Quantity:
     """Parse text into a Quantity with the safe grammar (count suffixes read as counts)."""
     return evaluate(parse(text), text)
@@ -444,7 +443,6 @@ _BINARY_MINDED = ("GPU", "sequence", "token", "token/sequence")
 _BINARY = {"k": ("Ki", 1024, 1000), "K": ("Ki", 1024, 1000), "M": ("Mi", 1024**2, 1000**2)}
 
 
-@caches.memo(1, invalidated_by=caches.UNITS, fixed=True)
 def _binary_minded() -> tuple[pint.util.UnitsContainer, ...]:
     return tuple(ureg.Quantity(1, unit).dimensionality for unit in _BINARY_MINDED)
 

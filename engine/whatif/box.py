@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from napkinmath import caches
 from napkinmath.errors import InputError
 from napkinmath.whatif.spread import Bound
 from napkinmath.whatif.vectorize import Value, VectorChain, no_root_error
@@ -72,7 +71,6 @@ def _sign(derivative: sympy.Expr) -> int | None:
     return None
 
 
-@caches.memo(512, invalidated_by=caches.LIBRARY)
 def _symbolic_signs(expr: sympy.Expr, names: tuple[str, ...]) -> tuple[int | None, ...]:
     """The sign of d expr / d x for each name, over all positive values of every variable."""
     import sympy

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
-from napkinmath import caches
 from napkinmath.catalog.lookup import variables
 from napkinmath.deadline import OutOfTimeError
 from napkinmath.errors import InconsistentError, NoRootError, NumericError
@@ -234,12 +233,10 @@ def _product(above: list[Evaluator], below: list[Evaluator]) -> Evaluator:
     return product
 
 
-@caches.memo(2048, invalidated_by=caches.NOTHING)
 def _compiled(expr: sympy.Expr) -> Evaluator:
     return vector_closure(expr)
 
 
-@caches.memo(4096, invalidated_by=caches.NOTHING)
 def _tree_compiled(tree: Tree) -> Evaluator:
     return tree_closure(tree)
 
