@@ -198,7 +198,7 @@ def state(
     size: Callable[[], int],
     reason: str = "",
 ) -> None:
-    """Register a module-level state `name` ('napkinmath.solving.plan.work') that keeps
+    """Register a module-level state `name` ('napkinmath.catalog.user._LAYERED') that keeps
     work between calls, with how to `clear` it and count its entries, and `reason`: what it
     buys, measured, and the guardrail it is kept for."""
     _REGISTRY[name] = Cache(name, key, invalidated_by, clear, size, "state", reason)
@@ -232,27 +232,20 @@ def clear_caches() -> None:
 #: the modules that register caches, for the map (`load_all`)
 MODULES = (
     "napkinmath.cache",
-    "napkinmath.units",
-    "napkinmath.text.evaluation",
     "napkinmath.text.values",
-    "napkinmath.text.expr",
     "napkinmath.library.declare",
     "napkinmath.catalog.names",
     "napkinmath.catalog.user",
     "napkinmath.catalog.snapshot",
-    "napkinmath.library.print_layout",
     "napkinmath.solving.solver",
     "napkinmath.solving.consistency",
     "napkinmath.solving.invert",
     "napkinmath.solving.plan",
     "napkinmath.solving.suggest",
     "napkinmath.solving.planning_graph",
-    "napkinmath.solving.cancel",
+    "napkinmath.solving.planner",
     "napkinmath.solving.shipped",
-    "napkinmath.whatif.box",
-    "napkinmath.whatif.vectorize",
     "napkinmath.whatif.sweep",
-    "napkinmath.hardware",
     "napkinmath.hardware.records",
     "napkinmath.hardware.user",
 )

@@ -57,7 +57,7 @@ def test_after_clear_caches_a_solve_answers_alike_and_fills_again_what_it_cleare
     assert {
         "napkinmath.solving.solver.plan_for",
         "napkinmath.solving.plan.analyse_formulas",
-        "napkinmath.solving.suggest.suggestions_for",
+        "napkinmath.solving.planner.planned",
         "napkinmath.hardware.records._read",
         "napkinmath.solving.solver._cached_given",
     } <= filled

@@ -199,7 +199,7 @@ def test_a_refusal_tries_a_bounded_number_of_candidates(monkeypatch):
         return original(targets, knowns, free)
 
     monkeypatch.setattr(cancel, "attempt", counting)
-    cancel.cancelled_plan.cache_clear()
+    planner.planned.cache_clear()
     knowns = frozenset(bind(("train_time",), dict(params="70B", tokens="15T", n_gpus=8192)))
     with pytest.raises(nm.UnderDeterminedError):
         planner.make_plan(("train_time",), knowns, cancel=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import napkinmath as nm
-from napkinmath.solving import plan, suggest
+from napkinmath.solving import plan, planner
 
 #: the issue's reproductions (over 120 s, over 120 s and 49 s before), with what they give
 SLOW = [
@@ -87,7 +87,7 @@ def test_a_repeated_failure_is_not_searched_again():
 def test_suggestions_are_only_searched_when_shown():
     # the first attempt (user givens only) fails; the record then answers: no search is made
     targets, givens, _ = SLOW[1]
-    suggest.suggestions_for.cache_clear()
+    planner.planned.cache_clear()
     plan.work.clear()
     assert _ask(targets, givens).value.magnitude == 8192
     assert plan.work["confirmations"] == 0 and plan.work["propagations"] == 0

@@ -37,10 +37,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, TypeAlias
 
-from napkinmath import caches, deadline
+from napkinmath import deadline
 from napkinmath.catalog.lookup import variables
 from napkinmath.library.declare import FORMULAS
-from napkinmath.solving import plan, suggest
+from napkinmath.solving import plan
 from napkinmath.solving.plan import Block, Cancel, SolvePlan
 
 if TYPE_CHECKING:
@@ -57,16 +57,13 @@ MAX_CHAIN = 8
 MAX_OPS = 60
 
 
-@caches.memo(512, invalidated_by=caches.LIBRARY)
-def cancelled_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePlan | None:
+def cancelled_plan(
+    targets: tuple[str, ...], knowns: frozenset[str], suggestions: tuple[str, ...]
+) -> SolvePlan | None:
     """A plan of `targets` from `knowns` through variables that cancel, or None (see the
-    module's docstring); for a question whose structural plan failed. Of the candidates that
-    cancel, the one whose combined steps take the fewest formulas (the first of those)."""
-
-    missing = plan.structural_plan(targets, knowns)
-    if not isinstance(missing, tuple):
-        return None
-    suggestions, _ = suggest.suggestions_for(missing, knowns)
+    module's docstring); for a question whose structural plan failed, with the inputs its
+    refusal suggests (`suggest.suggestions_for`). Of the candidates that cancel, the one
+    whose combined steps take the fewest formulas (the first of those)."""
     best, size = None, 0
     for text in suggestions[:MAX_CANDIDATES]:
         found = attempt(targets, knowns, tuple(sorted(text.split(" and "))))
@@ -77,7 +74,6 @@ def cancelled_plan(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePla
     return best
 
 
-@caches.memo(512, invalidated_by=caches.LIBRARY)
 def attempt(
     targets: tuple[str, ...], knowns: frozenset[str], free: tuple[str, ...]
 ) -> SolvePlan | None:

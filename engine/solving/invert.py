@@ -143,7 +143,6 @@ def _invert_monomial(equation: sympy.Eq, unknown: sympy.Symbol) -> sympy.Expr | 
     return sympy.Mul(*rest) ** (-1 / exponent)
 
 
-@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def _solutions(f: Formula, unknown: sympy.Symbol) -> tuple[sympy.Expr, ...]:
     import sympy
 

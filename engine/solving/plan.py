@@ -44,15 +44,8 @@ if TYPE_CHECKING:
     from napkinmath.solving.invert import Compiled
 
 #: Work done by the planner (analyses, singularity tests, propagations, confirmations),
-#: counted since the last `work.clear()`: tests bound it per question.
+#: counted since the last `work.clear()`: tests bound it per question. A count, not a cache.
 work: Counter[str] = Counter()
-caches.state(
-    f"{__name__}.work",
-    key="the kind of work",
-    invalidated_by="a count, not a cache: cleared with the caches (`work.clear()` starts a count)",
-    clear=work.clear,
-    size=work.__len__,
-)
 
 
 @dataclass(frozen=True)
@@ -583,11 +576,10 @@ def _restates_itself(analysis: Analysis, needed: set[str]) -> bool:
     )
 
 
-@caches.memo(512, invalidated_by=caches.LIBRARY)
 def structural_plan(
     targets: tuple[str, ...], knowns: frozenset[str]
 ) -> SolvePlan | tuple[str, ...]:
-    """The plan, or the targets it cannot determine (cached either way)."""
+    """The plan, or the targets it cannot determine."""
     found = analysis_for(targets, knowns)
     if found is None:
         full = analyse_formulas(knowns, relevant_formulas(targets, knowns))

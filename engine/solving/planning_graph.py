@@ -216,11 +216,9 @@ class Part:
     present: frozenset[int]
 
 
-@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def invertible_and_forward(names: frozenset[str]) -> tuple[Part, Part]:
     """The invertible formulas of `names` and the forward-only ones (strict matching order),
-    each with the variables it mentions: analyses with `names` share them whatever the
-    knowns, and those without some forward-only formulas share the first."""
+    each with the variables it mentions."""
     index = library_index()
     rows = index.rows[False]
     parts = []

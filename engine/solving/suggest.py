@@ -22,7 +22,6 @@ from typing import NamedTuple, TypeVar
 
 from napkinmath import caches
 from napkinmath.catalog.lookup import formulas
-from napkinmath.errors import NotInvertibleError, UnderDeterminedError
 from napkinmath.library.declare import Formula
 from napkinmath.solving import planning_graph
 from napkinmath.solving.plan import (
@@ -30,7 +29,6 @@ from napkinmath.solving.plan import (
     analysis_for,
     is_singular,
     relevant_formulas,
-    under_determined_message,
     work,
 )
 
@@ -48,23 +46,11 @@ def determines(targets: tuple[str, ...], knowns: frozenset[str], shortcuts: bool
     return analysis_for(targets, knowns, quick=True, shortcuts=shortcuts) is not None
 
 
-def under_determined_error(
-    targets: tuple[str, ...], missing: list[str], knowns: frozenset[str]
-) -> UnderDeterminedError:
-    suggestions, blocked = suggestions_for(tuple(missing), knowns)
-    message = under_determined_message(missing, sorted(knowns), list(suggestions), blocked)
-    error_type = NotInvertibleError if blocked else UnderDeterminedError
-    error = error_type(message, list(targets), list(suggestions))
-    error.missing = missing
-    error.explanation = blocked
-    return error
-
-
-@caches.memo(256, invalidated_by=caches.LIBRARY)
 def suggestions_for(
     missing: tuple[str, ...], knowns: frozenset[str]
 ) -> tuple[tuple[str, ...], str]:
-    """The suggestions and the forward-only explanation of a failure (cached)."""
+    """The suggestions and the forward-only explanation of a failure (its refusal is kept:
+    `napkinmath.solving.planner`)."""
     return tuple(suggest_inputs(missing, knowns)), _forward_only_blockers(list(missing), knowns)
 
 
