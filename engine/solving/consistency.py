@@ -49,22 +49,18 @@ class SetAside:
 
 @caches.memo(512, invalidated_by=caches.LIBRARY)
 def _pinning(names: frozenset[str], user: frozenset[str]) -> tuple[Formula, ...]:
-    """Formulas whose variables are all given: one by the user, the rest by records or
-    defaults. (Where several user values meet a record, the user's values are checked
-    against it instead: a contradiction among them is theirs to resolve.)"""
-    return tuple(
-        f for f, vs in _pinnable() if vs <= names and len(vs & user) == 1 and not vs <= user
-    )
-
-
-@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
-def _pinnable() -> tuple[tuple[Formula, frozenset[str]], ...]:
-    """The formulas that may pin a value (neither derived nor rounding), with their names."""
-    return tuple(
-        (f, frozenset(v.name for v in f.variables))
-        for f in formulas().values()
-        if not f.derived and not f.forward_only
-    )
+    """Formulas that may pin a value (neither derived nor rounding) whose variables are all
+    given: one by the user, the rest by records or defaults. (Where several user values meet
+    a record, the user's values are checked against it instead: a contradiction among them
+    is theirs to resolve.)"""
+    found = []
+    for f in formulas().values():
+        if f.derived or f.forward_only:
+            continue
+        vs = frozenset(v.name for v in f.variables)
+        if vs <= names and len(vs & user) == 1 and not vs <= user:
+            found.append(f)
+    return tuple(found)
 
 
 def set_aside(
@@ -130,9 +126,8 @@ def behind(
     return found
 
 
-@caches.memo(256, invalidated_by=caches.LIBRARY)
 def closure(user: frozenset[str], knowns: frozenset[str]) -> Closure:
-    """Plan everything the givens determine with the independent formulas (cached)."""
+    """Plan everything the givens determine with the independent formulas."""
     analysis = independent_analysis(knowns)
     checks = tuple(
         f
@@ -176,8 +171,7 @@ def beyond(
         user = frozenset(n for n, g in bound.items() if g.origin == "given")
     if knowns is None:
         knowns = frozenset(bound)
-    analysis = closure(user, knowns).analysis
-    extra, wanted_constraints, needed, routes = _selection(
+    analysis, extra, wanted_constraints, needed, routes = _selection(
         plan, user, knowns, frozenset(steps_values)
     )
     out = Beyond(wanted=tuple(wanted_constraints))
@@ -251,10 +245,11 @@ def _run_blocks(
 @caches.memo(512, invalidated_by=caches.LIBRARY)
 def _selection(
     plan: SolvePlan, user: frozenset[str], knowns: frozenset[str], touched: frozenset[str]
-) -> tuple[list[Formula], list[Constraint], list[str], tuple[SolvePlan, ...]]:
-    """The extra checks, the constraints the answer touches, the names they need, and the
-    plans (through derived and assumption formulas too) of the constraints' variables that
-    neither the answer's values (`touched`) nor the independent formulas determine."""
+) -> tuple[Analysis, list[Formula], list[Constraint], list[str], tuple[SolvePlan, ...]]:
+    """What the independent formulas determine from the givens (`closure`), the extra
+    checks, the constraints the answer touches, the names they need, and the plans (through
+    derived and assumption formulas too) of the constraints' variables that neither the
+    answer's values (`touched`) nor the independent formulas determine."""
     found = closure(user, knowns)
     extra = [f for f in found.checks if f not in plan.checks]
     available = knowns | found.analysis.determined | touched
@@ -275,7 +270,7 @@ def _selection(
         {v.name for f in extra for v in f.variables}
         | {v.name for c in wanted for v in c.variables} & available
     )
-    return extra, wanted, needed, tuple(routes)
+    return found.analysis, extra, wanted, needed, tuple(routes)
 
 
 def _route(missing: tuple[str, ...], known: frozenset[str]) -> SolvePlan | None:

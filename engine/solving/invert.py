@@ -420,7 +420,6 @@ def _joint_roots(
     return solutions
 
 
-@caches.memo(256, invalidated_by=caches.LIBRARY)
 def solved_jointly(
     fs: tuple[Formula, ...], unknowns: tuple[sympy.Symbol, ...]
 ) -> tuple[dict[sympy.Symbol, Compiled], ...]:

@@ -248,7 +248,6 @@ def _numeric_rank(residuals: list[sympy.Expr], symbols: list[sympy.Symbol]) -> i
     return best
 
 
-@caches.memo(256, invalidated_by=caches.LIBRARY)
 def is_singular(
     formula_names: tuple[str, ...], unknown_names: tuple[str, ...], quick: bool = False
 ) -> bool:
@@ -257,10 +256,9 @@ def is_singular(
     Structure can mislead: the fleet equation and GPU-hours, with the compute, MFU and GPU-hours
     known, look square in n_gpus and train_time but only fix their product. A derived formula in
     the block, a Jacobian singular at generic points, or (unless `quick`) no sympy solution
-    that fixes every unknown all mark the block as singular. (Coupled blocks are rare here; the
-    answer is cached.)
+    that fixes every unknown all mark the block as singular. (The answer is kept with the
+    library's rearrangements: `invert.remembered`.)
     """
-    work["singularity tests"] += 1
     all_formulas = formulas()
     if any(all_formulas[n].derived for n in formula_names):
         return True
@@ -280,7 +278,8 @@ def _decide_singular(
     formulas' trees (`napkinmath.solving.singular`, no sympy), else (no tree form, or a
     max() or min() in the block) with sympy; a full test (not `quick`) also asks for the
     block's joint roots (stored with the library's rearrangements)."""
-    from napkinmath.library.tree import NoTreeError, calls, names
+    work["singularity tests"] += 1
+    from napkinmath.library.tree import NoTreeError, calls
     from napkinmath.solving import singular
 
     all_formulas = formulas()
@@ -310,19 +309,22 @@ def _decide_singular(
     from napkinmath.solving.invert import joint_roots
 
     wanted = set(unknown_names)
-
-    def reads(root) -> set[str]:
-        if root.tree is not None:
-            return set(names(root.tree))
-        return {s.name for s in root.expr.free_symbols}
-
     try:
         solutions = joint_roots(tuple(chosen), tuple(unknown_names))
     except OutOfTimeError:
         # no closed form within the bound: the Jacobian has full rank, so the block fixes
         # its unknowns and the solver finds them numerically (the decision is not stored)
         return rounding
-    return not any(all(not reads(sol[n]) & wanted for n in unknown_names) for sol in solutions)
+    return not any(all(not _reads(sol[n]) & wanted for n in unknown_names) for sol in solutions)
+
+
+def _reads(root: Compiled) -> set[str]:
+    """The variables a compiled root reads."""
+    from napkinmath.library.tree import names
+
+    if root.tree is not None:
+        return set(names(root.tree))
+    return {s.name for s in root.expr.free_symbols}
 
 
 def _decide_singular_sympy(
@@ -347,15 +349,14 @@ def _decide_singular_sympy(
         return True
     if quick:
         return rounding
-    from napkinmath.solving.invert import solved_jointly
+    from napkinmath.solving.invert import joint_roots
 
+    wanted = set(unknown_names)
     try:
-        solutions = solved_jointly(tuple(all_formulas[n] for n in formula_names), tuple(symbols))
+        solutions = joint_roots(tuple(all_formulas[n] for n in formula_names), unknown_names)
     except OutOfTimeError:
         return rounding  # as in `_decide_singular`: numerically, when the rank allows
-    return not any(
-        all(not sol[s].expr.free_symbols & set(symbols) for s in symbols) for sol in solutions
-    )
+    return not any(all(not _reads(sol[n]) & wanted for n in unknown_names) for sol in solutions)
 
 
 def relevant_formulas(targets: tuple[str, ...], knowns: frozenset[str]) -> frozenset[str]:

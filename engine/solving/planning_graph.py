@@ -216,9 +216,11 @@ class Part:
     present: frozenset[int]
 
 
+@caches.memo(1024, invalidated_by=caches.LIBRARY)
 def invertible_and_forward(names: frozenset[str]) -> tuple[Part, Part]:
     """The invertible formulas of `names` and the forward-only ones (strict matching order),
-    each with the variables it mentions."""
+    each with the variables it mentions: every analysis with `names` reads them, whatever
+    its knowns."""
     index = library_index()
     rows = index.rows[False]
     parts = []
@@ -231,9 +233,9 @@ def invertible_and_forward(names: frozenset[str]) -> tuple[Part, Part]:
 
 @caches.memo(256, invalidated_by=caches.LIBRARY)
 def invertible_matching(knowns: frozenset[str], names: frozenset[str]) -> dict[int, int]:
-    """The matching (unknown -> formula) of the invertible formulas of `names`, which come
-    first in the matching order: analyses that differ only in forward-only formulas (those
-    dropped as stuck) resume from it. Not to be modified."""
+    """The matching (unknown -> formula) of the invertible formulas `names`, which come first
+    in the matching order: analyses that differ only in forward-only formulas (those dropped
+    as stuck) resume from it. Not to be modified."""
     invertible = invertible_and_forward(names)[0]
     return _kuhn(invertible.formulas, known(knowns).incidence, {})
 
@@ -359,7 +361,7 @@ def decompose(knowns: frozenset[str], names: frozenset[str], relaxed: bool) -> D
         return _relaxed(seen.ids, names, index)
     # the invertible formulas first (shared), then the forward-only ones
     invertible, forward = invertible_and_forward(names)
-    shared = invertible_matching(knowns, names)
+    shared = invertible_matching(knowns, names - forward_only())
     owner = _kuhn(forward.formulas, seen.incidence, dict(shared))
     matched = dict(zip(owner.values(), owner, strict=False))  # formula -> unknown
     unknowns = set((invertible.present | forward.present).difference(seen.ids))

@@ -58,21 +58,31 @@ def _file(name: str) -> object | None:
     return _read(FOLDER / name)
 
 
-def _formulas() -> frozenset[str]:
-    """The formulas the shipped set holds, when it was built from this source (else none;
-    none either with NAPKIN_NO_SHIPPED=1, which tests of the disk cache set)."""
+def _index() -> dict[str, object] | None:
+    """The shipped index when it was built from this source (None otherwise, and with
+    NAPKIN_NO_SHIPPED=1, which tests of the disk cache set): the set may be read."""
     from napkinmath.catalog.snapshot import shipping_off, source_digest
 
     if shipping_off():
-        return frozenset()
+        return None
     index = _file(INDEX)
     if not isinstance(index, dict) or index.get("napkinmath") != "rearrangements":
-        return frozenset()
+        return None
     source = source_digest()
-    names = index.get("formulas")
-    if source is None or index.get("source") != source or not isinstance(names, list):
-        return frozenset()
-    return frozenset(n for n in names if isinstance(n, str) and _NAME.match(n))
+    if (
+        source is None
+        or index.get("source") != source
+        or not isinstance(index.get("formulas"), list)
+    ):
+        return None
+    return index
+
+
+def _holds(formula: str) -> bool:
+    """Whether the shipped set, built from this source, holds `formula`'s rearrangements."""
+    index = _index()
+    names = index.get("formulas") if index is not None else None
+    return isinstance(names, list) and bool(_NAME.match(formula)) and formula in names
 
 
 def _entries(formula: str) -> dict[str, object] | None:
@@ -83,15 +93,14 @@ def _entries(formula: str) -> dict[str, object] | None:
     return roots if isinstance(roots, dict) else None
 
 
-def _facts() -> dict[str, dict]:
-    """The planner's singularity facts and the compositions that cancel, shipped, by kind
-    then key; empty when not for this source."""
-    if not _formulas():
-        return {}
+def _fact(kind: str, key: str) -> object | None:
+    """A shipped singularity fact or cancelling composition (`kind`) by key; None when not
+    shipped for this source."""
+    if kind not in FACT_KINDS or _index() is None:
+        return None
     data = _file(FACTS)
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items() if k in FACT_KINDS and isinstance(v, dict)}
+    facts = data.get(kind) if isinstance(data, dict) else None
+    return facts.get(key) if isinstance(facts, dict) else None
 
 
 def joint_shard(key: str) -> str:
@@ -101,7 +110,7 @@ def joint_shard(key: str) -> str:
 
 def _joint(name: str) -> dict[str, object]:
     """The coupled blocks of one shard (see `joint_shard`); empty when not for this source."""
-    if not _formulas():
+    if _index() is None:
         return {}
     data = _file(name)
     return data if isinstance(data, dict) else {}
@@ -117,9 +126,9 @@ def value(kind: str, key: str) -> object | None:
         return None
     if kind == "roots":
         formula, _, variable = key.partition("\t")
-        if formula not in _formulas():
+        if not _holds(formula):
             return None
         return (_entries(formula) or {}).get(variable)
     if kind == "joint":
         return _joint(joint_shard(key)).get(key)
-    return _facts().get(kind, {}).get(key)
+    return _fact(kind, key)

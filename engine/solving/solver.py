@@ -526,22 +526,12 @@ def _refuse_overlap(gpu: tuple[str, ...], taken: frozenset[str], targets: tuple[
 
 @caches.memo(1024, invalidated_by=caches.LIBRARY)
 def _defaults_wanted(taken: frozenset[str], targets: tuple[str, ...]) -> dict[str, Given]:
-    """The stated defaults of the names neither `taken` nor asked for, in the library's
-    order (never a user's value: a default fills only what nothing else gave)."""
-    return {
-        name: given
-        for name, given in _default_givens().items()
-        if name not in taken and name not in targets
-    }
-
-
-@caches.memo(1, invalidated_by=caches.LIBRARY, fixed=True)
-def _default_givens() -> dict[str, Given]:
-    """Every stated default as a Given (made once, so its base value is computed once)."""
+    """The stated defaults of the names neither `taken` nor asked for, as Givens in the
+    library's order (never a user's value: a default fills only what nothing else gave)."""
     return {
         v.name: Given(v, v.default.value, "assumption", v.default.note)
         for v in variables().values()
-        if v.default is not None
+        if v.default is not None and v.name not in taken and v.name not in targets
     }
 
 
