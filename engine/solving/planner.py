@@ -7,37 +7,70 @@ caller asks for it, a plan through unknowns that cancel, tried with those inputs
 (`napkinmath.solving.cancel`). Those three import one another one way (suggest and cancel
 read the structural planner; this module reads all three).
 
-Its answer, a plan or a refusal, is kept (`planned`): a question asked again, or asked by
-another route with the same knowns, is planned once, and a refusal is never searched again.
+The answer for a set of knowns is kept (`planned`): a plan, or a `Refusal` that searches for
+its suggestions and for unknowns that cancel the first time they are asked for and keeps
+what it found, so a question asked again, or by another route, is never searched again.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from typing import TypeVar
 
 from napkinmath import caches
-from napkinmath.deadline import OutOfTimeError
 from napkinmath.errors import NotInvertibleError, UnderDeterminedError
 from napkinmath.solving.cancel import cancelled_plan
 from napkinmath.solving.plan import SolvePlan, structural_plan, under_determined_message
 from napkinmath.solving.suggest import suggestions_for
 
+T = TypeVar("T")
 
-@dataclass(frozen=True)
+
 class Refusal:
-    """What an UnderDeterminedError says (`make_plan` raises a fresh one each time)."""
+    """Targets that `knowns` leave under-determined by structure, and what to say about it.
 
-    message: str
-    targets: tuple[str, ...]
-    suggestions: tuple[str, ...]
-    missing: tuple[str, ...]
-    #: why a forward-only step blocks the targets ("" if none); not "": NotInvertibleError
-    explanation: str
+    What it searches is kept with it, unless a bound on symbolic work ran out meanwhile
+    (`caches.fallbacks`): then a question with its whole allowance searches again."""
 
-    def error(self) -> UnderDeterminedError:
-        kind = NotInvertibleError if self.explanation else UnderDeterminedError
-        error = kind(self.message, list(self.targets), list(self.suggestions))
-        error.missing, error.explanation = list(self.missing), self.explanation
+    def __init__(
+        self, targets: tuple[str, ...], knowns: frozenset[str], missing: tuple[str, ...]
+    ) -> None:
+        self.targets, self.knowns, self.missing = targets, knowns, missing
+        self._found: dict[str, object] = {}
+
+    def _kept(self, name: str, search: Callable[[], T]) -> T:
+        if name in self._found:
+            return self._found[name]  # type: ignore[return-value]
+        seen = caches.fallbacks()
+        found = search()
+        if caches.fallbacks() == seen:
+            self._found[name] = found
+        return found
+
+    @property
+    def suggestions(self) -> tuple[tuple[str, ...], str]:
+        """The inputs that would determine the missing targets, and why a forward-only step
+        blocks them ("" if none): `suggest.suggestions_for`."""
+        return self._kept("suggestions", lambda: suggestions_for(self.missing, self.knowns))
+
+    @property
+    def cancelled(self) -> SolvePlan | None:
+        """A plan through unknowns that cancel, or None (`cancel.cancelled_plan`); a search
+        cut off raises OutOfTimeError and keeps nothing."""
+        return self._kept(
+            "cancelled",
+            lambda: cancelled_plan(self.targets, self.knowns, self.suggestions[0]),
+        )
+
+    def error(self, suggest: bool) -> UnderDeterminedError:
+        """A fresh error to raise; with `suggest`, naming the inputs to add (and a
+        NotInvertibleError where a forward-only step blocks the targets)."""
+        suggestions, blocked = self.suggestions if suggest else ((), "")
+        missing = list(self.missing)
+        message = under_determined_message(missing, sorted(self.knowns), list(suggestions), blocked)
+        kind = NotInvertibleError if blocked else UnderDeterminedError
+        error = kind(message, list(self.targets), list(suggestions))
+        error.missing, error.explanation = missing, blocked
         return error
 
 
@@ -53,51 +86,30 @@ def make_plan(
     `suggest` the error names no inputs to add and is never a NotInvertibleError: for
     callers that try something else on failure (the search for suggestions, which `cancel`
     makes too, is the costly part of a failure)."""
-    found = planned(targets, knowns, suggest, cancel)
-    if isinstance(found, Refusal):
-        raise found.error()
-    return found
+    from napkinmath.deadline import OutOfTimeError
+
+    found = planned(targets, knowns)
+    if isinstance(found, SolvePlan):
+        return found
+    if cancel:
+        try:
+            cancelled = found.cancelled
+        except OutOfTimeError as cut_off:
+            error = found.error(suggest)
+            if suggest:
+                error.args = (
+                    f"{error.args[0]}. (The search for variables that cancel, which might "
+                    f"have determined it, was cut off: {cut_off}; give one of the inputs "
+                    "named instead.)",
+                )
+            raise error from None
+        if cancelled is not None:  # determined after all: the unknowns in the way cancel
+            return cancelled
+    raise found.error(suggest)
 
 
 @caches.memo(1024, invalidated_by=caches.LIBRARY)
-def planned(
-    targets: tuple[str, ...], knowns: frozenset[str], suggest: bool, cancel: bool
-) -> SolvePlan | Refusal:
-    """`make_plan`'s plan or refusal. A refusal made when the search for unknowns that
-    cancel was cut off is raised, not kept: asked again, the search may finish."""
+def planned(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePlan | Refusal:
+    """`make_plan`'s plan, or its refusal (which keeps what it searches)."""
     found = structural_plan(targets, knowns)
-    if isinstance(found, SolvePlan):
-        return found
-    missing = found
-    if not (suggest or cancel):
-        message = under_determined_message(list(missing), sorted(knowns), [])
-        return Refusal(message, targets, (), missing, "")
-    suggestions, blocked = suggestions_for(missing, knowns)
-    cut_off: OutOfTimeError | None = None
-    if cancel:
-        try:
-            cancelled = cancelled_plan(targets, knowns, suggestions)
-        except OutOfTimeError as stopped:
-            cut_off = stopped
-        else:
-            if cancelled is not None:  # determined after all: the unknowns in the way cancel
-                return cancelled
-    if not suggest:
-        suggestions, blocked = (), ""
-    refusal = Refusal(
-        under_determined_message(list(missing), sorted(knowns), list(suggestions), blocked),
-        targets,
-        suggestions,
-        missing,
-        blocked,
-    )
-    if cut_off is not None:
-        error = refusal.error()
-        if not suggest:
-            raise error
-        error.args = (
-            f"{error.args[0]}. (The search for variables that cancel, which might have "
-            f"determined it, was cut off: {cut_off}; give one of the inputs named instead.)",
-        )
-        raise error
-    return refusal
+    return found if isinstance(found, SolvePlan) else Refusal(targets, knowns, found)
