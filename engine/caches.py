@@ -245,7 +245,6 @@ MODULES = (
     "napkinmath.solving.planning_graph",
     "napkinmath.solving.planner",
     "napkinmath.solving.shipped",
-    "napkinmath.whatif.sweep",
     "napkinmath.hardware.records",
     "napkinmath.hardware.user",
 )

@@ -8,8 +8,6 @@ Each fast path's docstring names the test that holds it equal to the plain path:
   versions there) and the suggestion search's structural test (`possible_singles`, all
   single inputs at once; plain: `possible`, one input at a time):
   tests/test_planning_graph_fast.py;
-- a sweep asked again from the same first point (`whatif.sweep._SHAPES`; plain: the sweep
-  with every cache cleared): tests/test_whatif_sweeps.py;
 - a suggestion's blocks found from what changed (`suggest._new_block`; plain: `_block`) and
   the direct inversions of products of powers and of linear formulas (`invert.
   _invert_monomial`, `_invert_linear`; plain: `sympy.solve`): here.

@@ -14,17 +14,14 @@ violated constraint where it fails (`Table.warnings`; `napkin sweep --strict` ex
 from __future__ import annotations
 
 import itertools
-from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from napkinmath import arguments, caches, deadline
+from napkinmath import arguments, deadline
 from napkinmath.answer.result import Result
 from napkinmath.catalog.lookup import variable, variables
 from napkinmath.errors import InputError, NapkinError
-from napkinmath.hardware import scope
-from napkinmath.library.declare import in_force as formulas_in_force
 from napkinmath.solving.solver import (
     CONSISTENCY_TOLERANCE,
     bind,
@@ -42,9 +39,6 @@ from napkinmath.whatif.ranged import base_inputs
 from napkinmath.whatif.spread import Axis, axis_length, is_spread, to_axis
 from napkinmath.whatif.table import Column, Table
 from napkinmath.whatif.vectorize import Feasibility, VectorChain
-
-#: the types of a plain given (text, a number, a bool or None): a sweep of only those is kept
-_PLAIN = (str, int, float, bool, type(None))
 
 MAX_POINTS = budget.MAX_POINTS
 MAX_AXES = 2
@@ -176,17 +170,7 @@ def _sweep_records(
     achievable: bool = False,
     precision: str | None = None,
 ) -> tuple[list[np.ndarray], dict[str, np.ndarray], int, Feasibility]:
-    key = _shape_key(targets, axes, givens, gpu, model, tolerance, achievable, precision)
-    shape = _SHAPES.get(key) if key is not None else None
-    if shape is None:
-        shape = _shape(targets, axes, givens, gpu, model, tolerance, achievable, precision)
-        if key is not None and caches.ENABLED:
-            _SHAPES[key] = shape
-            if len(_SHAPES) > _SHAPES_SIZE:
-                _SHAPES.popitem(last=False)
-    else:
-        _SHAPES.move_to_end(key)
-    center, chain = shape
+    center, chain = _shape(targets, axes, givens, gpu, model, tolerance, achievable, precision)
     if len(axes) > 1:
         grids = [g.ravel() for g in np.meshgrid(*[a.values for a in axes], indexing="ij")]
     else:
@@ -235,46 +219,6 @@ def _shape(
             unused[0],
         )
     return center, VectorChain.from_result(center)
-
-
-#: `_shape` by the sweep's question (`_shape_key`), oldest first, at most `_SHAPES_SIZE`:
-#: a sweep asked again (another array of the same inputs from the same first point, or the
-#: same one) solves its first point once
-_SHAPES: OrderedDict[Hashable, tuple[Result, VectorChain]] = OrderedDict()
-_SHAPES_SIZE = 64
-caches.state(
-    f"{__name__}._SHAPES",
-    key="the targets, each axis's name and first point, the plain givens, records and "
-    "options, the records and formulas in force",
-    invalidated_by=caches.RECORDS + " (and keyed by them)",
-    clear=_SHAPES.clear,
-    size=_SHAPES.__len__,
-)
-
-
-def _shape_key(
-    targets: tuple[str, ...],
-    axes: list[Axis],
-    givens: Mapping[str, object],
-    gpu: object,
-    model: object,
-    tolerance: float,
-    achievable: bool,
-    precision: object,
-) -> Hashable | None:
-    """What `_shape` reads, as a key, when every given is plain text or a number (by type:
-    True and 1 differ); else None (nothing kept)."""
-    options = (gpu, model, tolerance, achievable, precision)
-    if not all(type(x) in _PLAIN for x in (*options, *givens.values())):
-        return None
-    return (
-        targets,
-        tuple((a.name, float(a.values[0])) for a in axes),
-        tuple((name, type(v), v) for name, v in givens.items()),
-        tuple((type(x), x) for x in options),
-        scope(),
-        formulas_in_force(),
-    )
 
 
 def _joined(arrays: list[np.ndarray]) -> np.ndarray:
