@@ -95,7 +95,12 @@ def record_paths(paths: object) -> tuple[str, ...]:
     return tuple(os.path.abspath(arguments.path(p, "records", what=what)) for p in paths)
 
 
-@caches.memo(32, invalidated_by="a change of a records file: keyed by its path, size and time")
+@caches.memo(
+    32,
+    invalidated_by="a change of a records file: keyed by its path, size and time",
+    reason="your records files read once per change of their stamps: a solve with --records "
+    "reads them on every call (2026-12-07, 2 cores)",
+)
 def _overlay(stamps: tuple[tuple[str, object, object], ...]) -> Overlay:
     merged = dict(shipped())
     index = build_index(merged.values())

@@ -47,7 +47,13 @@ class SetAside:
     reason: str
 
 
-@caches.memo(512, invalidated_by=caches.LIBRARY)
+@caches.memo(
+    512,
+    invalidated_by=caches.LIBRARY,
+    reason="the formulas that pin a user's value against records and defaults: hit on every "
+    "warm solve; a miss costs 245 µs against the 250 µs warm guardrail (2026-12-07, 2 "
+    "cores)",
+)
 def _pinning(names: frozenset[str], user: frozenset[str]) -> tuple[Formula, ...]:
     """Formulas that may pin a value (neither derived nor rounding) whose variables are all
     given: one by the user, the rest by records or defaults. (Where several user values meet
@@ -242,7 +248,12 @@ def _run_blocks(
         ]
 
 
-@caches.memo(512, invalidated_by=caches.LIBRARY)
+@caches.memo(
+    512,
+    invalidated_by=caches.LIBRARY,
+    reason="the checks and constraints beyond the answer's plan: hit on every warm solve; a "
+    "miss costs 2.4 ms against the 250 µs warm guardrail (2026-12-07, 2 cores)",
+)
 def _selection(
     plan: SolvePlan, user: frozenset[str], knowns: frozenset[str], touched: frozenset[str]
 ) -> tuple[Analysis, list[Formula], list[Constraint], list[str], tuple[SolvePlan, ...]]:

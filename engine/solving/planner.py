@@ -108,7 +108,13 @@ def make_plan(
     raise found.error(suggest)
 
 
-@caches.memo(1024, invalidated_by=caches.LIBRARY)
+@caches.memo(
+    1024,
+    invalidated_by=caches.LIBRARY,
+    reason="a question's plan or refusal: a refusal is asked first without suggestions, then "
+    "with them and through unknowns that cancel (a search of 20-50 ms); a repeated "
+    "refusal does no search (tests/test_speed_questions.py) (2026-12-07, 2 cores)",
+)
 def planned(targets: tuple[str, ...], knowns: frozenset[str]) -> SolvePlan | Refusal:
     """`make_plan`'s plan, or its refusal (which keeps what it searches)."""
     found = structural_plan(targets, knowns)

@@ -183,7 +183,13 @@ class _Index(NamedTuple):
     neighbours: tuple[tuple[int, ...], ...]
 
 
-@caches.memo(2, invalidated_by=caches.LIBRARY, fixed=True)
+@caches.memo(
+    2,
+    invalidated_by=caches.LIBRARY,
+    fixed=True,
+    reason="the suggestion search's view of the library, made once (7 ms); 28,030 reads in "
+    "tools/cache_value.py's workload (2026-12-07, 2 cores)",
+)
 def _index(shortcuts: bool = False) -> _Index:
     """The suggestion search's view of the library (see `_Index`), made once per variant."""
     chosen = tuple(formulas().values() if shortcuts else _independent(formulas()))
