@@ -469,6 +469,14 @@ def _case_systems(residuals: list[sympy.Expr]) -> list[tuple[sympy.Expr, ...]]:
     return combined[:_MAX_CASES]
 
 
+@caches.memo(
+    1024,
+    invalidated_by=caches.LIBRARY,
+    reason="a formula's or constraint's two sides, compiled from its trees (generated code): "
+    "the optimiser evaluates every constraint's sides on each call; without it the 405B "
+    "layout search of tests/benchmark_optimize.py ran at 1.14-1.20M candidates a second "
+    "against 1.30-1.34M with it, near issue 45's guardrail of 1M (2026-12-07, 2 cores)",
+)
 def sides(f: Formula | Constraint) -> tuple[Compiled, Compiled]:
     """Both sides of a formula (checking an over-determined one) or of a constraint,
     compiled."""
