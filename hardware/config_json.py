@@ -184,8 +184,29 @@ def _decoder(c: _Config, kind: str) -> Shapes:
     v["hidden_size"] = (h, "hidden_size")
     v["n_heads"] = (heads, "num_attention_heads")
     v["vocab_size"] = (vocab, "vocab_size")
-    mla = kind in ("deepseek_v2", "deepseek_v3")
-    if mla:
+    attention = _decoder_attention(c, kind, s, h, heads)
+    per_layer = attention + 2 * h  # two RMSNorm weights
+    embeddings = vocab * h * (1 if tied else 2)
+    v["embedding_matrices"] = (1 if tied else 2, "tie_word_embeddings")
+    v["mlp_matrices"] = (3, "hidden_act (a gated SwiGLU/GeGLU MLP: gate, up, down)")
+    total = active = embeddings + h + layers * per_layer  # + final norm
+    if kind not in MOE:
+        ffn = c.int("intermediate_size")
+        v["ffn_size"] = (ffn, "intermediate_size")
+        total = active = total + layers * 3 * h * ffn
+    else:
+        moe_total, moe_active = _moe_parameters(c, kind, s, h, layers)
+        total, active = total + moe_total, active + moe_active
+    s.total, s.active = total, active
+    return s
+
+
+def _decoder_attention(c: _Config, kind: str, s: Shapes, h: int, heads: int) -> int:
+    """A decoder layer's attention parameters: multi-head latent attention (DeepSeek-V2/V3)
+    or grouped-query attention with the biases and norms of each family; the shapes read go
+    into `s`."""
+    v = s.values
+    if kind in ("deepseek_v2", "deepseek_v3"):
         q_lora = c.int("q_lora_rank", default=0)
         kv_lora, rope = c.int("kv_lora_rank"), c.int("qk_rope_head_dim")
         nope, vd = c.int("qk_nope_head_dim"), c.int("v_head_dim")
@@ -222,62 +243,55 @@ def _decoder(c: _Config, kind: str) -> Shapes:
                 attention += h  # o_proj bias (Llama's attention_bias)
         if kind in ("qwen3", "qwen3_moe"):
             attention += 2 * d  # q_norm, k_norm over head_dim
-    per_layer = attention + 2 * h  # two RMSNorm weights
-    embeddings = vocab * h * (1 if tied else 2)
-    v["embedding_matrices"] = (1 if tied else 2, "tie_word_embeddings")
-    v["mlp_matrices"] = (3, "hidden_act (a gated SwiGLU/GeGLU MLP: gate, up, down)")
-    total = active = embeddings + h + layers * per_layer  # + final norm
-    if kind not in MOE:
+    return attention
+
+
+def _moe_parameters(c: _Config, kind: str, s: Shapes, h: int, layers: int) -> tuple[int, int]:
+    """The MLP parameters of an MoE decoder's layers, in all and active per token (routed
+    experts, shared ones, the router, any dense layers); the shapes read go into `s`."""
+    v = s.values
+    total = active = 0
+    experts = c.int("num_local_experts", "num_experts", "n_routed_experts")
+    top = c.int("num_experts_per_tok")
+    moe_ffn = c.int("moe_intermediate_size") if kind != "mixtral" else c.int("intermediate_size")
+    shared = c.int("n_shared_experts", default=0)
+    dense_layers = _dense_layers(c, kind, layers)
+    moe_layers = layers - dense_layers
+    expert = 3 * h * moe_ffn
+    router = h * experts + (experts if c.data.get("topk_method") == "noaux_tc" else 0)
+    moe_common = router + shared * expert
+    total += moe_layers * (moe_common + experts * expert)
+    active += moe_layers * (moe_common + top * expert)
+    if dense_layers:
         ffn = c.int("intermediate_size")
-        v["ffn_size"] = (ffn, "intermediate_size")
-        total = active = total + layers * 3 * h * ffn
-    else:
-        experts = c.int("num_local_experts", "num_experts", "n_routed_experts")
-        top = c.int("num_experts_per_tok")
-        moe_ffn = (
-            c.int("moe_intermediate_size") if kind != "mixtral" else c.int("intermediate_size")
+        v["ffn_size"] = (ffn, "intermediate_size (the dense layers' MLP)")
+        total += dense_layers * 3 * h * ffn
+        active += dense_layers * 3 * h * ffn
+    v["n_experts"] = (
+        experts,
+        _which(c, "num_local_experts", "num_experts", "n_routed_experts"),
+    )
+    v["experts_per_token"] = (top, "num_experts_per_tok")
+    v["moe_ffn_size"] = (
+        moe_ffn,
+        "moe_intermediate_size" if kind != "mixtral" else "intermediate_size (each expert's width)",
+    )
+    v["n_moe_layers"] = (
+        moe_layers,
+        "num_hidden_layers - first_k_dense_replace"
+        if dense_layers
+        else "num_hidden_layers (every layer is MoE)",
+    )
+    if shared:
+        s.notes.append(f"{shared} shared expert(s) per MoE layer, counted as active")
+    mtp = c.int("num_nextn_predict_layers", default=0)
+    if mtp:
+        s.notes.append(
+            f"num_nextn_predict_layers = {mtp}: the multi-token-prediction module(s) "
+            "are excluded (used for speculative decoding only), as in the published "
+            "671B; the checkpoint holds them too"
         )
-        shared = c.int("n_shared_experts", default=0)
-        dense_layers = _dense_layers(c, kind, layers)
-        moe_layers = layers - dense_layers
-        expert = 3 * h * moe_ffn
-        router = h * experts + (experts if c.data.get("topk_method") == "noaux_tc" else 0)
-        moe_common = router + shared * expert
-        total += moe_layers * (moe_common + experts * expert)
-        active += moe_layers * (moe_common + top * expert)
-        if dense_layers:
-            ffn = c.int("intermediate_size")
-            v["ffn_size"] = (ffn, "intermediate_size (the dense layers' MLP)")
-            total += dense_layers * 3 * h * ffn
-            active += dense_layers * 3 * h * ffn
-        v["n_experts"] = (
-            experts,
-            _which(c, "num_local_experts", "num_experts", "n_routed_experts"),
-        )
-        v["experts_per_token"] = (top, "num_experts_per_tok")
-        v["moe_ffn_size"] = (
-            moe_ffn,
-            "moe_intermediate_size"
-            if kind != "mixtral"
-            else "intermediate_size (each expert's width)",
-        )
-        v["n_moe_layers"] = (
-            moe_layers,
-            "num_hidden_layers - first_k_dense_replace"
-            if dense_layers
-            else "num_hidden_layers (every layer is MoE)",
-        )
-        if shared:
-            s.notes.append(f"{shared} shared expert(s) per MoE layer, counted as active")
-        mtp = c.int("num_nextn_predict_layers", default=0)
-        if mtp:
-            s.notes.append(
-                f"num_nextn_predict_layers = {mtp}: the multi-token-prediction module(s) "
-                "are excluded (used for speculative decoding only), as in the published "
-                "671B; the checkpoint holds them too"
-            )
-    s.total, s.active = total, active
-    return s
+    return total, active
 
 
 def _which(c: _Config, *names: str) -> str:

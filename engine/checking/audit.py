@@ -240,21 +240,7 @@ def audit(
         _checked(report, rows[: MAX_ROWS + 1], tolerance)
         return report
     if kind == "csv":
-        if columns is None:
-            from napkinmath.checking.claims import check_claims
-
-            try:
-                report.claims = check_claims(path, tolerance)  # type: ignore[arg-type]
-            except InputError as exc:
-                raise InputError(
-                    f"{exc}; or name this file's own columns: --columns "
-                    "value=Value,unit=Unit,expression=Formula"
-                ) from None
-            return report
-        spec = audit_read.parse_columns(columns)
-        found = audit_read.csv_rows(text, spec, shown, MAX_ROWS)
-        rows = [(line, _csv_row(cells)) for line, cells in found]
-        _checked(report, rows, tolerance)
+        _audit_csv(report, path, text, columns, tolerance)
         return report
     if kind == "python":
         values, comments = audit_read.read_python(text, shown)
@@ -277,6 +263,28 @@ def audit(
             rows.append((leaf.line, row))
     _checked(report, rows[: MAX_ROWS + 1], tolerance)
     return report
+
+
+def _audit_csv(
+    report: AuditReport, path: Path, text: str, columns: str | None, tolerance: float | str
+) -> None:
+    """`audit` of a CSV: a claims table in napkinmath's columns, or the file's own columns
+    named by `columns`."""
+    if columns is None:
+        from napkinmath.checking.claims import check_claims
+
+        try:
+            report.claims = check_claims(path, tolerance)  # type: ignore[arg-type]
+        except InputError as exc:
+            raise InputError(
+                f"{exc}; or name this file's own columns: --columns "
+                "value=Value,unit=Unit,expression=Formula"
+            ) from None
+        return
+    spec = audit_read.parse_columns(columns)
+    found = audit_read.csv_rows(text, spec, report.path, MAX_ROWS)
+    rows: list[_Row] = [(line, _csv_row(cells)) for line, cells in found]
+    _checked(report, rows, tolerance)
 
 
 def _text_row(line: int, expression: str, claimed: str) -> dict:

@@ -1101,21 +1101,7 @@ def _check_row(
             quantity = _cell_text(quantity).strip()
             variable(quantity)  # an unknown name is an error that suggests the closest
             expression = quantity
-        for option in ("gpu", "model"):
-            if (
-                settings.get(option) is not None
-                and not isinstance(settings[option], str)
-                and not (option == "gpu" and isinstance(settings[option], tuple))
-            ):
-                raise InputError(
-                    f"{where}: {option} {shown_value(settings[option], 40)} is "
-                    "not a record name: give one like "
-                    f"{'H100-SXM' if option == 'gpu' else 'llama-3-70b'}",
-                    option,
-                )
-        options = {k: settings.pop(k) for k in ("gpu", "model") if settings.get(k)}
-        settings.pop("gpu", None)
-        settings.pop("model", None)
+        options = _record_options(settings, where)
         tol = settings.pop("tolerance", CLAIM_TOLERANCE)
         result = check(_cell_text(expression), claimed_text, tolerance=tol, **options, **settings)
         unused = [name for name in result.unused_givens if name in givens]
@@ -1144,6 +1130,27 @@ def _check_row(
             "report it"
         )
     return row
+
+
+def _record_options(settings: dict[str, Any], where: str) -> dict[str, Any]:
+    """A row's gpu and model, taken out of `settings`: record names (a tuple of them for
+    gpu), or an InputError naming the cell."""
+    for option in ("gpu", "model"):
+        if (
+            settings.get(option) is not None
+            and not isinstance(settings[option], str)
+            and not (option == "gpu" and isinstance(settings[option], tuple))
+        ):
+            raise InputError(
+                f"{where}: {option} {shown_value(settings[option], 40)} is "
+                "not a record name: give one like "
+                f"{'H100-SXM' if option == 'gpu' else 'llama-3-70b'}",
+                option,
+            )
+    options = {k: settings.pop(k) for k in ("gpu", "model") if settings.get(k)}
+    settings.pop("gpu", None)
+    settings.pop("model", None)
+    return options
 
 
 def _missing(message: str, givens: list[str], raw: Mapping) -> InputError:

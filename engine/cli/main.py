@@ -234,6 +234,13 @@ def _solve_options(solve: argparse.ArgumentParser) -> None:
         help="the record's peak at this precision, and its bytes per value for "
         "weights and KV cache (also precision=NAME)",
     )
+    _answer_options(solve)
+    solve.set_defaults(handler=_solve)
+
+
+def _answer_options(solve: argparse.ArgumentParser) -> None:
+    """`napkin solve`'s options for how the answer is checked and shown: format, digits,
+    tolerance, what-ifs (samples, sensitivity), a brief, a gap budget."""
     solve.add_argument("--format", choices=("text", "markdown", "latex", "json"), default="text")
     solve.add_argument(
         "--digits",
@@ -296,7 +303,6 @@ def _solve_options(solve: argparse.ArgumentParser) -> None:
         help="with --gap: save the waterfall from the ideal step to the measured one "
         "(.png or .svg)",
     )
-    solve.set_defaults(handler=_solve)
 
 
 def _formulas_options(listing: argparse.ArgumentParser) -> None:

@@ -384,51 +384,21 @@ def text(r: Result) -> str:
 
 def to_dict(r: Result) -> dict:
     """A JSON-ready form of the whole answer: exact values, display text beside them."""
-
-    def qty(
-        q: pint.Quantity, var: Variable | None = None, shown: pint.Quantity | None = None
-    ) -> dict:
-        return {
-            "value": float(q.magnitude),
-            "unit": format_unit(q.units, style="ascii"),
-            "text": r._fmt(q if shown is None else shown, var),
-        }
-
     return {
-        "targets": {name: qty(q, r._var(name), r._shown(name)) for name, q in r.values.items()},
+        "targets": {
+            name: _quantity(r, q, r._var(name), r._shown(name)) for name, q in r.values.items()
+        },
         "givens": [
             {
                 "name": n,
-                **qty(g.quantity, g.variable),
+                **_quantity(r, g.quantity, g.variable),
                 "origin": g.origin,
                 "source": g.note,
                 "reading": g.reading or None,
             }
             for n, g in r.givens.items()
         ],
-        "steps": [
-            {
-                "formulas": [f.name for f in s.formulas],
-                "titles": [f.title for f in s.formulas],
-                "sources": [f.source for f in s.formulas],
-                "equations": [equation_text(f) for f in s.formulas],
-                "solved_for": [v.name for v in s.unknowns],
-                "rearranged": {
-                    v.name: f"{v.name} = {Printer(_name)(s.roots[v.name].layout)}"
-                    for v in s.unknowns
-                },
-                "substituted": {
-                    v.name: Printer(leaf_text(r, s), substituted=True)(s.roots[v.name].layout)
-                    for v in s.unknowns
-                },
-                "results": {
-                    v.name: qty(r._exact(v.name), v, r._display(v.name)) for v in s.unknowns
-                },
-                "rounding": s.rounding,
-                **({"cancelled": list(s.cancel.names), "note": s.note} if s.cancel else {}),
-            }
-            for s in r.steps
-        ],
+        "steps": [_step_dict(r, s) for s in r.steps],
         "checks": [
             {
                 "formula": c.formula.name,
@@ -454,7 +424,7 @@ def to_dict(r: Result) -> dict:
         "set_aside": [
             {
                 "name": n,
-                **qty(g.quantity, g.variable),
+                **_quantity(r, g.quantity, g.variable),
                 "origin": g.origin,
                 "source": g.note,
                 "reason": why,
@@ -473,6 +443,40 @@ def to_dict(r: Result) -> dict:
             "seconds_per_layer": r.layer_table.seconds,
             "operators": [dataclasses.asdict(row) for row in r.layer_table.rows],
         },
+    }
+
+
+def _quantity(
+    r: Result, q: pint.Quantity, var: Variable | None = None, shown: pint.Quantity | None = None
+) -> dict:
+    """A value in `to_dict`: its magnitude and unit as computed, and the text shown."""
+    return {
+        "value": float(q.magnitude),
+        "unit": format_unit(q.units, style="ascii"),
+        "text": r._fmt(q if shown is None else shown, var),
+    }
+
+
+def _step_dict(r: Result, s: StepRecord) -> dict:
+    """A step in `to_dict`: its formulas, rearranged and substituted, and what it gave."""
+    return {
+        "formulas": [f.name for f in s.formulas],
+        "titles": [f.title for f in s.formulas],
+        "sources": [f.source for f in s.formulas],
+        "equations": [equation_text(f) for f in s.formulas],
+        "solved_for": [v.name for v in s.unknowns],
+        "rearranged": {
+            v.name: f"{v.name} = {Printer(_name)(s.roots[v.name].layout)}" for v in s.unknowns
+        },
+        "substituted": {
+            v.name: Printer(leaf_text(r, s), substituted=True)(s.roots[v.name].layout)
+            for v in s.unknowns
+        },
+        "results": {
+            v.name: _quantity(r, r._exact(v.name), v, r._display(v.name)) for v in s.unknowns
+        },
+        "rounding": s.rounding,
+        **({"cancelled": list(s.cancel.names), "note": s.note} if s.cancel else {}),
     }
 
 

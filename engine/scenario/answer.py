@@ -466,34 +466,7 @@ def _answer(
         givens[name] = value
         where = _line(scenario, (*section.where, "givens", name))
         origins[name] = f"section {section.title}{where}"
-    records: RecordNames = {**scenario.records, **section.records}
-    options: _Options = {
-        "tolerance": scenario.tolerance,
-        "on_inconsistent": "warn",
-        **records,
-    }
-    from napkinmath.whatif.spread import is_spread
-
-    spread = any(is_spread(v) for v in givens.values())
-    if section.units and not spread:
-        options["units"] = section.units
-    if scenario.achievable:
-        if spread:
-            raise _located(
-                scenario,
-                ("records", "achievable"),
-                "achievable applies to "
-                f"single answers; section {section.title!r} has a ranged given",
-            )
-        options["achievable"] = True
-    if spread:
-        options.pop("on_inconsistent")
-        if options.pop("precision", None):
-            raise _located(
-                scenario,
-                (*section.where, "precision"),
-                "precision applies to single answers; a given of this section is a range",
-            )
+    options = _options(scenario, section, givens)
     try:
         whole = solve(list(section.ask), **options, **givens)
     except NapkinError as exc:
@@ -533,6 +506,40 @@ def _answer(
         checked,
         budget,
     )
+
+
+def _options(scenario: Scenario, section: Section, givens: Mapping[str, object]) -> _Options:
+    """The solve options of a section: the plan's tolerance, records and units, achievable
+    rates and precision for single answers only (refused where a given is a range)."""
+    from napkinmath.whatif.spread import is_spread
+
+    records: RecordNames = {**scenario.records, **section.records}
+    options: _Options = {
+        "tolerance": scenario.tolerance,
+        "on_inconsistent": "warn",
+        **records,
+    }
+    spread = any(is_spread(v) for v in givens.values())
+    if section.units and not spread:
+        options["units"] = section.units
+    if scenario.achievable:
+        if spread:
+            raise _located(
+                scenario,
+                ("records", "achievable"),
+                "achievable applies to "
+                f"single answers; section {section.title!r} has a ranged given",
+            )
+        options["achievable"] = True
+    if spread:
+        options.pop("on_inconsistent")
+        if options.pop("precision", None):
+            raise _located(
+                scenario,
+                (*section.where, "precision"),
+                "precision applies to single answers; a given of this section is a range",
+            )
+    return options
 
 
 def _needed_only(

@@ -105,6 +105,41 @@ def sweep(
                 **givens,
             )
     names = target_names(targets)
+    over, gpus, models = _axes_asked(names, over, givens, gpu, model, tolerance, points)
+    budget.check_records(len(gpus) * len(models), "sweep")
+    records = [(o, len(r)) for o, r in (("gpu", gpus), ("model", models)) if len(r) > 1]
+    counted = [(name, axis_length(value, points)) for name, value in over.items()]
+    if all(n is not None for _, n in counted):  # refused before any value is read
+        budget.check_sweep([*counted, *records], len(names))  # type: ignore[list-item]
+    axes = [to_axis(value, variable(name), points) for name, value in over.items()]
+    budget.check_sweep([*((a.name, len(a.values)) for a in axes), *records], len(names))
+    parts = [
+        _sweep_records(names, axes, givens, g, m, tolerance, achievable, precision)
+        for g, m in itertools.product(gpus, models)
+    ]
+    table = _table(names, axes, parts, gpus, models)
+    if achievable:
+        table.notes.append(
+            "--achievable: peak_flops and hbm_bandwidth are each record's "
+            "measured figures where it holds them (napkin hardware NAME shows "
+            "them with their sources), else its datasheet peaks; peak_flops "
+            "stays the datasheet's where the question reads an MFU"
+        )
+    table.notes.extend(readings(givens))  # "peak_flops: 989 TFLOP/s, read as per GPU"
+    return table
+
+
+def _axes_asked(
+    names: tuple[str, ...],
+    over: Mapping[str, object] | None,
+    givens: dict[str, object],
+    gpu: object,
+    model: object,
+    tolerance: float,
+    points: object,
+) -> tuple[dict[str, object], list, list]:
+    """The swept inputs (a range or a list given is an axis too: moved out of `givens`) and
+    the records of each kind, once the sweep's arguments are checked."""
     check_tolerance(tolerance)
     if isinstance(points, bool) or not isinstance(points, int):
         raise InputError(
@@ -137,27 +172,7 @@ def sweep(
             raise InputError(f"{name} is both swept and given: drop one", name)
         if name in names:
             raise InputError(f"{name} is both swept and a target: drop one", name)
-    budget.check_records(len(gpus) * len(models), "sweep")
-    records = [(o, len(r)) for o, r in (("gpu", gpus), ("model", models)) if len(r) > 1]
-    counted = [(name, axis_length(value, points)) for name, value in over.items()]
-    if all(n is not None for _, n in counted):  # refused before any value is read
-        budget.check_sweep([*counted, *records], len(names))  # type: ignore[list-item]
-    axes = [to_axis(value, variable(name), points) for name, value in over.items()]
-    budget.check_sweep([*((a.name, len(a.values)) for a in axes), *records], len(names))
-    parts = [
-        _sweep_records(names, axes, givens, g, m, tolerance, achievable, precision)
-        for g, m in itertools.product(gpus, models)
-    ]
-    table = _table(names, axes, parts, gpus, models)
-    if achievable:
-        table.notes.append(
-            "--achievable: peak_flops and hbm_bandwidth are each record's "
-            "measured figures where it holds them (napkin hardware NAME shows "
-            "them with their sources), else its datasheet peaks; peak_flops "
-            "stays the datasheet's where the question reads an MFU"
-        )
-    table.notes.extend(readings(givens))  # "peak_flops: 989 TFLOP/s, read as per GPU"
-    return table
+    return over, gpus, models
 
 
 def _sweep_records(
