@@ -8,7 +8,7 @@ Candidates are the undetermined variables nearest the targets in the formula gra
 makes the search fast without changing what it finds: each candidate is first tested
 incrementally against the library's matching with the knowns (`planning_graph.possible`);
 a screen propagates the knowns through formulas with one unknown left and small blocks
-(`_propagated` once per knowns, then `_propagates` per candidate, its blocks found by
+(`_propagated` once per screen, then `_propagates` per candidate, its blocks found by
 `_new_block` from what changed, the same blocks `_block` finds from scratch); only what the
 screen passes is confirmed by planning (`determines`), at most `MAX_CONFIRMATIONS` times.
 """
@@ -440,7 +440,8 @@ def _new_block(
 
 
 def _fixes(formula_names: list[str], unknowns: frozenset[str]) -> bool:
-    """Whether these formulas fix these unknowns (quick numeric rank, cached)."""
+    """Whether these formulas fix these unknowns (the quick numeric rank; the decision is
+    kept with the library's facts: `invert.remembered`)."""
     return not is_singular(tuple(sorted(formula_names)), tuple(sorted(unknowns)), True)
 
 
