@@ -408,12 +408,12 @@ def _lower_function(expr: sympy.Expr) -> Ceiling | Floor | Pow2Ceil | Call:
         return Floor(*args)
     if isinstance(expr, pow2_ceil):
         return Pow2Ceil(*args)
-    name = _CALL_NAMES.get(type(expr).__name__, type(expr).__name__)
+    name = CALL_NAMES.get(type(expr).__name__, type(expr).__name__)
     return Call(name, args)
 
 
 #: how a function is named in print (the sympy class name otherwise)
-_CALL_NAMES = {"log": "ln", "Max": "max", "Min": "min", "normal_quantile": "Φ⁻¹"}
+CALL_NAMES = {"log": "ln", "Max": "max", "Min": "min", "normal_quantile": "Φ⁻¹"}
 #: the LaTeX of a printed function name that is not a plain word
 _CALL_LATEX = {"Φ⁻¹": "\\Phi^{-1}"}
 

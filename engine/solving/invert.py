@@ -50,7 +50,8 @@ class Compiled:
     """An expression and a float function of its arguments (in base units).
 
     `tree` is None only for an expression with no tree form (compiled by sympy's lambdify);
-    `expr` (sympy) and `layout` (for printing) are made from the tree on first use.
+    `expr` (sympy) and `layout` (for printing) are made from the tree on first use, the
+    layout without sympy (`napkinmath.library.tree_layout`).
     """
 
     __slots__ = ("_expr", "_layout", "args", "fn", "tree")
@@ -77,9 +78,14 @@ class Compiled:
     @property
     def layout(self) -> Layout:
         if self._layout is None:
-            from napkinmath.library.print_layout import lower
+            if self.tree is not None:  # the same layout as lower(self.expr), without sympy
+                from napkinmath.library.tree_layout import lower_tree
 
-            self._layout = lower(self.expr)
+                self._layout = lower_tree(self.tree)
+            else:
+                from napkinmath.library.print_layout import lower
+
+                self._layout = lower(self.expr)
         return self._layout
 
     def at(self, values: Mapping[str, float]) -> float:
