@@ -162,14 +162,11 @@ def test_a_forged_library_entry_of_the_wrong_shape_is_declared_afresh(
 #: resealed rearrangements of the fleet equation for n_gpus that W12 reads (issue 44): each
 #: must be dropped and solved again, never compiled, printed or believed
 FORGED_ROOTS = {
-    "an unknown name": [["s", "os_system"], ["sym", "os_system"]],
-    "a huge integer": [["i", 10**1000], ["int", 10**1000]],
-    "300 levels": [
-        __import__("json").loads('["^", ' * 300 + '["s", "mfu"]' + ', ["i", 2]]' * 300),
-        ["sym", "mfu"],
-    ],
-    "a π node printed as a name": [["c", "Pi", 99.0], ["sym", "x"]],
-    "a wrong value, well formed": [["c", "Pi", 3.141592653589793], ["num", 3.141592653589793]],
+    "an unknown name": ["s", "os_system"],
+    "a huge integer": ["i", 10**1000],
+    "300 levels": __import__("json").loads('["^", ' * 300 + '["s", "mfu"]' + ', ["i", 2]]' * 300),
+    "a π node of another value": ["c", "Pi", 99.0],
+    "a wrong value, well formed": ["c", "Pi", 3.141592653589793],
 }
 
 

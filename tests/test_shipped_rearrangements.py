@@ -38,7 +38,6 @@ def test_the_shipped_set_was_built_from_this_source():
 def test_a_sample_of_shipped_roots_equals_what_sympy_finds_now():
     import sympy
 
-    from napkinmath.library.print_layout import to_json
     from napkinmath.solving.invert import solved_for
 
     same_sympy = _index()["sympy"] == sympy.__version__
@@ -48,7 +47,7 @@ def test_a_sample_of_shipped_roots_equals_what_sympy_finds_now():
         f = formulas()[name]
         stored = json.loads((shipped.FOLDER / f"{name}.json").read_text())["roots"]
         for variable, roots in sorted(stored.items()):
-            fresh = [[r.tree, to_json(r.layout)] for r in solved_for(f, variable)]
+            fresh = [r.tree for r in solved_for(f, variable)]
             fresh = json.loads(json.dumps(fresh))
             if same_sympy:
                 assert roots == fresh, f"{name} for {variable} differs: run `{REBUILD}`"
@@ -70,7 +69,7 @@ def test_every_shipped_root_satisfies_its_formula():
         lhs, rhs = sides(f)
         stored = json.loads((shipped.FOLDER / f"{name}.json").read_text())["roots"]
         for variable, roots in sorted(stored.items()):
-            compiled = [compile_tree(from_json(tree)) for tree, _ in roots]
+            compiled = [compile_tree(from_json(tree)) for tree in roots]
             held = tried = 0
             for _ in range(60):
                 point = {v.name: 10 ** rng.uniform(-2, 2) for v in f.variables}
@@ -114,7 +113,7 @@ def test_every_shipped_coupled_block_is_in_its_shard_and_its_solutions_solve_it(
             assert block == sorted(block) and unknowns == sorted(unknowns), key
             fs = [formulas()[f] for f in block]
             compiled = [
-                [compile_tree(from_json(tree)) for tree, _ in solution] for solution in solutions
+                [compile_tree(from_json(tree)) for tree in solution] for solution in solutions
             ]
             held = tried = 0
             for _ in range(40):
@@ -271,7 +270,7 @@ def test_a_stale_or_malformed_shipped_set_is_ignored(monkeypatch, tmp_path):
     folder.mkdir()
     (folder / shipped.INDEX).write_text(json.dumps(index))
     (folder / "fleet_equation.json").write_text(
-        json.dumps({"formula": "fleet_equation", "roots": {"train_time": [[["exec", "x"], 1]]}})
+        json.dumps({"formula": "fleet_equation", "roots": {"train_time": [["exec", "x"]]}})
     )
     (folder / "training_compute.json").write_bytes(b"{" + b" " * (shipped.LIMIT + 10) + b"}")
     (folder / shipped.FACTS).write_text("not json")

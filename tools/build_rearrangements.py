@@ -5,7 +5,8 @@
 
 Every library formula that can be inverted is solved with sympy for each of its variables,
 exactly as a question would solve it (`napkinmath.solving.invert.solved_for`), and written as
-JSON trees with their print layouts: one file per formula and an index holding the digest of
+JSON trees (their print layouts are made from them, `napkinmath.library.tree_layout`): one
+file per formula and an index holding the digest of
 the library's source. Then a fixed workload of questions (each formula's variables from the
 others, random chains through the graph, seed `SEED`, and every variable from a GPU record
 with at most one of its neighbours) is answered with nothing on disk,
@@ -67,7 +68,6 @@ def build(target: Path = TARGET, previous: Previous | None = None) -> int:
     from napkinmath import deadline
     from napkinmath.catalog.lookup import formulas
     from napkinmath.catalog.snapshot import source_digest
-    from napkinmath.library.print_layout import to_json
     from napkinmath.library.stored import declared
     from napkinmath.solving import shipped as shipping
     from napkinmath.solving.invert import solved_for
@@ -91,7 +91,7 @@ def build(target: Path = TARGET, previous: Previous | None = None) -> int:
                 print(f"left out: {f.name} for {v.name} ({stopped})", file=sys.stderr)
                 continue
             if found and all(r.tree is not None for r in found):
-                roots[v.name] = [[r.tree, to_json(r.layout)] for r in found]
+                roots[v.name] = [r.tree for r in found]
         if roots:
             (built / f"{f.name}.json").write_text(_dump({"formula": f.name, "roots": roots}))
             shipped.append(f.name)
@@ -310,17 +310,17 @@ def _block_roots(known: dict) -> dict[str, object]:
 def restamp(target: Path = TARGET) -> str:
     """Key the shipped set to this source without solving anything again, where that is
     sound: the library this source declares is the shipped library.json row for row, and
-    every shipped root's print layout is the one this code makes from its tree. Then the
-    set holds exactly what a build would put there from the same formulas (the roots and
-    facts are facts about them, checked by content in tests/test_shipped_rearrangements.py),
+    every shipped root is a tree this code reads (their print layouts are made from the
+    trees when printed, not stored). Then the set holds exactly what a build would put
+    there from the same formulas (the roots and facts are facts about them, checked by
+    content in tests/test_shipped_rearrangements.py),
     and an edit to code the digest covers that changes neither (the registries of
     `library.declare`, say) need not cost a build. Returns the new digest, or stops with
     what differs."""
     from napkinmath.catalog.lookup import formulas
     from napkinmath.catalog.snapshot import source_digest
-    from napkinmath.library.print_layout import to_json
+    from napkinmath.library import tree
     from napkinmath.library.stored import declared
-    from napkinmath.solving.invert import from_tree
 
     source = source_digest()
     if source is None:
@@ -338,9 +338,13 @@ def restamp(target: Path = TARGET) -> str:
     for name in index["formulas"]:
         entry = json.loads((target / f"{name}.json").read_text())
         for variable, roots in entry["roots"].items():
-            for tree, layout in roots:
-                if json.loads(_dump(to_json(from_tree(tree).layout))) != layout:
-                    raise SystemExit(f"the layout of {name} for {variable} differs: rebuild")
+            for root in roots:
+                try:
+                    tree.from_json(root)
+                except (TypeError, ValueError):
+                    raise SystemExit(
+                        f"a root of {name} for {variable} is no tree: rebuild"
+                    ) from None
     for file, data in (("index.json", index), ("library.json", shipped)):
         (target / file).write_text(_dump({**data, "source": source}))
     return source

@@ -233,7 +233,9 @@ def _negated(tree: Tree) -> Tree:
     if tree[0] == "*" and tree[1][0][0] in _NUMBERS:
         coefficient = -_value(tree[1][0])
         rest = list(tree[1][1:])
-        return _product(rest) if coefficient == 1 else ("*", (_number(coefficient), *rest))
+        if coefficient == 1 and isinstance(coefficient, Fraction):  # sympy keeps 1.0 * x
+            return _product(rest)
+        return ("*", (_number(coefficient), *rest))
     if tree[0] == "+":
         return ("+", tuple(_negated(t) for t in tree[1]))
     return _product([("i", -1), tree])

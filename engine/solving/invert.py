@@ -322,22 +322,18 @@ def rearranged(f: Formula, unknown: str | sympy.Symbol) -> tuple[Compiled, ...]:
     if library:
         stored = disk_store().get("roots", key)
         if stored is not None:
-            found = tuple(from_tree(t, layout) for t, layout in stored)
+            found = tuple(from_tree(t) for t in stored)
             if _plausible(f, name, found):
                 return found
     roots = solved_for(f, name)
     if library and all(r.tree is not None for r in roots):
-        from napkinmath.library.print_layout import to_json
-
-        disk_store().put("roots", key, [(r.tree, to_json(r.layout)) for r in roots])
+        disk_store().put("roots", key, [r.tree for r in roots])
     return roots
 
 
-def _reads_only(tree: Tree, layout: Layout, readable: set[str]) -> bool:
-    """Whether a stored root reads (and prints) only the variables it may."""
-    from napkinmath.library.print_layout import names_in
-
-    return tree_names(tree) <= readable and names_in(layout) <= readable
+def _reads_only(tree: Tree, readable: set[str]) -> bool:
+    """Whether a stored root reads (and so prints) only the variables it may."""
+    return tree_names(tree) <= readable
 
 
 #: the point a stored root is checked at: each variable this far into its bounds (base units)
@@ -350,7 +346,7 @@ def _plausible(f: Formula, name: str, roots: tuple[Compiled, ...]) -> bool:
     only), satisfies `f` at a probe point where it evaluates. A forged or broken entry is
     dropped and solved again."""
     readable = {v.name for v in f.variables} - {name}
-    if not all(r.tree is not None and _reads_only(r.tree, r.layout, readable) for r in roots):
+    if not all(r.tree is not None and _reads_only(r.tree, readable) for r in roots):
         return False
     if _extremes_in(f):
         return True
@@ -415,12 +411,11 @@ def _joint_roots(
         stored = disk_store().get("joint", key)
         readable = {v.name for f in fs for v in f.variables} - set(unknowns)
         if stored is not None and all(
-            len(solution) == len(unknowns)
-            and all(_reads_only(t, layout, readable) for t, layout in solution)
+            len(solution) == len(unknowns) and all(_reads_only(t, readable) for t in solution)
             for solution in stored
         ):
             return tuple(
-                {n: from_tree(t, layout) for n, (t, layout) in zip(unknowns, solution, strict=True)}
+                {n: from_tree(t) for n, t in zip(unknowns, solution, strict=True)}
                 for solution in stored
             )
     symbols = tuple(symbol_of(n) for n in unknowns)
@@ -428,13 +423,7 @@ def _joint_roots(
         {s.name: c for s, c in solution.items()} for solution in solved_jointly(fs, symbols)
     )
     if library and all(c.tree is not None for sol in solutions for c in sol.values()):
-        from napkinmath.library.print_layout import to_json
-
-        disk_store().put(
-            "joint",
-            key,
-            [[(sol[n].tree, to_json(sol[n].layout)) for n in unknowns] for sol in solutions],
-        )
+        disk_store().put("joint", key, [[sol[n].tree for n in unknowns] for sol in solutions])
     return solutions
 
 
@@ -531,8 +520,9 @@ class _Store:
         return None if self.folder is None else f"{self.folder}/{kind}-{name}"
 
     def get(self, kind: str, key: str):
-        """The stored rearrangement (trees with layouts) or fact, or None when absent or
-        malformed: the set shipped with the package first, then the cache on disk."""
+        """The stored rearrangement (its trees; their layouts are made from them) or fact, or
+        None when absent or malformed: the set shipped with the package first, then the
+        cache on disk."""
         import json
 
         from napkinmath import cache
@@ -565,7 +555,7 @@ class _Store:
             if kind == "singular":
                 return found if isinstance(found, bool) else None
             if kind == "roots":
-                return [(tree.from_json(t), print_layout.from_json(layout)) for t, layout in found]
+                return [tree.from_json(t) for t in found]
             if kind == "cancel":  # see napkinmath.solving.cancel
                 return (
                     found
@@ -583,10 +573,7 @@ class _Store:
                         for step in found
                     )
                 )
-            return [
-                [(tree.from_json(t), print_layout.from_json(layout)) for t, layout in solution]
-                for solution in found
-            ]
+            return [[tree.from_json(t) for t in solution] for solution in found]
         except (UnicodeDecodeError, KeyError, TypeError, ValueError, RecursionError):
             return None
 

@@ -4,7 +4,8 @@ Every library formula solved for each of its variables depends only on the libra
 source, so `tools/build_rearrangements.py` solves them all with sympy and writes them to
 `napkinmath/library/rearrangements/`: an index (the source's digest,
 `napkinmath.catalog.snapshot.source_digest`, and the formulas it holds) and one JSON file per
-formula, `{variable: [[tree, layout], ...]}`, beside `facts.json` (the planner's
+formula, `{variable: [tree, ...]}` (a root's print layout is made from its tree,
+`napkinmath.library.tree_layout`), beside `facts.json` (the planner's
 singularity facts and cancelling compositions that a broad set of questions reaches) and
 the coupled blocks solved jointly, in `JOINT_SHARDS` files by their key's digest (those the
 questions reach, every block of two formulas and every block of three of one subject that
