@@ -2,7 +2,8 @@
 
 Each fast path's docstring names the test that holds it equal to the plain path:
 
-- given values (`text.values._fast_reading`, `_fast_number`; plain: `_full_reading`):
+- given values (`text.values._fast_reading`, `_fast_number`, `_fast_quantity`; plain:
+  `_full_reading`):
   tests/test_speed_values.py;
 - the planner's graph work (`planning_graph._kuhn` resumed, `trimmed`; plain: the reference
   versions there) and the suggestion search's structural test (`possible_singles`, all

@@ -295,31 +295,119 @@ def test_the_fast_path_steps_aside_for_other_forms_and_errors(text, name):
 
 
 # --- Quantities of napkinmath's registry (the Python API's givens) -------------------------
+QUANTITY_UNITS = (
+    "B",
+    "GB",
+    "GiB",
+    "TB",
+    "Gb",
+    "param",
+    "token",
+    "GPU",
+    "s",
+    "h",
+    "day",
+    "week",
+    "ms",
+    "FLOP",
+    "TFLOP",
+    "USD",
+    "percent",
+    "sequence",
+    "W",
+    "kW",
+    "TFLOP/(s*GPU)",
+    "TFLOP/s",
+    "GB/s",
+    "TB/(s*GPU)",
+    "GB/GPU",
+    "B/param",
+    "token/sequence",
+    "USD/(GPU*h)",
+    "dimensionless",
+    "GPU/node",
+    "node",
+    "B/token",
+    "1/s",
+)
+MAGNITUDES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.floats(-1e6, 1e6),
+    st.integers(-(10**400), 10**400),
+    st.integers(0, 10**9),
+    st.sampled_from([0, 0.0, -0.0, 1, 7e9, 1e-160, 1e160, 1e300, 5e-324, 2**1100]),
+)
+
+
+def _full_quantity(quantity, var):
+    try:
+        return values._full_reading(quantity, var)
+    except InputError as exc:
+        return exc
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(magnitude=MAGNITUDES, unit=st.sampled_from(QUANTITY_UNITS), name=st.sampled_from(NAMES))
+def test_the_quantity_fast_path_reads_as_the_full_path(magnitude, unit, name):
+    """The same Quantity (number, units, their order) and note, or it steps aside: errors,
+    notes and other registries are the full path's."""
+    var = nm.variables()[name]
+    quantity = nm.Quantity(magnitude, unit)
+    fast = values._fast_quantity(quantity, var)
+    full = _full_quantity(quantity, var)
+    if fast is not None:
+        assert not isinstance(full, InputError), (quantity, name, fast, full)
+        assert _same(fast, full), (quantity, name, fast, full)
+    try:
+        read = values.read_given(quantity, var)
+    except InputError as exc:
+        assert isinstance(full, InputError) and str(exc) == str(full)
+    else:
+        assert _same(read, full)
 
 
 @pytest.mark.parametrize(
-    ("magnitude", "unit", "name", "expected"),
+    ("magnitude", "unit", "name"),
     [
-        (7e9, "param", "params", "7e9 param"),
-        (3, "week", "train_time", "3 week"),
-        (989.5, "TFLOP/(s*GPU)", "peak_flops", "989.5 TFLOP/(s*GPU)"),
-        (80, "GiB/GPU", "hbm_capacity", "85.899345920 GB/GPU"),
-        (0.4, "dimensionless", "mfu", "0.4"),
+        (7e9, "param", "params"),
+        (3, "week", "train_time"),
+        (989.5, "TFLOP/(s*GPU)", "peak_flops"),
+        (2.5, "USD/(GPU*h)", "price_per_gpu_hour"),
+        (80, "GiB/GPU", "hbm_capacity"),
+        (0.4, "dimensionless", "mfu"),
+        (4, "dimensionless", "tp"),
     ],
 )
-def test_api_quantities_are_read_in_the_variables_unit(magnitude, unit, name, expected):
+def test_api_quantities_of_the_right_dimension_take_the_fast_path(magnitude, unit, name):
     var = nm.variables()[name]
-    read = values.read_given(nm.Quantity(magnitude, unit), var)
-    assert read.quantity.to(var.unit).magnitude == pytest.approx(
-        nm.Quantity(expected).to(var.unit).magnitude, rel=1e-12
-    )
+    fast = values._fast_quantity(nm.Quantity(magnitude, unit), var)
+    assert fast is not None, "a Quantity of the variable's dimension needs no full reading"
+    assert _same(fast, values._full_reading(nm.Quantity(magnitude, unit), var))
 
 
-def test_a_quantity_of_another_registry_is_read_by_its_units():
+@pytest.mark.parametrize(
+    ("magnitude", "unit", "name"),
+    [
+        (989, "TFLOP/s", "peak_flops"),  # read as per GPU: the full path writes the note
+        (40, "percent", "mfu"),
+        (0.4, "GPU", "tp"),  # "40 percent" is 0.4; a plain tp has no GPU
+        (-1, "GB/GPU", "hbm_capacity"),  # out of range: the full path's error
+        (1e300, "TB/GPU", "hbm_capacity"),  # overflows in the variable's unit
+        (float("nan"), "GPU", "n_gpus"),
+        (10**400, "GPU", "n_gpus"),
+    ],
+)
+def test_the_quantity_fast_path_steps_aside(magnitude, unit, name):
+    var = nm.variables()[name]
+    assert values._fast_quantity(nm.Quantity(magnitude, unit), var) is None
+
+
+def test_a_quantity_of_another_registry_takes_the_full_path():
     import pint
 
     other = pint.UnitRegistry()
     var = nm.variables()["train_time"]
+    assert values._fast_quantity(other.Quantity(3, "week"), var) is None
     assert values.read_given(other.Quantity(3, "week"), var).quantity == nm.Quantity(21, "day")
 
 
