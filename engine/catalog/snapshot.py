@@ -1,8 +1,9 @@
 """The declared library kept on disk, so that a solve needs neither sympy nor the formula modules.
 
 Declaring the library imports sympy and builds every formula (most of a cold start). Once
-declared, its names, units, bounds, defaults, sources and expression trees (`tree`) with their
-print layouts (`napkinmath.library.print_layout`) are written to the user's cache directory in
+declared, its names, units, bounds, defaults, sources and expression trees (`tree`; their print
+layouts are made from them when printed, `napkinmath.library.tree_layout`) are written to the
+user's cache directory in
 a JSON file keyed by a hash of everything that decides them: the formula modules, the code that
 declares, lays out and inverts them, the unit definitions and sympy's version. The next process
 reads that file instead; objects read back make their sympy counterparts on first use.

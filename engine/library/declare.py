@@ -179,10 +179,20 @@ class _Expressions:
 
     @cached_property
     def layouts(self) -> tuple[Any, Any]:  # (print layouts: print_layout.Layout)
-        """The two sides laid out for printing (`napkinmath.library.print_layout.lower`)."""
-        from napkinmath.library.print_layout import lower
+        """The two sides laid out for printing: from their trees, without sympy
+        (`napkinmath.library.tree_layout`), or for a side with no tree form by sympy
+        (`napkinmath.library.print_layout.lower`, which gives the same layouts)."""
+        from napkinmath.library.tree import NoTreeError
 
-        return tuple(lower(side) for side in self._sympy_sides())  # type: ignore
+        try:
+            trees = self.trees
+        except NoTreeError:
+            from napkinmath.library.print_layout import lower
+
+            return tuple(lower(side) for side in self._sympy_sides())  # type: ignore
+        from napkinmath.library.tree_layout import lower_tree
+
+        return lower_tree(trees[0]), lower_tree(trees[1])
 
     def _sympy_sides(self) -> tuple[sympy.Expr, sympy.Expr]:
         raise NotImplementedError

@@ -3,8 +3,9 @@ package (`napkinmath.catalog.snapshot`), and how rows are read back, checked, in
 library's registries.
 
 A variable's row holds its name, unit, description, LaTeX, bounds, default, display unit
-and roundings; a formula's or constraint's its fields, its two sides as expression trees
-(`napkinmath.library.tree`) and their print layouts (`napkinmath.library.print_layout`). What
+and roundings; a formula's or constraint's its fields and its two sides as expression trees
+(`napkinmath.library.tree`; their print layouts are made from the trees when printed,
+`napkinmath.library.tree_layout`). What
 is read back is data, checked field by field and node by node (a tree may name only its
 formula's variables), never code. This module decides the stored form, so its source is
 hashed into the key of every stored and shipped entry (`snapshot.digest`); the code that
@@ -19,7 +20,7 @@ from typing import Any
 from napkinmath.library import declare
 
 #: bump when a row's layout changes
-FORMAT = "3"
+FORMAT = "4"
 
 
 def declared() -> dict | None:
@@ -60,8 +61,6 @@ def _variable(v: declare.Variable) -> list:
 
 
 def _formula(f: declare.Formula) -> list:
-    from napkinmath.library import print_layout
-
     return [
         f.name,
         f.title,
@@ -74,13 +73,10 @@ def _formula(f: declare.Formula) -> list:
         [v.name for v in f.variables],
         f.assumption,
         *f.trees,
-        *map(print_layout.to_json, f.layouts),
     ]
 
 
 def _constraint(c: declare.Constraint) -> list:
-    from napkinmath.library import print_layout
-
     return [
         c.name,
         c.title,
@@ -93,7 +89,6 @@ def _constraint(c: declare.Constraint) -> list:
         list(c.touch),
         c.refuse,
         *c.trees,
-        *map(print_layout.to_json, c.layouts),
     ]
 
 
@@ -202,13 +197,12 @@ def _read_constraint(row: list, variables: dict[str, declare.Variable]) -> decla
 
 
 def _attach(f: declare.Formula | declare.Constraint, stored: list) -> None:
-    """Trees and layouts, checked: a tree may read only the formula's own variables."""
-    from napkinmath.library import print_layout, tree
+    """The two trees, checked: a tree may read only the formula's own variables."""
+    from napkinmath.library import tree
 
-    if len(stored) != 4:
-        raise ValueError("expected two trees and two layouts")
+    if len(stored) != 2:
+        raise ValueError("expected two trees")
     trees = (tree.from_json(stored[0]), tree.from_json(stored[1]))
     if not (tree.names(trees[0]) | tree.names(trees[1])) <= {v.name for v in f.variables}:
         raise ValueError(f"{f.name}: a tree reads a variable the formula does not have")
     f.__dict__["trees"] = trees
-    f.__dict__["layouts"] = (print_layout.from_json(stored[2]), print_layout.from_json(stored[3]))
