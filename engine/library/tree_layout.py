@@ -8,9 +8,10 @@ generators ordered by `default_sort_key`), which terms carry a minus sign
 sympy's own argument order, so the same decisions can be taken on it: this module writes
 sympy's rules for the node kinds a tree has (symbols, integers, rationals, floats, the
 constants pi and E, sums, products, powers and functions). On 2026-12-07 it gave every one of
-the 3,484 layouts the library ships (each formula's and constraint's sides, every root and
-every coupled block's solution) exactly; `tests/test_tree_layout.py` holds it to them and to
-`lower` on random expressions.
+the 3,484 layouts the library then shipped (each formula's and constraint's sides, every root
+and every coupled block's solution) exactly, and since then the library ships trees alone;
+`tests/test_tree_layout.py` holds it to `lower` on every shipped tree and on random
+expressions.
 """
 
 from __future__ import annotations
