@@ -15,8 +15,8 @@ and the rare reader that wants sympy gets the same expression back (`to_sympy`).
 
 The float functions compute exactly what the closures over the sympy tree computed before
 (sums by `math.fsum`, products left to right, a numeric exponent as a float), so answers do
-not change by a bit. Code is generated from a validated tree only: variable names and numbers
-never become source text, so a tampered cache file can give wrong numbers, never run code.
+not change by a bit. They are closures over the tree's nodes: no code is generated or
+executed, so a tampered cache file can give wrong numbers, never run code.
 """
 
 from __future__ import annotations
@@ -176,48 +176,53 @@ def number(tree: Tree) -> float:
 
 
 def compile_tree(tree: Tree) -> tuple[tuple[str, ...], Callable[..., float]]:
-    """(argument names sorted, a float function of them) computing `tree`."""
+    """(argument names sorted, a float function of them) computing `tree`: closures over
+    its nodes, no generated code. Each node computes as the code generated from trees
+    before did (a sum by `math.fsum`, two or three factors left to right, more by
+    `math.prod`, a numeric exponent as a float), so answers do not change by a bit."""
     args = tuple(sorted(names(tree)))
-    index = {name: f"a{i}" for i, name in enumerate(args)}
-    constants: dict[str, object] = {"fsum": math.fsum, "prod": math.prod}
-    body = _source(tree, index, constants)
-    source = f"def _compiled({', '.join(index.values())}):\n    return {body}\n"
-    namespace: dict[str, object] = dict(constants)
-    exec(compile(source, "<napkinmath formula>", "exec"), namespace)  # from a checked tree
-    return args, namespace["_compiled"]  # type: ignore[return-value]
+    node = _closure(tree, {name: i for i, name in enumerate(args)})
+
+    def compiled(*values: float) -> float:
+        return node(values)
+
+    return args, compiled
 
 
-def _source(tree: Tree, index: Mapping[str, str], constants: dict[str, object]) -> str:
+Node = Callable[[tuple[float, ...]], Any]
+
+
+def _closure(tree: Tree, index: Mapping[str, int]) -> Node:
+    """A function of the arguments (by position, `index`) computing `tree`."""
     kind = tree[0]
     if kind == "s":
-        return index[tree[1]]
+        i = index[tree[1]]
+        return lambda a: a[i]
     if is_number(tree):
-        return _constant(number(tree), constants)
+        value = number(tree)
+        return lambda a: value
     if kind == "^":
-        base = _source(tree[1], index, constants)
-        exponent = (
-            _constant(number(tree[2]), constants)
-            if is_number(tree[2])
-            else _source(tree[2], index, constants)
-        )
-        return f"({base} ** {exponent})"
-    parts = [_source(a, index, constants) for a in tree[-1]]
+        base = _closure(tree[1], index)
+        if is_number(tree[2]):
+            k = number(tree[2])
+            return lambda a: base(a) ** k
+        exponent = _closure(tree[2], index)
+        return lambda a: base(a) ** exponent(a)
+    parts = [_closure(arg, index) for arg in tree[-1]]
     if kind == "+":
-        return f"fsum(({', '.join(parts)},))"
+        return lambda a: math.fsum([p(a) for p in parts])
     if kind == "*":
-        if len(parts) in (2, 3):
-            return f"({' * '.join(parts)})"
-        return f"prod(({', '.join(parts)},))"
+        if len(parts) == 2:
+            first, second = parts
+            return lambda a: first(a) * second(a)
+        if len(parts) == 3:
+            first, second, third = parts
+            return lambda a: first(a) * second(a) * third(a)
+        return lambda a: math.prod([p(a) for p in parts])
     if kind == "fn" and tree[1] in _FUNCTIONS:
-        name = _constant(_FUNCTIONS[tree[1]], constants)
-        return f"{name}({', '.join(parts)})"
+        function = _FUNCTIONS[tree[1]]
+        return lambda a: function(*[p(a) for p in parts])
     raise NoTreeError(str(kind))
-
-
-def _constant(value: object, constants: dict[str, object]) -> str:
-    name = f"k{len(constants)}"
-    constants[name] = value
-    return name
 
 
 def evaluate(tree: Tree, values: Mapping[str, float]) -> float:

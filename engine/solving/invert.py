@@ -10,9 +10,10 @@ rearrangement sympy found once, in any process, is read back without importing s
 library formula's single-variable rearrangements also ship with the package, built from its
 source (`napkinmath.solving.shipped`): they are read first.
 
-Compiling turns a tree into a small Python function: fixed operators and a fixed table of math
-functions over numbered arguments (`tree.compile_tree`); nothing a user typed or a file holds
-becomes source text.
+Compiling turns a tree into closures over its nodes: fixed operators and a fixed table of math
+functions over numbered arguments (`tree.compile_tree`); no code is generated, so nothing a
+user typed or a file holds becomes source text. (An expression with no tree form, rare, is
+compiled by sympy's lambdify.)
 """
 
 from __future__ import annotations
