@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 from napkinmath.library import print_layout as pl
-from napkinmath.library.tree import Tree
+from napkinmath.library.tree import Tree, names
 
 _NUMBERS = ("i", "r", "f")
 #: sympy's class keys (`Basic.class_key`) of the node kinds, for its sort keys
@@ -44,18 +44,8 @@ Number = Fraction | float
 
 
 def lower_tree(tree: Tree) -> pl.Layout:
-    """The layout of `tree`: `print_layout.lower(to_sympy(tree))`, without sympy. (A tree
-    read as JSON, its nodes lists, is taken as the tuples it stands for.)"""
-    return _lower(_as_tuples(tree))
-
-
-def _as_tuples(node: Any) -> Any:
-    if isinstance(node, (list, tuple)):
-        return tuple(_as_tuples(x) for x in node)
-    return node
-
-
-def _lower(tree: Tree) -> pl.Layout:
+    """The layout of `tree` (as `tree.from_json` reads it): `print_layout.lower(to_sympy(tree))`,
+    without sympy."""
     kind = tree[0]
     if kind == "s":
         return pl.Name(tree[1])
@@ -72,7 +62,7 @@ def _lower(tree: Tree) -> pl.Layout:
     if kind == "^":
         return _lower_power(tree)
     if kind == "fn":
-        args = tuple(_lower(a) for a in tree[2])
+        args = tuple(lower_tree(a) for a in tree[2])
         if tree[1] == "ceiling":
             return pl.Ceiling(*args)
         if tree[1] == "floor":
@@ -91,7 +81,7 @@ def _lower_sum(tree: Tree) -> pl.Sum:
     laid = []
     for term in terms:
         negative = _minus(term)
-        laid.append(pl.Term(negative, _lower(_negated(term) if negative else term)))
+        laid.append(pl.Term(negative, lower_tree(_negated(term) if negative else term)))
     return pl.Sum(tuple(laid))
 
 
@@ -118,21 +108,21 @@ def _lower_product(args: list[Tree]) -> pl.Product:
     if negative:
         numerator, denominator, negative = _absorb_sign(numerator, denominator)
     laid = [
-        pl.Root(2, _lower_product(list(f[1]))) if f[0] == "roots" else _lower(f)
+        pl.Root(2, _lower_product(list(f[1]))) if f[0] == "roots" else lower_tree(f)
         for f in _merge_roots(numerator)
     ]
-    return pl.Product(negative, tuple(laid), tuple(_lower(f) for f in denominator))
+    return pl.Product(negative, tuple(laid), tuple(lower_tree(f) for f in denominator))
 
 
 def _lower_power(tree: Tree) -> pl.Root | pl.Reciprocal | pl.Power:
     base, exponent = tree[1], tree[2]
     if exponent[0] == "r" and exponent[1] == 1 and exponent[2] in (2, 3, 4):
-        return pl.Root(exponent[2], _lower(base))
+        return pl.Root(exponent[2], lower_tree(base))
     if _negative_number(exponent):
         return pl.Reciprocal(_lower_product([_ONE, tree]))  # sympy's Mul(1, x**-k)
     whole = exponent[1] if exponent[0] == "i" else None
     simple = exponent[0] in ("s", "f")
-    return pl.Power(_lower(base), base[0] == "s", _lower(exponent), whole, simple)
+    return pl.Power(lower_tree(base), base[0] == "s", lower_tree(exponent), whole, simple)
 
 
 def _absorb_sign(
@@ -179,19 +169,6 @@ def _number(value: Number) -> Tree:
     return ("r", value.numerator, value.denominator)
 
 
-def _has_names(tree: Tree) -> bool:
-    kind = tree[0]
-    if kind == "s":
-        return True
-    if kind in ("+", "*"):
-        return any(_has_names(a) for a in tree[1])
-    if kind == "^":
-        return _has_names(tree[1]) or _has_names(tree[2])
-    if kind == "fn":
-        return any(_has_names(a) for a in tree[2])
-    return False
-
-
 def _float(tree: Tree) -> float:
     """The value of a tree without names (sympy's `complex(expr)` of a number expression)."""
     from napkinmath.library.tree import evaluate
@@ -201,7 +178,7 @@ def _float(tree: Tree) -> float:
 
 def _negative_number(tree: Tree) -> bool:
     """sympy's `expr.is_number and expr < 0`."""
-    return not _has_names(tree) and _float(tree) < 0
+    return not names(tree) and _float(tree) < 0
 
 
 def _power(base: Tree, exponent: Tree) -> Tree:
@@ -353,7 +330,7 @@ def _ordered_terms(tree: Tree) -> list[Tree]:
             weight = complex(float(_value(term)))
         elif rest != _ONE:
             for factor in rest[1] if rest[0] == "*" else (rest,):
-                if not _has_names(factor):
+                if not names(factor):
                     weight *= _float(factor)
                     continue
                 generator, exponent = _split_power(factor)
