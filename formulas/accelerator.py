@@ -74,6 +74,7 @@ gpus_per_node = var(
     symbol="g",
     default=8,
     default_note=("8 GPUs per node, as in NVIDIA HGX/DGX baseboards"),
+    whole=True,
 )
 # Rental price of one accelerator for one hour (an assumption: prices move).
 price_per_gpu_hour = var(

@@ -63,6 +63,7 @@ gpus_per_pod = var(
     "GPU",
     "accelerators in one pod or scale-up domain (TPU v5e 256, v5p 8,960)",
     symbol="n_{pod}",
+    whole=True,
 )
 # Peak dense FLOP/s of one pod.
 pod_peak_flops = var("pod_peak_flops", "PFLOP/s", "peak dense FLOP/s of one pod", symbol="P_{pod}")

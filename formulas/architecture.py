@@ -80,6 +80,7 @@ embedding_matrices = var(
         "as in Llama 3 8B/70B/405B, Mixtral and Qwen3-235B); 1 for tied models (GPT-2, Llama "
         "3.2 1B/3B, Gemma)"
     ),
+    whole=True,
 )
 # Weight matrices of the MLP: 3 for a gated MLP (SwiGLU: gate, up, down), 2 for a plain one.
 mlp_matrices = var(
@@ -92,10 +93,15 @@ mlp_matrices = var(
         "a gated (SwiGLU) MLP with three matrices, as in Llama, Mistral, Mixtral and Qwen "
         "(Shazeer 2020); GPT-2/GPT-3 use a plain two-matrix MLP"
     ),
+    whole=True,
 )
 # Inner width of a dense MLP block (config.json intermediate_size).
 ffn_size = var(
-    "ffn_size", "", "inner width of a dense MLP block (intermediate_size, d_ff)", symbol="d_{ff}"
+    "ffn_size",
+    "",
+    "inner width of a dense MLP block (intermediate_size, d_ff)",
+    symbol="d_{ff}",
+    whole=True,
 )
 # Inner width of one routed expert (config.json moe_intermediate_size; Mixtral intermediate_size).
 moe_ffn_size = var(
@@ -103,9 +109,12 @@ moe_ffn_size = var(
     "",
     "inner width of one routed expert's MLP (moe_intermediate_size)",
     symbol="d_{ff,E}",
+    whole=True,
 )
 # Layers whose MLP is a mixture of experts.
-n_moe_layers = var("n_moe_layers", "", "layers whose MLP is a mixture of experts", symbol="L_{MoE}")
+n_moe_layers = var(
+    "n_moe_layers", "", "layers whose MLP is a mixture of experts", symbol="L_{MoE}", whole=True
+)
 # Parameters of the vocabulary matrices (input embedding, and output head unless tied).
 embedding_params = var(
     "embedding_params",

@@ -102,10 +102,16 @@ allreduce_time_tree = var(
 )
 # Ranks of the all-reduce inside one node (or NVLink domain).
 local_ranks = var(
-    "local_ranks", "", "ranks of a collective inside one node (8 on an HGX node)", symbol="g"
+    "local_ranks",
+    "",
+    "ranks of a collective inside one node (8 on an HGX node)",
+    symbol="g",
+    whole=True,
 )
 # Nodes (or NVLink domains) the all-reduce spans.
-node_ranks = var("node_ranks", "", "nodes (NVLink domains) a collective spans", symbol="N")
+node_ranks = var(
+    "node_ranks", "", "nodes (NVLink domains) a collective spans", symbol="N", whole=True
+)
 # Per-direction bandwidth each GPU has inside the node.
 intra_node_bandwidth = var(
     "intra_node_bandwidth",
@@ -144,6 +150,7 @@ torus_axes = var(
     symbol="n_{ax}",
     default=1,
     default_note="a collective over one torus axis (one mesh dimension)",
+    whole=True,
 )
 # Axes of the chips' torus: 2 (TPU v5e, v6e), 3 (TPU v4, v5p).
 torus_dims = var(
@@ -151,6 +158,7 @@ torus_dims = var(
     "",
     "axes of the chips' ICI torus (TPU v5e and v6e 2, v5p 3): the most a collective can use",
     symbol="d_{torus}",
+    whole=True,
 )
 # All-gather on bidirectional rings.
 torus_allgather_time = var(
@@ -195,6 +203,7 @@ tp_allreduces_per_layer = var(
         "4 all-reduces per layer per micro-batch in training: after attention and after the "
         "MLP, forward and backward (Megatron-LM); 2 for inference, forward only"
     ),
+    whole=True,
 )
 # Bytes each rank sends for tensor parallelism per layer.
 tp_comm_bytes_per_layer = var(

@@ -42,7 +42,7 @@ OVERLAP = (
 
 # --- Variables -----------------------------------------------------------------------------
 # Ranks taking part in the collective (the ring's length).
-n_ranks = var("n_ranks", "", "ranks in the collective (ring length)", symbol="n")
+n_ranks = var("n_ranks", "", "ranks in the collective (ring length)", symbol="n", whole=True)
 # Buffer size S of the collective (for an all-reduce, each rank's whole buffer).
 message_bytes = var(
     "message_bytes",

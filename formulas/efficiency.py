@@ -9,7 +9,7 @@ measurements.
     mbu_achievable          = mbu / hbm_efficiency          (MBU against the measured bandwidth)
     mfu_achievable          = mfu / matmul_efficiency       (MFU against the measured matmul)
     bandwidth_gap_explained = (1/hbm_efficiency − 1) / (1/mbu − 1)
-    prefill_mfu             = prompt_tokens · C_tok,fwd
+    prefill_mfu             = prompt_tokens · C_tok,pre
                               / (prefill_time_measured · n_gpus · peak_flops)
 
 A datasheet peak is a clock times the units on the die; a matmul or a memory read measured on
@@ -27,7 +27,7 @@ matrices).
 from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, formula, var
 
 from .accelerator import hbm_bandwidth, peak_flops, peak_flops_fp8
-from .flops import PALM_B, inference_flop_per_token_with_attention
+from .flops import PALM_B, prefill_flop_per_token
 from .inference import kv_cache_memory, prompt_tokens
 from .inference_metrics import DATABRICKS_2023, mbu
 from .model import weight_memory
@@ -217,9 +217,7 @@ formula(
     "MFU of a measured prefill",
     Eq(
         prefill_mfu,
-        prompt_tokens
-        * inference_flop_per_token_with_attention
-        / (prefill_time_measured * n_gpus * peak_flops),
+        prompt_tokens * prefill_flop_per_token / (prefill_time_measured * n_gpus * peak_flops),
     ),
     source=f"{PALM_B} (MFU against the datasheet peak)",
     subject=SUBJECT,

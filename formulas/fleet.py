@@ -74,6 +74,7 @@ pooling_gpus_saved = var(
     "accelerators a shared pool saves against peak-sized dedicated fleets",
     symbol="\\Delta n_{pool}",
     bounds=Bounds(0.0, float("inf"), lo_inclusive=True),
+    whole=True,
 )
 
 # --- Formulas ------------------------------------------------------------------------------

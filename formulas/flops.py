@@ -7,6 +7,9 @@ with and without activation recomputation.
     inference_attention_flop_per_token       = k_a · n_layers · n_heads · head_dim · seq_len
     inference_flop_per_token_with_attention  = inference_flop_per_token
                                              + inference_attention_flop_per_token  (2N + 4·L·H·Q·s)
+    prefill_attention_flop_per_token         = k_a · n_layers · n_heads · head_dim · prompt_len
+    prefill_flop_per_token                   = inference_flop_per_token
+                                             + prefill_attention_flop_per_token  (2N + 4·L·H·Q·l_in)
     megatron_model_flops              = B·s · (6·(12·L·h² + V·h) + 12·L·h·s)
                                       = 72·B·s·L·h²·(1 + s/(6h) + V/(12·h·L))     (no recompute)
     megatron_hardware_flops_selective = 72·B·s·L·h²·(1 + s/(3h) + V/(12·h·L))   (selective)
@@ -32,7 +35,7 @@ Llama 3 8B four times the parameters' 6N.
 
 from napkinmath.library.declare import Eq, formula, var
 
-from .inference import forward_flop_per_param_token, inference_flop_per_token
+from .inference import forward_flop_per_param_token, inference_flop_per_token, prompt_len
 from .memory import params_per_entry
 from .model import head_dim, hidden_size, n_heads, n_layers, seq_len, vocab_size
 from .sources import KORTHIKANTI_2022
@@ -98,6 +101,20 @@ inference_flop_per_token_with_attention = var(
     "forward FLOPs per token with attention over the context (2N + 4·L·H·Q·s)",
     symbol="C_{tok,fwd}",
 )
+# Forward attention FLOPs of one prompt token against its prompt.
+prefill_attention_flop_per_token = var(
+    "prefill_attention_flop_per_token",
+    "FLOP/token",
+    "forward attention FLOPs of one prompt token over its prompt of prompt_len (4·L·H·Q·l_in)",
+    symbol="C_{attn,pre}",
+)
+# Forward FLOPs per prompt token with attention.
+prefill_flop_per_token = var(
+    "prefill_flop_per_token",
+    "FLOP/token",
+    "forward FLOPs per prompt token with attention over the prompt (2N + 4·L·H·Q·l_in)",
+    symbol="C_{tok,pre}",
+)
 # Megatron's model FLOPs of one iteration.
 megatron_model_flops = var(
     "megatron_model_flops",
@@ -152,8 +169,8 @@ formula(
     source=f"{PALM_B} (its forward third)",
     subject="inference",
     note=(
-        "a generated token attends to seq_len cached positions: 4·L·H·Q·s; for a prefill "
-        "the causal mask halves the average"
+        "a generated token attends to seq_len cached positions: 4·L·H·Q·s (a prompt's "
+        "tokens attend over the prompt: prefill_attention_flop_per_token)"
     ),
 )
 
@@ -167,6 +184,30 @@ formula(
     source=f"{PALM_B} (its forward third)",
     subject="inference",
     note="2N for the weights plus the attention over the context",
+)
+
+formula(
+    "prefill_attention_flop_per_token",
+    "Forward attention FLOPs per prompt token",
+    Eq(
+        prefill_attention_flop_per_token,
+        attention_flop_per_pair * n_layers * n_heads * head_dim * prompt_len,
+    ),
+    source=f"{PALM_B} (its forward third)",
+    subject="inference",
+    note=(
+        "a prompt token meets every token of its prompt: 4·L·H·Q·l_in, the full square as "
+        "PaLM counts it (causal kernels skip the masked half, so this is the larger figure)"
+    ),
+)
+
+formula(
+    "prefill_flop_per_token",
+    "Forward FLOPs per prompt token with attention",
+    Eq(prefill_flop_per_token, inference_flop_per_token + prefill_attention_flop_per_token),
+    source=f"{PALM_B} (its forward third)",
+    subject="inference",
+    note="2N for the weights plus the attention over the prompt",
 )
 
 formula(

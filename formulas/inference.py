@@ -71,7 +71,11 @@ kv_bytes_per_token = var(
 )
 # MLA: rank of the compressed joint key-value latent (DeepSeek-V2/V3: 512).
 kv_lora_rank = var(
-    "kv_lora_rank", "", "MLA compressed KV latent dimension (DeepSeek-V3: 512)", symbol="d_c"
+    "kv_lora_rank",
+    "",
+    "MLA compressed KV latent dimension (DeepSeek-V3: 512)",
+    symbol="d_c",
+    whole=True,
 )
 # MLA: decoupled RoPE key dimension cached beside the latent (DeepSeek-V2/V3: 64).
 qk_rope_head_dim = var(
@@ -79,6 +83,7 @@ qk_rope_head_dim = var(
     "",
     "MLA decoupled RoPE key dimension, cached per token (DeepSeek-V3: 64)",
     symbol="d_h^R",
+    whole=True,
 )
 # KV cache held for a batch of sequences at a context length.
 kv_cache_memory = var(
@@ -185,6 +190,26 @@ inference_flop_per_token = var(
 prompt_tokens = var(
     "prompt_tokens", "token", "prompt (input) tokens processed in a prefill", symbol="s_{in}"
 )
+# Prompt tokens of one sequence (request): the context a prefill attends over.
+prompt_len = var(
+    "prompt_len",
+    "token/sequence",
+    "prompt (input) tokens of one sequence (request): the context its prefill attends over",
+    symbol="l_{in}",
+)
+# Sequences whose prompts one prefill runs together.
+prefill_sequences = var(
+    "prefill_sequences",
+    "sequence",
+    "sequences (requests) whose prompts one prefill runs together",
+    symbol="b_{pre}",
+    default=1,
+    default_note=(
+        "one request's prompt per prefill, so prompt_tokens is one sequence's prompt; give "
+        "prefill_sequences (or prompt_len) for a batch of prompts"
+    ),
+    whole=True,
+)
 # Time of that prefill when compute-bound (time to first token, no queueing).
 prefill_time = var(
     "prefill_time",
@@ -208,7 +233,8 @@ decode_arithmetic_intensity = var(
 decode_compute_bound_batch = var(
     "decode_compute_bound_batch",
     "sequence",
-    "batch size at which decode turns compute-bound (weights only, KV reads left out)",
+    "batch size at which a decode step's compute time reaches its memory time (weights and "
+    "KV cache read)",
     symbol="b^{*}",
 )
 
@@ -318,33 +344,4 @@ formula(
     source=ROOFLINE_2009,
     subject=SUBJECT,
     note="kernels below this many FLOP per HBM byte are bandwidth-bound",
-)
-
-formula(
-    "decode_arithmetic_intensity",
-    "Arithmetic intensity of a decode step",
-    Eq(
-        decode_arithmetic_intensity,
-        batch_size * tokens_per_step * inference_flop_per_token / (weight_memory + kv_cache_memory),
-    ),
-    source=f"{ROOFLINE_2009}; {POPE_2022}",
-    subject=SUBJECT,
-    note="compare with ridge_point: below it the step is bandwidth-bound",
-)
-
-formula(
-    "decode_compute_bound_batch",
-    "Batch where decode turns compute-bound",
-    Eq(
-        decode_compute_bound_batch,
-        ridge_point * weight_memory / (tokens_per_step * inference_flop_per_token),
-    ),
-    source=f"{ROOFLINE_2009}; {POPE_2022}",
-    subject=SUBJECT,
-    note=(
-        "a step's b·k·2·N_active FLOP over its N_total·b_w weight bytes reaches the "
-        "ridge point at b* = ridge · b_w · N_total / (2 · k · N_active); dense bf16 "
-        "(b_w = 2 B/param, k = 1): b* is the ridge point in number (295 on H100); KV "
-        "reads grow with the batch and push it higher"
-    ),
 )

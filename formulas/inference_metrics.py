@@ -27,7 +27,7 @@ bytes per token follow from the hidden size alone, n_heads/n_kv_heads times what
 (Llama 3 70B: 2.62 MB against 327,680 B per token).
 """
 
-from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, formula, var
+from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, Typical, formula, var
 
 from .accelerator import hbm_bandwidth, nvlink_bandwidth_bidirectional, peak_flops
 from .architecture import ffn_size
@@ -84,6 +84,9 @@ mbu = var(
     "against the peak HBM bandwidth",
     symbol="\\mathrm{MBU}",
     bounds=FRACTION,
+    typical=Typical(
+        0.3, 0.9, 0.05, 0.95, "the 30–90% of HBM bandwidth that decode reaches in practice"
+    ),
 )
 # KV-cache bytes per token if every attention head kept its own K and V.
 kv_bytes_per_token_mha = var(

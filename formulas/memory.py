@@ -155,6 +155,7 @@ n_gpus_for_state = var(
     "accelerators whose HBM holds the training state alone (rounded up)",
     symbol="n_{state}",
     rounding=("n_gpus_for_state_whole_nodes",),
+    whole=True,
 )
 # The same, as whole nodes.
 n_gpus_for_state_whole_nodes = var(
@@ -162,6 +163,7 @@ n_gpus_for_state_whole_nodes = var(
     "GPU",
     "accelerators to hold the training state, in whole nodes",
     symbol="n_{state,node}",
+    whole=True,
 )
 # Training state on each GPU, nothing sharded (plain data parallelism, ZeRO stage 0).
 zero0_memory_per_gpu = var(
@@ -211,15 +213,21 @@ optimizer_shards = var(
     "",
     "data-parallel ranks the optimizer state is split over (ZeRO ≥ 1)",
     symbol="n_{o}",
+    whole=True,
 )
 gradient_shards = var(
     "gradient_shards",
     "",
     "data-parallel ranks the gradients are split over (ZeRO ≥ 2)",
     symbol="n_{g}",
+    whole=True,
 )
 weight_shards = var(
-    "weight_shards", "", "data-parallel ranks the weights are split over (ZeRO-3)", symbol="n_{w}"
+    "weight_shards",
+    "",
+    "data-parallel ranks the weights are split over (ZeRO-3)",
+    symbol="n_{w}",
+    whole=True,
 )
 # Training state on one GPU under the layout's tp, pp and ZeRO stage.
 training_state_memory_per_gpu = var(
@@ -284,7 +292,7 @@ params_per_entry = var(
     default_note="each entry of a trained matrix is one parameter",
 )
 # LoRA rank r.
-lora_rank = var("lora_rank", "", "LoRA rank r", symbol="r")
+lora_rank = var("lora_rank", "", "LoRA rank r", symbol="r", whole=True)
 # Input dimension of an adapted matrix (average over the adapted matrices).
 lora_d_in = var("lora_d_in", "", "input dimension of an adapted matrix (average)", symbol="d_{in}")
 # Output dimension of an adapted matrix (average over the adapted matrices).
@@ -297,6 +305,7 @@ lora_target_matrices = var(
     "",
     "matrices adapted per layer (q, k, v, o: 4; all linear: 7)",
     symbol="n_{tgt}",
+    whole=True,
 )
 # d_in + d_out summed over the four attention projections of one layer (LoRA's usual targets).
 lora_attention_dims = var(

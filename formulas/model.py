@@ -20,19 +20,25 @@ params_total = var(
     symbol="N_{\\mathrm{total}}",
 )
 # Transformer layers.
-n_layers = var("n_layers", "", "transformer layers", symbol="L")
+n_layers = var("n_layers", "", "transformer layers", symbol="L", whole=True)
 # Model (hidden) dimension.
-hidden_size = var("hidden_size", "", "hidden (model) dimension", symbol="h")
+hidden_size = var("hidden_size", "", "hidden (model) dimension", symbol="h", whole=True)
 # Attention (query) heads.
-n_heads = var("n_heads", "", "attention (query) heads", symbol="a")
+n_heads = var("n_heads", "", "attention (query) heads", symbol="a", whole=True)
 # Key/value heads (= n_heads for MHA, fewer for GQA, 1 for MQA).
 n_kv_heads = var(
-    "n_kv_heads", "", "key/value heads (GQA; 1 for MQA, n_heads for MHA)", symbol="a_{\\mathrm{kv}}"
+    "n_kv_heads",
+    "",
+    "key/value heads (GQA; 1 for MQA, n_heads for MHA)",
+    symbol="a_{\\mathrm{kv}}",
+    whole=True,
 )
 # Dimension of one attention head.
-head_dim = var("head_dim", "", "dimension of one attention head", symbol="d_{\\mathrm{head}}")
+head_dim = var(
+    "head_dim", "", "dimension of one attention head", symbol="d_{\\mathrm{head}}", whole=True
+)
 # Vocabulary size.
-vocab_size = var("vocab_size", "", "vocabulary size", symbol="V")
+vocab_size = var("vocab_size", "", "vocabulary size", symbol="V", whole=True)
 # Tokens in one sequence (context length).
 seq_len = var("seq_len", "token/sequence", "tokens per sequence (context length)", symbol="s")
 # Sequences processed together.

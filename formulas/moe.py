@@ -31,10 +31,10 @@ LEPIKHIN_2020 = (
 
 # --- Variables -----------------------------------------------------------------------------
 # Routed experts in each MoE layer.
-n_experts = var("n_experts", "", "routed experts per MoE layer", symbol="E")
+n_experts = var("n_experts", "", "routed experts per MoE layer", symbol="E", whole=True)
 # Experts each token is routed to (top-k).
 experts_per_token = var(
-    "experts_per_token", "", "routed experts each token uses (top-k)", symbol="k_{E}"
+    "experts_per_token", "", "routed experts each token uses (top-k)", symbol="k_{E}", whole=True
 )
 # Parameters of one routed expert, summed over the MoE layers.
 expert_params = var(
@@ -60,7 +60,11 @@ active_param_fraction = var(
 )
 # Routed experts each expert-parallel rank holds.
 experts_per_rank = var(
-    "experts_per_rank", "", "routed experts held by each expert-parallel rank", symbol="E_{rank}"
+    "experts_per_rank",
+    "",
+    "routed experts held by each expert-parallel rank",
+    symbol="E_{rank}",
+    whole=True,
 )
 
 # --- Formulas ------------------------------------------------------------------------------

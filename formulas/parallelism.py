@@ -50,6 +50,7 @@ tp = var(
     symbol="t",
     default=1,
     default_note="no tensor parallelism (tp = 1) unless given",
+    whole=True,
 )
 # Sequence-parallel degree (Megatron's sequence parallelism, Korthikanti et al. 2022 §4.2.2):
 # the ranks that split along the sequence what tensor parallelism leaves whole (layer norms,
@@ -66,6 +67,7 @@ sp = var(
         "are kept whole on every tensor-parallel rank (Korthikanti et al. 2022, Table 2); "
         "give sp = tp when Megatron's --sequence-parallel is on"
     ),
+    whole=True,
 )
 # Pipeline-parallel degree: stages the layers are cut into.
 pp = var(
@@ -75,6 +77,7 @@ pp = var(
     symbol="p",
     default=1,
     default_note="no pipeline parallelism (pp = 1) unless given",
+    whole=True,
 )
 # Context-parallel degree: ranks that split each sequence along its length.
 cp = var(
@@ -84,10 +87,15 @@ cp = var(
     symbol="c",
     default=1,
     default_note="no context parallelism (cp = 1) unless given",
+    whole=True,
 )
 # Data-parallel degree: model replicas, each on its own share of the batch.
 dp = var(
-    "dp", "", "data-parallel degree: model replicas (ranks that shard ZeRO/FSDP state)", symbol="d"
+    "dp",
+    "",
+    "data-parallel degree: model replicas (ranks that shard ZeRO/FSDP state)",
+    symbol="d",
+    whole=True,
 )
 # Expert-parallel degree: ranks the experts of an MoE layer are spread over.
 ep = var(
@@ -100,6 +108,7 @@ ep = var(
         "no expert parallelism (ep = 1) unless given; ep reuses the data-parallel ranks "
         "(Megatron-Core), so it does not multiply the GPU count"
     ),
+    whole=True,
 )
 # Accelerators driven by one rank (process): 1 in torchrun, Megatron-LM, DeepSpeed and NCCL.
 gpus_per_rank = var(
@@ -112,6 +121,7 @@ gpus_per_rank = var(
         "one accelerator per rank (process), as torchrun, Megatron-LM, "
         "DeepSpeed and NCCL collectives run"
     ),
+    whole=True,
 )
 # Sequences in one optimizer step, over every data-parallel replica.
 global_batch = var(
@@ -126,6 +136,7 @@ n_microbatches = var(
     "",
     "micro-batches per replica per step (gradient-accumulation steps)",
     symbol="m",
+    whole=True,
 )
 # Model chunks per pipeline stage in Megatron's interleaved schedule (1 = plain 1F1B).
 virtual_pipeline_stages = var(
@@ -135,6 +146,7 @@ virtual_pipeline_stages = var(
     symbol="v",
     default=1,
     default_note="plain 1F1B pipeline schedule, one chunk per stage",
+    whole=True,
 )
 # Micro-batches whose activations the first (busiest) pipeline stage holds at its peak.
 microbatches_in_flight = var(
@@ -143,6 +155,7 @@ microbatches_in_flight = var(
     "micro-batches of n_layers/pp layers whose activations the first pipeline stage holds at "
     "once (1F1B: pp; interleaved: pp + (pp − 1)/v)",
     symbol="m_{fl}",
+    whole=True,
 )
 # How full the pipeline runs: the first stage's micro-batches in flight over a full 1F1B's.
 pipeline_fill = var(

@@ -81,6 +81,7 @@ nvlink_domain_nodes = var(
     symbol="n_{\\mathrm{NVD}}",
     default="1 node",
     default_note="the NVLink domain is one node (HGX/DGX baseboards); GB200 NVL72 spans 18 trays",
+    whole=True,
 )
 # Accelerators one NVLink domain joins.
 gpus_per_nvlink_domain = var(
@@ -88,6 +89,7 @@ gpus_per_nvlink_domain = var(
     "GPU",
     "accelerators sharing one NVLink domain (a node; a GB200 NVL72 rack: 72)",
     symbol="g_{\\mathrm{NVD}}",
+    whole=True,
 )
 # Per-direction scale-out (NIC) bandwidth of one accelerator.
 scale_out_bandwidth = var(

@@ -228,6 +228,7 @@ standby_gpus = var(
     "accelerators of a warm second cluster held idle for failover",
     symbol="n_{standby}",
     bounds=NON_NEGATIVE,
+    whole=True,
 )
 # How long the standby is held.
 standby_period = var(
@@ -329,7 +330,11 @@ gpu_request_capacity = var(
 )
 # Accelerators dedicated to inference.
 floor_gpus = var(
-    "floor_gpus", "GPU", "accelerators dedicated to inference (the floor)", symbol="n_{floor}"
+    "floor_gpus",
+    "GPU",
+    "accelerators dedicated to inference (the floor)",
+    symbol="n_{floor}",
+    whole=True,
 )
 # Accelerators borrowed from training at the peak.
 borrowed_gpus = var(
@@ -338,6 +343,7 @@ borrowed_gpus = var(
     "accelerators borrowed from training at the peak",
     symbol="n_{borrow}",
     bounds=NON_NEGATIVE,
+    whole=True,
 )
 
 # --- Formulas ------------------------------------------------------------------------------

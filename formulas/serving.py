@@ -66,7 +66,11 @@ time_in_queue = var(
 )
 # Parallel servers of the queue (c); a batching replica counts as one per batch slot.
 n_servers = var(
-    "n_servers", "", "parallel servers c (1 for M/M/1; replicas × batch slots)", symbol="c"
+    "n_servers",
+    "",
+    "parallel servers c (1 for M/M/1; replicas × batch slots)",
+    symbol="c",
+    whole=True,
 )
 # Requests a server works on at once: 1 in the M/M/c model.
 requests_per_server = var(
@@ -95,16 +99,27 @@ n_replicas = var(
     "model replicas serving the traffic",
     symbol="R",
     rounding=("n_replicas_whole", "serving_gpus"),
+    whole=True,
 )
 # Requests one replica serves at once (its decode batch).
 slots_per_replica = var(
-    "slots_per_replica", "", "requests one replica serves at once (its decode batch)", symbol="B"
+    "slots_per_replica",
+    "",
+    "requests one replica serves at once (its decode batch)",
+    symbol="B",
+    whole=True,
 )
 # Replicas rounded up.
-n_replicas_whole = var("n_replicas_whole", "", "model replicas, whole", symbol="\\lceil R \\rceil")
+n_replicas_whole = var(
+    "n_replicas_whole", "", "model replicas, whole", symbol="\\lceil R \\rceil", whole=True
+)
 # Accelerators of every replica.
 serving_gpus = var(
-    "serving_gpus", "GPU", "accelerators of all replicas (whole replicas)", symbol="n_{serve}"
+    "serving_gpus",
+    "GPU",
+    "accelerators of all replicas (whole replicas)",
+    symbol="n_{serve}",
+    whole=True,
 )
 # Price of a million generated tokens.
 cost_per_million_tokens = var(

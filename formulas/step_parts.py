@@ -160,6 +160,7 @@ compute_efficiency = var(
         "every matmul at the datasheet peak (an ideal bound); --achievable binds the record's "
         "measured matmul fraction, or give compute_efficiency"
     ),
+    mistaken_for=("mfu", "hfu", "prefill_mfu"),
 )
 step_model_flops = var(
     "step_model_flops",

@@ -63,7 +63,7 @@ step_time_gap = var(
     bounds=Bounds(-math.inf),
 )
 # Optimizer steps in the whole run.
-train_steps = var("train_steps", "", "optimizer steps in the run", symbol="S")
+train_steps = var("train_steps", "", "optimizer steps in the run", symbol="S", whole=True)
 # Each accelerator's share of a step's tokens.
 tokens_per_gpu_per_step = var(
     "tokens_per_gpu_per_step",

@@ -164,7 +164,12 @@ burst_to_stream_ratio = var(
 )
 # Checkpoints kept on the tier.
 checkpoints_kept = var(
-    "checkpoints_kept", "", "checkpoints kept on the tier", symbol="K", bounds=NON_NEGATIVE
+    "checkpoints_kept",
+    "",
+    "checkpoints kept on the tier",
+    symbol="K",
+    bounds=NON_NEGATIVE,
+    whole=True,
 )
 # Space the kept checkpoints take.
 checkpoint_storage = var(
@@ -207,6 +212,7 @@ storage_nodes = var(
     "node",
     "nodes whose local storage takes part at once, each writing or reading its own share",
     symbol="n_{st}",
+    whole=True,
 )
 
 # Bytes to move: a dataset, a checkpoint, a model.

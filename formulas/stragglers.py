@@ -69,6 +69,7 @@ sync_ranks = var(
     "ranks that wait for each other every step (N: the slowest of them sets the pace)",
     symbol="N",
     bounds=Bounds(1.0, float("inf"), lo_inclusive=True),
+    whole=True,
 )
 # Mean step time of one rank on its own (before it waits for the others).
 rank_step_time_mean = var(

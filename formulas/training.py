@@ -4,7 +4,16 @@ train_compute = flop_per_param_token · params · tokens          (6ND)
 train_time    = train_compute / (n_gpus · peak_flops · mfu)      (fleet equation)
 """
 
-from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, ceiling, formula, pow2_ceil, var
+from napkinmath.library.declare import (
+    FRACTION,
+    NON_NEGATIVE,
+    Eq,
+    Typical,
+    ceiling,
+    formula,
+    pow2_ceil,
+    var,
+)
 
 from .accelerator import gpus_per_node, peak_flops, price_per_gpu_hour
 from .sources import CHOWDHERY_2022, DEFINITION, KAPLAN_2020, NARAYANAN_2021
@@ -37,10 +46,24 @@ n_gpus = var(
     "accelerators (GPUs or chips) in the job",
     symbol="n",
     rounding=("n_gpus_whole_nodes", "n_nodes"),
+    whole=True,
 )
 # Model FLOPs utilization: achieved model FLOP/s over peak (PaLM's MFU).
 mfu = var(
-    "mfu", "", "model FLOPs utilization, achieved / peak", symbol="\\mathrm{MFU}", bounds=FRACTION
+    "mfu",
+    "",
+    "model FLOPs utilization, achieved / peak",
+    symbol="\\mathrm{MFU}",
+    bounds=FRACTION,
+    typical=Typical(
+        0.2,
+        0.5,
+        0.05,
+        0.65,
+        "the 30–50% that large dense training runs report (Llama 3 405B 38–43%, Llama Team "
+        "2024, Table 4; PaLM 46.2%, Chowdhery et al. 2022; MegaScale's 55.2% on 12,288 GPUs, "
+        "Jiang et al. 2024, is the highest widely cited)",
+    ),
 )
 # Wall-clock time of the run.
 train_time = var("train_time", "day", "wall-clock training time", symbol="T")
@@ -51,13 +74,14 @@ train_cost = var("train_cost", "USD", "cost of the training run", symbol="\\$")
 # Cost of one training token.
 cost_per_token = var("cost_per_token", "USD/token", "training cost per token", symbol="c_{D}")
 # Servers needed, rounded up to whole nodes.
-n_nodes = var("n_nodes", "node", "servers (nodes), whole", symbol="n_{\\mathrm{nodes}}")
+n_nodes = var("n_nodes", "node", "servers (nodes), whole", symbol="n_{\\mathrm{nodes}}", whole=True)
 # GPUs provisioned as whole nodes.
 n_gpus_whole_nodes = var(
     "n_gpus_whole_nodes",
     "GPU",
     "accelerators provisioned as whole nodes",
     symbol="n_{\\mathrm{whole}}",
+    whole=True,
 )
 # Extra capacity on top of the computed need, as a fraction (0.15 = 15%).
 margin = var(
@@ -69,11 +93,15 @@ margin = var(
 )
 # GPUs with the margin added, rounded up to whole GPUs.
 n_gpus_with_margin = var(
-    "n_gpus_with_margin", "GPU", "accelerators including the margin", symbol="n_{\\mathrm{margin}}"
+    "n_gpus_with_margin",
+    "GPU",
+    "accelerators including the margin",
+    symbol="n_{\\mathrm{margin}}",
+    whole=True,
 )
 # GPUs rounded up to a power of two.
 n_gpus_pow2 = var(
-    "n_gpus_pow2", "GPU", "accelerators rounded up to a power of two", symbol="n_{2^k}"
+    "n_gpus_pow2", "GPU", "accelerators rounded up to a power of two", symbol="n_{2^k}", whole=True
 )
 
 # --- Formulas ------------------------------------------------------------------------------

@@ -240,7 +240,7 @@ def test_prefill_time_at_the_compute_roof_without_a_shape():
     hand = 2 * 70e9 * 8192 / (4 * 989e12)  # 1.147e15 FLOP / 3.956e15 FLOP/s = 0.29 s
     assert mag(r.value, "s") == pytest.approx(hand)
     text = r.to_text()
-    assert "ASSUMPTION: attention over the context left out" in text
+    assert "ASSUMPTION: attention over the prompt left out" in text
     assert "ASSUMPTION: the time to read the weights left out" in text
 
 

@@ -134,8 +134,8 @@ def test_a_tensor_parallel_decode_step_adds_its_all_reduces():
 
 
 def test_prefill_counts_attention_and_its_all_reduces():
-    # Llama 3 70B on 4 H100, one 4,096-token prompt: 2N + 4·80·64·128·4096 = 1.519e11 FLOP per
-    # token (attention 7% of it); compute 157.2 ms binds over 10.5 ms of weight reads; 160
+    # Llama 3 70B on 4 H100, one 4,096-token prompt (its own context: no seq_len needed):
+    # 2N + 4·80·64·128·4096 = 1.519e11 FLOP per token (attention 7% of it); compute 157.2 ms binds over 10.5 ms of weight reads; 160
     # all-reduces of 8 µs + 1.5 × 67.1 MB / 450 GB/s add 37.1 ms
     r = nm.solve(
         "prefill_time",
@@ -143,7 +143,6 @@ def test_prefill_counts_attention_and_its_all_reduces():
         gpu="H100",
         n_gpus=4,
         prompt_tokens="4096 token",
-        seq_len=4096,
     )
     flop = 2 * 70.6e9 + 4 * 80 * 64 * 128 * 4096
     compute = 4096 * flop / (4 * P)
@@ -151,7 +150,8 @@ def test_prefill_counts_attention_and_its_all_reduces():
     comm = 160 * (ALPHA + 2 * 3 / 4 * 4096 * 8192 * 2 / NVLINK)
     assert r.value.to("s").magnitude == pytest.approx(max(compute, memory) + comm)
     text = r.to_text()
-    assert "Forward attention FLOPs per token" in text and "compute roof binds" in text
+    assert "Forward attention FLOPs per prompt token" in text and "compute roof binds" in text
+    assert "(given but not needed" not in text  # the prompt is the context: no seq_len asked
 
 
 def test_the_batch_for_a_throughput_inverts_through_the_roofline():
@@ -182,7 +182,7 @@ def test_a_throughput_above_the_compute_roof_is_refused_and_says_why(napkin):
         f"seq_len={SEQ}",
     )
     assert status == 2
-    assert "past the compute roof" in err and "Traceback" not in err
+    assert "decode_throughput_ceiling" in err and "Traceback" not in err
 
 
 def test_achievable_applies_the_measured_figures_to_both_roofs():
@@ -247,3 +247,143 @@ def test_a_prefill_all_reduce_time_no_replica_size_gives_is_refused():
             prefill_tp_message_bytes="955.1 MB",
             gpu="H100-SXM",
         )
+
+
+def test_the_throughput_ceiling_is_the_kv_reads_at_long_context():
+    # Llama 3 8B on one H100 at 1,024 tokens of context: per sequence the KV read takes
+    # 131,072 B/token x 1,024 / 3.35 TB/s = 40.1 us against 16.8 us of compute, so throughput
+    # approaches 1 / 40.1 us = 24,959 token/s (not the compute roof's 59.6k) and decode never
+    # turns compute-bound
+    n, layers, heads, hd, kvh, _, _ = MODELS["llama-3-8b"]
+    seq = 1024
+    kv_read = 2 * layers * kvh * hd * 2 * seq / B
+    compute = (2 * n + 4 * layers * heads * hd * seq) / P
+    assert kv_read > compute
+    args = dict(model="llama-3-8b", gpu="H100", n_gpus=1, seq_len=seq)
+    ceiling = nm.solve("decode_throughput_ceiling", **args)
+    assert ceiling.value.to("token/s").magnitude == pytest.approx(1 / kv_read)
+    assert round(1 / kv_read) == 24959
+    with pytest.raises(nm.NapkinError) as refused:
+        nm.solve("decode_compute_bound_batch", model="llama-3-8b", gpu="H100", seq_len=seq)
+    assert "decode never turns compute-bound" in str(refused.value)
+    with pytest.raises(nm.NapkinError) as too_fast:
+        nm.solve("batch_size", decode_throughput="30000 token/s", **args)
+    assert "decode_throughput_ceiling" in str(too_fast.value)
+    reachable = nm.solve("batch_size", decode_throughput="20000 token/s", **args)
+    b = reachable.value.to("sequence").magnitude
+    step = (2 * n + b * kv_read * B) / B
+    assert b / step == pytest.approx(20000, rel=1e-6)
+
+
+def test_the_compute_bound_batch_counts_the_kv_reads():
+    # at 128 tokens of context the KV reads push b* from the ridge point (295) to 422
+    r = nm.solve("decode_compute_bound_batch", model="llama-3-8b", gpu="H100", seq_len=SEQ)
+    assert r.value.to("sequence").magnitude == pytest.approx(ridge("llama-3-8b"))
+    assert "ASSUMPTION" not in "".join(s.note for s in r.steps)
+
+
+# --- issue 46: the inference step's defects, each against a hand calculation ----------------
+QWEN3_MOE = dict(total=235e9, active=22e9, layers=94, heads=64, hd=128, kvh=4, hidden=4096)
+
+
+def qwen3_step(b: int, seq: int = 2048, gpus: int = 8) -> float:
+    """One decode step of Qwen3-235B-A22B (8 of 128 experts per token) on H100s, seconds:
+    the weights the batch's tokens reach, uniform routing."""
+    m = QWEN3_MOE
+    touched = 1 - (1 - 8 / 128) ** b
+    params_read = m["active"] + (m["total"] - m["active"]) * (128 * touched - 8) / (128 - 8)
+    kv = 2 * m["layers"] * m["kvh"] * m["hd"] * 2 * seq
+    memory = (2 * params_read + b * kv) / (gpus * B)
+    compute = b * (2 * m["active"] + 4 * m["layers"] * m["heads"] * m["hd"] * seq) / (gpus * P)
+    comm = 2 * m["layers"] * (ALPHA + 2 * (gpus - 1) / gpus * b * m["hidden"] * 2 / NVLINK)
+    return max(memory, compute) + comm
+
+
+@pytest.mark.parametrize("batch", [1, 32])
+def test_moe_decode_reads_the_experts_its_tokens_reach(batch):
+    r = nm.solve(
+        ["decode_speed", "experts_touched_fraction", "decode_weight_memory"],
+        model="qwen3-235b-a22b",
+        gpu="H100",
+        n_gpus=8,
+        batch_size=batch,
+        seq_len=2048,
+    )
+    assert r["decode_speed"].to("token/(s*sequence)").magnitude == pytest.approx(
+        1 / qwen3_step(batch)
+    )
+    touched = r["experts_touched_fraction"].to("").magnitude
+    assert touched == pytest.approx(1 - (1 - 8 / 128) ** batch)  # 6.25%; 87.3% at 32
+    read = r["decode_weight_memory"].to("GB").magnitude
+    if batch == 1:
+        assert read == pytest.approx(44)  # the 22B active parameters in bf16, not all 470 GB
+        assert 1 / qwen3_step(1) > 6 * 52.46  # the issue's all-experts figure, about 6x slower
+    else:
+        assert 400 < read < 470
+
+
+def test_a_dense_decode_reads_every_weight_said_as_an_assumption():
+    r = nm.solve(
+        "decode_weight_memory", model="llama-3-70b", gpu="H100", batch_size=1, seq_len=SEQ
+    )
+    assert r.value.to("GB").magnitude == pytest.approx(2 * 70.6)
+    assert "ASSUMPTION: every weight read each step: right for a dense model" in r.to_text()
+
+
+def test_prefill_and_decode_answer_together_on_a_tensor_parallel_replica(napkin):
+    status, out, err = napkin(
+        "solve",
+        "prefill_time",
+        "decode_step_time",
+        "--model",
+        "llama-3-70b",
+        "--gpu",
+        "H100",
+        "n_gpus=4",
+        "prompt_tokens=2048",
+        "seq_len=2048",
+        "batch_size=1",
+    )
+    assert status == 0, err
+    _, layers, heads, hd, _, hidden, gpus = MODELS["llama-3-70b"]
+    flop = 2 * 70.6e9 + 4 * layers * heads * hd * 2048
+    comm = 2 * layers * (ALPHA + 2 * (gpus - 1) / gpus * 2048 * hidden * 2 / NVLINK)
+    prefill = max(2048 * flop / (gpus * P), 2 * 70.6e9 / (gpus * B)) + comm
+    assert out.startswith(f"prefill_time = {prefill * 1e3:.4g} ms")
+    memory, compute, step_comm = hand_step("llama-3-70b", 1, seq=2048)
+    assert f"decode_step_time = {(max(memory, compute) + step_comm) * 1e3:.4g} ms" in out
+
+
+def test_an_efficiency_given_is_used_and_an_mfu_given_is_refused(napkin):
+    args = dict(model="llama-3-70b", gpu="H100", n_gpus=4, prompt_tokens="2048 token")
+    full = nm.solve("prefill_compute_time", **args)
+    half = nm.solve("prefill_compute_time", compute_efficiency=0.5, **args)
+    assert half.value.to("s").magnitude == pytest.approx(2 * full.value.to("s").magnitude)
+    status, _, err = napkin(
+        "solve",
+        "prefill_time",
+        "--model",
+        "llama-3-70b",
+        "--gpu",
+        "H100",
+        "n_gpus=4",
+        "prompt_tokens=2048",
+        "mfu=0.5",
+    )
+    assert status == 2 and "Traceback" not in err
+    assert "mfu = 50% is not read by this answer" in err
+    assert "compute_efficiency at its stated default, 100%" in err
+
+
+def test_a_long_prompt_is_its_own_context():
+    # Llama 3 70B on 4 H100, a 32,768-token prompt and no seq_len: 2N + 4·80·64·128·32,768 =
+    # 2.271e11 FLOP per token (attention 38% of it), 1.880 s of compute and 0.288 s of
+    # all-reduces
+    r = nm.solve(
+        "prefill_time", model="llama-3-70b", gpu="H100-SXM", n_gpus=4, prompt_tokens=32768
+    )
+    _, layers, heads, hd, _, hidden, gpus = MODELS["llama-3-70b"]
+    flop = 2 * 70.6e9 + 4 * layers * heads * hd * 32768
+    comm = 2 * layers * (ALPHA + 2 * (gpus - 1) / gpus * 32768 * hidden * 2 / NVLINK)
+    assert r.value.to("s").magnitude == pytest.approx(32768 * flop / (gpus * P) + comm)
+    assert "attention over the prompt left out" not in r.to_text()

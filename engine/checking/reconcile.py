@@ -343,7 +343,7 @@ def _alternative(
     if alt.slip is not None:
         alt.score *= 1 + 6 * alt.slip.score
     figures = _figures(given.base / given.variable.base_factor)
-    if figures >= 3 and alt.slip is None and not _is_count(name):
+    if figures >= 3 and alt.slip is None and not variables()[name].whole:
         alt.score *= 0.85
         alt.findings.append(
             Finding(
@@ -353,10 +353,6 @@ def _alternative(
             )
         )
     return alt
-
-
-def _is_count(name: str) -> bool:
-    return plausible._is_count(name)
 
 
 def _slip(name: str, alt: Alternative) -> Candidate | None:

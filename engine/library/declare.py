@@ -80,6 +80,19 @@ FRACTION = Bounds(0.0, 1.0)
 
 
 @dataclass(frozen=True)
+class Typical:
+    """The values published runs report for a variable (in its unit): `lo`..`hi` is usual,
+    outside it unusual; beyond `hard_lo`..`hard_hi` implausible. `what` says whose values
+    they are, with the sources."""
+
+    lo: float
+    hi: float
+    hard_lo: float
+    hard_hi: float
+    what: str
+
+
+@dataclass(frozen=True)
 class Default:
     """A stated assumption used when the user gives no value: shown as such in every answer."""
 
@@ -105,6 +118,9 @@ class Variable:
         default: Default | tuple | None = None,
         display_unit: str | None = None,
         rounding: tuple[str, ...] = (),
+        whole: bool = False,
+        typical: Typical | None = None,
+        mistaken_for: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.description = description
@@ -114,6 +130,15 @@ class Variable:
         #: name of a forward-only formula output to show next to this variable as a practical
         #: rounding, e.g. n_gpus -> n_nodes ("64 GPU as 8 whole nodes of 8").
         self.rounding = rounding
+        #: a count of whole things (GPUs, layers, heads): a fractional value is implausible
+        #: as a plan, and a column of whole values prints as integers
+        self.whole = whole
+        #: the range published runs report, where one is known (`Typical`)
+        self.typical = typical
+        #: library variables a user may give meaning this one (mfu for a prefill's
+        #: compute_efficiency): given and unused where this variable's default was taken,
+        #: they are refused with this variable named, never set aside
+        self.mistaken_for = mistaken_for
         self.unit_text = unit if isinstance(unit, str) else None
         if not isinstance(unit, str):
             self.__dict__["unit"] = unit
@@ -429,12 +454,18 @@ def var(
     default_note: str = "",
     display_unit: str | None = None,
     rounding: tuple[str, ...] = (),
+    whole: bool = False,
+    typical: Typical | None = None,
+    mistaken_for: tuple[str, ...] = (),
 ) -> sympy.Symbol:
     """Declare a library variable and return its sympy Symbol.
 
     `unit` is a unit expression of the registry ("FLOP/(s*GPU)", "" for a plain number);
     `symbol` is the LaTeX symbol shown in typeset derivations; `default` (with `default_note`
     saying why) is an assumption used only when a question needs it and the user gave none.
+    Domain facts are declared here, not guessed from names: `whole` (a count of whole
+    things), `typical` (the range published runs report) and `mistaken_for` (variables a
+    user may give meaning this one).
     """
     import sympy
 
@@ -465,6 +496,9 @@ def var(
         default_value,
         display_unit,
         rounding,
+        whole,
+        typical,
+        mistaken_for,
     )
     variable.unit_text = unit
     VARIABLES._put(name, variable)

@@ -2,11 +2,11 @@
 package (`napkinmath.catalog.snapshot`), and how rows are read back, checked, into the
 library's registries.
 
-A variable's row holds its name, unit, description, LaTeX, bounds, default, display unit
-and roundings; a formula's or constraint's its fields and its two sides as expression trees
-(`napkinmath.library.tree`; their print layouts are made from the trees when printed,
-`napkinmath.library.tree_layout`). What
-is read back is data, checked field by field and node by node (a tree may name only its
+A variable's row holds its name, unit, description, LaTeX, bounds, default, display unit,
+roundings and domain facts (whole, typical range, mistaken for); a formula's or
+constraint's its fields and its two sides as expression trees (`napkinmath.library.tree`;
+their print layouts are made from the trees when printed, `napkinmath.library.tree_layout`).
+What is read back is data, checked field by field and node by node (a tree may name only its
 formula's variables), never code. This module decides the stored form, so its source is
 hashed into the key of every stored and shipped entry (`snapshot.digest`); the code that
 reads and writes the entries is not.
@@ -14,13 +14,14 @@ reads and writes the entries is not.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
 from napkinmath.library import declare
 
 #: bump when a row's layout changes
-FORMAT = "4"
+FORMAT = "5"
 
 
 def declared() -> dict | None:
@@ -57,6 +58,9 @@ def _variable(v: declare.Variable) -> list:
         default,
         v.display_unit,
         list(v.rounding),
+        v.whole,
+        None if v.typical is None else list(dataclasses.astuple(v.typical)),
+        list(v.mistaken_for),
     ]
 
 
@@ -123,7 +127,19 @@ def _string(value: Any) -> str:
 
 
 def _read_variable(row: list) -> declare.Variable:
-    name, unit, description, latex, bounds, default, display_unit, rounding = row
+    (
+        name,
+        unit,
+        description,
+        latex,
+        bounds,
+        default,
+        display_unit,
+        rounding,
+        whole,
+        typical,
+        mistaken_for,
+    ) = row
     lo, hi, lo_inclusive, hi_inclusive = bounds
     if not all(isinstance(x, (int, float)) and not math.isnan(x) for x in (lo, hi)):
         raise TypeError("bounds")
@@ -142,7 +158,19 @@ def _read_variable(row: list) -> declare.Variable:
         default,
         None if display_unit is None else _string(display_unit),
         tuple(_string(r) for r in rounding),
+        bool(whole),
+        None if typical is None else _typical(typical),
+        tuple(_string(n) for n in mistaken_for),
     )
+
+
+def _typical(row: list) -> declare.Typical:
+    lo, hi, hard_lo, hard_hi, what = row
+    if not all(
+        isinstance(x, (int, float)) and math.isfinite(x) for x in (lo, hi, hard_lo, hard_hi)
+    ):
+        raise TypeError("typical")
+    return declare.Typical(lo, hi, hard_lo, hard_hi, _string(what))
 
 
 def _read_formula(row: list, variables: dict[str, declare.Variable]) -> declare.Formula:

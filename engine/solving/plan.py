@@ -504,6 +504,11 @@ def _fewest_assumptions(
         )
 
     current = assumed(analysis, needed)
+    # the stated assumptions the plan does not use are left out of every trial, so that a
+    # trial cannot trade one for others (a fallback beside its own law fixes the law's
+    # other term: "attention left out" would set a prompt's length to zero)
+    unused = frozenset(n for n in names if formulas()[n].assumption) - current
+    names = names - unused
     for name in sorted(current):
         if name not in current:
             continue

@@ -1,13 +1,12 @@
 """How plausible a value of a library variable is: bounds, the records' range, whole counts,
-and the ranges published runs report.
+and the ranges published runs report (the last two declared with the variables in
+`napkinmath.formulas`: `whole`, `typical`).
 
 `judge(name, base)` returns findings, each a weight (1 = nothing against it) and a reason;
 `napkinmath.checking.reconcile` and `napkinmath.checking.requires` multiply the weights to
-rank the single-input changes that would resolve a disagreement. Sources of the ranges:
+rank the single-input changes that would resolve a disagreement. Sources of what a value
+means:
 
-- MFU of large dense training runs: Llama 3 405B on 16K H100 38–43% (Llama Team, "The Llama 3
-  Herd of Models", 2024, Table 4); PaLM 540B 46.2% (Chowdhery et al. 2022); MegaScale 55.2% on
-  12,288 GPUs (Jiang et al. 2024) is the highest widely cited.
 - Bytes per weight: 2 (BF16), 1 (FP8/INT8), 0.5 (4-bit); values between are mixed or
   k-bit quantisations (GPTQ/AWQ/llama.cpp k-quants).
 - Tokens per decode step above 1: speculative decoding or multi-token prediction
@@ -30,20 +29,6 @@ class Finding:
     reason: str
     verdict: str = ""  # "impossible" / "implausible" / "unusual" / "possible"
 
-
-#: (lo, hi, what) of values that published runs report; outside: "unusual" (weight 0.6),
-#: beyond the hard limits (second pair): "implausible" (0.15)
-TYPICAL: dict[str, tuple[float, float, float, float, str]] = {
-    "mfu": (
-        0.2,
-        0.5,
-        0.05,
-        0.65,
-        "the 30–50% that large dense training runs report (Llama 3 405B 38–43%, PaLM 46.2%; "
-        "MegaScale's 55.2% is the highest widely cited)",
-    ),
-    "mbu": (0.3, 0.9, 0.05, 0.95, "the 30–90% of HBM bandwidth that decode reaches in practice"),
-}
 
 _RECORD_KINDS_SKIP = ("model",)
 
@@ -86,12 +71,6 @@ def shown(name: str, base: float) -> str:
     return format_value(display(base, var), var)
 
 
-def _is_count(name: str) -> bool:
-    var = variables()[name]
-    dims = dict(var.unit.dimensionality.items()) if hasattr(var.unit, "dimensionality") else {}
-    return dims in ({"[accelerator]": 1}, {"[node]": 1}) or name.startswith("n_")
-
-
 def judge(name: str, base: float, gpus_per_node: float = 8.0) -> list[Finding]:
     """What speaks for or against `name` = `base` (base units); empty: nothing known."""
     var = variables().get(name)
@@ -120,7 +99,7 @@ def judge(name: str, base: float, gpus_per_node: float = 8.0) -> list[Finding]:
                     "implausible",
                 )
             )
-    if _is_count(name) and value >= 1:
+    if var.whole and value >= 1:
         if abs(value - round(value)) > 1e-3 * max(1.0, value):
             found.append(Finding(0.2, f"not a whole number ({shown(name, base)})", "implausible"))
         elif name == "n_gpus" and value > gpus_per_node and round(value) % round(gpus_per_node):
@@ -131,14 +110,13 @@ def judge(name: str, base: float, gpus_per_node: float = 8.0) -> list[Finding]:
                     "unusual",
                 )
             )
-    typical = TYPICAL.get(name)
+    typical = var.typical
     if typical is not None:
-        lo_t, hi_t, lo_h, hi_h, what = typical
-        side = "above" if value > hi_t else "below"
-        text = f"{name} = {shown(name, base)}, {side} {what}"
-        if value > hi_h or value < lo_h:
+        side = "above" if value > typical.hi else "below"
+        text = f"{name} = {shown(name, base)}, {side} {typical.what}"
+        if value > typical.hard_hi or value < typical.hard_lo:
             found.append(Finding(0.15, text, "implausible"))
-        elif value > hi_t or value < lo_t:
+        elif value > typical.hi or value < typical.lo:
             found.append(Finding(0.6, text, "unusual"))
     found.extend(_meaning(name, value))
     return found

@@ -813,11 +813,33 @@ def solve_bound(
     results = {name: from_base(values[name], variables()[name]) for name in targets}
     result = Result(targets, results, inputs, steps, checks, tolerance)
     result.unused = {name: bound[name] for name in sorted(user - plan.used - set(more.inputs))}
+    _refuse_mistaken(result)
     result.set_aside = {name: (a.given, a.reason) for name, a in aside.items()}
     result.constraints = more.constraints
     result.feasibility = (more.wanted, tuple(more.blocks))
     result.notes = more.notes
     return result
+
+
+def _refuse_mistaken(result: Result) -> None:
+    """Refuse a given the answer does not read where it took the stated default of the
+    variable the user likely meant by it (declared: `Variable.mistaken_for`), naming it:
+    `mfu` given to a prefill whose matmuls run at compute_efficiency's default."""
+    for name, given in result.givens.items():
+        if given.origin != "assumption" or given.record is not None:
+            continue
+        for other in given.variable.mistaken_for:
+            if other not in result.unused:
+                continue
+            unused = result.unused[other]
+            stated = format_value(display(given.base, given.variable), given.variable)
+            raise InputError(
+                f"{other} = {result._fmt(unused.quantity, unused.variable)} is not read by "
+                f"this answer ({other}: {unused.variable.description}); it takes {name} "
+                f"at its stated default, {stated} ({name}: {given.variable.description}). "
+                f"Give {name} for the rate you mean, or leave {other} out",
+                other,
+            )
 
 
 def _refusal(c: ConstraintRecord, values: Mapping[str, float]) -> InputError:
@@ -901,7 +923,7 @@ def _run_block(block: Block, values: dict[str, float]) -> StepRecord:
                     "float range (about 1.8×10³⁰⁸); check their magnitudes",
                     var.name,
                 )
-            raise _no_root(f, var, tried, searched=not roots, stopped=stopped)
+            raise _no_root(f, var, tried, searched=not roots, stopped=stopped, values=values)
         (x, root), others = admitted[0], admitted[1:]
         values[var.name] = x
         note = _binding(f, values) if extremes else ""
@@ -993,9 +1015,8 @@ def _run_joint(block: Block, values: dict[str, float]) -> StepRecord:
         hint = (
             f"; {', '.join(f.title for f in pieces)} takes the larger (or smaller) of two "
             "terms, and no piece gives a solution: the givens ask for more than the "
-            "binding term allows (past the compute roof, decode throughput stops growing "
-            "with the batch: at most n_gpus · peak_flops / FLOP per token)"
-        )
+            "binding term allows"
+        ) + "".join(f" ({f.title}: {f.note})" for f in pieces if f.note)
     if not solutions:
         hint += (
             f"; sympy found no closed form{f' ({stopped})' if stopped else ''}, and neither a "
@@ -1113,19 +1134,28 @@ def _no_root(
     inputs: str | None = None,
     searched: bool = False,
     stopped: OutOfTimeError | None = None,
+    values: Mapping[str, float] | None = None,
 ) -> NoRootError:
     """`title` and `inputs` replace the formula's for formulas combined (`_run_cancelled`);
     `searched`: the bounds were searched numerically too, after sympy found no real root
-    (or none in time: `stopped`)."""
+    (or none in time: `stopped`); `values`, where given, are shown with the inputs, and the
+    formula's note says what an impossible value means."""
     title = f.title if title is None else title
     if inputs is None:
-        inputs = ", ".join(v.name for v in f.variables if v is not var)
+        inputs = ", ".join(
+            f"{v.name} = {format_quantity(from_base(values[v.name], v))}"
+            if values is not None and v.name in values
+            else v.name
+            for v in f.variables
+            if v is not var
+        )
     if tried:
         shown = " or ".join(format_quantity(from_base(x, var)) for x in tried)
+        why = f" ({f.title}: {f.note})" if values is not None and f.note else ""
         message = (
             f"no admissible value for {var.name}: {title} gives {var.name} = {shown}, "
             f"outside {var.bounds} ({var.description}). The givens for {inputs} ask for "
-            "something impossible; change one of them."
+            f"something impossible; change one of them.{why}"
         )
     else:
         message = f"no real value of {var.name} satisfies {title} with these givens for {inputs}"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from napkinmath import arguments
 from napkinmath.errors import InputError
+from napkinmath.text import dimensions
 from napkinmath.units import format_number
 
 if TYPE_CHECKING:
@@ -86,25 +87,20 @@ class Column:
         return _is_flags(self.values)
 
 
-#: the dimensions whose quantities are counts of things (units.txt)
-COUNT_DIMENSIONS = frozenset(
-    ("[accelerator]", "[node]", "[token]", "[parameter]", "[request]", "[sequence]")
-)
+#: the dimensions whose quantities are counts of things (units.txt), FLOPs and money left out
+COUNT_DIMENSIONS = dimensions.COUNT_DIMENSIONS - {"[compute]", "[currency]"}
 
 
 def _is_count(name: str) -> bool:
-    """Whether variable `name` counts things: its unit is made of count dimensions only
-    (GPU, token/sequence, GPU/node), or it is a plain number without an upper bound (tp,
-    pp, a multiplier; not a fraction such as mfu)."""
+    """Whether variable `name` counts things: declared a count of whole things (tp, n_layers),
+    or its unit is made of count dimensions only (GPU, token/sequence, GPU/node)."""
     from napkinmath.catalog.lookup import variables
 
     var = variables().get(name)
     if var is None:
         return False
     dims = var.unit.dimensionality
-    if not dims:
-        return math.isinf(var.bounds.hi)
-    return all(d in COUNT_DIMENSIONS for d in dims)
+    return var.whole or (bool(dims) and all(d in COUNT_DIMENSIONS for d in dims))
 
 
 def _whole_counts(column: Column) -> bool:
