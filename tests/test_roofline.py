@@ -135,8 +135,9 @@ def test_a_tensor_parallel_decode_step_adds_its_all_reduces():
 
 def test_prefill_counts_attention_and_its_all_reduces():
     # Llama 3 70B on 4 H100, one 4,096-token prompt (its own context: no seq_len needed):
-    # 2N + 4·80·64·128·4096 = 1.519e11 FLOP per token (attention 7% of it); compute 157.2 ms binds over 10.5 ms of weight reads; 160
-    # all-reduces of 8 µs + 1.5 × 67.1 MB / 450 GB/s add 37.1 ms
+    # 2N + 4·80·64·128·4096 = 1.519e11 FLOP per token (attention 7% of it); compute 157.2 ms
+    # binds over 10.5 ms of weight reads; 160 all-reduces of 8 µs + 1.5 × 67.1 MB / 450 GB/s
+    # add 37.1 ms
     r = nm.solve(
         "prefill_time",
         model="llama-3-70b",
