@@ -242,6 +242,7 @@ formula(
     source=PALM_B,
     subject=SUBJECT,
     assumption=True,
+    derived_from=("prefill_flop_per_token",),
     note=(
         "attention over the prompt left out (2N only): give the model's shape (n_layers, "
         "n_heads, head_dim, or --model) to count its 4·L·H·Q·l_in"
@@ -255,6 +256,7 @@ formula(
     source=PALM_B,
     subject=SUBJECT,
     assumption=True,
+    derived_from=("inference_flop_per_token_with_attention",),
     note=(
         "attention over the context left out (2N only): give the model's shape "
         "(n_layers, n_heads, head_dim, or --model) and seq_len to count its 4·L·H·Q·s"
@@ -307,6 +309,7 @@ formula(
     source=f"{POPE_2022}, §2",
     subject=SUBJECT,
     assumption=True,
+    derived_from=("decode_weight_memory",),
     note=(
         "every weight read each step: right for a dense model; a mixture of experts at a "
         "small batch reads fewer (give n_experts and experts_per_token, or --model, to "
@@ -549,6 +552,7 @@ formula(
     source=f"{POPE_2022}, §2",
     subject=SUBJECT,
     assumption=True,
+    derived_from=("decode_step_time",),
     note=f"{_NO_COMPUTE}; {_NO_COMM}",
 )
 
@@ -559,6 +563,7 @@ formula(
     source=f"{POPE_2022}, §3",
     subject=SUBJECT,
     assumption=True,
+    derived_from=("prefill_time",),
     note=f"{_NO_MEMORY}; {_NO_COMM}",
 )
 
@@ -572,6 +577,7 @@ formula(
     source=f"{ROOFLINE_2009}; {POPE_2022}",
     subject=SUBJECT,
     assumption=True,
+    derived_from=("decode_compute_bound_batch",),
     note=(
         "the KV reads and attention left out: a step's b·k·2·N FLOP against its weight bytes "
         "reach the ridge point at b* = ridge · M_w / (2 · k · N) (dense bf16: the ridge point "

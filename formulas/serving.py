@@ -3,6 +3,7 @@
     requests_in_flight = arrival_rate · time_in_system                        (Little's law)
     utilization        = arrival_rate · service_time / (n_servers · requests_per_server)
     time_in_queue      = service_time · ρ^(√(2(c+1)) − 1) / (c · (1 − ρ))     (M/M/c)
+    time_in_queue_quantile = max(0, S / (c·(1 − ρ)) · ln(ρ^(√(2(c+1)) − 1) / (1 − q)))
     time_in_system     = time_in_queue + service_time
     cost_per_million_tokens = price_per_gpu_hour · n_gpus / decode_throughput
 
@@ -18,7 +19,7 @@ An LLM replica that decodes a batch of B requests at once counts as B servers
 Kleinrock 1975; Sakasegawa 1977.
 """
 
-from sympy import sqrt
+from sympy import Max, log, sqrt
 
 from napkinmath.library.declare import NON_NEGATIVE, Bounds, Eq, ceiling, formula, var
 
@@ -92,6 +93,22 @@ utilization = var(
     symbol="\\rho",
     bounds=Bounds(0.0, 1.0, hi_inclusive=False),
 )
+# Share of requests a latency figure covers (0.99 for p99).
+latency_percentile = var(
+    "latency_percentile",
+    "",
+    "share of requests a latency figure covers (0.5 median, 0.9 p90, 0.99 p99)",
+    symbol="q",
+    bounds=Bounds(0.0, 1.0, hi_inclusive=False),
+)
+# Wait before service that the latency_percentile of requests stay within.
+time_in_queue_quantile = var(
+    "time_in_queue_quantile",
+    "s",
+    "wait before service that latency_percentile of the requests stay within (M/M/c)",
+    symbol="W_{q,q}",
+    bounds=NON_NEGATIVE,
+)
 # Model replicas serving the traffic.
 n_replicas = var(
     "n_replicas",
@@ -164,6 +181,30 @@ formula(
         "exact for one server (M/M/1: W_q = ρ/(1−ρ)·S) and Sakasegawa's approximation "
         "of Erlang C for c servers; ρ and c sit in an exponent, so it is evaluated "
         "forward only (try values)"
+    ),
+)
+
+formula(
+    "queue_wait_quantile_mmc",
+    "Queueing delay at a percentile, M/M/c",
+    Eq(
+        time_in_queue_quantile,
+        Max(
+            0,
+            service_time
+            / (n_servers * (1 - utilization))
+            * log(utilization ** (sqrt(2 * (n_servers + 1)) - 1) / (1 - latency_percentile)),
+            evaluate=False,
+        ),
+    ),
+    source=f"{KLEINROCK_1975} (M/M/c: P(W_q > t) = C·e^(−(cμ−λ)t)); {SAKASEGAWA_1977}",
+    subject=SUBJECT,
+    forward_only=True,
+    note=(
+        "in M/M/c a request waits with probability C (Erlang C, here Sakasegawa's "
+        "ρ^(√(2(c+1)) − 1), which gives the mean wait above), and a waiting request's wait "
+        "is exponential with rate c(1 − ρ)/S; the q-quantile is 0 where C ≤ 1 − q, else "
+        "S/(c(1 − ρ))·ln(C/(1 − q))"
     ),
 )
 

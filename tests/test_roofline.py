@@ -324,9 +324,7 @@ def test_moe_decode_reads_the_experts_its_tokens_reach(batch):
 
 
 def test_a_dense_decode_reads_every_weight_said_as_an_assumption():
-    r = nm.solve(
-        "decode_weight_memory", model="llama-3-70b", gpu="H100", batch_size=1, seq_len=SEQ
-    )
+    r = nm.solve("decode_weight_memory", model="llama-3-70b", gpu="H100", batch_size=1, seq_len=SEQ)
     assert r.value.to("GB").magnitude == pytest.approx(2 * 70.6)
     assert "ASSUMPTION: every weight read each step: right for a dense model" in r.to_text()
 
@@ -380,9 +378,7 @@ def test_a_long_prompt_is_its_own_context():
     # Llama 3 70B on 4 H100, a 32,768-token prompt and no seq_len: 2N + 4·80·64·128·32,768 =
     # 2.271e11 FLOP per token (attention 38% of it), 1.880 s of compute and 0.288 s of
     # all-reduces
-    r = nm.solve(
-        "prefill_time", model="llama-3-70b", gpu="H100-SXM", n_gpus=4, prompt_tokens=32768
-    )
+    r = nm.solve("prefill_time", model="llama-3-70b", gpu="H100-SXM", n_gpus=4, prompt_tokens=32768)
     _, layers, heads, hd, _, hidden, gpus = MODELS["llama-3-70b"]
     flop = 2 * 70.6e9 + 4 * layers * heads * hd * 32768
     comm = 2 * layers * (ALPHA + 2 * (gpus - 1) / gpus * 32768 * hidden * 2 / NVLINK)

@@ -472,7 +472,7 @@ def analysis_for(
             possible = _structurally_determined(knowns, relevant)
             if not all(t in possible or t in knowns for t in targets):
                 return None
-        analysis = analyse_formulas(knowns, names & relevant, quick=quick)
+        analysis, _ = _laws_yield(knowns, names & relevant, quick)
         if all(t in analysis.determined or t in knowns for t in targets):
             needed = analysis.ancestors(t for t in targets if t in analysis.determined)
             if not _restates_itself(analysis, needed):
@@ -482,6 +482,29 @@ def analysis_for(
                     )
                 return analysis, () if quick else blocks_of(analysis, needed), needed
     return None
+
+
+def _laws_yield(
+    knowns: frozenset[str], names: frozenset[str], quick: bool = False
+) -> tuple[Analysis, frozenset[str]]:
+    """The analysis with `names`, less each law that a stated assumption the analysis uses
+    stands in for (named in its `derived_from`: "attention left out" for the FLOPs with
+    attention): beside its fallback a law would only fix the term the fallback leaves out (to
+    zero) and pass that on. Returns the analysis and the formula names it was made with."""
+    analysis = analyse_formulas(knowns, names, quick=quick)
+    while True:
+        used = {f.name for f in analysis.computed_by.values()}
+        replaced = frozenset(
+            law
+            for f in analysis.computed_by.values()
+            if f.assumption
+            for law in f.derived_from
+            if law in used
+        )
+        if not replaced:
+            return analysis, names
+        names = names - replaced
+        analysis = analyse_formulas(knowns, names, quick=quick)
 
 
 def _fewest_assumptions(
@@ -512,7 +535,7 @@ def _fewest_assumptions(
     for name in sorted(current):
         if name not in current:
             continue
-        trial = analyse_formulas(knowns, names - {name})
+        trial, _ = _laws_yield(knowns, names - {name})
         if not all(t in trial.determined or t in knowns for t in targets):
             continue
         trial_needed = trial.ancestors(t for t in targets if t in trial.determined)

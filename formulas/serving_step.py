@@ -1,0 +1,491 @@
+"""Aggregated serving: a replica that decodes a batch and prefills new prompts in its steps.
+
+    c̄ = serving_context          = prompt_len + output_len / 2
+    p = serving_prefill_tokens   = b · k · prompt_len / output_len
+    x = serving_chunk_tokens     = min(prefill_chunk_tokens, b_pre · prompt_len)
+    φ = serving_mixed_step_share = p / x
+    t_W  = decode_weight_memory / (n·B)              t_KV = b · kv · c̄ / (n·B)
+    t_gd = k_f·N · b·k / (n·P·η)                     t_ad = k_a·L·H·Q · b·k · c̄ / (n·P·η)
+    t_gx = k_f·N · x / (n·P·η)                       t_ax = k_a·L·H·Q · x · prompt_len / (n·P·η)
+    serving_decode_step_time = max(t_W, t_gd) + max(t_KV, t_ad) + decode_tp_comm_time
+    serving_mixed_step_time  = max(t_W, t_gd + t_gx) + max(t_KV, t_ad + t_ax)
+                               + n_AR · (α + 2(r − 1)/r · (b·k + x)·h·a / B_link)
+    serving_step_time        = φ · serving_mixed_step_time + (1 − φ) · serving_decode_step_time
+    serving_tpot             = serving_step_time / k
+    serving_ttft             = b_pre · prompt_len / x · serving_mixed_step_time
+    replica_request_rate     = b·k / (sequences_per_request · output_len · serving_step_time)
+    serving_output_rate_per_gpu = replica_request_rate · sequences_per_request · output_len / n
+
+b = ``batch_size``, the sequences a replica decodes at once; k = ``tokens_per_step``; N the
+active parameters, k_f = 2 FLOP per parameter and token; k_a·L·H·Q the attention FLOPs per
+token and context position (PaLM's forward count); kv = ``kv_bytes_per_token``; n the
+replica's GPUs (one tensor-parallel group), B and P their HBM bandwidth and peak, η =
+``compute_efficiency``; h the hidden size, a the bytes of an activation element; b_pre =
+``prefill_sequences`` (1: the prompt of one request).
+
+In-flight (continuous) batching keeps a replica's b slots full (Yu et al. 2022, Orca: a
+finished sequence's slot is refilled at the next step). In the steady state a sequence
+finishes every output_len/(k·b) steps and a new one takes its slot, so the replica prefills
+p = b·k·prompt_len/output_len prompt tokens a step on average. A step carries at most
+``prefill_chunk_tokens`` of them beside its decodes (the engine's token budget; Agrawal et
+al. 2024, Sarathi-Serve), and a prompt shorter than that goes in whole: so the prefills come
+in chunks of x tokens, in the share φ = p/x of the steps, and the other steps only decode
+(as aiconfigurator's aggregated model has it). φ above 1 means the prefills cannot keep pace.
+A decoding sequence's context grows from prompt_len to prompt_len + output_len, so a step
+reads and attends over prompt_len + output_len/2 on average (as aiconfigurator counts it).
+
+Each step is two groups of kernels, each at its own roof, one after the other: the weight
+matmuls (the weights the step reaches read once; FLOPs for every token) and attention (each
+sequence's KV cache read once; FLOPs for every token over its context). A GPU runs one
+kernel at a time, so the groups add, as aiconfigurator's speed-of-light mode adds every
+operator's max(compute, memory). Left out: the element-wise kernels (norms, activations:
+about 1% of a decode step and 7% of a long prefill at the speed of light), the prompts' KV
+writes, and the extra experts a MoE prompt reaches (``decode_weight_memory`` counts the
+decode tokens'). TPOT is the mean step time per token (a mixed step is a longer gap); TTFT
+on a busy replica is the mixed steps its prompt takes, before any wait for a free slot
+(``time_in_queue_quantile``, M/M/c).
+"""
+
+from sympy import Max, Min, Mul
+
+from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, constraint, formula, var
+
+from .accelerator import hbm_bandwidth, hbm_capacity, hbm_usable_fraction, peak_flops
+from .collectives import MEGATRON_TP, THAKUR_2005, activation_bytes_per_element
+from .communication import link_bandwidth
+from .flops import PALM_B, attention_flop_per_pair
+from .inference import (
+    KWON_2023,
+    POPE_2022,
+    ROOFLINE_2009,
+    inference_flop_per_token,
+    kv_bytes_per_token,
+    output_len,
+    prefill_sequences,
+    prompt_len,
+    tokens_per_step,
+)
+from .model import batch_size, head_dim, hidden_size, n_heads, n_layers, weight_memory
+from .roofline import (
+    SCALING_BOOK_INFERENCE,
+    allreduce_message_latency,
+    decode_tp_comm_time,
+    decode_weight_memory,
+    forward_tp_allreduces,
+    replica_ranks,
+)
+from .sources import DEFINITION
+from .step_parts import compute_efficiency
+from .training import n_gpus
+
+SUBJECT = "serving"
+
+SARATHI_2024 = (
+    "Agrawal et al. 2024, Taming Throughput-Latency Tradeoff in LLM Inference with "
+    "Sarathi-Serve, OSDI '24, arXiv:2403.02310 (chunked prefills share each step's token "
+    "budget with the ongoing decodes)"
+)
+ORCA_2022 = (
+    "Yu et al. 2022, Orca: A Distributed Serving System for Transformer-Based Generative "
+    "Models, OSDI '22 (iteration-level scheduling: a finished sequence's slot is refilled at "
+    "the next step)"
+)
+AICONFIGURATOR = (
+    "NVIDIA aiconfigurator 0.12 (github.com/ai-dynamo/aiconfigurator), aggregated mode: "
+    "mixed and decode-only steps, each operator at max(compute, memory), contexts at "
+    "isl + osl/2"
+)
+
+# --- Variables -----------------------------------------------------------------------------
+# Sequences one request asks for: 1 unless it samples several completions.
+sequences_per_request = var(
+    "sequences_per_request",
+    "sequence/request",
+    "sequences one request generates (parallel sampling n; 1 for one completion)",
+    symbol="n_{seq}",
+    default=1,
+    default_note="one completion per request (n = 1, the serving engines' default)",
+)
+# The engine's budget of prompt tokens in one step.
+prefill_chunk_tokens = var(
+    "prefill_chunk_tokens",
+    "token",
+    "prompt tokens one step may prefill beside its decodes (the engine's token budget)",
+    symbol="x_{max}",
+    default=8192,
+    default_note=(
+        "8,192 prompt tokens a step at most: TensorRT-LLM's default max_num_tokens; a prompt "
+        "shorter than the budget is prefilled in one step"
+    ),
+)
+# Mean context a decoding sequence reads and attends over.
+serving_context = var(
+    "serving_context",
+    "token/sequence",
+    "mean context of a decoding sequence: its prompt and half its output",
+    symbol="\\bar{s}",
+)
+# Prompt tokens a busy replica prefills per step on average.
+serving_prefill_tokens = var(
+    "serving_prefill_tokens",
+    "token",
+    "prompt tokens a busy replica prefills per step on average, keeping pace with the "
+    "sequences that finish",
+    symbol="p",
+)
+# Prompt tokens one mixed step prefills.
+serving_chunk_tokens = var(
+    "serving_chunk_tokens",
+    "token",
+    "prompt tokens one mixed step prefills: a whole prompt, or the budget",
+    symbol="x",
+)
+# Share of a busy replica's steps that carry a prefill chunk.
+serving_mixed_step_share = var(
+    "serving_mixed_step_share",
+    "",
+    "share of a busy replica's steps that carry a prefill chunk (above 1: the prefills "
+    "cannot keep pace)",
+    symbol="\\varphi",
+    bounds=FRACTION,
+)
+# Reading the weights the step reaches.
+serving_weights_read_time = var(
+    "serving_weights_read_time",
+    "ms",
+    "time to read the weights a decode step reaches once, at the memory roof",
+    symbol="t_W",
+)
+# Reading the batch's KV cache.
+serving_kv_read_time = var(
+    "serving_kv_read_time",
+    "ms",
+    "time to read the decoding sequences' KV cache once, at the memory roof",
+    symbol="t_{KV}",
+)
+# Weight matmuls of the decode tokens at the compute roof.
+serving_decode_gemm_time = var(
+    "serving_decode_gemm_time",
+    "ms",
+    "the decode tokens' weight-matmul FLOPs at the compute roof",
+    symbol="t_{g,d}",
+)
+# Attention of the decode tokens at the compute roof.
+serving_decode_attention_time = var(
+    "serving_decode_attention_time",
+    "ms",
+    "the decode tokens' attention FLOPs (over their contexts) at the compute roof",
+    symbol="t_{a,d}",
+)
+# Weight matmuls of a prefill chunk at the compute roof.
+serving_chunk_gemm_time = var(
+    "serving_chunk_gemm_time",
+    "ms",
+    "a prefill chunk's weight-matmul FLOPs at the compute roof",
+    symbol="t_{g,x}",
+)
+# Attention of a prefill chunk at the compute roof.
+serving_chunk_attention_time = var(
+    "serving_chunk_attention_time",
+    "ms",
+    "a prefill chunk's attention FLOPs (over its prompt) at the compute roof",
+    symbol="t_{a,x}",
+)
+# All-reduces of a mixed step.
+serving_mixed_comm_time = var(
+    "serving_mixed_comm_time",
+    "ms",
+    "tensor-parallel all-reduce time of a mixed step (decode and chunk tokens, α-β)",
+    symbol="t_{x,TP}",
+    bounds=NON_NEGATIVE,
+)
+# A step that only decodes.
+serving_decode_step_time = var(
+    "serving_decode_step_time",
+    "ms",
+    "time of a busy replica's step that only decodes",
+    symbol="t_{dec}",
+)
+# A step that decodes and prefills a chunk.
+serving_mixed_step_time = var(
+    "serving_mixed_step_time",
+    "ms",
+    "time of a busy replica's step that decodes and prefills a chunk",
+    symbol="t_{mix}",
+)
+# Mean step of a busy replica.
+serving_step_time = var(
+    "serving_step_time",
+    "ms",
+    "mean step time of a busy replica: mixed and decode-only steps in their shares",
+    symbol="\\bar{t}_{step}",
+)
+# Time between two tokens of one sequence on a busy replica.
+serving_tpot = var(
+    "serving_tpot",
+    "ms*sequence/token",
+    "mean time per output token of one sequence on a busy replica (TPOT, prefills mixed in)",
+    symbol="\\mathrm{TPOT}_{agg}",
+)
+# Time to a new request's first token on a busy replica, before any wait for a slot.
+serving_ttft = var(
+    "serving_ttft",
+    "ms",
+    "time to first token on a busy replica once a slot is free: its prompt's mixed steps",
+    symbol="\\mathrm{TTFT}_{agg}",
+)
+# Requests a busy replica completes per second.
+replica_request_rate = var(
+    "replica_request_rate",
+    "request/s",
+    "requests one busy replica completes per second, its batch full",
+    symbol="\\lambda_{rep}",
+)
+# Output tokens per second per accelerator of a busy replica.
+serving_output_rate_per_gpu = var(
+    "serving_output_rate_per_gpu",
+    "token/(s*GPU)",
+    "output tokens per second per accelerator of a busy replica",
+    symbol="X_{GPU}",
+)
+
+_ATTENTION_PER_POSITION = attention_flop_per_pair * n_layers * n_heads * head_dim
+_COMPUTE_ROOF = n_gpus * peak_flops * compute_efficiency
+
+# --- Formulas ------------------------------------------------------------------------------
+formula(
+    "serving_context",
+    "Mean context of a decoding sequence",
+    Eq(serving_context, prompt_len + output_len / 2),
+    source=f"{DEFINITION}; {AICONFIGURATOR}",
+    subject=SUBJECT,
+    note="a sequence's context grows from its prompt to prompt + output, one token a step",
+)
+
+formula(
+    "serving_prefill_tokens",
+    "Prompt tokens a busy replica prefills per step",
+    Eq(serving_prefill_tokens, batch_size * tokens_per_step * prompt_len / output_len),
+    source=f"{ORCA_2022}; {SARATHI_2024}",
+    subject=SUBJECT,
+    note=(
+        "b slots each free up every output_len/k steps: b·k/output_len new sequences a "
+        "step on average, each with its prompt to prefill"
+    ),
+)
+
+formula(
+    "serving_chunk_tokens",
+    "Prompt tokens of a mixed step",
+    Eq(
+        serving_chunk_tokens,
+        Min(prefill_chunk_tokens, prefill_sequences * prompt_len, evaluate=False),
+    ),
+    source=SARATHI_2024,
+    subject=SUBJECT,
+    forward_only=True,
+    note="a prompt within the step's budget goes in whole; a longer one in budget-sized chunks",
+)
+
+formula(
+    "serving_mixed_step_share",
+    "Share of the steps that prefill",
+    Eq(serving_mixed_step_share, serving_prefill_tokens / serving_chunk_tokens),
+    source=f"{SARATHI_2024}; {AICONFIGURATOR}",
+    subject=SUBJECT,
+    note="p prompt tokens a step on average, in chunks of x: one step in x/p carries one",
+)
+
+formula(
+    "serving_weights_read_time",
+    "Weights read by a serving step",
+    Eq(serving_weights_read_time, decode_weight_memory / (n_gpus * hbm_bandwidth)),
+    source=f"{POPE_2022}, §2",
+    subject=SUBJECT,
+)
+
+formula(
+    "serving_kv_read_time",
+    "KV cache read by a serving step",
+    Eq(
+        serving_kv_read_time,
+        batch_size * kv_bytes_per_token * serving_context / (n_gpus * hbm_bandwidth),
+    ),
+    source=f"{POPE_2022}, §2; {AICONFIGURATOR}",
+    subject=SUBJECT,
+)
+
+formula(
+    "serving_decode_gemm_time",
+    "Decode tokens' matmuls at the compute roof",
+    Eq(
+        serving_decode_gemm_time,
+        inference_flop_per_token * batch_size * tokens_per_step / _COMPUTE_ROOF,
+    ),
+    source=PALM_B,
+    subject=SUBJECT,
+)
+
+formula(
+    "serving_decode_attention_time",
+    "Decode tokens' attention at the compute roof",
+    Eq(
+        serving_decode_attention_time,
+        _ATTENTION_PER_POSITION * batch_size * tokens_per_step * serving_context / _COMPUTE_ROOF,
+    ),
+    source=f"{PALM_B} (its forward third)",
+    subject=SUBJECT,
+)
+
+formula(
+    "serving_chunk_gemm_time",
+    "Prefill chunk's matmuls at the compute roof",
+    Eq(serving_chunk_gemm_time, inference_flop_per_token * serving_chunk_tokens / _COMPUTE_ROOF),
+    source=PALM_B,
+    subject=SUBJECT,
+)
+
+formula(
+    "serving_chunk_attention_time",
+    "Prefill chunk's attention at the compute roof",
+    Eq(
+        serving_chunk_attention_time,
+        _ATTENTION_PER_POSITION * serving_chunk_tokens * prompt_len / _COMPUTE_ROOF,
+    ),
+    source=f"{PALM_B} (its forward third)",
+    subject=SUBJECT,
+    note="each prompt token over its prompt, the full square as PaLM counts it",
+)
+
+formula(
+    "serving_mixed_comm_time",
+    "Tensor-parallel all-reduces of a mixed step",
+    Eq(
+        serving_mixed_comm_time,
+        forward_tp_allreduces
+        * (
+            allreduce_message_latency
+            + Mul(2, replica_ranks - 1, evaluate=False)
+            / replica_ranks
+            * (batch_size * tokens_per_step + serving_chunk_tokens)
+            * hidden_size
+            * activation_bytes_per_element
+            / link_bandwidth
+        ),
+    ),
+    source=f"{THAKUR_2005}; {MEGATRON_TP}",
+    subject=SUBJECT,
+    note="as a decode step's, over the decode and the chunk's tokens",
+)
+
+formula(
+    "serving_decode_step_time",
+    "Busy replica's decode-only step",
+    Eq(
+        serving_decode_step_time,
+        Max(serving_weights_read_time, serving_decode_gemm_time, evaluate=False)
+        + Max(serving_kv_read_time, serving_decode_attention_time, evaluate=False)
+        + decode_tp_comm_time,
+    ),
+    source=f"{SCALING_BOOK_INFERENCE}; {AICONFIGURATOR}",
+    subject=SUBJECT,
+    note="the matmuls and the attention, each at its own roof, then the all-reduces",
+)
+
+formula(
+    "serving_mixed_step_time",
+    "Busy replica's mixed step",
+    Eq(
+        serving_mixed_step_time,
+        Max(
+            serving_weights_read_time,
+            serving_decode_gemm_time + serving_chunk_gemm_time,
+            evaluate=False,
+        )
+        + Max(
+            serving_kv_read_time,
+            serving_decode_attention_time + serving_chunk_attention_time,
+            evaluate=False,
+        )
+        + serving_mixed_comm_time,
+    ),
+    source=f"{SARATHI_2024}; {ROOFLINE_2009}; {AICONFIGURATOR}",
+    subject=SUBJECT,
+    note=(
+        "the chunk's matmuls share the weights' one read with the decodes, which turns them "
+        "compute-bound; its attention adds to the decodes'"
+    ),
+)
+
+formula(
+    "serving_step_time",
+    "Busy replica's mean step",
+    Eq(
+        serving_step_time,
+        serving_mixed_step_share * serving_mixed_step_time
+        + (1 - serving_mixed_step_share) * serving_decode_step_time,
+    ),
+    source=f"{SARATHI_2024}; {AICONFIGURATOR}",
+    subject=SUBJECT,
+)
+
+formula(
+    "serving_tpot",
+    "Time per output token on a busy replica",
+    Eq(serving_tpot, serving_step_time / tokens_per_step),
+    source=SARATHI_2024,
+    subject=SUBJECT,
+    note="each step gives every decoding sequence k tokens; the mixed steps lengthen the mean",
+)
+
+formula(
+    "serving_ttft",
+    "Time to first token on a busy replica",
+    Eq(
+        serving_ttft,
+        prefill_sequences * prompt_len / serving_chunk_tokens * serving_mixed_step_time,
+    ),
+    source=SARATHI_2024,
+    subject=SUBJECT,
+    note=(
+        "the prompt's chunks, each in one mixed step, first come first served; the wait for "
+        "a free slot comes on top"
+    ),
+)
+
+formula(
+    "replica_request_rate",
+    "Requests a busy replica completes",
+    Eq(
+        replica_request_rate,
+        batch_size * tokens_per_step / (sequences_per_request * output_len * serving_step_time),
+    ),
+    source=f"{ORCA_2022}; {DEFINITION}",
+    subject=SUBJECT,
+    note="b sequences, each done after output_len/k steps (Little's law on the slots)",
+)
+
+formula(
+    "serving_output_rate_per_gpu",
+    "Output tokens per accelerator of a busy replica",
+    Eq(
+        serving_output_rate_per_gpu,
+        replica_request_rate * sequences_per_request * output_len / n_gpus,
+    ),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="the figure aiconfigurator ranks configurations by (tokens/s/gpu)",
+)
+
+constraint(
+    "serving_batch_fits_hbm",
+    "The serving batch's weights and KV cache at full length fit in the replica's usable HBM",
+    weight_memory + batch_size * kv_bytes_per_token * (prompt_len + output_len),
+    hbm_usable_fraction * hbm_capacity * n_gpus,
+    source=f"{POPE_2022}; {KWON_2023}; {AICONFIGURATOR} (a slot sized for isl + osl)",
+    subject=SUBJECT,
+    touch=(serving_kv_read_time,),
+    message="the batch's sequences at their full length (prompt and output) do not fit beside "
+    "the weights in the usable share of the replica's HBM: lower batch_size, add GPUs to the "
+    "replica, or store the KV cache in fp8 (kv_bytes_per_element = 1)",
+)
