@@ -1,0 +1,187 @@
+"""Aggregated serving (issue 46 §2, §3): a busy replica's mixed and decode-only steps, TPOT,
+TTFT, requests and tokens per GPU, against a hand calculation of the same model.
+
+Qwen3-32B (32.8e9 parameters, 64 layers, 64 heads of 128, 8 KV heads, hidden 5,120; bf16:
+262,144 KV bytes a token) on H200 (989.5 TFLOP/s dense BF16, 4.8 TB/s, NVLink 450 GB/s one
+way), 4,000-token prompts and 500 output tokens: the question aiconfigurator's README example
+asks (docs/serving.md compares the two tools).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import napkinmath as nm
+
+P, B, LINK, ALPHA = 989.5e12, 4.8e12, 450e9, 8e-6
+N, LAYERS, HEADS, HEAD_DIM, KV_HEADS, HIDDEN = 32.8e9, 64, 64, 128, 8, 5120
+KV = 2 * LAYERS * KV_HEADS * HEAD_DIM * 2
+ISL, OSL = 4000, 500
+QUESTION = dict(model="qwen3-32b", gpu="H200", prompt_len=ISL, output_len=OSL)
+
+
+def hand(tp: int, b: int, isl: int = ISL, osl: int = OSL, budget: int = 8192) -> dict:
+    """The busy replica by hand: its two steps, their shares, TPOT, TTFT and tokens/s/GPU."""
+    context = isl + osl / 2
+    per_step = b * isl / osl  # prompt tokens a step, on average
+    chunk = min(budget, isl)
+    share = per_step / chunk
+    attention = 4 * LAYERS * HEADS * HEAD_DIM  # FLOPs per token and context position
+
+    def comm(tokens: float) -> float:
+        if tp == 1:
+            return 0.0
+        return 2 * LAYERS * (ALPHA + 2 * (tp - 1) / tp * tokens * HIDDEN * 2 / LINK)
+
+    weights, kv = 2 * N / (tp * B), b * KV * context / (tp * B)
+    gemm_d, attn_d = 2 * N * b / (tp * P), attention * b * context / (tp * P)
+    gemm_x, attn_x = 2 * N * chunk / (tp * P), attention * chunk * isl / (tp * P)
+    decode = max(weights, gemm_d) + max(kv, attn_d) + comm(b)
+    mixed = max(weights, gemm_d + gemm_x) + max(kv, attn_d + attn_x) + comm(b + chunk)
+    step = share * mixed + (1 - share) * decode
+    return {
+        "decode": decode,
+        "mixed": mixed,
+        "share": share,
+        "tpot": step,
+        "ttft": isl / chunk * mixed,
+        "per_gpu": b / (osl * step) * osl / tp,
+    }
+
+
+@pytest.mark.parametrize(("tp", "batch"), [(1, 24), (2, 56), (4, 64), (8, 176)])
+def test_a_busy_replica_by_hand(tp, batch):
+    targets = [
+        "serving_decode_step_time",
+        "serving_mixed_step_time",
+        "serving_mixed_step_share",
+        "serving_tpot",
+        "serving_ttft",
+        "serving_output_rate_per_gpu",
+    ]
+    r = nm.solve(targets, n_gpus=tp, batch_size=batch, **QUESTION)
+    want = hand(tp, batch)
+    assert r["serving_decode_step_time"].to("s").magnitude == pytest.approx(want["decode"])
+    assert r["serving_mixed_step_time"].to("s").magnitude == pytest.approx(want["mixed"])
+    assert r["serving_mixed_step_share"].to("").magnitude == pytest.approx(want["share"])
+    assert r["serving_tpot"].to("s*sequence/token").magnitude == pytest.approx(want["tpot"])
+    assert r["serving_ttft"].to("s").magnitude == pytest.approx(want["ttft"])
+    assert r["serving_output_rate_per_gpu"].to("token/(s*GPU)").magnitude == pytest.approx(
+        want["per_gpu"]
+    )
+
+
+def test_the_example_in_figures():
+    # tp4, batch 64: a decode-only step of 8.43 ms (memory-bound: 3.42 ms of weights, 3.71 ms
+    # of KV cache, 1.30 ms of all-reduces); one step in 7.8 carries a whole 4,000-token prompt
+    # and takes 94.8 ms (compute-bound); TPOT 19.5 ms, 821 output tokens/s per GPU
+    want = hand(4, 64)
+    assert want["decode"] == pytest.approx(8.434e-3, rel=1e-3)
+    assert want["mixed"] == pytest.approx(94.75e-3, rel=1e-3)
+    assert want["share"] == 0.128
+    assert want["tpot"] == pytest.approx(19.48e-3, rel=1e-3)
+    assert want["per_gpu"] == pytest.approx(821.2, rel=1e-3)
+
+
+def test_a_prompt_longer_than_the_budget_goes_in_chunks():
+    r = nm.solve(
+        ["serving_ttft", "serving_chunk_tokens"],
+        n_gpus=4,
+        batch_size=16,
+        model="qwen3-32b",
+        gpu="H200",
+        prompt_len=20000,
+        output_len=500,
+    )
+    want = hand(4, 16, isl=20000)
+    assert r["serving_chunk_tokens"].to("token").magnitude == 8192
+    assert r["serving_ttft"].to("s").magnitude == pytest.approx(want["ttft"])
+    assert want["ttft"] == pytest.approx(20000 / 8192 * want["mixed"])
+
+
+def test_prefills_that_cannot_keep_pace_are_refused_with_the_reason():
+    # 512 sequences finishing every 100 steps bring 20,480 prompt tokens a step on average,
+    # more than the 8,192 one step may prefill
+    with pytest.raises(nm.NapkinError) as refused:
+        nm.solve(
+            "serving_tpot",
+            n_gpus=8,
+            batch_size=512,
+            model="qwen3-32b",
+            gpu="H200",
+            prompt_len=4000,
+            output_len=100,
+        )
+    text = str(refused.value)
+    assert "serving_mixed_step_share" in text and "cannot keep pace" in text
+
+
+def test_the_batch_for_a_tpot_limit_inverts_through_both_steps():
+    r = nm.solve("batch_size", serving_tpot="30 ms*sequence/token", n_gpus=4, **QUESTION)
+    b = r.value.to("sequence").magnitude
+    assert hand(4, b)["tpot"] == pytest.approx(30e-3, rel=1e-6)
+    assert 100 < b < 120
+
+
+def test_a_full_batch_beyond_hbm_is_flagged():
+    r = nm.solve("serving_tpot", n_gpus=1, batch_size=256, **QUESTION)
+    (fit,) = [c for c in r.constraints if c.constraint.name == "serving_batch_fits_hbm"]
+    assert not fit.holds
+    # 65.6 GB of weights and 256 sequences of 4,500 tokens at 262,144 B: 367.6 GB > 126.9 GB
+    assert fit.lhs / 8 == pytest.approx(2 * N + 256 * KV * 4500)  # (base units: bits)
+
+
+def test_the_optimiser_finds_the_brute_force_best():
+    tps, batches = (1, 2, 4, 8), (8, 16, 24, 32, 48, 56, 64, 80, 96, 112, 128, 176, 192, 256)
+    best = nm.optimize(
+        "serving_output_rate_per_gpu",
+        maximize=True,
+        over={"n_gpus": list(tps), "batch_size": list(batches)},
+        require=["serving_tpot <= 30 ms*sequence/token", "serving_ttft <= 2 s"],
+        **QUESTION,
+    )
+    usable = 0.9 * 141e9  # H200's 141 GB, 90% of it usable
+    fits = [
+        (hand(tp, b)["per_gpu"], tp, b)
+        for tp in tps
+        for b in batches
+        if hand(tp, b)["tpot"] <= 30e-3
+        and hand(tp, b)["ttft"] <= 2
+        and 2 * N + b * KV * (ISL + OSL) <= usable * tp
+    ]
+    rate, tp, b = max(fits)
+    assert best.best is not None
+    assert best.best_candidate.point == {"n_gpus": tp, "batch_size": b}
+    assert best.best.value.to("token/(s*GPU)").magnitude == pytest.approx(rate)
+    assert (tp, b) == (4, 96) and math.isclose(rate, 896.7, rel_tol=1e-3)
+
+
+def test_the_wait_for_a_slot_at_a_percentile():
+    # M/M/1 at 90% load: P(W > t) = 0.9·e^(−0.1·t/S), so the p99 wait is 10·ln 90 = 45.0 S
+    r = nm.solve(
+        "time_in_queue_quantile",
+        service_time="1 s",
+        n_servers=1,
+        utilization=0.9,
+        latency_percentile=0.99,
+    )
+    assert r.value.to("s").magnitude == pytest.approx(10 * math.log(90))
+    # at p50 most requests do not wait at all: C = 0.9 > 0.5, ln(0.9/0.5)·10 = 5.88 s
+    median = nm.solve(
+        "time_in_queue_quantile",
+        service_time="1 s",
+        n_servers=1,
+        utilization=0.9,
+        latency_percentile=0.5,
+    )
+    assert median.value.to("s").magnitude == pytest.approx(10 * math.log(1.8))
+    light = nm.solve(
+        "time_in_queue_quantile",
+        service_time="1 s",
+        n_servers=1,
+        utilization=0.3,
+        latency_percentile=0.5,
+    )
+    assert light.value.to("s").magnitude == 0
