@@ -6,7 +6,7 @@
     φ = serving_mixed_step_share = p / x
     t_W  = decode_weight_memory / (n·B)              t_KV = b · kv · c̄ / (n·B)
     t_gd = k_f·N · b·k / (n·P·η)                     t_ad = k_a·L·H·Q · b·k · c̄ / (n·P·η)
-    t_gx = k_f·N · x / (n·P·η)                       t_ax = k_a·L·H·Q · x · prompt_len / (n·P·η)
+    t_gx = k_f·N · x / (n·P·η)                       t_ax = k_a·L·H·Q · x · prompt_len / (2·n·P·η)
     serving_decode_step_time = max(t_W, t_gd) + max(t_KV, t_ad) + decode_tp_comm_time
     serving_mixed_step_time  = max(t_W, t_gd + t_gx) + max(t_KV, t_ad + t_ax)
                                + n_AR · (α + 2(r − 1)/r · (b·k + x)·h·a / B_link)
@@ -18,7 +18,9 @@
 
 b = ``batch_size``, the sequences a replica decodes at once; k = ``tokens_per_step``; N the
 active parameters, k_f = 2 FLOP per parameter and token; k_a·L·H·Q the attention FLOPs per
-token and context position (PaLM's forward count); kv = ``kv_bytes_per_token``; n the
+token and context position (PaLM's forward count; a prompt token attends over the prompt
+before it, half the prompt on average, as causal kernels compute it); kv =
+``kv_bytes_per_token``; n the
 replica's GPUs (one tensor-parallel group), B and P their HBM bandwidth and peak, η =
 ``compute_efficiency``; h the hidden size, a the bytes of an activation element; b_pre =
 ``prefill_sequences`` (1: the prompt of one request).
@@ -89,6 +91,10 @@ ORCA_2022 = (
     "Yu et al. 2022, Orca: A Distributed Serving System for Transformer-Based Generative "
     "Models, OSDI '22 (iteration-level scheduling: a finished sequence's slot is refilled at "
     "the next step)"
+)
+FLASH_ATTENTION_2 = (
+    "Dao 2023, FlashAttention-2, arXiv:2307.08691, §3.1 (causal masking: the blocks above "
+    "the diagonal are skipped, about half the work)"
 )
 AICONFIGURATOR = (
     "NVIDIA aiconfigurator 0.12 (github.com/ai-dynamo/aiconfigurator), aggregated mode: "
@@ -350,11 +356,14 @@ formula(
     "Prefill chunk's attention at the compute roof",
     Eq(
         serving_chunk_attention_time,
-        _ATTENTION_PER_POSITION * serving_chunk_tokens * prompt_len / _COMPUTE_ROOF,
+        _ATTENTION_PER_POSITION * serving_chunk_tokens * prompt_len / (2 * _COMPUTE_ROOF),
     ),
-    source=f"{PALM_B} (its forward third)",
+    source=f"{PALM_B} (its forward third); {FLASH_ATTENTION_2}",
     subject=SUBJECT,
-    note="each prompt token over its prompt, the full square as PaLM counts it",
+    note=(
+        "each prompt token over the part of its prompt before it: half the square on "
+        "average, the masked half skipped by causal attention kernels"
+    ),
 )
 
 formula(
