@@ -230,17 +230,16 @@ def run_aiconfigurator(exe: str, case: Case, mode: str, folder: Path) -> list[Ro
 
 
 def parse_rows(text: str) -> list[Row]:
-    """The rows of aiconfigurator's 'agg Top Configurations' table."""
+    """The rows of aiconfigurator's 'agg Top Configurations' table (it ends at the first line
+    that is not part of a table)."""
     rows: list[Row] = []
-    table = text.partition("agg Top Configurations")[2]
-    for line in table.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) < 14 or not cells[0].isdigit():
-            if rows and line.startswith("+") is False and not line.strip().startswith("|"):
-                break
-            continue
-        parallel = re.match(r"tp(\d+)pp(\d+)(?:dp(\d+))?", cells[12])
-        if parallel is None:
+    for line in text.partition("agg Top Configurations")[2].splitlines()[1:]:
+        line = line.strip()
+        if not line.startswith(("|", "+")):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        parallel = re.match(r"tp(\d+)pp(\d+)(?:dp(\d+))?", cells[12]) if len(cells) > 13 else None
+        if not cells[0].isdigit() or parallel is None:
             continue
         rows.append(
             Row(
