@@ -176,7 +176,8 @@ forward_flop_per_param_token = var(
     default=2,
     default_note=(
         "2 FLOP per parameter per token for the forward pass (Kaplan et al. 2020, "
-        "C_forward ≈ 2N), attention over the context left out"
+        "C_forward ≈ 2N); attention over the context is counted on its own where the model's "
+        "shape is known"
     ),
 )
 # Forward FLOP per token: what one generated or prefilled token costs.

@@ -157,8 +157,8 @@ compute_efficiency = var(
     bounds=FRACTION,
     default=1,
     default_note=(
-        "every matmul at the datasheet peak (an ideal bound); --achievable binds the record's "
-        "measured matmul fraction, or give compute_efficiency"
+        "every matmul at the datasheet peak (an ideal bound); --achievable uses the record's "
+        "measured matmul rate, or give compute_efficiency"
     ),
     mistaken_for=("mfu", "hfu", "prefill_mfu"),
 )

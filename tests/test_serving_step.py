@@ -186,3 +186,34 @@ def test_the_wait_for_a_slot_at_a_percentile():
         latency_percentile=0.5,
     )
     assert light.value.to("s").magnitude == 0
+
+
+def test_the_pareto_front_of_tokens_per_gpu_against_tpot():
+    # aiconfigurator's curve: tokens/s/GPU against tokens/s/user (1/TPOT); the front holds
+    # every candidate no other beats on both, as a brute force over the hand model finds it
+    tps, batches = (1, 2, 4, 8), (8, 16, 32, 64, 128, 256)
+    o = nm.optimize(
+        ["serving_output_rate_per_gpu", "serving_tpot"],
+        maximize=["serving_output_rate_per_gpu"],
+        over={"n_gpus": list(tps), "batch_size": list(batches)},
+        require=["serving_ttft <= 2 s"],
+        **QUESTION,
+    )
+    usable = 0.9 * 141e9
+    points = {
+        (tp, b): hand(tp, b)
+        for tp in tps
+        for b in batches
+        if hand(tp, b)["ttft"] <= 2 and 2 * N + b * KV * (ISL + OSL) <= usable * tp
+    }
+    front = {
+        key
+        for key, p in points.items()
+        if not any(
+            q["per_gpu"] >= p["per_gpu"] and q["tpot"] <= p["tpot"] and q != p
+            for q in points.values()
+        )
+    }
+    got = {(int(c.point["n_gpus"]), int(c.point["batch_size"])) for c in o.pareto}
+    assert got == front
+    assert (4, 64) in got and (2, 128) in got  # 844.7 tokens/s/GPU at 18.9 ms; 1,078 at 59 ms
