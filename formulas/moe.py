@@ -11,7 +11,7 @@ fleet equation and ``inference_flop_per_token`` (2 · params) follow ``params``.
 22B-active model serves 470 GB of bf16 weights but costs 2 × 22e9 FLOP per generated token.
 """
 
-from napkinmath.library.declare import FRACTION, Eq, formula, var
+from napkinmath.library.declare import FRACTION, Eq, constraint, formula, var
 
 from .model import params_total
 from .parallelism import ep
@@ -102,4 +102,18 @@ formula(
     source=LEPIKHIN_2020,
     subject=SUBJECT,
     note="ep should divide n_experts; each rank keeps its experts' weights and state",
+)
+
+constraint(
+    "experts_per_token_within_experts",
+    "A token is routed to at most the experts a layer has",
+    experts_per_token,
+    n_experts,
+    source=SHAZEER_2017,
+    subject=SUBJECT,
+    touch=(experts_per_token,),
+    refuse=True,
+    message="experts_per_token, the experts each token is routed to (top-k), must be at most "
+    "n_experts, the routed experts of a layer: check the two (Mixtral 8x7B: 2 of 8; "
+    "Qwen3-235B-A22B: 8 of 128)",
 )

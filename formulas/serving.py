@@ -189,11 +189,11 @@ formula(
     "Queueing delay at a percentile, M/M/c",
     Eq(
         time_in_queue_quantile,
-        Max(
+        service_time
+        / (n_servers * (1 - utilization))
+        * Max(
             0,
-            service_time
-            / (n_servers * (1 - utilization))
-            * log(utilization ** (sqrt(2 * (n_servers + 1)) - 1) / (1 - latency_percentile)),
+            log(utilization ** (sqrt(2 * (n_servers + 1)) - 1) / (1 - latency_percentile)),
             evaluate=False,
         ),
     ),

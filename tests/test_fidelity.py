@@ -174,6 +174,10 @@ def test_negative_values_are_still_refused():
 DIVIDES_AT_ZERO = {
     # algbw = S / t: a zero-time all-reduce has no algorithm bandwidth (refused as not finite)
     "allreduce_time",
+    # 0 is a prefill-only request (generation_time = 0); a busy serving replica's prefills a
+    # step and requests a second are per output token (formulas/serving_step.py), and a
+    # replica that never decodes has neither (refused as not finite)
+    "output_len",
 }
 
 

@@ -139,14 +139,17 @@ def test_cancelling_questions_of_the_library(target, givens, gpu, value, unit, n
 #: variables were looked for (the same words, the same suggestions)
 REFUSED = [
     # 'attention left out' is a stated assumption (with = without attention), never composed
-    # as a law: it would make the attention FLOPs cancel to 0
+    # as a law: it would make the attention FLOPs cancel to 0. Nor is it planned beside the
+    # law it stands in for (plan._laws_yield): the single inputs once suggested (the FLOPs
+    # without attention, params) would have fixed the attention FLOPs at 0 through the two;
+    # the pairs suggested now determine them
     (
         "inference_attention_flop_per_token",
         dict(head_dim=128, seq_len="4096 token/sequence", gpu="MI300X"),
         "cannot determine inference_attention_flop_per_token from head_dim, seq_len, MI300X "
-        "record, default assumptions: give one of inference_flop_per_token, "
-        "inference_flop_per_token_with_attention, params, params_total, weight_memory, "
-        "checkpoint_size, gradient_memory, optimizer_memory",
+        "record, default assumptions: give one of inference_flop_per_token and "
+        "inference_flop_per_token_with_attention, inference_flop_per_token_with_attention and "
+        "params, n_heads and n_layers",
     ),
     (
         "train_time",

@@ -30,7 +30,7 @@ from napkinmath.answer.data import (
 )
 from napkinmath.answer.result import Result
 from napkinmath.answer.roundoff import ROUNDOFF_NOTE, cancels
-from napkinmath.catalog.lookup import variable, variables
+from napkinmath.catalog.lookup import constraints, variable, variables
 from napkinmath.deadline import OutOfTimeError
 from napkinmath.errors import (
     InconsistentError,
@@ -43,7 +43,13 @@ from napkinmath.errors import (
 from napkinmath.hardware import scope
 from napkinmath.library import settings
 from napkinmath.library.declare import Formula, Variable
-from napkinmath.solving.consistency import behind, beyond, closure, set_aside
+from napkinmath.solving.consistency import (
+    behind,
+    beyond,
+    closure,
+    evaluate_constraint,
+    set_aside,
+)
 from napkinmath.solving.invert import (
     Compiled,
     joint_roots,
@@ -552,10 +558,8 @@ def _per_variable(var: Variable, value: object) -> tuple[pint.Quantity, Variable
     missing = var.dimensionality / quantity.dimensionality
     if quantity.dimensionless or not missing:
         return None
-    for candidate in variables().values():
-        if candidate.dimensionality == missing and candidate.name.endswith("_per_node"):
-            return quantity, candidate
-    return None
+    matches = [c for c in variables().values() if c.dimensionality == missing]
+    return (quantity, matches[0]) if len(matches) == 1 else None
 
 
 def _converted(
@@ -785,6 +789,7 @@ def solve_bound(
         name: bound[name] for name in sorted(plan.used, key=lambda n: (order[bound[n].origin], n))
     }
     values = {name: g.base for name, g in inputs.items()}
+    _refuse_layouts(values)
     steps = [_run_block(block, values) for block in plan.blocks]
     checks = [_run_check(f, values) for f in plan.checks]
     extra_steps, extra_inputs = _rounding(targets, values, bound, knowns, plan)
@@ -840,6 +845,17 @@ def _refuse_mistaken(result: Result) -> None:
                 f"Give {name} for the rate you mean, or leave {other} out",
                 other,
             )
+
+
+def _refuse_layouts(values: Mapping[str, float]) -> None:
+    """Refuse a question whose inputs break a layout rule (a refusing constraint, every
+    variable of it given) before any step runs: a step of an impossible layout would fail on
+    its own, with a message that does not name the rule (7 experts a token of 4)."""
+    for c in constraints().values():
+        if c.refuse and all(v.name in values for v in c.variables):
+            record = evaluate_constraint(c, values)
+            if not record.holds:
+                raise _refusal(record, values)
 
 
 def _refusal(c: ConstraintRecord, values: Mapping[str, float]) -> InputError:
