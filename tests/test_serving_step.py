@@ -9,6 +9,7 @@ asks (docs/serving.md compares the two tools).
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -217,3 +218,52 @@ def test_the_pareto_front_of_tokens_per_gpu_against_tpot():
     got = {(int(c.point["n_gpus"]), int(c.point["batch_size"])) for c in o.pareto}
     assert got == front
     assert (4, 64) in got and (2, 128) in got  # 844.7 tokens/s/GPU at 18.9 ms; 1,078 at 59 ms
+
+
+def test_optimize_reads_a_config_json_as_solve_does(tmp_path, napkin):
+    # the same model from its Hugging Face config.json: the same best layout
+    config = {
+        "architectures": ["Qwen3ForCausalLM"],
+        "model_type": "qwen3",
+        "hidden_size": 5120,
+        "intermediate_size": 25600,
+        "num_hidden_layers": 64,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "vocab_size": 151936,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    args = dict(
+        over={"n_gpus": [1, 2, 4, 8], "batch_size": [16, 32, 64, 112]},
+        require=["serving_tpot <= 30 ms*sequence/token"],
+        gpu="H200",
+        prompt_len=ISL,
+        output_len=OSL,
+    )
+    shipped = nm.optimize("serving_output_rate_per_gpu", maximize=True, model="qwen3-32b", **args)
+    read = nm.optimize("serving_output_rate_per_gpu", maximize=True, model=str(path), **args)
+    assert read.best_candidate.point == shipped.best_candidate.point
+    # (the config's parameters are counted from its shapes: 32.76e9 against the card's 32.8e9)
+    assert read.best.value.m_as("token/(s*GPU)") == pytest.approx(
+        shipped.best.value.m_as("token/(s*GPU)"), rel=2e-3
+    )
+    status, out, err = napkin(
+        "optimize",
+        "--minimize",
+        "n_gpus",
+        "--over",
+        "n_gpus=1,2,4,8",
+        "--model",
+        str(path),
+        "--gpu",
+        "H100",
+        "seq_len=4096",
+        "batch_size=8",
+        "--no-derivation",
+    )
+    assert status == 0, err
+    assert "Best: n_gpus = 2 GPU" in out

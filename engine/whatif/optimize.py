@@ -31,12 +31,14 @@ from napkinmath.answer.data import from_base
 from napkinmath.catalog.lookup import constraints as library_constraints
 from napkinmath.catalog.lookup import variable, variables
 from napkinmath.errors import InputError, NapkinError
+from napkinmath.hardware.config_json import is_config_path
 from napkinmath.library.settings import SETTINGS
-from napkinmath.solving.records import user_records
+from napkinmath.solving.records import config_model, user_records
 from napkinmath.solving.solver import (
     CONSISTENCY_TOLERANCE,
     bind,
     check_tolerance,
+    config_in_force,
     solve_bound,
     target_names,
 )
@@ -136,7 +138,10 @@ def optimize(
     too. `require` adds the user's constraints ({'train_time': '<= 3 weeks'} or
     ['time_per_output_token <= 50 ms']); a given written '<= 3 weeks' is one as well. Every
     library constraint the question determines (HBM per GPU, KV budget, queue, bubble, ...)
-    applies. Returns an `Optimum`."""
+    applies. Returns an `Optimum`. `model` may be the path of a Hugging Face config.json, read
+    as a model record as `nm.solve` reads it."""
+    if is_config_path(model) and not config_in_force(model):
+        model, records = config_model(model, records)
     with user_records(records):  # your records files over the shipped ones, if any
         check_tolerance(tolerance)
         objectives = target_names(objective)
