@@ -525,3 +525,34 @@ def test_a_columns_typical_value_is_numpys_median():
     for n in [*range(1, 30), 999, 1000]:
         values = rng.lognormal(size=n) * 10 ** rng.uniform(-20, 20)
         assert _median(values) == float(np.median(values))
+
+
+def test_a_setting_is_an_axis_of_a_sweep_as_of_an_optimisation():
+    # issue 47 §4: recompute=none,full was 'unknown variable' in a sweep
+    args = dict(
+        model="llama-3-70b",
+        gpu="H100",
+        n_gpus=64,
+        tp=8,
+        pp=1,
+        dp=8,
+        seq_len=4096,
+        global_batch_tokens="4Mi",
+        batch_size=1,
+    )
+    table = nm.sweep("step_time_predicted", over={"recompute": "none,full"}, **args)
+    assert table.column("recompute").values == ["none", "full"]
+    each = [
+        nm.solve("step_time_predicted", recompute=choice, **args).value.m_as("s")
+        for choice in ("none", "full")
+    ]
+    assert list(table.column("step_time_predicted").values) == pytest.approx(each)
+    assert each[1] > each[0]  # full recomputation runs every forward pass twice
+    grid = nm.sweep(
+        "step_time_predicted",
+        over={"recompute": ["none", "full"], "global_batch_tokens": ["2Mi", "4Mi"]},
+        **{k: v for k, v in args.items() if k != "global_batch_tokens"},
+    )
+    assert len(grid.column("recompute").values) == 4
+    with pytest.raises(nm.InputError, match="choose one of"):
+        nm.sweep("step_time_predicted", over={"recompute": "none,some"}, **args)

@@ -22,6 +22,7 @@ from napkinmath import arguments, deadline
 from napkinmath.answer.result import Result
 from napkinmath.catalog.lookup import variable, variables
 from napkinmath.errors import InputError, NapkinError
+from napkinmath.library.settings import SETTINGS, expand
 from napkinmath.solving.solver import (
     CONSISTENCY_TOLERANCE,
     bind,
@@ -106,18 +107,30 @@ def sweep(
             )
     names = target_names(targets)
     over, gpus, models = _axes_asked(names, over, givens, gpu, model, tolerance, points)
-    budget.check_records(len(gpus) * len(models), "sweep")
-    records = [(o, len(r)) for o, r in (("gpu", gpus), ("model", models)) if len(r) > 1]
+    settings = _setting_axes(over)
+    choices = [(s, c) for s, c in (("gpu", gpus), ("model", models), *settings)]
+    budget.check_records(len(list(itertools.product(*(c for _, c in choices)))), "sweep")
+    records = [(o, len(r)) for o, r in choices if len(r) > 1]
     counted = [(name, axis_length(value, points)) for name, value in over.items()]
     if all(n is not None for _, n in counted):  # refused before any value is read
         budget.check_sweep([*counted, *records], len(names))  # type: ignore[list-item]
     axes = [to_axis(value, variable(name), points) for name, value in over.items()]
     budget.check_sweep([*((a.name, len(a.values)) for a in axes), *records], len(names))
+    combos = list(itertools.product(*(c for _, c in choices)))
     parts = [
-        _sweep_records(names, axes, givens, g, m, tolerance, achievable, precision)
-        for g, m in itertools.product(gpus, models)
+        _sweep_records(
+            names,
+            axes,
+            {**givens, **{n: v for (n, _), v in zip(settings, combo[2:], strict=True)}},
+            combo[0],
+            combo[1],
+            tolerance,
+            achievable,
+            precision,
+        )
+        for combo in combos
     ]
-    table = _table(names, axes, parts, gpus, models)
+    table = _table(names, axes, parts, choices, combos)
     if achievable:
         table.notes.append(
             "--achievable: peak_flops and hbm_bandwidth are each record's "
@@ -279,15 +292,40 @@ def _column(name: str, base_values: np.ndarray, role: str, scale: str = "linear"
     return Column(name, format_unit(unit), shown, role=role, scale=scale, percent=percent)
 
 
+def _setting_axes(over: dict[str, object]) -> list[tuple[str, list[str]]]:
+    """The settings swept (recompute=none,full: `napkinmath.library.settings`), taken out of
+    `over` as label axes, each with its choices in the order given."""
+    found: list[tuple[str, list[str]]] = []
+    for name in [n for n in over if n in SETTINGS]:
+        value = over.pop(name)
+        listed = value.split(",") if isinstance(value, str) else value
+        if not isinstance(listed, (list, tuple)) or not all(isinstance(v, str) for v in listed):
+            raise InputError(
+                f"{name}={arguments.shown(value)}: list its choices, such as "
+                f"{name}={','.join(SETTINGS[name].choices)}",
+                name,
+            )
+        picked = [v.strip() for v in listed if v.strip()]
+        for choice in picked:
+            expand({name: choice})  # an unknown choice: the setting's own message
+        found.append((name, list(dict.fromkeys(picked))))
+    return found
+
+
 def _table(
-    targets: tuple[str, ...], axes: list[Axis], parts: list, gpus: list, models: list
+    targets: tuple[str, ...],
+    axes: list[Axis],
+    parts: list,
+    choices: list[tuple[str, list]],
+    combos: list[tuple],
 ) -> Table:
+    """The sweep's table: a label column for each record list or setting with more than one
+    choice, then the swept inputs, the targets and the feasibility columns."""
     columns = []
-    combos = list(itertools.product(gpus, models))
     count = len(parts[0][1][targets[0]])
-    for option, chosen in (("gpu", gpus), ("model", models)):
+    for i, (option, chosen) in enumerate(choices):
         if len(chosen) > 1:
-            labels = [combo[0 if option == "gpu" else 1] for combo in combos]
+            labels = [combo[i] for combo in combos]
             columns.append(
                 Column(option, "", [str(x) for x in labels for _ in range(count)], role="input")
             )
@@ -312,8 +350,12 @@ def _table(
         columns += feasible.columns(*feasible.rows(feasibility))
         more, warnings = feasible.sweep_notes(feasibility, _places(columns))
         notes += more
+    gpus = choices[0][1]
     given = ", ".join(f"{g}" for g in gpus if g) or ""
-    title = f"{', '.join(targets)} over {', '.join(a.name for a in axes) or 'records'}"
+    labels = [option for option, chosen in choices[2:] if len(chosen) > 1]
+    title = (
+        f"{', '.join(targets)} over {', '.join([*labels, *(a.name for a in axes)]) or 'records'}"
+    )
     if given and len(gpus) == 1:
         title += f" ({given})"
     return Table(columns, title=title, notes=notes, warnings=warnings)
