@@ -515,3 +515,24 @@ def test_a_table_of_a_large_search_lists_the_best_up_to_its_cap(monkeypatch):
     monkeypatch.setattr(optimum, "MAX_TABLE_ROWS", 16_380)  # all 16,377 that fit, and 3 more
     listed = list(o.to_table()["n_gpus"])
     assert len(listed) == 16_380 and listed[:4] == [8.0, 16.0, 24.0, 64.0]
+
+
+def test_equal_objectives_tie_in_domain_order():
+    # issue 47 §4: at a fixed MFU the bill does not depend on the GPU count, so every fleet
+    # that meets the deadline costs the same 58,952 USD (to round-off); the smallest comes
+    # first, not the one whose round-off happens to be lowest
+    o = nm.optimize(
+        "train_cost",
+        over={"n_gpus": "whole nodes"},
+        require=["train_time <= 3 weeks"],
+        params="7B",
+        tokens="1T",
+        mfu=0.4,
+        gpu="H100",
+        price_per_gpu_hour="2 USD/(GPU*h)",
+    )
+    assert o.best_candidate.point == {"n_gpus": 64.0}
+    cost = 6 * 7e9 * 1e12 / (0.4 * 989.5e12) / 3600 * 2
+    assert o.best.value.m_as("USD") == pytest.approx(cost)
+    ranked = [c.point["n_gpus"] for c in o.runners_up]
+    assert ranked == [72.0, 80.0, 88.0, 96.0, 104.0]  # the next nodes, in order

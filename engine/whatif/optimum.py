@@ -202,16 +202,17 @@ class Optimum:
         return [self.senses[o] * self.objective_values(o) for o in self.objectives]
 
     def _ranking(self) -> np.ndarray:
-        """Feasible candidates, best first (ties in domain order)."""
+        """Feasible candidates, best first (ties in domain order: objectives equal to 12
+        significant figures tie, so that round-off in equal costs does not pick among them)."""
         index = np.flatnonzero(self.feasible_mask)
         if not index.size:
             return index
-        keys = [k[index] for k in self._keys()]
+        keys = [_tie_key(k[index]) for k in self._keys()]
         order = np.lexsort((index, *reversed(keys)))
         return index[order]
 
     def _pareto(self) -> list[int]:
-        k0, k1 = self._keys()
+        k0, k1 = (_tie_key(k) for k in self._keys())
         index = self._order  # sorted by k0, then k1
         front: list[int] = []
         best = math.inf
@@ -1069,3 +1070,10 @@ def _label(label: dict[str, object]) -> str:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _tie_key(values: np.ndarray) -> np.ndarray:
+    """`values` rounded to about 12 significant figures (a mantissa of 40 bits), infinities
+    and NaN kept: two candidates whose objectives differ only by round-off rank as a tie."""
+    mantissa, exponent = np.frexp(values)
+    return np.ldexp(np.round(mantissa * 2.0**40) / 2.0**40, exponent)
