@@ -30,7 +30,7 @@ from napkinmath.answer.data import (
 )
 from napkinmath.answer.result import Result
 from napkinmath.answer.roundoff import ROUNDOFF_NOTE, cancels
-from napkinmath.catalog.lookup import constraints, variable, variables
+from napkinmath.catalog.lookup import constraints, formulas, variable, variables
 from napkinmath.deadline import OutOfTimeError
 from napkinmath.errors import (
     InconsistentError,
@@ -819,6 +819,7 @@ def solve_bound(
     result = Result(targets, results, inputs, steps, checks, tolerance)
     result.unused = {name: bound[name] for name in sorted(user - plan.used - set(more.inputs))}
     _refuse_mistaken(result)
+    _refuse_set_aside_by_assumption(result)
     result.set_aside = {name: (a.given, a.reason) for name, a in aside.items()}
     result.constraints = more.constraints
     result.feasibility = (more.wanted, tuple(more.blocks))
@@ -845,6 +846,44 @@ def _refuse_mistaken(result: Result) -> None:
                 f"Give {name} for the rate you mean, or leave {other} out",
                 other,
             )
+
+
+def _refuse_set_aside_by_assumption(result: Result) -> None:
+    """Refuse a given the answer does not read where a stated assumption took the place of a
+    law that reads it: `lora_target_matrices=7` beside the assumption that LoRA adapts the
+    four attention projections. The given is named with the assumption and what would use
+    it; a given no such law reads stays "given but not needed"."""
+    if not result.unused:
+        return
+    used = {f.name for step in result.steps for f in step.formulas}
+    known = set(result.givens) | {n for step in result.steps for n in step.values}
+    for step in result.steps:
+        (fallback,) = step.formulas if len(step.formulas) == 1 else (None,)
+        if fallback is None or not fallback.assumption:
+            continue
+        for unknown in step.unknowns:
+            for law in formulas().values():
+                if law.assumption or law.name in used or unknown not in law.variables:
+                    continue
+                read = [v.name for v in law.variables if v.name in result.unused]
+                if not read:
+                    continue
+                missing = [
+                    v.name
+                    for v in law.variables
+                    if v is not unknown and v.name not in known and v.name not in read
+                ]
+                given = result.unused[read[0]]
+                shown = result._fmt(given.quantity, given.variable)
+                raise InputError(
+                    f"{read[0]} = {shown} is not read by this answer: it takes {unknown.name} "
+                    f"from a stated assumption ({fallback.note}), where {law.title} "
+                    f"({law.name}) would read it"
+                    + (f" with {', '.join(missing)}" if missing else "")
+                    + f". Give {' and '.join(missing) or 'what it needs'} to use it, or leave "
+                    f"{read[0]} out",
+                    read[0],
+                )
 
 
 def _refuse_layouts(values: Mapping[str, float]) -> None:
