@@ -818,13 +818,21 @@ def solve_bound(
     results = {name: from_base(values[name], variables()[name]) for name in targets}
     result = Result(targets, results, inputs, steps, checks, tolerance)
     result.unused = {name: bound[name] for name in sorted(user - plan.used - set(more.inputs))}
-    _refuse_mistaken(result)
-    _refuse_set_aside_by_assumption(result)
+    _refuse_unread(result)
     result.set_aside = {name: (a.given, a.reason) for name, a in aside.items()}
     result.constraints = more.constraints
     result.feasibility = (more.wanted, tuple(more.blocks))
     result.notes = more.notes
     return result
+
+
+def _refuse_unread(result: Result) -> None:
+    """A value the user states is used or refused, never set aside for a default path: a
+    given the answer does not read is refused where the answer took the default of what it
+    is mistaken for, or a stated assumption in place of a law that reads it."""
+    if result.unused:
+        _refuse_mistaken(result)
+        _refuse_set_aside_by_assumption(result)
 
 
 def _refuse_mistaken(result: Result) -> None:
@@ -853,8 +861,6 @@ def _refuse_set_aside_by_assumption(result: Result) -> None:
     law that reads it: `lora_target_matrices=7` beside the assumption that LoRA adapts the
     four attention projections. The given is named with the assumption and what would use
     it; a given no such law reads stays "given but not needed"."""
-    if not result.unused:
-        return
     used = {f.name for step in result.steps for f in step.formulas}
     known = set(result.givens) | {n for step in result.steps for n in step.values}
     for step in result.steps:
