@@ -329,6 +329,29 @@ def test_a_dense_decode_reads_every_weight_said_as_an_assumption():
     assert "ASSUMPTION: every weight read each step: right for a dense model" in r.to_text()
 
 
+def test_experts_given_beside_the_every_weight_fallback_are_refused_not_set_aside(napkin):
+    # a value the user states is used or refused: n_experts alone cannot count the experts a
+    # step reaches (experts_per_token is missing), and was shown "given but not needed"
+    status, out, err = napkin(
+        "solve",
+        "decode_speed",
+        "--model",
+        "llama-3-8b",
+        "--gpu",
+        "H100",
+        "n_gpus=1",
+        "batch_size=1",
+        "seq_len=2048",
+        "n_experts=8",
+    )
+    assert status == 2 and out == "" and "Traceback" not in err
+    assert "n_experts = 8 is not read by this answer" in err
+    assert "Give experts_per_token and experts_touched_fraction to use it" in err
+    # a given no law behind a fallback reads stays merely unneeded
+    r = nm.solve("decode_weight_memory", model="llama-3-70b", batch_size=1, seq_len=SEQ)
+    assert "batch_size" in r.unused
+
+
 def test_prefill_and_decode_answer_together_on_a_tensor_parallel_replica(napkin):
     status, out, err = napkin(
         "solve",

@@ -267,17 +267,6 @@ def test_lora_with_other_targets_uses_the_users_shapes_without_a_clash():
     assert _mag(r.value, "param") == 16 * (5000 + 6000) * 7 * 32
 
 
-def test_a_target_count_beside_the_attention_assumption_is_refused_not_set_aside(napkin):
-    # issue 47 §4: lora_target_matrices=7 (every linear layer) was shown "given but not
-    # needed" while the answer counted the four attention projections (13.6M, not the 7)
-    status, out, err = napkin(
-        "solve", "lora_params", "model=llama-3-8b", "lora_rank=16", "lora_target_matrices=7"
-    )
-    assert status == 2 and out == "" and "Traceback" not in err
-    assert "lora_target_matrices = 7 is not read by this answer" in err
-    assert "Give lora_d_in and lora_d_out to use it" in err
-
-
 def test_lora_memory_from_the_cli_needs_no_hand_typed_shapes(napkin):
     status, out, err = napkin("solve", "lora_memory", "model=llama-3-8b", "lora_rank=16")
     assert status == 0, err

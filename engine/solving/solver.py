@@ -857,19 +857,20 @@ def _refuse_mistaken(result: Result) -> None:
 
 
 def _refuse_set_aside_by_assumption(result: Result) -> None:
-    """Refuse a given the answer does not read where a stated assumption took the place of a
-    law that reads it: `lora_target_matrices=7` beside the assumption that LoRA adapts the
-    four attention projections. The given is named with the assumption and what would use
-    it; a given no such law reads stays "given but not needed"."""
+    """Refuse a given the answer does not read where a stated assumption took the place of
+    the law it stands in for (its `derived_from`) and that law reads the given: `n_experts`
+    beside "every weight read each decode step". The given is named with the assumption and
+    what the law would also need; any other unread given stays "given but not needed"."""
     used = {f.name for step in result.steps for f in step.formulas}
     known = set(result.givens) | {n for step in result.steps for n in step.values}
     for step in result.steps:
         (fallback,) = step.formulas if len(step.formulas) == 1 else (None,)
         if fallback is None or not fallback.assumption:
             continue
+        laws = [formulas()[name] for name in fallback.derived_from]
         for unknown in step.unknowns:
-            for law in formulas().values():
-                if law.assumption or law.name in used or unknown not in law.variables:
+            for law in laws:
+                if law.name in used or unknown not in law.variables:
                     continue
                 read = [v.name for v in law.variables if v.name in result.unused]
                 if not read:
