@@ -1,6 +1,7 @@
 """Build the library's rearrangements shipped with the package (`napkinmath.solving.shipped`).
 
     python tools/build_rearrangements.py          # writes engine/library/rearrangements/
+    python tools/build_rearrangements.py --full     # solves everything again
     python tools/build_rearrangements.py --restamp  # keys it to this source, where sound
 
 Every library formula that can be inverted is solved with sympy for each of its variables,
@@ -25,6 +26,15 @@ formula modules. Deterministic: the same source and previous build give the same
 block left out for its time is named on stderr; on a much slower machine the set may
 differ). Run it after changing a formula, units.txt or the code that declares, lays out or
 rearranges them; tests/test_shipped_rearrangements.py says when it is due.
+
+A build is incremental where it can be: roots, facts and blocks are facts about the formulas
+their keys name, so where the code beside the formulas (`snapshot.code_digest`, kept in the
+index as `code`) and sympy are those of the last build, each formula whose declared row is
+unchanged keeps its roots, and every fact and block about unchanged formulas only is kept;
+the changed formulas are solved again, with the workload's questions that name one of their
+variables and the blocks of two or three that hold one of them. `--full` ignores the last
+build (a full build took about 95 minutes of workload on 2 cores, 2026-12-06; the blocks
+phase is cut at `BLOCKS_SECONDS`).
 """
 
 from __future__ import annotations
@@ -45,18 +55,28 @@ def _dump(data: object) -> str:
 
 
 class Previous:
-    """What the last build shipped: its coupled blocks, and each formula's row of the declared
-    library (library.json), which tells whether the formula changed since."""
+    """What the last build shipped: its coupled blocks, its facts, each formula's roots and
+    row of the declared library (library.json), which tells whether the formula changed
+    since, and the digest of the code beside the formulas it was built with (`code`)."""
 
     def __init__(self, folder: Path) -> None:
         self.joint: dict[str, object] = {}
+        self.facts: dict[str, dict] = {}
+        self.roots: dict[str, str] = {}
         self.rows: dict[str, str] = {}
+        self.code: str | None = None
         library = folder / "library.json"
-        if not library.is_file():  # (nothing to compare with: no block is kept)
+        if not library.is_file():  # (nothing to compare with: nothing is kept)
             return
         for shard in sorted(folder.glob("joint-*.json")):
             self.joint.update(json.loads(shard.read_text()))
         self.rows = {row[0]: _dump(row) for row in json.loads(library.read_text())["formulas"]}
+        index = json.loads((folder / "index.json").read_text())
+        self.code = index.get("code") if index.get("sympy") == _sympy_version() else None
+        if (folder / "facts.json").is_file():
+            self.facts = json.loads((folder / "facts.json").read_text())
+        for name in index.get("formulas", []):
+            self.roots[name] = (folder / f"{name}.json").read_text()
 
     def unchanged(self, name: str, row: str | None) -> bool:
         """Whether formula `name`, now declared as `row` (None: no longer), is the same as in
@@ -64,23 +84,59 @@ class Previous:
         return row is not None and self.rows.get(name) == row
 
 
-def build(target: Path = TARGET, previous: Previous | None = None) -> int:
+def _sympy_version() -> str:
+    return str(__import__("sympy").__version__)
+
+
+def _formulas_of(kind: str, key: str) -> list[str]:
+    """The formulas a fact of `kind` is about, from its key: a singularity fact's or a
+    coupled block's first field (`f,g\tunknowns...`), a cancelling composition's
+    `formula:variable` steps (`target\tf:x;g:y`)."""
+    fields = key.split("\t")
+    if kind == "cancel":
+        return [step.partition(":")[0] for step in fields[1].split(";")]
+    return fields[0].split(",")
+
+
+def build(target: Path = TARGET, previous: Previous | None = None, *, full: bool = False) -> int:
+    """Write the shipped set for this source into `target`; returns how many formulas have
+    roots there. Unless `full`, and where the code beside the formulas is what `previous`
+    was built with, what `previous` found for each unchanged formula is kept (its roots, and
+    every fact and block about unchanged formulas only) and only the changed formulas are
+    solved again, with the questions of the workload that name one of their variables."""
     from napkinmath import deadline
     from napkinmath.catalog.lookup import formulas
-    from napkinmath.catalog.snapshot import source_digest
+    from napkinmath.catalog.snapshot import code_digest, source_digest
     from napkinmath.library.stored import declared
     from napkinmath.solving import shipped as shipping
     from napkinmath.solving.invert import solved_for
 
-    source = source_digest()
-    if source is None:
+    source, code = source_digest(), code_digest()
+    if source is None or code is None:
         raise SystemExit("the library's source cannot be read")
     built = target.with_name(target.name + ".new")
     shutil.rmtree(built, ignore_errors=True)
     built.mkdir(parents=True)
+    all_formulas = sorted(formulas().values(), key=lambda f: f.name)
+    library = declared()
+    if library is None:
+        raise SystemExit("a part of the library has no stored form (see stored.declared)")
+    rows = {row[0]: _dump(row) for row in library["formulas"]}
+    kept = previous if previous is not None and not full and previous.code == code else None
+    changed = {n for n in rows if kept is None or not kept.unchanged(n, rows[n])}
+    print(
+        f"{'incremental' if kept else 'full'} build: {len(changed)} of {len(rows)} formulas "
+        "solved again",
+        file=sys.stderr,
+    )
     shipped = []
-    for f in sorted(formulas().values(), key=lambda f: f.name):
+    for f in all_formulas:
         if f.forward_only:
+            continue
+        if kept is not None and f.name not in changed:  # its roots as the last build found
+            if f.name in kept.roots:
+                (built / f"{f.name}.json").write_text(kept.roots[f.name])
+                shipped.append(f.name)
             continue
         roots = {}
         for v in sorted(f.variables, key=lambda v: v.name):
@@ -99,19 +155,22 @@ def build(target: Path = TARGET, previous: Previous | None = None) -> int:
     index = {
         "napkinmath": "rearrangements",
         "source": source,
-        "sympy": __import__("sympy").__version__,
+        "code": code,
+        "sympy": _sympy_version(),
         "formulas": shipped,
     }
     (built / "index.json").write_text(_dump(index))
-    library = declared()
-    if library is None:
-        raise SystemExit("a part of the library has no stored form (see stored.declared)")
-    rows = {row[0]: _dump(row) for row in library["formulas"]}
     (built / "library.json").write_text(
         _dump({"napkinmath": "library", "source": source, "sympy": index["sympy"], **library})
     )
-    facts = _facts()
-    facts["joint"].update(_block_roots(facts["joint"]))
+    only = None if kept is None else changed
+    facts = _facts(only)
+    if kept is not None:  # the last build's facts about unchanged formulas only
+        for kind, entries in sorted(kept.facts.items()):
+            for key, value in sorted(entries.items()):
+                if not changed.intersection(_formulas_of(kind, key)):
+                    facts.setdefault(kind, {}).setdefault(key, value)
+    facts["joint"].update(_block_roots(facts["joint"], only))
     joint = facts.pop("joint")
     for key, value in sorted((previous.joint if previous else {}).items()):
         names = key.partition("\t")[0].split(",")
@@ -119,7 +178,8 @@ def build(target: Path = TARGET, previous: Previous | None = None) -> int:
             previous is not None and previous.unchanged(n, rows.get(n)) for n in names
         ):
             joint[key] = value
-            print(f"kept from the previous build: {key}", file=sys.stderr)
+            if kept is None:
+                print(f"kept from the previous build: {key}", file=sys.stderr)
     (built / "facts.json").write_text(_dump(facts))
     for digit in "0123456789abcdef"[: shipping.JOINT_SHARDS]:
         name = f"joint-{digit}.json"
@@ -231,16 +291,31 @@ def _collected(kinds: tuple[str, ...]) -> Iterator[dict[str, dict]]:
         invert._Store.put = put  # type: ignore[method-assign]
 
 
-def _facts() -> dict[str, dict]:
-    """Every non-root entry the solver keeps while answering the workload, by kind and key."""
+def _facts(only: set[str] | None = None) -> dict[str, dict]:
+    """Every non-root entry the solver keeps while answering the workload, by kind and key;
+    with `only`, the workload's questions whose target or a given is a variable of one of
+    those formulas."""
+    import time
+
     import napkinmath as nm
     from napkinmath import deadline
+    from napkinmath.catalog.lookup import formulas
     from napkinmath.solving import shipped
 
+    near = None
+    if only is not None:
+        near = {v.name for f in formulas().values() if f.name in only for v in f.variables}
+    started, asked = time.monotonic(), 0
     with _collected(shipped.FACT_KINDS) as found, deadline.generous(GENEROUS):
         for target, givens, gpu in _workload():
+            if near is not None and target not in near and near.isdisjoint(givens):
+                continue
             with contextlib.suppress(nm.NapkinError):
                 nm.solve(target, gpu=gpu, **givens)
+            asked += 1
+            if asked % 1000 == 0:
+                spent = time.monotonic() - started
+                print(f"workload: {asked} questions in {spent:.0f} s", file=sys.stderr)
     return found
 
 
@@ -251,6 +326,10 @@ GENEROUS = 60
 #: sympy's time for one coupled block at most (a few systems of the activation-memory and
 #: communication formulas take minutes, and are left to the question that asks)
 BLOCK_SECONDS = 5
+
+#: the time the blocks phase may take in all (a full build's pairs of formulas sharing
+#: batch_size, hidden_size and n_heads took over an hour on 2 cores, 2026-12-06)
+BLOCKS_SECONDS = 1800
 
 
 def blocks_of():
@@ -285,17 +364,27 @@ def blocks_of():
                     yield (fs[i], fs[j], fs[k]), unknowns
 
 
-def _block_roots(known: dict) -> dict[str, object]:
-    """The joint roots of every block of `blocks_of` not in `known` that is coupled (not
-    singular) and that sympy solves within `BLOCK_SECONDS`, by the store's key."""
+def _block_roots(known: dict, only: set[str] | None = None) -> dict[str, object]:
+    """The joint roots of every block of `blocks_of` not in `known` (with `only`: of one of
+    those formulas at least) that is coupled (not singular) and that sympy solves within
+    `BLOCK_SECONDS`, by the store's key, until `BLOCKS_SECONDS` have passed (the rest are
+    solved when a question first needs them)."""
+    import time
+
     from napkinmath import deadline
     from napkinmath.solving import invert, plan
 
+    stop, skipped = time.monotonic() + BLOCKS_SECONDS, 0
     with _collected(("joint",)) as found:
         for fs, unknowns in blocks_of():
             key = f"{','.join(f.name for f in fs)}\t{','.join(unknowns)}"
             formula_names = tuple(f.name for f in fs)
-            if key in known or plan.is_singular(formula_names, unknowns, True):
+            if key in known or (only is not None and only.isdisjoint(formula_names)):
+                continue
+            if time.monotonic() > stop:
+                skipped += 1
+                continue
+            if plan.is_singular(formula_names, unknowns, True):
                 continue
             try:
                 with deadline.generous(BLOCK_SECONDS / deadline.PER_CALL):
@@ -304,6 +393,8 @@ def _block_roots(known: dict) -> dict[str, object]:
                 print(f"left out (over {BLOCK_SECONDS} s): {key}", file=sys.stderr)
             except Exception as problem:  # sympy's own failures: the block is left out
                 print(f"left out ({type(problem).__name__}): {key}", file=sys.stderr)
+    if skipped:
+        print(f"left out for the phase's time ({BLOCKS_SECONDS} s): {skipped}", file=sys.stderr)
     return found["joint"]
 
 
@@ -345,6 +436,9 @@ def restamp(target: Path = TARGET) -> str:
                     raise SystemExit(
                         f"a root of {name} for {variable} is no tree: rebuild"
                     ) from None
+    from napkinmath.catalog.snapshot import code_digest
+
+    index = {**index, "code": code_digest()}
     for file, data in (("index.json", index), ("library.json", shipped)):
         (target / file).write_text(_dump({**data, "source": source}))
     return source
@@ -361,6 +455,5 @@ if __name__ == "__main__":
         print(f"the shipped set is keyed to {restamp()}: nothing in it differs")
         raise SystemExit(0)
     last = Previous(TARGET)
-    shutil.rmtree(TARGET, ignore_errors=True)
-    count = build(previous=last)
+    count = build(previous=last, full=sys.argv[1:] == ["--full"])
     print(f"wrote {count} formulas' rearrangements to {TARGET.relative_to(ROOT)}")

@@ -109,6 +109,15 @@ def source_digest() -> str | None:
     return _hashed(_library_files())
 
 
+def code_digest() -> str | None:
+    """A hash of the code and units the library's source holds beside its formula modules
+    (declare.py, units.txt and the files of `_ENGINE`): where it is the same, a rebuild of
+    the shipped rearrangements may keep what the last build found for each formula whose
+    declared row is unchanged (tools/build_rearrangements.py)."""
+    sources = [LIBRARY / "declare.py", LIBRARY.parent / "units.txt"]
+    return _hashed(sources + [LIBRARY / name for name in _ENGINE])
+
+
 def _library_files() -> list[Path]:
     return list(formula_sources()) + [LIBRARY / name for name in _ENGINE]
 
