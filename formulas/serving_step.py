@@ -4,12 +4,12 @@
     p = serving_prefill_tokens   = b · k · prompt_len / output_len
     x = serving_chunk_tokens     = min(prefill_chunk_tokens, b_pre · prompt_len)
     φ = serving_mixed_step_share = p / x
-    t_W  = decode_weight_memory / (n·B)              t_KV = b · kv · c̄ / (n·B)
+    t_W  = decode_weight_memory / (n·B·η_W)          t_KV = b · kv · c̄ / (n·B·η_mem)
     t_gd = k_f·N · b·k / (n·P·η)                     t_ad = k_a·L·H·Q · b·k · c̄ / (n·P·η)
     t_gx = k_f·N · x / (n·P·η)                       t_ax = k_a·L·H·Q · x · prompt_len / (2·n·P·η)
     serving_decode_step_time = max(t_W, t_gd) + max(t_KV, t_ad) + decode_tp_comm_time
     serving_mixed_step_time  = max(t_W, t_gd + t_gx) + max(t_KV, t_ad + t_ax)
-                               + n_AR · (α + 2(r − 1)/r · (b·k + x)·h·a / B_link)
+                               + n_AR · (α + 2(r − 1)/r · (b·k + x)·h·a / (B_link·η_NVL))
     serving_step_time        = φ · serving_mixed_step_time + (1 − φ) · serving_decode_step_time
     serving_tpot             = serving_step_time / k
     serving_ttft             = b_pre · prompt_len / x · serving_mixed_step_time
@@ -21,8 +21,11 @@ active parameters, k_f = 2 FLOP per parameter and token; k_a·L·H·Q the attent
 token and context position (PaLM's forward count; a prompt token attends over the prompt
 before it, half the prompt on average, as causal kernels compute it); kv =
 ``kv_bytes_per_token``; n the
-replica's GPUs (one tensor-parallel group), B and P their HBM bandwidth and peak, η =
-``compute_efficiency``; h the hidden size, a the bytes of an activation element; b_pre =
+replica's GPUs (one tensor-parallel group), B and P their datasheet HBM bandwidth and peak;
+η = ``compute_efficiency``, η_mem = ``memory_efficiency`` and η_W =
+``decode_weight_read_efficiency`` the shares of them the step's kernels reach (measured
+figures: the step is a forecast by default, as the training step is; 1 for the speed of
+light); h the hidden size, a the bytes of an activation element; b_pre =
 ``prefill_sequences`` (1: the prompt of one request).
 
 In-flight (continuous) batching keeps a replica's b slots full (Yu et al. 2022, Orca: a
@@ -68,6 +71,8 @@ from .inference import (
     tokens_per_step,
 )
 from .model import batch_size, head_dim, hidden_size, n_heads, n_layers, weight_memory
+from .operators import memory_efficiency
+from .placement import nvlink_collective_efficiency
 from .roofline import (
     SCALING_BOOK_INFERENCE,
     allreduce_message_latency,
@@ -96,6 +101,12 @@ FLASH_ATTENTION_2 = (
     "Dao 2023, FlashAttention-2, arXiv:2307.08691, §3.1 (causal masking: the blocks above "
     "the diagonal are skipped, about half the work)"
 )
+H200_DECODE_2026 = (
+    "napkinmath's measurement on one NVIDIA H200, 2026-11-30 (hardware/measurements/"
+    "h200-2026-11-30.json, tools/measure_gpu.py, PyTorch 2.11, CUDA events): Llama-3-8B's "
+    "weight matmuls at batch 1, 15.01 GB in 4.84 ms, 3.10 TB/s of the datasheet 4.8 (flat "
+    "to batch 128: 4.9 to 5.2 ms); a streaming read of 8 GiB reaches 4.32"
+)
 AICONFIGURATOR = (
     "NVIDIA aiconfigurator 0.12 (github.com/ai-dynamo/aiconfigurator), aggregated mode: "
     "mixed and decode-only steps, each operator at max(compute, memory), contexts at "
@@ -122,6 +133,22 @@ prefill_chunk_tokens = var(
     default_note=(
         "8,192 prompt tokens a step at most: TensorRT-LLM's default max_num_tokens; a prompt "
         "shorter than the budget is prefilled in one step"
+    ),
+)
+# Share of the HBM bandwidth a decode step's weight matmuls reach.
+decode_weight_read_efficiency = var(
+    "decode_weight_read_efficiency",
+    "",
+    "fraction of the datasheet HBM bandwidth a decode step's weight matmuls reach "
+    "(skinny matmuls, one per weight matrix, each streaming its weights once)",
+    symbol="\\eta_{W}",
+    bounds=FRACTION,
+    default=0.65,
+    default_note=(
+        "65% of the datasheet HBM bandwidth: measured on an H200 (napkinmath, 2026-11-30), "
+        "Llama-3-8B's weight matmuls at batch 1 to 128 read 15.0 GB in 4.8 to 5.2 ms, 3.10 "
+        "of 4.8 TB/s, against 4.32 for a streaming read (per-kernel ramp and tail); assumed "
+        "for other accelerators; 1 for the speed of light"
     ),
 )
 # Mean context a decoding sequence reads and attends over.
@@ -305,9 +332,13 @@ formula(
 formula(
     "serving_weights_read_time",
     "Weights read by a serving step",
-    Eq(serving_weights_read_time, decode_weight_memory / (n_gpus * hbm_bandwidth)),
-    source=f"{POPE_2022}, §2",
+    Eq(
+        serving_weights_read_time,
+        decode_weight_memory / (n_gpus * hbm_bandwidth * decode_weight_read_efficiency),
+    ),
+    source=f"{POPE_2022}, §2; {H200_DECODE_2026}",
     subject=SUBJECT,
+    note="each weight matrix streamed once by its matmul, at the rate such matmuls reach",
 )
 
 formula(
@@ -315,10 +346,14 @@ formula(
     "KV cache read by a serving step",
     Eq(
         serving_kv_read_time,
-        batch_size * kv_bytes_per_token * serving_context / (n_gpus * hbm_bandwidth),
+        batch_size
+        * kv_bytes_per_token
+        * serving_context
+        / (n_gpus * hbm_bandwidth * memory_efficiency),
     ),
     source=f"{POPE_2022}, §2; {AICONFIGURATOR}",
     subject=SUBJECT,
+    note="each sequence's keys and values read once, at the rate streaming reads reach",
 )
 
 formula(
@@ -379,12 +414,15 @@ formula(
             * (batch_size * tokens_per_step + serving_chunk_tokens)
             * hidden_size
             * activation_bytes_per_element
-            / link_bandwidth
+            / (link_bandwidth * nvlink_collective_efficiency)
         ),
     ),
     source=f"{THAKUR_2005}; {MEGATRON_TP}",
     subject=SUBJECT,
-    note="as a decode step's, over the decode and the chunk's tokens",
+    note=(
+        "as a decode step's, over the decode and the chunk's tokens; the chunk's messages "
+        "are large, so they move at the bus bandwidth NCCL reaches"
+    ),
 )
 
 formula(

@@ -32,9 +32,9 @@ their keys name, so where the code beside the formulas (`snapshot.code_digest`, 
 index as `code`) and sympy are those of the last build, each formula whose declared row is
 unchanged keeps its roots, and every fact and block about unchanged formulas only is kept;
 the changed formulas are solved again, with the workload's questions that name one of their
-variables and the blocks of two or three that hold one of them. `--full` ignores the last
-build (a full build took about 95 minutes of workload on 2 cores, 2026-12-06; the blocks
-phase is cut at `BLOCKS_SECONDS`).
+less common variables (`NEAR_FORMULAS`) and the blocks of two or three that hold one of
+them. `--full` ignores the last build (a full build took about 95 minutes of workload on 2
+cores, 2026-12-06; the blocks phase is cut at `BLOCKS_SECONDS`).
 """
 
 from __future__ import annotations
@@ -291,6 +291,28 @@ def _collected(kinds: tuple[str, ...]) -> Iterator[dict[str, dict]]:
         invert._Store.put = put  # type: ignore[method-assign]
 
 
+#: a variable of a changed formula in at most this many formulas marks a workload question
+#: an incremental build asks again (n_gpus or batch_size, in dozens, would mark most of them)
+NEAR_FORMULAS = 8
+
+
+def _distinctive(only: set[str]) -> set[str]:
+    """The variables of the formulas `only` that at most `NEAR_FORMULAS` formulas use."""
+    from napkinmath.catalog.lookup import formulas
+
+    uses: dict[str, int] = {}
+    for f in formulas().values():
+        for v in f.variables:
+            uses[v.name] = uses.get(v.name, 0) + 1
+    return {
+        v.name
+        for f in formulas().values()
+        if f.name in only
+        for v in f.variables
+        if uses[v.name] <= NEAR_FORMULAS
+    }
+
+
 def _facts(only: set[str] | None = None) -> dict[str, dict]:
     """Every non-root entry the solver keeps while answering the workload, by kind and key;
     with `only`, the workload's questions whose target or a given is a variable of one of
@@ -299,12 +321,9 @@ def _facts(only: set[str] | None = None) -> dict[str, dict]:
 
     import napkinmath as nm
     from napkinmath import deadline
-    from napkinmath.catalog.lookup import formulas
     from napkinmath.solving import shipped
 
-    near = None
-    if only is not None:
-        near = {v.name for f in formulas().values() if f.name in only for v in f.variables}
+    near = None if only is None else _distinctive(only)
     started, asked = time.monotonic(), 0
     with _collected(shipped.FACT_KINDS) as found, deadline.generous(GENEROUS):
         for target, givens, gpu in _workload():

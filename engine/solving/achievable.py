@@ -41,6 +41,33 @@ TAG = "(measured)"
 #: variables defined against the datasheet peak FLOP/s: where a question gives or asks for
 #: one, `peak_flops` stays the datasheet's (PaLM's MFU; mfu_achievable is the other figure)
 _PEAK_RELATIVE = ("mfu", "hfu", "prefill_mfu", "matmul_efficiency", "mfu_achievable")
+_SERVING_STEP = (
+    "serving_weights_read_time",
+    "serving_kv_read_time",
+    "serving_decode_gemm_time",
+    "serving_decode_attention_time",
+    "serving_chunk_gemm_time",
+    "serving_chunk_attention_time",
+    "serving_decode_step_time",
+    "serving_mixed_step_time",
+    "serving_step_time",
+    "serving_tpot",
+    "serving_ttft",
+    "replica_request_rate",
+    "serving_output_rate_per_gpu",
+    "decode_weight_read_efficiency",
+    # disaggregated (`napkinmath.formulas.serving_disagg`)
+    "disagg_prefill_compute_time",
+    "disagg_prefill_weights_time",
+    "disagg_prefill_comm_time",
+    "disagg_prefill_time",
+    "disagg_ttft",
+    "disagg_tpot",
+    "prefill_pool_request_rate",
+    "decode_pool_request_rate",
+    "disagg_request_rate",
+    "disagg_output_rate_per_gpu",
+)
 #: the step from its parts (`napkinmath.formulas.step_parts`): its MFU and ideal step are
 #: against the datasheet peak, so the measured figure enters as `compute_efficiency` instead
 _STEP_MODEL = (
@@ -52,6 +79,9 @@ _STEP_MODEL = (
     "pipeline_bubble_time",
     "step_time_ideal",
     "compute_efficiency",
+    # the serving step (`napkinmath.formulas.serving_step`): a busy replica's kernels at the
+    # rates they reach, its speed of light with each efficiency at 1
+    *_SERVING_STEP,
 )
 #: the step's rates, each a measured figure over its datasheet one where the record holds it:
 #: (efficiency, record key of the measured figure, the datasheet variable); bound for every
@@ -171,13 +201,20 @@ def note_step_rates(result: Result) -> None:
     measured = [
         name for name, _, _ in STEP_RATES if TAG in getattr(result.givens.get(name), "note", "")
     ]
-    if measured:
-        result.notes.append(
-            "a forecast: the step runs at the record's measured rates ("
-            + ", ".join(measured)
-            + "), with or without --achievable; step_time_ideal is the model FLOPs at the "
-            "datasheet peak"
-        )
+    if not measured:
+        return
+    serving = any(n in result.targets or n in result.givens for n in _SERVING_STEP)
+    ideal = (
+        "the speed of light is each efficiency at 1 (compute_efficiency=1 memory_efficiency=1 "
+        "decode_weight_read_efficiency=1)"
+        if serving
+        else "step_time_ideal is the model FLOPs at the datasheet peak"
+    )
+    result.notes.append(
+        "a forecast: the step runs at the record's measured rates ("
+        + ", ".join(measured)
+        + f"), with or without --achievable; {ideal}"
+    )
 
 
 def holders() -> list[str]:
