@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# a napkin.toml above the checkout (a developer's own) must not change what the tests see;
+# tests/test_project_file.py lifts this for its own folders
+os.environ["NAPKIN_NO_PROJECT"] = "1"
 
 from napkinmath.cli.main import main
 

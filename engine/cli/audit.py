@@ -14,9 +14,15 @@ text files, and JSON or TOML files without a 'claims' list, to this command.
 from __future__ import annotations
 
 import argparse
+import json
+from typing import TYPE_CHECKING
 
+from napkinmath.cli.ci_formats import FORMATS, add_format_option, render
 from napkinmath.cli.jsonout import document
-from napkinmath.errors import NapkinError
+from napkinmath.errors import InputError, NapkinError
+
+if TYPE_CHECKING:
+    from napkinmath.checking.audit import AuditReport
 
 EXAMPLES = """\
 examples:
@@ -38,7 +44,7 @@ exit status: 0 agree, 1 a claim disagrees, 2 bad input or a claim that could not
 def options(parser: argparse.ArgumentParser) -> None:
     """The `audit` command's usage and options."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.usage = "napkin audit FILE [options]"
+    parser.usage = "napkin audit FILE [FILE ...] [options]"
     parser.description = (
         "Check another tool's file as it is: a calculator's JSON or TOML config, a Python "
         "module of parameters (read with ast, never run), a Markdown or text document's "
@@ -47,7 +53,9 @@ def options(parser: argparse.ArgumentParser) -> None:
         "sparse vs dense, both directions vs one)."
     )
     parser.epilog = EXAMPLES
-    parser.add_argument("file", metavar="FILE", help="the file to audit")
+    parser.add_argument(
+        "file", metavar="FILE", nargs="+", help="the files to audit (one with --format json)"
+    )
     add_audit_options(parser)
     parser.set_defaults(handler=run)
 
@@ -80,11 +88,16 @@ def add_audit_options(parser: argparse.ArgumentParser) -> None:
         metavar="FRACTION",
         help="relative tolerance for agreement: 0.02 or 2%% (default 2%%)",
     )
-    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    add_format_option(parser)
     parser.add_argument(
         "--allow-unchecked",
         action="store_true",
         help="exit 0 when no claim disagrees even if some could not be checked",
+    )
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="a file with no claims in it exits 0 (a pre-commit hook over every Markdown file)",
     )
     parser.add_argument(
         "--strict",
@@ -109,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
             output=args.format,
             allow_unchecked=args.allow_unchecked,
             strict=getattr(args, "strict", False),
+            allow_empty=getattr(args, "allow_empty", False),
         )
     except NapkinError as exc:
         if exc.args and isinstance(exc.args[0], str):
@@ -117,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def audited(
-    path: str,
+    paths: str | list[str],
     *,
     kind: str | None = None,
     mapping: str | None = None,
@@ -127,36 +141,56 @@ def audited(
     output: str = "text",
     allow_unchecked: bool = False,
     strict: bool = False,
+    allow_empty: bool = False,
 ) -> int:
-    """Audit `path`, print the report in `output`, and return the exit status (also for
-    `napkin check FILE`)."""
+    """Audit each of `paths`, print the reports in `output`, and return the exit status, the
+    worst of the files' (also for `napkin check FILE`)."""
     from napkinmath.checking.audit import audit
 
-    report = audit(
-        path,
-        kind=kind,
-        mapping=mapping,
-        columns=columns,
-        gpu=gpu,
-        tolerance=tolerance,  # type: ignore[arg-type]
-    )
+    files = [paths] if isinstance(paths, str) else list(paths)
+    if output == "json" and len(files) > 1:
+        raise InputError(
+            f"--format json prints one file's document: audit the {len(files)} files one at "
+            "a time, or use --format junit or sarif for all of them in one"
+        )
+    reports = [
+        (
+            path,
+            audit(
+                path,
+                kind=kind,
+                mapping=mapping,
+                columns=columns,
+                gpu=gpu,
+                tolerance=tolerance,  # type: ignore[arg-type]
+            ),
+        )
+        for path in files
+    ]
     if output == "json":
-        print(document("claims", report.to_dict()))
-    elif output == "markdown":
-        print(report.markdown)
+        print(document("claims", reports[0][1].to_dict()))
+    elif output in FORMATS:
+        documents = [(json.loads(document("claims", r.to_dict())), path) for path, r in reports]
+        print(render(output, documents))
     else:
-        print(report.text)
+        print("\n\n".join(r.markdown if output == "markdown" else r.text for _, r in reports))
+    return max(_status(r, allow_unchecked, strict, allow_empty) for _, r in reports)
+
+
+def _status(report: AuditReport, allow_unchecked: bool, strict: bool, allow_empty: bool) -> int:
+    """One file's exit status, with the reason for a 2 said on stderr."""
+    from napkinmath.cli.main import say
+
+    summary = report.claims.summary
+    if allow_empty and not summary["total"] and not (strict and report.unread):
+        return 0
     status = report.exit_status(allow_unchecked=allow_unchecked, strict=strict)
     if status == 2 and report.claims.exit_status(allow_unchecked) == 0:  # --strict's
-        message = (
-            f"{len(report.unread)} values whose keys name variables could not be read "
-            "(see 'Unread' above); write them as numbers, or drop --strict"
+        say(
+            f"napkin: {report.path}: {len(report.unread)} values whose keys name variables "
+            "could not be read (see 'Unread' above); write them as numbers, or drop --strict"
         )
-        from napkinmath.cli.main import say
-
-        say(f"napkin: {message}")
     elif status == 2:
-        summary = report.claims.summary
         message = (
             f"{summary['unchecked']} of {summary['total']} claims could not be checked "
             "(see 'Could not check' above); fix them, or pass --allow-unchecked"
@@ -164,7 +198,5 @@ def audited(
             else f"{report.path}: no claims found to check"
             + (f" ({len(report.unmapped)} values not mapped: see above)" if report.unmapped else "")
         )
-        from napkinmath.cli.main import say
-
         say(f"napkin: {message}")
     return status

@@ -14,10 +14,12 @@ disagrees, 2 on bad input or when a row of a table could not be checked (unless
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
 
+from napkinmath.cli.ci_formats import FORMATS, add_format_option, render
 from napkinmath.cli.jsonout import document
 from napkinmath.errors import InputError, NapkinError
 
@@ -94,7 +96,7 @@ def options(parser: argparse.ArgumentParser) -> None:
         action="append",
         help="model record for variables such as n_kv_heads (also model=NAME)",
     )
-    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    add_format_option(parser)
     parser.add_argument(
         "--input-format",
         choices=("csv", "tsv", "json", "toml"),
@@ -150,6 +152,11 @@ def _run(args: argparse.Namespace) -> int:
         return _run_table(expression, givens, args)
     from napkinmath.checking.expression import check
 
+    if args.format in FORMATS:
+        raise InputError(
+            f"--format {args.format} reports a file's findings by line: check a file "
+            "(napkin check FILE), or use --format json for one expression"
+        )
     expect = args.expect
     if inline_claim is not None:
         if expect is not None:
@@ -283,6 +290,9 @@ def _run_table(target: str, givens: dict[str, str], args: argparse.Namespace) ->
     )
     if args.format == "json":
         print(document("claims", report.to_dict()))
+    elif args.format in FORMATS:
+        shown = "stdin" if target == "-" else target
+        print(render(args.format, [(json.loads(document("claims", report.to_dict())), shown)]))
     elif args.format == "markdown":
         print(report.markdown)
     else:

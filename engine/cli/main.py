@@ -95,6 +95,38 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _ShowConfig(argparse.Action):
+    """--show-config: the project file that applies here (`napkinmath.project`) and what it
+    sets."""
+
+    def __init__(
+        self,
+        option_strings: list[str],
+        dest: str = argparse.SUPPRESS,
+        default: str = argparse.SUPPRESS,
+        help: str = "show the project file that applies here (napkin.toml, or [tool.napkin] "
+        "in pyproject.toml) and exit",
+    ) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from napkinmath.project import find
+
+        try:
+            project = find()
+        except NapkinError as exc:
+            say(f"napkin: {exc}")
+            parser.exit(2)
+        if project is None:
+            print(
+                f"no project file applies in {os.getcwd()} (napkin.toml, or [tool.napkin] in "
+                "pyproject.toml, in this folder or one above it)"
+            )
+        else:
+            print(project.describe())
+        parser.exit()
+
+
 class _ArgumentParser(argparse.ArgumentParser):
     """argparse's parser (its subcommands' too), whose usage errors are also a JSON document
     on stdout when the command line asks for --format json."""
@@ -158,6 +190,10 @@ _COMMANDS = {
         "the formula-variable graph around a variable (text or Graphviz DOT)",
         "napkinmath.cli.graph:options",
     ),
+    "mcp": (
+        "serve napkinmath to AI assistants over the Model Context Protocol (needs the mcp extra)",
+        "napkinmath.cli.serve:options",
+    ),
     "completion": (
         "print a shell completion script (needs shtab)",
         "napkinmath.cli.main:_completion_options",
@@ -179,6 +215,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog=EXAMPLES,
     )
     parser.add_argument("--version", action=_Version)
+    parser.add_argument("--show-config", action=_ShowConfig)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (line, where) in _COMMANDS.items():
         sub = commands.add_parser(name, help=line)
@@ -834,6 +871,7 @@ def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         return 2
     as_json = getattr(args, "format", None) == "json"
     try:
+        _project_settings(parser, args, sys.argv[1:] if argv is None else argv)
         from napkinmath.catalog.user import user_formulas
         from napkinmath.solving.records import user_records
 
@@ -857,6 +895,36 @@ def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
             "napkinmath; please report it with the command you ran."
         )
         return _json_error(exc, 3) if as_json else 3
+
+
+def _project_settings(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, words: Sequence[str]
+) -> None:
+    """The project file's settings (`napkinmath.project`) for the options of this command
+    that the command line leaves unset: an option, or a gpu=/model=/precision= term, wins."""
+    from napkinmath.project import find
+
+    project = find()
+    if project is None or args.command in ("mcp", "completion"):
+        return
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    terms = [t for t in getattr(args, "terms", []) if isinstance(t, str)]
+    for action in commands.choices[args.command]._actions:
+        key = action.dest
+        if key not in project.settings or not action.option_strings:
+            continue
+        if any(w == o or w.startswith(f"{o}=") for o in action.option_strings for w in words):
+            continue
+        if any(t.startswith(f"{key}=") for t in terms):
+            continue
+        value: object = project.settings[key]
+        if key in ("records", "formulas"):
+            value = project.files(key)
+        elif key == "tolerance":
+            value = action.type(value) if callable(action.type) else str(value)
+        elif isinstance(action, argparse._AppendAction):
+            value = [value]
+        setattr(args, key, value)
 
 
 def _json_error(exc: BaseException, status: int) -> int:
