@@ -92,3 +92,46 @@ def test_a_file_that_fails_to_load_leaves_the_library_as_it_was():
         pass
     assert (len(formulas()), len(variables())) == before
     assert _days() == pytest.approx(PLAIN_DAYS, rel=1e-9)
+
+
+FIRST_QUESTIONS = """
+import threading
+import napkinmath as nm
+errors = []
+def ask(target, **givens):
+    try:
+        nm.solve(target, **givens)
+    except Exception as exc:
+        errors.append(repr(exc))
+questions = [
+    ("n_gpus", dict(params="7B", tokens="1T", train_time="3 weeks", mfu=0.4, gpu="H100-SXM")),
+    ("train_time", dict(params="70B", tokens="15T", n_gpus=16384, mfu=0.38, gpu="H100-SXM")),
+    ("kv_bytes_per_token", dict(model="llama-3-70b")),
+]
+threads = [threading.Thread(target=ask, args=(t,), kwargs=g) for t, g in questions]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(errors)
+"""
+
+
+def test_first_questions_in_threads_wait_for_the_library(tmp_path):
+    # a fresh process, nothing on disk and nothing shipped: the first question declares the
+    # library from the formula modules, and the threads that ask at once wait for it (they
+    # once saw it half declared: "unknown variable 'n_gpus'", through `napkin mcp`)
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "NAPKIN_NO_SHIPPED": "1"}
+    ran = subprocess.run(
+        [sys.executable, "-c", FIRST_QUESTIONS],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "[]"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -24,11 +25,20 @@ if TYPE_CHECKING:
 
 _loaded = False
 _loading = False
+#: held while the library loads: another thread's first question waits for it, where it
+#: would otherwise see the library half declared ("unknown variable 'n_gpus'"); re-entrant,
+#: because the formula modules being imported ask for it in the loading thread
+_load_lock = threading.RLock()
 
 
 def _load() -> None:
     """The library, read from its snapshot when one matches the source, else declared by
     importing the formula modules (and stored for the next process)."""
+    with _load_lock:
+        _load_locked()
+
+
+def _load_locked() -> None:
     global _loaded, _loading
     if _loaded or _loading:
         return
