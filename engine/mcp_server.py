@@ -185,7 +185,7 @@ def audit_text(
         written.write_text(text, encoding="utf-8")
         report = audit(written, kind=kind, gpu=gpu, tolerance=tolerance)
         document, said = report.to_dict(), report.text
-    document["path"] = "the given text"
+    document["name"] = "the given text"
     return _reply("claims", document, said.replace(str(written), "the given text"))
 
 

@@ -215,10 +215,33 @@ def test_a_file_is_read_only_inside_the_root(tmp_path: Path):
     assert "outside the folder" in got["outside"].content[0].text
 
 
-def test_the_documents_are_plain_json():
-    async def session(client: Client) -> Any:
-        return await client.call_tool("solve", W12)
+def test_the_documents_are_the_clis_and_validate_against_its_schemas():
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed")
+    schemas = Path(__file__).resolve().parent.parent / "docs" / "schema"
 
-    reply = talk(session)
-    text = json.dumps(reply.structured_content, allow_nan=False)  # finite numbers only
-    assert json.loads(text)["document"]["schema"] == "napkinmath-answer/1"
+    async def session(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("solve", W12),
+            await client.call_tool("check", {"expression": "140 GB / (400 Gb/s) = 0.35 s"}),
+            await client.call_tool("audit", {"text": "Weights: 70e9 * 2 B = 140 GB\n"}),
+            await client.call_tool(
+                "optimize",
+                {
+                    "objective": "n_gpus",
+                    "over": {"n_gpus": [32, 64, 128]},
+                    "require": ["train_time <= 3 weeks"],
+                    "givens": {"params": "7B", "tokens": "1T", "mfu": "0.4"},
+                    "gpu": "H100-SXM",
+                },
+            ),
+            await client.call_tool("vars", {"query": "mfu"}),
+            await client.call_tool("formulas", {"query": "fleet"}),
+        ]
+
+    for reply in talk(session):
+        assert not reply.is_error, reply.content[0].text
+        text = json.dumps(reply.structured_content, allow_nan=False)  # finite numbers only
+        document = json.loads(text)["document"]
+        kind = document["schema"].removeprefix("napkinmath-").removesuffix("/1")
+        schema = json.loads((schemas / f"{kind}.schema.json").read_text(encoding="utf-8"))
+        jsonschema.Draft202012Validator(schema).validate(document)
