@@ -200,6 +200,20 @@ def test_markdown_one_verdict_per_arithmetic_line():
     assert _slip(rows["line 8"]) == "bits vs bytes"
 
 
+def test_markdown_code_blocks_are_not_claims(tmp_path):
+    # a command and its output in a fence (as README shows `napkin check`), a tilde fence
+    # with a shorter fence inside it: neither is the document's claim (issue 47 §3)
+    page = tmp_path / "plan.md"
+    page.write_text(
+        "# Plan\n\nWeights: 70e9 * 2 B = 140 GB\n\n```text\n"
+        '$ napkin check "140 GB / (400 Gb/s)"\n140 GB / (400 Gb/s) = 0.35 s\n```\n\n'
+        "~~~~\n1 + 1 = 3\n~~~\n2 * 2 = 5\n~~~~\nAfter: 2 * 3 = 6\n"
+    )
+    report = nm.audit(page)
+    assert [row.line for row in report.claims.rows] == [3, 15]
+    assert report.exit_status() == 0
+
+
 def test_csv_with_its_own_columns():
     report = nm.audit(
         FIXTURES / "sheet.csv", columns="id=Item,value=Value,unit=Unit,expression=Formula"

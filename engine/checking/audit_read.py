@@ -307,9 +307,11 @@ _MARKUP = re.compile(r"`|\*\*|^\s*(?:[-*+>]|\d+\.)\s+|^\s*#+\s*")
 
 
 def arithmetic_lines(text: str) -> list[tuple[int, str, str]]:
-    """(line, expression, claimed) for each line with arithmetic and a stated result."""
+    """(line, expression, claimed) for each line with arithmetic and a stated result, outside
+    Markdown's fenced code blocks (a command and its output, a config: not the document's
+    claims)."""
     out = []
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in prose_lines(text):
         if len(raw) > MAX_LINE or "=" not in raw:
             continue
         line = _MARKUP.sub(" ", raw).replace("**", " ")
@@ -326,6 +328,29 @@ def arithmetic_lines(text: str) -> list[tuple[int, str, str]]:
             unit = (result.group("unit") or "").rstrip(").,;:-")
             out.append((number, expression, f"{claimed} {unit}".strip()))
             break
+    return out
+
+
+#: a fence that opens or closes a Markdown code block: three or more backticks or tildes
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def prose_lines(text: str) -> list[tuple[int, str]]:
+    """(number, line) of each line outside fenced code blocks (CommonMark: a block closes at
+    a fence of the same character, at least as long; an unclosed one runs to the end)."""
+    out, fence = [], ""
+    for number, line in enumerate(text.splitlines(), 1):
+        opened = _FENCE.match(line)
+        mark = opened.group(1) if opened else ""
+        rest = line[opened.end() :] if opened else ""
+        if fence:
+            if mark[:1] == fence[0] and len(mark) >= len(fence) and not rest.strip():
+                fence = ""
+            continue
+        if mark and not (mark[0] == "`" and "`" in rest):  # (``` in an info string: inline)
+            fence = mark
+            continue
+        out.append((number, line))
     return out
 
 
