@@ -157,6 +157,35 @@ def test_python_module_read_with_ast_never_run(tmp_path, monkeypatch):
     assert "hardware_params.nvidia_V100.onchip_buffer" in evil
 
 
+def test_a_comments_unit_belongs_to_its_value_and_a_name_that_disagrees_is_the_slip(tmp_path):
+    # issue 47 §3: llm-analysis writes `inter_node_bw_GBps = 200  # 200Gbps HDR`; the comment
+    # says what the number is (200 Gb/s, an HDR port), the name says GB/s: 8x apart
+    module = tmp_path / "gpu_configs.py"
+    module.write_text(
+        "GPU = {\n"
+        '    "h100": {\n'
+        '        "mem_per_GPU_in_GB": 160,\n'
+        '        "inter_node_bw_GBps": 200,  # 200Gbps HDR\n'
+        '        "intra_node_bandwidth_in_GB_per_sec": 450,  # NVLink 4, one way\n'
+        "    },\n"
+        "}\n"
+    )
+    rows = _rows(nm.audit(module))
+    port = rows["GPU.h100.inter_node_bw_GBps"]
+    assert port.claimed == "200 Gb/s" and "read in its comment's unit" in port.source
+    slip = rows["GPU.h100.inter_node_bw_GBps (its name vs its comment)"]
+    assert _slip(slip) == "bits vs bytes" and slip.line == 4
+    assert "the key's name says GB/s, its comment Gb/s" in slip.source
+    # a comment without a unit of the same kind changes nothing
+    assert rows["GPU.h100.intra_node_bandwidth_in_GB_per_sec"].status == "agree"
+    # 160 GB against H100's 80 GB is flagged, but neither "K and V" nor "bytes per value"
+    # is offered for a memory capacity no name ties to a KV cache or a precision
+    memory = rows["GPU.h100.mem_per_GPU_in_GB"]
+    labels = [c.label for c in memory.result.candidates]
+    assert memory.status == "disagree"
+    assert "K and V" not in labels and "bytes per value (precision)" not in labels
+
+
 def test_python_numbers_only_constant_arithmetic(tmp_path):
     source = tmp_path / "params.py"
     source.write_text(

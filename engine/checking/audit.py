@@ -259,6 +259,8 @@ def audit(
         row = _config_row(leaf, stem, taught, gpu, report)
         if isinstance(row, str):
             rows.append((leaf.line, (".".join(leaf.path), row)))
+        elif isinstance(row, list):
+            rows.extend((leaf.line, one) for one in row)
         elif row is not None:
             rows.append((leaf.line, row))
     _checked(report, rows[: MAX_ROWS + 1], tolerance)
@@ -330,9 +332,12 @@ def _config_row(
     taught: dict[str, tuple[str, str]],
     gpu: str | None,
     report: AuditReport,
-) -> dict | str | None:
+) -> dict | list[dict] | str | None:
     """A config value as a claim row, a reason it cannot be checked (str), or None (listed
-    as unmapped)."""
+    as unmapped). A comment's unit belongs to the value it follows: where the key's name
+    states another (`inter_node_bw_GBps = 200  # 200Gbps HDR`), the value is read in the
+    comment's unit and a second row checks the name's reading against it, so the slip
+    between them is named (bits vs bytes)."""
     key = ".".join(leaf.path)
     meaning = None
     for start in range(len(leaf.path)):
@@ -359,6 +364,7 @@ def _config_row(
         return record[1]
     hint = audit_names.stated_unit(audit_names._words(leaf.comment)) if leaf.comment else ""
     source = f"comment: {leaf.comment}" if leaf.comment else ""
+    named = unit  # the unit the key's name states ('_GBps'), if any
     if not unit:
         # a bare count is in base units (FLOP/s, B/s, B), as such modules write them; a
         # comment's unit ('# 200Gbps HDR') says what the value stands for, and is taken as
@@ -372,10 +378,39 @@ def _config_row(
             )
     from napkinmath import hardware as hw
 
-    claimed = f"{_number_text(leaf.number)} {unit}".strip()
     if variable not in hw.get(record).values:
         return f"{record} has no value for {variable}"
+    number = _number_text(leaf.number)
+    if hint and named and _differ(hint, named):
+        return [
+            {
+                "id": key,
+                "expression": f"{record}.{variable}",
+                "claimed": f"{number} {hint}",
+                "source": f"{source}; read in its comment's unit",
+            },
+            {
+                "id": f"{key} (its name vs its comment)",
+                "expression": f"{number} {hint}",
+                "claimed": f"{number} {named}",
+                "source": f"the key's name says {named}, its comment {hint}",
+            },
+        ]
+    claimed = f"{number} {unit}".strip()
     return {"id": key, "expression": f"{record}.{variable}", "claimed": claimed, "source": source}
+
+
+def _differ(one: str, other: str) -> bool:
+    """True when units `one` and `other` measure the same dimension by different amounts
+    (Gb/s and GB/s); False when equal or of different dimensions (then the comment is not
+    the value's unit)."""
+    from napkinmath.units import ureg
+
+    try:
+        ratio = (ureg.Quantity(1, one) / ureg.Quantity(1, other)).to("")
+    except Exception:  # a unit pint cannot read, or two dimensions: not the same quantity
+        return False
+    return abs(float(ratio.magnitude) - 1) > 1e-9
 
 
 def _unmapped(report: AuditReport, leaf: audit_read.Leaf, why: str, unread: bool = False) -> None:

@@ -47,6 +47,9 @@ class Confusion:
     dimensionless_only: bool = False
     compound: bool = False  # may combine with another slip (bits and two-way: 16x)
     from_context: bool = False  # built from values the user gave (heads, ring size)
+    #: offered only where one of its keywords is in the names used: a factor of 2 in a
+    #: network bandwidth or an HBM capacity is no K and V slip (issue 47 §3)
+    keyword_only: bool = False
 
     def shown_factor(self) -> str:
         return self.factor_text or f"{self.factor:g}"
@@ -148,7 +151,8 @@ def _static() -> tuple[Confusion, ...]:
             0.35,
             "bytes per value mixed up: bf16 is 2 B, fp32 4 B, fp8 1 B",
             info,
-            ("bytes_per", "precision", "bf16", "fp32", "fp8", "weight"),
+            ("bytes_per", "precision", "bf16", "fp32", "fp8", "weight", "param", "dtype"),
+            keyword_only=True,
         ),
         Confusion(
             "kv_pair",
@@ -157,7 +161,8 @@ def _static() -> tuple[Confusion, ...]:
             0.4,
             "the factor 2 for keys and values left out or counted twice in a KV cache",
             info,
-            ("kv", "cache"),
+            ("kv", "cache", "key", "value"),
+            keyword_only=True,
         ),
         Confusion(
             "mac_flop",
@@ -460,6 +465,8 @@ class Candidate:
 def _relevant(c: Confusion, context: Context) -> bool:
     if c.dimensionless_only:
         return not context.result_dimensions
+    if c.keyword_only and not _mentions(context.words, c.keywords):
+        return False
     return all(dim in context.dimensions for dim in c.needs)
 
 
