@@ -186,6 +186,18 @@ def test_a_comments_unit_belongs_to_its_value_and_a_name_that_disagrees_is_the_s
     assert "K and V" not in labels and "bytes per value (precision)" not in labels
 
 
+def test_a_python_dicts_name_is_matched_to_its_device(tmp_path):
+    # issue 47 §3: "name": "h100-sxm-80gb" in a module's dict, as in a JSON config
+    module = tmp_path / "gpu.py"
+    module.write_text(
+        'gpu_config = {\n    "name": "h100-sxm-80gb",\n    "mem_per_GPU_in_GB": 80,\n'
+        '    "hbm_bandwidth_in_GB_per_sec": 3350,\n}\n'
+    )
+    report = nm.audit(module)
+    assert report.devices["h100-sxm-80gb"][0] == "H100-SXM"
+    assert [row.status for row in report.claims.rows] == ["agree", "agree"]
+
+
 def test_python_numbers_only_constant_arithmetic(tmp_path):
     source = tmp_path / "params.py"
     source.write_text(

@@ -68,6 +68,8 @@ def walk(data: object, line_of, comments: dict[int, str] | None = None) -> list[
             raise InputError(f"more than {MAX_LEAVES:,} values; an audited file is limited to that")
         if isinstance(node, dict):
             named = node.get("name")
+            if isinstance(named, PyValue):  # a Python module's value, with its line
+                named = named.value
             here: tuple[str, ...] = (named,) if isinstance(named, str) else ()
             here += (path[-1],) if path else ()
             children = [(k, v) for k, v in node.items() if k != "name"]
