@@ -115,46 +115,33 @@ def test_toml_card_table():
     assert report.summary["agree"] == 5
 
 
-def test_calculon_system_gib_slip_and_mapping_for_networks():
+def test_calculon_system_gib_slip_and_its_networks_read_unaided(tmp_path):
+    # issue 47 §3: a Calculon system file is told by its keys, and its networks read as
+    # Calculon defines them (GB/s one way; the first the NVLink domain, the second the
+    # inter-node network), with no mapping file
     plain = nm.audit(FIXTURES / "a100_80g.json")
+    assert plain.format.startswith("Calculon system file")
     rows = _rows(plain)
     assert _slip(rows["mem1.GiB"]) == "GB vs GiB"  # "80 GiB" of HBM: the card holds 80e9 B
     assert rows["mem1.GBps"].status == "agree"
-    unmapped = {u.key: u for u in plain.unmapped}
-    assert "networks[].bandwidth" in unmapped
-    assert unmapped["matrix.float16.gflops_efficiency[][]"].count == 4  # listed once
-    assert "mem2.GiB" in unmapped and "vector.float16.tflops" in unmapped
-    taught = nm.audit(FIXTURES / "a100_80g.json", mapping=FIXTURES / "calculon_map.toml")
-    rows = _rows(taught)
-    assert rows["networks.0.bandwidth"].status == "agree"
     assert rows["networks.0.bandwidth"].claim == "A100-SXM-80GB.nvlink_bandwidth"
     assert rows["networks.1.bandwidth"].claim == "A100-SXM-80GB.scale_out_bandwidth"
-    assert "networks[].bandwidth" not in {u.key for u in taught.unmapped}
-
-
-def test_python_module_read_with_ast_never_run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # the planted code would create AUDIT_WAS_EXECUTED here
-    report = nm.audit(FIXTURES / "hardware_params.py")
-    assert not (tmp_path / "AUDIT_WAS_EXECUTED").exists()
-    rows = _rows(report)
-    assert rows["hardware_params.nvidia_A100_80G.bandwidth"].status == "agree"
-    assert rows["hardware_params.nvidia_A100_80G.FP16"].status == "agree"
-    assert rows["hardware_params.nvidia_V100.FP16"].status == "agree"
-    # 3352e9 / 1.024**3, evaluated here: HBM read with binary prefixes
-    assert _slip(rows["hardware_params.nvidia_H100_SXM.bandwidth"]) == "GB vs GiB"
-    assert _slip(rows["hardware_params.nvidia_H100_SXM.FP16"]) == "sparse vs dense peak"
-    # '# 400Gbps NDR' beside 400e9 B/s: the port's bits typed as bytes
-    port = rows["hardware_params.nvidia_H100_SXM.inter_node_bandwidth"]
-    assert _slip(port) == "bits vs bytes"
-    assert port.source == "comment: 400Gbps NDR"
-    assert port.line == 10
-    # a card without a record is not guessed
-    assert rows["hardware_params.nvidia_L40.FP16"].status == "unchecked"
-    evil = {u.key: u.why for u in report.unmapped}
-    assert evil["hardware_params.evil.bandwidth"] == (
-        "hbm_bandwidth: not a number: a function call, never run"
+    assert rows["networks.0.bandwidth"].status == rows["networks.1.bandwidth"].status == "agree"
+    unmapped = {u.key: u for u in plain.unmapped}
+    assert "networks[].bandwidth" not in unmapped
+    assert unmapped["matrix.float16.gflops_efficiency[][]"].count == 4  # listed once
+    assert "mem2.GiB" in unmapped and "vector.float16.tflops" in unmapped
+    # the inter-node network's 200 Gb/s HDR written as 200 "GB/s": caught, exit 1
+    slipped = tmp_path / "a100_80g.json"
+    slipped.write_text(
+        (FIXTURES / "a100_80g.json").read_text().replace('"bandwidth": 25,', '"bandwidth": 200,')
     )
-    assert "hardware_params.nvidia_V100.onchip_buffer" in evil
+    report = nm.audit(slipped)
+    assert _slip(_rows(report)["networks.1.bandwidth"]) == "bits vs bytes"
+    assert report.exit_status() == 1
+    # a mapping file still wins over the format's reading
+    taught = nm.audit(FIXTURES / "a100_80g.json", mapping=FIXTURES / "calculon_map.toml")
+    assert _rows(taught)["networks.0.bandwidth"].status == "agree"
 
 
 def test_a_comments_unit_belongs_to_its_value_and_a_name_that_disagrees_is_the_slip(tmp_path):
@@ -218,17 +205,26 @@ def test_python_numbers_only_constant_arithmetic(tmp_path):
     assert whys["peak_i8_TFLOPS"] == "peak_flops_int8: not a number: a function call, never run"
 
 
-def test_genz_style_bare_numbers_need_a_mapping():
+def test_genz_system_configs_read_unaided():
+    # GenZ's system_configs: TFLOPS, GB and GB/s in bare numbers, its keys told apart from
+    # any other dict of numbers (issue 47 §3); its ICN is one link one way
     bare = nm.audit(FIXTURES / "system_configs.py")
-    assert bare.summary["unchecked"] == 8
-    assert "teach it with --mapping" in bare.claims.rows[0].reason
-    assert bare.exit_status() == 2
-    taught = nm.audit(FIXTURES / "system_configs.py", mapping=FIXTURES / "genz_map.toml")
-    rows = _rows(taught)
+    assert bare.format.startswith("GenZ system configs")
+    rows = _rows(bare)
     assert rows["system_configs.A100_80GB_GPU.Memory_BW"].status == "agree"
     assert rows["system_configs.H100_GPU.Flops"].status == "agree"
     assert _slip(rows["system_configs.A100_80GB_GPU.ICN"]) == "one-way vs two-way bandwidth"
+    assert bare.exit_status() == 1
+    taught = nm.audit(FIXTURES / "system_configs.py", mapping=FIXTURES / "genz_map.toml")
     assert taught.exit_status() == 1
+
+
+def test_bare_numbers_of_an_unknown_format_need_a_mapping(tmp_path):
+    module = tmp_path / "sim.py"
+    module.write_text('systems = {"A100_80GB_GPU": {"Compute": 312, "Mem": 80}}\n')
+    report = nm.audit(module)
+    assert not report.format
+    assert report.exit_status() == 2
 
 
 def test_markdown_one_verdict_per_arithmetic_line():
@@ -328,7 +324,9 @@ def test_cli_exit_statuses_and_formats(napkin, tmp_path):
     good = tmp_path / "good.md"
     good.write_text("Weights: 70e9 param * 2 B/param = 140 GB\n", encoding="utf-8")
     assert napkin("audit", str(good))[0] == 0
-    status, _, err = napkin("audit", str(FIXTURES / "system_configs.py"))
+    unknown = tmp_path / "sim.py"
+    unknown.write_text('systems = {"A100_80GB_GPU": {"Compute": 312, "Mem": 80}}\n')
+    status, _, err = napkin("audit", str(unknown))
     assert status == 2 and "could not be checked" in err
     status, _, _ = napkin(
         "audit", str(FIXTURES / "system_configs.py"), "--mapping", str(FIXTURES / "genz_map.toml")

@@ -82,6 +82,8 @@ class AuditReport(Rendered):
     claims: ClaimsReport
     unmapped: list[Unmapped] = field(default_factory=list)
     devices: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    #: the peer tool's format the file was read as (`audit_names.PEER_FORMATS`), if any
+    format: str = ""
     #: every name tried as a device's, matched or not (`devices` shows only devices)
     resolved: dict[str, tuple[str | None, str]] = field(default_factory=dict, repr=False)
 
@@ -135,6 +137,8 @@ class AuditReport(Rendered):
     @property
     def text(self) -> str:
         lines = [f"Audit of {visible(self.path)} ({self.kind})"]
+        if self.format:
+            lines.append(f"Read as {self.format}")
         if self.devices:
             lines += ["Devices:", *("  " + d for d in self._device_lines())]
         lines += [self.claims.text]
@@ -146,6 +150,8 @@ class AuditReport(Rendered):
     @property
     def markdown(self) -> str:
         lines = [f"### Audit of {md_text(self.path)} ({self.kind})", ""]
+        if self.format:
+            lines += [f"Read as {md_prose(self.format)}", ""]
         if self.devices:
             lines += ["Devices:", "", *(f"- {md_prose(d)}" for d in self._device_lines()), ""]
         lines += [self.claims.markdown]
@@ -159,6 +165,7 @@ class AuditReport(Rendered):
             **self.claims.to_dict(),
             "audit": {
                 "kind": self.kind,
+                "format": self.format or None,
                 "devices": [
                     {"name": n, "record": r, "note": note or None}
                     for n, (r, note) in self.devices.items()
@@ -245,6 +252,7 @@ def audit(
     if kind == "python":
         values, comments = audit_read.read_python(text, shown)
         leaves = audit_read.walk(values, lambda _path: None, comments)
+        data: object = values
     else:
         document = parse_document(text, kind=kind, noun="audited file", shown=shown)
         if any(key in document.data for key in ("claims", "claim")):  # napkinmath's own table
@@ -253,6 +261,11 @@ def audit(
             report.claims = check_claims(path, tolerance, input_format=kind)  # type: ignore[arg-type]
             return report
         leaves = audit_read.walk(document.data, audit_read.LineFinder(text))
+        data = document.data
+    peer = audit_names.peer_format(data)
+    if peer is not None:  # its keys read as the tool defines them; a mapping file wins
+        report.format = f"{peer.name}: {peer.what}"
+        taught = {**peer.mapping, **taught}
     stem = Path(str(path)).stem
     rows = []
     for leaf in leaves:

@@ -173,6 +173,66 @@ def read_mapping(path: str) -> dict[str, tuple[str, str]]:
     return out
 
 
+# --- peers' formats, read unaided ------------------------------------------------------------
+@dataclass(frozen=True)
+class PeerFormat:
+    """Another tool's file format: the keys that tell it (all of them in one table, at most
+    `DEPTH` tables down), and what its keys hold that their names do not say."""
+
+    name: str
+    what: str  # how its values are read, and where that is defined
+    keys: frozenset[str]
+    mapping: dict[str, tuple[str, str]]
+
+
+PEER_FORMATS = (
+    PeerFormat(
+        "Calculon system file",
+        "Calculon's systems/*.json (github.com/calculon-ai/calculon): each network's "
+        "bandwidth in GB/s one way, the first network the tensor-parallel (NVLink) domain, "
+        "the second the data-parallel (inter-node) one",
+        frozenset({"matrix", "vector", "mem1", "networks"}),
+        {
+            "networks.0.bandwidth": ("nvlink_bandwidth", "GB/s"),
+            "networks.1.bandwidth": ("scale_out_bandwidth", "GB/s"),
+        },
+    ),
+    PeerFormat(
+        "GenZ system configs",
+        "GenZ's Systems/system_configs.py (github.com/abhibambhaniya/GenZ-LLM-Analyzer): "
+        "Flops in TFLOP/s, Memory_size in GB, Memory_BW and ICN (its interchip_mem_bw, a "
+        "link one way) in GB/s",
+        frozenset({"Flops", "Memory_size", "Memory_BW"}),
+        {
+            "Flops": ("peak_flops", "TFLOP/s"),
+            "Memory_size": ("hbm_capacity", "GB"),
+            "Memory_BW": ("hbm_bandwidth", "GB/s"),
+            "ICN": ("nvlink_bandwidth", "GB/s"),
+        },
+    ),
+)
+#: how many tables down a peer format's keys are looked for (GenZ: a dict of systems)
+DEPTH = 3
+
+
+def peer_format(data: object) -> PeerFormat | None:
+    """The peer format `data` (a parsed config, or a Python module's values) is written in,
+    told by its keys, or None."""
+    tables, found = [(data, 0)], []
+    while tables and len(found) < 1000:
+        node, depth = tables.pop()
+        node = getattr(node, "value", node)  # a Python module's value carries its line
+        if not isinstance(node, dict):
+            continue
+        found.append(set(map(str, node)))
+        if depth < DEPTH:
+            tables.extend((child, depth + 1) for child in node.values())
+    for peer in PEER_FORMATS:
+        if any(peer.keys <= keys for keys in found):
+            return peer
+    return None
+
+
 # --- device names -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Name:
