@@ -251,6 +251,30 @@ def test_markdown_code_blocks_are_not_claims(tmp_path):
     assert report.exit_status() == 0
 
 
+def test_a_line_that_names_a_quantity_of_a_record_is_checked_against_it(tmp_path):
+    # issue 47 §3: the arithmetic agrees with itself, but the line says it is Llama-3-70B's
+    # KV cache per token: 2·80·64·128·2 B uses the 64 attention heads where its 8 KV heads
+    # belong (napkinmath: 2·80·8·128·2 = 327,680 B a token)
+    page = tmp_path / "sizing.md"
+    page.write_text(
+        "KV cache per token for Llama-3-70B: 2 * 80 * 64 * 128 * 2 B = 2.6 MB\n"
+        "Llama-3-70B weights in bf16: 70e9 * 2 B = 140 GB\n"
+        "Checkpoint over the NIC: 140 GB / (400 GB/s) = 0.35 s\n"
+    )
+    rows = _rows(nm.audit(page))
+    assert rows["line 1"].status == "agree"  # its own arithmetic
+    kv = rows["line 1 (kv_bytes_per_token)"]
+    assert kv.claimed == "2.6 MB/token" and _slip(kv) == "attention heads vs KV heads (GQA)"
+    assert rows["line 2 (weight_memory)"].status == "agree"  # 141.2 GB: within 2%
+    assert set(rows) == {
+        "line 1",
+        "line 1 (kv_bytes_per_token)",
+        "line 2",
+        "line 2 (weight_memory)",
+        "line 3",
+    }  # no record named on line 3
+
+
 def test_csv_with_its_own_columns():
     report = nm.audit(
         FIXTURES / "sheet.csv", columns="id=Item,value=Value,unit=Unit,expression=Formula"

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from napkinmath.checking import audit_names, audit_read
 from napkinmath.checking.claims import MAX_FILE_BYTES, MAX_ROWS, ClaimRow, ClaimsReport
+from napkinmath.checking.named import named_claim
 from napkinmath.checking.outcome import CLAIM_TOLERANCE, Rendered
 from napkinmath.errors import InputError
 from napkinmath.text.escape import clip, md_prose, md_text, visible
@@ -240,10 +241,12 @@ def audit(
     text = decode(data, shown)
     report = AuditReport(shown, kind, ClaimsReport(shown, []))
     if kind == "text":
-        rows: list[_Row] = [
-            (line, _text_row(line, expression, claimed))
-            for line, expression, claimed in audit_read.arithmetic_lines(text)
-        ]
+        rows: list[_Row] = []
+        for line, expression, claimed, label in audit_read.arithmetic_lines(text):
+            rows.append((line, _text_row(line, expression, claimed)))
+            if len(rows) <= MAX_ROWS and (named := named_claim(label, claimed)) is not None:
+                named["id"] = f"line {line} ({named['quantity']})"
+                rows.append((line, named))
         _checked(report, rows[: MAX_ROWS + 1], tolerance)
         return report
     if kind == "csv":
@@ -252,7 +255,7 @@ def audit(
     if kind == "python":
         values, comments = audit_read.read_python(text, shown)
         leaves = audit_read.walk(values, lambda _path: None, comments)
-        data: object = values
+        parsed: object = values
     else:
         document = parse_document(text, kind=kind, noun="audited file", shown=shown)
         if any(key in document.data for key in ("claims", "claim")):  # napkinmath's own table
@@ -261,8 +264,8 @@ def audit(
             report.claims = check_claims(path, tolerance, input_format=kind)  # type: ignore[arg-type]
             return report
         leaves = audit_read.walk(document.data, audit_read.LineFinder(text))
-        data = document.data
-    peer = audit_names.peer_format(data)
+        parsed = document.data
+    peer = audit_names.peer_format(parsed)
     if peer is not None:  # its keys read as the tool defines them; a mapping file wins
         report.format = f"{peer.name}: {peer.what}"
         taught = {**peer.mapping, **taught}

@@ -218,7 +218,8 @@ DEPTH = 3
 def peer_format(data: object) -> PeerFormat | None:
     """The peer format `data` (a parsed config, or a Python module's values) is written in,
     told by its keys, or None."""
-    tables, found = [(data, 0)], []
+    tables: list[tuple[object, int]] = [(data, 0)]
+    found: list[set[str]] = []
     while tables and len(found) < 1000:
         node, depth = tables.pop()
         node = getattr(node, "value", node)  # a Python module's value carries its line

@@ -308,10 +308,10 @@ _ARITHMETIC = re.compile(r"\d\s*[*/×÷^+]|[*/×÷^]\s*[\d(]|\)\s*[*/×÷^]")
 _MARKUP = re.compile(r"`|\*\*|^\s*(?:[-*+>]|\d+\.)\s+|^\s*#+\s*")
 
 
-def arithmetic_lines(text: str) -> list[tuple[int, str, str]]:
-    """(line, expression, claimed) for each line with arithmetic and a stated result, outside
-    Markdown's fenced code blocks (a command and its output, a config: not the document's
-    claims)."""
+def arithmetic_lines(text: str) -> list[tuple[int, str, str, str]]:
+    """(line, expression, claimed, label) for each line with arithmetic and a stated result,
+    outside Markdown's fenced code blocks (a command and its output, a config: not the
+    document's claims); the label is the line's text before its result."""
     out = []
     for number, raw in prose_lines(text):
         if len(raw) > MAX_LINE or "=" not in raw:
@@ -328,7 +328,7 @@ def arithmetic_lines(text: str) -> list[tuple[int, str, str]]:
             claimed = result.group("number").replace(",", "")
             claimed = re.sub(r"\s*[×x*]\s*10\s*\^\s*", "e", claimed)
             unit = (result.group("unit") or "").rstrip(").,;:-")
-            out.append((number, expression, f"{claimed} {unit}".strip()))
+            out.append((number, expression, f"{claimed} {unit}".strip(), left))
             break
     return out
 

@@ -30,6 +30,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "KV": ("kv_cache_memory", "kv_bytes_per_token"),
     "kv_cache": ("kv_cache_memory", "kv_bytes_per_token"),
     "kvcache": ("kv_cache_memory", "kv_bytes_per_token"),
+    "weights": ("weight_memory",),
     # utilisation
     "MBU": ("mbu",),
     "HFU": ("hfu",),
