@@ -185,6 +185,26 @@ def test_a_python_dicts_name_is_matched_to_its_device(tmp_path):
     assert [row.status for row in report.claims.rows] == ["agree", "agree"]
 
 
+def test_an_inter_node_bandwidth_no_record_holds_is_checked_against_the_port_records(tmp_path):
+    # issue 47 §3: llm-analysis's GPU configs give every GPU 200 "GB/s" between nodes; the
+    # V100 record has no scale-out figure, but 200 is how an HDR InfiniBand port is quoted,
+    # in Gb/s: the link records are the reference
+    config = tmp_path / "v100-sxm-32gb.json"
+    config.write_text(
+        '{\n  "name": "v100-sxm-32gb",\n  "mem_per_GPU_in_GB": 32,\n'
+        '  "inter_node_bandwidth_in_GB_per_sec": 200\n}\n'
+    )
+    report = nm.audit(config)
+    port = _rows(report)["inter_node_bandwidth_in_GB_per_sec"]
+    assert port.claim == "InfiniBand-HDR.link_bandwidth" and _slip(port) == "bits vs bytes"
+    assert [c.label for c in port.result.candidates] == ["bits vs bytes", "per-GPU vs per-node"]
+    assert report.exit_status() == 1
+    # a number no port is quoted as stays unchecked, saying why
+    config.write_text(config.read_text().replace(": 200", ": 123"))
+    odd = _rows(nm.audit(config))["inter_node_bandwidth_in_GB_per_sec"]
+    assert odd.status == "unchecked" and "no value for scale_out_bandwidth" in odd.reason
+
+
 def test_python_numbers_only_constant_arithmetic(tmp_path):
     source = tmp_path / "params.py"
     source.write_text(

@@ -364,7 +364,14 @@ def test_edge_values_of_a_claim():
 
 def test_candidates_rank_by_prior_and_relevance():
     data = Context(dimensions=frozenset({"[information]"}))
-    assert [c.key for c in candidates(8.0, data)] == ["bits_bytes", "per_node", "weights_vs_state"]
+    assert [c.key for c in candidates(8.0, data)] == ["bits_bytes", "per_node"]
+    # a slip of one kind of quantity is offered only where a name says it is that kind
+    # (issue 47 §3: "K and V?" was offered for an HBM capacity 2x off)
+    memory = Context(dimensions=frozenset({"[information]"}), words="optimizer memory")
+    assert "weights_vs_state" in [c.key for c in candidates(8.0, memory)]
+    assert "kv_pair" not in [c.key for c in candidates(2.0, data)]
+    kv = Context(dimensions=frozenset({"[information]"}), words="kv_cache_memory")
+    assert "kv_pair" in [c.key for c in candidates(2.0, kv)]
     flops = Context(dimensions=frozenset({"[compute]"}))
     assert [c.key for c in candidates(8.0, flops)] == ["per_node"]  # no bits in a FLOP count
     assert candidates(1.01, data) == []  # inside the tolerance: nothing to explain

@@ -394,9 +394,18 @@ def _config_row(
             )
     from napkinmath import hardware as hw
 
-    if variable not in hw.get(record).values:
-        return f"{record} has no value for {variable}"
     number = _number_text(leaf.number)
+    if variable not in hw.get(record).values:
+        port = _port_quoted_as(leaf.number) if variable == "scale_out_bandwidth" else None
+        if port is None:
+            return f"{record} has no value for {variable}"
+        return {  # the link records are the reference: a port quoted with this number
+            "id": key,
+            "expression": f"{port}.link_bandwidth",
+            "claimed": f"{number} {hint or named or unit}".strip(),
+            "source": f"{record} has no {variable}: compared with the network port quoted "
+            f"as {number} ({port})",
+        }
     if hint and named and _differ(hint, named):
         return [
             {
@@ -414,6 +423,20 @@ def _config_row(
         ]
     claimed = f"{number} {unit}".strip()
     return {"id": key, "expression": f"{record}.{variable}", "claimed": claimed, "source": source}
+
+
+def _port_quoted_as(number: float) -> str | None:
+    """The scale-out network port (an InfiniBand or Ethernet link record) whose vendor figure
+    is `number` as written (200 for HDR's 200 Gb/s), or None."""
+    from napkinmath import hardware as hw
+
+    for record in hw.records().values():
+        value = record.values.get("link_bandwidth")
+        if record.kind != "link" or value is None or "bit" not in str(value.quantity.units):
+            continue
+        if abs(float(value.quantity.magnitude) - number) <= 1e-9 * max(1.0, abs(number)):
+            return record.id
+    return None
 
 
 def _differ(one: str, other: str) -> bool:

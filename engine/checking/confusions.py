@@ -202,7 +202,8 @@ def _static() -> tuple[Confusion, ...]:
             "bf16 weights alone (2 B/param) vs the mixed-precision Adam training state "
             "(16 B/param)",
             info,
-            ("param", "state", "optimizer", "weight", "memory"),
+            ("param", "state", "optimizer", "weight", "memory", "adam", "zero"),
+            keyword_only=True,
         ),
         Confusion(
             "prefix_1000",
