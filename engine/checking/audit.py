@@ -375,9 +375,10 @@ def _config_row(
     if leaf.number is None:
         _unmapped(report, leaf, f"{variable}: {leaf.why_not}", unread=True)
         return None
-    record = _record(leaf, stem, gpu, report)
-    if isinstance(record, tuple):
-        return record[1]
+    found = _record(leaf, stem, gpu, report)
+    record, why = (None, found[1]) if isinstance(found, tuple) else (found, "")
+    if record is None and variable != "scale_out_bandwidth":
+        return why
     hint = audit_names.stated_unit(audit_names._words(leaf.comment)) if leaf.comment else ""
     source = f"comment: {leaf.comment}" if leaf.comment else ""
     named = unit  # the unit the key's name states ('_GBps'), if any
@@ -395,16 +396,16 @@ def _config_row(
     from napkinmath import hardware as hw
 
     number = _number_text(leaf.number)
-    if variable not in hw.get(record).values:
+    if record is None or variable not in hw.get(record).values:
         port = _port_quoted_as(leaf.number) if variable == "scale_out_bandwidth" else None
         if port is None:
-            return f"{record} has no value for {variable}"
+            return why or f"{record} has no value for {variable}"
+        missing = f"{record} has no {variable}" if record else "no record for this device"
         return {  # the link records are the reference: a port quoted with this number
             "id": key,
             "expression": f"{port}.link_bandwidth",
             "claimed": f"{number} {hint or named or unit}".strip(),
-            "source": f"{record} has no {variable}: compared with the network port quoted "
-            f"as {number} ({port})",
+            "source": f"{missing}: compared with the network port quoted as {number} ({port})",
         }
     if hint and named and _differ(hint, named):
         return [

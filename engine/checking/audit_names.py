@@ -200,14 +200,14 @@ PEER_FORMATS = (
     PeerFormat(
         "GenZ system configs",
         "GenZ's Systems/system_configs.py (github.com/abhibambhaniya/GenZ-LLM-Analyzer): "
-        "Flops in TFLOP/s, Memory_size in GB, Memory_BW and ICN (its interchip_mem_bw, a "
-        "link one way) in GB/s",
+        "Flops in TFLOP/s, Memory_size in GB, Memory_BW in GB/s; its ICN (the bandwidth its "
+        "collectives use) is a GPU's NVLink on NVIDIA parts but one ICI link on TPUs, no one "
+        "napkinmath variable: teach it with --mapping where it is the NVLink figure",
         frozenset({"Flops", "Memory_size", "Memory_BW"}),
         {
             "Flops": ("peak_flops", "TFLOP/s"),
             "Memory_size": ("hbm_capacity", "GB"),
             "Memory_BW": ("hbm_bandwidth", "GB/s"),
-            "ICN": ("nvlink_bandwidth", "GB/s"),
         },
     ),
 )
@@ -251,8 +251,8 @@ def _parse_name(name: str) -> _Name:
             capacity = int(size.group(1))
         elif token in _FORMS:
             forms.add(token.rstrip("0123456789") if token.startswith("sxm") else token)
-        elif token in _VENDOR:
-            continue
+        elif token in _VENDOR or re.fullmatch(r"nvl\d+", token):
+            continue  # (nvl8: the NVLink domain's size, Calculon's h100_80g_nvl8)
         elif re.search(r"\d", token):
             models.add(token)
     return _Name(frozenset(models), frozenset(forms), capacity)

@@ -50,6 +50,9 @@ class Confusion:
     #: offered only where one of its keywords is in the names used: a factor of 2 in a
     #: network bandwidth or an HBM capacity is no K and V slip (issue 47 §3)
     keyword_only: bool = False
+    #: a binary prefix slip's prefix ("g" for GB vs GiB): offered only where a unit with that
+    #: prefix, decimal or binary, is among the words
+    prefix: str = ""
 
     def shown_factor(self) -> str:
         return self.factor_text or f"{self.factor:g}"
@@ -75,6 +78,8 @@ def _static() -> tuple[Confusion, ...]:
     binary_hint = (
         "decimal vs binary prefixes: {d} = 1000^{k} B but {b} = 1024^{k} B (80 GB = 74.5 GiB)"
     )
+    # a prefix slip needs that prefix in the units used: 1600 GB/s against 1,555 is rounding,
+    # not kB vs KiB (issue 47 §3, GenZ's A100 40GB)
     binary = [
         Confusion(
             f"binary_{p.lower()}",
@@ -83,9 +88,10 @@ def _static() -> tuple[Confusion, ...]:
             prior,
             binary_hint.format(d=f"{p}B", b=f"{p.upper()}iB", k=k),
             info,
-            binary_words,
+            (f"{p.lower()}b", f"{p.lower()}ib", *binary_words),
             f"1.024{'¹²³⁴'[k - 1]}" if k > 1 else "1.024",
             compound=True,
+            prefix=f"{p.lower()}",
         )
         for k, p, prior in ((1, "k", 0.4), (2, "M", 0.6), (3, "G", 0.85), (4, "T", 0.7))
     ]
@@ -467,6 +473,8 @@ def _relevant(c: Confusion, context: Context) -> bool:
     if c.dimensionless_only:
         return not context.result_dimensions
     if c.keyword_only and not _mentions(context.words, c.keywords):
+        return False
+    if c.prefix and not re.search(rf"(?<![a-z]){c.prefix}i?b(?![a-z])", context.words.lower()):
         return False
     return all(dim in context.dimensions for dim in c.needs)
 

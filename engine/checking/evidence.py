@@ -330,7 +330,8 @@ def confusion_context(
 ) -> Context:
     dims: set[str] = set(computed.dimensionality) | set(claimed.dimensionality)
     unit_names: set[str] = set(claimed.units._units)
-    words = [expression.lower()]
+    # the units as written (a prefix slip needs its prefix there: GB for GB vs GiB)
+    words = [expression.lower(), f"{claimed.units:~}".lower(), f"{computed.units:~}".lower()]
     for resolved in names.resolved.values():
         dims |= set(resolved.quantity.dimensionality)
         unit_names |= set(resolved.quantity.units._units)
