@@ -536,3 +536,44 @@ def test_equal_objectives_tie_in_domain_order():
     assert o.best.value.m_as("USD") == pytest.approx(cost)
     ranked = [c.point["n_gpus"] for c in o.runners_up]
     assert ranked == [72.0, 80.0, 88.0, 96.0, 104.0]  # the next nodes, in order
+
+
+def test_a_record_kind_is_a_decision_of_its_own(napkin):
+    # issue 47 §2: over={"gpu": [...]} (--over gpu=A,B) chooses among records as gpu="A,B"
+    # does, alone or beside other decisions; 7B on 1T tokens at 40% MFU on 64 GPUs at
+    # 2 USD/GPU-hour: the fastest chip is the cheapest (the same price an hour)
+    question = dict(
+        minimize="train_cost",
+        require=["train_time <= 3 weeks"],
+        params="7B",
+        tokens="1T",
+        mfu=0.4,
+        n_gpus=64,
+        price_per_gpu_hour="2 USD/(GPU*h)",
+    )
+    by_over = nm.optimize("train_cost", over={"gpu": ["H100-SXM", "H200", "MI300X"]}, **question)
+    by_gpu = nm.optimize("train_cost", gpu="H100-SXM,H200,MI300X", over={}, **question)
+    assert by_over.best_candidate.point["gpu"] == by_gpu.best_candidate.point["gpu"] == "MI300X"
+    # 4.2e22 FLOP / (64 · 1,307 TFLOP/s · 0.4) = 1.255e6 s = 348.7 h; 64 GPUs at 2 USD
+    assert by_over.best.value.m_as("USD") == pytest.approx(
+        4.2e22 / (64 * 1307.4e12 * 0.4) / 3600 * 64 * 2, rel=1e-3
+    )
+    status, out, _ = napkin(
+        "optimize",
+        "--minimize",
+        "train_cost",
+        "--over",
+        "gpu=H100-SXM,H200,MI300X",
+        "--require",
+        "train_time <= 3 weeks",
+        "params=7B",
+        "tokens=1T",
+        "mfu=0.4",
+        "n_gpus=64",
+        "price_per_gpu_hour=2 USD/(GPU*h)",
+    )
+    assert status == 0 and out.startswith("Optimum: minimise train_cost over gpu\n")
+    with pytest.raises(nm.InputError, match="both decided"):
+        nm.optimize("train_cost", over={"gpu": ["H200"]}, gpu="H100-SXM", **question)
+    with pytest.raises(nm.InputError, match="needs its records"):
+        nm.optimize("train_cost", over=["gpu"], **question)

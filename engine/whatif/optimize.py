@@ -161,7 +161,9 @@ def optimize(
         )
         givens = dict(givens)
         requirements = req.collect(require, givens)
-        specs = _decisions(over, objectives, givens)
+        over, gpu, model = _record_axes(over, gpu, model)
+        chosen = len(record_list(gpu, "gpu")) > 1 or len(record_list(model, "model")) > 1
+        specs = {} if chosen and over == {} else _decisions(over, objectives, givens)
         if "precision" in specs and precision is not None:
             raise InputError("precision is both decided and given: drop one", "precision")
         for name in specs:
@@ -210,6 +212,42 @@ def _senses(
         for name in sorted(down & up):
             raise InputError(f"{name}: both minimised and maximised", name)
     return {name: (-1 if name in up else 1) for name in objectives}
+
+
+_Over = Mapping[str, object] | Iterable[str] | str | None
+
+
+def _record_axes(over: _Over, gpu: object, model: object) -> tuple[_Over, object, object]:
+    """`over` without its record axes (over={"gpu": ["H100-SXM", "H200"]}, --over
+    gpu=H100-SXM,H200), and the records they list as the gpu and model to choose from, as
+    gpu="H100-SXM,H200" would give them."""
+    if not isinstance(over, Mapping) or not {"gpu", "model"} & set(over):
+        if isinstance(over, (list, tuple)) and {"gpu", "model"} & set(map(str, over)):
+            raise InputError(
+                "over: a record kind needs its records: over={'gpu': ['H100-SXM', 'H200']} "
+                "(in the shell --over gpu=H100-SXM,H200)",
+                "over",
+            )
+        return over, gpu, model
+    rest = {k: v for k, v in over.items() if k not in ("gpu", "model")}
+    records = {"gpu": gpu, "model": model}
+    for kind in ("gpu", "model"):
+        if kind not in over:
+            continue
+        if records[kind] is not None:
+            raise InputError(
+                f"{kind} is both decided (over) and given: list the records in one place",
+                kind,
+            )
+        listed = over[kind]
+        if not isinstance(listed, (str, list, tuple)):
+            raise InputError(
+                f"over: {kind}={arguments.shown(listed)}: expected the records, such as "
+                "['H100-SXM', 'H200']",
+                kind,
+            )
+        records[kind] = listed if isinstance(listed, str) else ",".join(map(str, listed))
+    return rest, records["gpu"], records["model"]
 
 
 def _decisions(

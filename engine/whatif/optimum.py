@@ -608,6 +608,12 @@ class Optimum:
             return []
         return [f"no candidate of {self.count:,} meets every constraint"]
 
+    def _over(self) -> str:
+        """What was searched: the decision variables, then the record kinds chosen from."""
+        decisions = ", ".join(d.name for d in self.domains)
+        records = ", ".join(self.record_lists)
+        return " and ".join(part for part in (decisions, records) if part)
+
     def _goal(self) -> str:
         words = [("maximise " if self.senses[o] < 0 else "minimise ") + o for o in self.objectives]
         return " and ".join(words)
@@ -622,8 +628,7 @@ class Optimum:
 
     def text(self, derivation: bool = True) -> str:
         lines = [
-            f"Optimum: {self._goal()} over {', '.join(d.name for d in self.domains)}"
-            + (f" and {', '.join(self.record_lists)}" if self.record_lists else ""),
+            f"Optimum: {self._goal()} over {self._over()}",
             f"  {self.count:,} candidates searched completely, "
             f"{self.feasible_count:,} meet every constraint",
             "",
@@ -949,7 +954,7 @@ class Optimum:
             if r.name not in numeric and r.name not in self.objectives:
                 columns.append(self._column(r.name, values[index], "output"))
         columns.append(Column("feasible", "", self.feasible_mask[index].tolist(), role="info"))
-        title = f"{self._goal()} over {', '.join(d.name for d in self.domains)}"
+        title = f"{self._goal()} over {self._over()}"
         return Table(columns, title=title, notes=[], warnings=warnings)
 
     def _table_rows(self) -> np.ndarray:
