@@ -124,14 +124,17 @@ def solve(
     GPU or model record; the answer with its derivation and the source of every given."""
     import napkinmath as nm
     from napkinmath.schemas import answer_kind
+    from napkinmath.whatif.spread import is_spread
 
+    values = _givens(givens)
     result = nm.solve(
         _names(targets, "targets"),
         gpu=gpu,
         model=model,
         achievable=achievable,
         precision=precision,
-        **_givens(givens),
+        ranges=any(is_spread(v) for v in values.values()),
+        **values,
     )
     return _reply(answer_kind(result), result.to_dict(), str(result))
 
@@ -236,8 +239,8 @@ def variables(query: str = "") -> dict[str, Any]:
     """The variables whose name or meaning mentions `query` (a practitioner's word such as
     "qps" finds what it means), with units, ranges and defaults."""
     from napkinmath.catalog import lookup
-    from napkinmath.cli import listings
     from napkinmath.library.aliases import meant
+    from napkinmath.rendering import listings
 
     known = lookup.variables()
     word = query.strip().lower()
@@ -255,7 +258,7 @@ def formulas(query: str = "", subject: str | None = None) -> dict[str, Any]:
     """The formulas whose name, title, subject or variables mention `query`, with their
     equations and sources."""
     from napkinmath.catalog.lookup import formulas as library
-    from napkinmath.cli import listings
+    from napkinmath.rendering import listings
 
     word = query.strip().lower()
     found = []
@@ -321,6 +324,7 @@ _OPTIONS = frozenset(
         "model",
         "tolerance",
         "samples",
+        "ranges",
         "seed",
         "on_inconsistent",
         "units",

@@ -8,7 +8,7 @@ module sits above all three, so that the solver needs neither a what-if nor a ch
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 from napkinmath import deadline
 from napkinmath.checking.reconcile import explained
@@ -21,15 +21,25 @@ from napkinmath.solving.solver import (
     chosen_units,
     question_names,
 )
-from napkinmath.whatif.spread import is_spread
+from napkinmath.whatif.spread import is_spread, to_spread
 
 if TYPE_CHECKING:
+    import pint
+
     from napkinmath.answer.result import Result
     from napkinmath.whatif.answers import RangeResult, SampleResult
 
 
-# With `samples` the answer is a SampleResult (Monte Carlo); without, a Result, or a RangeResult
-# when a given is a range or a spread (which its type does not show: "0.3..0.5" is text).
+#: a given of a point question, as its type shows: text ("7B", "3 weeks"), a number or a
+#: Quantity. A range given as a tuple or a distribution (`nm.uniform`, ...) shows in its type;
+#: a range in text ("48 to 64") does not, so text ranges are asked with `ranges=True`.
+PointGiven: TypeAlias = "str | float | pint.Quantity[Any]"
+
+
+# How the answer's type follows from how the question is asked, so that a type checker knows
+# it without narrowing: with `samples` a SampleResult (Monte Carlo); with `ranges=True` a
+# RangeResult; with plain givens a Result; with a tuple or a distribution among the givens a
+# Result or a RangeResult.
 @overload
 def solve(
     targets: str | Iterable[str],
@@ -39,6 +49,7 @@ def solve(
     model: str | None = None,
     tolerance: float = CONSISTENCY_TOLERANCE,
     samples: int,
+    ranges: bool = False,
     seed: int | None = None,
     on_inconsistent: str = "error",
     units: Mapping[str, str] | None = None,
@@ -46,6 +57,7 @@ def solve(
     achievable: bool = False,
     records: object = None,
     digits: int | None = None,
+    formulas: object = None,
     **givens: object,
 ) -> SampleResult: ...
 
@@ -59,6 +71,7 @@ def solve(
     model: str | None = None,
     tolerance: float = CONSISTENCY_TOLERANCE,
     samples: None = None,
+    ranges: Literal[True],
     seed: int | None = None,
     on_inconsistent: str = "error",
     units: Mapping[str, str] | None = None,
@@ -66,8 +79,31 @@ def solve(
     achievable: bool = False,
     records: object = None,
     digits: int | None = None,
+    formulas: object = None,
     **givens: object,
-) -> Result | RangeResult: ...
+) -> RangeResult: ...
+
+
+@overload
+def solve(
+    targets: str | Iterable[str],
+    /,
+    *,
+    gpu: str | Sequence[str] | None = None,
+    model: str | None = None,
+    tolerance: float = CONSISTENCY_TOLERANCE,
+    samples: None = None,
+    ranges: Literal[False] = False,
+    seed: int | None = None,
+    on_inconsistent: str = "error",
+    units: Mapping[str, str] | None = None,
+    precision: str | None = None,
+    achievable: bool = False,
+    records: object = None,
+    digits: int | None = None,
+    formulas: object = None,
+    **givens: PointGiven,
+) -> Result: ...
 
 
 @overload
@@ -79,6 +115,7 @@ def solve(
     model: str | None = None,
     tolerance: float = CONSISTENCY_TOLERANCE,
     samples: int | None = None,
+    ranges: bool = False,
     seed: int | None = None,
     on_inconsistent: str = "error",
     units: Mapping[str, str] | None = None,
@@ -100,6 +137,7 @@ def solve(
     model: str | None = None,
     tolerance: float = CONSISTENCY_TOLERANCE,
     samples: int | None = None,
+    ranges: bool = False,
     seed: int | None = None,
     on_inconsistent: str = "error",
     units: Mapping[str, str] | None = None,
@@ -124,12 +162,15 @@ def solve(
     user's value contradicts are set aside (`Result.set_aside`); the feasibility constraints
     an answer touches are evaluated (`Result.constraints`, `Result.fits`).
 
-    A given may be a range (``mfu=(0.3, 0.5)`` or ``"0.3..0.5"``): the answer is then a
-    `RangeResult` whose value is the exact range over every ranged given. ``"0.3 to 0.5"`` is a
-    lognormal 90% interval; with `samples` (and a `seed`) spreads are propagated by Monte Carlo
-    into a `SampleResult` of percentiles. `units` chooses how targets are shown:
-    ``units={"train_time": "hour"}``. `precision` ("bf16", "fp8", "fp4", "int8") picks the
-    record's peak at that precision and the bytes per value of weights and KV cache.
+    A given may be a range (``mfu=(0.3, 0.5)``, or in text with ``ranges=True``:
+    ``mfu="0.3..0.5"``): the answer is then a `RangeResult` whose value is the exact range over
+    every ranged given. ``"0.3 to 0.5"`` is a lognormal 90% interval; with `samples` (and a
+    `seed`) spreads are propagated by Monte Carlo into a `SampleResult` of percentiles. A range
+    in text without either is refused, naming the given: its type does not show it, and the
+    answer's type follows from how the question is asked (`Result` for plain givens).
+    `units` chooses how targets are shown: ``units={"train_time": "hour"}``. `precision`
+    ("bf16", "fp8", "fp4", "int8") picks the record's peak at that precision and the bytes per
+    value of weights and KV cache.
     `achievable` uses the record's measured figures (`napkinmath.solving.achievable`) in place
     of its datasheet peaks; `records` (a path or a list of paths) loads the user's own records
     files over the shipped ones (`napkinmath.hardware.user`); `digits` sets the significant
@@ -151,7 +192,14 @@ def solve(
         achievable=achievable,
         digits=digits,
     )
-    if samples is None and not any(is_spread(v) for v in givens.values()):
+    spread = [name for name, value in givens.items() if is_spread(value)]
+    if samples is None and not spread:
+        if ranges:
+            raise InputError(
+                "ranges=True: no given is a range; give one as 'low..high', 'low to high' or "
+                "(low, high), or leave ranges out for a point answer",
+                "ranges",
+            )
         if seed is not None:
             raise InputError("seed= only applies with samples=", "seed")
         try:
@@ -159,7 +207,18 @@ def solve(
             return solver.solve(targets, records=records, formulas=formulas, **asked)
         except InconsistentError as error:  # the likely odd one out named, where one is
             raise explained(error) from error.__cause__
-    options.update(samples=samples, seed=seed)
+    if samples is None and not ranges:
+        texts = [name for name in spread if isinstance(givens[name], str)]
+        for name in texts:
+            to_spread(givens[name], name)  # a range written wrong: that error first
+        if texts:
+            name = texts[0]
+            raise InputError(
+                f"{name}={givens[name]!r} is a range: add ranges=True for the answer over it "
+                "(a RangeResult, low … high), samples=N for its percentiles, or give one value",
+                name,
+            )
+    options.update(samples=samples, seed=seed, ranges=ranges)
     if solver.files_to_load(formulas, records, model):
         return solver.with_files(solve, targets, formulas, records, options, dict(givens))
     return _over_ranges(targets, options, dict(givens))

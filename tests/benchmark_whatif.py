@@ -293,7 +293,7 @@ def bench_small() -> list[Row]:
         ),
         (
             "range answer W12, mfu 0.3 to 0.5 (4 steps)",
-            lambda: nm.solve("n_gpus", mfu="0.3 to 0.5", **kw),
+            lambda: nm.solve("n_gpus", mfu="0.3 to 0.5", **kw, ranges=True),
             lambda: chain(corners),
         ),
         (

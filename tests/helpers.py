@@ -92,3 +92,40 @@ def plan_screenshot():
     if tool.chromium() is None:
         pytest.skip("chromium not installed: apt-get install -y --no-install-recommends chromium")
     return tool
+
+
+def mypy_strict(script: str, extra: str = "") -> tuple[str, int]:
+    """`script` checked with `mypy --strict` as a user's own module would be: the package laid
+    out as `napkinmath` (tools/typecheck.py) and followed silently, sympy and networkx
+    (untyped) ignored, `extra` lines added to the [mypy] section. Returns (output, status)."""
+    import tempfile
+
+    from mypy import api
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    try:
+        import typecheck
+    finally:
+        sys.path.pop(0)
+    with tempfile.TemporaryDirectory(prefix="napkin-strict-") as folder:
+        base = Path(folder)
+        typecheck.link_tree(base)
+        (base / "user_script.py").write_text(script, encoding="utf-8")
+        (base / "mypy.ini").write_text(
+            "[mypy]\n"
+            f"mypy_path = {base.as_posix()}\n"
+            f"cache_dir = {(base / 'cache').as_posix()}\n"
+            "strict = True\n"
+            "python_version = 3.11\n"
+            f"{extra}"
+            "[mypy-napkinmath.*]\n"
+            "follow_imports = silent\n"
+            "[mypy-sympy.*,networkx.*]\n"
+            "ignore_missing_imports = True\n",
+            encoding="utf-8",
+        )
+        out, err, status = api.run(
+            ["--config-file", str(base / "mypy.ini"), str(base / "user_script.py")]
+        )
+    assert not err, err
+    return out, status

@@ -13,15 +13,14 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
-import tempfile
 from pathlib import Path
 
+import helpers
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-import typecheck  # noqa: E402
 
 W12 = 'params="7B", tokens="1T", train_time="3 weeks", gpu="H100-SXM"'
 PLAN = (ROOT / "examples" / "startup-7b.toml").as_posix()
@@ -29,15 +28,20 @@ AUDITED = (ROOT / "tests" / "fixtures" / "audit" / "estimate.md").as_posix()
 
 #: the script, each reveal_type followed by the type it must reveal (a part of it)
 SCRIPT = f'''
+from typing import TYPE_CHECKING
+
 import napkinmath as nm
 
 r = nm.solve("n_gpus", mfu=0.4, {W12})
-reveal_type(r)  # expect: Result | napkinmath.whatif.answers.RangeResult
-reveal_type(r.value)  # expect: pint.registry.Quantity[float] | napkinmath.whatif.spread.Interval
+reveal_type(r)  # expect: Revealed type is "napkinmath.answer.result.Result"
+reveal_type(r.value)  # expect: Revealed type is "pint.registry.Quantity[float]"
 reveal_type(r.to_dict())  # expect: dict[str, object]
-assert isinstance(r, nm.Result)
-reveal_type(r.value)  # expect: pint.registry.Quantity[float]
 reveal_type(r.value.to("GPU").magnitude)  # expect: float
+reveal_type(r.to_frame())  # expect: DataFrame
+q = nm.solve("n_gpus", mfu="0.3..0.5", ranges=True, {W12})
+reveal_type(q)  # expect: Revealed type is "napkinmath.whatif.answers.RangeResult"
+reveal_type(q.value.low)  # expect: pint.registry.Quantity[float]
+reveal_type(nm.solve("n_gpus", mfu=(0.3, 0.5), {W12}))  # expect: Result | napkinmath
 reveal_type(r.values)  # expect: dict[str, pint.registry.Quantity[float]]
 s = nm.solve("n_gpus", mfu="0.3 to 0.5", samples=200, seed=1, {W12})
 reveal_type(s)  # expect: napkinmath.whatif.answers.SampleResult
@@ -46,6 +50,10 @@ reveal_type(s.interval.low)  # expect: pint.registry.Quantity[float]
 t = nm.sweep("n_gpus", over={{"mfu": [0.3, 0.4]}}, {W12})
 reveal_type(t)  # expect: napkinmath.whatif.table.Table
 reveal_type(t.to_dict())  # expect: dict[str, object]
+reveal_type(t.to_pandas())  # expect: DataFrame
+if TYPE_CHECKING:  # checked, not run (no figure drawn)
+    reveal_type(t.plot())  # expect: matplotlib.axes._axes.Axes
+    reveal_type(t.plot("sweep.png"))  # expect: pathlib.Path
 c = nm.compare("n_gpus", gpu="H100-SXM,MI300X", params="7B", tokens="1T",
                train_time="3 weeks", mfu=0.4)
 reveal_type(c)  # expect: napkinmath.whatif.compare.Comparison
@@ -59,7 +67,6 @@ o = nm.optimize("n_gpus", over={{"n_gpus": "whole nodes"}}, params="7B", tokens=
 reveal_type(o)  # expect: napkinmath.whatif.optimum.Optimum
 step = nm.solve("step_time_predicted", model="llama-3-70b", gpu="H100", n_gpus=1024, tp=8,
                 pp=4, dp=32, seq_len=8192, global_batch_tokens="16Mi", batch_size=1)
-assert isinstance(step, nm.Result)
 reveal_type(nm.gap(step, step_time="12.4 s"))  # expect: napkinmath.whatif.gap.GapBudget
 p = nm.plan("{PLAN}")
 reveal_type(p)  # expect: napkinmath.scenario.answer.Plan
@@ -69,29 +76,7 @@ nm.sovle("n_gpus")  # error: Module has no attribute "sovle"
 
 
 def _mypy(script: str) -> tuple[str, int]:
-    from mypy import api
-
-    with tempfile.TemporaryDirectory(prefix="napkin-strict-") as folder:
-        base = Path(folder)
-        typecheck.link_tree(base)
-        (base / "user_script.py").write_text(script, encoding="utf-8")
-        (base / "mypy.ini").write_text(
-            "[mypy]\n"
-            f"mypy_path = {base.as_posix()}\n"
-            f"cache_dir = {(base / 'cache').as_posix()}\n"
-            "strict = True\n"
-            "python_version = 3.11\n"
-            "[mypy-napkinmath.*]\n"
-            "follow_imports = silent\n"
-            "[mypy-sympy.*,networkx.*,pandas.*]\n"
-            "ignore_missing_imports = True\n",
-            encoding="utf-8",
-        )
-        out, err, status = api.run(
-            ["--config-file", str(base / "mypy.ini"), str(base / "user_script.py")]
-        )
-    assert not err, err
-    return out, status
+    return helpers.mypy_strict(script)
 
 
 @pytest.fixture(scope="module")

@@ -387,7 +387,7 @@ def test_cli_exit_statuses_and_formats(napkin, tmp_path):
 def test_cli_json_validates_against_the_claims_schema(napkin):
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads(
-        (Path(__file__).parent.parent / "docs" / "schema" / "claims.schema.json").read_text()
+        (Path(__file__).parent.parent / "engine" / "schema" / "claims.schema.json").read_text()
     )
     _, out, _ = napkin("audit", str(FIXTURES / "hardware_params.py"), "--format", "json")
     jsonschema.validate(json.loads(out), schema)

@@ -169,7 +169,7 @@ def test_no_root_in_the_bounds_refuses_and_says_how_it_searched(tmp_path):
 def test_a_range_over_a_step_solved_numerically_is_refused_clearly(tmp_path):
     path = _write(tmp_path, P63)
     with pytest.raises(nm.NumericError, match="cannot be computed over a range or sweep"):
-        nm.solve("xv", yv="0.05..0.1", formulas=str(path))
+        nm.solve("xv", yv="0.05..0.1", formulas=str(path), ranges=True)
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import sympy
 import napkinmath as nm
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMAS = ROOT / "docs" / "schema"
+SCHEMAS = ROOT / "engine" / "schema"
 FLEET = ["params=7B", "tokens=1T", "train_time=3 weeks", "mfu=0.4", "--gpu", "H100-SXM"]
 
 
@@ -153,6 +153,27 @@ def _validator(kind: str):
                 "seq_len=8192",
                 "--samples",
                 "200",
+            ],
+            0,
+        ),
+        (
+            "gap",
+            [
+                "solve",
+                "step_time_predicted",
+                "--model",
+                "llama-3-70b",
+                "--gpu",
+                "H100",
+                "n_gpus=1024",
+                "tp=8",
+                "pp=4",
+                "dp=32",
+                "seq_len=8192",
+                "global_batch_tokens=16Mi",
+                "batch_size=1",
+                "step_time=12.4 s",
+                "--gap",
             ],
             0,
         ),
@@ -365,3 +386,15 @@ def test_usage_errors_without_json_are_plain(capsys):
         main(["solve", "n_gpus", "--bogus", "1"])
     captured = capsys.readouterr()
     assert captured.out == "" and "unrecognized arguments: --bogus 1" in captured.err
+
+
+def test_every_documents_schema_ships_with_the_package():
+    """`napkinmath.schemas.schema(kind)` reads the schema from the installed package (a wheel
+    carries napkinmath/schema/*.json), and each names the document it describes."""
+    from napkinmath.schemas import SCHEMAS, schema
+
+    for kind, name in SCHEMAS.items():
+        found = schema(kind)
+        assert found["properties"]["schema"]["const"] == name, kind  # type: ignore[index]
+    with pytest.raises(nm.InputError, match="schema 'gpa': no such document; one of answer"):
+        schema("gpa")

@@ -163,7 +163,7 @@ def test_cli_gap_json(napkin):
     status, out, err = napkin(*LAYOUT, "mfu=0.4", "--gap", "--format", "json")
     assert status == 0, err
     data = json.loads(out)
-    assert set(data) == {"gap", "answer"}
+    assert set(data) == {"schema", "gap", "answer"} and data["schema"] == "napkinmath-gap/1"
     assert data["gap"]["measured_from"].startswith("MFU 40%")
 
 

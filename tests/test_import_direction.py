@@ -23,11 +23,12 @@ OUTSIDE = ("formulas", "hardware")
 
 #: bottom first; units in one layer are independent of each other
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "caches", "schemas"),  # no napkinmath import
-    ("units", "deadline", "cache"),  # pint's registry; time bounds; the disk cache
+    ("errors", "caches"),  # no napkinmath import
+    ("units", "deadline", "cache", "schemas"),  # pint's registry; time bounds; the disk
+    # cache; the JSON documents' names and schemas
     ("text",),  # what users type: the expression grammar, values, escapes, sources
     ("arguments", "files"),  # checks at a public function's edge; files read bounded
-    ("writing", "library"),  # writing outputs; the vocabulary formulas are written in
+    ("writing", "library", "project"),  # writing outputs; the vocabulary; napkin.toml settings
     ("formulas",),  # the formulas, one module per subject
     ("catalog",),  # the library as loaded, your formulas over it, lookup by name
     ("hardware",),  # records: GPUs, models, links, storage; your records files
@@ -37,6 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("questions", "printing"),  # nm.solve; the printers an answer asks for, found lazily
     ("scenario",),  # plan files and their reports
     ("(api)",),  # `napkinmath`: the public names
+    ("mcp_server",),  # the public names as MCP tools
     ("cli",),  # the `napkin` command
 )
 LEVEL = {unit: level for level, units in enumerate(LAYERS) for unit in units}

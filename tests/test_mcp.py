@@ -217,7 +217,7 @@ def test_a_file_is_read_only_inside_the_root(tmp_path: Path):
 
 def test_the_documents_are_the_clis_and_validate_against_its_schemas():
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed")
-    schemas = Path(__file__).resolve().parent.parent / "docs" / "schema"
+    schemas = Path(__file__).resolve().parent.parent / "engine" / "schema"
 
     async def session(client: Client) -> list[Any]:
         return [

@@ -41,7 +41,7 @@ DENSE = (
 #: (kind, cell source, whether its HTML has a derivation, so MathML)
 CELLS = [
     ("answer", 'import napkinmath as nm\nnm.solve("train_time", n_gpus=64, ' + W12 + ")", True),
-    ("range", f'nm.solve("train_time", n_gpus="48 to 64", {W12})', True),
+    ("range", f'nm.solve("train_time", n_gpus="48 to 64", ranges=True, {W12})', True),
     ("samples", f'nm.solve("train_time", n_gpus="48 to 64", samples=2000, {W12})', True),
     ("check", 'nm.check("train_compute", "5e25 FLOP", params="405B", tokens="15.6T")', True),
     ("claims", f'nm.check_claims(r"{ROOT / "examples" / "claims.csv"}")', True),
@@ -53,7 +53,11 @@ CELLS = [
         'tokens="1T", mfu=0.4)',
         False,
     ),
-    ("sensitivity", f'nm.solve("train_time", n_gpus="48 to 64", {W12}).sensitivity()', False),
+    (
+        "sensitivity",
+        f'nm.solve("train_time", n_gpus="48 to 64", ranges=True, {W12}).sensitivity()',
+        False,
+    ),
     ("gap", f'nm.gap(nm.solve("step_time_predicted", {DENSE}), step_time="12.4 s")', False),
     (
         "optimum",
@@ -157,3 +161,120 @@ def test_the_page_opened_offline_in_chromium_lays_the_math_out(outputs, tmp_path
     assert int(fractions[2]) >= 5 and fractions[1] == fractions[2]  # every fraction stacked
     assert int(subscripts[2]) >= 5 and subscripts[1] == subscripts[2]  # every subscript low
     assert shot.read_bytes().startswith(b"\x89PNG")
+
+
+# --- the outputs in JupyterLab's and VS Code's themes -----------------------------------------
+#: the rules of JupyterLab's rendered-HTML stylesheet that reach an output's tables, written
+#: here from its behaviour (JupyterLab 4): cells right-aligned outside Markdown, tables
+#: centred with a fixed layout, odd rows striped, text in the theme's colour
+JUPYTERLAB_RULES = """
+.jp-RenderedHTMLCommon { color: var(--jp-content-font-color1); }
+.jp-RenderedHTMLCommon table { border-collapse: collapse; border-spacing: 0; border: none;
+  color: var(--jp-ui-font-color1); table-layout: fixed; margin-left: auto;
+  margin-right: auto; margin-bottom: 1em; }
+.jp-RenderedHTMLCommon thead { border-bottom: 1px solid var(--jp-border-color1); }
+.jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th, .jp-RenderedHTMLCommon tr {
+  vertical-align: middle; padding: .5em; line-height: normal; white-space: normal;
+  max-width: none; border: none; }
+:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td,
+:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon th,
+:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon tr { text-align: right; }
+.jp-RenderedHTMLCommon th { font-weight: bold; }
+.jp-RenderedHTMLCommon tbody tr:nth-child(odd) { background: var(--jp-layout-color0); }
+.jp-RenderedHTMLCommon tbody tr:nth-child(even) {
+  background: var(--jp-rendermime-table-row-background); }
+"""
+#: each host: its page's style (theme variables and background) and the output's classes
+HOSTS = {
+    "jupyterlab-light": (
+        ":root { --jp-layout-color0: #fff; --jp-content-font-color1: rgba(0,0,0,1);"
+        " --jp-ui-font-color1: rgba(0,0,0,.87); --jp-border-color1: #bdbdbd;"
+        " --jp-rendermime-table-row-background: #f5f5f5; }"
+        " body { background: #fff; }" + JUPYTERLAB_RULES,
+        "jp-RenderedHTMLCommon jp-RenderedHTML jp-OutputArea-output",
+    ),
+    "jupyterlab-dark": (
+        ":root { --jp-layout-color0: #111; --jp-content-font-color1: rgba(255,255,255,1);"
+        " --jp-ui-font-color1: rgba(255,255,255,.87); --jp-border-color1: #616161;"
+        " --jp-rendermime-table-row-background: #212121; }"
+        " body { background: #111; color: #fff; }" + JUPYTERLAB_RULES,
+        "jp-RenderedHTMLCommon jp-RenderedHTML jp-OutputArea-output",
+    ),
+    "vscode-dark-modern": (
+        ":root { --vscode-editor-background: #1f1f1f; }"
+        " body { background: #1f1f1f; color: #cccccc; }",
+        "output_container",
+    ),
+}
+
+#: in the browser: every element of an output with text of its own, its text's contrast
+#: against what lies beneath it (the backgrounds of it and its ancestors composited, and the
+#: opacity of the chain), and every table cell not marked as a number that is not read left
+#: to right
+READABLE = """<script>
+const ctx = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
+function rgba(css) {
+  ctx.clearRect(0, 0, 1, 1); ctx.fillStyle = '#000'; ctx.fillStyle = css;
+  ctx.fillRect(0, 0, 1, 1); const d = ctx.getImageData(0, 0, 1, 1).data;
+  return [d[0], d[1], d[2], d[3] / 255];
+}
+const over = (top, under) => top.slice(0, 3).map((c, i) => c * top[3] + under[i] * (1 - top[3]));
+const lum = c => { const l = c.map(v => { v /= 255;
+  return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2]; };
+function contrast(el) {
+  const chain = []; for (let e = el; e; e = e.parentElement) chain.push(e);
+  let under = [255, 255, 255], fade = 1;
+  for (const e of chain.reverse()) {
+    const s = getComputedStyle(e); fade *= parseFloat(s.opacity);
+    under = over(rgba(s.backgroundColor), under);
+  }
+  const ink = rgba(getComputedStyle(el).color); ink[3] *= fade;
+  const [a, b] = [lum(over(ink, under)), lum(under)];
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}
+const frames = [...document.querySelectorAll('.napkin, .napkin-plan')];
+const own = e => [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+const texts = frames.flatMap(f => [f, ...f.querySelectorAll('*')])
+  .filter(e => !e.closest('math, svg, style') && own(e));
+const faint = texts.map(e => [e, contrast(e)]).filter(([, c]) => c < 4.5)
+  .map(([e, c]) => e.tagName + ':' + c.toFixed(2) + ':' + e.textContent.trim().slice(0, 30));
+const cells = frames.flatMap(f => [...f.querySelectorAll('td, th')]).filter(c =>
+  !c.classList.contains('num') && !(c.getAttribute('style') || '').includes('right')
+  && c.textContent.trim());
+const right = cells.filter(c => !['left', 'start'].includes(getComputedStyle(c).textAlign));
+const b = document.body.dataset;
+b.texts = texts.length; b.faint = faint.join(' | '); b.cells = cells.length;
+b.right = right.map(c => c.textContent.trim().slice(0, 30)).join(' | ');
+</script>"""
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+def test_every_table_reads_left_to_right_in_light_and_dark_themes(outputs, tmp_path, host):
+    """Each output inside a host page with that host's theme: every text has a contrast of
+    4.5 or more against what lies beneath it (WCAG AA) and every prose cell is left-aligned.
+    A screenshot of each is written (NAPKIN_SCREENSHOT_DIR keeps them) for a person to see."""
+    tool = _browser()
+    browser = tool.chromium()
+    folder = Path(os.environ.get("NAPKIN_SCREENSHOT_DIR") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    style, classes = HOSTS[host]
+    body = "\n".join(
+        f'<h2>{kind}</h2><div class="{classes}">{html}</div>' for kind, html in outputs.items()
+    )
+    page = folder / f"notebook-{host}.html"
+    page.write_text(
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><style>{style}</style></head>'
+        f"<body>{body}{READABLE}</body></html>",
+        encoding="utf-8",
+    )
+    try:
+        dom = tool.run(browser, page, "--dump-dom", "--window-size=1100,2000")
+        tool.run(browser, page, f"--screenshot={folder / f'notebook-{host}.png'}",
+                 "--window-size=1100,9000")  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("chromium did not finish within its timeout")
+    found = dict(re.findall(r'data-([a-z]+)="([^"]*)"', dom[dom.index("<body") :].split(">")[0]))
+    assert int(found.get("texts", 0)) > 200 and int(found["cells"]) > 100, found
+    assert found["faint"] == "", f"text too faint in {host}: {found['faint']}"
+    assert found["right"] == "", f"prose cells not left-aligned in {host}: {found['right']}"

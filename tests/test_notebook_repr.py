@@ -40,7 +40,7 @@ HOSTILE = "<img src=x onerror=alert(1)> costs $5 or $6"
 def test_rich_html_of_ranges_samples_checks_and_plans_is_framed_mathml():
     w12 = dict(params="7B", tokens="1T", mfu=0.4, gpu="H100-SXM")
     shown = {
-        "range": nm.solve("train_time", n_gpus="48 to 64", **w12)._repr_html_(),
+        "range": nm.solve("train_time", n_gpus="48 to 64", **w12, ranges=True)._repr_html_(),
         "samples": nm.solve("train_time", n_gpus="48 to 64", samples=500, **w12)._repr_html_(),
         "check": nm.check("train_compute", "5e25 FLOP", params="405B", tokens="15.6T")
         ._repr_html_(),

@@ -173,10 +173,15 @@ def test_nothing_fits_names_what_rules_out_most_and_the_closest(napkin):
     assert status == 0, err
     assert "Nothing fits: no candidate of 6,336 meets every constraint." in out
     assert "dp = n_gpus / (tp · pp · cp · gpus_per_rank) is a whole number" in out
-    # the closest is the candidate nearest to meeting them: one replica per GPU, a fraction
-    # of a sequence each
-    assert "Closest: recompute = none, tp = 1, pp = 1" in out
-    assert "✗ n_microbatches = 0.1192: n_microbatches ≥ 1" in out
+    # the closest is the candidate whose worst limit is least exceeded: 2.1× the bubble
+    # limit and 1.89× HBM, where one replica per GPU would be 8.4× short of a micro-batch (a
+    # constraint that holds at 0 ≤ 0 is within its limit, not infinitely far: 391a374)
+    assert (
+        "Closest: recompute = full, tp = 8, pp = 2, batch_size = 1 sequence, zero_stage = 1, "
+        "dp = 1,024" in out
+    )
+    assert "✗ Training memory per GPU fits in HBM: 151.2 GB > 80 GB (1.89× the limit)" in out
+    assert "52.43% > 25% (2.1× the limit)" in out
     assert "not a whole number: micro-batch counts are not required to be whole" in out
     status, _, err = napkin(*args, "--strict")
     assert status == 1 and "no candidate of 6,336 meets every constraint" in err
@@ -366,7 +371,7 @@ def test_formats_json_markdown_csv_and_plot(napkin, tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     from pathlib import Path
 
-    schema_path = Path(__file__).resolve().parent.parent / "docs/schema/optimum.schema.json"
+    schema_path = Path(__file__).resolve().parent.parent / "engine/schema/optimum.schema.json"
     schema = json.loads(schema_path.read_text(encoding="utf-8"))
     base = ["optimize", "--minimize", "n_gpus", "--model", "qwen3-235b-a22b", "--gpu", "H100",
             "seq_len=8192", "batch_size=32"]  # fmt: skip

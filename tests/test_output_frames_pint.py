@@ -4,7 +4,6 @@ calculations and against the plain frame."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -48,7 +47,7 @@ def test_the_pint_form_holds_the_plain_frames_numbers():
 
 
 def test_a_range_is_a_column_per_target_and_a_row_per_end():
-    r = nm.solve("n_gpus", **{**W12, "mfu": "0.3..0.5"})
+    r = nm.solve("n_gpus", ranges=True, **{**W12, "mfu": "0.3..0.5"})
     df = nm.to_frame(r, pint=True)
     assert list(df.index) == ["low", "high"]
     assert str(df["n_gpus"].dtype) == "pint[GPU][Float64]"
@@ -88,16 +87,6 @@ def test_a_sweep_and_a_comparison_keep_labels_and_give_units_to_numbers():
 def test_pint_must_be_a_flag():
     with pytest.raises(InputError, match=r"pint='yes': expected True or False"):
         nm.to_frame(nm.solve("n_gpus", **W12), pint="yes")
-
-
-def test_the_readme_shows_what_the_pint_form_prints():
-    text = (ROOT / "README.md").read_text()
-    block = text.split("Frames with units:", 1)[1].split("```python", 1)[1].split("```", 1)[0]
-    dtype = re.search(r'df\["train_time"\]\.dtype\s+# (.+)', block).group(1)
-    hours = re.search(r'\.pint\.to\("GPU\*h"\)\[0\]\s+# (.+)', block).group(1)
-    df = nm.to_frame(nm.solve("n_gpus", **W12), pint=True)
-    assert str(df["train_time"].dtype) == dtype
-    assert str((df["n_gpus"] * df["train_time"]).pint.to("GPU*h")[0]) == hours
 
 
 def test_without_pint_pandas_the_error_names_the_extra(monkeypatch):

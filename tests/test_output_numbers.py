@@ -119,7 +119,7 @@ def test_solve_takes_digits_and_the_memo_keeps_the_default():
     with pytest.raises(nm.InputError, match="significant figures"):
         nm.solve("train_cost", digits=0, **COST)
     with pytest.raises(nm.InputError, match="single answers"):
-        nm.solve("train_cost", digits=3, **{**COST, "mfu": "0.3..0.5"})
+        nm.solve("train_cost", digits=3, ranges=True, **{**COST, "mfu": "0.3..0.5"})
 
 
 def test_value_stays_an_exact_pint_quantity():

@@ -116,7 +116,7 @@ def test_the_issues_command_line_and_its_json(napkin):
     code, out, _ = napkin(*args, "--format", "json")
     assert code == 0
     data = json.loads(out)
-    schema = json.loads((ROOT / "docs" / "schema" / "answer.schema.json").read_text())
+    schema = json.loads((ROOT / "engine" / "schema" / "answer.schema.json").read_text())
     assert not list(jsonschema.Draft202012Validator(schema).iter_errors(data))
     assert data["targets"]["train_time"]["value"] == pytest.approx(ISSUE_DAYS, rel=1e-12)
     step = data["steps"][1]

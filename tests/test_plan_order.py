@@ -48,7 +48,7 @@ def _blocks_by_networkx(analysis, needed) -> list:
 
 def test_blocks_are_ordered_as_networkx_orders_the_condensation():
     compared = coupled = 0
-    for question in props.questions(120, seed=8):
+    for question in props.questions(200, seed=8):
         found = _knowns(question)
         if found is None:
             continue

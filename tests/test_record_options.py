@@ -167,6 +167,7 @@ def test_several_records_in_python():
         mfu="0.3..0.5",
         tokens="1T",
         gpu=("Parallel-FS-100GBs", "H100"),
+        ranges=True,
     )
     assert ranged.value.high.to("s").magnitude == pytest.approx(11.2)
     fp8 = nm.solve(

@@ -177,7 +177,13 @@ def test_a_range_whose_ends_print_alike_gets_the_digits_that_tell_them_apart():
     same = Quantity(1.56e23, "FLOP")
     assert format_interval(same, same) == "1.56×10²³ FLOP (both ends)"
     r = nm.solve(
-        "train_time", params="7B", tokens="1T..1.0001T", mfu="0.3..0.5", gpu="H100-SXM", n_gpus=64
+        "train_time",
+        params="7B",
+        tokens="1T..1.0001T",
+        mfu="0.3..0.5",
+        gpu="H100-SXM",
+        n_gpus=64,
+        ranges=True,
     )
     assert "= 4.2×10²² … 4.2004×10²² FLOP" in str(r)
 
@@ -218,7 +224,12 @@ def test_mean_plus_minus_sd_is_a_normal_said_as_read(written):
 
 def test_mean_plus_minus_sd_with_units_borrows_the_unit():
     r = nm.solve(
-        "n_gpus", train_compute="6e23 FLOP", mfu=0.4, gpu="H100-SXM", train_time="30 ± 3 day"
+        "n_gpus",
+        train_compute="6e23 FLOP",
+        mfu=0.4,
+        gpu="H100-SXM",
+        train_time="30 ± 3 day",
+        ranges=True,
     )
     (bound,) = r.bounds
     assert _mag(bound.low, "day") == pytest.approx(30 - 1.6448536269514722 * 3)
@@ -236,7 +247,12 @@ def test_mean_plus_minus_sd_with_units_borrows_the_unit():
 )
 def test_mean_plus_minus_sd_errors_name_the_variable(written, says):
     with pytest.raises(nm.InputError) as caught:
-        nm.solve("train_time", mfu=written, **{k: v for k, v in TRAIN.items() if k != "mfu"})
+        nm.solve(
+            "train_time",
+            mfu=written,
+            ranges=True,
+            **{k: v for k, v in TRAIN.items() if k != "mfu"},
+        )
     assert says in str(caught.value) and "mfu" in str(caught.value)
 
 

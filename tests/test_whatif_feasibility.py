@@ -390,7 +390,9 @@ def test_the_compare_command_fails_strict_on_a_row_that_does_not_fit(napkin):
 
 # --- ranges -----------------------------------------------------------------------------------
 def test_a_range_says_where_it_stops_fitting():
-    r = nm.solve("cost_per_million_tokens", batch_size="16..256", gpu="H100", **SERVING)
+    r = nm.solve(
+        "cost_per_million_tokens", batch_size="16..256", gpu="H100", **SERVING, ranges=True
+    )
     assert not r.fits
     by_name = {c.constraint.name: c for c in r.constraints}
     assert list(by_name) == ["replica_fits_hbm", "batch_fits_kv_budget"]
@@ -423,11 +425,15 @@ def test_a_range_says_where_it_stops_fitting():
 
 
 def test_a_range_inside_or_outside_the_limit():
-    inside = nm.solve("cost_per_million_tokens", batch_size="1..32", gpu="H100", **SERVING)
+    inside = nm.solve(
+        "cost_per_million_tokens", batch_size="1..32", gpu="H100", **SERVING, ranges=True
+    )
     assert inside.fits and not inside.warnings
     assert all(c.everywhere and not c.crossings for c in inside.constraints)
     assert f"✓ {REPLICA}: holds over the whole range (at most " in str(inside)
-    outside = nm.solve("cost_per_million_tokens", batch_size="128..256", gpu="H100", **SERVING)
+    outside = nm.solve(
+        "cost_per_million_tokens", batch_size="128..256", gpu="H100", **SERVING, ranges=True
+    )
     assert not outside.fits and not any(c.somewhere for c in outside.constraints)
     best = outside.constraints[0].best
     assert best.share == pytest.approx((WEIGHTS + 128 * PER_SEQUENCE) / limit())
@@ -442,6 +448,7 @@ def test_a_range_of_two_inputs_gives_each_crossing_with_the_other_at_its_centre(
         model="llama-3-70b",
         gpu="H100",
         seq_len=SEQ,
+        ranges=True,
     )
     replica = next(c for c in r.constraints if c.constraint.name == "replica_fits_hbm")
     per_gpu = limit() / 4

@@ -58,7 +58,14 @@ def test_w2_swing_from_the_shell(napkin):
 
 @pytest.mark.parametrize("text", ["0.3..0.5", "30%..50%", " 0.3 .. 0.5 "])
 def test_range_spellings(text):
-    r = nm.solve("train_time", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=text, gpu="H100-SXM")
+    r = nm.solve(
+        "train_time",
+        train_compute="6.35e24 FLOP",
+        n_gpus=16384,
+        mfu=text,
+        gpu="H100-SXM",
+        ranges=True,
+    )
     assert mag(r.value.high, "day") == pytest.approx(w2_days(0.3), rel=1e-9)
 
 
@@ -69,9 +76,15 @@ def test_units_on_both_ends_or_borrowed_from_the_other_end():
         mfu=0.4,
         train_time="20 days..40 days",
         gpu="H100-SXM",
+        ranges=True,
     )
     borrowed = nm.solve(
-        "n_gpus", train_compute="6.35e24 FLOP", mfu=0.4, train_time="20..40 days", gpu="H100-SXM"
+        "n_gpus",
+        train_compute="6.35e24 FLOP",
+        mfu=0.4,
+        train_time="20..40 days",
+        gpu="H100-SXM",
+        ranges=True,
     )
     expected_high = C_LLAMA / (0.4 * H100 * 20 * DAY)  # fewest days need the most GPUs
     assert mag(both.value.high, "GPU") == pytest.approx(expected_high, rel=1e-9)
@@ -81,7 +94,12 @@ def test_units_on_both_ends_or_borrowed_from_the_other_end():
 # --- W3 backward: the GPU count for a deadline when MFU is a range ---------------------------
 def test_w3_backward_range_names_the_end_that_guarantees_the_deadline():
     r = nm.solve(
-        "n_gpus", train_compute="6.35e24 FLOP", train_time="30 days", mfu="35%..45%", gpu="H100"
+        "n_gpus",
+        train_compute="6.35e24 FLOP",
+        train_time="30 days",
+        mfu="35%..45%",
+        gpu="H100",
+        ranges=True,
     )
     low = C_LLAMA / (0.45 * H100 * 30 * DAY)  # 5,501.9 GPU
     high = C_LLAMA / (0.35 * H100 * 30 * DAY)  # 7,073.8 GPU
@@ -397,9 +415,28 @@ def test_samples_from_the_shell(napkin):
 def test_bad_ranges_name_the_variable(value, words):
     with pytest.raises(nm.InputError) as info:
         nm.solve(
-            "train_time", train_compute="6.35e24 FLOP", n_gpus=16384, mfu=value, gpu="H100-SXM"
+            "train_time",
+            train_compute="6.35e24 FLOP",
+            n_gpus=16384,
+            mfu=value,
+            gpu="H100-SXM",
+            ranges=True,
         )
     assert words in str(info.value) and info.value.variable == "mfu"
+
+
+def test_a_range_in_text_is_asked_for_by_name():
+    """A point question's answer types as a Result: a range in text, which its type does not
+    show, is refused (naming the given and both fixes) unless asked for with ranges=True."""
+    base = dict(train_compute="6.35e24 FLOP", n_gpus=16384, gpu="H100-SXM")
+    with pytest.raises(nm.InputError, match=r"mfu='0.3..0.5' is a range: add ranges=True") as info:
+        nm.solve("train_time", mfu="0.3..0.5", **base)
+    assert info.value.variable == "mfu" and "samples=N" in str(info.value)
+    with pytest.raises(nm.InputError, match="ranges=True: no given is a range") as info:
+        nm.solve("train_time", mfu=0.4, ranges=True, **base)
+    assert info.value.variable == "ranges"
+    assert isinstance(nm.solve("train_time", mfu=(0.3, 0.5), **base), nm.RangeResult)
+    assert isinstance(nm.solve("train_time", mfu="0.3 to 0.5", samples=50, **base), nm.SampleResult)
 
 
 def test_other_misuse_is_explained():

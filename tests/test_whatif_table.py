@@ -394,7 +394,8 @@ def test_plot_uses_log_y_for_wide_spans():
 
     t = Table(
         [
-            Column("params", "param", np.array([1e9, 1e10, 1e11, 1e12]), "input"),
+            # evenly spaced: a linear x (a geometric series would be drawn on a log one)
+            Column("params", "param", np.array([1e9, 2e9, 3e9, 4e9]), "input"),
             Column("train_compute", "FLOP", np.array([6e21, 6e22, 6e23, 6e25])),
         ]
     )

@@ -33,6 +33,7 @@ from napkinmath.units import Quantity, humanize
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    import pandas as pd
     import pint
 
     from napkinmath.text.sources import Sources
@@ -252,7 +253,7 @@ class Result:
         """JSON text; never NaN or Infinity (non-finite numbers become null)."""
         return printers().to_json(self, indent)
 
-    def to_frame(self, pint: bool = False):
+    def to_frame(self, pint: bool = False) -> pd.DataFrame:
         """A one-row pandas DataFrame: targets and givens, columns 'name [unit]' (`pint=True`:
         columns by name, of pint-pandas `pint[unit]` dtypes)."""
         return printers().to_frame(self, pint)

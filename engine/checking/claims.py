@@ -1074,7 +1074,7 @@ def _check_row(
         settings.update(own)
         row.id = _cell_text(settings.pop("id", number))
         row.source = _cell_text(settings.pop("source", "") or "")
-        settings.pop("note", None)
+        note = _cell_text(settings.pop("note", "") or "")
         quantity = settings.pop("quantity", None)
         expression = settings.pop("expression", None)
         claimed = settings.pop("claimed", None)
@@ -1103,7 +1103,14 @@ def _check_row(
             expression = quantity
         options = _record_options(settings, where)
         tol = settings.pop("tolerance", CLAIM_TOLERANCE)
-        result = check(_cell_text(expression), claimed_text, tolerance=tol, **options, **settings)
+        result = check(
+            _cell_text(expression),
+            claimed_text,
+            tolerance=tol,
+            beside=f"{row.source} {note}",
+            **options,
+            **settings,
+        )
         unused = [name for name in result.unused_givens if name in givens]
         if unused:  # a misspelt column, or a value for a name the claim does not have
             raise columns.unused(unused, where, raw)

@@ -332,6 +332,7 @@ def confusion_context(
     unit_names: set[str] = set(claimed.units._units)
     # the units as written (a prefix slip needs its prefix there: GB for GB vs GiB)
     words = [expression.lower(), f"{claimed.units:~}".lower(), f"{computed.units:~}".lower()]
+    words.append(names.beside.lower())
     for resolved in names.resolved.values():
         dims |= set(resolved.quantity.dimensionality)
         unit_names |= set(resolved.quantity.units._units)

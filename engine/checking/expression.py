@@ -64,6 +64,7 @@ from napkinmath.text.evaluation import (
     has_ambiguous_suffix,
 )
 from napkinmath.text.expr import Node, parse_with_notes
+from napkinmath.text.visible import visible
 from napkinmath.units import Quantity, format_number, format_quantity
 
 
@@ -77,6 +78,7 @@ def check(
     model: str | None = None,
     records: object = None,
     to: str | None = None,
+    beside: str = "",
     **values: object,
 ) -> CheckResult:
     """Evaluate `expr` safely, with units, and compare it with a claimed value `expect`.
@@ -85,7 +87,8 @@ def check(
     own computation of library variables; `gpu`/`model` name records whose values fill in
     variables (and give context: heads for GQA, GPUs per node); `to` chooses the unit the
     value is shown in ("GiB"), of the expression's dimension, also written "EXPR -> GiB".
-    Returns a `CheckResult`;
+    `beside` is text written beside the claim (a comment, a source): the units it names count
+    as context for the slips offered. Returns a `CheckResult`;
     bad input raises a `napkinmath.NapkinError` subclass that points at the fault.
 
     >>> check("70e9 param * 16 byte/param", expect="1.1 TB").status
@@ -98,7 +101,16 @@ def check(
         from napkinmath.solving.records import user_records
 
         with user_records(records):
-            return check(expr, expect, tolerance=tolerance, gpu=gpu, model=model, to=to, **values)
+            return check(
+                expr,
+                expect,
+                tolerance=tolerance,
+                gpu=gpu,
+                model=model,
+                to=to,
+                beside=beside,
+                **values,
+            )
     tolerance = _tolerance(tolerance)
     if not isinstance(expr, str):
         raise InputError(f"the expression must be text, got {type(expr).__name__}")
@@ -120,6 +132,7 @@ def check(
         gpu = bound_records(gpu, "gpu")
     names = Names(expr, given, gpu, model, node.kind == "name" and "." not in node.text, tolerance)
     names.meter = meter
+    names.beside = visible(str(beside))[:1000]
     names.records()  # a wrong gpu=/model= is an error even when no name needs it
     computed, suffix_note = _evaluate(node, expr, names, expect)
     result = CheckResult(expr, computed, tolerance=tolerance)

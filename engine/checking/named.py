@@ -93,12 +93,13 @@ def _quantities(label: str) -> Iterator[str]:
 
 def _value(variable: str, kind: str, name: str) -> object | None:
     """napkinmath's value of `variable` from the record alone, or None."""
-    import napkinmath as nm
+    from napkinmath.errors import NapkinError
+    from napkinmath.solving.solver import solve
 
     records: dict[str, str | None] = {"gpu": None, "model": None, kind: name}
     try:
-        return nm.solve(variable, gpu=records["gpu"], model=records["model"]).value
-    except nm.NapkinError:
+        return solve(variable, gpu=records["gpu"], model=records["model"]).value
+    except NapkinError:
         return None
 
 

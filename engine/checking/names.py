@@ -85,6 +85,9 @@ class Names:
         self.meter = Meter()
         #: implicit literals ("400 Gb/s") of the expression, found once (see evidence)
         self.literals: list | None = None
+        #: words beside the claim (a comment, a row's source): the units they name are
+        #: context for the slips offered (a GiB/s in a comment for GB vs GiB)
+        self.beside = ""
 
     def note(self, text: str) -> None:
         self.notes[text] = None

@@ -363,7 +363,8 @@ def _slip(name: str, alt: Alternative) -> Candidate | None:
     var = variables()[name]
     dims = frozenset(str(d) for d in var.unit.dimensionality)
     unit = str(var.unit)
-    words = f"{name} {unit}".lower()
+    # the unit the value was given in as well: a prefix slip needs its prefix there (GB)
+    words = f"{name} {unit} {alt.given.quantity.units:~}".lower()
     context = Context(
         result_dimensions=dims,
         dimensions=dims,

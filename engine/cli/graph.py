@@ -50,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
         print(to_dot(g, highlight=args.target))
         return 0
     if args.format == "json":
-        from napkinmath.cli import listings
         from napkinmath.cli.jsonout import document
+        from napkinmath.rendering import listings
 
         print(document("graph", listings.graph(g, args.target, args.depth)))
         return 0

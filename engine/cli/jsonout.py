@@ -4,8 +4,8 @@
     {"schema": "napkinmath-error/1", "error": {"type": "InputError", "message": "...", ...}}
 
 The schemas (JSON Schema, draft 2020-12) and what each field means are in docs/json.md and
-docs/schema/*.schema.json. A schema's number changes only when a field is removed or changes
-meaning; new fields may appear within a version.
+napkinmath/schema/*.schema.json (engine/schema/). A schema's number changes only when a field
+is removed or changes meaning; new fields may appear within a version.
 """
 
 from __future__ import annotations

@@ -566,6 +566,7 @@ def _chosen_units(args: argparse.Namespace, units: dict[str, str]) -> dict[str, 
 
 def _solve(args: argparse.Namespace) -> int:
     from napkinmath.questions import solve
+    from napkinmath.whatif.spread import is_spread
 
     targets, givens, units = _split_terms(args.terms)
     options: dict[str, object] = {
@@ -585,6 +586,8 @@ def _solve(args: argparse.Namespace) -> int:
         options["on_inconsistent"] = "warn"
     if args.digits is not None:
         options["digits"] = args.digits
+    # text is all the shell gives: a range in it asks for the answer over it
+    options["ranges"] = any(is_spread(v) for v in givens.values())
     if args.gap or args.plot:
         return _solve_gap(args, targets, options, givens)
     if args.brief and (args.format != "text" or args.sensitivity):
@@ -668,8 +671,10 @@ def _solve_gap(
         import json
 
         from napkinmath.cli.jsonout import answer
+        from napkinmath.schemas import tagged
 
-        print(json.dumps({"gap": budget.to_dict(), "answer": json.loads(answer(result, None))}))
+        document = {"gap": budget.to_dict(), "answer": json.loads(answer(result, None))}
+        print(json.dumps(tagged("gap", document), ensure_ascii=False, allow_nan=False))
     elif args.format == "markdown":
         print(budget.to_markdown() + "\n\n**The step from its parts**\n\n" + result.to_markdown())
     else:
@@ -696,8 +701,8 @@ def _formulas(args: argparse.Namespace) -> int:
     if not by_subject:
         raise NapkinError(f"no formula mentions {args.query!r}; `napkin formulas` lists them all")
     if args.format == "json":
-        from napkinmath.cli import listings
         from napkinmath.cli.jsonout import document
+        from napkinmath.rendering import listings
 
         print(document("formulas", listings.formulas(f for fs in by_subject.values() for f in fs)))
         return 0
@@ -730,8 +735,8 @@ def _vars(args: argparse.Namespace) -> int:
     if not found:
         raise NapkinError(f"no variable mentions {args.query!r}; `napkin vars` lists them all")
     if args.format == "json":
-        from napkinmath.cli import listings
         from napkinmath.cli.jsonout import document
+        from napkinmath.rendering import listings
 
         print(document("variables", listings.variables(found)))
         return 0
@@ -760,8 +765,8 @@ def _hardware(args: argparse.Namespace) -> int:
         return _show_record(get(args.name, checked=False), args.format)
     shown = [r for r in listed().values() if not args.kind or r.kind == args.kind]
     if args.format == "json":
-        from napkinmath.cli import listings
         from napkinmath.cli.jsonout import document
+        from napkinmath.rendering import listings
 
         print(document("records", listings.records(shown)))
         return 0
@@ -776,8 +781,8 @@ def _show_record(record: Any, fmt: str = "text") -> int:
     from napkinmath.units import format_quantity
 
     if fmt == "json":
-        from napkinmath.cli import listings
         from napkinmath.cli.jsonout import document
+        from napkinmath.rendering import listings
 
         print(document("record", listings.record(record)))
         return 0

@@ -86,7 +86,9 @@ def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--csv", metavar="FILE", help="also write every candidate as CSV")
     parser.add_argument("--json", metavar="FILE", help="also write the answer as JSON")
     parser.add_argument(
-        "--plot", metavar="FILE", help="also plot the objective against the first decision"
+        "--plot",
+        metavar="FILE",
+        help="also plot the objective against the first decision (two: their Pareto front)",
     )
     parser.set_defaults(handler=run)
 

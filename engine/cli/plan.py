@@ -131,6 +131,16 @@ def run(args: argparse.Namespace) -> int:
             "tex": answered.to_latex,
         }[args.format or "text"]
         print(render())
+        from napkinmath.scenario import svg
+
+        if args.format in ("markdown", "tex") and svg.wants_plots(answered):
+            # the plots are files beside a report written with -o: none on standard output
+            print(
+                f"napkin: the plots are left out of {args.format} on standard output: "
+                f"write -o plan.{'md' if args.format == 'markdown' else 'tex'} for them "
+                "(drawn beside it), or -o plan.html",
+                file=sys.stderr,
+            )
     if answered.scenario.strict and warnings:
         print(
             f"napkin: {shown} is strict: {len(warnings)} warning(s): " + " | ".join(warnings),

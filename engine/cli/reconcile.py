@@ -13,7 +13,7 @@ def explain(
     becomes part of the error document (`error.reconciliation`)."""
     from napkinmath.checking.reconcile import reconcile
 
-    skipped = ("units", "achievable", "samples", "seed", "on_inconsistent", "digits")
+    skipped = ("units", "achievable", "samples", "seed", "on_inconsistent", "digits", "ranges")
     kept = {k: v for k, v in options.items() if k not in skipped}
     try:
         found = reconcile(tuple(targets), **kept)  # type: ignore[arg-type]

@@ -68,6 +68,8 @@ def describe_constraint(c: ConstraintRecord) -> str:
     var = _fraction_symbol(constraint.trees[0])  # utilization < 1: 62.5% < 100%
     strict = constraint.strict
     sign = ("<" if strict else "≤") if c.holds else ("≥" if strict else ">")
+    if not math.isfinite(c.share):  # a zero limit (0 ≤ 0): no share of it to show
+        return f"{format_value(left, var)} {sign} {format_value(right, var)}"
     if c.holds:
         margin = f"{c.share:.0%} of the limit"
     else:

@@ -53,6 +53,7 @@ class _Options(TypedDict, total=False):
     on_inconsistent: str
     units: dict[str, str]
     achievable: bool
+    ranges: bool
 
 
 def _point(answer: Result | RangeResult) -> Result:
@@ -532,6 +533,7 @@ def _options(scenario: Scenario, section: Section, givens: Mapping[str, object])
             )
         options["achievable"] = True
     if spread:
+        options["ranges"] = True
         options.pop("on_inconsistent")
         if options.pop("precision", None):
             raise _located(

@@ -560,6 +560,14 @@ class _Checker:
         return path
 
     def checked(self, d: dict, table: dict) -> Scenario:
+        plan_keys = ("title", "sections", "sweeps", "comparisons", "optimizations")
+        if not any(k in d for k in plan_keys) and ("formulas" in d or "variables" in d):
+            name = Path(self.source).name
+            raise InputError(
+                f"{self.source} holds formulas and variables but no plan (no title or "
+                f"[[sections]]): use it with --formulas {name} (napkin solve, sweep, ...), or "
+                f'name it in a plan file: formulas = ["{name}"]'
+            )
         title = self.text(d.get("title"), ("title",), required=True)
         tolerance = d.get("tolerance", 0.01)
         if (

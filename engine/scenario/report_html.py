@@ -22,10 +22,17 @@ from napkinmath.text.visible import visible
 from napkinmath.whatif.table import breakable, prose_list
 
 CSS = """
-:root { color-scheme: light; --ink: #1d2125; --muted: #5a636c; --line: #d5dae0;
-  --bad: #a4161a; --good: #1e6b34; --tint: #f4f6f8; }
+:root { color-scheme: light dark; --ink: #1d2125; --paper: #fff; --muted: #5a636c;
+  --line: #d5dae0; --bad: #a4161a; --good: #1e6b34; --tint: #f4f6f8; --group: #e9edf1;
+  --infeasible: #fde2e2; --link: #1a5fb4; }
+@media (prefers-color-scheme: dark) {
+  :root { --ink: #e6e8eb; --paper: #15181c; --muted: #a3acb5; --line: #3c434b;
+    --bad: #ff8a80; --good: #7fd494; --tint: #20252b; --group: #2a3038;
+    --infeasible: #4a1f22; --link: #8ab4f8; }
+}
+a { color: var(--link); }
 * { box-sizing: border-box; }
-body { margin: 0; color: var(--ink); background: #fff;
+body { margin: 0; color: var(--ink); background: var(--paper);
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
 main { max-width: 62rem; margin: 0 auto; padding: 1rem; }
 main p, main ul, main ol, main h1 { max-width: 52rem; }
@@ -38,9 +45,9 @@ code { font: .9em ui-monospace, "DejaVu Sans Mono", monospace; }
 table { border-collapse: collapse; margin: .5rem 0; font-size: .92rem; width: 100%; }
 td code { white-space: nowrap; }
 td.name { white-space: nowrap; }
-.scroll td.name:first-child { position: sticky; left: 0; background: #fff; }
+.scroll td.name:first-child { position: sticky; left: 0; background: var(--paper); }
 ol.rows > li { margin: .4rem 0; }
-th.group { background: #e9edf1; }
+th.group { background: var(--group); }
 th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left;
   vertical-align: top; }
 th { background: var(--tint); }
@@ -50,7 +57,7 @@ td.num { text-align: right; white-space: nowrap; }
 .ok { color: var(--good); }
 .bad { color: var(--bad); }
 .muted, .src { color: var(--muted); font-size: .9rem; }
-tr.infeasible td { background: #fde2e2; }
+tr.infeasible td { background: var(--infeasible); }
 ol.steps > li { margin: .75rem 0; break-inside: avoid; }
 .eq { margin: .15rem 0 .15rem 1rem; overflow-x: auto; overflow-y: hidden; padding: .1rem 0; }
 math { font-size: 1.05em; }
@@ -488,6 +495,25 @@ class HtmlPrinter(PlanPrinter):
 
 # --- the plan in a notebook -------------------------------------------------------------------
 SCOPE = ".napkin-plan"
+#: in a notebook the colours are the host's (JupyterLab or VS Code, light or dark; the page's
+#: own light and dark palettes follow the reader's system instead): text in the host's
+#: colour, tints and borders grey at partial opacity over its background, the sticky name
+#: column on the host's own background, red and green mixed into its text colour. The rules
+#: carry the scope twice, to outrank JupyterLab's `.jp-RenderedHTMLCommon td` alignment.
+HOST_COLOURS = """
+.napkin-plan { color: inherit; background: transparent;
+  --ink: currentColor; --line: rgba(128,128,128,.45); --tint: rgba(128,128,128,.14);
+  --group: rgba(128,128,128,.26); --infeasible: rgba(229,72,77,.2); --link: currentColor;
+  --muted: color-mix(in srgb, currentColor 72%, transparent);
+  --bad: color-mix(in srgb, #e5484d 75%, currentColor);
+  --good: color-mix(in srgb, #30a46c 75%, currentColor);
+  --paper: var(--jp-layout-color0, var(--vscode-editor-background, Canvas)); }
+.napkin-plan.napkin-plan table { color: inherit; margin-left: 0; margin-right: 0;
+  table-layout: auto; }
+.napkin-plan.napkin-plan th, .napkin-plan.napkin-plan td { text-align: left;
+  vertical-align: top; border: 1px solid var(--line); max-width: none; }
+.napkin-plan.napkin-plan td.num { text-align: right; }
+"""
 
 
 def scoped(css: str, scope: str = SCOPE) -> str:
@@ -520,7 +546,7 @@ class FragmentPrinter(HtmlPrinter):
         body = page[page.index("<main>") + 1 :]
         return [
             '<div class="napkin-plan tex2jax_ignore mathjax_ignore">',
-            f"<style>{scoped(CSS)}</style>",
+            f"<style>{scoped(CSS)}{HOST_COLOURS}</style>",
             *body,
         ]
 

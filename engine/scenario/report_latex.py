@@ -440,24 +440,43 @@ class LatexPrinter(PlanPrinter):
 
 
 def _table(table) -> str:
-    """A what-if Table as a longtable, from its own cells; a row that does not fit in bold."""
+    """A what-if Table as a longtable, from its own cells; a row that does not fit in bold.
+    Its prose columns (a comparison's values used and sources) are a list under the grid, as
+    the HTML report shows them: as columns, ten to a line, each would be a sliver and each
+    row a page tall."""
+    cells = table._cells()
+    grid, labels, items = table.html_parts(cells)
     # every column wraps in its share of the line, less its padding
-    width = f"\\dimexpr {0.98 / len(table.columns):.3f}\\linewidth-2\\tabcolsep\\relax"
+    width = f"\\dimexpr {0.98 / len(grid):.3f}\\linewidth-2\\tabcolsep\\relax"
     columns = "".join(
-        f"L{{{width}}}" if c.is_labels else f">{{\\raggedleft\\arraybackslash}}p{{{width}}}"
-        for c in table.columns
+        f"L{{{width}}}"
+        if table.columns[i].is_labels
+        else f">{{\\raggedleft\\arraybackslash}}p{{{width}}}"
+        for i in grid
     )
     lines = [
         f"{{\\footnotesize\\begin{{longtable}}{{{columns}}}",
-        " & ".join(f"\\textbf{{{tex(h)}}}" for h in table.headers) + r" \\ \hline",
+        " & ".join(f"\\textbf{{{tex(table.headers[i])}}}" for i in grid) + r" \\ \hline",
     ]
-    for row, bad in zip(table._cells(), table._infeasible(), strict=True):
-        cells = [f"\\textbf{{{tex(c)}}}" if bad and c else tex(c) for c in row]
-        lines.append(_unbracketed(" & ".join(cells)) + r" \\")
+    for row, bad in zip(cells, table._infeasible(), strict=True):
+        shown = [f"\\textbf{{{tex(row[i])}}}" if bad and row[i] else tex(row[i]) for i in grid]
+        lines.append(_unbracketed(" & ".join(shown)) + r" \\")
     lines.append(r"\end{longtable}}")
+    if labels:
+        lines += _prose_list(labels, items)
     if table.notes:
         lines.append(f"{{\\small {tex(' '.join(table.notes))}}}")
     return "\n".join(lines)
+
+
+def _prose_list(labels: list[str], items: list[list[tuple[str, str]]]) -> list[str]:
+    """The prose cells of a table's rows as a numbered list, one item per row in the grid's
+    order: the row's label in bold, then each cell on a line of its own after its header."""
+    out = [r"{\small\raggedright\begin{enumerate}"]
+    for label, row in zip(labels, items, strict=True):
+        said = [f"\\textit{{{tex(header)}:}} {tex(text)}" for header, text in row]
+        out.append("  \\item " + r"\newline ".join([f"\\textbf{{{tex(label)}}}", *said]))
+    return [*out, r"\end{enumerate}\par}"]
 
 
 def _rows(headers: list[str], rows: list[list[str]], code: bool = False) -> str:

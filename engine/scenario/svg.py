@@ -56,7 +56,7 @@ def _wrap_labels(ax) -> None:
     def fold(text: str, width: int) -> str:
         return "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
 
-    ax.set_title(fold(ax.get_title(), 34))
+    ax.title.set_text(fold(ax.get_title(), 34))  # set_title would reset the title's pad
     ax.set_xlabel(fold(ax.get_xlabel(), 46))
     ax.set_ylabel(fold(ax.get_ylabel(), 36))
     if isinstance(ax.yaxis.get_major_locator(), FixedLocator):

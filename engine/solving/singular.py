@@ -27,6 +27,8 @@ from napkinmath.library.tree import Tree, dual, is_number, names
 
 #: the seed of the points the Jacobian is evaluated at (fixed: the same answer every run)
 SEED = 20261130
+#: points drawn at most for `jacobian_rank`, to find two inside every function's domain
+DRAWS = 12
 
 
 def log_linear(sides: tuple[Tree, Tree], unknowns: Sequence[str]) -> list[Fraction] | None:
@@ -62,22 +64,25 @@ def exact_rank(rows: Sequence[Sequence[Fraction]]) -> int:
 
 def jacobian_rank(blocks: Sequence[tuple[Tree, Tree]], unknowns: Sequence[str]) -> int:
     """The generic rank of d(lhs − rhs)/d unknowns over the formulas `blocks` (their two
-    sides): the larger rank at two fixed points; full rank where it cannot be evaluated
-    (a value outside a function's domain), so that the exact test decides."""
+    sides): the larger rank at two points where the gradients evaluate, of up to `DRAWS`
+    drawn (a point can leave a function's domain: (1 − k/n)^x with k > n); full rank where
+    none evaluates, so that the exact test decides."""
     free = sorted(set().union(*(names(t) for sides in blocks for t in sides)))
     rng = random.Random(SEED)
     wrt = {n: i for i, n in enumerate(unknowns)}
-    best = 0
-    for _ in range(2):
+    ranks: list[int] = []
+    for _ in range(DRAWS):
         point = {n: rng.uniform(0.5, 2.0) for n in free}
         try:
             rows = [_residual_gradient(sides, point, wrt) for sides in blocks]
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-            return len(unknowns)
-        if not all(math.isfinite(x) for row in rows for x in row):
-            return len(unknowns)
-        best = max(best, rank(rows))
-    return best
+            continue
+        if not all(isinstance(x, float) and math.isfinite(x) for row in rows for x in row):
+            continue
+        ranks.append(rank(rows))
+        if len(ranks) == 2:
+            break
+    return max(ranks) if ranks else len(unknowns)
 
 
 def rank(matrix: Sequence[Sequence[Any]], tolerance: float = 1e-9) -> int:

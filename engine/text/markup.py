@@ -15,20 +15,30 @@ from collections.abc import Iterable
 from napkinmath.text.sources import Sources
 from napkinmath.text.visible import visible
 
-#: the frame's style, scoped to it; tables read left to right (JupyterLab right-aligns them)
+#: the frame's style, scoped to it. Its rules carry the class twice (`.napkin.napkin td`,
+#: specificity 0,2,1), so they outrank JupyterLab's `.jp-RenderedHTMLCommon td` rules
+#: (right-aligned cells, centred tables) at equal or lower specificity: the frame's <style>
+#: comes later in the page. Colours come from the host, so a dark theme reads as well as a
+#: light one: text inherits the host's colour, tints and borders are grey at partial opacity
+#: over the host's background, muted text is faded, and the warning and ok colours mix red or
+#: green into the host's text colour (`color-mix`; a browser without it keeps the plain
+#: colour before it).
 CSS = (
     ".napkin{line-height:1.45;max-width:60rem}"
-    ".napkin table{border-collapse:collapse;margin:.4rem 0}"
-    ".napkin th,.napkin td{border:1px solid #d5dae0;padding:.2rem .5rem;text-align:left;"
-    "vertical-align:top}"
-    ".napkin th{background:#f4f6f8}"
-    ".napkin td.num,.napkin th.num{text-align:right;white-space:nowrap}"
+    ".napkin.napkin table{border-collapse:collapse;margin:.4rem 0;color:inherit;"
+    "table-layout:auto}"
+    ".napkin.napkin th,.napkin.napkin td{border:1px solid rgba(128,128,128,.45);"
+    "padding:.2rem .5rem;text-align:left;vertical-align:top;color:inherit;max-width:none}"
+    ".napkin.napkin th{background:rgba(128,128,128,.14);font-weight:600}"
+    ".napkin.napkin td.num,.napkin.napkin th.num{text-align:right;white-space:nowrap}"
     ".napkin .eq{margin:.1rem 0 .1rem 1rem;overflow-x:auto;overflow-y:hidden}"
-    ".napkin .muted,.napkin .legend{color:#5a636c;font-size:.9em}"
-    ".napkin .warning{color:#a4161a;font-weight:600}"
-    ".napkin .ok{color:#1e6b34}"
+    ".napkin .muted,.napkin .legend{opacity:.78;font-size:.9em}"
+    ".napkin .warning{color:#c62828;color:color-mix(in srgb,#e5484d 75%,currentColor);"
+    "font-weight:600}"
+    ".napkin .ok{color:#2e7d32;color:color-mix(in srgb,#30a46c 75%,currentColor)}"
     ".napkin ol.steps>li{margin:.5rem 0}"
     ".napkin code{white-space:nowrap}"
+    ".napkin a{color:inherit}"
 )
 
 

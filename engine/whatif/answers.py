@@ -30,6 +30,8 @@ from napkinmath.whatif.box import Extreme
 from napkinmath.whatif.spread import Bound, Interval, format_interval
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from napkinmath.whatif.sensitivity import Sensitivity
     from napkinmath.whatif.table import Table
 
@@ -194,7 +196,7 @@ class _SpreadAnswer:
     def to_table(self) -> Table:
         raise NotImplementedError
 
-    def to_frame(self, pint: bool = False):
+    def to_frame(self, pint: bool = False) -> pd.DataFrame:
         """One row per target, its unit and the numbers of its spread (`to_table()`), as a
         pandas DataFrame; needs pandas."""
         return self.to_table().to_pandas(pint=pint)

@@ -16,6 +16,7 @@ import itertools
 import math
 from collections.abc import Iterable
 from functools import cached_property
+from typing import TYPE_CHECKING, overload
 
 from napkinmath import arguments, deadline
 from napkinmath.answer.result import Result
@@ -27,6 +28,12 @@ from napkinmath.whatif import budget
 from napkinmath.whatif.preference import better
 from napkinmath.whatif.spread import is_spread
 from napkinmath.whatif.sweep import record_list
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pandas as pd
+    from matplotlib.axes import Axes
 
 #: where each row's derivation is, said to a Python user and on the command line
 DERIVATION_IN_PYTHON = (
@@ -150,7 +157,13 @@ class Comparison:
 
         known = variables()
         columns = [
-            Column("rank", "", np.arange(1, len(self.ranking) + 1, dtype=float), role="info")
+            Column(
+                "rank",
+                "",
+                np.arange(1, len(self.ranking) + 1, dtype=float),
+                role="info",
+                count=True,
+            )
         ]
         for option, names in self.options.items():
             if len(names) > 1 or names[0] is not None:
@@ -231,7 +244,7 @@ class Comparison:
         )
         return parts.get(option, label)
 
-    def to_pandas(self, pint: bool = False):
+    def to_pandas(self, pint: bool = False) -> pd.DataFrame:
         return self.to_table().to_pandas(pint=pint)
 
     def to_csv(self, path=None) -> str:
@@ -246,7 +259,13 @@ class Comparison:
     def to_json(self, indent: int | None = 2) -> str:
         return self.to_table().to_json(indent)
 
-    def plot(self, path=None, ax=None):
+    @overload
+    def plot(self, path: str | Path, ax: Axes | None = None) -> Path: ...
+
+    @overload
+    def plot(self, path: None = None, ax: Axes | None = None) -> Axes: ...
+
+    def plot(self, path: str | Path | None = None, ax: Axes | None = None) -> Path | Axes:
         return self.to_table().plot(path, x=next(iter(self.options)), y=self.targets[0], ax=ax)
 
     def __str__(self) -> str:

@@ -18,10 +18,14 @@ Each goes through `napkinmath.whatif.table.Table`, whose `to_pandas()` needs pan
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from napkinmath import arguments
 from napkinmath.errors import InputError
 from napkinmath.units import format_quantity, format_unit, humanize
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def to_table(obj: object):
@@ -29,9 +33,17 @@ def to_table(obj: object):
     from napkinmath.answer.result import Result
     from napkinmath.library.declare import Formula, Variable
     from napkinmath.whatif.answers import RangeResult, SampleResult
+    from napkinmath.whatif.table import Table
 
+    if isinstance(obj, Table):
+        return obj
     if isinstance(obj, Result):
         return _results([obj])
+    to_table = getattr(obj, "to_table", None)  # an Optimum, a Comparison, a Sensitivity
+    if callable(to_table) and type(obj).__name__ in ("Optimum", "Comparison", "Sensitivity"):
+        found = to_table()
+        if isinstance(found, Table):
+            return found
     if isinstance(obj, (RangeResult, SampleResult)):
         return obj.to_table()  # a row per target: its range's ends, or its percentiles
     if isinstance(obj, Variable):
@@ -76,14 +88,15 @@ def to_table(obj: object):
         return _results(list(obj))
     raise InputError(
         f"obj={arguments.shown(obj)}: to_frame takes a Result, a list of "
-        "Results, nm.variables(), nm.formulas or nm.hardware (or 'variables', "
+        "Results, a Table, an Optimum, a Comparison, a Sensitivity, nm.variables(), "
+        "nm.formulas or nm.hardware (or 'variables', "
         "'formulas', 'records'), or one variable, formula or record (or a list "
         f"of them), not {type(obj).__name__}",
         "obj",
     )
 
 
-def to_frame(obj: object, pint: bool = False):
+def to_frame(obj: object, pint: bool = False) -> pd.DataFrame:
     """A pandas DataFrame of `obj` (see the module docstring); needs pandas. `pint=True`:
     number columns of pint-pandas dtypes (`napkinmath.whatif.pint_frame`)."""
     if not isinstance(pint, bool):

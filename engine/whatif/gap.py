@@ -30,12 +30,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from napkinmath import arguments, deadline
 from napkinmath.errors import InputError
 
 if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+
     from napkinmath.answer.data import Given
     from napkinmath.answer.result import Result
 
@@ -144,7 +147,7 @@ class GapBudget:
             for line in self.lines
         ]
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The table as a pandas DataFrame (pandas is imported on first use)."""
         import pandas as pd
 
@@ -285,7 +288,13 @@ class GapBudget:
         text = image.getvalue()
         return text[text.index("<svg") :]
 
-    def plot(self, path: str | Path | None = None, *, ax=None):
+    @overload
+    def plot(self, path: str | Path, *, ax: Axes | None = None) -> Path: ...
+
+    @overload
+    def plot(self, path: None = None, *, ax: Axes | None = None) -> Axes: ...
+
+    def plot(self, path: str | Path | None = None, *, ax: Axes | None = None) -> Path | Axes:
         """A waterfall from the ideal step to the measured one: each line a bar on top of
         the last. Saves to `path` (.png or .svg) and returns it, or returns the Axes."""
         from napkinmath.whatif.table import axes_of, finish_plot, plot_target, pyplot

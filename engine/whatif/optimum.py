@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -23,11 +23,16 @@ from napkinmath.catalog.lookup import constraints as library_constraints
 from napkinmath.catalog.lookup import variables
 from napkinmath.errors import NapkinError
 from napkinmath.solving.solver import bind, solve_bound
-from napkinmath.text.numbers import format_value
+from napkinmath.text.numbers import format_value, is_fraction
 from napkinmath.units import format_number, format_unit
 from napkinmath.whatif.candidates import RULES, Arrays, Group, Search
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pandas as pd
+    from matplotlib.axes import Axes
+
     from napkinmath.whatif.domains import Domain
 
 BISECTIONS = 60
@@ -590,11 +595,16 @@ class Optimum:
         for c in self.constraints:
             with np.errstate(all="ignore"):
                 share = np.where(a.known[c.name], a.lhs[c.name] / a.rhs[c.name], 0.0)
+            # a constraint that holds is within its limit, whatever its ratio (0 ≤ 0 is 0/0);
+            # one broken with no ratio to tell how far (a zero limit) is as far as can be
+            share = np.where(a.known[c.name] & a.holds[c.name], 0.0, share)
             worst = np.maximum(worst, np.nan_to_num(share, nan=np.inf))
         for r, values in zip(self.requirements, a.requirement, strict=True):
             share = np.asarray(r.share(values), dtype=float)
             worst = np.maximum(worst, np.nan_to_num(share, nan=np.inf))
         worst = np.where(a.valid, worst, np.inf)
+        if not np.isfinite(worst).any():
+            return None  # no valid candidate has a distance to its limits to compare
         return self.candidate(int(np.argmin(worst)))
 
     # --- printing ----------------------------------------------------------------------------
@@ -851,7 +861,7 @@ class Optimum:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form (docs/schema/optimum.schema.json)."""
+        """A JSON-ready form (napkinmath/schema/optimum.schema.json)."""
         best = self.best_candidate
         return {
             "objectives": [
@@ -973,7 +983,7 @@ class Optimum:
 
         return _column(name, np.asarray(base, dtype=float), role)
 
-    def to_frame(self, pint: bool = False):
+    def to_frame(self, pint: bool = False) -> pd.DataFrame:
         """Every candidate as a pandas DataFrame (columns 'name [unit]')."""
         return self.to_table().to_pandas(pint=pint)
 
@@ -986,12 +996,11 @@ class Optimum:
                 return values
         return np.full(self.count, np.nan)
 
-    def _plot_series(self, main: str) -> tuple[np.ndarray, str, float, float | None, int, bool]:
+    def _plot_series(self, main: str) -> tuple[np.ndarray, PlotAxis, float | None, int, bool]:
         """What the plot shows against `main`: the first objective; when that is `main`
         itself, the first requirement on something else, or else the share of the limit of
-        the binding (or first) constraint. Returns the base values, the axis label, the factor
-        to the shown unit, the limit line (base), the better direction, and whether values
-        where nothing fits are drawn too."""
+        the binding (or first) constraint. Returns the base values, their axis, the limit line
+        (base), the better direction, and whether values where nothing fits are drawn too."""
         o = self.objectives[0]
         limit: float | None = None
         if o == main:
@@ -1003,36 +1012,84 @@ class Optimum:
                 a = self._arrays
                 with np.errstate(all="ignore"):
                     share = np.where(a.known[name], a.lhs[name] / a.rhs[name], np.nan)
-                return share, f"{name} [% of the limit]", 100.0, 1.0, 1, True
+                return share, PlotAxis(f"{name} [% of the limit]", 100.0), 1.0, 1, True
         ys = self.objective_values(o) if o in self.objectives else self._requirement_values(o)
-        var = variables()[o]
-        finite = ys[np.isfinite(ys)]
-        unit = display(float(np.median(finite)) if finite.size else 1.0, var).units
+        return ys, self._axis(o, ys, limit), limit, self.senses.get(o, 1), False
+
+    def _axis(self, name: str, values: np.ndarray, limit: float | None = None) -> PlotAxis:
+        """The axis of variable `name` (base `values`) in the unit the answer prints the best
+        candidate's value in (19.19 day, not 27,630 min), else the limit's, else the typical
+        value's; a fraction as it is, its ticks in percent."""
+        var = variables()[name]
+        if is_fraction(var):
+            return PlotAxis(name, float(from_base(1.0, var).to("").magnitude), percent=True)
+        finite = values[np.isfinite(values) & (values != 0)]
+        picks = [float(values[self.best_candidate.index])] if self.best_candidate else []
+        picks += [limit] if limit is not None else []
+        picks += [float(np.median(finite))] if finite.size else []
+        typical = next((v for v in picks if math.isfinite(v) and v != 0), 1.0)
+        unit = display(typical, var).units
         factor = float(from_base(1.0, var).to(unit).magnitude)
-        return ys, f"{o} [{format_unit(unit)}]", factor, limit, self.senses.get(o, 1), False
+        shown = format_unit(unit)
+        return PlotAxis(f"{name} [{shown}]" if shown else name, factor)
 
     def check_plot(self) -> None:
-        """Refuse, before anything prints, a plot that cannot be drawn."""
-        if not any(d.numeric for d in self.domains):
+        """Refuse, before anything prints, a plot that cannot be drawn: one objective needs a
+        numeric decision to plot against; two are plotted against each other (their front)."""
+        if not self.pareto and not any(d.numeric for d in self.domains):
             raise NapkinError("plot: the search has no numeric decision variable to plot against")
 
-    def plot(self, path=None, ax=None):
-        """The first objective against the first numeric decision: the best that fits at each
-        of its values, with the values where nothing fits shaded; the winner marked."""
+    @overload
+    def plot(self, path: str | Path, ax: Axes | None = None) -> Path: ...
+
+    @overload
+    def plot(self, path: None = None, ax: Axes | None = None) -> Axes: ...
+
+    def plot(self, path: str | Path | None = None, ax: Axes | None = None) -> Path | Axes:
+        """Two objectives: their Pareto front, the first against the second. One: the
+        objective against the first numeric decision, the best that fits at each of its
+        values, with the values where nothing fits shaded. The winner is marked."""
         from napkinmath.whatif.table import axes_of, finish_plot, plot_target, pyplot
 
-        main = next((d for d in self.domains if d.numeric), None)
-        if main is None:
-            raise NapkinError("plot: the search has no numeric decision variable to plot against")
-        ys, ylabel, fy, limit, sense, every = self._plot_series(main.name)
+        self.check_plot()
         target = plot_target(path)
-        plt = pyplot()
+        plt = pyplot(ax)
         fig, ax, owned = axes_of(plt, ax)
+        if self.pareto:
+            self._plot_front(ax)
+        else:
+            self._plot_objective(ax)
+        ax.legend(loc="best", fontsize="small")
+        return finish_plot(plt, fig, ax, target, owned)
+
+    def _plot_front(self, ax: Axes) -> None:
+        """The first objective against the second: the candidates that fit (at most
+        MAX_PLOT_POINTS of them, evenly picked) and the front (none better in both) joined."""
+        o1, o2 = self.objectives
+        xs, ys = self.objective_values(o1), self.objective_values(o2)
+        x_axis, y_axis = self._axis(o1, xs), self._axis(o2, ys)
+        fits = np.flatnonzero(self.feasible_mask)
+        fits = fits[:: max(1, math.ceil(fits.size / MAX_PLOT_POINTS))]
+        x, y = xs * x_axis.factor, ys * y_axis.factor
+        ax.scatter(x[fits], y[fits], s=6, color="#9e9e9e", label="candidates that fit")
+        front = [c.index for c in self.pareto]
+        ax.plot(x[front], y[front], marker="o", ms=4, label="Pareto front (none better in both)")
+        if self.best_candidate is not None:
+            at = self.best_candidate.index
+            ax.plot([x[at]], [y[at]], "*", ms=14, color="#2ca02c", label="best")
+        _set_axis(ax, "x", x_axis, x[fits])
+        _set_axis(ax, "y", y_axis, y[fits])
+        ax.set_title(f"Pareto front: {self._goal()}")
+
+    def _plot_objective(self, ax: Axes) -> None:
+        """The first objective (or the limit that decides it) against the first numeric
+        decision: the best that fits at each of its values, the values where nothing fits
+        shaded, the limit dashed, the winner starred."""
+        main = next(d for d in self.domains if d.numeric)
+        ys, y_axis, limit, sense, every = self._plot_series(main.name)
         xs = self.objective_values(main.name)
-        var_x = variables()[main.name]
-        finite = ys[np.isfinite(ys)]
-        unit_x = display(float(np.nanmedian(xs)), var_x).units
-        fx = float(from_base(1.0, var_x).to(unit_x).magnitude)
+        x_axis = self._axis(main.name, xs)
+        fx, fy = x_axis.factor, y_axis.factor
         values = np.unique(xs[np.isfinite(xs)])
         good, bad = [], []
         for x in values:
@@ -1058,15 +1115,48 @@ class Optimum:
             at = c.point.get(main.name)
             bx = float(at) if isinstance(at, float) else float(xs[c.index])
             ax.plot([bx * fx], [float(ys[c.index]) * fy], "*", ms=14, color="#2ca02c", label="best")
-        ax.set_xlabel(f"{main.name} [{format_unit(unit_x)}]")
-        ax.set_ylabel(ylabel)
-        if len(values) > 2 and values.min() > 0 and values.max() / values.min() > 50:
-            ax.set_xscale("log")
-        if finite.size and finite.min() > 0 and finite.max() / finite.min() > 50:
-            ax.set_yscale("log")
-        ax.set_title(self._goal())
-        ax.legend(loc="best", fontsize="small")
-        return finish_plot(plt, fig, ax, target, owned)
+        _set_axis(ax, "x", x_axis, values * fx, swept=True)
+        _set_axis(ax, "y", y_axis, ys * fy)
+        title = self._goal()
+        if len(self.objectives) == 2:  # nothing fits, so no front: the first objective alone
+            first, second = self.objectives
+            aim = "maximise" if self.senses[first] < 0 else "minimise"
+            title = f"{aim} {first} (nothing fits: no front with {second})"
+        ax.set_title(title)
+
+
+@dataclass(frozen=True)
+class PlotAxis:
+    """How a plot's axis shows a variable: its label, the factor from base units to the
+    unit shown, and whether its ticks read as percents (a fraction, as the tables print it)."""
+
+    label: str
+    factor: float
+    percent: bool = False
+
+
+#: the most candidates a Pareto plot draws behind its front (each costs a draw)
+MAX_PLOT_POINTS = 5000
+
+
+def _set_axis(
+    ax: Axes, which: str, shown: PlotAxis, values: np.ndarray, swept: bool = False
+) -> None:
+    """Label the `which` ('x' or 'y') axis of `ax`, which shows `values`: on a log scale where
+    they are positive and span more than 50x or, decisions `swept` (1, 2, 4, 8), are a
+    geometric series; with percent ticks for a fraction."""
+    from napkinmath.whatif.table import geometric, percent_axis, plain_log_ticks
+
+    axis, set_scale = (ax.xaxis, ax.set_xscale) if which == "x" else (ax.yaxis, ax.set_yscale)
+    finite = values[np.isfinite(values)]
+    if finite.size > 2 and finite.min() > 0 and finite.max() / finite.min() > 50:
+        set_scale("log")
+    elif swept and geometric(finite):
+        set_scale("log")
+        plain_log_ticks(axis, finite.tolist())
+    if shown.percent:
+        percent_axis(axis)
+    axis.set_label_text(shown.label)
 
 
 def _label(label: dict[str, object]) -> str:

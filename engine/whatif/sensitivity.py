@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -26,6 +27,12 @@ from napkinmath.text.numbers import format_value
 from napkinmath.units import format_number, format_unit, humanize
 from napkinmath.whatif.spread import Bound, format_interval
 from napkinmath.whatif.vectorize import VectorChain
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pandas as pd
+    from matplotlib.axes import Axes
 
 STEP = 1e-4
 
@@ -114,7 +121,7 @@ class Sensitivity:
         ]
         return Table(shown, title=table.title, notes=list(table.notes))
 
-    def to_pandas(self):
+    def to_pandas(self) -> pd.DataFrame:
         """A DataFrame of `to_numbers()`: every value a number (float64), units beside."""
         return self.to_numbers().to_pandas()
 
@@ -173,7 +180,13 @@ class Sensitivity:
             ],
         }
 
-    def plot(self, path=None, ax=None):
+    @overload
+    def plot(self, path: str | Path, ax: Axes | None = None) -> Path: ...
+
+    @overload
+    def plot(self, path: None = None, ax: Axes | None = None) -> Axes: ...
+
+    def plot(self, path: str | Path | None = None, ax: Axes | None = None) -> Path | Axes:
         """A tornado chart of the swings (matplotlib), saved to `path` if given."""
         from napkinmath.whatif.table import tornado
 

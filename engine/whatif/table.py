@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 from napkinmath import arguments
 from napkinmath.errors import InputError
@@ -25,6 +25,8 @@ from napkinmath.units import format_number
 
 if TYPE_CHECKING:
     import numpy as np
+    import pandas as pd
+    from matplotlib.axes import Axes
 
 ROLES = ("input", "output", "info")
 SCALES = ("linear", "log")
@@ -37,6 +39,8 @@ SHARE = "share of limit"
 FLAG_TEXT = {True: "yes", False: "NO", None: ""}
 #: the tint of a row that does not fit (HTML) and of its band or bar (plots); the hatching
 INFEASIBLE_TINT = "#fde2e2"
+#: the same tint in a notebook: red at partial opacity over the host's background, light or dark
+INFEASIBLE_TINT_HTML = "rgba(229,72,77,.2)"
 INFEASIBLE_EDGE = "#b2182b"
 INFEASIBLE_HATCH = (0.70, 0.09, 0.17, 0.45)
 #: what a column holds: a list (labels, flags, numbers) or a numpy array
@@ -58,6 +62,8 @@ class Column:
     #: sentences per row (the values a comparison's row used, its sources): HTML shows them
     #: under the grid, one item per row, rather than as a column that scrolls sideways
     prose: bool = False
+    #: a count that is no library variable (a comparison's rank): whole in a DataFrame
+    count: bool = False
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -115,7 +121,7 @@ def _whole_counts(column: Column) -> bool:
         and np.isfinite(finite).all()
         and (np.abs(finite) <= 2.0**53).all()
         and (finite == np.round(finite)).all()
-        and _is_count(column.name)
+        and (column.count or _is_count(column.name))
     )
 
 
@@ -285,7 +291,7 @@ class Table:
 
     # ---- conversions -------------------------------------------------------------------------
 
-    def to_pandas(self, pint: bool = False):
+    def to_pandas(self, pint: bool = False) -> pd.DataFrame:
         """A pandas DataFrame with the headers as column names; units and title in `df.attrs`.
         A column of a variable that counts things (GPUs, nodes, tokens, sequences, a
         parallelism degree) whose every value is whole is of integers ("Int64", NaN as <NA>);
@@ -438,7 +444,7 @@ class Table:
         parts.append("<tbody>")
         for row, bad in zip(cells, self._infeasible(), strict=True):
             body = "".join(f"<td{a}>{e(row[i])}</td>" for a, i in zip(aligns, grid, strict=True))
-            mark = f' class="infeasible" style="background: {INFEASIBLE_TINT}"' if bad else ""
+            mark = f' class="infeasible" style="background: {INFEASIBLE_TINT_HTML}"' if bad else ""
             parts.append(f"<tr{mark}>{body}</tr>")
         parts.append("</tbody>")
         if self.notes:
@@ -506,14 +512,34 @@ class Table:
             )
         return xcol, ycols, groups, by_key
 
+    @overload
+    def plot(
+        self,
+        path: str | Path,
+        *,
+        x: str | None = None,
+        y: str | list[str] | None = None,
+        ax: Axes | None = None,
+    ) -> Path: ...
+
+    @overload
+    def plot(
+        self,
+        path: None = None,
+        *,
+        x: str | None = None,
+        y: str | list[str] | None = None,
+        ax: Axes | None = None,
+    ) -> Axes: ...
+
     def plot(
         self,
         path: str | Path | None = None,
         *,
         x: str | None = None,
         y: str | list[str] | None = None,
-        ax=None,
-    ):
+        ax: Axes | None = None,
+    ) -> Path | Axes:
         """Plot y against x (one line per value of a second input); bars when x is labels.
 
         Saves to `path` (.png or .svg) and returns it, or returns the matplotlib Axes.
@@ -535,6 +561,7 @@ class Table:
         fig, ax, owned = axes_of(plt, ax)
         bad = self._infeasible()
         extra: list = []
+        x_log = not xcol.is_labels and (xcol.scale == "log" or geometric(xcol.values))
         if xcol.is_labels:
             extra = _bars(ax, xcol, series, bad, self._infeasible_label())
         else:
@@ -548,25 +575,28 @@ class Table:
                     label=label,
                 )
             if any(bad):
-                _mark_infeasible(ax, xcol, series, bad, self._infeasible_label())
-            if xcol.scale == "log":
+                _mark_infeasible(ax, xcol, series, bad, self._infeasible_label(), x_log)
+            if x_log:
                 ax.set_xscale("log")
-                _plain_log_ticks(ax.xaxis, [float(v) for v in xcol.values])
+                plain_log_ticks(ax.xaxis, [float(v) for v in xcol.values])
         y_all = [float(yc.values[i]) for _, rows, yc in series for i in rows]
-        x_log = not xcol.is_labels and xcol.scale == "log"
         if _wants_log(y_all, 100.0 if x_log else 1000.0):
             ax.set_yscale("log")
+        if xcol.percent and not xcol.is_labels:
+            percent_axis(ax.xaxis)
+        if all(c.percent for c in ycols):
+            percent_axis(ax.yaxis)
         ax.set_xlabel(xcol.header)
         ax.set_ylabel(", ".join(c.header for c in ycols))
         if self.title:
             ax.set_title(self.title)
         handles, labels = ax.get_legend_handles_labels()
         if handles or extra:
-            ax.legend(
-                [*handles, *(h for h, _ in extra)],
-                [*labels, *(t for _, t in extra)],
-                fontsize="small",
-            )
+            handles, labels = [*handles, *(h for h, _ in extra)], [*labels, *(t for _, t in extra)]
+            if xcol.is_labels:
+                legend_above(ax, handles, labels)
+            else:
+                ax.legend(handles, labels, fontsize="small")
         ax.grid(True, which="major", alpha=0.3)
         return finish_plot(plt, fig, ax, target, owned)
 
@@ -696,7 +726,7 @@ def finish_plot(plt, fig, ax, target: Path | None, owned: bool):
     return target
 
 
-def _plain_log_ticks(axis, values: list[float]) -> None:
+def plain_log_ticks(axis, values: list[float]) -> None:
     """Label a log axis that spans under 20x with plain numbers (2,048) at the swept values
     (at most 8 of them, evenly picked), and no crowded minor labels."""
     finite = sorted({v for v in values if math.isfinite(v) and v > 0})
@@ -711,19 +741,58 @@ def _plain_log_ticks(axis, values: list[float]) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
+def geometric(values: Values) -> bool:
+    """Whether swept values read best on a log axis: three or more, all positive, each a
+    constant ratio of at least 2 of the one before (1024, 2048, 4096) or, not evenly spaced,
+    spanning more than 20x (1, 8, 100, 1000); a linear range's even steps stay linear."""
+    finite = sorted({float(v) for v in values if math.isfinite(float(v))})
+    if len(finite) < 3 or finite[0] <= 0:
+        return False
+    ratios = [b / a for a, b in itertools.pairwise(finite)]
+    if min(ratios) >= 2 and max(ratios) <= min(ratios) * 1.01:
+        return True
+    steps = [b - a for a, b in itertools.pairwise(finite)]
+    return max(steps) > min(steps) * 1.01 and finite[-1] / finite[0] > 20
+
+
+def percent_axis(axis) -> None:
+    """Ticks of a fraction axis as percents (0.3 -> 30%), as the tables print fractions."""
+    from matplotlib.ticker import PercentFormatter
+
+    axis.set_major_formatter(PercentFormatter(xmax=1.0))
+
+
+def legend_above(ax, handles: list, labels: list[str]) -> None:
+    """The legend between the title and the axes, where no bar can be: the title raised
+    over it, by how far the legend's top is above the axes (in points, which hold however
+    the figure is laid out after) and half a line for the title's descenders."""
+    legend = ax.legend(
+        handles,
+        labels,
+        fontsize="small",
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        borderaxespad=0.4,
+    )
+    top = (legend.get_window_extent().y1 - ax.bbox.y1) * 72 / ax.figure.dpi
+    ax.set_title(ax.get_title(), pad=top + ax.title.get_fontsize() / 2)
+
+
 def _wants_log(values: list[float], span: float) -> bool:
     finite = [v for v in values if math.isfinite(v)]
     return bool(finite) and min(finite) > 0 and max(finite) / min(finite) > span
 
 
-def _mark_infeasible(ax, xcol: Column, series: list, bad: list[bool], label: str) -> None:
+def _mark_infeasible(
+    ax, xcol: Column, series: list, bad: list[bool], label: str, x_log: bool
+) -> None:
     """A cross on each point that does not fit, and a hatched band over each x where no row
     fits (reaching halfway to the neighbouring x, geometrically on a log axis)."""
     xs = sorted({float(v) for v in xcol.values if math.isfinite(float(v))})
     rows_at: dict[float, list[bool]] = {}
     for i, b in enumerate(bad):
         rows_at.setdefault(float(xcol.values[i]), []).append(b)
-    log = xcol.scale == "log" and bool(xs) and xs[0] > 0
+    log = x_log and bool(xs) and xs[0] > 0
     if len(xs) > 1:
         inner = [math.sqrt(a * b) if log else (a + b) / 2 for a, b in itertools.pairwise(xs)]
         first = xs[0] ** 2 / inner[0] if log else 2 * xs[0] - inner[0]

@@ -312,9 +312,13 @@ class Feasibility:
         return len(next(iter(self.known.values()))) if self.known else 0
 
     def share(self, name: str) -> Array:
-        """The left side as a fraction of the limit (above 1: violated); NaN where unknown."""
+        """The left side as a fraction of the limit (above 1: violated); NaN where unknown.
+        At a zero limit there is no fraction: 0 where the constraint holds (0 ≤ 0 is within
+        it), infinity where it is broken."""
         with np.errstate(all="ignore"):
-            out = np.where(self.rhs[name] != 0, self.lhs[name] / self.rhs[name], np.inf)
+            ratio = self.lhs[name] / self.rhs[name]
+        zero = np.where(self.holds[name], 0.0, np.inf)
+        out = np.where(self.rhs[name] != 0, ratio, zero)
         return np.where(self.known[name], out, np.nan)
 
     def violated(self, name: str) -> Array:
