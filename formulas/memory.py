@@ -503,6 +503,7 @@ formula(
         "and lora_target_matrices"
     ),
     assumption=True,
+    derived_from=("lora_params",),
 )
 
 formula(

@@ -288,3 +288,16 @@ def test_cli_w7(napkin):
     assert status == 0, err
     assert "weight_memory = 470 GB" in out
     assert "inference_flop_per_token = 4.4×10¹⁰ FLOP/token" in out
+
+
+def test_lora_target_matrices_is_used_or_refused_never_set_aside():
+    """7 matrices (every linear layer) without their shapes is refused, naming what the law
+    needs; with them it is used: Llama-3-8B, r = 16, q,k,v,o + gate, up, down."""
+    with pytest.raises(nm.InputError, match=r"lora_target_matrices = 7 is not read") as info:
+        nm.solve("lora_params", model="llama-3-8b", lora_rank=16, lora_target_matrices=7)
+    assert info.value.variable == "lora_target_matrices"
+    assert "Give lora_d_in and lora_d_out to use it" in str(info.value)
+    # the same shapes for all seven, as a user states them (mean d_in, d_out of the seven)
+    r = nm.solve("lora_params", model="llama-3-8b", lora_rank=16, lora_target_matrices=7,
+                 lora_d_in=4096, lora_d_out=4096)  # fmt: skip
+    assert mag(r.value, "param") == pytest.approx(16 * 8192 * 7 * 32)

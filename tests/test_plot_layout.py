@@ -262,3 +262,17 @@ def test_in_a_report_the_legend_stays_between_a_folded_title_and_the_bars():
     box = ax.get_legend().get_window_extent()
     assert not box.overlaps(ax.title.get_window_extent())
     assert not [p for p in ax.patches if box.overlaps(p.get_window_extent())]
+
+
+def test_a_tornado_draws_the_widest_swings_and_says_how_many_it_leaves_out():
+    """25 inputs overlap their labels in a report's figure: the 10 widest swings are drawn,
+    widest first, and the axis label says the table has the rest."""
+    from napkinmath.whatif.table import TORNADO_ROWS, tornado
+
+    rows = [(f"input_{i}", 100.0 - i, 100.0 + i, "±10%") for i in range(25)]
+    ax = tornado(rows, "decode_throughput [token/s]", 100.0)
+    labels = [t.get_text().split("\n")[0] for t in ax.get_yticklabels()]
+    assert labels == [f"input_{i}" for i in range(24, 24 - TORNADO_ROWS, -1)]
+    assert ax.get_xlabel().endswith("; 15 inputs with smaller swings in the table")
+    few = tornado(rows[:3], "x", 100.0)
+    assert len(few.get_yticklabels()) == 3 and few.get_xlabel() == "x"

@@ -39,6 +39,9 @@ SHARE = "share of limit"
 FLAG_TEXT = {True: "yes", False: "NO", None: ""}
 #: the tint of a row that does not fit (HTML) and of its band or bar (plots); the hatching
 INFEASIBLE_TINT = "#fde2e2"
+#: inputs a tornado chart draws at most (the widest swings): more overlap their labels in a
+#: report's figure; the sensitivity table lists every one
+TORNADO_ROWS = 10
 #: the same tint in a notebook: red at partial opacity over the host's background, light or dark
 INFEASIBLE_TINT_HTML = "rgba(229,72,77,.2)"
 INFEASIBLE_EDGE = "#b2182b"
@@ -618,6 +621,9 @@ def tornado(
         raise InputError("a tornado chart needs at least one row")
     plt = pyplot(ax)
     ordered = sorted(rows, key=lambda r: abs(float(r[2]) - float(r[1])), reverse=True)
+    # the widest swings, as many as read one to a line; the rest (the table lists them) said
+    left_out = len(ordered) - TORNADO_ROWS
+    ordered = ordered[:TORNADO_ROWS]
     fig, ax, owned = axes_of(plt, ax)
     for pos, (_label, low, high, _note) in enumerate(ordered):
         low, high = float(low), float(high)
@@ -643,7 +649,8 @@ def tornado(
     values = [float(v) for r in ordered for v in (r[1], r[2])] + [float(base)]
     if _wants_log(values, 1000.0):
         ax.set_xscale("log")
-    ax.set_xlabel(target_header)
+    more = f"; {left_out} inputs with smaller swings in the table" if left_out > 0 else ""
+    ax.set_xlabel(f"{target_header}{more}")
     ax.legend(fontsize="small")
     ax.grid(True, axis="x", alpha=0.3)
     return finish_plot(plt, fig, ax, target, owned)
