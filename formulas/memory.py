@@ -343,6 +343,16 @@ lora_memory = var(
     symbol="M_{LoRA}",
 )
 
+# Accelerators whose HBM a LoRA fine-tune's state fills.
+n_gpus_for_lora = var(
+    "n_gpus_for_lora",
+    "GPU",
+    "accelerators whose HBM holds a LoRA fine-tune's state, frozen weights and adapter "
+    "(rounded up)",
+    symbol="n_{LoRA}",
+    whole=True,
+)
+
 # --- Formulas ------------------------------------------------------------------------------
 formula(
     "optimizer_bytes_per_param",
@@ -524,6 +534,19 @@ formula(
     note=(
         "frozen weights keep no gradients or optimizer state; QLoRA stores them in 4 bits "
         "(weight_bytes_per_param = 0.5)"
+    ),
+)
+
+formula(
+    "gpus_for_lora",
+    "GPUs to hold a LoRA fine-tune's state",
+    Eq(n_gpus_for_lora, ceiling(lora_memory / hbm_capacity)),
+    source=DEFINITION,
+    subject=SUBJECT,
+    forward_only=True,
+    note=(
+        "rounds up; a lower bound: activations and buffers need more, and on more than one "
+        "GPU the frozen weights are sharded (FSDP, or tensor/pipeline parallel)"
     ),
 )
 

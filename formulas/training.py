@@ -99,6 +99,13 @@ n_gpus_with_margin = var(
     symbol="n_{\\mathrm{margin}}",
     whole=True,
 )
+# The training bill with the margin added (a money buffer for restarts, reruns, idle time).
+train_cost_with_margin = var(
+    "train_cost_with_margin",
+    "USD",
+    "cost of the training run including the margin",
+    symbol="\\$_{\\mathrm{margin}}",
+)
 # GPUs rounded up to a power of two.
 n_gpus_pow2 = var(
     "n_gpus_pow2", "GPU", "accelerators rounded up to a power of two", symbol="n_{2^k}", whole=True
@@ -170,6 +177,15 @@ formula(
     subject=SUBJECT,
     forward_only=True,
     note="rounds up to a multiple of the GPUs per node",
+)
+
+formula(
+    "cost_margin",
+    "Training cost with a margin",
+    Eq(train_cost_with_margin, train_cost * (1 + margin)),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="the bill plus the margin, as a budget line carries it",
 )
 
 formula(

@@ -129,3 +129,14 @@ def mypy_strict(script: str, extra: str = "") -> tuple[str, int]:
         )
     assert not err, err
     return out, status
+
+
+def example_plans() -> list[Path]:
+    """The plan files of examples/ (a top-level `title`): not the formulas, records or claims
+    files beside them."""
+    import tomllib
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    return sorted(
+        p for p in examples.glob("*.toml") if "title" in tomllib.loads(p.read_text("utf-8"))
+    )

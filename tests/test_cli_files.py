@@ -7,6 +7,7 @@ import io
 import sys
 from pathlib import Path
 
+import helpers
 import pytest
 
 from napkinmath.checking.claims import sniffed_format
@@ -91,7 +92,7 @@ def test_a_bad_value_under_a_dotted_key_names_its_line(napkin, tmp_path):
 
 
 # --- napkin plan: standard input, standard output, JSON ---------------------------------------
-PLANS = sorted(p for p in EXAMPLES.glob("*.toml") if p.name not in ("ours.toml", "claims.toml"))
+PLANS = helpers.example_plans()
 
 
 def test_a_plan_from_stdin_answers_as_the_file_does(napkin, monkeypatch):

@@ -301,3 +301,15 @@ def test_lora_target_matrices_is_used_or_refused_never_set_aside():
     r = nm.solve("lora_params", model="llama-3-8b", lora_rank=16, lora_target_matrices=7,
                  lora_d_in=4096, lora_d_out=4096)  # fmt: skip
     assert mag(r.value, "param") == pytest.approx(16 * 8192 * 7 * 32)
+
+
+def test_gpus_for_a_lora_fine_tune_in_one_question():
+    """Llama-3-70B with a rank-16 q,k,v,o adapter: 141.2 GB frozen bf16 weights + 65.54M
+    adapter parameters × 16 B = 142.2 GB, over 80 GB per H100: 2 GPUs (1.78 rounded up)."""
+    r = nm.solve("n_gpus_for_lora", model="llama-3-70b", gpu="H100-SXM", lora_rank=16)
+    adapter = 51_200 * 16 * 80 * 16 / 1e9  # lora_attention_dims · r · L · 16 B, GB
+    assert (141.2 + adapter) / 80 == pytest.approx(1.778, rel=1e-3)
+    assert mag(r.value, "GPU") == 2
+    four_bit = nm.solve("n_gpus_for_lora", model="llama-3-70b", gpu="H100-SXM", lora_rank=16,
+                        weight_bytes_per_param="0.5 B/param")  # fmt: skip
+    assert mag(four_bit.value, "GPU") == 1  # QLoRA: 35.3 GB + 1.05 GB on one GPU

@@ -13,14 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import helpers
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLE = EXAMPLES / "startup-7b.toml"
 #: every example plan: sweeps, sensitivities, comparisons, an optimization, a gap budget
-PLANS = sorted(
-    p.name for p in EXAMPLES.glob("*.toml") if p.name not in ("ours.toml", "claims.toml")
-)
+PLANS = [p.name for p in helpers.example_plans()]
 
 #: what only some plans or outputs need: files written (-o), optimizations, a gap budget,
 #: a "did you mean" for a misspelled name

@@ -76,6 +76,16 @@ def test_w3_margin_power_of_two_and_whole_nodes():
     assert mag(r["n_nodes"], "node") == pytest.approx(775, rel=0.01)
 
 
+def test_a_money_buffer_on_the_bill_and_its_inverse():
+    """30.84M GPU-hours at 2 USD: 61.68M USD; with a 15% margin 70.93M USD. The inverse: an
+    80M USD budget leaves a 29.7% margin on that bill."""
+    bill = dict(gpu_hours="30.84M GPU*h", price_per_gpu_hour="2 USD/(GPU*h)")
+    r = nm.solve("train_cost_with_margin", margin="15%", **bill)
+    assert mag(r.value, "USD") == pytest.approx(30.84e6 * 2 * 1.15, rel=1e-12)
+    back = nm.solve("margin", train_cost_with_margin="80M USD", **bill)
+    assert mag(back.value) == pytest.approx(80e6 / (30.84e6 * 2) - 1, rel=1e-12)
+
+
 def test_w3_headline_shows_whole_nodes():
     r = nm.solve("n_gpus", **W3)
     assert "n_nodes = 774 node" in r.headline()[0]  # ceil(6189.6 / 8)

@@ -5,7 +5,8 @@ Display only: a Result keeps its exact values (`r.value`, `to_dict`); these func
 how they are written.
 
 - A variable declared as a fraction (dimensionless, bounds (0, 1), not an exponent; or one
-  whose description says it is a fraction) shows as a percent: ``mfu = 34.5%``.
+  whose description says it is a fraction, or an efficiency) shows as a percent:
+  ``mfu = 34.5%``, ``network_efficiency = 112%``.
 - A count (param, token, GPU, node, request, sequence, USD) of a million or more takes the
   suffix practitioners write and napkinmath reads back: ``7B param``, ``15T token``,
   ``11.06M USD``, ``30.84M GPU·h``; below a million it keeps thousands separators
@@ -44,7 +45,10 @@ def is_fraction(var: object) -> bool:
     bounds = getattr(var, "bounds", None)
     if bounds is not None and bounds.lo == 0 and bounds.hi == 1:
         return True
-    return "as a fraction" in description or getattr(var, "name", "").endswith("_fraction")
+    # an efficiency is a share of a rate even where it can pass 1 (a network efficiency with
+    # in-network reduction): 112%, as the other efficiencies print
+    name = getattr(var, "name", "")
+    return "as a fraction" in description or name.endswith(("_fraction", "_efficiency"))
 
 
 def format_percent(x: float, digits: int = DEFAULT_DIGITS, style: str = "text") -> str:
