@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from importlib import resources
 
+from napkinmath.errors import InputError
+
 #: schema name of each kind of document, with its version
 SCHEMAS = {
     "answer": "napkinmath-answer/1",
@@ -42,8 +44,6 @@ def schema(kind: str) -> dict[str, object]:
     """The JSON Schema (draft 2020-12) of the document `kind` ('answer', 'gap', ...), as
     shipped in the package, so a consumer validates without the repository."""
     if kind not in SCHEMAS:
-        from napkinmath.errors import InputError
-
         known = ", ".join(sorted(SCHEMAS))
         raise InputError(f"schema {kind!r}: no such document; one of {known}", "kind")
     text = resources.files("napkinmath").joinpath("schema", f"{kind}.schema.json").read_text()

@@ -18,6 +18,7 @@ from napkinmath.scenario import mathml, parts, svg
 from napkinmath.scenario.answer import Plan, SectionAnswer
 from napkinmath.scenario.optimizing import can_plot, draw, nothing_fits
 from napkinmath.scenario.walk import PlanPrinter, by_section, walk
+from napkinmath.text.markup import HOST_BAD, HOST_GOOD, HOST_INFEASIBLE, HOST_LINE, HOST_TINT
 from napkinmath.text.visible import visible
 from napkinmath.whatif.table import breakable, prose_list
 
@@ -500,19 +501,18 @@ SCOPE = ".napkin-plan"
 #: colour, tints and borders grey at partial opacity over its background, the sticky name
 #: column on the host's own background, red and green mixed into its text colour. The rules
 #: carry the scope twice, to outrank JupyterLab's `.jp-RenderedHTMLCommon td` alignment.
-HOST_COLOURS = """
-.napkin-plan { color: inherit; background: transparent;
-  --ink: currentColor; --line: rgba(128,128,128,.45); --tint: rgba(128,128,128,.14);
-  --group: rgba(128,128,128,.26); --infeasible: rgba(229,72,77,.2); --link: currentColor;
+HOST_COLOURS = f"""
+.napkin-plan {{ color: inherit; background: transparent;
+  --ink: currentColor; --line: {HOST_LINE}; --tint: {HOST_TINT};
+  --group: rgba(128,128,128,.26); --infeasible: {HOST_INFEASIBLE}; --link: currentColor;
   --muted: color-mix(in srgb, currentColor 72%, transparent);
-  --bad: color-mix(in srgb, #e5484d 75%, currentColor);
-  --good: color-mix(in srgb, #30a46c 75%, currentColor);
-  --paper: var(--jp-layout-color0, var(--vscode-editor-background, Canvas)); }
-.napkin-plan.napkin-plan table { color: inherit; margin-left: 0; margin-right: 0;
-  table-layout: auto; }
-.napkin-plan.napkin-plan th, .napkin-plan.napkin-plan td { text-align: left;
-  vertical-align: top; border: 1px solid var(--line); max-width: none; }
-.napkin-plan.napkin-plan td.num { text-align: right; }
+  --bad: {HOST_BAD}; --good: {HOST_GOOD};
+  --paper: var(--jp-layout-color0, var(--vscode-editor-background, Canvas)); }}
+.napkin-plan.napkin-plan table {{ color: inherit; margin-left: 0; margin-right: 0;
+  table-layout: auto; }}
+.napkin-plan.napkin-plan th, .napkin-plan.napkin-plan td {{ text-align: left;
+  vertical-align: top; border: 1px solid var(--line); max-width: none; }}
+.napkin-plan.napkin-plan td.num {{ text-align: right; }}
 """
 
 

@@ -15,6 +15,15 @@ from collections.abc import Iterable
 from napkinmath.text.sources import Sources
 from napkinmath.text.visible import visible
 
+#: notebook output's palette, drawn from the host (JupyterLab, VS Code, light or dark): borders
+#: and tints grey at partial opacity over its background, red and green mixed into its text
+#: colour. The answers' frame (below) and a plan's (`napkinmath.scenario.report_html`) share it.
+HOST_LINE = "rgba(128,128,128,.45)"
+HOST_TINT = "rgba(128,128,128,.14)"
+HOST_INFEASIBLE = "rgba(229,72,77,.2)"
+HOST_BAD = "color-mix(in srgb,#e5484d 75%,currentColor)"
+HOST_GOOD = "color-mix(in srgb,#30a46c 75%,currentColor)"
+
 #: the frame's style, scoped to it. Its rules carry the class twice (`.napkin.napkin td`,
 #: specificity 0,2,1), so they outrank JupyterLab's `.jp-RenderedHTMLCommon td` rules
 #: (right-aligned cells, centred tables) at equal or lower specificity: the frame's <style>
@@ -27,15 +36,15 @@ CSS = (
     ".napkin{line-height:1.45;max-width:60rem}"
     ".napkin.napkin table{border-collapse:collapse;margin:.4rem 0;color:inherit;"
     "table-layout:auto}"
-    ".napkin.napkin th,.napkin.napkin td{border:1px solid rgba(128,128,128,.45);"
+    f".napkin.napkin th,.napkin.napkin td{{border:1px solid {HOST_LINE};"
     "padding:.2rem .5rem;text-align:left;vertical-align:top;color:inherit;max-width:none}"
-    ".napkin.napkin th{background:rgba(128,128,128,.14);font-weight:600}"
+    f".napkin.napkin th{{background:{HOST_TINT};font-weight:600}}"
     ".napkin.napkin td.num,.napkin.napkin th.num{text-align:right;white-space:nowrap}"
     ".napkin .eq{margin:.1rem 0 .1rem 1rem;overflow-x:auto;overflow-y:hidden}"
     ".napkin .muted,.napkin .legend{opacity:.78;font-size:.9em}"
-    ".napkin .warning{color:#c62828;color:color-mix(in srgb,#e5484d 75%,currentColor);"
+    f".napkin .warning{{color:#c62828;color:{HOST_BAD};"
     "font-weight:600}"
-    ".napkin .ok{color:#2e7d32;color:color-mix(in srgb,#30a46c 75%,currentColor)}"
+    f".napkin .ok{{color:#2e7d32;color:{HOST_GOOD}}}"
     ".napkin ol.steps>li{margin:.5rem 0}"
     ".napkin code{white-space:nowrap}"
     ".napkin a{color:inherit}"

@@ -33,19 +33,18 @@ def to_table(obj: object):
     from napkinmath.answer.result import Result
     from napkinmath.library.declare import Formula, Variable
     from napkinmath.whatif.answers import RangeResult, SampleResult
+    from napkinmath.whatif.compare import Comparison
+    from napkinmath.whatif.optimum import Optimum
+    from napkinmath.whatif.sensitivity import Sensitivity
     from napkinmath.whatif.table import Table
 
     if isinstance(obj, Table):
         return obj
     if isinstance(obj, Result):
         return _results([obj])
-    to_table = getattr(obj, "to_table", None)  # an Optimum, a Comparison, a Sensitivity
-    if callable(to_table) and type(obj).__name__ in ("Optimum", "Comparison", "Sensitivity"):
-        found = to_table()
-        if isinstance(found, Table):
-            return found
-    if isinstance(obj, (RangeResult, SampleResult)):
-        return obj.to_table()  # a row per target: its range's ends, or its percentiles
+    # a range's ends or percentiles, every candidate, every row, every input's swing
+    if isinstance(obj, (RangeResult, SampleResult, Optimum, Comparison, Sensitivity)):
+        return obj.to_table()
     if isinstance(obj, Variable):
         return _variables([obj])
     if isinstance(obj, Formula):

@@ -1145,11 +1145,11 @@ def _set_axis(
     """Label the `which` ('x' or 'y') axis of `ax`, which shows `values`: on a log scale where
     they are positive and span more than 50x or, decisions `swept` (1, 2, 4, 8), are a
     geometric series; with percent ticks for a fraction."""
-    from napkinmath.whatif.table import geometric, percent_axis, plain_log_ticks
+    from napkinmath.whatif.table import geometric, percent_axis, plain_log_ticks, wants_log
 
     axis, set_scale = (ax.xaxis, ax.set_xscale) if which == "x" else (ax.yaxis, ax.set_yscale)
     finite = values[np.isfinite(values)]
-    if finite.size > 2 and finite.min() > 0 and finite.max() / finite.min() > 50:
+    if finite.size > 2 and wants_log(finite.tolist(), 50.0):
         set_scale("log")
     elif swept and geometric(finite):
         set_scale("log")

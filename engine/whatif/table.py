@@ -42,8 +42,6 @@ INFEASIBLE_TINT = "#fde2e2"
 #: inputs a tornado chart draws at most (the widest swings): more overlap their labels in a
 #: report's figure; the sensitivity table lists every one
 TORNADO_ROWS = 10
-#: the same tint in a notebook: red at partial opacity over the host's background, light or dark
-INFEASIBLE_TINT_HTML = "rgba(229,72,77,.2)"
 INFEASIBLE_EDGE = "#b2182b"
 INFEASIBLE_HATCH = (0.70, 0.09, 0.17, 0.45)
 #: what a column holds: a list (labels, flags, numbers) or a numpy array
@@ -429,8 +427,8 @@ class Table:
         return grid, labels, items
 
     def _repr_html_(self) -> str:
+        from napkinmath.text.markup import HOST_INFEASIBLE, frame
         from napkinmath.text.markup import esc as e
-        from napkinmath.text.markup import frame
 
         right = ' style="text-align: right"'
         cells = self._cells()
@@ -447,7 +445,7 @@ class Table:
         parts.append("<tbody>")
         for row, bad in zip(cells, self._infeasible(), strict=True):
             body = "".join(f"<td{a}>{e(row[i])}</td>" for a, i in zip(aligns, grid, strict=True))
-            mark = f' class="infeasible" style="background: {INFEASIBLE_TINT_HTML}"' if bad else ""
+            mark = f' class="infeasible" style="background: {HOST_INFEASIBLE}"' if bad else ""
             parts.append(f"<tr{mark}>{body}</tr>")
         parts.append("</tbody>")
         if self.notes:
@@ -583,7 +581,7 @@ class Table:
                 ax.set_xscale("log")
                 plain_log_ticks(ax.xaxis, [float(v) for v in xcol.values])
         y_all = [float(yc.values[i]) for _, rows, yc in series for i in rows]
-        if _wants_log(y_all, 100.0 if x_log else 1000.0):
+        if wants_log(y_all, 100.0 if x_log else 1000.0):
             ax.set_yscale("log")
         if xcol.percent and not xcol.is_labels:
             percent_axis(ax.xaxis)
@@ -647,7 +645,7 @@ def tornado(
     ax.invert_yaxis()
     ax.axvline(float(base), color="black", linewidth=1)
     values = [float(v) for r in ordered for v in (r[1], r[2])] + [float(base)]
-    if _wants_log(values, 1000.0):
+    if wants_log(values, 1000.0):
         ax.set_xscale("log")
     more = f"; {left_out} inputs with smaller swings in the table" if left_out > 0 else ""
     ax.set_xlabel(f"{target_header}{more}")
@@ -785,7 +783,8 @@ def legend_above(ax, handles: list, labels: list[str]) -> None:
     ax.set_title(ax.get_title(), pad=top + ax.title.get_fontsize() / 2)
 
 
-def _wants_log(values: list[float], span: float) -> bool:
+def wants_log(values: list[float], span: float) -> bool:
+    """Whether `values` are all positive and span more than `span` times: a log axis."""
     finite = [v for v in values if math.isfinite(v)]
     return bool(finite) and min(finite) > 0 and max(finite) / min(finite) > span
 
