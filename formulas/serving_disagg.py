@@ -1,6 +1,7 @@
 """Disaggregated serving: prefill workers and decode workers in pools of their own.
 
     t_P  = disagg_prefill_time    = max(W / (n_p·B·η_mem), F_P / (n_p·P·η))
+                                    + x_P · L · a · (c_rn · h + n_mlp · d / n_p) / (B·η_mem)
                                     + n_AR,p · (α + 2(r_p − 1)/r_p · x_P·h·a / (B_link·η_NVL))
     F_P  = (k_f·N + k_a·L·H·Q · prompt_len/2) · x_P,     x_P = b_pre · prompt_len
     t_X  = disagg_kv_transfer_time = x_P · kv / B_KV
@@ -26,8 +27,9 @@ the prefill and the transfer, before any wait for a free prefill worker
 (``time_in_queue_quantile``, M/M/c).
 
 Left out: the transfer's overlap with the prefill (layer by layer in some engines: the
-transfer is then hidden where it is shorter than the prefill), the element-wise kernels and
-the prompts' KV writes (as in `serving_step`), expert parallelism.
+transfer is then hidden where it is shorter than the prefill), the prompts' KV writes (fused
+into attention, as in `serving_step`), expert parallelism. The element-wise kernels are
+`serving_step`'s: two fused residual-add and norm kernels and the MLP activation.
 """
 
 from sympy import Max, Min, Mul
@@ -35,6 +37,7 @@ from sympy import Max, Min, Mul
 from napkinmath.library.declare import NON_NEGATIVE, Eq, constraint, formula, var
 
 from .accelerator import hbm_bandwidth, hbm_capacity, hbm_usable_fraction, peak_flops
+from .architecture import mlp_matrices
 from .collectives import MEGATRON_TP, THAKUR_2005, activation_bytes_per_element
 from .communication import link_bandwidth
 from .flops import PALM_B, attention_flop_per_pair
@@ -48,13 +51,15 @@ from .inference import (
     tokens_per_step,
 )
 from .model import batch_size, head_dim, hidden_size, n_heads, n_layers, weight_memory
-from .operators import memory_efficiency
+from .operators import memory_efficiency, mlp_active_width
 from .parallelism import gpus_per_rank
 from .placement import nvlink_collective_efficiency, scale_out_bandwidth
 from .roofline import allreduce_message_latency
 from .serving_step import (
     AICONFIGURATOR,
+    FUSED_ADD_NORM,
     ORCA_2022,
+    residual_norm_elements,
     sequences_per_request,
     serving_decode_step_time,
 )
@@ -133,6 +138,14 @@ disagg_prefill_weights_time = var(
     "ms",
     "a prefill worker's batch: every weight read once, at the memory roof",
     symbol="t_{P,W}",
+)
+disagg_prefill_elementwise_time = var(
+    "disagg_prefill_elementwise_time",
+    "ms",
+    "a prefill worker's batch: the element-wise kernels (residual adds, norms, the MLP "
+    "activation) at the memory roof",
+    symbol="t_{P,e}",
+    bounds=NON_NEGATIVE,
 )
 disagg_prefill_comm_time = var(
     "disagg_prefill_comm_time",
@@ -265,6 +278,28 @@ formula(
 )
 
 formula(
+    "disagg_prefill_elementwise_time",
+    "Prefill worker's element-wise kernels",
+    Eq(
+        disagg_prefill_elementwise_time,
+        disagg_prefill_tokens
+        * n_layers
+        * activation_bytes_per_element
+        * (
+            residual_norm_elements * hidden_size
+            + mlp_matrices * mlp_active_width / prefill_worker_gpus
+        )
+        / (hbm_bandwidth * memory_efficiency),
+    ),
+    source=f"{FUSED_ADD_NORM}; {DEFINITION}",
+    subject=SUBJECT,
+    note=(
+        "as a replica's serving_elementwise_bytes per token, the MLP activation split over "
+        "the worker's GPUs"
+    ),
+)
+
+formula(
     "disagg_prefill_comm_time",
     "Prefill worker's tensor-parallel all-reduces",
     Eq(
@@ -291,11 +326,15 @@ formula(
     Eq(
         disagg_prefill_time,
         Max(disagg_prefill_weights_time, disagg_prefill_compute_time, evaluate=False)
+        + disagg_prefill_elementwise_time
         + disagg_prefill_comm_time,
     ),
     source=f"{DISTSERVE_2024}; {AICONFIGURATOR}",
     subject=SUBJECT,
-    note="the matmuls and attention at the roof that binds, then the all-reduces",
+    note=(
+        "the matmuls and attention at the roof that binds, the element-wise kernels, then "
+        "the all-reduces"
+    ),
 )
 
 formula(

@@ -7,8 +7,10 @@
     t_W  = decode_weight_memory / (n·B·η_W)          t_KV = b · kv · c̄ / (n·B·η_mem)
     t_gd = k_f·N · b·k / (n·P·η)                     t_ad = k_a·L·H·Q · b·k · c̄ / (n·P·η)
     t_gx = k_f·N · x / (n·P·η)                       t_ax = k_a·L·H·Q · x · prompt_len / (2·n·P·η)
-    serving_decode_step_time = max(t_W, t_gd) + max(t_KV, t_ad) + decode_tp_comm_time
-    serving_mixed_step_time  = max(t_W, t_gd + t_gx) + max(t_KV, t_ad + t_ax)
+    e    = serving_elementwise_bytes = L · a · (c_rn · h + n_mlp · d / n)
+    t_ed = b·k · e / (B·η_mem)                       t_ex = x · e / (B·η_mem)
+    serving_decode_step_time = max(t_W, t_gd) + max(t_KV, t_ad) + t_ed + decode_tp_comm_time
+    serving_mixed_step_time  = max(t_W, t_gd + t_gx) + max(t_KV, t_ad + t_ax) + t_ed + t_ex
                                + n_AR · (α + 2(r − 1)/r · (b·k + x)·h·a / (B_link·η_NVL))
     serving_step_time        = φ · serving_mixed_step_time + (1 − φ) · serving_decode_step_time
     serving_tpot             = serving_step_time / k
@@ -25,8 +27,9 @@ replica's GPUs (one tensor-parallel group), B and P their datasheet HBM bandwidt
 η = ``compute_efficiency``, η_mem = ``memory_efficiency`` and η_W =
 ``decode_weight_read_efficiency`` the shares of them the step's kernels reach (measured
 figures: the step is a forecast by default, as the training step is; 1 for the speed of
-light); h the hidden size, a the bytes of an activation element; b_pre =
-``prefill_sequences`` (1: the prompt of one request).
+light); h the hidden size, a the bytes of an activation element; d the MLP width a token
+passes through (k experts' widths in an MoE), n_mlp its weight matrices (3 gated, 2 plain);
+b_pre = ``prefill_sequences`` (1: the prompt of one request).
 
 In-flight (continuous) batching keeps a replica's b slots full (Yu et al. 2022, Orca: a
 finished sequence's slot is refilled at the next step). In the steady state a sequence
@@ -39,16 +42,22 @@ in chunks of x tokens, in the share φ = p/x of the steps, and the other steps o
 A decoding sequence's context grows from prompt_len to prompt_len + output_len, so a step
 reads and attends over prompt_len + output_len/2 on average (as aiconfigurator counts it).
 
-Each step is two groups of kernels, each at its own roof, one after the other: the weight
-matmuls (the weights the step reaches read once; FLOPs for every token) and attention (each
-sequence's KV cache read once; FLOPs for every token over its context). A GPU runs one
-kernel at a time, so the groups add, as aiconfigurator's speed-of-light mode adds every
-operator's max(compute, memory). Left out: the element-wise kernels (norms, activations:
-about 1% of a decode step and 7% of a long prefill at the speed of light), the prompts' KV
-writes, and the extra experts a MoE prompt reaches (``decode_weight_memory`` counts the
-decode tokens'). TPOT is the mean step time per token (a mixed step is a longer gap); TTFT
-on a busy replica is the mixed steps its prompt takes, before any wait for a free slot
-(``time_in_queue_quantile``, M/M/c).
+Each step is three groups of kernels, each at its own roof, one after the other: the weight
+matmuls (the weights the step reaches read once; FLOPs for every token), attention (each
+sequence's KV cache read once; FLOPs for every token over its context) and the element-wise
+kernels. A GPU runs one kernel at a time, so the groups add, as aiconfigurator's
+speed-of-light mode adds every operator's max(compute, memory). The element-wise kernels are
+memory-bound: in every layer two fused residual-add and RMS-norm kernels, each reading the
+residual stream and the block's output and writing the sum and the next block's normalised
+input (c_rn = 4 + 4 = 8 elements per hidden unit, on every rank: the stream is replicated
+under tensor parallelism), and the gated activation reading the gate and up projections and
+writing their product (n_mlp elements per unit of the rank's d/n; 2 for a plain GeLU). They
+are about 1% of a decode step and 7% of a long prefill at the speed of light. Left out: the
+rotary embedding, the QK norms and the prompts' KV writes (fused into the attention kernels
+of TensorRT-LLM and vLLM), and the extra experts a MoE prompt reaches
+(``decode_weight_memory`` counts the decode tokens'). TPOT is the mean step time per token
+(a mixed step is a longer gap); TTFT on a busy replica is the mixed steps its prompt takes,
+before any wait for a free slot (``time_in_queue_quantile``, M/M/c).
 """
 
 from sympy import Max, Min, Mul
@@ -56,6 +65,7 @@ from sympy import Max, Min, Mul
 from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, constraint, formula, var
 
 from .accelerator import hbm_bandwidth, hbm_capacity, hbm_usable_fraction, peak_flops
+from .architecture import mlp_matrices
 from .collectives import MEGATRON_TP, THAKUR_2005, activation_bytes_per_element
 from .communication import link_bandwidth
 from .flops import PALM_B, attention_flop_per_pair
@@ -71,7 +81,7 @@ from .inference import (
     tokens_per_step,
 )
 from .model import batch_size, head_dim, hidden_size, n_heads, n_layers, weight_memory
-from .operators import memory_efficiency
+from .operators import memory_efficiency, mlp_active_width
 from .placement import nvlink_collective_efficiency
 from .roofline import (
     SCALING_BOOK_INFERENCE,
@@ -106,6 +116,13 @@ H200_DECODE_2026 = (
     "h200-2026-11-30.json, tools/measure_gpu.py, PyTorch 2.11, CUDA events): Llama-3-8B's "
     "weight matmuls at batch 1, 15.01 GB in 4.84 ms, 3.10 TB/s of the datasheet 4.8 (flat "
     "to batch 128: 4.9 to 5.2 ms); a streaming read of 8 GiB reaches 4.32"
+)
+FUSED_ADD_NORM = (
+    "TensorRT-LLM and vLLM fused kernels: one residual-add and RMS-norm kernel before "
+    "attention and one before the MLP (vLLM's fused_add_rms_norm, TensorRT-LLM's fused "
+    "AllReduce-residual-RMSNorm), and the gated activation's silu_and_mul; aiconfigurator "
+    "0.12 counts the same operators (add_norm: 2h elements in and 2h out; act_gate: 2d/t "
+    "in, d/t out)"
 )
 AICONFIGURATOR = (
     "NVIDIA aiconfigurator 0.12 (github.com/ai-dynamo/aiconfigurator), aggregated mode: "
@@ -150,6 +167,46 @@ decode_weight_read_efficiency = var(
         "of 4.8 TB/s, against 4.32 for a streaming read (per-kernel ramp and tail); assumed "
         "for other accelerators; 1 for the speed of light"
     ),
+)
+# Element-wise elements a layer moves per token per hidden unit (norms and residual adds).
+residual_norm_elements = var(
+    "residual_norm_elements",
+    "",
+    "activation elements a layer's fused residual-add and norm kernels move per token per "
+    "hidden unit in inference (read and written)",
+    symbol="c_{rn}",
+    bounds=NON_NEGATIVE,
+    default=8,
+    default_note=(
+        "8 elements per hidden unit: two fused residual-add + RMS-norm kernels a layer, each "
+        "reading the residual and the block's output and writing the sum and the normalised "
+        "input (vLLM's fused_add_rms_norm; aiconfigurator's add_norm, 2h in and 2h out)"
+    ),
+)
+# HBM bytes of the element-wise kernels per token on one GPU of the replica.
+serving_elementwise_bytes = var(
+    "serving_elementwise_bytes",
+    "B/token",
+    "HBM bytes the element-wise kernels (residual adds, norms, the MLP activation) move per "
+    "token on one GPU of a replica, all layers",
+    symbol="e",
+    bounds=NON_NEGATIVE,
+)
+# The decode tokens' element-wise kernels.
+serving_decode_elementwise_time = var(
+    "serving_decode_elementwise_time",
+    "ms",
+    "the decode tokens' element-wise kernels at the memory roof",
+    symbol="t_{e,d}",
+    bounds=NON_NEGATIVE,
+)
+# A prefill chunk's element-wise kernels.
+serving_chunk_elementwise_time = var(
+    "serving_chunk_elementwise_time",
+    "ms",
+    "a prefill chunk's element-wise kernels at the memory roof",
+    symbol="t_{e,x}",
+    bounds=NON_NEGATIVE,
 )
 # Mean context a decoding sequence reads and attends over.
 serving_context = var(
@@ -357,6 +414,49 @@ formula(
 )
 
 formula(
+    "serving_elementwise_bytes",
+    "Element-wise kernels' bytes per token",
+    Eq(
+        serving_elementwise_bytes,
+        n_layers
+        * activation_bytes_per_element
+        * (residual_norm_elements * hidden_size + mlp_matrices * mlp_active_width / n_gpus),
+    ),
+    source=f"{FUSED_ADD_NORM}; {ROOFLINE_2009}",
+    subject=SUBJECT,
+    note=(
+        "the residual stream is whole on every rank; the MLP activation is split n ways "
+        "(n_mlp elements of it per unit: gate and up read, product written; 2 for GeLU)"
+    ),
+)
+
+formula(
+    "serving_decode_elementwise_time",
+    "Decode tokens' element-wise kernels",
+    Eq(
+        serving_decode_elementwise_time,
+        batch_size
+        * tokens_per_step
+        * serving_elementwise_bytes
+        / (hbm_bandwidth * memory_efficiency),
+    ),
+    source=f"{FUSED_ADD_NORM}; {ROOFLINE_2009}",
+    subject=SUBJECT,
+    note="memory-bound: each kernel reads and writes HBM once, at the streaming rate",
+)
+
+formula(
+    "serving_chunk_elementwise_time",
+    "Prefill chunk's element-wise kernels",
+    Eq(
+        serving_chunk_elementwise_time,
+        serving_chunk_tokens * serving_elementwise_bytes / (hbm_bandwidth * memory_efficiency),
+    ),
+    source=f"{FUSED_ADD_NORM}; {ROOFLINE_2009}",
+    subject=SUBJECT,
+)
+
+formula(
     "serving_decode_gemm_time",
     "Decode tokens' matmuls at the compute roof",
     Eq(
@@ -432,11 +532,15 @@ formula(
         serving_decode_step_time,
         Max(serving_weights_read_time, serving_decode_gemm_time, evaluate=False)
         + Max(serving_kv_read_time, serving_decode_attention_time, evaluate=False)
+        + serving_decode_elementwise_time
         + decode_tp_comm_time,
     ),
     source=f"{SCALING_BOOK_INFERENCE}; {AICONFIGURATOR}",
     subject=SUBJECT,
-    note="the matmuls and the attention, each at its own roof, then the all-reduces",
+    note=(
+        "the matmuls and the attention, each at its own roof, the element-wise kernels, "
+        "then the all-reduces"
+    ),
 )
 
 formula(
@@ -454,6 +558,8 @@ formula(
             serving_decode_attention_time + serving_chunk_attention_time,
             evaluate=False,
         )
+        + serving_decode_elementwise_time
+        + serving_chunk_elementwise_time
         + serving_mixed_comm_time,
     ),
     source=f"{SARATHI_2024}; {ROOFLINE_2009}; {AICONFIGURATOR}",
