@@ -3,12 +3,16 @@
     checkpoint_size          = params_total · checkpoint_bytes_per_param     (16 B/param: 6.48 TB
                                                                                for 405e9 param)
     checkpoint_write_time    = checkpoint_size / storage_write_bandwidth
+    checkpoint_restore_time  = storage_retrieval_time + checkpoint_size / storage_bandwidth
     checkpoint_overhead      = checkpoint_write_time / checkpoint_interval   (blocking save)
     train_throughput         = n_gpus · peak_flops · mfu / (flop_per_param_token · params)
     dataset_read_rate        = train_throughput · dataset_bytes_per_token
     burst_to_stream_ratio    = storage_write_bandwidth / dataset_read_rate
     transfer_time            = transfer_size / transfer_bandwidth     (download, copy, restore)
     checkpoint_storage_cost  = checkpoint_storage · storage_price      (K checkpoints, per month)
+    tiered_checkpoint_storage_cost = checkpoint_size · (K_r · storage_price
+                                                        + (K − K_r) · archive_storage_price)
+    tiering_saving           = checkpoint_storage_cost − tiered_checkpoint_storage_cost
     storage_bandwidth        = node_storage_bandwidth · storage_nodes          (node-local tier)
     storage_write_bandwidth  = node_storage_write_bandwidth · storage_nodes
     storage_nodes            = n_nodes           (assumed: every node writes its own share)
@@ -23,8 +27,13 @@ An asynchronous checkpoint blocks training only while the state is copied to hos
 Moving data: a dataset download, a checkpoint copied between regions, a restore from an object
 store all take transfer_size / transfer_bandwidth, at the end-to-end rate of the slowest of
 source, network and destination (a 6.48 TB checkpoint over a 100 Gb/s link: 8.6 min; over
-10 Gb/s: 1.44 h). Keeping K checkpoints costs K · checkpoint_size · storage_price per month:
-a burst tier and an archive tier priced the same way show what tiering saves.
+10 Gb/s: 1.44 h). Keeping K checkpoints costs K · checkpoint_size · storage_price per month.
+Tiering keeps the newest K_r (``recent_checkpoints``: the ones a restart reads) on the fast
+tier and archives the older K − K_r at ``archive_storage_price``; what it saves against keeping
+all K on the fast tier is (K − K_r) · checkpoint_size · (storage_price − archive_storage_price).
+An archive tier serves its first byte only after a retrieval (``storage_retrieval_time``: up
+to 12 hours for S3 Glacier Deep Archive's standard retrieval), so a restore from it is that
+wait plus the read; an online tier's retrieval is 0.
 
 A node-local tier (the NVMe drives inside each GPU server) has its bandwidth per node, and
 the nodes write in parallel, each its own shard of a sharded checkpoint (FSDP, ZeRO-3, a
@@ -52,6 +61,10 @@ ZERO_2020 = (
 CHECKFREQ_2021 = (
     "Mohan, Phanishayee and Chidambaram 2021, CheckFreq: Frequent, Fine-Grained DNN "
     "Checkpointing, USENIX FAST '21 (snapshot to host memory, then persist in the background)"
+)
+GLACIER_RETRIEVAL = (
+    "AWS, Amazon S3 User Guide, Restoring an archived object (S3 Glacier Deep Archive: "
+    "standard retrieval within 12 hours, bulk within 48)"
 )
 LLAMA3_2024 = (
     "Llama Team 2024, The Llama 3 Herd of Models, arXiv:2407.21783, §3.3.1 (storage: "
@@ -90,6 +103,16 @@ storage_write_bandwidth = var(
 # Usable capacity of the tier.
 storage_capacity = var(
     "storage_capacity", "TB", "usable capacity of a storage tier", symbol="M_{st}"
+)
+# Wait before an archive tier serves the first byte of a read.
+storage_retrieval_time = var(
+    "storage_retrieval_time",
+    "h",
+    "time before a tier serves the first byte of a read (an archive's retrieval)",
+    symbol="t_{ret}",
+    bounds=NON_NEGATIVE,
+    default=0,
+    default_note="0 h: an online tier serves a read at once (an archive tier states its wait)",
 )
 # Time to write one checkpoint to the tier.
 checkpoint_write_time = var(
@@ -244,6 +267,45 @@ storage_price = var(
     "USD/(TB*month)",
     "price of keeping one TB on a storage tier for a month",
     symbol="p_{st}",
+    bounds=NON_NEGATIVE,
+)
+# Checkpoints kept on the fast tier when older ones are archived.
+recent_checkpoints = var(
+    "recent_checkpoints",
+    "",
+    "newest checkpoints kept on the fast tier (the ones a restart reads); the older ones "
+    "of checkpoints_kept are archived",
+    symbol="K_r",
+    bounds=NON_NEGATIVE,
+    whole=True,
+)
+# Price of the archive tier the older checkpoints move to.
+archive_storage_price = var(
+    "archive_storage_price",
+    "USD/(TB*month)",
+    "price of keeping one TB a month on the archive tier older checkpoints move to",
+    symbol="p_{arch}",
+    bounds=NON_NEGATIVE,
+    default=0.99,
+    default_note=(
+        "0.99 USD per TB-month: S3 Glacier Deep Archive's storage price in us-east-1 (the "
+        "S3-Glacier-Deep-Archive record; retrieval, request and egress fees on top)"
+    ),
+)
+# Monthly cost of the kept checkpoints, the older ones archived.
+tiered_checkpoint_storage_cost = var(
+    "tiered_checkpoint_storage_cost",
+    "USD/month",
+    "monthly cost of the kept checkpoints with the newest on the fast tier and the rest archived",
+    symbol="\\$_{tiered}",
+    bounds=NON_NEGATIVE,
+)
+# What archiving the older checkpoints saves a month.
+tiering_saving = var(
+    "tiering_saving",
+    "USD/month",
+    "monthly saving of archiving the older checkpoints against keeping all on the fast tier",
+    symbol="\\Delta\\$_{tier}",
 )
 # Monthly cost of the kept checkpoints.
 checkpoint_storage_cost = var(
@@ -289,10 +351,10 @@ formula(
 formula(
     "checkpoint_restore_time",
     "Checkpoint restore time",
-    Eq(checkpoint_restore_time, checkpoint_size / storage_bandwidth),
-    source=DEFINITION,
+    Eq(checkpoint_restore_time, storage_retrieval_time + checkpoint_size / storage_bandwidth),
+    source=f"{DEFINITION}; {GLACIER_RETRIEVAL}",
     subject=SUBJECT,
-    note="reading the whole checkpoint back",
+    note="reading the whole checkpoint back, after the tier's retrieval wait (0 online)",
 )
 
 formula(
@@ -420,6 +482,34 @@ formula(
         "per tier: price a burst tier and an archive tier alike to see what tiering "
         "saves; retrieval and egress fees come on top"
     ),
+)
+
+formula(
+    "tiered_checkpoint_storage_cost",
+    "Monthly cost of tiered checkpoints",
+    Eq(
+        tiered_checkpoint_storage_cost,
+        checkpoint_size
+        * (
+            recent_checkpoints * storage_price
+            + (checkpoints_kept - recent_checkpoints) * archive_storage_price
+        ),
+    ),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note=(
+        "the newest K_r on the fast tier, the older K − K_r archived; retrieval, request "
+        "and egress fees, and an archive's minimum billed time, come on top"
+    ),
+)
+
+formula(
+    "tiering_saving",
+    "Monthly saving of archiving old checkpoints",
+    Eq(tiering_saving, checkpoint_storage_cost - tiered_checkpoint_storage_cost),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="all K on the fast tier, against the newest K_r there and the rest archived",
 )
 
 formula(

@@ -56,6 +56,9 @@ KEY_UNITS = {
     "gpus_per_pod": "GPU",
     "ici_axis_bandwidth": "GB/s",
     "storage_price": "USD/(TB*month)",
+    "node_storage_bandwidth": "GB/(s*node)",
+    "node_storage_write_bandwidth": "GB/(s*node)",
+    "storage_retrieval_time": "h",
     **dict.fromkeys(
         [
             "n_layers",
@@ -80,6 +83,9 @@ KEY_UNITS = {
         "",
     ),
 }
+
+#: Keys whose value may be 0: a tier that costs nothing on top of what holds it.
+MAY_BE_ZERO = {"storage_price"}
 
 #: Plausible ranges (in KEY_UNITS) for accelerator values: a typo of unit or prefix falls out.
 ACCELERATOR_RANGES = {
@@ -211,7 +217,8 @@ def test_value_parses_to_the_dimension_of_its_key(record_id, key):
     quantity = get(record_id).values[key].quantity
     expected = ureg.Quantity(1, KEY_UNITS[key]).dimensionality
     assert quantity.dimensionality == expected, f"{record_id}.{key} = {quantity}"
-    assert quantity.magnitude > 0
+    # a price may be nothing on top (a node's own drives); everything else is positive
+    assert quantity.magnitude > 0 or (key in MAY_BE_ZERO and quantity.magnitude == 0)
     if KEY_UNITS[key] == "":
         assert float(quantity.magnitude).is_integer(), f"{record_id}.{key} is a count"
 

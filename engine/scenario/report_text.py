@@ -152,7 +152,7 @@ class TextPrinter(PlanPrinter):
         if v.per_record:
             out += ["", "Each record at its own best:"]
             out += [
-                f"  {place}. {label}: {point}" + (f": {got}" if got else "")
+                f"  {place}. {label}: " + ": ".join(part for part in (point, got) if part)
                 for place, label, point, got in v.per_record
             ]
         if v.runners_up:

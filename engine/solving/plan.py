@@ -419,11 +419,15 @@ class _FormulaSets(NamedTuple):
     two of them in a chain, a node's GPUs and then the ranks a group puts in it, are not one
     shortcut at a time); then those with one other derived formula (a shortcut such as MFU
     from GPU-hours) at a time, for when all together make a plan that restates itself (a
-    derived formula beside every formula it combines).
+    derived formula beside every formula it combines); last, the independent ones with every
+    stated assumption (`assumed`), for a question that needs two assumptions where a shortcut
+    among all the formulas closes a loop (a node-local tier's read and write bandwidths, each
+    per node, with "every node writes" and "writes as fast as it reads" beside them).
     """
 
     sets: tuple[frozenset[str], ...]
     derived: tuple[str, ...]
+    assumed: frozenset[str]
 
 
 @caches.memo(
@@ -441,9 +445,11 @@ def _formula_sets() -> _FormulaSets:
     derived = [n for n, f in all_formulas.items() if f.derived]
     forward = frozenset(n for n in derived if all_formulas[n].forward_only)
     singles = tuple(base | forward | {d} for d in derived if d not in forward)
+    assumptions = frozenset(n for n in derived if all_formulas[n].assumption)
     return _FormulaSets(
         (base, frozenset(all_formulas), base | forward, *singles),
         tuple(d for d in derived if d not in forward),
+        base | forward | assumptions,
     )
 
 
@@ -466,6 +472,7 @@ def analysis_for(
             for s, d in zip(sets[3:], _formula_sets().derived, strict=True)
             if shortcuts and d in relevant
         ),
+        *((_formula_sets().assumed,) if shortcuts else ()),
     )
     for tried, names in enumerate(sets):
         if tried == 1:  # the first set failed: can any? (every set lies within the scope)

@@ -580,7 +580,7 @@ class _Search:
                 f"not checked, as no layout is given or decided ({', '.join(layout)} at their "
                 f"defaults): {', '.join(unstated)}"
             )
-        if self.stage_skipped and not memory:
+        if self.stage_skipped and not memory and self.training:
             self.notes.append(
                 "memory per GPU is not constrained: no ZeRO stage or layout is given "
                 "(zero_stage=1, or tp and pp, checks the training state per GPU against HBM; "

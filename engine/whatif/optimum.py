@@ -408,10 +408,13 @@ class Optimum:
                     out.append(Neighbour(name, {name: hl[name]}, False, f"not planned: {h.error}"))
                     continue
                 same = h.offset + local
-                if h.sizes == g.sizes and self._numbers(same) == self._numbers(index):
+                stepped = h.sizes == g.sizes and self._numbers(same) == self._numbers(index)
+                if stepped:
                     out.append(self._neighbour(name, index, same))
                 if name in self.record_lists:
                     best = self._best_in(h)
+                    if stepped and best in (same, None) and not g.numeric:
+                        continue  # its own best is the step just shown (records alone)
                     if best is None:
                         out.append(
                             Neighbour(
@@ -490,9 +493,9 @@ class Optimum:
             if worse == 0 or not math.isfinite(worse):
                 parts.append(f"{o} the same ({_value(o, n)})")
                 continue
-            share = abs(n - w) / abs(w) if w else math.inf
             word = "worse" if worse > 0 else "better"
-            parts.append(f"{o} {share:.1%} {word} ({_value(o, n)} against {_value(o, w)})")
+            share = f"{abs(n - w) / abs(w):.1%} " if w else ""  # no share of a zero
+            parts.append(f"{o} {share}{word} ({_value(o, n)} against {_value(o, w)})")
         return "fits; " + "; ".join(parts)
 
     # --- exact boundaries ----------------------------------------------------------------
@@ -698,9 +701,8 @@ class Optimum:
                     continue
                 got = ", ".join(f"{o} = {_value(o, v)}" for o, v in self._computed(own).items())
                 point = {k: v for k, v in own.point.items() if k not in self.record_lists}
-                lines.append(
-                    f"  {place}. {label}: {self.point_text(point)}" + (f": {got}" if got else "")
-                )
+                parts = [self.point_text(point)] if point else []
+                lines.append(f"  {place}. {label}: " + ": ".join([*parts, got] if got else parts))
         if self.runners_up:
             lines += ["", "Runners-up:"]
             for i, c in enumerate(self.runners_up, start=2):
