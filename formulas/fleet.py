@@ -3,6 +3,9 @@
     dedicated_fleet_utilization = fleet_mean_load / fleet_peak_load_sum
     pooled_fleet_utilization    = fleet_mean_load / fleet_peak_load_pooled
     pooling_gpus_saved          = fleet_peak_load_sum − fleet_peak_load_pooled
+    fleet_mean_load             = fleet_mean_request_rate / gpu_request_capacity
+    fleet_peak_load_sum         = fleet_peak_request_rate_sum / gpu_request_capacity
+    fleet_peak_load_pooled      = fleet_peak_request_rate_pooled / gpu_request_capacity
 
 An inference fleet provisioned for its peak is busy, on average, its mean load over its peak:
 a service whose traffic swings between 200 and 1,000 GPUs' worth over a day, averaging 500, runs
@@ -13,13 +16,16 @@ the same either way, so the pool's utilization is higher by the ratio of the two
 services averaging 500 each with peaks of 1,000 at different hours need 2,000 GPUs dedicated
 (50%) and, if their combined load peaks at 1,400, 1,400 pooled (71%), 600 saved. Borg's
 analysis found the same for Google's clusters: splitting production and batch work into
-separate cells would need 20-30% more machines. Loads are in GPUs' worth of work (traffic over
-what one GPU serves at the planned utilization: gpu_request_capacity); provisioning exactly
-at the peak leaves no headroom for a failure or a ramp (see ``reliability``'s shared pool).
+separate cells would need 20-30% more machines. Loads are in GPUs' worth of work: traffic in
+requests a second over what one GPU serves at the planned utilization (gpu_request_capacity,
+the figure the floor-and-borrow formulas of ``reliability`` use), so the same questions can be
+asked in request rates; provisioning exactly at the peak leaves no headroom for a failure or a
+ramp (see ``reliability``'s shared pool).
 """
 
 from napkinmath.library.declare import Bounds, Eq, formula, var
 
+from .reliability import gpu_request_capacity
 from .sources import DEFINITION
 
 SUBJECT = "serving"
@@ -77,6 +83,28 @@ pooling_gpus_saved = var(
     whole=True,
 )
 
+# Mean traffic of the services, in requests a second.
+fleet_mean_request_rate = var(
+    "fleet_mean_request_rate",
+    "request/s",
+    "mean traffic of the services, summed over them",
+    symbol="\\bar{\\lambda}",
+)
+# Each service's own peak traffic, added up.
+fleet_peak_request_rate_sum = var(
+    "fleet_peak_request_rate_sum",
+    "request/s",
+    "sum of each service's own peak traffic",
+    symbol="\\sum \\lambda_{peak}",
+)
+# The peak of the services' combined traffic.
+fleet_peak_request_rate_pooled = var(
+    "fleet_peak_request_rate_pooled",
+    "request/s",
+    "peak of the services' combined traffic",
+    symbol="\\lambda_{peak,pool}",
+)
+
 # --- Formulas ------------------------------------------------------------------------------
 formula(
     "dedicated_fleet_utilization",
@@ -103,4 +131,29 @@ formula(
     source=f"{DEFINITION}; {BORG_2015}",
     subject=SUBJECT,
     note="zero when every service peaks at the same moment",
+)
+
+formula(
+    "fleet_mean_load",
+    "Mean load from the mean traffic",
+    Eq(fleet_mean_load, fleet_mean_request_rate / gpu_request_capacity),
+    source=DEFINITION,
+    subject=SUBJECT,
+    note="requests a second over what one accelerator serves at the planned utilization",
+)
+
+formula(
+    "fleet_peak_load_sum",
+    "Dedicated fleets' load from their peak traffic",
+    Eq(fleet_peak_load_sum, fleet_peak_request_rate_sum / gpu_request_capacity),
+    source=DEFINITION,
+    subject=SUBJECT,
+)
+
+formula(
+    "fleet_peak_load_pooled",
+    "Shared pool's load from its peak traffic",
+    Eq(fleet_peak_load_pooled, fleet_peak_request_rate_pooled / gpu_request_capacity),
+    source=DEFINITION,
+    subject=SUBJECT,
 )

@@ -34,6 +34,32 @@ def test_pooling_two_services_whose_peaks_do_not_coincide():
     assert mag(r.values["pooling_gpus_saved"], "GPU") == pytest.approx(600)
 
 
+def test_pooling_asked_in_request_rates(napkin):
+    # the same two services in traffic: 5,000 request/s on average, peaks of 5,000 each at
+    # different hours (10,000 summed), 7,000 together; one GPU serves 5 request/s at the
+    # planned utilization (gpu_request_capacity, as the floor-and-borrow formulas take it):
+    # 1,000, 2,000 and 1,400 GPUs' worth, 71.43% pooled and 600 saved
+    status, out, err = napkin(
+        "solve",
+        "pooled_fleet_utilization",
+        "pooling_gpus_saved",
+        "fleet_mean_request_rate=5000 request/s",
+        "fleet_peak_request_rate_sum=10000 request/s",
+        "fleet_peak_request_rate_pooled=7000 request/s",
+        "gpu_request_capacity=5 request/(s*GPU)",
+    )
+    assert status == 0, err
+    assert "pooled_fleet_utilization = 71.43%" in out and "pooling_gpus_saved = 600 GPU" in out
+    assert "fleet_peak_load_pooled = fleet_peak_request_rate_pooled / gpu_request_capacity" in out
+    # the inverse: the per-GPU capacity that fits a 1,400-GPU pool to its 7,000 request/s peak
+    r = nm.solve(
+        "gpu_request_capacity",
+        fleet_peak_request_rate_pooled="7000 request/s",
+        fleet_peak_load_pooled="1400 GPU",
+    )
+    assert mag(r.value, "request/(s*GPU)") == pytest.approx(7000 / 1400)
+
+
 def test_the_pooled_peak_a_target_utilization_allows():
     # at 80% utilization a mean load of 1,000 GPUs allows a pooled peak of 1,000 / 0.8 = 1,250
     r = nm.solve("fleet_peak_load_pooled", fleet_mean_load="1000 GPU", pooled_fleet_utilization=0.8)
