@@ -582,3 +582,18 @@ def test_a_record_kind_is_a_decision_of_its_own(napkin):
         nm.optimize("train_cost", over={"gpu": ["H200"]}, gpu="H100-SXM", **question)
     with pytest.raises(nm.InputError, match="needs its records"):
         nm.optimize("train_cost", over=["gpu"], **question)
+
+
+def test_a_record_named_twice_is_refused_and_runners_up_are_distinct(napkin):
+    # H100 is H100-SXM's alias: listed beside it, the runners-up repeated the winner's figures
+    # under the other name; now refused, naming both and the record they are
+    question = dict(params="70B", tokens="2T", mfu=0.4)
+    with pytest.raises(nm.InputError, match=r"H100 and H100-SXM are the same record \(H100-SXM\)"):
+        nm.optimize("train_cost", over={"gpu": "H100,H100-SXM,A100", "n_gpus": [1024]}, **question)
+    status, _, err = napkin("compare", "train_time", "--gpu", "H100,h100-sxm", "n_gpus=8")
+    assert status == 2 and "same record" in err
+    o = nm.optimize("train_cost", over={"gpu": "H100,A100", "n_gpus": [1024, 2048]}, **question)
+    points = [tuple(sorted(c.point.items())) for c in [o.best_candidate, *o.runners_up]]
+    assert len(points) == len(set(points))
+    # a record's own best that is the step already shown is not listed twice
+    assert "at its own best" not in "\n".join(n.verdict for n in o.neighbours)

@@ -413,8 +413,8 @@ class Optimum:
                     out.append(self._neighbour(name, index, same))
                 if name in self.record_lists:
                     best = self._best_in(h)
-                    if stepped and best in (same, None) and not g.numeric:
-                        continue  # its own best is the step just shown (records alone)
+                    if stepped and (best == same or (best is None and not g.numeric)):
+                        continue  # its own best is the step just shown
                     if best is None:
                         out.append(
                             Neighbour(

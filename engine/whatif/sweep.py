@@ -62,6 +62,20 @@ def record_list(value: object, option: str) -> list[str | None]:
     stripped: list[str | None] = [n.strip() for n in names if n.strip()]
     if not stripped:
         raise InputError(f"{option}=: name at least one record", option)
+    from napkinmath.hardware import find
+
+    named: dict[str, str] = {}  # record id -> the first name given for it
+    for name in stripped:
+        record_id = find(name) if name is not None else None
+        if record_id is None:
+            continue  # a config.json path, or a name refused where it is bound
+        if record_id in named:
+            raise InputError(
+                f"{option}={arguments.shown(value)}: {named[record_id]} and {name} are the same "
+                f"record ({record_id}); name it once",
+                option,
+            )
+        named[record_id] = name
     return stripped
 
 
