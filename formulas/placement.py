@@ -41,6 +41,28 @@ scale_out_bandwidth), the tensor-parallel group is assumed inside one node
 
 Assumptions, each stated where used: the NVLink domain is one node (GB200 NVL72 states its 72
 GPUs); R a multiple of each group's share of it (powers of two); one scale-out NIC per GPU.
+
+TPUs have no NVLink domain: ICI joins every chip of a slice (a v6e pod: 256 chips, 16 × 16;
+v5p and TPU7x: whole 4 × 4 × 4 cubes) and the data-centre network (DCN, the record's
+scale_out_bandwidth) joins slices. Where the record gives ICI per torus axis
+(``ici_axis_bandwidth``, W), each group's collectives run on ICI inside the slice, as the
+scaling book lays a training job out (Austin et al. 2025, 'How to Parallelize a Transformer
+for Training', §Scaling Between Pods: FSDP and model parallelism inside a pod, pure data
+parallelism across pods over DCN):
+
+    slice_chips       = min(n_gpus, gpus_per_pod)            (assumption: whole pods, or one
+                                                              slice of the job's chips)
+    tp_link_bandwidth = W                    (a ring along one torus axis: 2(t − 1)/t · S / W)
+    pp_link_bandwidth = cp_link_bandwidth = W / 2         (one hop to the next chip, one way)
+    dp_link_bandwidth = 1 / (1/B_ICI + u · (1/B_DCN − 1/B_ICI)),  B_ICI = W · torus_axes,
+        u = (N − 1)/max(n − 1, 1),  n = d·c ranks,  N = min(max(n_gpus/slice_chips, 1), n)
+        slices: the hierarchical all-reduce, the slice's ranks on ICI, the shards across
+        slices each over its own chip's share of the DCN
+
+The bidirectional ring's 2(n − 1)/n · V/W on an axis with wraparound is the scaling book's
+AllReduce (2·V/W_ICI per axis, 'Sharded Matrices'); an axis without wraparound (a v6e axis of
+under 16 chips, a v5p axis not a multiple of 4) takes up to twice as long, and ICI is taken at
+W (the book's figure, a little under Google's per-link rate), no NCCL-style efficiency.
 """
 
 from sympy import Expr, Max, Min, Symbol
@@ -48,15 +70,20 @@ from sympy import Expr, Max, Min, Symbol
 from napkinmath.library.declare import NON_NEGATIVE, Bounds, Eq, constraint, formula, var
 
 from .accelerator import gpus_per_node
+from .aggregates import gpus_per_pod
 from .collectives import (
     MIKAMI_2018,
+    SCALING_BOOK,
+    ici_axis_bandwidth,
     inter_node_bandwidth,
     intra_node_bandwidth,
     local_ranks,
     node_ranks,
+    torus_axes,
 )
 from .communication import link_bandwidth
 from .parallelism import cp, dp, ep, gpus_per_rank, pp, tp
+from .training import n_gpus
 
 SUBJECT = "placement"
 
@@ -71,6 +98,12 @@ NIC = (
     "across nodes runs at its per-direction rate"
 )
 NVL72 = "NVIDIA GB200 NVL72 datasheet (72 GPUs in one NVLink domain, 18 compute trays)"
+SCALING_BOOK_PODS = (
+    "Austin et al. 2025, How to Scale Your Model (the JAX scaling book), 'How to Parallelize a "
+    "Transformer for Training', §Scaling Between Pods (FSDP and model parallelism inside a pod "
+    "over ICI, pure data parallelism across pods over the DCN); 'How to Think About TPUs' "
+    "(a slice: the chips ICI joins; slices are joined by the DCN)"
+)
 
 # --- Variables -----------------------------------------------------------------------------
 # Nodes one NVLink domain spans: 1 on HGX/DGX servers, 18 compute trays on a GB200 NVL72 rack.
@@ -142,6 +175,16 @@ cp_local_ranks = _LOCAL["cp"]
 dp_local_ranks = _LOCAL["dp"]
 pp_local_ranks = _LOCAL["pp"]
 ep_local_ranks = _LOCAL["ep"]
+
+# Chips one TPU slice joins by ICI.
+slice_chips = var(
+    "slice_chips",
+    "GPU",
+    "chips one TPU slice joins by ICI (at most a pod: v6e 256 in a 16 x 16 torus); slices are "
+    "joined by the data-centre network",
+    symbol="n_{slice}",
+    whole=True,
+)
 
 tp_link_bandwidth = var(
     "tp_link_bandwidth",
@@ -372,3 +415,78 @@ constraint(
     "lower dp_local_ranks or pp_local_ranks (tp_local_ranks · cp_local_ranks · dp_local_ranks "
     "· pp_local_ranks ≤ gpus_per_nvlink_domain / gpus_per_rank)",
 )
+
+
+# --- TPU slices: ICI inside a slice, the data-centre network across --------------------------
+formula(
+    "slice_is_whole_pods",
+    "A TPU slice: the job's chips, up to a pod (assumed)",
+    Eq(slice_chips, Min(n_gpus, gpus_per_pod)),
+    source=SCALING_BOOK_PODS,
+    subject=SUBJECT,
+    derived=True,
+    forward_only=True,
+    note=(
+        "the job runs as one slice while its chips fit a pod (TPU v6e: 256 chips, 16 x 16), "
+        "else as whole pods joined over the DCN; give slice_chips for smaller slices"
+    ),
+)
+
+#: data-parallel ranks and the slices they span (at least one; at most one rank a slice)
+_DP_RANKS = dp * cp
+_SLICES = Min(Max(n_gpus / slice_chips, 1), _DP_RANKS)
+
+formula(
+    "dp_ici_link",
+    "Data-parallel ring on TPU slices: ICI in a slice, the DCN across",
+    Eq(
+        dp_link_bandwidth,
+        _blend(
+            (_SLICES - 1) / Max(_DP_RANKS - 1, 1),
+            ici_axis_bandwidth * torus_axes,
+        ),
+    ),
+    source=f"{SCALING_BOOK_PODS}; {SCALING_BOOK}; {MIKAMI_2018}",
+    subject=SUBJECT,
+    derived=True,
+    forward_only=True,
+    note=(
+        "the data axis is outermost: inside a slice its ranks all-reduce on bidirectional "
+        "ICI rings over torus_axes axes (2(n − 1)/n · V/(W·axes)); across slices each chip "
+        "all-reduces its shard over its own share of the DCN (scale_out_bandwidth), as the "
+        "hierarchical all-reduce; one slice: ICI alone"
+    ),
+)
+
+formula(
+    "tp_ici_link",
+    "Tensor parallelism on a TPU slice: one ICI torus axis",
+    Eq(tp_link_bandwidth, ici_axis_bandwidth),
+    source=f"{SCALING_BOOK}; {SCALING_BOOK_PODS}",
+    subject=SUBJECT,
+    derived=True,
+    forward_only=True,
+    note=(
+        "the model axis along one torus axis of the slice, a ring with wraparound: "
+        "2(t − 1)/t · S / W_ICI; a group of fewer chips than the axis has no wraparound of "
+        "its own and takes up to twice as long"
+    ),
+)
+
+for _name, _title, _bandwidth in (
+    ("pp_ici_link", "Pipeline sends on a TPU slice: one ICI hop", pp_link_bandwidth),
+    ("cp_ici_link", "Context-parallel ring on a TPU slice: one ICI hop", cp_link_bandwidth),
+):
+    formula(
+        _name,
+        _title,
+        Eq(_bandwidth, ici_axis_bandwidth / 2),
+        source=f"{SCALING_BOOK}; {SCALING_BOOK_PODS}",
+        subject=SUBJECT,
+        derived=True,
+        forward_only=True,
+        note=(
+            "to the neighbouring chip along a torus axis: one link, one way (half the "
+            "axis's bidirectional W_ICI); inside the slice"
+        ),
+    )

@@ -1,7 +1,7 @@
 """Disaggregated serving: prefill workers and decode workers in pools of their own.
 
     t_P  = disagg_prefill_time    = max(W / (n_p·B·η_mem), F_P / (n_p·P·η))
-                                    + x_P · L · a · (c_rn · h + n_mlp · d / n_p) / (B·η_mem)
+                                    + x_P · L · a · (c_rn · h + n_mlp · d / r_p) / (B·η_mem·g_r)
                                     + n_AR,p · (α + 2(r_p − 1)/r_p · x_P·h·a / (B_link·η_NVL))
     F_P  = (k_f·N + k_a·L·H·Q · prompt_len/2) · x_P,     x_P = b_pre · prompt_len
     t_X  = disagg_kv_transfer_time = x_P · kv / B_KV
@@ -287,15 +287,15 @@ formula(
         * activation_bytes_per_element
         * (
             residual_norm_elements * hidden_size
-            + mlp_matrices * mlp_active_width / prefill_worker_gpus
+            + mlp_matrices * mlp_active_width / prefill_worker_ranks
         )
-        / (hbm_bandwidth * memory_efficiency),
+        / (hbm_bandwidth * memory_efficiency * gpus_per_rank),
     ),
     source=f"{FUSED_ADD_NORM}; {DEFINITION}",
     subject=SUBJECT,
     note=(
         "as a replica's serving_elementwise_bytes per token, the MLP activation split over "
-        "the worker's GPUs"
+        "the worker's ranks"
     ),
 )
 

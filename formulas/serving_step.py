@@ -7,8 +7,8 @@
     t_W  = decode_weight_memory / (n·B·η_W)          t_KV = b · kv · c̄ / (n·B·η_mem)
     t_gd = k_f·N · b·k / (n·P·η)                     t_ad = k_a·L·H·Q · b·k · c̄ / (n·P·η)
     t_gx = k_f·N · x / (n·P·η)                       t_ax = k_a·L·H·Q · x · prompt_len / (2·n·P·η)
-    e    = serving_elementwise_bytes = L · a · (c_rn · h + n_mlp · d / n)
-    t_ed = b·k · e / (B·η_mem)                       t_ex = x · e / (B·η_mem)
+    e    = serving_elementwise_bytes = L · a · (c_rn · h + n_mlp · d / r)
+    t_ed = b·k · e / (B·η_mem·g_r)                   t_ex = x · e / (B·η_mem·g_r)
     serving_decode_step_time = max(t_W, t_gd) + max(t_KV, t_ad) + t_ed + decode_tp_comm_time
     serving_mixed_step_time  = max(t_W, t_gd + t_gx) + max(t_KV, t_ad + t_ax) + t_ed + t_ex
                                + n_AR · (α + 2(r − 1)/r · (b·k + x)·h·a / (B_link·η_NVL))
@@ -27,7 +27,8 @@ replica's GPUs (one tensor-parallel group), B and P their datasheet HBM bandwidt
 η = ``compute_efficiency``, η_mem = ``memory_efficiency`` and η_W =
 ``decode_weight_read_efficiency`` the shares of them the step's kernels reach (measured
 figures: the step is a forecast by default, as the training step is; 1 for the speed of
-light); h the hidden size, a the bytes of an activation element; d the MLP width a token
+light); r the replica's ranks (n/g_r, g_r GPUs a rank, 1); h the hidden size, a the bytes of
+an activation element; d the MLP width a token
 passes through (k experts' widths in an MoE), n_mlp its weight matrices (3 gated, 2 plain);
 b_pre = ``prefill_sequences`` (1: the prompt of one request).
 
@@ -51,7 +52,7 @@ memory-bound: in every layer two fused residual-add and RMS-norm kernels, each r
 residual stream and the block's output and writing the sum and the next block's normalised
 input (c_rn = 4 + 4 = 8 elements per hidden unit, on every rank: the stream is replicated
 under tensor parallelism), and the gated activation reading the gate and up projections and
-writing their product (n_mlp elements per unit of the rank's d/n; 2 for a plain GeLU). They
+writing their product (n_mlp elements per unit of the rank's d/r; 2 for a plain GeLU). They
 are about 1% of a decode step and 7% of a long prefill at the speed of light. Left out: the
 rotary embedding, the QK norms and the prompts' KV writes (fused into the attention kernels
 of TensorRT-LLM and vLLM), and the extra experts a MoE prompt reaches
@@ -82,6 +83,7 @@ from .inference import (
 )
 from .model import batch_size, head_dim, hidden_size, n_heads, n_layers, weight_memory
 from .operators import memory_efficiency, mlp_active_width
+from .parallelism import gpus_per_rank
 from .placement import nvlink_collective_efficiency
 from .roofline import (
     SCALING_BOOK_INFERENCE,
@@ -420,7 +422,7 @@ formula(
         serving_elementwise_bytes,
         n_layers
         * activation_bytes_per_element
-        * (residual_norm_elements * hidden_size + mlp_matrices * mlp_active_width / n_gpus),
+        * (residual_norm_elements * hidden_size + mlp_matrices * mlp_active_width / replica_ranks),
     ),
     source=f"{FUSED_ADD_NORM}; {ROOFLINE_2009}",
     subject=SUBJECT,
@@ -438,7 +440,7 @@ formula(
         batch_size
         * tokens_per_step
         * serving_elementwise_bytes
-        / (hbm_bandwidth * memory_efficiency),
+        / (hbm_bandwidth * memory_efficiency * gpus_per_rank),
     ),
     source=f"{FUSED_ADD_NORM}; {ROOFLINE_2009}",
     subject=SUBJECT,
@@ -450,7 +452,9 @@ formula(
     "Prefill chunk's element-wise kernels",
     Eq(
         serving_chunk_elementwise_time,
-        serving_chunk_tokens * serving_elementwise_bytes / (hbm_bandwidth * memory_efficiency),
+        serving_chunk_tokens
+        * serving_elementwise_bytes
+        / (hbm_bandwidth * memory_efficiency * gpus_per_rank),
     ),
     source=f"{FUSED_ADD_NORM}; {ROOFLINE_2009}",
     subject=SUBJECT,

@@ -65,8 +65,8 @@ def record_list(value: object, option: str) -> list[str | None]:
     from napkinmath.hardware import find
 
     named: dict[str, str] = {}  # record id -> the first name given for it
-    for name in stripped:
-        record_id = find(name) if name is not None else None
+    for name in (n for n in stripped if n is not None):
+        record_id = find(name)
         if record_id is None:
             continue  # a config.json path, or a name refused where it is bound
         if record_id in named:
