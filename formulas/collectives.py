@@ -179,7 +179,7 @@ torus_allreduce_time = var(
 # Bytes of one activation element on the wire: 2 for bf16.
 activation_bytes_per_element = var(
     "activation_bytes_per_element",
-    "B/token",
+    "B/(token*element)",
     "bytes of one activation element, for each token (bf16 2, fp8 1)",
     symbol="b_{act}",
     default=2,
@@ -224,7 +224,7 @@ tp_comm_time_per_layer = var(
 # Bytes of one dispatched activation element.
 dispatch_bytes_per_element = var(
     "dispatch_bytes_per_element",
-    "B/token",
+    "B/(token*element)",
     "bytes per element a token is dispatched to its experts in (bf16 2, fp8 1)",
     symbol="b_{disp}",
     default=2,
@@ -236,7 +236,7 @@ dispatch_bytes_per_element = var(
 # Bytes of one combined activation element.
 combine_bytes_per_element = var(
     "combine_bytes_per_element",
-    "B/token",
+    "B/(token*element)",
     "bytes per element the experts' outputs come back in (bf16 2)",
     symbol="b_{comb}",
     default=2,

@@ -59,7 +59,7 @@ LEVIATHAN_2023 = (
 # Bytes of one cached K or V element, for each token: 2 for bf16/fp16, 1 for fp8/int8.
 kv_bytes_per_element = var(
     "kv_bytes_per_element",
-    "B/token",
+    "B/(token*element)",
     "bytes of one cached key/value element, for each token (bf16 2, fp8/int8 1)",
     symbol="b_{kv}",
     default=2,

@@ -292,7 +292,12 @@ def test_kv_bytes_per_element_without_per_token_is_read_per_token_visibly():
     assert r.givens["kv_bytes_per_element"].reading == "1 B, read as per token"
     with pytest.raises(nm.InputError) as err:  # bytes per second is no slip of a missing count
         nm.solve("kv_bytes_per_token", kv_bytes_per_element="1 B/s", **LLAMA3_70B)
-    assert "kv_bytes_per_element" in str(err.value) and "B/token" in str(err.value)
+    assert "kv_bytes_per_element" in str(err.value) and "B/(token·element)" in str(err.value)
+    # bytes per element, as people write it: read per token, shown in the variable's unit
+    written = nm.solve("kv_bytes_per_token", kv_bytes_per_element="1 B/element", **LLAMA3_70B)
+    assert written.value == per_token.value
+    assert written.givens["kv_bytes_per_element"].reading == "1 B/element, read as per token"
+    assert "kv_bytes_per_element = 1 B/(token·element)" in str(written)
 
 
 @pytest.mark.parametrize(("bytes_per_param", "speedup"), [("1 B/param", 2), ("0.5 B/param", 4)])

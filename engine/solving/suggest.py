@@ -481,11 +481,17 @@ def _forward_only_blockers(missing: list[str], knowns: frozenset[str]) -> str:
     """Explain targets that only a rounding (forward-only) step would connect to the knowns.
 
     If letting rounding steps run backward would determine the targets, those steps are what
-    stands in the way: each has many inputs for one output.
+    stands in the way: each has many inputs for one output. The derived forward-only steps
+    (which link a layout's groups run on: NVLink, the NIC, a TPU's ICI) are left out of that
+    trial: run backward, one of them would "determine" a link's hardware figure from another
+    link's, which explains nothing about the question asked.
     """
-    relaxed = analyse_formulas(
-        knowns, relevant_formulas(tuple(missing), knowns), strict=False, relaxed=True
+    everything = formulas()
+    scope = relevant_formulas(tuple(missing), knowns)
+    scope = frozenset(
+        n for n in scope if not (everything[n].derived and everything[n].forward_only)
     )
+    relaxed = analyse_formulas(knowns, scope, strict=False, relaxed=True)
     if not all(name in relaxed.determined for name in missing):
         return ""
     from napkinmath.library.print_layout import Printer
