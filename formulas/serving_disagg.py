@@ -37,7 +37,6 @@ from sympy import Max, Min, Mul
 from napkinmath.library.declare import NON_NEGATIVE, Eq, constraint, formula, var
 
 from .accelerator import hbm_bandwidth, hbm_capacity, hbm_usable_fraction, peak_flops
-from .architecture import mlp_matrices
 from .collectives import MEGATRON_TP, THAKUR_2005, activation_bytes_per_element
 from .communication import link_bandwidth
 from .flops import PALM_B, attention_flop_per_pair
@@ -51,7 +50,7 @@ from .inference import (
     tokens_per_step,
 )
 from .model import batch_size, head_dim, hidden_size, n_heads, n_layers, weight_memory
-from .operators import memory_efficiency, mlp_active_width
+from .operators import memory_efficiency
 from .parallelism import gpus_per_rank
 from .placement import nvlink_collective_efficiency, scale_out_bandwidth
 from .roofline import allreduce_message_latency
@@ -59,7 +58,7 @@ from .serving_step import (
     AICONFIGURATOR,
     FUSED_ADD_NORM,
     ORCA_2022,
-    residual_norm_elements,
+    elementwise_bytes_per_token,
     sequences_per_request,
     serving_decode_step_time,
 )
@@ -283,12 +282,7 @@ formula(
     Eq(
         disagg_prefill_elementwise_time,
         disagg_prefill_tokens
-        * n_layers
-        * activation_bytes_per_element
-        * (
-            residual_norm_elements * hidden_size
-            + mlp_matrices * mlp_active_width / prefill_worker_ranks
-        )
+        * elementwise_bytes_per_token(prefill_worker_ranks)
         / (hbm_bandwidth * memory_efficiency * gpus_per_rank),
     ),
     source=f"{FUSED_ADD_NORM}; {DEFINITION}",

@@ -61,7 +61,7 @@ of TensorRT-LLM and vLLM), and the extra experts a MoE prompt reaches
 before any wait for a free slot (``time_in_queue_quantile``, M/M/c).
 """
 
-from sympy import Max, Min, Mul
+from sympy import Expr, Max, Min, Mul, Symbol
 
 from napkinmath.library.declare import FRACTION, NON_NEGATIVE, Eq, constraint, formula, var
 
@@ -342,6 +342,19 @@ serving_output_rate_per_gpu = var(
 )
 
 _ATTENTION_PER_POSITION = attention_flop_per_pair * n_layers * n_heads * head_dim
+
+
+def elementwise_bytes_per_token(ranks: Symbol) -> Expr:
+    """L · a · (c_rn · h + n_mlp · d / ranks): the element-wise kernels' HBM bytes per token on
+    one GPU of a tensor-parallel group of `ranks` (the residual stream whole on every rank,
+    the MLP activation split)."""
+    return (
+        n_layers
+        * activation_bytes_per_element
+        * (residual_norm_elements * hidden_size + mlp_matrices * mlp_active_width / ranks)
+    )
+
+
 _COMPUTE_ROOF = n_gpus * peak_flops * compute_efficiency
 
 # --- Formulas ------------------------------------------------------------------------------
@@ -420,9 +433,7 @@ formula(
     "Element-wise kernels' bytes per token",
     Eq(
         serving_elementwise_bytes,
-        n_layers
-        * activation_bytes_per_element
-        * (residual_norm_elements * hidden_size + mlp_matrices * mlp_active_width / replica_ranks),
+        elementwise_bytes_per_token(replica_ranks),
     ),
     source=f"{FUSED_ADD_NORM}; {ROOFLINE_2009}",
     subject=SUBJECT,

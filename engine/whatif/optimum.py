@@ -701,8 +701,10 @@ class Optimum:
                     continue
                 got = ", ".join(f"{o} = {_value(o, v)}" for o, v in self._computed(own).items())
                 point = {k: v for k, v in own.point.items() if k not in self.record_lists}
-                parts = [self.point_text(point)] if point else []
-                lines.append(f"  {place}. {label}: " + ": ".join([*parts, got] if got else parts))
+                shown_point = self.point_text(point)
+                lines.append(
+                    f"  {place}. {label}: " + ": ".join(p for p in (shown_point, got) if p)
+                )
         if self.runners_up:
             lines += ["", "Runners-up:"]
             for i, c in enumerate(self.runners_up, start=2):

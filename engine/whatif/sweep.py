@@ -59,13 +59,13 @@ def record_list(value: object, option: str) -> list[str | None]:
             f"{option}={arguments.shown(value)}: every record is named by text, such as 'H100-SXM'",
             option,
         )
-    stripped: list[str | None] = [n.strip() for n in names if n.strip()]
+    stripped = [n.strip() for n in names if n.strip()]
     if not stripped:
         raise InputError(f"{option}=: name at least one record", option)
     from napkinmath.hardware import find
 
     named: dict[str, str] = {}  # record id -> the first name given for it
-    for name in (n for n in stripped if n is not None):
+    for name in stripped:
         record_id = find(name)
         if record_id is None:
             continue  # a config.json path, or a name refused where it is bound
@@ -76,7 +76,7 @@ def record_list(value: object, option: str) -> list[str | None]:
                 option,
             )
         named[record_id] = name
-    return stripped
+    return [*stripped]
 
 
 @deadline.per_question
